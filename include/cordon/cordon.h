@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcordon — confine the subprocesses that AI-agent tools spawn.
+ *
+ * The shape: build a policy once (this is where the filesystem is read),
+ * confine argv under it (pure: no syscalls that touch files or processes),
+ * spawn the confined argv (cordon_run does it for you), then classify what
+ * came back as ok, denied or runner-failed.
+ *
+ * Errors: every fallible function returns int, >= 0 on success and -errno on
+ * failure. Out-parameters come last and are written only on success. Where a
+ * function takes a struct cordon_error *reterr, it may be NULL; when it is not,
+ * it receives a human-readable message on failure.
+ *
+ * Error codes at this boundary:
+ *   -EINVAL   bad argument or bad value (message in reterr)
+ *   -ENOMEM   allocation failed
+ *   -ELOOP    too many symlinks while canonicalising a path
+ *   -ENAMETOOLONG a path or argument exceeds a cap
+ *   -ENOSYS   no backend can enforce the policy (SANDBOX_UNAVAILABLE)
+ *   -ETIMEDOUT  a probe or run exceeded its time
+ *   other -errno values come straight from the failing system call.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CORDON_API __attribute__((visibility("default")))
+
+/* What cordon_confine returns when nothing on this host can enforce the policy. */
+#define CORDON_SANDBOX_UNAVAILABLE (-ENOSYS)
+
+/* Exit code a runner uses for its own setup failures (the command never ran). */
+#define CORDON_EXIT_RUNNER_FAILED 125
+/* Exit code of `cordon run` on a wall-clock timeout. */
+#define CORDON_EXIT_TIMEOUT 124
+
+struct cordon_error {
+	char file[256];   /* "" when not about a file */
+	int line;         /* 0 when unknown */
+	int column;       /* 0 when unknown */
+	char path[256];   /* JSON path, "" when not applicable */
+	char message[512];
+};
+
+enum cordon_mode {
+	CORDON_MODE_READ_ONLY,
+	CORDON_MODE_WORKSPACE_WRITE,
+	CORDON_MODE_DANGER_FULL_ACCESS,
+};
+
+enum cordon_net {
+	CORDON_NET_NONE, /* loopback only */
+	CORDON_NET_HOST, /* the host's network */
+};
+
+enum cordon_enforcement {
+	CORDON_ENFORCEMENT_NONE,
+	CORDON_ENFORCEMENT_NATIVE,
+	CORDON_ENFORCEMENT_BWRAP,
+	CORDON_ENFORCEMENT_SEATBELT,
+};
+
+enum cordon_backend {
+	CORDON_BACKEND_NATIVE,
+	CORDON_BACKEND_BWRAP,
+	CORDON_BACKEND_SEATBELT,
+	CORDON_BACKEND_UNAVAILABLE,
+};
+
+enum cordon_grade {
+	CORDON_GRADE_FULL,    /* enforces everything the provider claims */
+	CORDON_GRADE_PARTIAL, /* runs, with reduced fencing (reported) */
+};
+
+/* How much of the native runner's isolation to use. */
+enum cordon_isolation {
+	CORDON_ISOLATION_FULL,  /* namespaces + Landlock + seccomp */
+	CORDON_ISOLATION_LIGHT, /* Landlock + seccomp only: no namespaces */
+};
+
+enum cordon_verdict {
+	CORDON_VERDICT_OK,            /* no denial observed (not "none occurred") */
+	CORDON_VERDICT_DENIED,        /* the command ran and the OS refused it something */
+	CORDON_VERDICT_RUNNER_FAILED, /* the runner failed; the command may never have run */
+	CORDON_VERDICT_TIMEOUT,       /* killed by cordon_run's wall-clock timeout */
+	CORDON_VERDICT_UNAVAILABLE,   /* nothing could enforce the policy; nothing ran */
+};
+
+/* Names <-> enums. *_to_string never returns NULL for a valid value. */
+CORDON_API const char *cordon_mode_to_string(enum cordon_mode m);
+CORDON_API int cordon_mode_from_string(const char *s, enum cordon_mode *ret);
+CORDON_API const char *cordon_net_to_string(enum cordon_net n);
+CORDON_API int cordon_net_from_string(const char *s, enum cordon_net *ret);
+CORDON_API const char *cordon_enforcement_to_string(enum cordon_enforcement e);
+CORDON_API int cordon_enforcement_from_string(const char *s, enum cordon_enforcement *ret);
+CORDON_API const char *cordon_backend_to_string(enum cordon_backend b);
+CORDON_API int cordon_backend_from_string(const char *s, enum cordon_backend *ret);
+CORDON_API const char *cordon_grade_to_string(enum cordon_grade g);
+CORDON_API int cordon_grade_from_string(const char *s, enum cordon_grade *ret);
+CORDON_API const char *cordon_verdict_to_string(enum cordon_verdict v);
+CORDON_API const char *cordon_isolation_to_string(enum cordon_isolation i);
+CORDON_API int cordon_isolation_from_string(const char *s, enum cordon_isolation *ret);
+
+/* ---- Policy ------------------------------------------------------------
+ *
+ * Built once; this is where the filesystem is read. cordon_policy_new
+ * canonicalises the workspace root (symlinks followed component by component,
+ * 40 hops at most, ".." applied to the resolved prefix, a missing tail kept
+ * verbatim), refuses a NUL byte or a root that canonicalises to "/", resolves
+ * the default read-deny set under the caller's HOME (which entries exist, file
+ * or directory) and snapshots the allowed environment. The setters below may
+ * be called before the policy is first used; each validates its input.
+ * The caller owns the policy and frees it with cordon_policy_free.
+ */
+struct cordon_policy;
+
+/* mode: "read-only", "workspace-write" or "danger-full-access".
+ * workspace_root: required unless mode is danger-full-access; NULL means the
+ * current directory. */
+CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
+				 struct cordon_policy **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p);
+
+CORDON_API enum cordon_mode cordon_policy_mode(const struct cordon_policy *p);
+/* Canonical workspace root; NULL only for danger-full-access without one. */
+CORDON_API const char *cordon_policy_workspace(const struct cordon_policy *p);
+CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net net);
+CORDON_API enum cordon_net cordon_policy_net(const struct cordon_policy *p);
+CORDON_API int cordon_policy_set_isolation(struct cordon_policy *p, enum cordon_isolation iso);
+
+/* Let NAME (exact, or PREFIX_* / PREFIX* glob ending in '*') through the
+ * environment filter; its current value is snapshotted now. */
+CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
+				      struct cordon_error *reterr);
+/* Set NAME=VALUE inside the sandbox. Loader and interpreter injection
+ * variables (LD_PRELOAD, LD_LIBRARY_PATH, PYTHONPATH, NODE_OPTIONS, PERL5OPT,
+ * BASH_ENV, ...) are refused with -EPERM. */
+CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, const char *value,
+				     struct cordon_error *reterr);
+/* Hide PATH (file or directory) from the sandbox; resolved now. A path that
+ * does not exist is recorded as such and skipped by providers. */
+CORDON_API int cordon_policy_deny_read(struct cordon_policy *p, const char *path,
+				       struct cordon_error *reterr);
+/* Keep PATH read-only inside the sandbox even though it is under a writable
+ * root (native runner). Relative paths are relative to the workspace. */
+CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
+				     struct cordon_error *reterr);
+/* Mark a feature required: the run is refused rather than degraded when the
+ * kernel lacks it. Known: "landlock", "landlock-net", "landlock-scope",
+ * "seccomp", "userns", "pidns", "netns". Unknown names: -EINVAL. */
+CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *feature,
+				     struct cordon_error *reterr);
+
+/* The canonical directories a confined process may write to: empty under
+ * read-only, else the workspace root, /tmp and $TMPDIR, canonical and
+ * de-duplicated. NULL-terminated; owned by the policy. */
+CORDON_API const char *const *cordon_writable_roots(const struct cordon_policy *p);
+
+/* Canonicalise and memoise the temp roots (/tmp, $TMPDIR) and the runner
+ * path. Idempotent. Call once at start-up so later calls stay off the
+ * filesystem. */
+CORDON_API int cordon_warm(void);
+
+/* Canonicalise PATH as cordon_policy_new does for the workspace root.
+ * *ret is malloc'd and owned by the caller. */
+CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr);
+
+/* ---- Backends ----------------------------------------------------------- */
+
+struct cordon_backend_info {
+	enum cordon_backend backend;
+	enum cordon_grade grade;
+	bool pinned;       /* from CORDON_BACKEND or cordon_pin_backend: never probed */
+	bool from_cache;   /* taken from the persisted per-user probe cache */
+	char path[4096];   /* the runner binary (bwrap, cordon, sandbox-exec); "" if none */
+};
+
+struct cordon_probe_report {
+	enum cordon_backend backend;
+	bool usable;
+	enum cordon_grade grade;
+	char path[4096];
+	char reason[512];  /* why unusable, or what the partial grade lacks */
+	uint64_t duration_us;
+};
+
+/* Candidates for this platform, best first, terminated by
+ * CORDON_BACKEND_UNAVAILABLE. Linux: native, bwrap. macOS: seatbelt. */
+CORDON_API const enum cordon_backend *cordon_backend_chain(void);
+
+/* Pin a backend: it is used without probing. Pass CORDON_BACKEND_UNAVAILABLE
+ * to pin "nothing", which makes every confine fail. */
+CORDON_API int cordon_pin_backend(enum cordon_backend b);
+
+/* The path of cordon's own runner binary (the `cordon` executable whose
+ * `exec` subcommand the native provider calls). Defaults to the installed
+ * binary; CORDON_RUNNER overrides. */
+CORDON_API int cordon_set_runner_path(const char *path);
+CORDON_API const char *cordon_runner_path(void);
+
+/* Probe one backend now (may spawn), within timeout_ms. */
+CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
+				    struct cordon_probe_report *ret);
+
+/* The selected backend: pinned, else memoised, else (when use_disk_cache)
+ * the validated per-user cache, else a fresh probe of the chain (2 s each).
+ * Only success is memoised. Falls back to CORDON_BACKEND_UNAVAILABLE. */
+#define CORDON_SELECT_DISK_CACHE   (1u << 0) /* read and write the per-user cache */
+#define CORDON_SELECT_REFRESH      (1u << 1) /* ignore every cache and probe again */
+CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info *ret);
+CORDON_API void cordon_reset_backend_cache(void);
+
+/* ---- Confined ------------------------------------------------------------ */
+
+struct cordon_confined {
+	char **argv;                   /* NULL-terminated */
+	enum cordon_mode mode;
+	enum cordon_enforcement enforcement;
+	enum cordon_grade grade;
+	char **denial_signatures;      /* NULL-terminated; matched case-insensitively anywhere in a line */
+	char **fatal_signatures;       /* NULL-terminated; matched at the start of a trimmed line */
+	char **informational_lines;    /* NULL-terminated; dropped on exact case-insensitive full-line equality */
+	int *allowed_exit_codes;       /* exempt from runner-failure, not from denial */
+	size_t n_allowed_exit_codes;
+};
+
+/* Confine argv under policy with the selected backend (cordon_backend_select
+ * with no flags; it probes on first use — call cordon_backend_select or
+ * cordon_warm first to keep this call pure). The caller owns *ret. */
+CORDON_API int cordon_confine(const char *const *argv, const struct cordon_policy *p,
+			      struct cordon_confined **ret, struct cordon_error *reterr);
+/* Confine with an explicit backend. Pure: no filesystem or process syscalls. */
+CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
+				   const char *const *argv, const struct cordon_policy *p,
+				   struct cordon_confined **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_confined *cordon_confined_free(struct cordon_confined *c);
+
+/* JSON form of a confined value (what `cordon confine --json` prints and
+ * `cordon classify --confined FILE` reads). Input is capped at 1 MiB. */
+CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **ret);
+CORDON_API int cordon_confined_from_json(const char *json, size_t len,
+					 struct cordon_confined **ret, struct cordon_error *reterr);
+
+/* ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", argv...]; caller frees with
+ * cordon_strv_free. */
+CORDON_API int cordon_merge_stderr(const char *const *argv, char ***ret);
+CORDON_API char **cordon_strv_free(char **v);
+
+/* ---- Classify ------------------------------------------------------------ */
+
+struct cordon_classification {
+	enum cordon_verdict verdict; /* OK, DENIED or RUNNER_FAILED */
+	char *line;                  /* the runner's line, verbatim, for RUNNER_FAILED; else NULL; caller frees */
+};
+
+/* exit_status: the exit code, or 128+N when killed by signal N. Pure. */
+CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
+			       const char *output, size_t output_len,
+			       struct cordon_classification *ret);
+
+/* ---- Run ----------------------------------------------------------------- */
+
+struct cordon_run_opts {
+	int timeout_ms;          /* 0: none */
+	size_t max_output;       /* capture cap; 0: the default, 1 MiB */
+	const char *cwd;         /* NULL: inherit */
+	bool passthrough;        /* stdio inherited; output not captured; stderr scanned for classification */
+};
+
+struct cordon_result {
+	int exit_code;           /* the command's exit code; -1 if killed by a signal */
+	int signal;              /* the signal that killed it, 0 if none */
+	enum cordon_verdict verdict;
+	char *runner_line;       /* for RUNNER_FAILED, else NULL */
+	char *output;            /* captured merged output, NUL-terminated, at most max_output bytes */
+	size_t output_len;
+	uint64_t output_total;   /* bytes the command produced (captured + dropped) */
+	bool truncated;
+	uint64_t duration_ms;
+	enum cordon_enforcement enforcement;
+	enum cordon_grade grade;
+	enum cordon_mode mode;
+	char *annotated;         /* what an agent reads: exit line, output, marker */
+};
+
+/* Spawn confined->argv through cordon_merge_stderr, capture, time out, kill
+ * the whole tree on timeout, classify and annotate. */
+CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
+			  struct cordon_result **ret);
+CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r);
+
+#ifdef __cplusplus
+}
+#endif

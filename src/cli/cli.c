@@ -1,0 +1,922 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The cordon command line: parse into a struct (unit-tested), then one body
+ * per subcommand. Messages go to stderr and start with "cordon: ".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h> /* isfinite */
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cli.h"
+
+#define _fallthrough_ __attribute__((__fallthrough__))
+#include "exec.h"
+#include "policy.h"
+#include "probe.h"
+#include "process.h"
+#include "strv.h"
+
+/* Caps on what the command line may carry. */
+#define CLI_MAX_REPEATS 4096
+#define CLI_CLASSIFY_MAX_OUTPUT (256u * 1024 * 1024)
+#define CLI_CONFINED_MAX (1024 * 1024)
+
+static const char usage_overview[] =
+	"usage: cordon <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  run       run a command confined by a policy\n"
+	"  confine   print the confined argv and rules as JSON (for agent frameworks)\n"
+	"  classify  classify a finished confined command's exit status and output\n"
+	"  probe     show which sandbox backends work on this host\n"
+	"  explain   show, in words, what the native runner will enforce\n"
+	"  exec      the native runner itself (used by confined command lines)\n"
+	"\n"
+	"cordon <command> --help shows a command's options.\n";
+
+#define POLICY_FLAGS                                                                           \
+	"policy options:\n"                                                                    \
+	"  --mode MODE          read-only | workspace-write (default) | danger-full-access\n" \
+	"  --workspace DIR      the writable workspace root (default: current directory)\n"   \
+	"  --net none|host      network access (default: none)\n"                            \
+	"  --backend B          native | bwrap | seatbelt | unavailable (skips probing;\n"    \
+	"                       CORDON_BACKEND does the same)\n"                              \
+	"  --isolation full|light  native runner only; light = Landlock + seccomp, no namespaces\n" \
+	"  --deny-read PATH     hide PATH from the sandbox (repeatable)\n"                   \
+	"  --protect PATH       keep PATH read-only inside the workspace (repeatable)\n"     \
+	"  --keep-env NAME      pass NAME (or PREFIX*) through the environment filter\n"     \
+	"  --setenv NAME=VALUE  set a variable inside the sandbox\n"                         \
+	"  --require FEATURE    refuse instead of degrading without FEATURE (landlock,\n"    \
+	"                       landlock-net, landlock-scope, seccomp, userns, pidns, netns)\n"
+
+static const char usage_run[] =
+	"usage: cordon run [policy options] [--timeout SECONDS] [--max-output BYTES] [--json] -- COMMAND [ARG...]\n"
+	"\n"
+	"Runs COMMAND confined. Interactive by default: stdio passes through and cordon\n"
+	"exits with the command's exit code. --json captures the merged output and prints\n"
+	"one object: exit_code, signal, verdict (ok|denied|runner_failed|timeout|unavailable),\n"
+	"runner_line, output, truncated, duration_ms, enforcement, grade.\n"
+	"Exit codes: the command's own; 124 on timeout; 125 when cordon refuses or fails\n"
+	"before the command runs.\n"
+	"\n"
+	"  --timeout SECONDS    kill the command and everything it started after SECONDS\n"
+	"  --max-output BYTES   keep at most BYTES of output with --json (k, M, G suffixes;\n"
+	"                       default 1M; the rest is counted and dropped)\n"
+	"  --json               capture and print one JSON object\n"
+	"\n" POLICY_FLAGS;
+
+static const char usage_confine[] =
+	"usage: cordon confine [policy options] [--json] -- COMMAND [ARG...]\n"
+	"\n"
+	"Prints the confined value as JSON: argv, mode, enforcement, grade, denial and\n"
+	"fatal signatures, informational lines, allowed exit codes. Spawns nothing except\n"
+	"a backend probe when no probe result is cached.\n"
+	"\n" POLICY_FLAGS;
+
+static const char usage_classify[] =
+	"usage: cordon classify --confined FILE --status N [--output FILE] [--json]\n"
+	"\n"
+	"Reads a confined value (as printed by `cordon confine`) and the finished command's\n"
+	"exit status and merged output, and prints the verdict: ok, denied or runner_failed.\n"
+	"N is the exit code, or 128+S for a command killed by signal S.\n";
+
+static const char usage_probe[] =
+	"usage: cordon probe [--json] [--refresh]\n"
+	"\n"
+	"Probes every backend for this platform, shows why each unusable one is unusable,\n"
+	"the selected backend and grade, and kernel facts. --refresh replaces the\n"
+	"per-user probe cache with the fresh result.\n";
+
+static const char usage_explain[] =
+	"usage: cordon explain [policy options] -- COMMAND [ARG...]\n"
+	"\n"
+	"Prints, in words, the plan the native runner would apply to COMMAND.\n"
+	"\n" POLICY_FLAGS;
+
+const char *cli_usage(enum cli_command c)
+{
+	switch (c) {
+	case CLI_RUN:
+		return usage_run;
+	case CLI_CONFINE:
+		return usage_confine;
+	case CLI_CLASSIFY:
+		return usage_classify;
+	case CLI_PROBE:
+		return usage_probe;
+	case CLI_EXPLAIN:
+		return usage_explain;
+	case CLI_NONE:
+	case CLI_HELP:
+	case CLI_VERSION:
+		break;
+	}
+	return usage_overview;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int cli_parse_seconds(const char *s, int *ret_ms)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || s[0] == '-' || s[0] == '+' || strchr(s, ' '))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 7 * 24 * 3600.0)
+		return -EINVAL;
+	/* round up so a tiny positive timeout is never "none" */
+	double ms = v * 1000.0;
+	*ret_ms = (int)ms + ((double)(int)ms < ms);
+	return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t *ret)
+{
+	uint64_t v, mult = 1;
+	char *end;
+
+	if (!s || !*s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': mult = 1ull << 10; break;
+		case 'm': case 'M': mult = 1ull << 20; break;
+		case 'g': case 'G': mult = 1ull << 30; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v == 0 || v > (1ull << 40) / mult)
+		return -EINVAL;
+	*ret = v * mult;
+	return 0;
+}
+
+void cli_args_done(struct cli_args *a)
+{
+	strv_free(a->deny_read);
+	strv_free(a->protect);
+	strv_free(a->keep_env);
+	strv_free(a->setenv);
+	strv_free(a->require);
+	strv_free(a->command);
+	*a = (struct cli_args){};
+}
+
+struct flag {
+	const char *name;
+	unsigned commands; /* bit (1 << CLI_*) per subcommand that accepts it */
+	bool has_value;
+};
+
+#define C(x) (1u << (x))
+#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))
+
+static const struct flag flags[] = {
+	{ "--mode", POLICY_CMDS, true },
+	{ "--workspace", POLICY_CMDS, true },
+	{ "--net", POLICY_CMDS, true },
+	{ "--backend", POLICY_CMDS, true },
+	{ "--isolation", POLICY_CMDS, true },
+	{ "--deny-read", POLICY_CMDS, true },
+	{ "--protect", POLICY_CMDS, true },
+	{ "--keep-env", POLICY_CMDS, true },
+	{ "--setenv", POLICY_CMDS, true },
+	{ "--require", POLICY_CMDS, true },
+	{ "--timeout", C(CLI_RUN), true },
+	{ "--max-output", C(CLI_RUN), true },
+	{ "--json", C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_CLASSIFY) | C(CLI_PROBE), false },
+	{ "--refresh", C(CLI_PROBE), false },
+	{ "--confined", C(CLI_CLASSIFY), true },
+	{ "--status", C(CLI_CLASSIFY), true },
+	{ "--output", C(CLI_CLASSIFY), true },
+	{ "--help", ~0u, false },
+};
+
+static const struct {
+	const char *name;
+	enum cli_command command;
+} commands[] = {
+	{ "run", CLI_RUN },
+	{ "confine", CLI_CONFINE },
+	{ "classify", CLI_CLASSIFY },
+	{ "probe", CLI_PROBE },
+	{ "explain", CLI_EXPLAIN },
+	{ "help", CLI_HELP },
+	{ "--help", CLI_HELP },
+	{ "-h", CLI_HELP },
+	{ "--version", CLI_VERSION },
+};
+
+static int push_repeat(char ***v, const char *flag, const char *value, char *err, size_t errlen)
+{
+	if (strv_length(*v) >= CLI_MAX_REPEATS)
+		return fail(err, errlen, "%s given more than %d times", flag, CLI_MAX_REPEATS);
+	if (!*value)
+		return fail(err, errlen, "%s needs a non-empty value", flag);
+	return strv_push(v, value);
+}
+
+static int apply_flag(struct cli_args *a, const char *name, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(name, "--help") == 0) {
+		a->help = true;
+	} else if (strcmp(name, "--mode") == 0) {
+		enum cordon_mode m;
+		if (cordon_mode_from_string(value, &m) < 0)
+			return fail(err, errlen,
+				    "--mode: unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
+				    value);
+		a->mode = value;
+	} else if (strcmp(name, "--workspace") == 0) {
+		if (!*value)
+			return fail(err, errlen, "--workspace needs a directory");
+		a->workspace = value;
+	} else if (strcmp(name, "--net") == 0) {
+		if (cordon_net_from_string(value, &a->net) < 0)
+			return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host", value);
+		a->net_set = true;
+	} else if (strcmp(name, "--backend") == 0) {
+		if (cordon_backend_from_string(value, &a->backend) < 0)
+			return fail(err, errlen,
+				    "--backend: unknown backend '%s': valid backends are native, bwrap, seatbelt, unavailable",
+				    value);
+		a->backend_set = true;
+	} else if (strcmp(name, "--isolation") == 0) {
+		if (cordon_isolation_from_string(value, &a->isolation) < 0)
+			return fail(err, errlen, "--isolation: unknown isolation '%s': valid values are full, light", value);
+		a->isolation_set = true;
+	} else if (strcmp(name, "--deny-read") == 0) {
+		return push_repeat(&a->deny_read, name, value, err, errlen);
+	} else if (strcmp(name, "--protect") == 0) {
+		return push_repeat(&a->protect, name, value, err, errlen);
+	} else if (strcmp(name, "--keep-env") == 0) {
+		return push_repeat(&a->keep_env, name, value, err, errlen);
+	} else if (strcmp(name, "--setenv") == 0) {
+		const char *eq = strchr(value, '=');
+		if (!eq || eq == value)
+			return fail(err, errlen, "--setenv: expected NAME=VALUE, got '%s'", value);
+		return push_repeat(&a->setenv, name, value, err, errlen);
+	} else if (strcmp(name, "--require") == 0) {
+		return push_repeat(&a->require, name, value, err, errlen);
+	} else if (strcmp(name, "--timeout") == 0) {
+		if (cli_parse_seconds(value, &a->timeout_ms) < 0)
+			return fail(err, errlen, "--timeout: '%s' is not a number of seconds greater than 0 (at most one week)", value);
+	} else if (strcmp(name, "--max-output") == 0) {
+		if (cli_parse_size(value, &a->max_output) < 0 || a->max_output > (1ull << 30))
+			return fail(err, errlen, "--max-output: '%s' is not a size between 1 and 1G (suffixes k, M, G)", value);
+	} else if (strcmp(name, "--json") == 0) {
+		a->json = true;
+	} else if (strcmp(name, "--refresh") == 0) {
+		a->refresh = true;
+	} else if (strcmp(name, "--confined") == 0) {
+		a->confined_file = value;
+	} else if (strcmp(name, "--output") == 0) {
+		a->output_file = value;
+	} else if (strcmp(name, "--status") == 0) {
+		char *end;
+		long v;
+		errno = 0;
+		v = strtol(value, &end, 10);
+		if (errno || !*value || *end || v < 0 || v > 255 + 128)
+			return fail(err, errlen, "--status: '%s' is not an exit status (0-383)", value);
+		a->status = (int)v;
+		a->status_set = true;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
+{
+	struct cli_args a = {};
+	int i = 2, r;
+
+	if (argc < 2)
+		return fail(err, errlen, "no command given; try `cordon --help`");
+	for (size_t k = 0; k < ELEMENTSOF(commands); k++)
+		if (strcmp(argv[1], commands[k].name) == 0)
+			a.sub = commands[k].command;
+	if (a.sub == CLI_NONE)
+		return fail(err, errlen, "unknown command '%s'; try `cordon --help`", argv[1]);
+	if (a.sub == CLI_HELP || a.sub == CLI_VERSION) {
+		*ret = a;
+		return 0;
+	}
+
+	for (; i < argc; i++) {
+		const char *arg = argv[i], *value = NULL;
+		const struct flag *f = NULL;
+		_cleanup_free_ char *name = NULL;
+
+		if (strcmp(arg, "--") == 0) {
+			i++;
+			break;
+		}
+		if (arg[0] != '-')
+			break; /* the command starts here */
+
+		const char *eq = strchr(arg, '=');
+		name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup(arg);
+		if (!name) {
+			cli_args_done(&a);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < ELEMENTSOF(flags); k++)
+			if (strcmp(flags[k].name, name) == 0)
+				f = &flags[k];
+		if (!f || !(f->commands & C(a.sub))) {
+			r = fail(err, errlen, "%s: unknown option for `cordon %s`; try `cordon %s --help`", name, argv[1], argv[1]);
+			goto bad;
+		}
+		if (f->has_value) {
+			if (eq)
+				value = eq + 1;
+			else if (i + 1 < argc)
+				value = argv[++i];
+			else {
+				r = fail(err, errlen, "%s needs a value", name);
+				goto bad;
+			}
+		} else if (eq) {
+			r = fail(err, errlen, "%s takes no value", name);
+			goto bad;
+		}
+		r = apply_flag(&a, name, value, err, errlen);
+		if (r < 0)
+			goto bad;
+	}
+	if (a.help) {
+		*ret = a;
+		return 0;
+	}
+
+	for (; i < argc; i++) {
+		if (strv_length(a.command) >= 65536) {
+			r = fail(err, errlen, "the command has too many arguments");
+			goto bad;
+		}
+		r = strv_push(&a.command, argv[i]);
+		if (r < 0)
+			goto bad;
+	}
+
+	switch (a.sub) {
+	case CLI_RUN:
+	case CLI_CONFINE:
+	case CLI_EXPLAIN:
+		if (!a.command || !a.command[0][0]) {
+			r = fail(err, errlen, "no command to run: put it after `--`, e.g. `cordon %s -- ls`", argv[1]);
+			goto bad;
+		}
+		break;
+	case CLI_CLASSIFY:
+		if (!a.confined_file) {
+			r = fail(err, errlen, "--confined FILE is required");
+			goto bad;
+		}
+		if (!a.status_set) {
+			r = fail(err, errlen, "--status N is required");
+			goto bad;
+		}
+		_fallthrough_;
+	case CLI_PROBE:
+		if (a.command) {
+			r = fail(err, errlen, "unexpected argument '%s'", a.command[0]);
+			goto bad;
+		}
+		break;
+	case CLI_NONE:
+	case CLI_HELP:
+	case CLI_VERSION:
+		break;
+	}
+	*ret = a;
+	return 0;
+bad:
+	cli_args_done(&a);
+	return r;
+}
+
+/* ---- bodies ---- */
+
+#define EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED /* 125: cordon refused or failed before the command ran */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cordon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
+
+static int build_policy(const struct cli_args *a, struct cordon_policy **ret)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+	int r;
+
+	r = cordon_policy_new(a->mode ?: "workspace-write", a->workspace, &p, &e);
+	if (r < 0) {
+		say("%s", e.message);
+		return r;
+	}
+	if (a->net_set)
+		cordon_policy_set_net(p, a->net);
+	if (a->isolation_set)
+		cordon_policy_set_isolation(p, a->isolation);
+	STRV_FOREACH(s, a->deny_read)
+		if ((r = cordon_policy_deny_read(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->protect)
+		if ((r = cordon_policy_protect(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->keep_env)
+		if ((r = cordon_policy_keep_env(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->setenv) {
+		_cleanup_free_ char *name = strndup(*s, strcspn(*s, "="));
+		if (!name)
+			return -ENOMEM;
+		if ((r = cordon_policy_set_env(p, name, *s + strlen(name) + 1, &e)) < 0)
+			goto bad;
+	}
+	STRV_FOREACH(s, a->require)
+		if ((r = cordon_policy_require(p, *s, &e)) < 0)
+			goto bad;
+	*ret = TAKE_PTR(p);
+	return 0;
+bad:
+	say("%s", e.message);
+	return r;
+}
+
+static int select_backend(const struct cli_args *a, struct cordon_backend_info *ret)
+{
+	int r;
+
+	if (a->backend_set)
+		cordon_pin_backend(a->backend);
+	r = cordon_backend_select(CORDON_SELECT_DISK_CACHE, ret);
+	if (r == -EINVAL)
+		say("CORDON_BACKEND='%s' is not a backend: valid backends are native, bwrap, seatbelt, unavailable",
+		    getenv("CORDON_BACKEND") ?: "");
+	else if (r < 0)
+		say("cannot select a sandbox backend: %s", strerror(-r));
+	return r;
+}
+
+/* Policy -> backend -> confined, or a message and a negative code. */
+static int confine_from_args(const struct cli_args *a, struct cordon_backend_info *ret_info,
+			     struct cordon_confined **ret)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	struct cordon_backend_info info = { .backend = CORDON_BACKEND_UNAVAILABLE };
+	struct cordon_error e = {};
+	int r;
+
+	r = build_policy(a, &p);
+	if (r < 0)
+		return r;
+	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS) {
+		r = select_backend(a, &info);
+		if (r < 0)
+			return r;
+	}
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, ret, &e);
+	if (r < 0) {
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return r;
+	}
+	if (ret_info)
+		*ret_info = info;
+	return 0;
+}
+
+char *utf8_sanitize(const char *s, size_t len, size_t *ret_len)
+{
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	char *out = malloc(len * 3 + 1), *o = out;
+	size_t i = 0;
+
+	if (!out)
+		return NULL;
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = 0;
+		uint32_t cp = 0;
+
+		if (c < 0x80)
+			n = 1, cp = c;
+		else if ((c & 0xe0) == 0xc0)
+			n = 2, cp = c & 0x1f;
+		else if ((c & 0xf0) == 0xe0)
+			n = 3, cp = c & 0x0f;
+		else if ((c & 0xf8) == 0xf0)
+			n = 4, cp = c & 0x07;
+		bool ok = n > 0 && i + n <= len;
+		for (size_t k = 1; ok && k < n; k++) {
+			unsigned char cc = (unsigned char)s[i + k];
+			if ((cc & 0xc0) != 0x80)
+				ok = false;
+			cp = (cp << 6) | (cc & 0x3f);
+		}
+		/* no overlongs, surrogates or values past U+10FFFF */
+		if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+			   (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
+			ok = false;
+		if (ok) {
+			memcpy(o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	*o = '\0';
+	if (ret_len)
+		*ret_len = (size_t)(o - out);
+	return out;
+}
+
+static json_t *json_text(const char *s, size_t len)
+{
+	_cleanup_free_ char *clean = NULL;
+	size_t n;
+
+	if (!s)
+		return json_null();
+	clean = utf8_sanitize(s, len, &n);
+	return clean ? json_stringn(clean, n) : NULL;
+}
+
+static int print_json(json_t *o)
+{
+	if (!o || json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0)
+		return -ENOMEM;
+	fputc('\n', stdout);
+	fflush(stdout);
+	return 0;
+}
+
+static int exit_status_of(const struct cordon_result *res)
+{
+	if (res->verdict == CORDON_VERDICT_TIMEOUT)
+		return CORDON_EXIT_TIMEOUT;
+	if (res->signal)
+		return 128 + res->signal;
+	return res->exit_code;
+}
+
+static void print_unavailable_json(const char *message)
+{
+	_cleanup_(json_decrefp) json_t *o = json_pack("{s:n,s:n,s:s,s:n,s:s,s:b,s:i,s:s,s:n,s:s}",
+		"exit_code", "signal", "verdict", "unavailable", "runner_line", "output", "",
+		"truncated", 0, "duration_ms", 0, "enforcement", "none", "grade", "message", message);
+	print_json(o);
+}
+
+int cli_run(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
+	struct cordon_backend_info info;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int r;
+
+	r = confine_from_args(a, &info, &c);
+	if (r < 0) {
+		if (a->json && r == CORDON_SANDBOX_UNAVAILABLE)
+			print_unavailable_json("no sandbox backend can enforce this policy here; nothing was run");
+		return EXIT_REFUSED;
+	}
+
+	/* Orphans the command leaves behind come back to us, and we end them. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* Like system(3): ^C belongs to the command; we report how it ended. */
+	if (!a->json) {
+		sigaction(SIGINT, &ign, &old_int);
+		sigaction(SIGQUIT, &ign, &old_quit);
+	}
+	fflush(stdout);
+	fflush(stderr);
+
+	struct cordon_run_opts o = {
+		.timeout_ms = a->timeout_ms,
+		.max_output = a->max_output,
+		.passthrough = !a->json,
+	};
+	r = cordon_run(c, &o, &res);
+	kill_descendants(getpid());
+	if (!a->json) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+	}
+	if (r < 0) {
+		say("cannot run %s: %s", c->argv[0], strerror(-r));
+		return EXIT_REFUSED;
+	}
+
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *obj = json_object();
+		json_t *jo = json_text(res->output, res->output_len);
+
+		if (!obj || !jo)
+			return EXIT_REFUSED;
+		json_object_set_new(obj, "exit_code",
+				    res->verdict == CORDON_VERDICT_TIMEOUT ? json_integer(CORDON_EXIT_TIMEOUT)
+				    : res->signal ? json_null() : json_integer(res->exit_code));
+		json_object_set_new(obj, "signal", res->signal ? json_integer(res->signal) : json_null());
+		json_object_set_new(obj, "verdict", json_string(cordon_verdict_to_string(res->verdict)));
+		json_object_set_new(obj, "runner_line", res->runner_line ? json_text(res->runner_line, strlen(res->runner_line)) : json_null());
+		json_object_set_new(obj, "output", jo);
+		json_object_set_new(obj, "output_bytes", json_integer((json_int_t)res->output_total));
+		json_object_set_new(obj, "truncated", json_boolean(res->truncated));
+		json_object_set_new(obj, "duration_ms", json_integer((json_int_t)res->duration_ms));
+		json_object_set_new(obj, "mode", json_string(cordon_mode_to_string(res->mode)));
+		json_object_set_new(obj, "enforcement", json_string(cordon_enforcement_to_string(res->enforcement)));
+		json_object_set_new(obj, "grade", res->enforcement == CORDON_ENFORCEMENT_NONE ? json_null()
+				    : json_string(cordon_grade_to_string(res->grade)));
+		json_object_set_new(obj, "backend_from_cache", json_boolean(info.from_cache));
+		if (print_json(obj) < 0)
+			return EXIT_REFUSED;
+	} else {
+		switch (res->verdict) {
+		case CORDON_VERDICT_DENIED:
+			fprintf(stderr, "[cordon: access denied under %s mode]\n", cordon_mode_to_string(res->mode));
+			break;
+		case CORDON_VERDICT_RUNNER_FAILED:
+			fprintf(stderr, "[cordon: the %s runner reported an error, so the command may never have run: %s]\n",
+				cordon_enforcement_to_string(res->enforcement), res->runner_line);
+			break;
+		case CORDON_VERDICT_TIMEOUT:
+			say("timed out after %d ms; the command and everything it started were killed", a->timeout_ms);
+			break;
+		case CORDON_VERDICT_OK:
+		case CORDON_VERDICT_UNAVAILABLE:
+			break;
+		}
+	}
+	return exit_status_of(res);
+}
+
+int cli_confine(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct cordon_backend_info info;
+	int r;
+
+	r = confine_from_args(a, &info, &c);
+	if (r < 0)
+		return r == CORDON_SANDBOX_UNAVAILABLE ? EXIT_REFUSED : 2;
+	r = cordon_confined_to_json(c, &json);
+	if (r < 0) {
+		say("cannot encode the confined value: %s", strerror(-r));
+		return 1;
+	}
+	puts(json);
+	return 0;
+}
+
+/* Read a whole file up to max bytes; -EFBIG beyond. */
+static int read_file_capped(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, size = 0;
+
+	fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (len == size) {
+			size_t ns = size ? size * 2 : 65536;
+			char *nb;
+			if (ns > max + 1)
+				ns = max + 1;
+			if (ns <= size)
+				return -EFBIG;
+			nb = realloc(buf, ns + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+			size = ns;
+		}
+		ssize_t l = read(fd, buf + len, size - len);
+		if (l < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (l == 0)
+			break;
+		len += (size_t)l;
+		if (len > max)
+			return -EFBIG;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+int cli_classify(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_free_ char *cj = NULL, *out = NULL;
+	struct cordon_classification cls = {};
+	struct cordon_error e = {};
+	size_t cl = 0, ol = 0;
+	int r;
+
+	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, &cj, &cl);
+	if (r < 0) {
+		say("--confined %s: %s", a->confined_file, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		return 2;
+	}
+	r = cordon_confined_from_json(cj, cl, &c, &e);
+	if (r < 0) {
+		if (e.line > 0)
+			say("%s:%d:%d: %s", a->confined_file, e.line, e.column, e.message);
+		else
+			say("%s: %s", a->confined_file, e.message);
+		return 2;
+	}
+	if (a->output_file) {
+		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, &out, &ol);
+		if (r < 0) {
+			say("--output %s: %s", a->output_file, r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
+			return 2;
+		}
+	}
+	r = cordon_classify(c, a->status, out ?: "", ol, &cls);
+	if (r < 0) {
+		say("cannot classify: %s", strerror(-r));
+		return 1;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:s,s:o}", "verdict", cordon_verdict_to_string(cls.verdict),
+							      "runner_line", cls.line ? json_text(cls.line, strlen(cls.line)) : json_null());
+		print_json(o);
+	} else if (cls.line)
+		printf("%s: %s\n", cordon_verdict_to_string(cls.verdict), cls.line);
+	else
+		printf("%s\n", cordon_verdict_to_string(cls.verdict));
+	free(cls.line);
+	return 0;
+}
+
+/* Kernel facts, gathered without trusting any one probe. */
+static int userns_works(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static bool seccomp_available(void)
+{
+	return access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
+}
+
+int cli_probe(const struct cli_args *a)
+{
+	_cleanup_(json_decrefp) json_t *arr = json_array();
+	struct cordon_backend_info info;
+	unsigned select_flags = CORDON_SELECT_DISK_CACHE | (a->refresh ? CORDON_SELECT_REFRESH : 0);
+	int r, abi = kernel_landlock_abi(), userns = userns_works();
+	bool sc = seccomp_available();
+
+	if (!a->json)
+		printf("kernel: landlock ABI %d, user namespaces %s, seccomp %s\n", abi,
+		       userns > 0 ? "usable" : "unusable", sc ? "available" : "unavailable");
+
+	for (const enum cordon_backend *b = cordon_backend_chain(); *b != CORDON_BACKEND_UNAVAILABLE; b++) {
+		struct cordon_probe_report rep;
+
+		r = cordon_probe_backend(*b, 2000, &rep);
+		if (r < 0) {
+			say("probing %s failed: %s", cordon_backend_to_string(*b), strerror(-r));
+			return 1;
+		}
+		if (a->json)
+			json_array_append_new(arr, json_pack("{s:s,s:b,s:s?,s:s,s:s,s:I}",
+				"backend", cordon_backend_to_string(rep.backend), "usable", rep.usable,
+				"grade", rep.usable ? cordon_grade_to_string(rep.grade) : NULL,
+				"path", rep.path, "reason", rep.reason, "duration_us", (json_int_t)rep.duration_us));
+		else if (rep.usable)
+			printf("backend %-9s usable, grade %s (%s, %.1f ms)%s%s\n", cordon_backend_to_string(rep.backend),
+			       cordon_grade_to_string(rep.grade), rep.path, rep.duration_us / 1000.0,
+			       rep.reason[0] ? ": " : "", rep.reason);
+		else
+			printf("backend %-9s unusable: %s\n", cordon_backend_to_string(rep.backend), rep.reason);
+	}
+
+	if (a->backend_set)
+		cordon_pin_backend(a->backend);
+	r = cordon_backend_select(select_flags, &info);
+	if (r < 0) {
+		say("cannot select a backend: %s", strerror(-r));
+		return 1;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b}}",
+			"backends", json_incref(arr),
+			"selected", cordon_backend_to_string(info.backend),
+			"grade", info.backend == CORDON_BACKEND_UNAVAILABLE ? NULL : cordon_grade_to_string(info.grade),
+			"pinned", info.pinned, "from_cache", info.from_cache,
+			"kernel", "landlock_abi", abi, "user_namespaces", userns > 0, "seccomp", sc);
+		print_json(o);
+	} else if (info.backend == CORDON_BACKEND_UNAVAILABLE)
+		printf("selected: unavailable — cordon will refuse to run anything except --mode danger-full-access\n");
+	else
+		printf("selected: %s, grade %s%s%s\n", cordon_backend_to_string(info.backend),
+		       cordon_grade_to_string(info.grade), info.pinned ? " (pinned)" : "",
+		       info.from_cache ? " (from the probe cache)" : "");
+	return info.backend == CORDON_BACKEND_UNAVAILABLE ? 1 : 0;
+}
+
+int cli_explain(const struct cli_args *a)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
+	struct cordon_error e = {};
+	int r;
+
+	r = build_policy(a, &p);
+	if (r < 0)
+		return 2;
+	if (cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS) {
+		printf("danger-full-access: the command runs unconfined, exactly as given.\n");
+		return 0;
+	}
+	snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
+	if (r < 0) {
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return 2;
+	}
+	/* c->argv is [RUNNER, "exec", flags..., "--", argv...] */
+	r = cordon_explain_plan((const char *const *)c->argv + 1, stdout);
+	if (r < 0) {
+		say("cannot explain the plan: %s", strerror(-r));
+		return 1;
+	}
+	return 0;
+}

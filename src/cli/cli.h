@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cordon/cordon.h"
+
+enum cli_command {
+	CLI_NONE,
+	CLI_RUN,
+	CLI_CONFINE,
+	CLI_CLASSIFY,
+	CLI_PROBE,
+	CLI_EXPLAIN,
+	CLI_HELP,
+	CLI_VERSION,
+};
+
+/* Everything the command line said, parsed and validated; strings point into
+ * argv except the vectors, which are owned. */
+struct cli_args {
+	enum cli_command sub;
+	bool help;                 /* `cordon SUB --help` */
+
+	/* policy */
+	const char *mode;          /* NULL: workspace-write */
+	const char *workspace;     /* NULL: current directory */
+	bool net_set;
+	enum cordon_net net;
+	bool backend_set;
+	enum cordon_backend backend;
+	bool isolation_set;
+	enum cordon_isolation isolation;
+	char **deny_read;
+	char **protect;
+	char **keep_env;
+	char **setenv;             /* NAME=VALUE */
+	char **require;
+
+	/* run */
+	int timeout_ms;            /* 0: none */
+	uint64_t max_output;       /* 0: default */
+	bool json;
+
+	/* probe */
+	bool refresh;
+
+	/* classify */
+	const char *confined_file;
+	const char *output_file;
+	bool status_set;
+	int status;
+
+	char **command;            /* after "--" (or the first non-flag) */
+};
+
+/* Parse argv (argv[0] is the program). Returns 0, or -EINVAL with a message
+ * naming the bad flag or value in err. */
+int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen);
+void cli_args_done(struct cli_args *a);
+
+/* "10", "1.5", "0.25" seconds -> milliseconds; must be > 0 and <= 1 week. */
+int cli_parse_seconds(const char *s, int *ret_ms);
+/* "4096", "64k", "1M", "2G" (binary multiples) -> bytes; > 0 and <= 1 TiB. */
+int cli_parse_size(const char *s, uint64_t *ret);
+
+/* The usage text for a subcommand (or the overview for CLI_NONE). */
+const char *cli_usage(enum cli_command c);
+
+/* Subcommand bodies; each returns the process exit code. */
+int cli_run(const struct cli_args *a);
+int cli_confine(const struct cli_args *a);
+int cli_classify(const struct cli_args *a);
+int cli_probe(const struct cli_args *a);
+int cli_explain(const struct cli_args *a);
+
+/* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
+char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);

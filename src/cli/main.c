@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cli.h"
+#include "exec.h"
+
+int main(int argc, char **argv)
+{
+	struct cli_args a;
+	char err[512], self[PATH_MAX];
+	ssize_t l;
+	int r;
+
+	/* The runner is on every confined launch's hot path: nothing before it. */
+	if (argc > 1 && strcmp(argv[1], "exec") == 0)
+		return cordon_exec_main(argc - 1, argv + 1);
+
+	/* The native provider runs this very binary as its runner. */
+	l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (l > 0 && !getenv("CORDON_RUNNER")) {
+		self[l] = '\0';
+		cordon_set_runner_path(self);
+	}
+
+	r = cli_parse(argc, argv, &a, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		return argc > 1 && strcmp(argv[1], "run") == 0 ? CORDON_EXIT_RUNNER_FAILED : 2;
+	}
+	if (a.help || a.sub == CLI_HELP) {
+		fputs(cli_usage(a.help ? a.sub : CLI_NONE), stdout);
+		cli_args_done(&a);
+		return 0;
+	}
+	switch (a.sub) {
+	case CLI_RUN:
+		r = cli_run(&a);
+		break;
+	case CLI_CONFINE:
+		r = cli_confine(&a);
+		break;
+	case CLI_CLASSIFY:
+		r = cli_classify(&a);
+		break;
+	case CLI_PROBE:
+		r = cli_probe(&a);
+		break;
+	case CLI_EXPLAIN:
+		r = cli_explain(&a);
+		break;
+	case CLI_VERSION:
+		printf("cordon %s\n", CORDON_VERSION);
+		r = 0;
+		break;
+	case CLI_NONE:
+	case CLI_HELP:
+	default:
+		fputs(cli_usage(CLI_NONE), stderr);
+		r = 2;
+		break;
+	}
+	cli_args_done(&a);
+	return r;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The command's own steps, in the process that becomes the command: session,
+ * parent-death signal, core dumps, fds, environment, capabilities,
+ * no_new_privs, Landlock, seccomp (last: it refuses the prctl and mount
+ * calls before it), execve.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "syscall_filter.h"
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#endif
+#ifndef PR_CAP_AMBIENT_CLEAR_ALL
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#ifndef SECBIT_NO_CAP_AMBIENT_RAISE
+#define SECBIT_NO_CAP_AMBIENT_RAISE (1 << 6)
+#define SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED (1 << 7)
+#endif
+
+extern char **environ;
+
+/* Every capability set empty. The bounding set (and the securebits that
+ * stop uid 0 regaining capabilities at execve) need CAP_SETPCAP: always
+ * there in our user namespace; under light isolation only for root, and a
+ * caller without it has nothing to drop there. */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	if (d[0].effective & (1u << CAP_SETPCAP)) {
+		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+						     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+						     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+			  0, 0, 0) < 0)
+			return -errno;
+		for (unsigned long cap = 0; cap <= 63; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+				if (errno == EINVAL)
+					break; /* past the last capability */
+				return -errno;
+			}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -errno;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	return 0;
+}
+
+static int close_fds_above_2(void)
+{
+	struct rlimit rl;
+
+	if (syscall(__NR_close_range, 3u, ~0u, 0u) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
+		(void)close((int)fd);
+	return 0;
+}
+
+static void report(const struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	const struct landlock_report *l = &x->landlock;
+	char line[768];
+	int n;
+
+	n = snprintf(line, sizeof(line),
+		     "cordon-report: isolation=%s landlock-abi=%d landlock-fs=%s landlock-net=%s "
+		     "landlock-scope=%s seccomp=yes namespaces=%s missing=%s%s%s\n",
+		     p->isolation == CORDON_ISOLATION_FULL ? "full" : "light", l->abi, l->fs ? "yes" : "no",
+		     l->net ? "yes" : p->landlock.deny_tcp ? "no" : "unused", l->scope ? "yes" : "no",
+		     p->clone_flags ? "yes" : "no", l->missing, x->degraded && l->missing[0] ? "; " : "",
+		     x->degraded ? x->degraded : "");
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+_Noreturn void command_main(struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	char err[512];
+	int r;
+
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct step *s = &p->steps[i];
+
+		switch (s->kind) {
+		case STEP_SETSID:
+			/* EPERM when we lead our own session already: fine */
+			if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
+				die("setsid", "%m");
+			break;
+		case STEP_PDEATHSIG:
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+				die("pdeathsig", "%m");
+			/* the parent may have gone before the prctl */
+			if (x->expect_parent && getppid() != x->expect_parent)
+				die("pdeathsig", "the parent is gone");
+			break;
+		case STEP_RLIMIT_CORE:
+			if (setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) < 0)
+				die("rlimit", "RLIMIT_CORE: %m");
+			break;
+		case STEP_CLOSE_FDS:
+			r = close_fds_above_2();
+			if (r < 0)
+				die("close fds", "%s", strerror(-r));
+			break;
+		case STEP_ENV:
+			environ = x->envp;
+			break;
+		case STEP_DROP_CAPS:
+			r = drop_caps();
+			if (r < 0)
+				die("capabilities", "%s", strerror(-r));
+			break;
+		case STEP_NO_NEW_PRIVS:
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+				die("no_new_privs", "%m");
+			break;
+		case STEP_LANDLOCK:
+			r = landlock_apply(&p->landlock, &x->landlock, err, sizeof(err));
+			if (r < 0)
+				die("landlock", "%s", err[0] ? err : strerror(-r));
+			break;
+		case STEP_SECCOMP:
+			r = seccomp_apply(&p->seccomp, err, sizeof(err));
+			if (r < 0)
+				die("seccomp", "%s", err[0] ? err : strerror(-r));
+			break;
+		case STEP_EXEC:
+			if (p->report)
+				report(x);
+			if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)
+				die("execve", "cannot restore the signal mask: %m");
+			if (strchr(p->command[0], '/'))
+				execve(p->command[0], p->command, x->envp);
+			else
+				execvp(p->command[0], p->command);
+			die("execve", "%s: %m", p->command[0]);
+		case STEP_NAMESPACES:
+		case STEP_MAP_IDS:
+		case STEP_TMPFS:
+		case STEP_BIND_BACK:
+		case STEP_PIN:
+		case STEP_PROTECT:
+		case STEP_HIDE:
+		case STEP_PROC:
+		case STEP_LOOPBACK:
+		case STEP_CHDIR:
+		case STEP_INIT:
+		case _STEP_MAX:
+			break;
+		}
+	}
+	die("execve", "the plan has no execve step");
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid 1 of the sandbox, and the runner's wait. Both block the signals they
+ * pass on and take them with sigwaitinfo: no handlers, no EINTR, and a
+ * SIGCHLD that arrives early simply waits in the queue.
+ *
+ * Init applies the mount and network steps, forks the command, then reaps
+ * everything (orphans re-parent to it), forwards the runner's signals to
+ * the command, and when the command ends writes its wait status into the
+ * page shared with the runner and exits: the kernel then kills whatever is
+ * left in the pid namespace.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+
+static void vsay(const char *step, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void vsay(const char *step, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n, m;
+
+	n = snprintf(line, sizeof(line), "cordon: %s: ", step);
+	if (n < 0)
+		n = 0;
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	if (m < 0)
+		m = 0;
+	n += m;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write, so the line arrives whole */
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+void say(const char *step, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	errno = saved; /* for %m */
+	vsay(step, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+_Noreturn void die(const char *step, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	errno = saved;
+	vsay(step, fmt, ap);
+	va_end(ap);
+	_exit(EXEC_EXIT_FAILED);
+}
+
+_Noreturn void exit_like(int status)
+{
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		sigset_t one;
+
+		/* Die of the same signal, without a core file of our own. */
+		(void)setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+		(void)kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(EXEC_EXIT_FAILED);
+}
+
+int supervise(struct exec_ctx *x, pid_t child)
+{
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&x->forward, &si), status;
+		pid_t p;
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			die("wait", "sigwaitinfo: %m");
+		}
+		if (sig != SIGCHLD) {
+			(void)kill(child, sig);
+			continue;
+		}
+		p = waitpid(child, &status, WNOHANG);
+		if (p == child)
+			return status;
+		if (p < 0 && errno != EINTR)
+			die("wait", "waitpid: %m");
+	}
+}
+
+_Noreturn void init_main(struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	pid_t cmd = -1;
+	int r;
+
+	/* The runner is outside the pid namespace, so getppid() says 0 and
+	 * cannot show whether it died first; the command's own check and the
+	 * runner's kill of this process cover that window. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		die("pdeathsig", "%m");
+
+	for (size_t i = 0; i < p->n_steps; i++) {
+		switch (p->steps[i].kind) {
+		case STEP_MAP_IDS:
+			r = ns_map_ids(x->uid, x->gid);
+			if (r == -EPERM || r == -EACCES) {
+				/* the runner decides: fall back, or say so */
+				x->shared->ns_unusable = 1;
+				_exit(EXEC_EXIT_FAILED);
+			}
+			if (r < 0)
+				die("id map", "%s", strerror(-r));
+			/* every mount step is applied in one go, in plan order */
+			mount_apply(x);
+			break;
+		case STEP_LOOPBACK:
+			r = ns_loopback_up();
+			if (r < 0)
+				die("loopback", "%s", strerror(-r));
+			break;
+		case STEP_CHDIR:
+			if (x->cwd[0] && chdir(x->cwd) < 0)
+				die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
+			break;
+		case STEP_INIT:
+			/* Nothing of the runner's reaches the command. */
+			(void)syscall(__NR_close_range, 3u, ~0u, 0u);
+			cmd = fork();
+			if (cmd < 0)
+				die("init", "fork: %m");
+			if (cmd == 0) {
+				x->expect_parent = 1;
+				command_main(x);
+			}
+			break;
+		case STEP_NAMESPACES:
+		case STEP_TMPFS:
+		case STEP_BIND_BACK:
+		case STEP_PIN:
+		case STEP_PROTECT:
+		case STEP_HIDE:
+		case STEP_PROC:
+		case STEP_SETSID:
+		case STEP_PDEATHSIG:
+		case STEP_RLIMIT_CORE:
+		case STEP_CLOSE_FDS:
+		case STEP_ENV:
+		case STEP_DROP_CAPS:
+		case STEP_NO_NEW_PRIVS:
+		case STEP_LANDLOCK:
+		case STEP_SECCOMP:
+		case STEP_EXEC:
+		case _STEP_MAX:
+			break;
+		}
+	}
+	if (cmd < 0)
+		die("init", "the plan has no init step");
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&x->forward, &si), status;
+		pid_t pid;
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			die("init", "sigwaitinfo: %m");
+		}
+		if (sig != SIGCHLD) {
+			(void)kill(cmd, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			if (pid == cmd) {
+				x->shared->status = status;
+				__atomic_store_n(&x->shared->have_status, 1, __ATOMIC_RELEASE);
+				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+			}
+	}
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Landlock for the runner: filesystem read/write/execute, TCP bind/connect,
+ * abstract-unix-socket and signal scoping, adapted to the kernel's ABI.
+ *
+ * Paths are canonicalised (realpath) when the ruleset is built; Landlock rules
+ * attach to inodes, so a rule covers whatever path reaches that inode.
+ *
+ * deny_read ("readable minus these"): Landlock can only allow, so a root that
+ * contains a denied path is not granted as a whole. Instead, for every
+ * directory on the way from the root down to the denied path, each entry
+ * present at apply time gets the root's rights, except the entry that leads
+ * on towards the denied path (walked further) and the denied path itself
+ * (no rule at all). Symlinks in a walked directory get no rule; what they
+ * point at is granted or not on its own. The walked directories themselves
+ * get READ_DIR only, and only when no denied *directory* lies beneath them
+ * (READ_DIR is inherited by every directory beneath a rule). Semantics:
+ *   - opening, reading or executing a denied path fails with EACCES; a denied
+ *     directory cannot be listed and nothing beneath it can be read;
+ *   - a denied file's name still shows in a listing of its parent; a
+ *     directory on the way to a denied directory cannot be listed at all
+ *     (`ls ~` fails when ~/.ssh is denied), though paths through it resolve;
+ *   - entries created in a walked directory after apply are neither
+ *     readable nor writable (fail closed); nor can files be created or
+ *     removed directly in a walked directory of a writable root;
+ *   - the more specific path wins: a denied path beneath a readable or
+ *     writable root splits that root; a root that lies beneath a denied path
+ *     is granted as usual; a root equal to a denied path gets nothing;
+ *   - hiding is by path: the same inode reached through a bind mount or a
+ *     hard link outside the walked directories is not hidden.
+ * The number of rules is capped at LANDLOCK_MAX_RULES; beyond it, -E2BIG.
+ *
+ * Writable roots get every filesystem right the ABI has, except creating
+ * character or block devices (a device node in a writable root would be a way
+ * round every other rule) and IOCTL_DEV, which only roots under /dev get
+ * (terminals need their ioctls; nothing else should issue device ioctls).
+ */
+
+#define LANDLOCK_MAX_RULES 4096
+
+struct landlock_rules {
+	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
+	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
+	const char *const *deny_read;  /* NULL-terminated or NULL: paths to hide even though an ancestor is readable */
+	bool deny_tcp;                 /* deny TCP bind and connect to every port (needs ABI >= 4) */
+	bool scope;                    /* scope abstract unix sockets and signals to the sandbox (ABI >= 6) */
+	unsigned required;             /* REQUIRE_LANDLOCK | REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE from policy.h */
+	/* Tests only; leave 0. > 0: behave as if the kernel's ABI were at
+	 * most this; < 0: as if Landlock were unavailable. It can only take
+	 * features away, and a required feature it takes away is refused. */
+	int test_abi_cap;
+};
+
+struct landlock_report {
+	int abi;              /* 0 when Landlock is unavailable */
+	bool fs, net, scope;  /* what was actually enforced */
+	char missing[256];    /* words for what the kernel lacks ("landlock-net (ABI 4)"), "" if nothing */
+};
+
+/* The kernel's Landlock ABI version; memoised; 0 when unsupported/disabled. */
+int landlock_get_abi(void);
+
+/* Build and enforce the ruleset on the calling thread (caller has already set no_new_privs).
+ * Returns 0, or -errno with a one-line reason in err. When a feature the kernel lacks is in
+ * `required`, return -EOPNOTSUPP and apply NOTHING. When it is not required, drop it, record it
+ * in rep->missing, and go on (the caller lowers the grade to partial). A path in readable/writable
+ * that does not exist is skipped (not an error); any other failure to open or add a rule is an error.
+ * Nothing is enforced unless 0 is returned; rep is written only then.
+ * A required feature the kernel lacks is refused whether or not these rules
+ * use it (REQUIRE_LANDLOCK_NET with deny_tcp false still needs ABI 4).
+ * Besides the features asked for, rep->missing names the filesystem fences
+ * the ABI lacks: "landlock-truncate (ABI 3)", "landlock-ioctl-dev (ABI 5)". */
+int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, char *err, size_t errlen);

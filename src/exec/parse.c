@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The runner's flag parser. Strict and bounded: it is the boundary between
+ * whatever built the command line and the code that applies it, so anything
+ * it does not understand is an error, never a guess.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "policy.h"
+
+const char exec_usage[] =
+	"usage: cordon exec [FLAG...] -- COMMAND [ARG...]\n"
+	"\n"
+	"The native runner: applies the plan its flags spell out, then executes COMMAND.\n"
+	"With no flags: read-only, no network, full isolation, scrubbed environment.\n"
+	"\n"
+	"  --isolation full|light  full: user, mount, pid (and, for --net none, network)\n"
+	"                          namespaces + Landlock + seccomp; light: Landlock + seccomp only\n"
+	"  --net none|host         none: loopback only, TCP bind/connect refused\n"
+	"  --write PATH            PATH (absolute) is writable; repeatable\n"
+	"  --private-tmp           fresh tmpfs on /tmp and /dev/shm (full isolation); writable\n"
+	"                          roots below /tmp are bound back in\n"
+	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
+	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
+	"                          does not exist yet; PATH ending in '*' protects every existing\n"
+	"                          entry with that prefix (full isolation)\n"
+	"  --keep-env NAME         pass NAME (or every NAME with a PREFIX*) from the environment\n"
+	"  --setenv NAME=VALUE     set NAME inside (visible in this command line: no secrets)\n"
+	"  --require FEATURE       refuse to run without FEATURE: landlock, landlock-net,\n"
+	"                          landlock-scope, seccomp, userns, pidns, netns\n"
+	"  --report                print one 'cordon-report:' line on stderr before execve\n"
+	"\n"
+	"A setup failure prints 'cordon: STEP: REASON' and exits 125.\n";
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} feature_names[] = {
+	{ "landlock", REQUIRE_LANDLOCK },
+	{ "landlock-net", REQUIRE_LANDLOCK_NET },
+	{ "landlock-scope", REQUIRE_LANDLOCK_SCOPE },
+	{ "seccomp", REQUIRE_SECCOMP },
+	{ "userns", REQUIRE_USERNS },
+	{ "pidns", REQUIRE_PIDNS },
+	{ "netns", REQUIRE_NETNS },
+};
+
+int exec_feature_from_string(const char *s, unsigned *ret)
+{
+	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+		if (strcmp(feature_names[i].name, s) == 0) {
+			*ret = feature_names[i].bit;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *exec_feature_to_string(unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+		if (feature_names[i].bit == bit)
+			return feature_names[i].name;
+	return NULL;
+}
+
+bool exec_path_is_normal(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	if (p[1] == '\0')
+		return true;
+	for (const char *c = p; *c; c++) {
+		if (*c != '/')
+			continue;
+		/* c starts a component: it must be non-empty, not "." or ".." */
+		if (c[1] == '/' || c[1] == '\0')
+			return false;
+		if (c[1] == '.' && (c[2] == '/' || c[2] == '\0'))
+			return false;
+		if (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0'))
+			return false;
+	}
+	return true;
+}
+
+bool exec_env_name_valid(const char *name, bool allow_glob)
+{
+	size_t n = strnlen(name, EXEC_MAX_NAME + 1);
+
+	if (n == 0 || n > EXEC_MAX_NAME)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (ch == '*' && allow_glob && i == n - 1)
+			continue;
+		if (!(isalnum(ch) || ch == '_') || (i == 0 && isdigit(ch)))
+			return false;
+	}
+	return true;
+}
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+/* Show at most this much of an offending value in a message. */
+#define SHOW 64
+
+enum {
+	SEEN_ISOLATION = 1u << 0,
+	SEEN_NET = 1u << 1,
+	SEEN_PRIVATE_TMP = 1u << 2,
+	SEEN_REPORT = 1u << 3,
+};
+
+static bool list_contains(const struct exec_list *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int list_add(struct exec_list *l, const char *flag, const char *s, char *err, size_t errlen)
+{
+	if (list_contains(l, s))
+		return 0; /* a repeat changes nothing */
+	if (l->n >= EXEC_MAX_LIST)
+		return fail(err, errlen, -E2BIG, "%s: too many (at most %d)", flag, EXEC_MAX_LIST);
+	l->v[l->n++] = s;
+	return 0;
+}
+
+/* A '*' is literal everywhere but at the end of a --protect path, where it
+ * makes the last component a prefix. */
+static int check_path(const char *flag, const char *p, char *err, size_t errlen)
+{
+	size_t n = strnlen(p, EXEC_MAX_PATH + 1);
+
+	if (n > EXEC_MAX_PATH)
+		return fail(err, errlen, -ENAMETOOLONG, "%s: path longer than %d bytes", flag, EXEC_MAX_PATH);
+	if (!exec_path_is_normal(p))
+		return fail(err, errlen, -EINVAL,
+			    "%s: '%.*s' is not an absolute, normalised path (no '//', '.', '..' or trailing '/')",
+			    flag, SHOW, p);
+	if (strcmp(p, "/") == 0)
+		return fail(err, errlen, -EINVAL, "%s: '/' is not allowed here", flag);
+	return 0;
+}
+
+static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, const char *value,
+		      char *err, size_t errlen)
+{
+	unsigned bit;
+	int r;
+
+	if (strcmp(flag, "--isolation") == 0) {
+		if (*seen & SEEN_ISOLATION)
+			return fail(err, errlen, -EINVAL, "--isolation given twice");
+		*seen |= SEEN_ISOLATION;
+		if (cordon_isolation_from_string(value, &f->isolation) < 0)
+			return fail(err, errlen, -EINVAL, "--isolation: '%.*s' is not full or light", SHOW, value);
+		return 0;
+	}
+	if (strcmp(flag, "--net") == 0) {
+		if (*seen & SEEN_NET)
+			return fail(err, errlen, -EINVAL, "--net given twice");
+		*seen |= SEEN_NET;
+		if (cordon_net_from_string(value, &f->net) < 0)
+			return fail(err, errlen, -EINVAL, "--net: '%.*s' is not none or host", SHOW, value);
+		return 0;
+	}
+	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0) {
+		bool protect = flag[2] == 'p';
+		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write : &f->deny_read;
+
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(l, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--keep-env") == 0) {
+		if (!exec_env_name_valid(value, true))
+			return fail(err, errlen, -EINVAL,
+				    "--keep-env: '%.*s' is not a variable name (letters, digits, '_'; may end in '*')",
+				    SHOW, value);
+		if (env_name_is_injection(value))
+			return fail(err, errlen, -EPERM,
+				    "--keep-env: refusing %s: it makes a loader or interpreter run code chosen from outside",
+				    value);
+		return list_add(&f->keep_env, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--setenv") == 0) {
+		const char *eq = strchr(value, '=');
+		char name[EXEC_MAX_NAME + 1];
+		size_t nl = eq ? (size_t)(eq - value) : 0;
+
+		if (!eq || nl == 0 || nl > EXEC_MAX_NAME)
+			return fail(err, errlen, -EINVAL, "--setenv: '%.*s' is not NAME=VALUE", SHOW, value);
+		memcpy(name, value, nl);
+		name[nl] = '\0';
+		if (!exec_env_name_valid(name, false))
+			return fail(err, errlen, -EINVAL, "--setenv: '%s' is not a variable name", name);
+		if (env_name_is_injection(name))
+			return fail(err, errlen, -EPERM,
+				    "--setenv: refusing %s: it makes a loader or interpreter run code chosen from outside",
+				    name);
+		if (strnlen(eq + 1, EXEC_MAX_VALUE + 1) > EXEC_MAX_VALUE)
+			return fail(err, errlen, -E2BIG, "--setenv: value of %s longer than %d bytes", name,
+				    EXEC_MAX_VALUE);
+		/* The same name twice with different values is ambiguous. */
+		for (size_t i = 0; i < f->setenv.n; i++)
+			if (strncmp(f->setenv.v[i], value, nl + 1) == 0 && strcmp(f->setenv.v[i], value) != 0)
+				return fail(err, errlen, -EINVAL, "--setenv: %s given twice with different values",
+					    name);
+		return list_add(&f->setenv, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--require") == 0) {
+		if (exec_feature_from_string(value, &bit) < 0)
+			return fail(err, errlen, -EINVAL,
+				    "--require: unknown feature '%.*s' (known: landlock, landlock-net, landlock-scope, "
+				    "seccomp, userns, pidns, netns)",
+				    SHOW, value);
+		f->required |= bit;
+		return 0;
+	}
+	return fail(err, errlen, -EINVAL, "unknown flag '%.*s' (see cordon exec --help)", SHOW, flag);
+}
+
+static bool takes_value(const char *flag)
+{
+	static const char *const with_value[] = {
+		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
+	};
+
+	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
+		if (strcmp(flag, with_value[i]) == 0)
+			return true;
+	return false;
+}
+
+void exec_flags_done(struct exec_flags *f)
+{
+	free(f->storage);
+	*f = (struct exec_flags){};
+}
+
+int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
+{
+	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE };
+	struct exec_list *lists[] = { &f.write, &f.deny_read, &f.protect, &f.keep_env, &f.setenv };
+	size_t per_list;
+	unsigned seen = 0;
+	bool dashdash = false;
+	const char **slots;
+	int i, r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (argc < 1 || !argv || !argv[0])
+		return fail(err, errlen, -EINVAL, "no arguments");
+
+	/* Each list can hold at most every argument; one allocation, no
+	 * reallocations, whatever the line looks like. */
+	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
+	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
+	if (!slots)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		lists[l]->v = slots + l * per_list;
+	f.storage = slots;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			dashdash = true;
+			i++;
+			break;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			f.help = true;
+			*ret = f;
+			return 0;
+		}
+		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0) {
+			unsigned bit = a[2] == 'p' ? SEEN_PRIVATE_TMP : SEEN_REPORT;
+
+			if (seen & bit) {
+				r = fail(err, errlen, -EINVAL, "%s given twice", a);
+				goto fail;
+			}
+			seen |= bit;
+			if (bit == SEEN_PRIVATE_TMP)
+				f.private_tmp = true;
+			else
+				f.report = true;
+			continue;
+		}
+		if (!takes_value(a)) {
+			r = fail(err, errlen, -EINVAL,
+				 a[0] == '-' ? "unknown flag '%.*s' (see cordon exec --help)"
+					     : "'%.*s': expected a flag or '--' before the command",
+				 SHOW, a);
+			goto fail;
+		}
+		if (i + 1 >= argc) {
+			r = fail(err, errlen, -EINVAL, "%s needs a value", a);
+			goto fail;
+		}
+		r = parse_flag(&f, &seen, a, argv[i + 1], err, errlen);
+		if (r < 0)
+			goto fail;
+		i++;
+	}
+	if (!dashdash || i >= argc) {
+		r = fail(err, errlen, -EINVAL, "no command: expected '-- COMMAND [ARG...]'");
+		goto fail;
+	}
+	if (!argv[i][0]) {
+		r = fail(err, errlen, -EINVAL, "the command name is empty");
+		goto fail;
+	}
+	f.command = argv + i;
+	*ret = f;
+	return 0;
+fail:
+	free(slots);
+	return r;
+}

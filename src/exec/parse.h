@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cordon/cordon.h"
+
+/*
+ * The runner's command line: `cordon exec [FLAG...] -- COMMAND [ARG...]`.
+ * Every flag is a word, so the line reads as the plan it asks for (like
+ * bwrap's). Parsing is strict (unknown flag, missing value, a repeated
+ * single-valued flag, a malformed path or name: an error naming the flag)
+ * and bounded (counts and lengths are capped). Nothing is copied: the lists
+ * point into argv, which must outlive the result.
+ */
+
+#define EXEC_MAX_LIST   1024            /* entries per repeatable flag */
+#define EXEC_MAX_PATH   4095            /* bytes in one path */
+#define EXEC_MAX_NAME   256             /* bytes in one variable name */
+#define EXEC_MAX_VALUE  (128 * 1024)    /* bytes in one --setenv value */
+
+struct exec_list {
+	const char **v;                 /* NULL-terminated; points into argv */
+	size_t n;
+};
+
+struct exec_flags {
+	enum cordon_isolation isolation;  /* --isolation full|light (default full) */
+	enum cordon_net net;              /* --net none|host (default none) */
+	bool private_tmp;                 /* --private-tmp: fresh tmpfs on /tmp and /dev/shm */
+	bool report;                      /* --report: one "cordon-report:" line on stderr before execve */
+	bool help;                        /* --help: nothing else is read */
+	struct exec_list write;           /* --write PATH: writable root */
+	struct exec_list deny_read;       /* --deny-read PATH: hidden */
+	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
+	struct exec_list keep_env;        /* --keep-env NAME (or PREFIX*) */
+	struct exec_list setenv;          /* --setenv NAME=VALUE */
+	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
+	char *const *command;             /* after "--"; never empty on success */
+	void *storage;                    /* one allocation behind the lists */
+};
+
+/* Parse argv (argv[0] is "exec"). 0, or -EINVAL / -E2BIG / -ENAMETOOLONG /
+ * -ENOMEM with a one-line reason in err. On failure *ret holds nothing to free. */
+int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen);
+void exec_flags_done(struct exec_flags *f);
+
+/* Names <-> REQUIRE_* bits ("landlock-net" <-> REQUIRE_LANDLOCK_NET). */
+int exec_feature_from_string(const char *s, unsigned *ret);
+const char *exec_feature_to_string(unsigned bit);
+
+/* Checks shared with the plan and the provider. */
+bool exec_path_is_normal(const char *p);         /* absolute, no "//", ".", "..", trailing '/' */
+bool exec_env_name_valid(const char *name, bool allow_glob);
+
+extern const char exec_usage[];

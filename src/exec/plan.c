@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Flags -> ordered plan. Pure: no syscalls, so `cordon explain` and the unit
+ * tests see exactly the order the runner applies.
+ *
+ * The order, and why:
+ *   namespaces in one clone (user first: it owns the others), id maps;
+ *   mounts: private tmpfs, writable roots below it bound back, then pins and
+ *   read-only protections sorted by path (an ancestor is pinned before a
+ *   path below it is protected, else the pin would cover the protection),
+ *   then read-deny overlays last so they win even inside a writable root;
+ *   a fresh /proc once pid 1 exists; loopback; the working directory is
+ *   re-entered so relative paths go through the new mounts;
+ *   then, in the command's process: setsid, parent-death signal, no core
+ *   dumps, no inherited fds, environment, capabilities, no_new_privs,
+ *   Landlock, seccomp last (it would refuse the mount and prctl calls
+ *   before it), execve.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "policy.h"
+
+const char *const plan_writable_devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", NULL,
+};
+
+static const char *const readable_all[] = { "/", NULL };
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+enum step_phase step_phase(enum step_kind k)
+{
+	switch (k) {
+	case STEP_NAMESPACES:
+		return PHASE_RUNNER;
+	case STEP_MAP_IDS:
+	case STEP_TMPFS:
+	case STEP_BIND_BACK:
+	case STEP_PIN:
+	case STEP_PROTECT:
+	case STEP_HIDE:
+	case STEP_PROC:
+	case STEP_LOOPBACK:
+	case STEP_CHDIR:
+	case STEP_INIT:
+		return PHASE_INIT;
+	case STEP_SETSID:
+	case STEP_PDEATHSIG:
+	case STEP_RLIMIT_CORE:
+	case STEP_CLOSE_FDS:
+	case STEP_ENV:
+	case STEP_DROP_CAPS:
+	case STEP_NO_NEW_PRIVS:
+	case STEP_LANDLOCK:
+	case STEP_SECCOMP:
+	case STEP_EXEC:
+	case _STEP_MAX:
+		break;
+	}
+	return PHASE_COMMAND;
+}
+
+const char *step_name(enum step_kind k)
+{
+	static const char *const names[_STEP_MAX] = {
+		[STEP_NAMESPACES] = "namespaces",
+		[STEP_MAP_IDS] = "id map",
+		[STEP_TMPFS] = "tmpfs",
+		[STEP_BIND_BACK] = "bind back",
+		[STEP_PIN] = "pin",
+		[STEP_PROTECT] = "protect",
+		[STEP_HIDE] = "hide",
+		[STEP_PROC] = "proc",
+		[STEP_LOOPBACK] = "loopback",
+		[STEP_CHDIR] = "chdir",
+		[STEP_INIT] = "init",
+		[STEP_SETSID] = "setsid",
+		[STEP_PDEATHSIG] = "pdeathsig",
+		[STEP_RLIMIT_CORE] = "rlimit",
+		[STEP_CLOSE_FDS] = "close fds",
+		[STEP_ENV] = "environment",
+		[STEP_DROP_CAPS] = "capabilities",
+		[STEP_NO_NEW_PRIVS] = "no_new_privs",
+		[STEP_LANDLOCK] = "landlock",
+		[STEP_SECCOMP] = "seccomp",
+		[STEP_EXEC] = "execve",
+	};
+
+	return (unsigned)k < _STEP_MAX ? names[k] : "?";
+}
+
+/* path[0..len) equals dir or lies below it; both absolute and normal. */
+static bool under_n(const char *path, size_t len, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1)
+		return true;
+	return len >= n && strncmp(path, dir, n) == 0 && (len == n || path[n] == '/');
+}
+
+static bool under(const char *path, const char *dir)
+{
+	return under_n(path, strlen(path), dir);
+}
+
+static bool under_any_n(const char *path, size_t len, const char *const *dirs)
+{
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		if (under_n(path, len, dirs[i]))
+			return true;
+	return false;
+}
+
+static int add_step_n(struct plan *p, enum step_kind k, const char *path, size_t len)
+{
+	if (p->n_steps >= p->max_steps)
+		return -E2BIG;
+	p->steps[p->n_steps++] = (struct step){ .kind = k, .path = path, .len = len };
+	return 0;
+}
+
+static int add_step(struct plan *p, enum step_kind k, const char *path)
+{
+	return add_step_n(p, k, path, path ? strlen(path) : 0);
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->path, y->path, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	/* the same path pinned and protected: PIN sorts first, then is dropped */
+	return (int)x->kind - (int)y->kind;
+}
+
+/* Mount points below a private tmpfs that are mount points already (the
+ * tmpfs itself, and the roots bound back into it). */
+static bool is_mounted_already(const struct plan *p, const char *path, size_t len)
+{
+	if (!p->private_tmp)
+		return false;
+	if ((len == 4 && memcmp(path, "/tmp", 4) == 0) || (len == 8 && memcmp(path, "/dev/shm", 8) == 0))
+		return true;
+	for (size_t i = 0; i < p->n_steps; i++)
+		if (p->steps[i].kind == STEP_BIND_BACK && p->steps[i].len == len &&
+		    memcmp(p->steps[i].path, path, len) == 0)
+			return true;
+	return false;
+}
+
+/* Pins and protections, sorted so an ancestor comes before what lies below
+ * it. An ancestor needs a pin when it could otherwise be renamed away, that
+ * is when its parent is below a writable root. */
+static int add_protections(struct plan *p, const struct exec_flags *f)
+{
+	size_t first = p->n_steps, out;
+	int r;
+
+	for (size_t i = 0; i < f->protect.n; i++) {
+		const char *path = f->protect.v[i];
+		size_t len = strlen(path);
+
+		/* Outside every writable root Landlock keeps it read-only already. */
+		if (!under_any_n(path, len, p->write))
+			continue;
+		for (size_t k = 1; k < len; k++) {
+			size_t q = k;
+
+			if (path[k] != '/')
+				continue;
+			/* the ancestor is path[0..k), its parent path[0..q) */
+			while (q > 0 && path[q - 1] != '/')
+				q--;
+			q = q > 1 ? q - 1 : 1;
+			if (!under_any_n(path, q, p->write) || is_mounted_already(p, path, k))
+				continue;
+			r = add_step_n(p, STEP_PIN, path, k);
+			if (r < 0)
+				return r;
+		}
+		r = add_step_n(p, STEP_PROTECT, path, len);
+		if (r < 0)
+			return r;
+	}
+
+	qsort(p->steps + first, p->n_steps - first, sizeof(struct step), step_cmp);
+	out = first;
+	for (size_t i = first; i < p->n_steps; i++) {
+		const struct step *s = &p->steps[i], *next = i + 1 < p->n_steps ? s + 1 : NULL;
+
+		if (next && next->len == s->len && memcmp(next->path, s->path, s->len) == 0)
+			continue; /* a duplicate, or a PIN the PROTECT after it covers */
+		p->steps[out++] = *s;
+	}
+	p->n_steps = out;
+	return 0;
+}
+
+/* The writable roots strictly below /tmp, minus those below another one
+ * (a recursive bind brings them along). */
+static int add_bind_backs(struct plan *p)
+{
+	for (size_t i = 0; p->write[i]; i++) {
+		const char *w = p->write[i];
+		bool nested = false;
+		int r;
+
+		if (!under(w, "/tmp") || strcmp(w, "/tmp") == 0)
+			continue;
+		for (size_t j = 0; p->write[j]; j++)
+			if (j != i && strcmp(p->write[j], "/tmp") != 0 && under(p->write[j], "/tmp") &&
+			    under(w, p->write[j]) && strcmp(w, p->write[j]) != 0)
+				nested = true;
+		if (nested)
+			continue;
+		r = add_step(p, STEP_BIND_BACK, w);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void plan_done(struct plan *p)
+{
+	free(p->storage);
+	*p = (struct plan){};
+}
+
+static int compile(const struct exec_flags *f, bool light, struct plan *ret, char *err, size_t errlen)
+{
+	struct plan p = {
+		.isolation = light ? CORDON_ISOLATION_LIGHT : CORDON_ISOLATION_FULL,
+		.net = f->net,
+		.private_tmp = !light && f->private_tmp,
+		.report = f->report,
+		.required = f->required,
+		.command = f->command,
+		.keep_env = f->keep_env.v,
+		.setenv = f->setenv.v,
+	};
+	size_t n_writable = f->write.n + 8, n_steps;
+	const char **writable;
+	char *blob;
+	int r;
+
+	if (light) {
+		if (f->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))
+			return fail(err, errlen, -EOPNOTSUPP,
+				    "light isolation uses no namespaces, but %s is required",
+				    exec_feature_to_string(f->required & REQUIRE_USERNS ? REQUIRE_USERNS
+							   : f->required & REQUIRE_PIDNS ? REQUIRE_PIDNS
+											 : REQUIRE_NETNS));
+		if (f->isolation == CORDON_ISOLATION_LIGHT && f->private_tmp)
+			return fail(err, errlen, -EINVAL, "--private-tmp needs --isolation full (a mount namespace)");
+		if (f->isolation == CORDON_ISOLATION_LIGHT && f->protect.n > 0)
+			return fail(err, errlen, -EINVAL,
+				    "--protect needs --isolation full: Landlock cannot keep a path read-only "
+				    "below a writable root");
+	}
+	if ((f->required & REQUIRE_NETNS) && f->net != CORDON_NET_NONE)
+		return fail(err, errlen, -EINVAL, "--require netns contradicts --net host");
+
+	/* Every protected path brings at most one pin per ancestor. */
+	n_steps = 32 + f->write.n + f->deny_read.n;
+	for (size_t i = 0; i < f->protect.n; i++)
+		for (const char *c = f->protect.v[i]; *c; c++)
+			n_steps += *c == '/';
+	if (n_steps > PLAN_MAX_STEPS)
+		n_steps = PLAN_MAX_STEPS;
+
+	/* One allocation: the steps and the Landlock path arrays. */
+	blob = calloc(1, n_steps * sizeof(struct step) + 2 * n_writable * sizeof(char *));
+	if (!blob)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	p.storage = blob;
+	p.steps = (struct step *)blob;
+	p.max_steps = n_steps;
+	writable = (const char **)(blob + n_steps * sizeof(struct step));
+	p.write = writable + n_writable;
+
+	for (size_t i = 0; i < f->write.n; i++)
+		((const char **)p.write)[i] = f->write.v[i];
+
+	/* Landlock: read and execute everything, write the roots and the
+	 * terminal-ish devices; the private /dev/shm when there is one. */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < f->write.n; i++)
+			writable[k++] = f->write.v[i];
+		for (size_t i = 0; plan_writable_devices[i]; i++)
+			writable[k++] = plan_writable_devices[i];
+		if (p.private_tmp)
+			writable[k++] = "/dev/shm";
+		writable[k] = NULL;
+	}
+	p.landlock = (struct landlock_rules){
+		.readable = readable_all,
+		.writable = writable,
+		/* no mount namespace: Landlock is the only way to hide */
+		.deny_read = light ? f->deny_read.v : NULL,
+		.deny_tcp = f->net == CORDON_NET_NONE,
+		.scope = true,
+		/* The runner's write fence is Landlock: never run without it. */
+		.required = REQUIRE_LANDLOCK | (f->required & (REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE)),
+	};
+	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
+	p.seccomp = (struct seccomp_opts){ .deny_inet = light && f->net == CORDON_NET_NONE };
+
+	if (!light) {
+		p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+				(f->net == CORDON_NET_NONE ? CLONE_NEWNET : 0);
+		if ((r = add_step(&p, STEP_NAMESPACES, NULL)) < 0 || (r = add_step(&p, STEP_MAP_IDS, NULL)) < 0)
+			goto fail;
+		if (p.private_tmp) {
+			if ((r = add_step(&p, STEP_TMPFS, "/tmp")) < 0 ||
+			    (r = add_step(&p, STEP_TMPFS, "/dev/shm")) < 0 || (r = add_bind_backs(&p)) < 0)
+				goto fail;
+		}
+		r = add_protections(&p, f);
+		if (r < 0)
+			goto fail;
+		for (size_t i = 0; i < f->deny_read.n; i++)
+			if ((r = add_step(&p, STEP_HIDE, f->deny_read.v[i])) < 0)
+				goto fail;
+		if ((r = add_step(&p, STEP_PROC, "/proc")) < 0)
+			goto fail;
+		if (f->net == CORDON_NET_NONE && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
+			goto fail;
+		if ((r = add_step(&p, STEP_CHDIR, NULL)) < 0 || (r = add_step(&p, STEP_INIT, NULL)) < 0)
+			goto fail;
+	}
+	for (enum step_kind k = STEP_SETSID; k <= STEP_EXEC; k++)
+		if ((r = add_step(&p, k, NULL)) < 0)
+			goto fail;
+
+	*ret = p;
+	return 0;
+fail:
+	free(blob);
+	if (r == -E2BIG)
+		return fail(err, errlen, r, "the plan has too many steps (at most %d)", PLAN_MAX_STEPS);
+	return fail(err, errlen, r, "cannot build the plan: %s", strerror(-r));
+}
+
+int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen)
+{
+	return compile(f, f->isolation == CORDON_ISOLATION_LIGHT, ret, err, errlen);
+}
+
+int plan_compile_light(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen)
+{
+	return compile(f, true, ret, err, errlen);
+}
+
+static void print_list(FILE *out, const char *const *v, const char *none)
+{
+	if (!v || !v[0]) {
+		fprintf(out, " %s", none);
+		return;
+	}
+	for (size_t i = 0; v[i]; i++)
+		fprintf(out, " %s", v[i]);
+}
+
+void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
+{
+	bool full = p->isolation == CORDON_ISOLATION_FULL;
+	unsigned n = 0;
+
+#define P (int)s->len, s->path
+	fprintf(out, "cordon exec plan: isolation %s, network %s\n", full ? "full" : "light",
+		p->net == CORDON_NET_NONE ? "none" : "host");
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct step *s = &p->steps[i];
+
+		fprintf(out, "%3u. ", ++n);
+		switch (s->kind) {
+		case STEP_NAMESPACES:
+			fprintf(out, "new user, mount, pid%s namespaces in one clone\n",
+				p->clone_flags & CLONE_NEWNET ? " and network" : "");
+			break;
+		case STEP_MAP_IDS:
+			fprintf(out, "map uid %u and gid %u to themselves (setgroups denied)\n", uid, gid);
+			break;
+		case STEP_TMPFS:
+			fprintf(out, "private tmpfs on %.*s (gone when the sandbox ends)\n", P);
+			break;
+		case STEP_BIND_BACK:
+			fprintf(out, "bind the writable root %.*s back into the private tmpfs\n", P);
+			break;
+		case STEP_PIN:
+			fprintf(out, "pin %.*s (bound onto itself: it cannot be renamed or removed)\n", P);
+			break;
+		case STEP_PROTECT:
+			if (s->path[s->len - 1] == '*')
+				fprintf(out, "read-only: every existing entry matching %.*s\n", P);
+			else
+				fprintf(out, "read-only: %.*s (if missing, its first missing component is stubbed "
+					     "so it cannot be created)\n",
+					P);
+			break;
+		case STEP_HIDE:
+			fprintf(out, "hide %.*s (an empty, inaccessible directory, or /dev/null for a file)\n", P);
+			break;
+		case STEP_PROC:
+			fprintf(out, "fresh /proc: only the sandbox's processes\n");
+			break;
+		case STEP_LOOPBACK:
+			fprintf(out, "network namespace: loopback up, no other interface\n");
+			break;
+		case STEP_CHDIR:
+			fprintf(out, "re-enter the working directory through the new mounts\n");
+			break;
+		case STEP_INIT:
+			fprintf(out, "pid 1 init forks the command, reaps, forwards signals, relays its exit status\n");
+			break;
+		case STEP_SETSID:
+			fprintf(out, "setsid: new session, no controlling terminal\n");
+			break;
+		case STEP_PDEATHSIG:
+			fprintf(out, "killed (SIGKILL) if its parent dies\n");
+			break;
+		case STEP_RLIMIT_CORE:
+			fprintf(out, "RLIMIT_CORE 0: no core dumps\n");
+			break;
+		case STEP_CLOSE_FDS:
+			fprintf(out, "close every file descriptor above 2\n");
+			break;
+		case STEP_ENV:
+			fprintf(out, "environment: only");
+			print_list(out, policy_default_env, "");
+			if (p->keep_env && p->keep_env[0]) {
+				fprintf(out, ", kept:");
+				print_list(out, p->keep_env, "");
+			}
+			if (p->setenv && p->setenv[0]) {
+				fprintf(out, "; set:");
+				for (size_t k = 0; p->setenv[k]; k++)
+					fprintf(out, " %.*s", (int)strcspn(p->setenv[k], "="), p->setenv[k]);
+			}
+			fprintf(out, " (loader and interpreter injection variables never)\n");
+			break;
+		case STEP_DROP_CAPS:
+			fprintf(out, "drop every capability: bounding, ambient, inheritable, permitted, effective\n");
+			break;
+		case STEP_NO_NEW_PRIVS:
+			fprintf(out, "no_new_privs: setuid and file capabilities grant nothing\n");
+			break;
+		case STEP_LANDLOCK:
+			fprintf(out, "Landlock: read and execute /; write");
+			print_list(out, p->landlock.writable, "nothing");
+			if (p->landlock.deny_read && p->landlock.deny_read[0]) {
+				fprintf(out, "; unreadable:");
+				print_list(out, p->landlock.deny_read, "");
+			}
+			if (p->landlock.deny_tcp)
+				fprintf(out, "; TCP bind and connect refused");
+			fprintf(out, "; abstract unix sockets and signals scoped to the sandbox\n");
+			break;
+		case STEP_SECCOMP:
+			fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, io_uring, bpf, perf_event_open, "
+				     "userfaultfd, keyrings, kexec, modules, the mount API, setns, unshare and "
+				     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
+				     "sockets other than unix/%snetlink; other syscall ABIs killed\n",
+				p->seccomp.deny_inet ? "" : "IPv4/IPv6/");
+			break;
+		case STEP_EXEC:
+			fprintf(out, "execve");
+			for (size_t k = 0; p->command && p->command[k]; k++)
+				fprintf(out, " %s", p->command[k]);
+			fputc('\n', out);
+			break;
+		case _STEP_MAX:
+			break;
+		}
+	}
+	if (p->required) {
+		fprintf(out, "required (refuse rather than degrade):");
+		for (unsigned bit = 1; bit <= REQUIRE_NETNS; bit <<= 1)
+			if (p->required & bit)
+				fprintf(out, " %s", exec_feature_to_string(bit));
+		fputc('\n', out);
+	}
+	if (!full)
+		fprintf(out,
+			"light isolation gives up: the private /tmp (/tmp is the host's, writable), a private "
+			"/proc (host processes are visible, though ptrace is refused and signals are scoped), "
+			"read-only protection of .git/hooks, .git/config, shell rc and editor config inside "
+			"writable roots, hiding by mount (Landlock hides instead, so a hidden path's parent "
+			"cannot be listed), the pid namespace (no init: orphans are not reaped in a sandbox "
+			"of their own) and the network namespace (%s)\n",
+			p->net == CORDON_NET_NONE ? "IP sockets are refused by seccomp instead, loopback included"
+						  : "the host network is shared either way");
+#undef P
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "landlock.h"
+#include "parse.h"
+#include "syscall_filter.h"
+
+/*
+ * Compile, then apply: the flags become an ordered list of steps. Compiling
+ * is pure (no syscalls), so the order and the content of a plan are unit
+ * tested without privileges; exec.c then walks the list in the processes it
+ * belongs to (runner, pid-1 init, command).
+ */
+
+enum step_kind {
+	STEP_NAMESPACES,   /* one clone: new user, mount, pid (and net) namespaces */
+	STEP_MAP_IDS,      /* uid/gid map: the caller's ids map to themselves */
+	STEP_TMPFS,        /* path: a private tmpfs */
+	STEP_BIND_BACK,    /* path: a writable root below a private tmpfs, bound back from the host */
+	STEP_PIN,          /* path: bound onto itself, so it cannot be renamed or removed */
+	STEP_PROTECT,      /* path: bound read-only; missing: its first missing component stubbed */
+	STEP_HIDE,         /* path: an empty, inaccessible read-only directory, or /dev/null */
+	STEP_PROC,         /* a fresh /proc for the new pid namespace */
+	STEP_LOOPBACK,     /* bring lo up in the new network namespace */
+	STEP_CHDIR,        /* re-enter the working directory through the new mounts */
+	STEP_INIT,         /* fork the command below a pid-1 init */
+	STEP_SETSID,
+	STEP_PDEATHSIG,
+	STEP_RLIMIT_CORE,
+	STEP_CLOSE_FDS,
+	STEP_ENV,
+	STEP_DROP_CAPS,
+	STEP_NO_NEW_PRIVS,
+	STEP_LANDLOCK,
+	STEP_SECCOMP,
+	STEP_EXEC,
+	_STEP_MAX,
+};
+
+struct step {
+	enum step_kind kind;
+	const char *path;      /* mount steps: path[0..len) (an ancestor is a prefix of a --protect path) */
+	size_t len;
+};
+
+#define PLAN_MAX_STEPS (6 * EXEC_MAX_LIST + 64)
+
+struct plan {
+	enum cordon_isolation isolation;
+	enum cordon_net net;
+	bool private_tmp;
+	bool report;
+	unsigned long clone_flags;      /* CLONE_NEW* for STEP_NAMESPACES; 0 under light */
+	unsigned required;              /* REQUIRE_* the caller insists on */
+
+	struct step *steps;
+	size_t n_steps, max_steps;
+
+	/* What Landlock and seccomp are given; the arrays point into argv. */
+	struct landlock_rules landlock;
+	struct seccomp_opts seccomp;
+	const char *const *write;       /* the --write roots, NULL-terminated */
+	const char *const *keep_env;
+	const char *const *setenv;
+	char *const *command;
+
+	void *storage;
+};
+
+/* Compile parsed flags into a plan. Pure. 0, or -EINVAL with a reason in err
+ * when flags contradict each other (e.g. --protect under light isolation).
+ * The plan points into f (and so into argv); both must outlive it. */
+int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen);
+void plan_done(struct plan *p);
+
+/* The same plan under light isolation, for a host without user namespaces
+ * (exec.c falls back to it when nothing required them). Pure. */
+int plan_compile_light(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen);
+
+/* Which process applies a step. */
+enum step_phase {
+	PHASE_RUNNER,      /* the `cordon exec` process, before the clone */
+	PHASE_INIT,        /* pid 1 of the new namespaces */
+	PHASE_COMMAND,     /* the process that execs the command */
+};
+enum step_phase step_phase(enum step_kind k);
+const char *step_name(enum step_kind k);
+
+/* Print the plan in words; uid/gid are the ids the map would use. */
+void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out);
+
+/* The writable device nodes every plan allows (NULL-terminated). */
+extern const char *const plan_writable_devices[];

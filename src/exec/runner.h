@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Internal to the runner: what the modules share. */
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "landlock.h"
+#include "plan.h"
+
+/* How the command ended, written by init into a page it shares with the
+ * runner (a pid-1 init cannot die of a signal, so its own status would
+ * lose the difference between "exit 137" and "killed by SIGKILL"). */
+struct shared_status {
+	int have_status;
+	int status;             /* as from waitpid */
+	int ns_unusable;        /* the user namespace came without capabilities: nothing ran */
+};
+
+/* A --protect path resolved by the runner before the clone. */
+struct protect_target {
+	size_t step;            /* index of its STEP_PROTECT */
+	char *path;             /* what to bind read-only: the path, or the stub standing for it */
+};
+
+/* A stub the runner made, or found, and may remove when the run ends. */
+struct stub {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	bool created;           /* by this runner */
+	int lock;               /* index into exec_ctx.locks */
+};
+
+struct exec_ctx {
+	const struct plan *plan;
+	uid_t uid;
+	gid_t gid;
+	char cwd[PATH_MAX];
+	char **envp;                    /* built before any fork; entries point into environ/argv */
+	sigset_t forward;               /* signals the runner and init pass on (plus SIGCHLD) */
+	sigset_t old_mask;              /* restored before execve */
+	struct shared_status *shared;
+	pid_t expect_parent;            /* for the PDEATHSIG race check; 0: do not check */
+
+	struct protect_target *targets;
+	size_t n_targets;
+	struct stub *stubs;
+	size_t n_stubs;
+	int locks[8];                   /* LOCK_SH on writable roots holding stubs */
+	const char *lock_roots[8];
+	size_t n_locks;
+
+	struct landlock_report landlock;
+	const char *degraded;           /* why full isolation fell back to light, or NULL */
+};
+
+#define EXEC_EXIT_FAILED 125
+
+/* One line "cordon: STEP: REASON" on stderr, then _exit(125). */
+_Noreturn void die(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same line, without exiting. */
+void say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* env.c: the command's environment, from environ and the plan. */
+int env_build(const struct plan *p, char *const *environ_in, char ***ret);
+
+/* ns.c */
+int ns_map_ids(uid_t uid, gid_t gid);
+int ns_loopback_up(void);
+
+/* mount.c: the mount steps of the plan, in init. */
+void mount_apply(struct exec_ctx *x);
+
+/* protect.c: resolve --protect paths, make stubs, lock, and clean up. */
+int protect_prepare(struct exec_ctx *x);
+void protect_cleanup(struct exec_ctx *x);
+
+/* harden.c: the command's own steps, then execve. Never returns. */
+_Noreturn void command_main(struct exec_ctx *x);
+
+/* init.c */
+_Noreturn void init_main(struct exec_ctx *x);
+/* Wait for child, forwarding x->forward to it; returns its wait status. */
+int supervise(struct exec_ctx *x, pid_t child);
+/* End this process as status says (same exit code, or same signal). */
+_Noreturn void exit_like(int status);

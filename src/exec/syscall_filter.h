@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The runner's seccomp filter (built with libseccomp), loaded last, just
+ * before execve. Default allow; what it refuses returns EPERM so that denials
+ * are classifiable (clone3 returns ENOSYS, see syscall_filter.c). Syscalls from a
+ * non-native ABI (i386 via int $0x80, x32) kill the process.
+ */
+
+struct seccomp_opts {
+	bool deny_inet;        /* also refuse socket(AF_INET/AF_INET6) — used when there is no network namespace and the net is "none" */
+	bool allow_userns;     /* reserved, keep false: unshare/clone with namespace flags refused */
+};
+
+/* Load the filter on the calling thread (no_new_privs already set: -EPERM if
+ * not). 0 or -errno with reason in err. allow_userns true is refused with
+ * -EINVAL until it means something. */
+int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen);

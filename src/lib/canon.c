@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Canonicalisation of the paths a policy names. Unlike realpath(3), a missing
+ * tail is kept (a workspace may not exist yet), the symlink budget is explicit
+ * and every failure says which path and why.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "provider.h"
+
+/* The unresolved remainder may grow with each symlink; bound it. */
+#define CANON_MAX_PENDING (8 * PATH_MAX)
+
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *r;
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	if (asprintf(&r, "%.*s/%s", (int)la, a, b) < 0)
+		return NULL;
+	return r;
+}
+
+int path_is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	if (strncmp(path, dir, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/';
+}
+
+/* Drop the last component of an absolute canonical path, in place. */
+static void pop_component(char *resolved, size_t *len)
+{
+	while (*len > 1 && resolved[*len - 1] != '/')
+		(*len)--;
+	if (*len > 1)
+		(*len)--; /* the separator, unless we are back at "/" */
+	resolved[*len] = '\0';
+}
+
+static int push_component(char *resolved, size_t *len, const char *comp, size_t n)
+{
+	size_t need = *len + (*len > 1) + n;
+
+	if (need >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (*len > 1)
+		resolved[(*len)++] = '/';
+	memcpy(resolved + *len, comp, n);
+	*len += n;
+	resolved[*len] = '\0';
+	return 0;
+}
+
+int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr)
+{
+	char resolved[PATH_MAX] = "/";
+	size_t rlen = 1;
+	_cleanup_free_ char *pending = NULL;
+	unsigned hops = 0;
+	size_t pos = 0, plen;
+
+	if (!path)
+		return error_set(reterr, -EINVAL, "path is missing");
+	if (memchr(path, '\0', len))
+		return error_set(reterr, -EINVAL, "path contains a NUL byte");
+	if (len == 0)
+		return error_set(reterr, -EINVAL, "path is empty");
+	if (len >= PATH_MAX)
+		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
+
+	if (path[0] == '/') {
+		pending = strndup(path, len);
+	} else {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return error_set(reterr, -errno, "cannot read the current directory: %m");
+		if (asprintf(&pending, "%s/%.*s", cwd, (int)len, path) < 0)
+			pending = NULL;
+	}
+	if (!pending)
+		return -ENOMEM;
+	plen = strlen(pending);
+
+	while (pos < plen) {
+		const char *comp;
+		size_t n;
+		struct stat st;
+		int r;
+
+		while (pos < plen && pending[pos] == '/')
+			pos++;
+		if (pos >= plen)
+			break;
+		comp = pending + pos;
+		n = strcspn(comp, "/");
+		pos += n;
+
+		if (n == 1 && comp[0] == '.')
+			continue;
+		if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+			/* ".." applies to the already resolved prefix */
+			pop_component(resolved, &rlen);
+			continue;
+		}
+
+		r = push_component(resolved, &rlen, comp, n);
+		if (r < 0)
+			return error_set(reterr, r, "path '%.*s' is too long once resolved", (int)len, path);
+
+		if (lstat(resolved, &st) < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue; /* a missing tail is kept verbatim */
+			return error_set(reterr, -errno, "cannot inspect '%s': %m", resolved);
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+
+		if (++hops > CANON_MAX_SYMLINKS)
+			return error_set(reterr, -ELOOP,
+					 "too many symbolic links (more than %d) while resolving '%.*s': is there a loop?",
+					 CANON_MAX_SYMLINKS, (int)len, path);
+
+		char target[PATH_MAX];
+		ssize_t tl = readlink(resolved, target, sizeof(target) - 1);
+		if (tl < 0)
+			return error_set(reterr, -errno, "cannot read symlink '%s': %m", resolved);
+		if ((size_t)tl >= sizeof(target) - 1)
+			return error_set(reterr, -ENAMETOOLONG, "symlink '%s' has a target that is too long", resolved);
+		target[tl] = '\0';
+
+		/* Replace the link with its target, then walk the target's components. */
+		pop_component(resolved, &rlen);
+		if (target[0] == '/') {
+			resolved[0] = '/';
+			resolved[1] = '\0';
+			rlen = 1;
+		}
+		size_t rest = plen - pos;
+		if ((size_t)tl + 1 + rest > CANON_MAX_PENDING)
+			return error_set(reterr, -ENAMETOOLONG, "path '%.*s' grows too long through symlinks", (int)len, path);
+		char *np = malloc((size_t)tl + 1 + rest + 1);
+		if (!np)
+			return -ENOMEM;
+		memcpy(np, target, (size_t)tl);
+		np[tl] = '/';
+		memcpy(np + tl + 1, pending + pos, rest);
+		np[tl + 1 + rest] = '\0';
+		free(pending);
+		pending = np;
+		plen = (size_t)tl + 1 + rest;
+		pos = 0;
+	}
+
+	char *out = strdup(resolved);
+	if (!out)
+		return -ENOMEM;
+	*ret = out;
+	return 0;
+}
+
+CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr)
+{
+	if (!path || !ret)
+		return error_set(reterr, -EINVAL, "path is missing");
+	return canonicalize_n(path, strlen(path), ret, reterr);
+}

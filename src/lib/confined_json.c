@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The JSON form of a confined value: what `cordon confine --json` prints and
+ * `cordon classify --confined FILE` reads back.
+ *
+ *   {"argv":[...],"mode":"workspace-write","enforcement":"bwrap",
+ *    "grade":"full","denial_signatures":[...],"fatal_signatures":[...],
+ *    "informational_lines":[...],"allowed_exit_codes":[...]}
+ *
+ * Reading is strict, because a confined value read back decides what a
+ * process's output means: every key is required (a missing signature list
+ * would quietly turn every denial into "ok"), unknown keys, duplicate keys,
+ * NUL bytes and invalid UTF-8 are refused, and every error names its line
+ * and column. jansson keeps no positions for parsed values, so semantic
+ * errors find theirs again by walking the (already validated) text.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "provider.h"
+#include "strv.h"
+
+#define CONFINED_JSON_MAX ((size_t)1024 * 1024)
+
+/* json_decrefp comes with jansson. */
+#define _cleanup_json_ _cleanup_(json_decrefp)
+
+/* ---- Writing ------------------------------------------------------------- */
+
+/* RFC 3629, as jansson checks it: no overlong forms, no surrogates, nothing
+ * above U+10FFFF. Lets a refusal say -EINVAL rather than guess at -ENOMEM. */
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p, n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else
+			return false;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		p += n + 1;
+	}
+	return true;
+}
+
+static int string_to_json(const char *s, json_t **ret)
+{
+	json_t *j;
+
+	if (!utf8_valid(s))
+		return -EINVAL;
+	j = json_string(s);
+	if (!j)
+		return -ENOMEM;
+	*ret = j;
+	return 0;
+}
+
+static int strv_to_json(char *const *v, json_t **ret)
+{
+	_cleanup_json_ json_t *a = json_array();
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; v && v[i]; i++) {
+		json_t *s;
+		int r = string_to_json(v[i], &s);
+
+		if (r < 0)
+			return r;
+		if (json_array_append_new(a, s) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(a);
+	return 0;
+}
+
+static int set_new(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v) < 0 ? -ENOMEM : 0;
+}
+
+static int set_strv(json_t *o, const char *key, char *const *v)
+{
+	json_t *a;
+	int r = strv_to_json(v, &a);
+
+	return r < 0 ? r : set_new(o, key, a);
+}
+
+/* A name that reads back as the same value, or NULL for an out-of-range
+ * enum (its to_string would say "invalid", which must not be written). */
+#define ENUM_NAME(kind, type, v)                                                          \
+	({                                                                                \
+		const char *_n = cordon_##kind##_to_string(v);                            \
+		type _back;                                                               \
+		cordon_##kind##_from_string(_n, &_back) == 0 && _back == (v) ? _n : NULL; \
+	})
+
+CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **ret)
+{
+	_cleanup_json_ json_t *o = NULL, *codes = NULL;
+	const char *mode, *enforcement, *grade;
+	char *s;
+	int r;
+
+	if (!c || !ret || !c->argv || !c->argv[0] || (c->n_allowed_exit_codes > 0 && !c->allowed_exit_codes))
+		return -EINVAL;
+	mode = ENUM_NAME(mode, enum cordon_mode, c->mode);
+	enforcement = ENUM_NAME(enforcement, enum cordon_enforcement, c->enforcement);
+	grade = ENUM_NAME(grade, enum cordon_grade, c->grade);
+	if (!mode || !enforcement || !grade)
+		return -EINVAL;
+
+	o = json_object();
+	codes = json_array();
+	if (!o || !codes)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_allowed_exit_codes; i++)
+		if (json_array_append_new(codes, json_integer(c->allowed_exit_codes[i])) < 0)
+			return -ENOMEM;
+
+	/* Insertion order is output order: keep it the documented one. */
+	if ((r = set_strv(o, "argv", c->argv)) < 0 ||
+	    (r = set_new(o, "mode", json_string(mode))) < 0 ||
+	    (r = set_new(o, "enforcement", json_string(enforcement))) < 0 ||
+	    (r = set_new(o, "grade", json_string(grade))) < 0 ||
+	    (r = set_strv(o, "denial_signatures", c->denial_signatures)) < 0 ||
+	    (r = set_strv(o, "fatal_signatures", c->fatal_signatures)) < 0 ||
+	    (r = set_strv(o, "informational_lines", c->informational_lines)) < 0 ||
+	    (r = set_new(o, "allowed_exit_codes", TAKE_PTR(codes))) < 0)
+		return r;
+
+	s = json_dumps(o, JSON_COMPACT);
+	if (!s)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+/* ---- Reading: positions ------------------------------------------------------
+ *
+ * A cursor over text jansson has already accepted, so the grammar is known
+ * to hold; bounds are still checked on every step. */
+
+struct cursor {
+	const char *p, *end;
+};
+
+static void skip_ws(struct cursor *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+		c->p++;
+}
+
+static void skip_string(struct cursor *c)
+{
+	c->p++; /* the opening quote */
+	while (c->p < c->end && *c->p != '"')
+		c->p += *c->p == '\\' ? 2 : 1;
+	if (c->p < c->end)
+		c->p++;
+}
+
+static void skip_value(struct cursor *c)
+{
+	size_t depth = 0;
+
+	do {
+		if (c->p >= c->end)
+			return;
+		switch (*c->p) {
+		case '"':
+			skip_string(c);
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		default:
+			/* a scalar: up to the next delimiter */
+			while (c->p + 1 < c->end && !strchr(",:]} \t\n\r", c->p[1]))
+				c->p++;
+			break;
+		}
+		c->p++;
+	} while (depth > 0);
+}
+
+/* Step over the separator after a member or element, if there is one. */
+static void skip_comma(struct cursor *c)
+{
+	skip_ws(c);
+	if (c->p < c->end && *c->p == ',')
+		c->p++;
+	skip_ws(c);
+}
+
+/* Where the top-level value starts. */
+static struct cursor locate_root(const char *json, size_t len)
+{
+	struct cursor c = { json, json + len };
+
+	skip_ws(&c);
+	return c;
+}
+
+/* The key of member k (document order) of the top-level object. */
+static struct cursor locate_key(const char *json, size_t len, size_t k)
+{
+	struct cursor c = locate_root(json, len);
+
+	c.p++; /* '{' */
+	skip_ws(&c);
+	for (size_t i = 0; i < k && c.p < c.end; i++) {
+		skip_string(&c);
+		skip_ws(&c);
+		c.p++; /* ':' */
+		skip_ws(&c);
+		skip_value(&c);
+		skip_comma(&c);
+	}
+	return c;
+}
+
+/* The value of member k, or element j of it when j != SIZE_MAX. */
+static struct cursor locate_value(const char *json, size_t len, size_t k, size_t j)
+{
+	struct cursor c = locate_key(json, len, k);
+
+	skip_string(&c);
+	skip_ws(&c);
+	c.p++; /* ':' */
+	skip_ws(&c);
+	if (j == SIZE_MAX)
+		return c;
+	c.p++; /* '[' */
+	skip_ws(&c);
+	for (size_t i = 0; i < j && c.p < c.end; i++) {
+		skip_value(&c);
+		skip_comma(&c);
+	}
+	return c;
+}
+
+/* 1-based line, and column in characters as jansson counts them. */
+static void position_of(const char *json, const char *at, int *ret_line, int *ret_column)
+{
+	int line = 1, column = 1;
+
+	for (const char *p = json; p < at; p++) {
+		if (*p == '\n') {
+			line++;
+			column = 1;
+		} else if (((unsigned char)*p & 0xc0) != 0x80) {
+			column++;
+		}
+	}
+	*ret_line = line;
+	*ret_column = column;
+}
+
+/* ---- Reading: errors --------------------------------------------------------- */
+
+struct reader {
+	const char *json;
+	size_t len;
+	struct cordon_error *reterr;
+};
+
+static int fail_at(const struct reader *rd, const char *at, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_at(const struct reader *rd, const char *at, const char *path, const char *fmt, ...)
+{
+	char msg[sizeof(rd->reterr->message)];
+	int line, column;
+	va_list ap;
+
+	if (!rd->reterr)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	position_of(rd->json, at, &line, &column);
+	error_set(rd->reterr, -EINVAL, "line %d, column %d: %s", line, column, msg);
+	rd->reterr->line = line;
+	rd->reterr->column = column;
+	snprintf(rd->reterr->path, sizeof(rd->reterr->path), "%s", path);
+	return -EINVAL;
+}
+
+static const char *json_type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a fractional number";
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	case JSON_NULL:
+		return "null";
+	}
+	return "an unknown value";
+}
+
+/* ---- Reading: fields ------------------------------------------------------ */
+
+struct field {
+	const char *key;
+	size_t index; /* member index in the document */
+	json_t *value;
+};
+
+static int fail_value(const struct reader *rd, const struct field *f, size_t elem, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* An error about f's value (elem == SIZE_MAX) or one of its elements. */
+static int fail_value(const struct reader *rd, const struct field *f, size_t elem, const char *fmt, ...)
+{
+	struct cursor at = locate_value(rd->json, rd->len, f->index, elem);
+	char what[64], path[96], msg[400];
+	va_list ap;
+
+	if (elem == SIZE_MAX) {
+		snprintf(what, sizeof(what), "\"%s\"", f->key);
+		snprintf(path, sizeof(path), "$.%s", f->key);
+	} else {
+		snprintf(what, sizeof(what), "\"%s\"[%zu]", f->key, elem);
+		snprintf(path, sizeof(path), "$.%s[%zu]", f->key, elem);
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return fail_at(rd, at.p, path, "%s %s", what, msg);
+}
+
+static int read_strv(const struct reader *rd, const struct field *f, bool is_argv, char ***ret)
+{
+	_cleanup_strv_free_ char **v = NULL;
+	size_t n;
+
+	if (!json_is_array(f->value))
+		return fail_value(rd, f, SIZE_MAX, "must be an array of strings, not %s",
+				  json_type_name(f->value));
+	n = json_array_size(f->value);
+	if (is_argv && n == 0)
+		return fail_value(rd, f, SIZE_MAX, "must not be empty");
+
+	v = calloc(n + 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(f->value, i);
+		const char *s = json_string_value(e);
+
+		if (!json_is_string(e))
+			return fail_value(rd, f, i, "must be a string, not %s", json_type_name(e));
+		/* jansson refuses \u0000 already; this keeps that true. */
+		if (strlen(s) != json_string_length(e))
+			return fail_value(rd, f, i, "must not contain a NUL byte");
+		if (is_argv && !s[0])
+			return fail_value(rd, f, i, "must not be an empty string");
+		v[i] = strdup(s);
+		if (!v[i])
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+static int read_codes(const struct reader *rd, const struct field *f, int **ret, size_t *ret_n)
+{
+	_cleanup_free_ int *codes = NULL;
+	size_t n;
+
+	if (!json_is_array(f->value))
+		return fail_value(rd, f, SIZE_MAX, "must be an array of integers, not %s",
+				  json_type_name(f->value));
+	n = json_array_size(f->value);
+	if (n > 0) {
+		codes = calloc(n, sizeof(int));
+		if (!codes)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(f->value, i);
+		json_int_t v;
+
+		if (!json_is_integer(e))
+			return fail_value(rd, f, i, "must be an integer, not %s", json_type_name(e));
+		v = json_integer_value(e);
+		if (v < 0 || v > 255)
+			return fail_value(rd, f, i, "must be an exit status from 0 to 255, not %" JSON_INTEGER_FORMAT,
+					  v);
+		codes[i] = (int)v;
+	}
+	*ret = TAKE_PTR(codes);
+	*ret_n = n;
+	return 0;
+}
+
+/* "a, b or c", for refusals. */
+static void choice_add(char *buf, size_t size, int i, int last, const char *name)
+{
+	size_t o = strlen(buf);
+
+	snprintf(buf + o, size - o, "%s%s", i == 0 ? "" : i == last ? " or " : ", ", name);
+}
+
+/* A value as JSON text (quoted, escaped) for messages; NULL on ENOMEM. */
+static char *json_show(const json_t *j)
+{
+	return json_dumps(j, JSON_ENCODE_ANY);
+}
+
+/* One reader per enum, with the valid names taken from names.c. */
+#define DEFINE_READ_ENUM(kind, type, last)                                                             \
+	static int read_##kind(const struct reader *rd, const struct field *f, type *ret)              \
+	{                                                                                              \
+		_cleanup_free_ char *shown = NULL;                                                     \
+		char choices[256] = "";                                                                \
+												       \
+		if (!json_is_string(f->value))                                                         \
+			return fail_value(rd, f, SIZE_MAX, "must be a string, not %s",                 \
+					  json_type_name(f->value));                                   \
+		if (cordon_##kind##_from_string(json_string_value(f->value), ret) == 0)                \
+			return 0;                                                                      \
+		for (int i = 0; i <= (int)(last); i++)                                                 \
+			choice_add(choices, sizeof(choices), i, (int)(last),                           \
+				   cordon_##kind##_to_string((type)i));                                \
+		shown = json_show(f->value);                                                           \
+		return fail_value(rd, f, SIZE_MAX, "must be %s, not %.100s", choices,                  \
+				  shown ? shown : "that");                                             \
+	}
+
+DEFINE_READ_ENUM(mode, enum cordon_mode, CORDON_MODE_DANGER_FULL_ACCESS)
+DEFINE_READ_ENUM(enforcement, enum cordon_enforcement, CORDON_ENFORCEMENT_SEATBELT)
+DEFINE_READ_ENUM(grade, enum cordon_grade, CORDON_GRADE_PARTIAL)
+
+enum {
+	KEY_ARGV,
+	KEY_MODE,
+	KEY_ENFORCEMENT,
+	KEY_GRADE,
+	KEY_DENIAL,
+	KEY_FATAL,
+	KEY_INFO,
+	KEY_CODES,
+	_KEY_MAX,
+};
+
+static const char *const keys[_KEY_MAX] = {
+	[KEY_ARGV] = "argv",
+	[KEY_MODE] = "mode",
+	[KEY_ENFORCEMENT] = "enforcement",
+	[KEY_GRADE] = "grade",
+	[KEY_DENIAL] = "denial_signatures",
+	[KEY_FATAL] = "fatal_signatures",
+	[KEY_INFO] = "informational_lines",
+	[KEY_CODES] = "allowed_exit_codes",
+};
+
+static void confined_clear(struct cordon_confined *c)
+{
+	strv_free(c->argv);
+	strv_free(c->denial_signatures);
+	strv_free(c->fatal_signatures);
+	strv_free(c->informational_lines);
+	free(c->allowed_exit_codes);
+}
+
+static int read_fields(const struct reader *rd, json_t *root, struct cordon_confined *c)
+{
+	struct field fields[_KEY_MAX] = { 0 };
+	const char *key;
+	json_t *value;
+	size_t index = 0;
+	int r;
+
+	json_object_foreach(root, key, value) {
+		size_t k = 0;
+
+		while (k < _KEY_MAX && strcmp(keys[k], key) != 0)
+			k++;
+		if (k == _KEY_MAX) {
+			_cleanup_json_ json_t *k_json = json_string(key);
+			_cleanup_free_ char *shown = k_json ? json_show(k_json) : NULL;
+
+			return fail_at(rd, locate_key(rd->json, rd->len, index).p, "$", "unknown key %.200s",
+				       shown ? shown : "?");
+		}
+		fields[k] = (struct field){ .key = keys[k], .index = index, .value = value };
+		index++;
+	}
+
+	for (size_t k = 0; k < _KEY_MAX; k++)
+		if (!fields[k].value)
+			return fail_at(rd, locate_root(rd->json, rd->len).p, "$", "missing key \"%s\"", keys[k]);
+
+	if ((r = read_strv(rd, &fields[KEY_ARGV], true, &c->argv)) < 0 ||
+	    (r = read_mode(rd, &fields[KEY_MODE], &c->mode)) < 0 ||
+	    (r = read_enforcement(rd, &fields[KEY_ENFORCEMENT], &c->enforcement)) < 0 ||
+	    (r = read_grade(rd, &fields[KEY_GRADE], &c->grade)) < 0 ||
+	    (r = read_strv(rd, &fields[KEY_DENIAL], false, &c->denial_signatures)) < 0 ||
+	    (r = read_strv(rd, &fields[KEY_FATAL], false, &c->fatal_signatures)) < 0 ||
+	    (r = read_strv(rd, &fields[KEY_INFO], false, &c->informational_lines)) < 0 ||
+	    (r = read_codes(rd, &fields[KEY_CODES], &c->allowed_exit_codes, &c->n_allowed_exit_codes)) < 0)
+		return r;
+	return 0;
+}
+
+CORDON_API int cordon_confined_from_json(const char *json, size_t len, struct cordon_confined **ret,
+					 struct cordon_error *reterr)
+{
+	const struct reader rd = { .json = json, .len = len, .reterr = reterr };
+	struct cordon_confined c = { 0 }, *result;
+	_cleanup_json_ json_t *root = NULL;
+	json_error_t jerr;
+	const char *nul;
+	int r;
+
+	if (!ret || (!json && len > 0))
+		return error_set(reterr, -EINVAL, "no JSON input");
+	if (len > CONFINED_JSON_MAX)
+		return error_set(reterr, -EFBIG, "confined JSON is %zu bytes, more than the 1 MiB limit", len);
+
+	/* jansson reads a raw NUL after a number as the end of the input and
+	 * accepts what came before: refuse it here. */
+	nul = len ? memchr(json, '\0', len) : NULL;
+	if (nul)
+		return fail_at(&rd, nul, "", "NUL byte in JSON input");
+
+	root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		r = error_set(reterr, -EINVAL, "line %d, column %d: invalid JSON: %s", jerr.line, jerr.column,
+			      jerr.text);
+		if (reterr) {
+			reterr->line = jerr.line;
+			reterr->column = jerr.column;
+		}
+		return r;
+	}
+	if (!json_is_object(root))
+		return fail_at(&rd, locate_root(json, len).p, "$", "expected an object, not %s",
+			       json_type_name(root));
+
+	r = read_fields(&rd, root, &c);
+	if (r < 0) {
+		confined_clear(&c);
+		return r;
+	}
+
+	result = malloc(sizeof(*result));
+	if (!result) {
+		confined_clear(&c);
+		return -ENOMEM;
+	}
+	*result = c;
+	*ret = result;
+	return 0;
+}

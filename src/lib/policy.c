@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy: built once, validated, and from then on read-only. Everything
+ * that needs the filesystem (canonical paths, which credential stores exist,
+ * the environment snapshot) happens here so that confine stays pure.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "policy.h"
+#include "provider.h"
+#include "strv.h"
+
+extern char **environ;
+
+/* Caps on what one policy may hold (attacker-influenced via flags/profiles). */
+#define POLICY_MAX_ENTRIES 4096
+#define ENV_NAME_MAX 256
+#define ENV_VALUE_MAX (128 * 1024)
+
+const char *const policy_default_deny_read[] = {
+	".ssh",
+	".aws",
+	".gnupg",
+	".config/gh",
+	".config/hub",
+	".kube",
+	".docker",
+	".azure",
+	".config/gcloud",
+	".netrc",
+	".git-credentials",
+	".password-store",
+	".npmrc",
+	".pypirc",
+	".cargo/credentials",
+	".cargo/credentials.toml",
+	".gem/credentials",
+	".bash_history",
+	".zsh_history",
+	".history",
+	".sh_history",
+	".python_history",
+	".node_repl_history",
+	".psql_history",
+	".mysql_history",
+	".sqlite_history",
+	".rediscli_history",
+	".lesshst",
+	".local/share/fish/fish_history",
+	NULL,
+};
+
+const char *const policy_default_deny_sockets[] = {
+	"/run/docker.sock",
+	"/var/run/docker.sock",
+	"/run/containerd",
+	"/run/podman",
+	"/run/dbus",
+	"/var/run/dbus",
+	"/run/systemd/private",
+	"/run/snapd.socket",
+	"/run/snapd-snap.socket",
+	"/run/libvirt",
+	"/run/user",
+	NULL,
+};
+
+const char *const policy_default_deny_services[] = {
+	"/run/postgresql",
+	"/var/run/postgresql",
+	"/run/mysqld",
+	"/var/run/mysqld",
+	"/run/redis",
+	"/var/run/redis",
+	"/run/mongodb",
+	NULL,
+};
+
+const char *const policy_default_protect[] = {
+	".git/hooks",
+	".git/config",
+	".gitmodules",
+	".bashrc",
+	".bash_profile",
+	".bash_login",
+	".bash_logout",
+	".profile",
+	".zshrc",
+	".zshenv",
+	".zprofile",
+	".zlogin",
+	".envrc",
+	".vscode",
+	".idea",
+	".mcp.json",
+	".cordon*",
+	NULL,
+};
+
+const char *const policy_default_env[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_*", "TZ", "TERM", "SHELL", "TMPDIR",
+	NULL,
+};
+
+/* Variables that make a loader or interpreter run code the caller chose. */
+static const char *const injection_env[] = {
+	"LD_*",
+	"DYLD_*",
+	"GCONV_PATH",
+	"HOSTALIASES",
+	"LOCPATH",
+	"NLSPATH",
+	"MALLOC_*",
+	"GLIBC_TUNABLES",
+	"PYTHONPATH",
+	"PYTHONHOME",
+	"PYTHONSTARTUP",
+	"PYTHONUSERBASE",
+	"PYTHONBREAKPOINT",
+	"NODE_OPTIONS",
+	"NODE_PATH",
+	"PERL5OPT",
+	"PERL5LIB",
+	"PERLLIB",
+	"PERL5DB",
+	"RUBYOPT",
+	"RUBYLIB",
+	"BASH_ENV",
+	"ENV",
+	"BASH_FUNC_*",
+	"PROMPT_COMMAND",
+	"SHELLOPTS",
+	"BASHOPTS",
+	"PS4",
+	"IFS",
+	"JAVA_TOOL_OPTIONS",
+	"_JAVA_OPTIONS",
+	"JDK_JAVA_OPTIONS",
+	"GIT_EXEC_PATH",
+	"GIT_CONFIG_PARAMETERS",
+	"GIT_CONFIG_COUNT",
+	"GIT_CONFIG_KEY_*",
+	"GIT_CONFIG_VALUE_*",
+	"GIT_SSH",
+	"GIT_SSH_COMMAND",
+	"GIT_ASKPASS",
+	"SSH_ASKPASS",
+	NULL,
+};
+
+bool env_name_matches(const char *pattern, const char *name)
+{
+	size_t n = strlen(pattern);
+
+	if (n > 0 && pattern[n - 1] == '*')
+		return strncmp(pattern, name, n - 1) == 0;
+	return strcmp(pattern, name) == 0;
+}
+
+bool env_name_is_injection(const char *name)
+{
+	for (size_t i = 0; injection_env[i]; i++)
+		if (env_name_matches(injection_env[i], name))
+			return true;
+	return false;
+}
+
+/* NAME, or a pattern NAME* / PREFIX_*; "*" alone means every variable. */
+static bool env_name_valid(const char *name, bool allow_glob)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > ENV_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (ch == '*' && allow_glob && i == n - 1)
+			continue;
+		if (!(isalnum(ch) || ch == '_') || (i == 0 && isdigit(ch)))
+			return false;
+	}
+	return true;
+}
+
+/* ---- temp roots, memoised ---- */
+
+static char *temp_roots[3];
+static bool temp_roots_ready;
+
+static int compute_temp_roots(char **out, struct cordon_error *reterr)
+{
+	const char *tmpdir = secure_getenv("TMPDIR");
+	size_t n = 0;
+	int r;
+
+	r = cordon_canonicalize("/tmp", &out[n], reterr);
+	if (r < 0)
+		return r;
+	n++;
+	if (tmpdir && tmpdir[0] == '/') {
+		char *t = NULL;
+
+		r = cordon_canonicalize(tmpdir, &t, reterr);
+		if (r < 0)
+			goto fail;
+		if (strcmp(t, "/") == 0) {
+			free(t);
+			r = error_set(reterr, -EINVAL,
+				      "TMPDIR '%s' canonicalises to '/': refusing to make the whole filesystem writable",
+				      tmpdir);
+			goto fail;
+		}
+		if (strcmp(t, out[0]) == 0)
+			free(t);
+		else
+			out[n++] = t;
+	}
+	out[n] = NULL;
+	return 0;
+fail:
+	for (size_t i = 0; i < n; i++) {
+		free(out[i]);
+		out[i] = NULL;
+	}
+	return r;
+}
+
+const char *const *policy_temp_roots(void)
+{
+	return (const char *const *)temp_roots;
+}
+
+int policy_warm(struct cordon_error *reterr)
+{
+	int r;
+
+	if (temp_roots_ready)
+		return 0;
+	r = compute_temp_roots(temp_roots, reterr);
+	if (r < 0)
+		return r;
+	temp_roots_ready = true;
+	return 0;
+}
+
+
+/* ---- environment ---- */
+
+static int env_snapshot_matching(char ***env, const char *pattern)
+{
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		_cleanup_free_ char *name = NULL;
+		int r;
+
+		if (!eq || eq == *e)
+			continue;
+		name = strndup(*e, (size_t)(eq - *e));
+		if (!name)
+			return -ENOMEM;
+		if (!env_name_matches(pattern, name) || env_name_is_injection(name))
+			continue;
+		if (strlen(eq + 1) > ENV_VALUE_MAX)
+			continue;
+		/* replace an earlier value for the same name */
+		size_t nl = strlen(name);
+		bool replaced = false;
+		for (char **x = *env; x && *x; x++)
+			if (strncmp(*x, name, nl) == 0 && (*x)[nl] == '=') {
+				char *c = strdup(*e);
+				if (!c)
+					return -ENOMEM;
+				free(*x);
+				*x = c;
+				replaced = true;
+				break;
+			}
+		if (replaced)
+			continue;
+		if (strv_length(*env) >= POLICY_MAX_ENTRIES)
+			return -E2BIG;
+		r = strv_push(env, *e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- read-deny set ---- */
+
+bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d)
+{
+	return d->exists && !(d->only_without_net && p->net == CORDON_NET_HOST);
+}
+
+enum deny_origin {
+	DENY_EXPLICIT,   /* the caller asked: kept as given */
+	DENY_DEFAULT,    /* built in: skipped when it would hide a writable root */
+	DENY_SERVICE,    /* built in, and only while the network is "none" */
+};
+
+static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin,
+		    struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+	struct deny_entry *nd;
+	struct stat st;
+	int r;
+
+	if (p->n_deny >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+	r = cordon_canonicalize(path, &canon, reterr);
+	if (r < 0)
+		return r;
+	if (strcmp(canon, "/") == 0)
+		return error_set(reterr, -EINVAL, "refusing to hide '/': nothing could run");
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (strcmp(p->deny[i].path, canon) == 0)
+			return 0;
+	/* A built-in entry never hides the workspace or a temp root the caller
+	 * chose (TMPDIR under /run/user, a workspace inside ~/.docker, ...). */
+	if (origin != DENY_EXPLICIT) {
+		if (p->workspace && path_is_under(p->workspace, canon))
+			return 0;
+		for (const char *const *t = policy_temp_roots(); *t; t++)
+			if (path_is_under(*t, canon))
+				return 0;
+	}
+
+	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	p->deny = nd;
+	nd = &p->deny[p->n_deny];
+	*nd = (struct deny_entry){ .path = TAKE_PTR(canon), .only_without_net = origin == DENY_SERVICE };
+	if (stat(nd->path, &st) == 0) {
+		nd->exists = true;
+		nd->is_dir = S_ISDIR(st.st_mode);
+	} else if (errno != ENOENT && errno != ENOTDIR) {
+		r = error_set(reterr, -errno, "cannot inspect read-deny path '%s': %m", nd->path);
+		free(nd->path);
+		return r;
+	}
+	p->n_deny++;
+	return 0;
+}
+
+/* Sockets that lead out: container engines, buses, the runtime directory
+ * (gpg-agent, the session bus), the ssh agent, and local databases. */
+static int deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
+{
+	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
+	const char *agent = secure_getenv("SSH_AUTH_SOCK");
+	int r;
+
+	for (size_t i = 0; policy_default_deny_sockets[i]; i++) {
+		r = deny_add(p, policy_default_deny_sockets[i], DENY_DEFAULT, reterr);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; policy_default_deny_services[i]; i++) {
+		r = deny_add(p, policy_default_deny_services[i], DENY_SERVICE, reterr);
+		if (r < 0)
+			return r;
+	}
+	if (runtime && runtime[0] == '/' && strcmp(runtime, "/") != 0) {
+		r = deny_add(p, runtime, DENY_DEFAULT, reterr);
+		if (r < 0)
+			return r;
+	}
+	if (agent && agent[0] == '/' && strcmp(agent, "/") != 0) {
+		r = deny_add(p, agent, DENY_DEFAULT, reterr);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int resolve_home(char **ret)
+{
+	const char *home = secure_getenv("HOME");
+	struct passwd *pw;
+
+	if (!home || home[0] != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || home[0] != '/') {
+		*ret = NULL;
+		return 0;
+	}
+	return cordon_canonicalize(home, ret, NULL);
+}
+
+static int compute_writable_roots(struct cordon_policy *p)
+{
+	char **roots = calloc(1, sizeof(char *));
+	int r;
+
+	if (!roots)
+		return -ENOMEM;
+	if (p->mode != CORDON_MODE_READ_ONLY) {
+		if (p->workspace) {
+			r = strv_push_unique(&roots, p->workspace);
+			if (r < 0)
+				goto fail;
+		}
+		for (const char *const *t = policy_temp_roots(); *t; t++) {
+			r = strv_push_unique(&roots, *t);
+			if (r < 0)
+				goto fail;
+		}
+	}
+	strv_free(p->writable_roots);
+	p->writable_roots = roots;
+	return 0;
+fail:
+	strv_free(roots);
+	return r;
+}
+
+CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
+{
+	if (!p)
+		return NULL;
+	free(p->workspace);
+	free(p->home);
+	strv_free(p->writable_roots);
+	for (size_t i = 0; i < p->n_deny; i++)
+		free(p->deny[i].path);
+	free(p->deny);
+	strv_free(p->protect);
+	strv_free(p->env);
+	strv_free(p->keep_env);
+	free(p);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
+
+CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
+				 struct cordon_policy **ret, struct cordon_error *reterr)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	enum cordon_mode m;
+	int r;
+
+	if (!ret)
+		return error_set(reterr, -EINVAL, "no place to return the policy");
+	if (!mode || cordon_mode_from_string(mode, &m) < 0)
+		return error_set(reterr, -EINVAL,
+				 "unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
+				 mode ? mode : "(null)");
+
+	r = policy_warm(reterr);
+	if (r < 0)
+		return r;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->mode = m;
+	p->net = CORDON_NET_NONE;
+	p->isolation = CORDON_ISOLATION_FULL;
+	p->caller_is_root = geteuid() == 0;
+
+	if (workspace_root || m != CORDON_MODE_DANGER_FULL_ACCESS) {
+		struct cordon_error e = {};
+		const char *ws = workspace_root ? workspace_root : ".";
+
+		r = cordon_canonicalize(ws, &p->workspace, &e);
+		if (r < 0)
+			return error_set(reterr, r, "workspace root: %s", e.message);
+		if (strcmp(p->workspace, "/") == 0)
+			return error_set(reterr, -EINVAL,
+					 "workspace root '%s' canonicalises to '/': refusing to make the whole filesystem the workspace",
+					 ws);
+	}
+
+	r = resolve_home(&p->home);
+	if (r < 0)
+		return error_set(reterr, r, "cannot resolve HOME");
+	if (p->home && strcmp(p->home, "/") != 0)
+		for (size_t i = 0; policy_default_deny_read[i]; i++) {
+			_cleanup_free_ char *path = path_join(p->home, policy_default_deny_read[i]);
+
+			if (!path)
+				return -ENOMEM;
+			r = deny_add(p, path, DENY_DEFAULT, reterr);
+			if (r < 0)
+				return r;
+		}
+
+	r = deny_defaults_outside_home(p, reterr);
+	if (r < 0)
+		return r;
+
+	if (p->workspace)
+		for (size_t i = 0; policy_default_protect[i]; i++) {
+			r = strv_consume(&p->protect, path_join(p->workspace, policy_default_protect[i]));
+			if (r < 0)
+				return r;
+		}
+
+	p->env = calloc(1, sizeof(char *));
+	if (!p->env)
+		return -ENOMEM;
+	for (size_t i = 0; policy_default_env[i]; i++) {
+		r = env_snapshot_matching(&p->env, policy_default_env[i]);
+		if (r < 0)
+			return error_set(reterr, r, "cannot snapshot the environment");
+	}
+
+	r = compute_writable_roots(p);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+CORDON_API enum cordon_mode cordon_policy_mode(const struct cordon_policy *p)
+{
+	return p->mode;
+}
+
+CORDON_API const char *cordon_policy_workspace(const struct cordon_policy *p)
+{
+	return p->workspace;
+}
+
+CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net net)
+{
+	switch (net) {
+	case CORDON_NET_NONE:
+	case CORDON_NET_HOST:
+		p->net = net;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+CORDON_API enum cordon_net cordon_policy_net(const struct cordon_policy *p)
+{
+	return p->net;
+}
+
+CORDON_API int cordon_policy_set_isolation(struct cordon_policy *p, enum cordon_isolation iso)
+{
+	switch (iso) {
+	case CORDON_ISOLATION_FULL:
+	case CORDON_ISOLATION_LIGHT:
+		p->isolation = iso;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
+				      struct cordon_error *reterr)
+{
+	int r;
+
+	if (!name || !env_name_valid(name, true))
+		return error_set(reterr, -EINVAL,
+				 "'%s' is not a variable name (letters, digits and '_', optionally ending in '*')",
+				 name ? name : "(null)");
+	if (env_name_is_injection(name))
+		return error_set(reterr, -EPERM,
+				 "refusing to pass %s into the sandbox: it makes a loader or interpreter run code chosen from outside",
+				 name);
+	if (strv_length(p->keep_env) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many kept variables (at most %d)", POLICY_MAX_ENTRIES);
+	r = strv_push_unique(&p->keep_env, name);
+	if (r < 0)
+		return r;
+	return env_snapshot_matching(&p->env, name);
+}
+
+CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, const char *value,
+				     struct cordon_error *reterr)
+{
+	_cleanup_free_ char *entry = NULL;
+	size_t nl;
+
+	if (!name || !env_name_valid(name, false))
+		return error_set(reterr, -EINVAL, "'%s' is not a variable name (letters, digits and '_')",
+				 name ? name : "(null)");
+	if (env_name_is_injection(name))
+		return error_set(reterr, -EPERM,
+				 "refusing to set %s: it makes a loader or interpreter run code chosen from outside",
+				 name);
+	if (!value || strlen(value) > ENV_VALUE_MAX)
+		return error_set(reterr, -EINVAL, "value for %s is missing or longer than %d bytes", name, ENV_VALUE_MAX);
+	if (asprintf(&entry, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+
+	nl = strlen(name);
+	for (char **x = p->env; x && *x; x++)
+		if (strncmp(*x, name, nl) == 0 && (*x)[nl] == '=') {
+			free(*x);
+			*x = TAKE_PTR(entry);
+			return 0;
+		}
+	if (strv_length(p->env) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many environment variables (at most %d)", POLICY_MAX_ENTRIES);
+	return strv_consume(&p->env, TAKE_PTR(entry));
+}
+
+CORDON_API int cordon_policy_deny_read(struct cordon_policy *p, const char *path,
+				       struct cordon_error *reterr)
+{
+	if (!path || !*path)
+		return error_set(reterr, -EINVAL, "read-deny path is empty");
+	return deny_add(p, path, DENY_EXPLICIT, reterr);
+}
+
+CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
+				     struct cordon_error *reterr)
+{
+	_cleanup_free_ char *joined = NULL, *canon = NULL;
+	int r;
+
+	if (!path || !*path)
+		return error_set(reterr, -EINVAL, "protected path is empty");
+	if (path[0] != '/') {
+		if (!p->workspace)
+			return error_set(reterr, -EINVAL, "relative protected path '%s' needs a workspace", path);
+		joined = path_join(p->workspace, path);
+		if (!joined)
+			return -ENOMEM;
+	}
+	r = cordon_canonicalize(joined ? joined : path, &canon, reterr);
+	if (r < 0)
+		return r;
+	if (strcmp(canon, "/") == 0)
+		return error_set(reterr, -EINVAL, "protecting '/' is what read-only mode is for");
+	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
+	return strv_push_unique(&p->protect, canon);
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} features[] = {
+	{ "landlock", REQUIRE_LANDLOCK },
+	{ "landlock-net", REQUIRE_LANDLOCK_NET },
+	{ "landlock-scope", REQUIRE_LANDLOCK_SCOPE },
+	{ "seccomp", REQUIRE_SECCOMP },
+	{ "userns", REQUIRE_USERNS },
+	{ "pidns", REQUIRE_PIDNS },
+	{ "netns", REQUIRE_NETNS },
+};
+
+CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *feature,
+				     struct cordon_error *reterr)
+{
+	for (size_t i = 0; i < ELEMENTSOF(features); i++)
+		if (feature && strcmp(features[i].name, feature) == 0) {
+			p->required |= features[i].bit;
+			return 0;
+		}
+	return error_set(reterr, -EINVAL,
+			 "unknown feature '%s': known features are landlock, landlock-net, landlock-scope, seccomp, userns, pidns, netns",
+			 feature ? feature : "(null)");
+}
+
+CORDON_API const char *const *cordon_writable_roots(const struct cordon_policy *p)
+{
+	return (const char *const *)p->writable_roots;
+}

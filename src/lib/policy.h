@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cordon/cordon.h"
+
+/* A path the sandbox must not read, resolved when the policy was built. */
+struct deny_entry {
+	char *path;   /* canonical (symlinks resolved) absolute path */
+	bool exists;  /* false: nothing to hide; providers skip it */
+	bool is_dir;  /* directory -> empty read-only dir; else /dev/null */
+	bool only_without_net; /* a local service socket: hidden unless the network is "host" */
+};
+
+/* Features the policy insists on (cordon_policy_require). */
+enum {
+	REQUIRE_LANDLOCK       = 1u << 0,
+	REQUIRE_LANDLOCK_NET   = 1u << 1,
+	REQUIRE_LANDLOCK_SCOPE = 1u << 2,
+	REQUIRE_SECCOMP        = 1u << 3,
+	REQUIRE_USERNS         = 1u << 4,
+	REQUIRE_PIDNS          = 1u << 5,
+	REQUIRE_NETNS          = 1u << 6,
+};
+
+struct cordon_policy {
+	enum cordon_mode mode;
+	enum cordon_net net;
+	enum cordon_isolation isolation;
+	char *workspace;           /* canonical; NULL only for danger-full-access */
+	char *home;                /* the caller's HOME, canonical; NULL if unknown */
+	char **writable_roots;     /* NULL-terminated; empty for read-only */
+	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
+	size_t n_deny;
+	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
+	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
+	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
+	unsigned required;         /* REQUIRE_* */
+	bool caller_is_root;       /* euid 0 when the policy was built */
+};
+
+/* The built-in read-deny set, relative to HOME. NULL-terminated. */
+extern const char *const policy_default_deny_read[];
+/* Sockets that lead out of any sandbox (container engines, the system and
+ * session buses, the user's runtime directory), hidden always; and local
+ * service sockets (databases), hidden when the network is "none". */
+extern const char *const policy_default_deny_sockets[];
+extern const char *const policy_default_deny_services[];
+/* Does the provider hide d under p? (exists, and not a service socket under --net host) */
+bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d);
+/* The built-in protected set, relative to the workspace. NULL-terminated.
+ * Entries ending in '*' are prefixes matched by the runner. */
+extern const char *const policy_default_protect[];
+/* The built-in environment allow-list. Entries ending in '*' are prefixes. */
+extern const char *const policy_default_env[];
+
+/* True if NAME may never be set from outside (loader/interpreter injection). */
+bool env_name_is_injection(const char *name);
+/* True if NAME matches PATTERN (exact, or PREFIX* when PATTERN ends in '*'). */
+bool env_name_matches(const char *pattern, const char *name);
+/* Canonical temp roots (memoised by policy_warm). NULL-terminated. */
+const char *const *policy_temp_roots(void);
+int policy_warm(struct cordon_error *reterr);

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Backend selection. This file owns the one process-wide cache: the winner
+ * of the probe chain (only success is memoised). A pinned backend is the
+ * operator's assertion that the host is capable and is never probed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cleanup.h"
+#include "policy.h"
+#include "probe.h"
+#include "provider.h"
+#include "process.h"
+
+#define PROBE_TIMEOUT_MS 2000
+
+static const enum cordon_backend chain[] = {
+#if defined(__linux__)
+	CORDON_BACKEND_NATIVE,
+	CORDON_BACKEND_BWRAP,
+#elif defined(__APPLE__)
+	CORDON_BACKEND_SEATBELT,
+#endif
+	CORDON_BACKEND_UNAVAILABLE,
+};
+
+static struct {
+	bool pinned_set;
+	enum cordon_backend pinned;
+	bool memo_set;
+	struct cordon_backend_info memo;
+	char runner[PATH_MAX];
+} state;
+
+CORDON_API const enum cordon_backend *cordon_backend_chain(void)
+{
+	return chain;
+}
+
+CORDON_API int cordon_pin_backend(enum cordon_backend b)
+{
+	switch (b) {
+	case CORDON_BACKEND_NATIVE:
+	case CORDON_BACKEND_BWRAP:
+	case CORDON_BACKEND_SEATBELT:
+	case CORDON_BACKEND_UNAVAILABLE:
+		state.pinned_set = true;
+		state.pinned = b;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+CORDON_API int cordon_set_runner_path(const char *path)
+{
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(state.runner))
+		return -EINVAL;
+	snprintf(state.runner, sizeof(state.runner), "%s", path);
+	return 0;
+}
+
+CORDON_API const char *cordon_runner_path(void)
+{
+	if (!state.runner[0]) {
+		const char *env = secure_getenv("CORDON_RUNNER");
+
+		if (env && env[0] == '/' && strlen(env) < sizeof(state.runner))
+			snprintf(state.runner, sizeof(state.runner), "%s", env);
+		else
+			snprintf(state.runner, sizeof(state.runner), "%s/cordon", CORDON_BINDIR);
+	}
+	return state.runner;
+}
+
+CORDON_API int cordon_warm(void)
+{
+	int r = policy_warm(NULL);
+
+	if (r < 0)
+		return r;
+	(void)cordon_runner_path();
+	return 0;
+}
+
+int kernel_landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* LANDLOCK_CREATE_RULESET_VERSION */);
+	return abi < 0 ? 0 : (int)abi;
+#else
+	return 0;
+#endif
+}
+
+CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
+				    struct cordon_probe_report *ret)
+{
+	const struct provider *prov = provider_for(b);
+	struct cordon_probe_report rep = { .backend = b };
+	uint64_t start = now_usec();
+	int r;
+
+	if (!ret || timeout_ms <= 0)
+		return -EINVAL;
+	if (!prov) {
+		snprintf(rep.reason, sizeof(rep.reason), "'unavailable' never enforces anything");
+		*ret = rep;
+		return 0;
+	}
+	r = prov->probe(timeout_ms, &rep);
+	if (r < 0)
+		return r;
+	rep.backend = b;
+	if (!rep.duration_us)
+		rep.duration_us = now_usec() - start;
+	*ret = rep;
+	return 0;
+}
+
+static int pinned_from_env(enum cordon_backend *ret)
+{
+	const char *env = secure_getenv("CORDON_BACKEND");
+
+	if (!env || !*env)
+		return 0;
+	if (cordon_backend_from_string(env, ret) < 0)
+		return -EINVAL; /* fail closed: a typo must not fall back to probing */
+	return 1;
+}
+
+static int pinned_info(enum cordon_backend b, struct cordon_backend_info *ret)
+{
+	struct cordon_backend_info info = { .backend = b, .grade = CORDON_GRADE_FULL, .pinned = true };
+	_cleanup_free_ char *path = NULL;
+
+	switch (b) {
+	case CORDON_BACKEND_NATIVE:
+		snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
+		break;
+	case CORDON_BACKEND_BWRAP:
+		if (find_executable("bwrap", &path) == 0)
+			snprintf(info.path, sizeof(info.path), "%s", path);
+		else
+			snprintf(info.path, sizeof(info.path), "bwrap");
+		break;
+	case CORDON_BACKEND_SEATBELT:
+		snprintf(info.path, sizeof(info.path), "/usr/bin/sandbox-exec");
+		break;
+	case CORDON_BACKEND_UNAVAILABLE:
+		break;
+	}
+	*ret = info;
+	return 0;
+}
+
+CORDON_API void cordon_reset_backend_cache(void)
+{
+	state.memo_set = false;
+}
+
+CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info *ret)
+{
+	_cleanup_free_ char *cache = NULL;
+	enum cordon_backend b;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	if (state.pinned_set)
+		return pinned_info(state.pinned, ret);
+	r = pinned_from_env(&b);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		return pinned_info(b, ret);
+
+	if (state.memo_set && !(flags & CORDON_SELECT_REFRESH)) {
+		*ret = state.memo;
+		return 0;
+	}
+
+	if (flags & CORDON_SELECT_DISK_CACHE)
+		(void)probe_cache_path(&cache);
+	if (cache && !(flags & CORDON_SELECT_REFRESH)) {
+		struct cordon_backend_info info;
+
+		if (probe_cache_load(cache, &info) == 0) {
+			info.from_cache = true;
+			state.memo = info;
+			state.memo_set = true;
+			*ret = info;
+			return 0;
+		}
+	}
+
+	for (const enum cordon_backend *c = chain; *c != CORDON_BACKEND_UNAVAILABLE; c++) {
+		struct cordon_probe_report rep;
+
+		r = cordon_probe_backend(*c, PROBE_TIMEOUT_MS, &rep);
+		if (r < 0 || !rep.usable)
+			continue;
+		state.memo = (struct cordon_backend_info){ .backend = *c, .grade = rep.grade };
+		snprintf(state.memo.path, sizeof(state.memo.path), "%s", rep.path);
+		state.memo_set = true;
+		if (cache)
+			(void)probe_cache_store(cache, &state.memo);
+		*ret = state.memo;
+		return 0;
+	}
+
+	/* Nothing works: not memoised, so a later call probes again. */
+	*ret = (struct cordon_backend_info){ .backend = CORDON_BACKEND_UNAVAILABLE };
+	return 0;
+}

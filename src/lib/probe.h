@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "cordon/cordon.h"
+
+/* The per-user persisted probe result (probe_cache.c). */
+
+/* Where the cache lives: $XDG_CACHE_HOME/cordon/backend or ~/.cache/cordon/backend.
+ * *ret malloc'd. -ENOENT when no base directory can be found. */
+int probe_cache_path(char **ret);
+/* Read and validate; -ESTALE (or another -errno) means "probe again". */
+int probe_cache_load(const char *path, struct cordon_backend_info *ret);
+/* Write atomically, mode 0600. */
+int probe_cache_store(const char *path, const struct cordon_backend_info *info);
+
+/* Landlock ABI version the kernel reports, 0 if none. No spawn. */
+int kernel_landlock_abi(void);

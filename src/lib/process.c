@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "process.h"
+#include "strv.h"
+
+extern char **environ;
+
+#define KILL_TREE_MAX_PIDS 4096
+#define KILL_TREE_MAX_ROUNDS 64
+
+uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int find_executable(const char *name, char **ret)
+{
+	const char *path;
+	struct stat st;
+
+	if (!name || !*name)
+		return -EINVAL;
+	if (strchr(name, '/')) {
+		if (stat(name, &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0)
+			return -EACCES;
+		*ret = strdup(name);
+		return *ret ? 0 : -ENOMEM;
+	}
+	path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand;
+
+		if (n > 0 && p[0] == '/') {
+			if (asprintf(&cand, "%.*s/%s", (int)n, p, name) < 0)
+				return -ENOMEM;
+			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+				*ret = cand;
+				return 0;
+			}
+			free(cand);
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return -ENOENT;
+}
+
+/* Append the children of every thread of pid to out. */
+static void collect_children(pid_t pid, pid_t *out, size_t *n, size_t max)
+{
+	char dpath[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(dpath, sizeof(dpath), "/proc/%d/task", (int)pid);
+	d = opendir(dpath);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char cpath[384], buf[4096];
+		ssize_t l;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "%s/%s/children", dpath, de->d_name);
+		fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		l = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (l <= 0)
+			continue;
+		buf[l] = '\0';
+		for (char *s = buf, *end; *s && *n < max; s = end) {
+			long c = strtol(s, &end, 10);
+			if (end == s)
+				break;
+			if (c > 0)
+				out[(*n)++] = (pid_t)c;
+		}
+	}
+	closedir(d);
+}
+
+/* Stop and kill every descendant of pid, leaves first. */
+int kill_descendants(pid_t pid)
+{
+	_cleanup_free_ pid_t *pids = calloc(2 * KILL_TREE_MAX_PIDS, sizeof(pid_t));
+	pid_t *prev;
+	size_t prev_n = 0;
+	int killed = 0;
+
+	if (pid <= 0 || !pids)
+		return pids ? 0 : -ENOMEM;
+	prev = pids + KILL_TREE_MAX_PIDS;
+	for (int round = 0; round < KILL_TREE_MAX_ROUNDS; round++) {
+		size_t n = 0;
+
+		/* Breadth-first walk; stop each process so it cannot fork away
+		 * while we look at the rest. */
+		pids[n++] = pid;
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0)
+				kill(pids[i], SIGSTOP);
+			collect_children(pids[i], pids, &n, KILL_TREE_MAX_PIDS);
+		}
+		if (n == 1)
+			break;
+		/* Killed children stay listed until their parent reaps them:
+		 * the same set twice means nothing new appeared. */
+		if (n == prev_n && memcmp(pids, prev, n * sizeof(pid_t)) == 0)
+			break;
+		for (size_t i = n; i-- > 1;)
+			if (kill(pids[i], SIGKILL) == 0)
+				killed++;
+		memcpy(prev, pids, n * sizeof(pid_t));
+		prev_n = n;
+	}
+	return killed;
+}
+
+int kill_tree(pid_t pid)
+{
+	int killed;
+
+	if (pid <= 1)
+		return 0;
+	killed = kill_descendants(pid);
+	if (kill(pid, SIGKILL) == 0)
+		killed++;
+	return killed < 0 ? 0 : killed;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+struct capture {
+	char *buf;
+	size_t len, cap;
+	uint64_t total;
+};
+
+/* Read what is available; returns 0 on EOF, 1 if more may come, -errno. */
+static int capture_read(int fd, struct capture *c, int relay_fd)
+{
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t l = read(fd, chunk, sizeof(chunk));
+
+		if (l == 0)
+			return 0;
+		if (l < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 1;
+			return -errno;
+		}
+		c->total += (uint64_t)l;
+		if (c->len < c->cap) {
+			size_t take = (size_t)l;
+
+			if (take > c->cap - c->len)
+				take = c->cap - c->len;
+			memcpy(c->buf + c->len, chunk, take);
+			c->len += take;
+		}
+		if (relay_fd >= 0) {
+			for (ssize_t off = 0; off < l;) {
+				ssize_t w = write(relay_fd, chunk + off, (size_t)(l - off));
+				if (w < 0) {
+					if (errno == EINTR)
+						continue;
+					break; /* our own stdout is gone; keep capturing */
+				}
+				off += w;
+			}
+		}
+	}
+}
+
+static int pidfd_open_compat(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
+{
+	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1;
+	struct capture cap = { .cap = o->cap };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	uint64_t start = now_usec(), deadline = 0;
+	bool capturing = o->capture_stdout || o->capture_stderr;
+	bool exited = false, timed_out = false;
+	int status = 0, r;
+	pid_t pid;
+
+	cap.buf = malloc(o->cap + 1);
+	if (!cap.buf)
+		return -ENOMEM;
+
+	if (capturing) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			free(cap.buf);
+			return -errno;
+		}
+		pipe_r = p[0];
+		pipe_w = p[1];
+	}
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	if (!o->inherit_stdin)
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (o->capture_stdout)
+		posix_spawn_file_actions_adddup2(&fa, pipe_w, 1);
+	if (o->capture_stderr)
+		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
+	if (o->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+
+	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+	sigset_t all, none;
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	if (o->own_group) {
+		flags |= POSIX_SPAWN_SETPGROUP;
+		posix_spawnattr_setpgroup(&attr, 0);
+	}
+	posix_spawnattr_setflags(&attr, flags);
+
+	/* A bare name is looked up on PATH, as a shell would. */
+	r = (strchr(o->argv[0], '/') ? posix_spawn : posix_spawnp)(&pid, o->argv[0], &fa, &attr,
+								   (char *const *)o->argv,
+								   o->envp ? o->envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r != 0) {
+		free(cap.buf);
+		return -r;
+	}
+	if (pipe_w >= 0) {
+		close(pipe_w);
+		pipe_w = -1;
+		set_nonblock(pipe_r);
+	}
+
+	pidfd = pidfd_open_compat(pid);
+	if (o->timeout_ms > 0)
+		deadline = start + (uint64_t)o->timeout_ms * 1000u;
+
+	/* Wait for the child to exit (pidfd) while draining its output. A
+	 * grandchild that keeps the pipe open must not keep us here: once the
+	 * child is gone we drain what is buffered and stop. */
+	while (!exited) {
+		struct pollfd pfd[2];
+		int nfd = 0, wait_ms = -1;
+
+		if (pipe_r >= 0)
+			pfd[nfd++] = (struct pollfd){ .fd = pipe_r, .events = POLLIN };
+		if (pidfd >= 0)
+			pfd[nfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		else
+			wait_ms = 10; /* no pidfd: poll waitpid */
+		if (deadline) {
+			uint64_t now = now_usec();
+			int left = now >= deadline ? 0 : (int)((deadline - now + 999) / 1000);
+
+			if (wait_ms < 0 || left < wait_ms)
+				wait_ms = left;
+		}
+
+		int pr = nfd > 0 ? poll(pfd, (nfds_t)nfd, wait_ms) : (usleep((useconds_t)wait_ms * 1000), 0);
+		if (pr < 0 && errno != EINTR) {
+			r = -errno;
+			kill_tree(pid);
+			waitpid(pid, NULL, 0);
+			free(cap.buf);
+			return r;
+		}
+
+		if (pipe_r >= 0 && pr > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			int cr = capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
+			if (cr <= 0) {
+				close(pipe_r);
+				pipe_r = -1;
+			}
+		}
+
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid) {
+			exited = true;
+			break;
+		}
+
+		if (deadline && now_usec() >= deadline) {
+			timed_out = true;
+			kill_tree(pid);
+			if (o->own_group)
+				kill(-pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			exited = true;
+		}
+	}
+
+	if (pipe_r >= 0)
+		(void)capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
+
+	cap.buf[cap.len] = '\0';
+	*ret = (struct spawn_result){
+		.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+		.timed_out = timed_out,
+		.output = cap.buf,
+		.output_len = cap.len,
+		.output_total = cap.total,
+		.duration_us = now_usec() - start,
+	};
+	return 0;
+}
+
+int spawn_capture(const char *const *argv, char *const *envp, int timeout_ms, size_t cap,
+		  struct spawn_result *ret)
+{
+	struct spawn_opts o = {
+		.argv = argv,
+		.envp = envp,
+		.timeout_ms = timeout_ms,
+		.cap = cap,
+		.capture_stdout = true,
+		.capture_stderr = true,
+		.own_group = true,
+	};
+
+	return spawn_run(&o, ret);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Low-level spawning shared by probes and cordon_run. */
+
+struct spawn_opts {
+	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
+	char *const *envp;        /* NULL: inherit */
+	const char *cwd;          /* NULL: inherit */
+	int timeout_ms;           /* 0: none */
+	size_t cap;               /* bytes of output kept; the rest is read and counted */
+	bool capture_stdout;      /* else inherited */
+	bool capture_stderr;      /* else inherited; both go into one buffer */
+	bool relay;               /* also copy captured bytes to our own stdout/stderr */
+	bool inherit_stdin;       /* else /dev/null */
+	bool own_group;           /* child leads a new process group (killed as a group) */
+};
+
+struct spawn_result {
+	int exit_code;            /* -1 when killed by a signal */
+	int signal;               /* 0 when it exited */
+	bool timed_out;
+	char *output;             /* NUL-terminated, at most cap bytes; never NULL on success */
+	size_t output_len;
+	uint64_t output_total;    /* bytes produced (kept + dropped) */
+	uint64_t duration_us;
+};
+
+/* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if
+ * the command could not be started; how it ended is in *ret. The caller
+ * frees ret->output. */
+int spawn_run(const struct spawn_opts *o, struct spawn_result *ret);
+
+/* Convenience for probes: stdin /dev/null, stdout+stderr captured, own group. */
+int spawn_capture(const char *const *argv, char *const *envp, int timeout_ms, size_t cap,
+		  struct spawn_result *ret);
+
+/* Find an executable named NAME on PATH (or as given, if it contains '/').
+ * *ret is malloc'd. -ENOENT if none. Touches the filesystem (stat only). */
+int find_executable(const char *name, char **ret);
+
+/* SIGKILL every descendant of pid (walking /proc/PID/task/TID/children,
+ * stopping each first so it cannot fork away), then pid itself. Repeats until
+ * no descendant is left or a bound is hit. Returns how many were signalled. */
+int kill_tree(pid_t pid);
+/* The same for every descendant of pid, sparing pid itself. */
+int kill_descendants(pid_t pid);
+
+uint64_t now_usec(void);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "cordon/cordon.h"
+#include "policy.h"
+
+/* One backend. confine is pure: it reads the policy and backend info and
+ * fills c->argv, c->enforcement, c->grade and the runner-failure rules and
+ * signatures; it must make no filesystem or process syscall. c->mode is set
+ * by the caller. probe may spawn and must finish within timeout_ms. */
+struct provider {
+	enum cordon_backend backend;
+	int (*confine)(const struct cordon_backend_info *b, const char *const *argv,
+		       const struct cordon_policy *p, struct cordon_confined *c,
+		       struct cordon_error *reterr);
+	int (*probe)(int timeout_ms, struct cordon_probe_report *rep);
+};
+
+extern const struct provider provider_native;
+extern const struct provider provider_bwrap;
+extern const struct provider provider_seatbelt;
+
+const struct provider *provider_for(enum cordon_backend b);
+
+/* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
+int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));

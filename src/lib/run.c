@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cordon_run: spawn a confined argv, capture its merged output up to a cap,
+ * enforce a wall-clock timeout on the whole tree, classify, and annotate.
+ * The annotation is appended; the command's output is never replaced.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "provider.h"
+#include "process.h"
+#include "strv.h"
+
+#define RUN_DEFAULT_MAX_OUTPUT (1024 * 1024)
+#define RUN_MAX_OUTPUT_CAP (1024u * 1024 * 1024)
+
+CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r)
+{
+	if (!r)
+		return NULL;
+	free(r->runner_line);
+	free(r->output);
+	free(r->annotated);
+	free(r);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
+
+static int annotate(struct cordon_result *res, int timeout_ms)
+{
+	_cleanup_free_ char *head = NULL, *tail = NULL, *trunc = NULL;
+	int status = res->signal ? 128 + res->signal : res->exit_code;
+	const char *sep;
+
+	if (res->verdict == CORDON_VERDICT_OK && status == 0 && !res->truncated) {
+		res->annotated = strdup(res->output);
+		return res->annotated ? 0 : -ENOMEM;
+	}
+	if (status != 0 || res->verdict == CORDON_VERDICT_TIMEOUT) {
+		int code = res->verdict == CORDON_VERDICT_TIMEOUT ? CORDON_EXIT_TIMEOUT : status;
+
+		if (res->signal && res->verdict != CORDON_VERDICT_TIMEOUT) {
+			if (asprintf(&head, "Exit code: %d (killed by signal %d, %s)\n", code, res->signal,
+				     sigabbrev_np(res->signal) ?: "?") < 0)
+				return -ENOMEM;
+		} else if (asprintf(&head, "Exit code: %d\n", code) < 0)
+			return -ENOMEM;
+	}
+	if (res->truncated &&
+	    asprintf(&trunc, "[cordon: output truncated: %zu of %llu bytes shown]", res->output_len,
+		     (unsigned long long)res->output_total) < 0)
+		return -ENOMEM;
+
+	switch (res->verdict) {
+	case CORDON_VERDICT_DENIED:
+		if (asprintf(&tail, "[cordon: access denied under %s mode]", cordon_mode_to_string(res->mode)) < 0)
+			return -ENOMEM;
+		break;
+	case CORDON_VERDICT_RUNNER_FAILED:
+		if (asprintf(&tail, "[cordon: the %s runner reported an error, so the command may never have run: %s]",
+			     cordon_enforcement_to_string(res->enforcement), res->runner_line) < 0)
+			return -ENOMEM;
+		break;
+	case CORDON_VERDICT_TIMEOUT:
+		if (asprintf(&tail, "[cordon: timed out after %d ms; the command and everything it started were killed]",
+			     timeout_ms) < 0)
+			return -ENOMEM;
+		break;
+	case CORDON_VERDICT_OK:
+	case CORDON_VERDICT_UNAVAILABLE:
+		break;
+	}
+
+	sep = (res->output_len > 0 && res->output[res->output_len - 1] != '\n') ? "\n" : "";
+	if (asprintf(&res->annotated, "%s%s%s%s%s%s%s", head ?: "", res->output, (trunc || tail) ? sep : "",
+		     trunc ?: "", trunc ? "\n" : "", tail ?: "", tail ? "\n" : "") < 0) {
+		res->annotated = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
+			  struct cordon_result **ret)
+{
+	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
+	_cleanup_strv_free_ char **argv = NULL;
+	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
+	struct cordon_classification cls = {};
+	struct spawn_result sr = {};
+	int r;
+
+	if (!confined || !confined->argv || !confined->argv[0] || !ret)
+		return -EINVAL;
+	if (o.timeout_ms < 0)
+		return -EINVAL;
+	if (o.max_output == 0)
+		o.max_output = RUN_DEFAULT_MAX_OUTPUT;
+	if (o.max_output > RUN_MAX_OUTPUT_CAP)
+		return -EINVAL;
+
+	if (o.passthrough)
+		argv = strv_copy((const char *const *)confined->argv);
+	else {
+		r = cordon_merge_stderr((const char *const *)confined->argv, &argv);
+		if (r < 0)
+			return r;
+	}
+	if (!argv)
+		return -ENOMEM;
+
+	/* Interactive runs keep the terminal's stdin/stdout and the caller's
+	 * process group (so ^C reaches the command); stderr is relayed as it
+	 * arrives and kept for classification. Captured runs get their own
+	 * process group so a timeout can kill it whole. */
+	struct spawn_opts so = {
+		.argv = (const char *const *)argv,
+		.cwd = o.cwd,
+		.timeout_ms = o.timeout_ms,
+		.cap = o.max_output,
+		.capture_stdout = !o.passthrough,
+		.capture_stderr = true,
+		.relay = o.passthrough,
+		.inherit_stdin = o.passthrough,
+		.own_group = !o.passthrough,
+	};
+	r = spawn_run(&so, &sr);
+	if (r < 0)
+		return r;
+
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		free(sr.output);
+		return -ENOMEM;
+	}
+	res->exit_code = sr.exit_code;
+	res->signal = sr.signal;
+	res->output = sr.output;
+	res->output_len = sr.output_len;
+	res->output_total = sr.output_total;
+	res->truncated = sr.output_total > sr.output_len;
+	res->duration_ms = sr.duration_us / 1000;
+	res->enforcement = confined->enforcement;
+	res->grade = confined->grade;
+	res->mode = confined->mode;
+
+	if (sr.timed_out)
+		res->verdict = CORDON_VERDICT_TIMEOUT;
+	else {
+		int status = sr.signal ? 128 + sr.signal : sr.exit_code;
+
+		r = cordon_classify(confined, status, sr.output, sr.output_len, &cls);
+		if (r < 0)
+			return r;
+		res->verdict = cls.verdict;
+		res->runner_line = cls.line;
+	}
+
+	r = annotate(res, o.timeout_ms);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(res);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strv.h"
+
+char **strv_free(char **v)
+{
+	if (!v)
+		return NULL;
+	for (char **s = v; *s; s++)
+		free(*s);
+	free(v);
+	return NULL;
+}
+
+size_t strv_length(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+bool strv_contains(char *const *v, const char *s)
+{
+	STRV_FOREACH(i, v)
+		if (strcmp(*i, s) == 0)
+			return true;
+	return false;
+}
+
+int strv_consume(char ***v, char *s)
+{
+	size_t n = strv_length(*v);
+	char **nv;
+
+	if (!s)
+		return -ENOMEM;
+	nv = realloc(*v, (n + 2) * sizeof(char *));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[n] = s;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
+int strv_push(char ***v, const char *s)
+{
+	return strv_consume(v, strdup(s));
+}
+
+int strv_push_unique(char ***v, const char *s)
+{
+	if (strv_contains(*v, s))
+		return 0;
+	return strv_push(v, s);
+}
+
+int strv_extend_many(char ***v, ...)
+{
+	size_t n0 = strv_length(*v);
+	va_list ap;
+	int r = 0;
+
+	va_start(ap, v);
+	for (const char *s; (s = va_arg(ap, const char *));) {
+		r = strv_push(v, s);
+		if (r < 0)
+			break;
+	}
+	va_end(ap);
+	if (r < 0 && *v) {
+		/* roll back to the original length */
+		for (size_t i = n0; (*v)[i]; i++) {
+			free((*v)[i]);
+			(*v)[i] = NULL;
+		}
+	}
+	return r;
+}
+
+int strv_extend_strv(char ***v, const char *const *other)
+{
+	for (size_t i = 0; other && other[i]; i++) {
+		int r = strv_push(v, other[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+char **strv_copy(const char *const *v)
+{
+	char **c = calloc(1, sizeof(char *));
+
+	if (!c)
+		return NULL;
+	if (strv_extend_strv(&c, v) < 0)
+		return strv_free(c);
+	return c;
+}

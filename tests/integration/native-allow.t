@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The native runner lets ordinary work through: writes in the workspace and
+# the private /tmp, git, python, a C compiler, pipes, job control; exit codes
+# and signals come back faithfully; protection stubs leave nothing behind.
+# Each check runs unconfined first (the control) so a failure means cordon.
+set -u
+
+CORDON=${CORDON:?CORDON must point at the built cordon}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+diag() { printf '# %s\n' "$@"; }
+
+unset TMPDIR
+BASE=$(mktemp -d /var/tmp/cordon-allow.XXXXXX)
+trap 'rm -rf "$BASE"' EXIT
+H=$BASE/home
+mkdir -p "$H"
+
+WS=$BASE/ws
+mkdir -p "$WS"
+git -C "$WS" init -q
+git -C "$WS" config user.email t@example.org
+git -C "$WS" config user.name t
+echo hello > "$WS/README"
+git -C "$WS" add README
+git -C "$WS" commit -q -m init
+
+crun() { (cd "$WS" && HOME=$H "$CORDON" run --backend native --json "$@"); }
+field() { "$PY" -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print("" if v is None else v)' "$1"; }
+
+# allowed DESC EXPECTED_OUTPUT_REGEX CMD...: control unconfined, then confined
+# must exit 0, classify ok and print something matching the regex.
+allowed() {
+        local desc=$1 re=$2 j out
+        shift 2
+        if ! (cd "$WS" && "$@") >/dev/null 2>&1; then
+                not_ok "control failed, so the check would prove nothing: $desc"
+                return
+        fi
+        j=$(crun "$@")
+        out=$(field output <<<"$j")
+        if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field verdict <<<"$j")" = ok ] && grep -qE "$re" <<<"$out"; then
+                ok "$desc"
+        else
+                not_ok "$desc"
+                diag "$j"
+        fi
+}
+
+allowed "write inside the workspace" '^inside$' sh -c 'echo inside > new-file && cat new-file'
+[ "$(cat "$WS/new-file" 2>/dev/null)" = inside ] && ok "the write reached the host workspace" ||
+        not_ok "the workspace write did not reach the host"
+rm -f "$WS/new-file"
+
+allowed "write in /tmp" '^tmp$' sh -c 'echo tmp > /tmp/cordon-allow && cat /tmp/cordon-allow && rm /tmp/cordon-allow'
+j=$(crun sh -c 'echo private > /tmp/cordon-private-$$; ls /tmp | wc -l')
+[ "$(field output <<<"$j")" = 1 ] && ! ls /tmp/cordon-private-* >/dev/null 2>&1 &&
+        ok "/tmp is private: empty at start, gone afterwards" || { not_ok "/tmp is not private"; diag "$j"; }
+
+allowed "git status" 'nothing to commit|working tree clean' git status
+allowed "git commit in the workspace" 'second' sh -c 'echo more >> README && git commit -qam second && git log --format=%s -1'
+
+allowed "python3 -c" '^4$' "$PY" -c 'print(2 + 2)'
+
+if command -v cc >/dev/null; then
+        printf '#include <stdio.h>\nint main(void) { puts("compiled"); return 0; }\n' > "$WS/hello.c"
+        allowed "cc compiles a file in the workspace" '^compiled$' sh -c 'cc -o hello hello.c && ./hello'
+        rm -f "$WS/hello" "$WS/hello.c"
+else
+        skip "cc: no C compiler"
+fi
+
+allowed "pipes" '^100$' sh -c 'seq 1 100 | sort -rn | head -1'
+allowed "job control in sh -c" 'status=143' bash -c 'set -m; sleep 10 & kill -TERM %1; wait %1; echo status=$?'
+allowed "background jobs and wait" '^a b$' sh -c '(sleep 0.1; echo a > j1) & (echo b > j2) & wait; echo $(cat j1 j2); rm j1 j2'
+allowed "write /dev/null and read /dev/zero" '^0+$' sh -c 'echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1 | tr -d " "'
+allowed "loopback inside" 'UP|LOOPBACK' sh -c 'cat /sys/class/net/lo/operstate /sys/class/net/lo/flags 2>/dev/null; ip link show lo 2>/dev/null || echo UP'
+
+# exit codes and signals come back as they were
+j=$(crun sh -c 'exit 7')
+[ "$(field exit_code <<<"$j")" = 7 ] && ok "exit code 7 comes back" || { not_ok "exit code lost"; diag "$j"; }
+(cd "$WS" && HOME=$H "$CORDON" run --backend native -- sh -c 'kill -TERM $$') >/dev/null 2>&1
+rc=$?
+[ $rc = 143 ] && ok "death by SIGTERM comes back (143)" || not_ok "death by SIGTERM came back as $rc"
+j=$(crun sh -c 'kill -KILL $$')
+[ "$(field signal <<<"$j")" = 9 ] && ok "death by SIGKILL comes back as signal 9" || { not_ok "SIGKILL lost"; diag "$j"; }
+
+# a variable asked for passes; the value is not in the runner's command line
+j=$(cd "$WS" && HOME=$H CORDON_IT_KEEP=kept-value "$CORDON" run --backend native --json --keep-env CORDON_IT_KEEP \
+        -- sh -c 'echo $CORDON_IT_KEEP; tr "\0" " " < /proc/1/cmdline')
+out=$(field output <<<"$j")
+grep -q '^kept-value$' <<<"$out" && ok "--keep-env passes the variable" || { not_ok "--keep-env"; diag "$j"; }
+
+# no stubs left behind, nothing new in git status
+st=$(git -C "$WS" status --porcelain)
+[ -z "$st" ] && ok "no stubs or litter left in the workspace" || { not_ok "the workspace has litter"; diag "$st"; }
+
+# light isolation works too
+j=$(crun --isolation light sh -c 'echo light > light-file && cat light-file && rm light-file')
+[ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field output <<<"$j")" = light ] && ok "light isolation: workspace writes work" ||
+        { not_ok "light isolation"; diag "$j"; }
+
+# a workspace below /tmp is bound back into the private /tmp
+TW=$(mktemp -d /tmp/cordon-allow-ws.XXXXXX)
+j=$(cd "$TW" && HOME=$H "$CORDON" run --backend native --json -- sh -c 'echo back > f && pwd')
+[ "$(field exit_code <<<"$j")" = 0 ] && [ "$(cat "$TW/f" 2>/dev/null)" = back ] &&
+        ok "a workspace below /tmp is reachable and writable" || { not_ok "workspace below /tmp"; diag "$j"; }
+rm -rf "$TW"
+
+echo "1..$n"
+exit $((failed > 0))

@@ -1,0 +1,50 @@
+# Tiny TAP helpers for integration scripts. Source it; call `finish` at the end.
+# $CORDON is the built binary (set by tests/meson.build).
+set -u
+: "${CORDON:?CORDON must point at the built cordon binary}"
+_n=0
+_failed=0
+
+ok() {
+        _n=$((_n + 1))
+        echo "ok $_n - $1"
+}
+
+not_ok() {
+        _n=$((_n + 1))
+        _failed=$((_failed + 1))
+        echo "not ok $_n - $1"
+        shift
+        for line in "$@"; do echo "#   $line"; done
+}
+
+# check "description" command... : ok when the command succeeds
+check() {
+        local desc=$1; shift
+        local out
+        if out=$("$@" 2>&1); then
+                ok "$desc"
+        else
+                not_ok "$desc" "command: $*" "output: ${out:0:2000}"
+        fi
+}
+
+skip() {
+        _n=$((_n + 1))
+        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
+                _failed=$((_failed + 1))
+                echo "not ok $_n - $1 # skipped, but CORDON_TEST_MUST_WORK=1: $2"
+        else
+                echo "ok $_n - $1 # SKIP $2"
+        fi
+}
+
+# json_field FILE KEY : print one field of a JSON object
+json_field() {
+        python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1" "$2"
+}
+
+finish() {
+        echo "1..$_n"
+        [ "$_failed" -eq 0 ]
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cordon_run for real: merged output, exit status, caps, timeouts, annotation. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "policy.h"
+#include "strv.h"
+
+static struct cordon_confined *confined(enum cordon_enforcement enf, const char *const *argv)
+{
+	struct cordon_confined *c = calloc(1, sizeof(*c));
+
+	c->argv = strv_copy(argv);
+	c->mode = CORDON_MODE_WORKSPACE_WRITE;
+	c->enforcement = enf;
+	c->denial_signatures = calloc(1, sizeof(char *));
+	c->fatal_signatures = calloc(1, sizeof(char *));
+	c->informational_lines = calloc(1, sizeof(char *));
+	if (enf == CORDON_ENFORCEMENT_BWRAP) {
+		strv_extend_many(&c->denial_signatures, "read-only file system", "permission denied", NULL);
+		strv_push(&c->fatal_signatures, "bwrap: ");
+	}
+	return c;
+}
+
+static struct cordon_result *run(struct cordon_confined *c, int timeout_ms, size_t cap)
+{
+	struct cordon_run_opts o = { .timeout_ms = timeout_ms, .max_output = cap };
+	struct cordon_result *res = NULL;
+
+	cr_assert_eq(cordon_run(c, &o, &res), 0);
+	return res;
+}
+
+Test(run, merge_stderr_passes_arguments_verbatim_and_keeps_status)
+{
+	const char *argv[] = { "/bin/sh", "-c", "for a; do printf '[%s]' \"$a\"; done; echo err >&2; exit 7", "sh",
+			       "a;b", "$(touch /tmp/cordon-should-not-exist)", "'q\"uote", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res;
+
+	unlink("/tmp/cordon-should-not-exist");
+	res = run(c, 0, 0);
+	cr_assert_eq(res->exit_code, 7);
+	cr_assert_str_eq(res->output, "[a;b][$(touch /tmp/cordon-should-not-exist)]['q\"uote]err\n");
+	cr_assert_neq(access("/tmp/cordon-should-not-exist", F_OK), 0);
+	cr_assert_str_eq(res->annotated, "Exit code: 7\n[a;b][$(touch /tmp/cordon-should-not-exist)]['q\"uote]err\n");
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+Test(run, exit_zero_output_returned_as_is)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo 'touch: Read-only file system'", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_BWRAP, argv);
+	struct cordon_result *res = run(c, 0, 0);
+
+	cr_assert_eq(res->verdict, CORDON_VERDICT_OK);
+	cr_assert_str_eq(res->annotated, "touch: Read-only file system\n");
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+Test(run, denial_is_annotated_not_replaced)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo 'touch: cannot touch /etc/x: Read-only file system'; exit 1", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_BWRAP, argv);
+	struct cordon_result *res = run(c, 0, 0);
+
+	cr_assert_eq(res->verdict, CORDON_VERDICT_DENIED);
+	cr_assert_str_eq(res->annotated, "Exit code: 1\ntouch: cannot touch /etc/x: Read-only file system\n"
+					 "[cordon: access denied under workspace-write mode]\n");
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+Test(run, runner_failure_is_annotated_with_the_line)
+{
+	const char *argv[] = { "/bin/sh", "-c", "printf 'bwrap: Creating new namespace failed: nope'; exit 1", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_BWRAP, argv);
+	struct cordon_result *res = run(c, 0, 0);
+
+	cr_assert_eq(res->verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(res->runner_line, "bwrap: Creating new namespace failed: nope");
+	cr_assert_str_eq(res->annotated, "Exit code: 1\nbwrap: Creating new namespace failed: nope\n"
+					 "[cordon: the bwrap runner reported an error, so the command may never have run: "
+					 "bwrap: Creating new namespace failed: nope]\n");
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+Test(run, output_capped_rest_counted)
+{
+	const char *argv[] = { "/bin/sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res = run(c, 0, 1 << 20);
+
+	cr_assert_eq(res->exit_code, 0);
+	cr_assert(res->truncated);
+	cr_assert_eq(res->output_len, 1 << 20);
+	cr_assert_eq(res->output_total, 3000000);
+	cr_assert(strstr(res->annotated, "[cordon: output truncated: 1048576 of 3000000 bytes shown]"));
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+/* Is any process whose command line contains marker alive? */
+static bool marker_alive(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool found = false;
+
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512];
+		ssize_t l;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		l = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (ssize_t i = 0; i < l; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		if (l > 0) {
+			buf[l] = '\0';
+			if (strstr(buf, marker))
+				found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+Test(run, timeout_kills_the_whole_tree_including_setsid_children)
+{
+	const char *argv[] = { "/bin/sh", "-c", "setsid sleep 300.4242 & sleep 300.4343", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res;
+
+	res = run(c, 1000, 0);
+	cr_assert_eq(res->verdict, CORDON_VERDICT_TIMEOUT);
+	cr_assert_lt(res->duration_ms, 3000);
+	cr_assert(strstr(res->annotated, "Exit code: 124\n"), "%s", res->annotated);
+	cr_assert(strstr(res->annotated, "[cordon: timed out after 1000 ms"), "%s", res->annotated);
+	usleep(100 * 1000);
+	cr_assert_not(marker_alive("300.4242"), "the setsid sleep survived the timeout");
+	cr_assert_not(marker_alive("300.4343"), "the sleep survived the timeout");
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+Test(run, killed_by_signal_reported)
+{
+	const char *argv[] = { "/bin/sh", "-c", "kill -9 $$", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res = run(c, 0, 0);
+
+	cr_assert_eq(res->signal, 9);
+	cr_assert_eq(res->exit_code, -1);
+	cr_assert(strstr(res->annotated, "Exit code: 137 (killed by signal 9, KILL)"), "%s", res->annotated);
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The runner for real: each test forks (Criterion's worker has threads, and
+ * a user namespace needs a single-threaded caller), runs cordon_exec_main in
+ * the child with its output on a pipe, and asserts on what came back.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "exec.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/var/tmp/cordon-runner.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+}
+
+/* Can a fresh single-threaded child make a user namespace here? */
+static bool userns_works(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+struct run {
+	pid_t pid;
+	int out;         /* read end: the runner's stdout and stderr */
+	int status;
+	char output[8192];
+};
+
+static void start(struct run *r, char *const *argv)
+{
+	int p[2];
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	r->pid = fork();
+	cr_assert_geq(r->pid, 0);
+	if (r->pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		_exit(cordon_exec_main(argc, (char **)argv));
+	}
+	close(p[1]);
+	r->out = p[0];
+}
+
+static void finish(struct run *r)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while ((n = read(r->out, r->output + len, sizeof(r->output) - 1 - len)) > 0)
+		len += (size_t)n;
+	r->output[len] = '\0';
+	close(r->out);
+	cr_assert_eq(waitpid(r->pid, &r->status, 0), r->pid);
+}
+
+static void run(struct run *r, char *const *argv)
+{
+	start(r, argv);
+	finish(r);
+}
+
+#define RUN(r, ...) run((r), (char *const[]){ "exec", __VA_ARGS__, NULL })
+#define EXITED(r, code)                                                                            \
+	cr_assert(WIFEXITED((r)->status) && WEXITSTATUS((r)->status) == (code),                    \
+		  "expected exit %d, got status 0x%x; output:\n%s", (code), (r)->status, (r)->output)
+
+static void setup(void)
+{
+	live_skip_unless(userns_works(), "no unprivileged user namespaces here");
+	make_dir();
+}
+
+TestSuite(runner, .init = setup, .fini = remove_dir);
+
+Test(runner, exit_status_is_relayed)
+{
+	struct run r;
+
+	RUN(&r, "--", "/bin/sh", "-c", "exit 3");
+	EXITED(&r, 3);
+	RUN(&r, "--", "/bin/true");
+	EXITED(&r, 0);
+}
+
+Test(runner, death_by_signal_is_relayed)
+{
+	struct run r;
+
+	RUN(&r, "--", "/bin/sh", "-c", "kill -USR1 $$");
+	cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGUSR1, "status 0x%x: %s", r.status, r.output);
+}
+
+Test(runner, the_command_runs_below_a_pid1_init)
+{
+	struct run r;
+
+	RUN(&r, "--", "/bin/sh", "-c", "echo $$; ls /proc | grep -c '^[0-9]*$'");
+	EXITED(&r, 0);
+	/* pid 1 is init, the command pid 2; /proc shows init, sh and ls/grep */
+	cr_assert_eq(strncmp(r.output, "2\n", 2), 0, "%s", r.output);
+	cr_assert_lt(atoi(strchr(r.output, '\n') + 1), 8, "%s", r.output);
+}
+
+Test(runner, writes_outside_the_roots_are_refused)
+{
+	char target[128], cmd[256];
+	struct run r;
+
+	snprintf(target, sizeof(target), "%s/outside", dir);
+	snprintf(cmd, sizeof(cmd), "echo x > %s", target);
+	RUN(&r, "--", "/bin/sh", "-c", cmd);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0);
+	cr_assert(strstr(r.output, "Permission denied"), "%s", r.output);
+	cr_assert_eq(access(target, F_OK), -1);
+
+	/* and allowed under a --write root */
+	RUN(&r, "--write", dir, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 0);
+	cr_assert_eq(access(target, F_OK), 0);
+}
+
+Test(runner, protected_paths_and_their_stubs)
+{
+	char protect_hooks[128], protect_mcp[128], cmd[512];
+	struct run r;
+
+	snprintf(protect_hooks, sizeof(protect_hooks), "%s/.git/hooks", dir);
+	snprintf(protect_mcp, sizeof(protect_mcp), "%s/.mcp.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s; echo x > .mcp.json; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; mv .git .g; "
+		 "echo ok > plain && echo wrote-plain",
+		 dir);
+	RUN(&r, "--write", dir, "--protect", protect_hooks, "--protect", protect_mcp, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 0);
+	cr_assert(strstr(r.output, "wrote-plain"), "%s", r.output);
+	cr_assert(strstr(r.output, "Read-only file system") || strstr(r.output, "Is a directory"), "%s", r.output);
+	cr_assert(strstr(r.output, "Device or resource busy") || strstr(r.output, "Read-only"), "%s", r.output);
+
+	/* the stubs are gone, only the real write is left */
+	char mcp[160], git[160], plain[160];
+	snprintf(mcp, sizeof(mcp), "%s/.mcp.json", dir);
+	snprintf(git, sizeof(git), "%s/.git", dir);
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	cr_assert_eq(access(mcp, F_OK), -1, "stub left behind");
+	cr_assert_eq(access(git, F_OK), -1, "stub left behind");
+	cr_assert_eq(access(plain, F_OK), 0);
+}
+
+Test(runner, setup_failures_say_cordon_and_exit_125)
+{
+	char link[128];
+	struct run r;
+
+	RUN(&r, "--", "/nonexistent/command");
+	EXITED(&r, 125);
+	cr_assert_eq(strncmp(r.output, "cordon: execve: /nonexistent/command: ", 38), 0, "%s", r.output);
+
+	RUN(&r, "--bogus", "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert_eq(strncmp(r.output, "cordon: flags: unknown flag '--bogus'", 37), 0, "%s", r.output);
+
+	RUN(&r, "--setenv", "LD_PRELOAD=/x.so", "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: flags: --setenv: refusing LD_PRELOAD"), "%s", r.output);
+
+	/* a protected path that is a dangling symlink cannot be kept read-only */
+	snprintf(link, sizeof(link), "%s/.envrc", dir);
+	cr_assert_eq(symlink("/nonexistent-target", link), 0);
+	RUN(&r, "--write", dir, "--protect", link, "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: protect: "), "%s", r.output);
+}
+
+Test(runner, environment_is_an_allow_list)
+{
+	struct run r;
+
+	setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
+	setenv("CORDON_TEST_KEPT", "kept", 1);
+	setenv("LANG", "C", 1);
+	RUN(&r, "--keep-env", "CORDON_TEST_K*", "--setenv", "SET_HERE=1", "--", "/usr/bin/env");
+	EXITED(&r, 0);
+	cr_assert_null(strstr(r.output, "AWS_SECRET"), "%s", r.output);
+	cr_assert(strstr(r.output, "CORDON_TEST_KEPT=kept\n"), "%s", r.output);
+	cr_assert(strstr(r.output, "SET_HERE=1\n"), "%s", r.output);
+	cr_assert(strstr(r.output, "LANG=C\n"), "%s", r.output);
+}
+
+Test(runner, inherited_fds_are_closed)
+{
+	struct run r;
+	int fd = open("/dev/null", O_WRONLY); /* no O_CLOEXEC: on purpose */
+
+	cr_assert_geq(fd, 3);
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "echo x >&%d", fd);
+	RUN(&r, "--", "/bin/sh", "-c", cmd);
+	close(fd);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s", r.output);
+	cr_assert(strstr(r.output, "Bad file descriptor"), "%s", r.output);
+}
+
+Test(runner, signals_are_forwarded)
+{
+	struct run r;
+	char ready[8] = {};
+
+	start(&r, (char *const[]){ "exec", "--", "/bin/sh", "-c",
+				   "trap 'exit 42' TERM; echo ready; while :; do sleep 0.05; done", NULL });
+	cr_assert_eq(read(r.out, ready, 6), 6);
+	cr_assert_str_eq(ready, "ready\n");
+	kill(r.pid, SIGTERM);
+	finish(&r);
+	EXITED(&r, 42);
+}
+
+Test(runner, the_sandbox_dies_with_the_runner)
+{
+	char marker[128], cmd[256], ready[8] = {};
+	struct run r;
+
+	snprintf(marker, sizeof(marker), "%s/marker", dir);
+	snprintf(cmd, sizeof(cmd), "echo ready; sleep 1; echo alive > %s", marker);
+	start(&r, (char *const[]){ "exec", "--write", dir, "--", "/bin/sh", "-c", cmd, NULL });
+	cr_assert_eq(read(r.out, ready, 6), 6);
+	kill(r.pid, SIGKILL);
+	finish(&r);
+	sleep(2);
+	cr_assert_eq(access(marker, F_OK), -1, "the command outlived its runner");
+}
+
+Test(runner, light_isolation)
+{
+	char target[128], cmd[512];
+	struct run r;
+
+	snprintf(target, sizeof(target), "%s/light", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "echo x > %s && grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; echo y > %s/../cordon-light-out",
+		 target, dir);
+	RUN(&r, "--isolation", "light", "--write", dir, "--", "/bin/sh", "-c", cmd);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s", r.output);
+	cr_assert(strstr(r.output, "NoNewPrivs:\t1"), "%s", r.output);
+	cr_assert(strstr(r.output, "CapEff:\t0000000000000000"), "%s", r.output);
+	cr_assert(strstr(r.output, "Permission denied"), "%s", r.output);
+	cr_assert_eq(access(target, F_OK), 0);
+	cr_assert_eq(access("/var/tmp/cordon-light-out", F_OK), -1);
+}
+
+Test(runner, report_line)
+{
+	struct run r;
+
+	RUN(&r, "--report", "--", "/bin/true");
+	EXITED(&r, 0);
+	cr_assert(strstr(r.output, "cordon-report: isolation=full "), "%s", r.output);
+	cr_assert(strstr(r.output, " namespaces=yes "), "%s", r.output);
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The bwrap provider's argv is exact by grade: reviewed here string by string. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "policy.h"
+#include "provider.h"
+#include "strv.h"
+
+static char home[] = "/tmp/cordon-bwhome-XXXXXX";
+static char ws[] = "/tmp/cordon-bwws-XXXXXX";
+
+static void setup(void)
+{
+	char p[512];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(home));
+	cr_assert_not_null(mkdtemp(ws));
+	snprintf(p, sizeof(p), "%s/.ssh", home);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/.netrc", home);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	/* A fixed, small environment so the argv is predictable. */
+	clearenv();
+	setenv("HOME", home, 1);
+	setenv("PATH", "/usr/bin:/bin", 1);
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", home, ws);
+	(void)!system(cmd);
+}
+
+TestSuite(bwrap, .init = setup, .fini = teardown);
+
+static char *joined(char **v)
+{
+	size_t n = 1;
+	char *s, *o;
+
+	STRV_FOREACH(a, v)
+		n += strlen(*a) + 1;
+	s = o = malloc(n);
+	STRV_FOREACH(a, v)
+		o += sprintf(o, "%s%s", o == s ? "" : " ", *a);
+	*o = '\0';
+	return s;
+}
+
+static char *confine_str(const char *mode, enum cordon_net net, enum cordon_grade grade, bool root)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = grade };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "touch", "x", NULL };
+	char *s;
+
+	snprintf(b.path, sizeof(b.path), "/usr/bin/bwrap");
+	cr_assert_eq(cordon_policy_new(mode, ws, &p, &e), 0, "%s", e.message);
+	cordon_policy_set_net(p, net);
+	p->caller_is_root = root;
+	/* Keep only the entries under our HOME: which system sockets exist
+	 * depends on the machine (test-policy checks that set). */
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_deny; i++) {
+		if (strncmp(p->deny[i].path, "/tmp/", 5) == 0)
+			p->deny[kept++] = p->deny[i];
+		else
+			free(p->deny[i].path);
+	}
+	p->n_deny = kept;
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_BWRAP);
+	s = joined(c->argv);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+	return s;
+}
+
+static void expect(const char *got, const char *fmt)
+{
+	_cleanup_free_ char *rh = realpath(home, NULL), *rw = realpath(ws, NULL);
+	char want[4096];
+
+	/* fmt has %1$s for the workspace and %2$s for home */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(want, sizeof(want), fmt, rw, rh);
+#pragma GCC diagnostic pop
+	cr_assert_str_eq(got, want);
+}
+
+#define ENV " --clearenv --setenv PATH /usr/bin:/bin --setenv HOME %2$s"
+#define DENY " --perms 0000 --tmpfs %2$s/.ssh --remount-ro %2$s/.ssh --ro-bind /dev/null %2$s/.netrc"
+
+Test(bwrap, full_workspace_write_net_none)
+{
+	_cleanup_free_ char *s = confine_str("workspace-write", CORDON_NET_NONE, CORDON_GRADE_FULL, false);
+	expect(s, "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --die-with-parent --new-session"
+		  " --unshare-net --tmpfs /tmp --bind %1$s %1$s" DENY ENV " -- touch x");
+}
+
+Test(bwrap, full_read_only_net_host)
+{
+	_cleanup_free_ char *s = confine_str("read-only", CORDON_NET_HOST, CORDON_GRADE_FULL, false);
+	expect(s, "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --die-with-parent --new-session"
+		  DENY ENV " -- touch x");
+}
+
+Test(bwrap, partial_drops_dev_proc_and_pidns_together)
+{
+	_cleanup_free_ char *s = confine_str("read-only", CORDON_NET_NONE, CORDON_GRADE_PARTIAL, false);
+	expect(s, "/usr/bin/bwrap --ro-bind / / --die-with-parent --new-session --unshare-net" DENY ENV " -- touch x");
+}
+
+Test(bwrap, root_caller_gets_user_namespace_and_no_caps)
+{
+	_cleanup_free_ char *s = confine_str("read-only", CORDON_NET_NONE, CORDON_GRADE_FULL, true);
+	expect(s, "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --die-with-parent --new-session"
+		  " --unshare-user --cap-drop ALL --unshare-net" DENY ENV " -- touch x");
+}
+
+Test(bwrap, signatures)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	const char *argv[] = { "true", NULL };
+
+	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
+	cr_assert_str_eq(c->fatal_signatures[0], "bwrap: ");
+	cr_assert_null(c->fatal_signatures[1]);
+	cr_assert_str_eq(c->denial_signatures[0], "read-only file system");
+	cr_assert_str_eq(c->denial_signatures[1], "permission denied");
+	cr_assert_str_eq(c->denial_signatures[2], "operation not permitted");
+	cr_assert_null(c->denial_signatures[3]);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+}
+
+Test(bwrap, light_isolation_and_landlock_requirements_refused)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+
+	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cordon_policy_set_isolation(p, CORDON_ISOLATION_LIGHT);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
+	cordon_policy_set_isolation(p, CORDON_ISOLATION_FULL);
+	cordon_policy_require(p, "landlock", NULL);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP);
+	cr_assert(strstr(e.message, "Landlock"), "%s", e.message);
+	cr_assert_null(c);
+	cordon_policy_free(p);
+}

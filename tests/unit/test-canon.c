@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+
+static char dir[] = "/tmp/cordon-canon-XXXXXX";
+static char *real_dir;
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	real_dir = realpath(dir, NULL);
+	cr_assert_not_null(real_dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+	free(real_dir);
+}
+
+static char *at(const char *rel)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, rel);
+	return buf[i];
+}
+
+static char *canon_ok(const char *p)
+{
+	char *out = NULL;
+	struct cordon_error e = {};
+	int r = cordon_canonicalize(p, &out, &e);
+
+	cr_assert_eq(r, 0, "canonicalize(%s) = %d: %s", p, r, e.message);
+	return out;
+}
+
+TestSuite(canon, .init = setup, .fini = teardown);
+
+Test(canon, plain_directory)
+{
+	_cleanup_free_ char *c = canon_ok(dir);
+	cr_assert_str_eq(c, real_dir);
+}
+
+Test(canon, symlink_followed_component_by_component)
+{
+	_cleanup_free_ char *c = NULL;
+	char expect[600];
+
+	cr_assert_eq(mkdir(at("real"), 0700), 0);
+	cr_assert_eq(mkdir(at("real/sub"), 0700), 0);
+	cr_assert_eq(symlink("real", at("link")), 0);
+	c = canon_ok(at("link/sub"));
+	snprintf(expect, sizeof(expect), "%s/real/sub", real_dir);
+	cr_assert_str_eq(c, expect);
+}
+
+Test(canon, dotdot_applies_to_the_resolved_prefix)
+{
+	_cleanup_free_ char *c = NULL;
+	char expect[600];
+
+	/* link -> real/sub; link/.. is real, not the directory holding link */
+	cr_assert_eq(mkdir(at("real"), 0700), 0);
+	cr_assert_eq(mkdir(at("real/sub"), 0700), 0);
+	cr_assert_eq(symlink("real/sub", at("link")), 0);
+	c = canon_ok(at("link/.."));
+	snprintf(expect, sizeof(expect), "%s/real", real_dir);
+	cr_assert_str_eq(c, expect);
+}
+
+Test(canon, missing_tail_kept_verbatim)
+{
+	_cleanup_free_ char *c = NULL;
+	char expect[600];
+
+	cr_assert_eq(symlink(".", at("self")), 0);
+	c = canon_ok(at("self/not/yet/there"));
+	snprintf(expect, sizeof(expect), "%s/not/yet/there", real_dir);
+	cr_assert_str_eq(c, expect);
+}
+
+Test(canon, symlink_loop_is_a_clear_error)
+{
+	char *out = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(symlink("b", at("a")), 0);
+	cr_assert_eq(symlink("a", at("b")), 0);
+	cr_assert_eq(cordon_canonicalize(at("a"), &out, &e), -ELOOP);
+	cr_assert_null(out);
+	cr_assert(strstr(e.message, "too many symbolic links (more than 40)"), "%s", e.message);
+}
+
+Test(canon, forty_hops_allowed_forty_one_refused)
+{
+	char name[32], target[32];
+	char *out = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(mkdir(at("end"), 0700), 0);
+	/* l0 -> l1 -> ... -> l40 -> end: 41 links from l0, 40 from l1 */
+	for (int i = 0; i <= 40; i++) {
+		snprintf(name, sizeof(name), "l%d", i);
+		if (i == 40)
+			snprintf(target, sizeof(target), "end");
+		else
+			snprintf(target, sizeof(target), "l%d", i + 1);
+		cr_assert_eq(symlink(target, at(name)), 0);
+	}
+	free(canon_ok(at("l1")));
+	cr_assert_eq(cordon_canonicalize(at("l0"), &out, &e), -ELOOP);
+}
+
+Test(canon, nul_byte_refused)
+{
+	char *out = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(canonicalize_n("/tmp\0/etc", 9, &out, &e), -EINVAL);
+	cr_assert(strstr(e.message, "NUL"), "%s", e.message);
+}
+
+Test(canon, root_and_dotdot_of_root)
+{
+	_cleanup_free_ char *a = canon_ok("/..");
+	_cleanup_free_ char *b = canon_ok("/../../.");
+	cr_assert_str_eq(a, "/");
+	cr_assert_str_eq(b, "/");
+}
+
+Test(canon, relative_path_uses_cwd)
+{
+	_cleanup_free_ char *c = NULL;
+	char cwd[4096];
+
+	cr_assert_eq(chdir(dir), 0);
+	c = canon_ok("x/./y//z");
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(strncmp(c, cwd, strlen(cwd)), 0);
+	cr_assert(strstr(c, "/x/y/z"));
+}
+
+Test(canon, path_helpers)
+{
+	_cleanup_free_ char *j = path_join("/a/", "/b");
+	cr_assert_str_eq(j, "/a/b");
+	cr_assert(path_is_under("/a/b", "/a"));
+	cr_assert(path_is_under("/a", "/a"));
+	cr_assert_not(path_is_under("/ab", "/a"));
+	cr_assert(path_is_under("/x", "/"));
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "policy.h"
+#include "provider.h"
+#include "strv.h"
+
+Test(confine, danger_full_access_returns_argv_untouched)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	const char *argv[] = { "rm", "-rf", "/x y", NULL };
+
+	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NONE);
+	cr_assert_eq(strv_length(c->argv), 3);
+	cr_assert_str_eq(c->argv[2], "/x y");
+	cr_assert_null(c->denial_signatures[0]);
+	cr_assert_null(c->fatal_signatures[0]);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+}
+
+Test(confine, unavailable_refuses_every_confining_mode)
+{
+	const char *modes[] = { "read-only", "workspace-write" };
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_UNAVAILABLE };
+	const char *argv[] = { "touch", "x", NULL };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct cordon_policy *p = NULL;
+		struct cordon_confined *c = NULL;
+		struct cordon_error e = {};
+
+		cr_assert_eq(cordon_policy_new(modes[i], "/tmp", &p, NULL), 0);
+		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), CORDON_SANDBOX_UNAVAILABLE);
+		cr_assert_null(c);
+		cr_assert(strstr(e.message, "install bubblewrap"), "%s", e.message);
+		cr_assert(strstr(e.message, "danger-full-access"), "%s", e.message);
+		cordon_policy_free(p);
+	}
+}
+
+Test(confine, empty_or_missing_argv_refused)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	const char *empty[] = { NULL };
+	const char *blank[] = { "", NULL };
+
+	cr_assert_eq(cordon_policy_new("read-only", "/tmp", &p, NULL), 0);
+	cr_assert_eq(cordon_confine_with(&b, empty, p, &c, NULL), -EINVAL);
+	cr_assert_eq(cordon_confine_with(&b, blank, p, &c, NULL), -EINVAL);
+	cr_assert_eq(cordon_confine_with(&b, NULL, p, &c, NULL), -EINVAL);
+	cordon_policy_free(p);
+}
+
+Test(confine, merge_stderr_is_the_fixed_wrapper)
+{
+	const char *argv[] = { "echo", "hi", NULL };
+	char **m = NULL;
+
+	cr_assert_eq(cordon_merge_stderr(argv, &m), 0);
+	cr_assert_eq(strv_length(m), 6);
+	cr_assert_str_eq(m[0], "/bin/sh");
+	cr_assert_str_eq(m[1], "-c");
+	cr_assert_str_eq(m[2], "exec \"$@\" 2>&1");
+	cr_assert_str_eq(m[3], "sh");
+	cr_assert_str_eq(m[4], "echo");
+	cr_assert_str_eq(m[5], "hi");
+	cordon_strv_free(m);
+}
+
+Test(confine, names_round_trip)
+{
+	enum cordon_mode m;
+	enum cordon_backend b;
+
+	cr_assert_eq(cordon_mode_from_string("workspace-write", &m), 0);
+	cr_assert_eq(m, CORDON_MODE_WORKSPACE_WRITE);
+	cr_assert_str_eq(cordon_mode_to_string(CORDON_MODE_DANGER_FULL_ACCESS), "danger-full-access");
+	cr_assert_eq(cordon_backend_from_string("bwrap", &b), 0);
+	cr_assert_eq(cordon_backend_from_string("Bwrap", &b), -EINVAL);
+	cr_assert_str_eq(cordon_verdict_to_string(CORDON_VERDICT_RUNNER_FAILED), "runner_failed");
+	cr_assert_str_eq(cordon_mode_to_string((enum cordon_mode)99), "invalid");
+}

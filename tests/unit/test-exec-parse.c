@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The runner's flag parser: strict, bounded, and it names the flag at fault. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "policy.h"
+
+static char err[512];
+
+#define PARSE(f, ...)                                                            \
+	({                                                                       \
+		static char *const _v[] = { "exec", __VA_ARGS__, NULL };         \
+		parse((int)(sizeof(_v) / sizeof(_v[0])) - 1, _v, (f));           \
+	})
+
+static int parse(int argc, char *const *argv, struct exec_flags *f)
+{
+	memset(err, 0, sizeof(err));
+	return exec_parse(argc, argv, f, err, sizeof(err));
+}
+
+#define PARSE_OK(f, ...)                                                         \
+	do {                                                                     \
+		int _r = PARSE((f), __VA_ARGS__);                                \
+		cr_assert_eq(_r, 0, "parse failed: %s", err);                    \
+	} while (0)
+
+#define PARSE_FAILS(code, needle, ...)                                           \
+	do {                                                                     \
+		struct exec_flags _f;                                            \
+		int _r = PARSE(&_f, __VA_ARGS__);                                \
+		cr_assert_eq(_r, (code), "expected %d, got %d (%s)", (code), _r, err); \
+		cr_assert(strstr(err, (needle)), "'%s' does not mention '%s'", err, (needle)); \
+	} while (0)
+
+Test(exec_parse, defaults_are_the_strictest)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--", "true");
+	cr_assert_eq(f.isolation, CORDON_ISOLATION_FULL);
+	cr_assert_eq(f.net, CORDON_NET_NONE);
+	cr_assert_not(f.private_tmp);
+	cr_assert_eq(f.write.n, 0);
+	cr_assert_eq(f.required, 0);
+	cr_assert_str_eq(f.command[0], "true");
+	cr_assert_null(f.command[1]);
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, every_flag)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--isolation", "light", "--net", "host", "--write", "/ws", "--write", "/tmp", "--deny-read",
+		 "/h/.ssh", "--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*", "--keep-env", "LC_*",
+		 "--keep-env", "GH_TOKEN", "--setenv", "A=b=c", "--require", "landlock-net", "--require", "seccomp",
+		 "--report", "--", "sh", "-c", "echo -- --write");
+	cr_assert_eq(f.isolation, CORDON_ISOLATION_LIGHT);
+	cr_assert_eq(f.net, CORDON_NET_HOST);
+	cr_assert_eq(f.write.n, 2);
+	cr_assert_str_eq(f.write.v[1], "/tmp");
+	cr_assert_null(f.write.v[2]);
+	cr_assert_str_eq(f.deny_read.v[0], "/h/.ssh");
+	cr_assert_str_eq(f.protect.v[1], "/ws/.cordon*");
+	cr_assert_str_eq(f.keep_env.v[0], "LC_*");
+	cr_assert_str_eq(f.setenv.v[0], "A=b=c");
+	cr_assert_eq(f.required, REQUIRE_LANDLOCK_NET | REQUIRE_SECCOMP);
+	cr_assert(f.report);
+	cr_assert_str_eq(f.command[2], "echo -- --write");
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, private_tmp_and_repeats_that_change_nothing)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--private-tmp", "--write", "/ws", "--write", "/ws", "--setenv", "A=1", "--setenv", "A=1",
+		 "--require", "userns", "--require", "userns", "--", "x");
+	cr_assert(f.private_tmp);
+	cr_assert_eq(f.write.n, 1);
+	cr_assert_eq(f.setenv.n, 1);
+	cr_assert_eq(f.required, REQUIRE_USERNS);
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, unknown_flag_is_named)
+{
+	PARSE_FAILS(-EINVAL, "--writable", "--writable", "/ws", "--", "x");
+	PARSE_FAILS(-EINVAL, "--net=none", "--net=none", "--", "x");
+	PARSE_FAILS(-EINVAL, "unknown flag '-x'", "-x", "--", "x");
+}
+
+Test(exec_parse, missing_value_is_named)
+{
+	struct exec_flags f;
+
+	PARSE_FAILS(-EINVAL, "--write needs a value", "--write");
+	PARSE_FAILS(-EINVAL, "--require needs a value", "--net", "none", "--require");
+	/* after "--" everything is the command's */
+	PARSE_OK(&f, "--", "x", "--setenv");
+	cr_assert_str_eq(f.command[1], "--setenv");
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, duplicates_that_matter)
+{
+	PARSE_FAILS(-EINVAL, "--net given twice", "--net", "none", "--net", "host", "--", "x");
+	PARSE_FAILS(-EINVAL, "--isolation given twice", "--isolation", "full", "--isolation", "full", "--", "x");
+	PARSE_FAILS(-EINVAL, "--private-tmp given twice", "--private-tmp", "--private-tmp", "--", "x");
+	PARSE_FAILS(-EINVAL, "--setenv: A given twice", "--setenv", "A=1", "--setenv", "A=2", "--", "x");
+}
+
+Test(exec_parse, bad_values)
+{
+	PARSE_FAILS(-EINVAL, "--isolation", "--isolation", "medium", "--", "x");
+	PARSE_FAILS(-EINVAL, "--net", "--net", "proxy", "--", "x");
+	PARSE_FAILS(-EINVAL, "--require: unknown feature", "--require", "selinux", "--", "x");
+}
+
+Test(exec_parse, paths_must_be_absolute_and_normal)
+{
+	PARSE_FAILS(-EINVAL, "--write", "--write", "ws", "--", "x");
+	PARSE_FAILS(-EINVAL, "--write", "--write", "/ws/", "--", "x");
+	PARSE_FAILS(-EINVAL, "--write", "--write", "/a//b", "--", "x");
+	PARSE_FAILS(-EINVAL, "--deny-read", "--deny-read", "/a/../b", "--", "x");
+	PARSE_FAILS(-EINVAL, "--protect", "--protect", "/a/./b", "--", "x");
+	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--write", "/", "--", "x");
+	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--deny-read", "/", "--", "x");
+
+	cr_assert(exec_path_is_normal("/"));
+	cr_assert(exec_path_is_normal("/a/.b/..c/c.."));
+	cr_assert(exec_path_is_normal("/a*b"));
+	cr_assert_not(exec_path_is_normal("/a/."));
+	cr_assert_not(exec_path_is_normal("/a/.."));
+	cr_assert_not(exec_path_is_normal(""));
+}
+
+Test(exec_parse, environment_names)
+{
+	struct exec_flags f;
+
+	PARSE_FAILS(-EINVAL, "--keep-env", "--keep-env", "1ABC", "--", "x");
+	PARSE_FAILS(-EINVAL, "--keep-env", "--keep-env", "A*B", "--", "x");
+	PARSE_FAILS(-EPERM, "LD_PRELOAD", "--keep-env", "LD_PRELOAD", "--", "x");
+	PARSE_FAILS(-EPERM, "LD_*", "--keep-env", "LD_*", "--", "x");
+	PARSE_FAILS(-EINVAL, "NAME=VALUE", "--setenv", "NOVALUE", "--", "x");
+	PARSE_FAILS(-EINVAL, "NAME=VALUE", "--setenv", "=x", "--", "x");
+	PARSE_FAILS(-EINVAL, "not a variable name", "--setenv", "A-B=x", "--", "x");
+	PARSE_FAILS(-EPERM, "LD_PRELOAD", "--setenv", "LD_PRELOAD=/x.so", "--", "x");
+	PARSE_FAILS(-EPERM, "LD_LIBRARY_PATH", "--setenv", "LD_LIBRARY_PATH=/x", "--", "x");
+	PARSE_FAILS(-EPERM, "PYTHONPATH", "--setenv", "PYTHONPATH=/x", "--", "x");
+	PARSE_FAILS(-EPERM, "NODE_OPTIONS", "--setenv", "NODE_OPTIONS=--require=/x", "--", "x");
+	PARSE_FAILS(-EPERM, "PERL5OPT", "--setenv", "PERL5OPT=-Mx", "--", "x");
+	PARSE_FAILS(-EPERM, "BASH_ENV", "--setenv", "BASH_ENV=/x", "--", "x");
+
+	PARSE_OK(&f, "--setenv", "EMPTY=", "--keep-env", "*", "--", "x");
+	cr_assert_str_eq(f.setenv.v[0], "EMPTY=");
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, the_command)
+{
+	PARSE_FAILS(-EINVAL, "no command", "--net", "none");
+	PARSE_FAILS(-EINVAL, "no command", "--");
+	PARSE_FAILS(-EINVAL, "empty", "--", "");
+	PARSE_FAILS(-EINVAL, "expected a flag or '--'", "true");
+}
+
+Test(exec_parse, help)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--net", "host", "--help", "--bogus");
+	cr_assert(f.help);
+	exec_flags_done(&f);
+	cr_assert(strstr(exec_usage, "--protect PATH"));
+}
+
+/* Caps: counts and lengths, whatever the caller sends. */
+Test(exec_parse, bounded)
+{
+	int argc = 1 + 2 * (EXEC_MAX_LIST + 1) + 2;
+	char **argv = calloc((size_t)argc + 1, sizeof(char *));
+	char *paths = calloc(EXEC_MAX_LIST + 1, 16);
+	char *long_path = malloc(EXEC_MAX_PATH + 2), *long_value = malloc(EXEC_MAX_VALUE + 8);
+	struct exec_flags f;
+	int k = 0;
+
+	cr_assert(argv && paths && long_path && long_value);
+	argv[k++] = "exec";
+	for (int i = 0; i <= EXEC_MAX_LIST; i++) {
+		snprintf(paths + 16 * i, 16, "/p%d", i);
+		argv[k++] = "--write";
+		argv[k++] = paths + 16 * i;
+	}
+	argv[k++] = "--";
+	argv[k++] = "x";
+	cr_assert_eq(parse(k, argv, &f), -E2BIG);
+	cr_assert(strstr(err, "--write: too many"));
+
+	/* exactly the cap is fine */
+	argv[k - 4] = "--";
+	argv[k - 3] = "x";
+	cr_assert_eq(parse(k - 2, argv, &f), 0, "%s", err);
+	cr_assert_eq(f.write.n, EXEC_MAX_LIST);
+	exec_flags_done(&f);
+
+	long_path[0] = '/';
+	memset(long_path + 1, 'a', EXEC_MAX_PATH);
+	long_path[EXEC_MAX_PATH + 1] = '\0';
+	cr_assert_eq(parse(5, (char *const[]){ "exec", "--deny-read", long_path, "--", "x", NULL }, &f), -ENAMETOOLONG);
+
+	memcpy(long_value, "V=", 2);
+	memset(long_value + 2, 'v', EXEC_MAX_VALUE + 1);
+	long_value[EXEC_MAX_VALUE + 3] = '\0';
+	cr_assert_eq(parse(5, (char *const[]){ "exec", "--setenv", long_value, "--", "x", NULL }, &f), -E2BIG);
+
+	free(argv);
+	free(paths);
+	free(long_path);
+	free(long_value);
+}
+
+Test(exec_parse, feature_names_round_trip)
+{
+	unsigned bit;
+
+	for (unsigned b = REQUIRE_LANDLOCK; b <= REQUIRE_NETNS; b <<= 1) {
+		const char *name = exec_feature_to_string(b);
+
+		cr_assert_not_null(name);
+		cr_assert_eq(exec_feature_from_string(name, &bit), 0);
+		cr_assert_eq(bit, b);
+	}
+	cr_assert_eq(exec_feature_from_string("landlock-fs", &bit), -EINVAL);
+}

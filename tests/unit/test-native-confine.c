@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The native provider's command line, string for string. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "provider.h"
+#include "strv.h"
+
+static const struct cordon_backend_info info = {
+	.backend = CORDON_BACKEND_NATIVE,
+	.grade = CORDON_GRADE_PARTIAL,
+	.path = "/usr/bin/cordon",
+};
+
+static char *writable[] = { "/ws", "/tmp", NULL };
+static char *no_roots[] = { NULL };
+static struct deny_entry deny[] = {
+	{ .path = "/home/u/.ssh", .exists = true, .is_dir = true },
+	{ .path = "/home/u/.aws", .exists = false },
+	{ .path = "/home/u/.netrc", .exists = true, .is_dir = false },
+};
+static char *protect[] = { "/ws/.git/hooks", "/ws/.cordon*", NULL };
+static char *keep[] = { "GH_TOKEN", NULL };
+static char *env[16];
+
+static struct cordon_policy policy(enum cordon_mode mode)
+{
+	return (struct cordon_policy){
+		.mode = mode,
+		.net = CORDON_NET_NONE,
+		.isolation = CORDON_ISOLATION_FULL,
+		.workspace = "/ws",
+		.home = "/home/u",
+		.writable_roots = mode == CORDON_MODE_READ_ONLY ? no_roots : writable,
+		.deny = deny,
+		.n_deny = 3,
+		.protect = protect,
+		.env = env,
+		.keep_env = keep,
+	};
+}
+
+static struct cordon_confined *confine(const struct cordon_policy *p, int *ret)
+{
+	static const char *const argv[] = { "git", "status", NULL };
+	struct cordon_confined *c = calloc(1, sizeof(*c));
+	struct cordon_error e = {};
+
+	cr_assert_not_null(c);
+	*ret = provider_native.confine(&info, argv, p, c, &e);
+	return c;
+}
+
+static void assert_argv(char **got, const char *const *want)
+{
+	size_t i = 0;
+
+	for (; want[i]; i++) {
+		cr_assert_not_null(got[i], "argv ends early at %zu, want '%s'", i, want[i]);
+		cr_assert_str_eq(got[i], want[i], "argv[%zu]", i);
+	}
+	cr_assert_null(got[i], "argv too long at %zu: '%s'", i, got[i]);
+}
+
+/* The environment: one variable that matches ours now (travels by name),
+ * one allow-listed that differs (must be set), one set by the policy. */
+static void setup_env(void)
+{
+	setenv("LANG", "C.UTF-8", 1);
+	setenv("TZ", "UTC", 1);
+	setenv("GH_TOKEN", "ghp_live_value", 1);
+	env[0] = "LANG=C.UTF-8";
+	env[1] = "TZ=Europe/Paris";
+	env[2] = "GH_TOKEN=ghp_live_value";
+	env[3] = "CI=1";
+	env[4] = NULL;
+}
+
+Test(native_confine, workspace_write_full, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	struct cordon_confined *c;
+	int r;
+
+	p.required = REQUIRE_LANDLOCK_NET | REQUIRE_PIDNS;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	assert_argv(c->argv, (const char *const[]){
+		"/usr/bin/cordon", "exec", "--isolation", "full", "--net", "none",
+		"--write", "/ws", "--write", "/tmp", "--private-tmp",
+		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
+		"--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*",
+		"--keep-env", "GH_TOKEN",
+		"--setenv", "TZ=Europe/Paris", "--setenv", "CI=1",
+		"--require", "landlock-net", "--require", "pidns",
+		"--", "git", "status", NULL });
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NATIVE);
+	cr_assert_eq(c->grade, CORDON_GRADE_PARTIAL, "the grade comes from the backend info");
+	assert_argv(c->fatal_signatures, (const char *const[]){ "cordon: ", NULL });
+	assert_argv(c->denial_signatures, (const char *const[]){ "permission denied", "operation not permitted",
+								"read-only file system",
+								"device or resource busy", NULL });
+	cr_assert_null(c->informational_lines[0]);
+	cordon_confined_free(c);
+}
+
+Test(native_confine, secrets_travel_by_name, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	struct cordon_confined *c;
+	int r;
+
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	for (char **a = c->argv; *a; a++)
+		cr_assert_null(strstr(*a, "ghp_live_value"), "a kept value leaked into argv: %s", *a);
+	cordon_confined_free(c);
+
+	/* changed since the snapshot: the runner could not rebuild it, so it is set */
+	setenv("GH_TOKEN", "rotated", 1);
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	cr_assert(strv_contains(c->argv, "GH_TOKEN=ghp_live_value"));
+	cordon_confined_free(c);
+}
+
+Test(native_confine, read_only, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_READ_ONLY);
+	struct cordon_confined *c;
+	int r;
+
+	p.net = CORDON_NET_HOST;
+	p.env = NULL;
+	p.keep_env = NULL;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	/* nothing writable: no private /tmp, nothing to protect */
+	assert_argv(c->argv, (const char *const[]){
+		"/usr/bin/cordon", "exec", "--isolation", "full", "--net", "host",
+		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
+		"--", "git", "status", NULL });
+	cordon_confined_free(c);
+}
+
+Test(native_confine, light, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	struct cordon_confined *c;
+	int r;
+
+	p.isolation = CORDON_ISOLATION_LIGHT;
+	p.env = NULL;
+	p.keep_env = NULL;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	/* no mount namespace: no private /tmp, no --protect; hiding by Landlock */
+	assert_argv(c->argv, (const char *const[]){
+		"/usr/bin/cordon", "exec", "--isolation", "light", "--net", "none",
+		"--write", "/ws", "--write", "/tmp",
+		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
+		"--", "git", "status", NULL });
+	cordon_confined_free(c);
+
+	p.required = REQUIRE_NETNS;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
+	cordon_confined_free(c);
+}
+
+Test(native_confine, refusals, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	struct cordon_confined *c;
+	int r;
+
+	p.net = CORDON_NET_HOST;
+	p.required = REQUIRE_NETNS;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
+	cordon_confined_free(c);
+
+	p = policy(CORDON_MODE_DANGER_FULL_ACCESS);
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EINVAL);
+	cordon_confined_free(c);
+}

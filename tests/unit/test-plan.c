@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Flags -> plan: the order and content of what the runner will apply. Pure. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "policy.h"
+
+static char err[512];
+
+#define COMPILE(p, f, ...)                                                       \
+	({                                                                       \
+		static char *const _v[] = { "exec", __VA_ARGS__, NULL };         \
+		int _r = exec_parse((int)(sizeof(_v) / sizeof(_v[0])) - 1, _v, (f), err, sizeof(err)); \
+		cr_assert_eq(_r, 0, "parse: %s", err);                           \
+		plan_compile((f), (p), err, sizeof(err));                        \
+	})
+
+/* The plan as "kind path" lines, for exact comparison. */
+static char *render(const struct plan *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct step *s = &p->steps[i];
+
+		if (s->path)
+			fprintf(f, "%s %.*s\n", step_name(s->kind), (int)s->len, s->path);
+		else
+			fprintf(f, "%s\n", step_name(s->kind));
+	}
+	fclose(f);
+	return buf;
+}
+
+static const char command_steps[] = "setsid\npdeathsig\nrlimit\nclose fds\nenvironment\ncapabilities\n"
+				    "no_new_privs\nlandlock\nseccomp\nexecve\n";
+
+Test(plan, full_workspace_write_in_order)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got, *want;
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "none", "--write", "/ws", "--write", "/tmp", "--private-tmp",
+			     "--deny-read", "/h/.ssh", "--deny-read", "/h/.netrc", "--protect", "/ws/.git/hooks",
+			     "--protect", "/ws/.git/config", "--protect", "/ws/.mcp.json", "--protect",
+			     "/ws/.cordon*", "--", "true"),
+		     0, "%s", err);
+	got = render(&p);
+	cr_assert(asprintf(&want,
+			   "namespaces\nid map\n"
+			   "tmpfs /tmp\ntmpfs /dev/shm\n"
+			   "protect /ws/.cordon*\n"
+			   "pin /ws/.git\n"
+			   "protect /ws/.git/config\nprotect /ws/.git/hooks\n"
+			   "protect /ws/.mcp.json\n"
+			   "hide /h/.ssh\nhide /h/.netrc\n"
+			   "proc /proc\nloopback\nchdir\ninit\n%s",
+			   command_steps) > 0);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(p.clone_flags, (unsigned long)(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET));
+	free(got);
+	free(want);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, landlock_and_seccomp_inputs)
+{
+	struct exec_flags f;
+	struct plan p;
+	const char *const want_writable[] = { "/ws", "/tmp", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty",
+					      "/dev/pts", "/dev/ptmx", "/dev/shm", NULL };
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/ws", "--write", "/tmp", "--private-tmp", "--deny-read", "/h/.ssh",
+			     "--require", "landlock-scope", "--require", "pidns", "--", "true"),
+		     0);
+	for (size_t i = 0; want_writable[i]; i++)
+		cr_assert_str_eq(p.landlock.writable[i], want_writable[i]);
+	cr_assert_null(p.landlock.writable[9]);
+	cr_assert_str_eq(p.landlock.readable[0], "/");
+	cr_assert_null(p.landlock.deny_read, "full isolation hides by mount, not by Landlock");
+	cr_assert(p.landlock.deny_tcp);
+	cr_assert(p.landlock.scope);
+	/* Landlock is always required: it is the runner's write fence. */
+	cr_assert_eq(p.landlock.required, REQUIRE_LANDLOCK | REQUIRE_LANDLOCK_SCOPE);
+	cr_assert_eq(p.required, REQUIRE_LANDLOCK_SCOPE | REQUIRE_PIDNS);
+	cr_assert_not(p.seccomp.deny_inet, "the network namespace does that job");
+	cr_assert_not(p.seccomp.allow_userns);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, net_host_has_no_network_namespace)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--", "true"), 0);
+	cr_assert_eq(p.clone_flags, (unsigned long)(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID));
+	got = render(&p);
+	cr_assert_null(strstr(got, "loopback"));
+	cr_assert_not(p.landlock.deny_tcp);
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, read_only_has_no_private_tmp_and_no_writable_root)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--", "true"), 0);
+	got = render(&p);
+	cr_assert_str_eq(got, "namespaces\nid map\nproc /proc\nloopback\nchdir\ninit\n"
+			      "setsid\npdeathsig\nrlimit\nclose fds\nenvironment\ncapabilities\n"
+			      "no_new_privs\nlandlock\nseccomp\nexecve\n");
+	cr_assert_str_eq(p.landlock.writable[0], "/dev/null");
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, workspace_below_tmp_is_bound_back_and_not_pinned)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/tmp/ws", "--write", "/tmp", "--write", "/tmp/ws/nested",
+			     "--write", "/tmp/other", "--private-tmp", "--protect", "/tmp/ws/.git/hooks", "--",
+			     "true"),
+		     0);
+	got = render(&p);
+	cr_assert(strstr(got, "tmpfs /tmp\ntmpfs /dev/shm\nbind back /tmp/ws\nbind back /tmp/other\n"
+			      "pin /tmp/ws/.git\nprotect /tmp/ws/.git/hooks\nproc"),
+		  "%s", got);
+	/* /tmp/ws is a mount point already: its rename fails with EBUSY anyway */
+	cr_assert_null(strstr(got, "pin /tmp/ws\n"));
+	cr_assert_null(strstr(got, "bind back /tmp/ws/nested"), "comes along with /tmp/ws");
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, nested_roots_pin_the_inner_root)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/a", "--write", "/a/b", "--protect", "/a/b/.git/hooks",
+			     "--protect", "/outside/.git/hooks", "--", "true"),
+		     0);
+	got = render(&p);
+	/* /a/b's parent /a is writable: /a/b could be renamed away, so it is pinned */
+	cr_assert(strstr(got, "id map\npin /a/b\npin /a/b/.git\nprotect /a/b/.git/hooks\nproc"), "%s", got);
+	/* outside every writable root: Landlock keeps it read-only already */
+	cr_assert_null(strstr(got, "/outside"));
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, protecting_a_path_and_a_path_below_it)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/ws", "--protect", "/ws/.git/hooks", "--protect", "/ws/.git",
+			     "--protect", "/ws/.git/hooks", "--", "true"),
+		     0);
+	got = render(&p);
+	/* the protection of .git replaces its pin, and comes first */
+	cr_assert(strstr(got, "id map\nprotect /ws/.git\nprotect /ws/.git/hooks\nproc"), "%s", got);
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, light_isolation)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got;
+
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--write", "/ws", "--deny-read", "/h/.ssh", "--",
+			     "true"),
+		     0, "%s", err);
+	got = render(&p);
+	cr_assert_str_eq(got, command_steps);
+	cr_assert_eq(p.clone_flags, 0);
+	cr_assert_str_eq(p.landlock.deny_read[0], "/h/.ssh");
+	cr_assert(p.seccomp.deny_inet, "no network namespace: IP sockets are refused");
+	cr_assert(p.landlock.deny_tcp);
+	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--net", "host", "--", "true"), 0);
+	cr_assert_not(p.seccomp.deny_inet);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+Test(plan, contradictions_are_refused)
+{
+	struct exec_flags f;
+	struct plan p;
+
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--protect", "/ws/.git/hooks", "--", "x"), -EINVAL);
+	cr_assert(strstr(err, "--protect needs --isolation full"), "%s", err);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--private-tmp", "--", "x"), -EINVAL);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--require", "netns", "--", "x"), -EOPNOTSUPP);
+	cr_assert(strstr(err, "netns"), "%s", err);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--require", "netns", "--", "x"), -EINVAL);
+	exec_flags_done(&f);
+}
+
+Test(plan, fallback_to_light_keeps_what_light_can_do)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *const v[] = { "exec", "--write", "/ws", "--private-tmp", "--protect", "/ws/.git/hooks",
+			    "--deny-read", "/h/.ssh", "--", "true", NULL };
+
+	cr_assert_eq(exec_parse(10, v, &f, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan_compile_light(&f, &p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(p.isolation, CORDON_ISOLATION_LIGHT);
+	cr_assert_not(p.private_tmp);
+	cr_assert_str_eq(p.landlock.deny_read[0], "/h/.ssh");
+	cr_assert(p.seccomp.deny_inet);
+	plan_done(&p);
+
+	/* ...but not when a namespace is required */
+	exec_flags_done(&f);
+	char *const w[] = { "exec", "--require", "userns", "--", "true", NULL };
+	cr_assert_eq(exec_parse(5, w, &f, err, sizeof(err)), 0);
+	cr_assert_eq(plan_compile_light(&f, &p, err, sizeof(err)), -EOPNOTSUPP);
+	exec_flags_done(&f);
+}
+
+Test(plan, every_step_has_a_phase_and_a_name)
+{
+	for (enum step_kind k = 0; k < _STEP_MAX; k++)
+		cr_assert_neq(strcmp(step_name(k), "?"), 0);
+	cr_assert_eq(step_phase(STEP_NAMESPACES), PHASE_RUNNER);
+	cr_assert_eq(step_phase(STEP_PROTECT), PHASE_INIT);
+	cr_assert_eq(step_phase(STEP_SECCOMP), PHASE_COMMAND);
+}
+
+Test(plan, describe_in_words)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/ws", "--write", "/tmp", "--private-tmp", "--protect",
+			     "/ws/.git/hooks", "--deny-read", "/h/.ssh", "--keep-env", "GH_TOKEN", "--setenv",
+			     "SECRET=do-not-print", "--require", "landlock-net", "--", "git", "status"),
+		     0);
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 1000, 1000, out);
+	fclose(out);
+	cr_assert(strstr(buf, "isolation full, network none"), "%s", buf);
+	cr_assert(strstr(buf, "map uid 1000 and gid 1000"));
+	cr_assert(strstr(buf, "pin /ws/.git"));
+	cr_assert(strstr(buf, "read-only: /ws/.git/hooks"));
+	cr_assert(strstr(buf, "hide /h/.ssh"));
+	cr_assert(strstr(buf, "kept: GH_TOKEN"));
+	cr_assert(strstr(buf, "set: SECRET"));
+	cr_assert_null(strstr(buf, "do-not-print"), "values are not printed");
+	cr_assert(strstr(buf, "TCP bind and connect refused"));
+	cr_assert(strstr(buf, "execve git status"));
+	cr_assert(strstr(buf, "required (refuse rather than degrade): landlock-net"));
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--", "true"), 0);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "light isolation gives up"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+}

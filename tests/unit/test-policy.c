@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "policy.h"
+#include "strv.h"
+
+static char home[] = "/tmp/cordon-home-XXXXXX";
+static char ws[] = "/tmp/cordon-ws-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(home));
+	cr_assert_not_null(mkdtemp(ws));
+	setenv("HOME", home, 1);
+	unsetenv("TMPDIR");
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", home, ws);
+	(void)!system(cmd);
+}
+
+TestSuite(policy, .init = setup, .fini = teardown);
+
+static struct cordon_policy *policy_ok(const char *mode, const char *root)
+{
+	struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+	int r = cordon_policy_new(mode, root, &p, &e);
+
+	cr_assert_eq(r, 0, "policy_new(%s, %s) = %d: %s", mode, root, r, e.message);
+	return p;
+}
+
+Test(policy, unknown_mode_names_the_valid_ones)
+{
+	struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_policy_new("workspace", ws, &p, &e), -EINVAL);
+	cr_assert_null(p);
+	cr_assert_str_eq(e.message,
+			 "unknown mode 'workspace': valid modes are read-only, workspace-write, danger-full-access");
+}
+
+Test(policy, root_that_is_slash_is_refused)
+{
+	const char *roots[] = { "/", "/..", "/tmp/..", "//" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		struct cordon_policy *p = NULL;
+		struct cordon_error e = {};
+
+		cr_assert_eq(cordon_policy_new("workspace-write", roots[i], &p, &e), -EINVAL, "%s", roots[i]);
+		cr_assert(strstr(e.message, "canonicalises to '/'"), "%s", e.message);
+	}
+}
+
+Test(policy, writable_roots_by_mode)
+{
+	struct cordon_policy *ro = policy_ok("read-only", ws);
+	struct cordon_policy *rw = policy_ok("workspace-write", ws);
+	const char *const *r;
+	_cleanup_free_ char *real_ws = realpath(ws, NULL);
+
+	cr_assert_null(cordon_writable_roots(ro)[0]);
+	r = cordon_writable_roots(rw);
+	cr_assert_str_eq(r[0], real_ws);
+	cr_assert_str_eq(r[1], "/tmp");
+	cr_assert_null(r[2]);
+	cordon_policy_free(ro);
+	cordon_policy_free(rw);
+}
+
+Test(policy, writable_roots_deduplicated)
+{
+	/* A workspace that is /tmp itself appears once. */
+	struct cordon_policy *p = policy_ok("workspace-write", "/tmp");
+	cr_assert_str_eq(cordon_writable_roots(p)[0], "/tmp");
+	cr_assert_null(cordon_writable_roots(p)[1]);
+	cordon_policy_free(p);
+}
+
+Test(policy, default_deny_set_resolved_at_build)
+{
+	char path[512];
+	struct cordon_policy *p;
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+	bool saw_ssh = false, saw_netrc = false, saw_aws = false;
+
+	snprintf(path, sizeof(path), "%s/.ssh", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.netrc", home);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	p = policy_ok("workspace-write", ws);
+
+	for (size_t i = 0; i < p->n_deny; i++) {
+		const struct deny_entry *d = &p->deny[i];
+		char expect[600];
+
+		snprintf(expect, sizeof(expect), "%s/.ssh", real_home);
+		if (strcmp(d->path, expect) == 0) {
+			saw_ssh = true;
+			cr_assert(d->exists && d->is_dir);
+		}
+		snprintf(expect, sizeof(expect), "%s/.netrc", real_home);
+		if (strcmp(d->path, expect) == 0) {
+			saw_netrc = true;
+			cr_assert(d->exists && !d->is_dir);
+		}
+		snprintf(expect, sizeof(expect), "%s/.aws", real_home);
+		if (strcmp(d->path, expect) == 0) {
+			saw_aws = true;
+			cr_assert_not(d->exists);
+		}
+	}
+	cr_assert(saw_ssh && saw_netrc && saw_aws);
+	cordon_policy_free(p);
+}
+
+Test(policy, env_allow_list_drops_secrets)
+{
+	struct cordon_policy *p;
+
+	setenv("AWS_SECRET_ACCESS_KEY", "hunter2", 1);
+	setenv("GITHUB_TOKEN", "ghp_x", 1);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	setenv("PATH", "/usr/bin:/bin", 1);
+	p = policy_ok("workspace-write", ws);
+	cr_assert(strv_contains(p->env, "LC_ALL=C.UTF-8"));
+	cr_assert(strv_contains(p->env, "PATH=/usr/bin:/bin"));
+	STRV_FOREACH(e, p->env) {
+		cr_assert_null(strstr(*e, "hunter2"), "%s leaked", *e);
+		cr_assert_null(strstr(*e, "ghp_x"), "%s leaked", *e);
+	}
+	cordon_policy_free(p);
+}
+
+Test(policy, keep_env_and_set_env)
+{
+	struct cordon_policy *p;
+	struct cordon_error e = {};
+
+	setenv("MY_TOOL_A", "1", 1);
+	setenv("MY_TOOL_B", "2", 1);
+	p = policy_ok("workspace-write", ws);
+	cr_assert_eq(cordon_policy_keep_env(p, "MY_TOOL_*", &e), 0);
+	cr_assert(strv_contains(p->env, "MY_TOOL_A=1"));
+	cr_assert(strv_contains(p->env, "MY_TOOL_B=2"));
+	cr_assert_eq(cordon_policy_set_env(p, "FOO", "bar", &e), 0);
+	cr_assert_eq(cordon_policy_set_env(p, "FOO", "baz", &e), 0);
+	cr_assert(strv_contains(p->env, "FOO=baz"));
+	cr_assert_not(strv_contains(p->env, "FOO=bar"));
+	cr_assert_eq(cordon_policy_keep_env(p, "1BAD", &e), -EINVAL);
+	cordon_policy_free(p);
+}
+
+Test(policy, injection_variables_refused)
+{
+	const char *names[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONPATH", "NODE_OPTIONS",
+				"PERL5OPT", "BASH_ENV", "BASH_FUNC_x%%" };
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+
+	for (size_t i = 0; i < 6; i++) {
+		struct cordon_error e = {};
+		cr_assert_eq(cordon_policy_set_env(p, names[i], "x", &e), -EPERM, "%s", names[i]);
+		cr_assert(strstr(e.message, names[i]), "%s", e.message);
+		cr_assert_eq(cordon_policy_keep_env(p, names[i], &e), -EPERM, "%s", names[i]);
+	}
+	/* and a glob never sweeps them in */
+	setenv("LD_PRELOAD", "/evil.so", 1);
+	cr_assert_eq(cordon_policy_keep_env(p, "LD*", NULL), 0);
+	cr_assert_eq(cordon_policy_keep_env(p, "*", NULL), 0);
+	STRV_FOREACH(e, p->env)
+		cr_assert_null(strstr(*e, "LD_PRELOAD"), "%s", *e);
+	unsetenv("LD_PRELOAD");
+	cordon_policy_free(p);
+}
+
+Test(policy, tmpdir_slash_refused)
+{
+	/* TMPDIR is memoised by the first policy; this runs in its own
+	 * Criterion worker process, so it sees a fresh cache. */
+	struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+
+	setenv("TMPDIR", "/", 1);
+	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), -EINVAL);
+	cr_assert(strstr(e.message, "TMPDIR"), "%s", e.message);
+}
+
+Test(policy, protect_and_require)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_ws = realpath(ws, NULL);
+	char expect[600];
+
+	cr_assert_eq(cordon_policy_protect(p, "build/out", &e), 0);
+	snprintf(expect, sizeof(expect), "%s/build/out", real_ws);
+	cr_assert(strv_contains(p->protect, expect));
+	snprintf(expect, sizeof(expect), "%s/.git/hooks", real_ws);
+	cr_assert(strv_contains(p->protect, expect), "default protected set missing .git/hooks");
+	cr_assert_eq(cordon_policy_require(p, "landlock-net", &e), 0);
+	cr_assert(p->required & REQUIRE_LANDLOCK_NET);
+	cr_assert_eq(cordon_policy_require(p, "landlock-nett", &e), -EINVAL);
+	cr_assert(strstr(e.message, "known features"), "%s", e.message);
+	cordon_policy_free(p);
+}
+
+Test(policy, danger_full_access_needs_no_workspace)
+{
+	struct cordon_policy *p = NULL;
+
+	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_null(cordon_policy_workspace(p));
+	cordon_policy_free(p);
+}
+
+static const struct deny_entry *find_deny(const struct cordon_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (strcmp(p->deny[i].path, path) == 0)
+			return &p->deny[i];
+	return NULL;
+}
+
+Test(policy, sockets_that_lead_out_are_hidden)
+{
+	char runtime[512], agent[512];
+	struct cordon_policy *p;
+	const struct deny_entry *d;
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	snprintf(runtime, sizeof(runtime), "%s/run", real_home);
+	snprintf(agent, sizeof(agent), "%s/agent.sock", real_home);
+	cr_assert_eq(mkdir(runtime, 0700), 0);
+	close(open(agent, O_CREAT | O_WRONLY, 0600));
+	setenv("XDG_RUNTIME_DIR", runtime, 1);
+	setenv("SSH_AUTH_SOCK", agent, 1);
+	p = policy_ok("workspace-write", ws);
+
+	d = find_deny(p, runtime);
+	cr_assert(d && d->exists && d->is_dir && !d->only_without_net, "XDG_RUNTIME_DIR not hidden");
+	d = find_deny(p, agent);
+	cr_assert(d && d->exists && !d->is_dir, "SSH_AUTH_SOCK not hidden");
+	d = find_deny(p, "/run/docker.sock");
+	cr_assert_not_null(d, "the docker socket is not in the deny set");
+	cr_assert_not(d->only_without_net);
+	/* /var/run is a symlink to /run on Debian: one entry, canonical */
+	cr_assert_null(find_deny(p, "/var/run/docker.sock"));
+	d = find_deny(p, "/run/postgresql");
+	cr_assert(d && d->only_without_net, "database sockets are hidden only without network");
+
+	/* a service socket is hidden under net none, shown under net host */
+	struct deny_entry svc = { .path = (char *)"/run/postgresql", .exists = true, .only_without_net = true };
+	cr_assert(deny_entry_applies(p, &svc));
+	cordon_policy_set_net(p, CORDON_NET_HOST);
+	cr_assert_not(deny_entry_applies(p, &svc));
+	cordon_policy_free(p);
+}
+
+Test(policy, built_in_deny_never_hides_the_workspace)
+{
+	char inner[512];
+	struct cordon_policy *p;
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	/* a workspace inside ~/.docker: the default would hide it */
+	snprintf(inner, sizeof(inner), "%s/.docker", real_home);
+	cr_assert_eq(mkdir(inner, 0700), 0);
+	snprintf(inner, sizeof(inner), "%s/.docker/proj", real_home);
+	cr_assert_eq(mkdir(inner, 0700), 0);
+	p = policy_ok("workspace-write", inner);
+	snprintf(inner, sizeof(inner), "%s/.docker", real_home);
+	cr_assert_null(find_deny(p, inner));
+	/* but an explicit request is kept as given */
+	cr_assert_eq(cordon_policy_deny_read(p, inner, NULL), 0);
+	cr_assert_not_null(find_deny(p, inner));
+	cordon_policy_free(p);
+}
