@@ -10,11 +10,17 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
-#include "cleanup.h"
-/* Ours, and through it libseccomp's: see seccomp.h. */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include "cleanup.h"
 #include "syscall_filter.h"
+#ifndef CORDON_SECCOMP_GENERATOR
+/* The two filters, compiled by libseccomp at build time (gen_seccomp_bpf.c)
+ * so a launch does not pay libseccomp's ~1 ms of userspace compilation. */
+#include "seccomp_bpf.h"
+#endif
 
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
@@ -246,7 +252,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	return 0;
 }
 
-int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
+int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err, size_t errlen)
 {
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	int r;
@@ -255,14 +261,6 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 		return fail(err, errlen, -EINVAL, "seccomp: no options");
 	if (o->allow_userns)
 		return fail(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
-
-	/* The caller sets no_new_privs; we check rather than set it, so a
-	 * runner that forgot is caught here instead of silently mended. */
-	r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-	if (r < 0)
-		return fail(err, errlen, -errno, "seccomp: cannot read no_new_privs: %s", strerror(errno));
-	if (r != 1)
-		return fail(err, errlen, -EPERM, "seccomp: no_new_privs is not set");
 
 	/* Only the native architecture: syscalls through another ABI
 	 * (i386 int $0x80, x32) kill the process. */
@@ -285,9 +283,70 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 	r = add_rules(ctx, o, err, errlen);
 	if (r < 0)
 		return r;
+	*ret = TAKE_PTR(ctx);
+	return 0;
+}
 
+static int check_no_new_privs(char *err, size_t errlen)
+{
+	/* The caller sets no_new_privs; we check rather than set it, so a
+	 * runner that forgot is caught here instead of silently mended. */
+	int r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+
+	if (r < 0)
+		return fail(err, errlen, -errno, "seccomp: cannot read no_new_privs: %s", strerror(errno));
+	if (r != 1)
+		return fail(err, errlen, -EPERM, "seccomp: no_new_privs is not set");
+	return 0;
+}
+
+int seccomp_apply_built(const struct seccomp_opts *o, char *err, size_t errlen)
+{
+	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
+	int r;
+
+	r = check_no_new_privs(err, errlen);
+	if (r < 0)
+		return r;
+	r = seccomp_build(o, &ctx, err, errlen);
+	if (r < 0)
+		return r;
 	r = seccomp_load(ctx);
 	if (r < 0)
 		return fail(err, errlen, r, "seccomp: cannot load the filter: %s", strerror(-r));
 	return 0;
 }
+
+#ifndef CORDON_SECCOMP_GENERATOR
+int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len)
+{
+	if (!o || o->allow_userns)
+		return -EINVAL;
+	*ret = o->deny_inet ? seccomp_bpf_deny_inet : seccomp_bpf_default;
+	*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet) : ELEMENTSOF(seccomp_bpf_default);
+	return 0;
+}
+
+int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
+{
+	const struct sock_filter *insns;
+	struct sock_fprog prog;
+	size_t n;
+	int r;
+
+	if (!o)
+		return fail(err, errlen, -EINVAL, "seccomp: no options");
+	if (o->allow_userns)
+		return fail(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
+	r = check_no_new_privs(err, errlen);
+	if (r < 0)
+		return r;
+	r = seccomp_precompiled(o, &insns, &n);
+	if (r < 0)
+		return fail(err, errlen, r, "seccomp: no precompiled filter");
+	prog = (struct sock_fprog){ .len = (unsigned short)n, .filter = (struct sock_filter *)insns };
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		return fail(err, errlen, -errno, "seccomp: cannot load the filter: %s", strerror(errno));
+	return 0;
+}
+#endif

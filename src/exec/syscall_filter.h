@@ -16,7 +16,20 @@ struct seccomp_opts {
 	bool allow_userns;     /* reserved, keep false: unshare/clone with namespace flags refused */
 };
 
-/* Load the filter on the calling thread (no_new_privs already set: -EPERM if
+struct sock_filter;
+
+/* Load the filter on the calling thread: the one libseccomp compiled at
+ * build time for these options (see gen_seccomp_bpf.c) (no_new_privs already set: -EPERM if
  * not). 0 or -errno with reason in err. allow_userns true is refused with
  * -EINVAL until it means something. */
 int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen);
+
+/* The same filter, built by libseccomp now, for the build-time generator and
+ * for the test that shows the precompiled program is what libseccomp makes.
+ * The context is released with seccomp_release (void * to keep libseccomp's
+ * header out of ours). */
+int seccomp_build(const struct seccomp_opts *o, void **ret, char *err, size_t errlen);
+/* Build and load at run time (slower; the tests compare both). */
+int seccomp_apply_built(const struct seccomp_opts *o, char *err, size_t errlen);
+/* The precompiled program for these options. */
+int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len);

@@ -88,6 +88,15 @@ const char *const policy_default_protect[] = {
 	".git/hooks",
 	".git/config",
 	".gitmodules",
+	".envrc",
+	".vscode",
+	".idea",
+	".mcp.json",
+	".cordon*",
+	NULL,
+};
+
+const char *const policy_default_protect_home[] = {
 	".bashrc",
 	".bash_profile",
 	".bash_login",
@@ -97,11 +106,7 @@ const char *const policy_default_protect[] = {
 	".zshenv",
 	".zprofile",
 	".zlogin",
-	".envrc",
-	".vscode",
-	".idea",
-	".mcp.json",
-	".cordon*",
+	".config/fish/config.fish",
 	NULL,
 };
 
@@ -385,6 +390,16 @@ static int deny_defaults_outside_home(struct cordon_policy *p, struct cordon_err
 	return 0;
 }
 
+static bool home_is_writable(const struct cordon_policy *p)
+{
+	if (p->workspace && path_is_under(p->home, p->workspace))
+		return true;
+	for (const char *const *t = policy_temp_roots(); *t; t++)
+		if (strcmp(*t, "/tmp") != 0 && path_is_under(p->home, *t))
+			return true;
+	return false;
+}
+
 static int resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
@@ -507,6 +522,16 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	if (p->workspace)
 		for (size_t i = 0; policy_default_protect[i]; i++) {
 			r = strv_consume(&p->protect, path_join(p->workspace, policy_default_protect[i]));
+			if (r < 0)
+				return r;
+		}
+
+	/* Shell start-up files matter where a shell reads them: in HOME. They
+	 * need protecting only when HOME is writable, i.e. under the workspace
+	 * or $TMPDIR (a HOME under /tmp sits in the sandbox's private /tmp). */
+	if (p->home && p->mode == CORDON_MODE_WORKSPACE_WRITE && home_is_writable(p))
+		for (size_t i = 0; policy_default_protect_home[i]; i++) {
+			r = strv_consume(&p->protect, path_join(p->home, policy_default_protect_home[i]));
 			if (r < 0)
 				return r;
 		}

@@ -52,6 +52,8 @@ bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *
 /* The built-in protected set, relative to the workspace. NULL-terminated.
  * Entries ending in '*' are prefixes matched by the runner. */
 extern const char *const policy_default_protect[];
+/* Shell start-up files, relative to HOME; protected when HOME is writable. */
+extern const char *const policy_default_protect_home[];
 /* The built-in environment allow-list. Entries ending in '*' are prefixes. */
 extern const char *const policy_default_env[];
 

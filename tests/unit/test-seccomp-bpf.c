@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The filter the runner loads is the one libseccomp builds from syscall_filter.c
+ * today: the build-time program and a fresh compilation are identical. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "syscall_filter.h"
+
+static void compare(bool deny_inet)
+{
+	const struct seccomp_opts o = { .deny_inet = deny_inet };
+	const struct sock_filter *pre;
+	struct sock_filter insn;
+	scmp_filter_ctx ctx = NULL;
+	char err[256] = "";
+	size_t n, i = 0;
+	FILE *f = tmpfile();
+
+	cr_assert_not_null(f);
+	cr_assert_eq(seccomp_precompiled(&o, &pre, &n), 0);
+	cr_assert_gt(n, 10);
+	cr_assert_eq(seccomp_build(&o, &ctx, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(seccomp_export_bpf(ctx, fileno(f)), 0);
+	seccomp_release(ctx);
+	rewind(f);
+	while (fread(&insn, sizeof(insn), 1, f) == 1) {
+		cr_assert_lt(i, n, "the fresh filter is longer than the precompiled one");
+		cr_assert(memcmp(&insn, &pre[i], sizeof(insn)) == 0, "instruction %zu differs", i);
+		i++;
+	}
+	cr_assert_eq(i, n, "the fresh filter is shorter than the precompiled one");
+	fclose(f);
+}
+
+Test(seccomp_bpf, precompiled_default_matches_libseccomp)
+{
+	compare(false);
+}
+
+Test(seccomp_bpf, precompiled_deny_inet_matches_libseccomp)
+{
+	compare(true);
+}
+
+Test(seccomp_bpf, the_two_programs_differ)
+{
+	const struct seccomp_opts a = { .deny_inet = false }, b = { .deny_inet = true };
+	const struct sock_filter *pa, *pb;
+	size_t na, nb;
+
+	cr_assert_eq(seccomp_precompiled(&a, &pa, &na), 0);
+	cr_assert_eq(seccomp_precompiled(&b, &pb, &nb), 0);
+	cr_assert(na != nb || memcmp(pa, pb, na * sizeof(*pa)) != 0);
+	const struct seccomp_opts bad = { .allow_userns = true };
+	cr_assert_eq(seccomp_precompiled(&bad, &pa, &na), -EINVAL);
+}
