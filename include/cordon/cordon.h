@@ -274,6 +274,13 @@ struct cordon_run_opts {
 	size_t max_output;       /* capture cap; 0: the default, 1 MiB */
 	const char *cwd;         /* NULL: inherit */
 	bool passthrough;        /* stdio inherited; output not captured; stderr scanned for classification */
+	/* When the confined argv runs cordon's own runner ([cordon_runner_path(),
+	 * "exec", ...]) and this is set, the runner is entered in a forked child
+	 * by calling it with (argc, argv) from "exec" on, instead of exec'ing the
+	 * cordon binary again: one exec and one dynamic link less per launch.
+	 * Only for single-threaded callers that link the runner (the cordon CLI
+	 * passes cordon_exec_main). NULL: always exec. */
+	int (*runner_main)(int argc, char **argv);
 };
 
 struct cordon_result {
@@ -292,8 +299,9 @@ struct cordon_result {
 	char *annotated;         /* what an agent reads: exit line, output, marker */
 };
 
-/* Spawn confined->argv through cordon_merge_stderr, capture, time out, kill
- * the whole tree on timeout, classify and annotate. */
+/* Spawn confined->argv with its stdout and stderr on one pipe (the merge
+ * cordon_merge_stderr gives callers that spawn argv themselves), capture up
+ * to the cap, time out, kill the whole tree on timeout, classify, annotate. */
 CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 			  struct cordon_result **ret);
 CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r);

@@ -650,6 +650,9 @@ int cli_run(const struct cli_args *a)
 		.timeout_ms = a->timeout_ms,
 		.max_output = a->max_output,
 		.passthrough = !a->json,
+		/* we are single-threaded and link the runner: enter it in the
+		 * child instead of exec'ing ourselves again */
+		.runner_main = cordon_exec_main,
 	};
 	r = cordon_run(c, &o, &res);
 	kill_descendants(getpid());

@@ -217,12 +217,90 @@ static int pidfd_open_compat(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+/* Start argv through posix_spawn with the requested stdio, cwd and group. */
+static int start_exec(const struct spawn_opts *o, int pipe_w, pid_t *ret)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t all, none;
+	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	if (!o->inherit_stdin)
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (o->capture_stdout)
+		posix_spawn_file_actions_adddup2(&fa, pipe_w, 1);
+	if (o->capture_stderr)
+		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
+	if (o->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	if (o->own_group) {
+		flags |= POSIX_SPAWN_SETPGROUP;
+		posix_spawnattr_setpgroup(&attr, 0);
+	}
+	posix_spawnattr_setflags(&attr, flags);
+
+	/* A bare name is looked up on PATH, as a shell would. */
+	r = (strchr(o->argv[0], '/') ? posix_spawn : posix_spawnp)(ret, o->argv[0], &fa, &attr,
+								   (char *const *)o->argv,
+								   o->envp ? o->envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return -r;
+}
+
+/* The same set-up, then child_main in the forked child instead of an exec.
+ * Only for single-threaded callers: the child runs ordinary code. */
+static int start_forked(const struct spawn_opts *o, int pipe_w, pid_t *ret)
+{
+	pid_t pid;
+
+	if (o->envp)
+		return -EINVAL; /* the runner reads our environment */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigset_t none;
+		int fd;
+
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				(void)sigaction(sig, &dfl, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (o->own_group && setpgid(0, 0) < 0)
+			_exit(127);
+		if (!o->inherit_stdin) {
+			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || dup2(fd, 0) < 0)
+				_exit(127);
+		}
+		if ((o->capture_stdout && dup2(pipe_w, 1) < 0) || (o->capture_stderr && dup2(pipe_w, 2) < 0))
+			_exit(127);
+		if (o->cwd && chdir(o->cwd) < 0)
+			_exit(127);
+		int argc = 0;
+		while (o->argv[argc])
+			argc++;
+		_exit(o->child_main(argc - o->child_argv_skip, (char **)o->argv + o->child_argv_skip));
+	}
+	*ret = pid;
+	return 0;
+}
+
 int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 {
 	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1;
 	struct capture cap = { .cap = o->cap };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
 	uint64_t start = now_usec(), deadline = 0;
 	bool capturing = o->capture_stdout || o->capture_stderr;
 	bool exited = false, timed_out = false;
@@ -244,38 +322,10 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		pipe_w = p[1];
 	}
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	if (!o->inherit_stdin)
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (o->capture_stdout)
-		posix_spawn_file_actions_adddup2(&fa, pipe_w, 1);
-	if (o->capture_stderr)
-		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
-	if (o->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-
-	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	if (o->own_group) {
-		flags |= POSIX_SPAWN_SETPGROUP;
-		posix_spawnattr_setpgroup(&attr, 0);
-	}
-	posix_spawnattr_setflags(&attr, flags);
-
-	/* A bare name is looked up on PATH, as a shell would. */
-	r = (strchr(o->argv[0], '/') ? posix_spawn : posix_spawnp)(&pid, o->argv[0], &fa, &attr,
-								   (char *const *)o->argv,
-								   o->envp ? o->envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r != 0) {
+	r = o->child_main ? start_forked(o, pipe_w, &pid) : start_exec(o, pipe_w, &pid);
+	if (r < 0) {
 		free(cap.buf);
-		return -r;
+		return r;
 	}
 	if (pipe_w >= 0) {
 		close(pipe_w);

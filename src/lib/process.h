@@ -19,6 +19,11 @@ struct spawn_opts {
 	bool relay;               /* also copy captured bytes to our own stdout/stderr */
 	bool inherit_stdin;       /* else /dev/null */
 	bool own_group;           /* child leads a new process group (killed as a group) */
+	/* Set: fork and call child_main(argc, argv + child_argv_skip) in the
+	 * child (after the same fd, cwd, group and signal set-up) instead of
+	 * exec'ing argv. The child _exits with its return value. */
+	int (*child_main)(int argc, char **argv);
+	int child_argv_skip;
 };
 
 struct spawn_result {

@@ -104,13 +104,9 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	if (o.max_output > RUN_MAX_OUTPUT_CAP)
 		return -EINVAL;
 
-	if (o.passthrough)
-		argv = strv_copy((const char *const *)confined->argv);
-	else {
-		r = cordon_merge_stderr((const char *const *)confined->argv, &argv);
-		if (r < 0)
-			return r;
-	}
+	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
+	 * gives callers that spawn argv themselves, without an extra shell. */
+	argv = strv_copy((const char *const *)confined->argv);
 	if (!argv)
 		return -ENOMEM;
 
@@ -129,6 +125,11 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		.inherit_stdin = o.passthrough,
 		.own_group = !o.passthrough,
 	};
+	if (o.runner_main && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
+	    strcmp(argv[0], cordon_runner_path()) == 0) {
+		so.child_main = o.runner_main;
+		so.child_argv_skip = 1;
+	}
 	r = spawn_run(&so, &sr);
 	if (r < 0)
 		return r;

@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "policy.h"
+#include "process.h"
 #include "strv.h"
 
 static struct cordon_confined *confined(enum cordon_enforcement enf, const char *const *argv)
@@ -40,17 +41,34 @@ static struct cordon_result *run(struct cordon_confined *c, int timeout_ms, size
 
 Test(run, merge_stderr_passes_arguments_verbatim_and_keeps_status)
 {
+	/* The wrapper, spawned as a framework would: stdout captured, stderr
+	 * left alone, so only the wrapper's 2>&1 can bring "err" into it. */
 	const char *argv[] = { "/bin/sh", "-c", "for a; do printf '[%s]' \"$a\"; done; echo err >&2; exit 7", "sh",
 			       "a;b", "$(touch /tmp/cordon-should-not-exist)", "'q\"uote", NULL };
-	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
-	struct cordon_result *res;
+	struct spawn_opts o = { .cap = 4096, .capture_stdout = true, .own_group = true };
+	struct spawn_result res;
+	char **merged = NULL;
 
 	unlink("/tmp/cordon-should-not-exist");
-	res = run(c, 0, 0);
-	cr_assert_eq(res->exit_code, 7);
-	cr_assert_str_eq(res->output, "[a;b][$(touch /tmp/cordon-should-not-exist)]['q\"uote]err\n");
+	cr_assert_eq(cordon_merge_stderr(argv, &merged), 0);
+	o.argv = (const char *const *)merged;
+	cr_assert_eq(spawn_run(&o, &res), 0);
+	cr_assert_eq(res.exit_code, 7);
+	cr_assert_str_eq(res.output, "[a;b][$(touch /tmp/cordon-should-not-exist)]['q\"uote]err\n");
 	cr_assert_neq(access("/tmp/cordon-should-not-exist", F_OK), 0);
-	cr_assert_str_eq(res->annotated, "Exit code: 7\n[a;b][$(touch /tmp/cordon-should-not-exist)]['q\"uote]err\n");
+	free(res.output);
+	cordon_strv_free(merged);
+}
+
+Test(run, output_and_errors_merged_in_order)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo out; echo err >&2; echo out2; exit 7", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res = run(c, 0, 0);
+
+	cr_assert_eq(res->exit_code, 7);
+	cr_assert_str_eq(res->output, "out\nerr\nout2\n");
+	cr_assert_str_eq(res->annotated, "Exit code: 7\nout\nerr\nout2\n");
 	cordon_result_free(res);
 	cordon_confined_free(c);
 }
