@@ -154,6 +154,11 @@ CORDON_API int cordon_policy_deny_read(struct cordon_policy *p, const char *path
  * root (native runner). Relative paths are relative to the workspace. */
 CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 				     struct cordon_error *reterr);
+/* Make PATH (canonicalised now; it may not exist yet) writable too, under
+ * workspace-write. Refused under read-only, for '/', and for a path a
+ * read-deny entry covers (deny always wins). */
+CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
+					  struct cordon_error *reterr);
 /* Mark a feature required: the run is refused rather than degraded when the
  * kernel lacks it. Known: "landlock", "landlock-net", "landlock-scope",
  * "seccomp", "userns", "pidns", "netns". Unknown names: -EINVAL. */

@@ -38,37 +38,6 @@ const char exec_usage[] =
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125.\n";
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} feature_names[] = {
-	{ "landlock", REQUIRE_LANDLOCK },
-	{ "landlock-net", REQUIRE_LANDLOCK_NET },
-	{ "landlock-scope", REQUIRE_LANDLOCK_SCOPE },
-	{ "seccomp", REQUIRE_SECCOMP },
-	{ "userns", REQUIRE_USERNS },
-	{ "pidns", REQUIRE_PIDNS },
-	{ "netns", REQUIRE_NETNS },
-};
-
-int exec_feature_from_string(const char *s, unsigned *ret)
-{
-	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
-		if (strcmp(feature_names[i].name, s) == 0) {
-			*ret = feature_names[i].bit;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *exec_feature_to_string(unsigned bit)
-{
-	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
-		if (feature_names[i].bit == bit)
-			return feature_names[i].name;
-	return NULL;
-}
-
 bool exec_path_is_normal(const char *p)
 {
 	if (p[0] != '/')
@@ -234,7 +203,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		return list_add(&f->setenv, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--require") == 0) {
-		if (exec_feature_from_string(value, &bit) < 0)
+		if (require_feature_from_string(value, &bit) < 0)
 			return fail(err, errlen, -EINVAL,
 				    "--require: unknown feature '%.*s' (known: landlock, landlock-net, landlock-scope, "
 				    "seccomp, userns, pidns, netns)",

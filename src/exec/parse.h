@@ -47,8 +47,6 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 void exec_flags_done(struct exec_flags *f);
 
 /* Names <-> REQUIRE_* bits ("landlock-net" <-> REQUIRE_LANDLOCK_NET). */
-int exec_feature_from_string(const char *s, unsigned *ret);
-const char *exec_feature_to_string(unsigned bit);
 
 /* Checks shared with the plan and the provider. */
 bool exec_path_is_normal(const char *p);         /* absolute, no "//", ".", "..", trailing '/' */

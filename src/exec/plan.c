@@ -270,7 +270,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		if (f->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))
 			return fail(err, errlen, -EOPNOTSUPP,
 				    "light isolation uses no namespaces, but %s is required",
-				    exec_feature_to_string(f->required & REQUIRE_USERNS ? REQUIRE_USERNS
+				    require_feature_to_string(f->required & REQUIRE_USERNS ? REQUIRE_USERNS
 							   : f->required & REQUIRE_PIDNS ? REQUIRE_PIDNS
 											 : REQUIRE_NETNS));
 		if (f->isolation == CORDON_ISOLATION_LIGHT && f->private_tmp)
@@ -502,7 +502,7 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 		fprintf(out, "required (refuse rather than degrade):");
 		for (unsigned bit = 1; bit <= REQUIRE_NETNS; bit <<= 1)
 			if (p->required & bit)
-				fprintf(out, " %s", exec_feature_to_string(bit));
+				fprintf(out, " %s", require_feature_to_string(bit));
 		fputc('\n', out);
 	}
 	if (!full)

@@ -129,15 +129,7 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	if (r < 0)
 		return r;
 
-	c->denial_signatures = strv_copy(bwrap_denials);
-	c->fatal_signatures = strv_copy(bwrap_fatals);
-	c->informational_lines = calloc(1, sizeof(char *));
-	if (!c->denial_signatures || !c->fatal_signatures || !c->informational_lines)
-		return -ENOMEM;
-	c->argv = TAKE_PTR(v);
-	c->enforcement = CORDON_ENFORCEMENT_BWRAP;
-	c->grade = b->grade;
-	return 0;
+	return confined_fill(c, &v, bwrap_denials, bwrap_fatals, CORDON_ENFORCEMENT_BWRAP, b->grade);
 }
 
 /* The probe script: writing /dev/null must work and writing outside must be

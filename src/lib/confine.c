@@ -65,6 +65,22 @@ const struct provider *provider_for(enum cordon_backend b)
 	return NULL;
 }
 
+int confined_fill(struct cordon_confined *c, char ***argv, const char *const *denials,
+		  const char *const *fatals, enum cordon_enforcement e, enum cordon_grade g)
+{
+	_cleanup_strv_free_ char **d = strv_copy(denials), **f = strv_copy(fatals), **info = calloc(1, sizeof(char *));
+
+	if (!d || !f || !info)
+		return -ENOMEM;
+	c->denial_signatures = TAKE_PTR(d);
+	c->fatal_signatures = TAKE_PTR(f);
+	c->informational_lines = TAKE_PTR(info);
+	c->argv = TAKE_PTR(*argv);
+	c->enforcement = e;
+	c->grade = g;
+	return 0;
+}
+
 static int check_argv(const char *const *argv, struct cordon_error *reterr)
 {
 	size_t n = 0, bytes = 0;

@@ -53,19 +53,6 @@ static const char *const native_fatals[] = {
 	NULL,
 };
 
-static const struct {
-	unsigned bit;
-	const char *name;
-} native_features[] = {
-	{ REQUIRE_LANDLOCK, "landlock" },
-	{ REQUIRE_LANDLOCK_NET, "landlock-net" },
-	{ REQUIRE_LANDLOCK_SCOPE, "landlock-scope" },
-	{ REQUIRE_SECCOMP, "seccomp" },
-	{ REQUIRE_USERNS, "userns" },
-	{ REQUIRE_PIDNS, "pidns" },
-	{ REQUIRE_NETNS, "netns" },
-};
-
 static bool matches_any(const char *const *patterns, const char *name)
 {
 	for (size_t i = 0; patterns && patterns[i]; i++)
@@ -141,9 +128,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	STRV_FOREACH(e, p->env)
 		if (!env_travels_by_name(p, *e) && (r = push_pair(&v, "--setenv", *e)) < 0)
 			return r;
-	for (size_t i = 0; i < ELEMENTSOF(native_features); i++)
-		if ((p->required & native_features[i].bit) &&
-		    (r = push_pair(&v, "--require", native_features[i].name)) < 0)
+	for (unsigned bit = 1; bit & REQUIRE_ALL; bit <<= 1)
+		if ((p->required & bit) && (r = push_pair(&v, "--require", require_feature_to_string(bit))) < 0)
 			return r;
 	r = strv_push(&v, "--");
 	if (r < 0)
@@ -152,15 +138,7 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if (r < 0)
 		return r;
 
-	c->denial_signatures = strv_copy(native_denials);
-	c->fatal_signatures = strv_copy(native_fatals);
-	c->informational_lines = calloc(1, sizeof(char *));
-	if (!c->denial_signatures || !c->fatal_signatures || !c->informational_lines)
-		return -ENOMEM;
-	c->argv = TAKE_PTR(v);
-	c->enforcement = CORDON_ENFORCEMENT_NATIVE;
-	c->grade = b->grade;
-	return 0;
+	return confined_fill(c, &v, native_denials, native_fatals, CORDON_ENFORCEMENT_NATIVE, b->grade);
 }
 
 /* Value of KEY=... in a "cordon-report:" line, up to the next space (or to

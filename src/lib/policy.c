@@ -674,6 +674,33 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 	return strv_push_unique(&p->protect, canon);
 }
 
+CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
+					  struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+	int r;
+
+	if (!path || !*path)
+		return error_set(reterr, -EINVAL, "writable path is empty");
+	if (p->mode != CORDON_MODE_WORKSPACE_WRITE)
+		return error_set(reterr, -EINVAL, "'%s' cannot be writable under %s mode", path,
+				 cordon_mode_to_string(p->mode));
+	r = cordon_canonicalize(path, &canon, reterr);
+	if (r < 0)
+		return r;
+	if (strcmp(canon, "/") == 0)
+		return error_set(reterr, -EINVAL, "refusing to make the whole filesystem writable");
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (p->deny[i].exists && path_is_under(canon, p->deny[i].path))
+			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",
+					 canon, p->deny[i].path);
+	if (strv_length(p->writable_roots) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many writable paths (at most %d)", POLICY_MAX_ENTRIES);
+	return strv_push_unique(&p->writable_roots, canon);
+}
+
+/* The one table of feature names: the policy, the native provider's argv
+ * and the runner's parser all speak it. */
 static const struct {
 	const char *name;
 	unsigned bit;
@@ -687,14 +714,33 @@ static const struct {
 	{ "netns", REQUIRE_NETNS },
 };
 
+int require_feature_from_string(const char *s, unsigned *ret)
+{
+	for (size_t i = 0; s && i < ELEMENTSOF(features); i++)
+		if (strcmp(features[i].name, s) == 0) {
+			*ret = features[i].bit;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *require_feature_to_string(unsigned bit)
+{
+	for (size_t i = 0; i < ELEMENTSOF(features); i++)
+		if (features[i].bit == bit)
+			return features[i].name;
+	return NULL;
+}
+
 CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *feature,
 				     struct cordon_error *reterr)
 {
-	for (size_t i = 0; i < ELEMENTSOF(features); i++)
-		if (feature && strcmp(features[i].name, feature) == 0) {
-			p->required |= features[i].bit;
-			return 0;
-		}
+	unsigned bit;
+
+	if (require_feature_from_string(feature, &bit) == 0) {
+		p->required |= bit;
+		return 0;
+	}
 	return error_set(reterr, -EINVAL,
 			 "unknown feature '%s': known features are landlock, landlock-net, landlock-scope, seccomp, userns, pidns, netns",
 			 feature ? feature : "(null)");

@@ -57,6 +57,12 @@ extern const char *const policy_default_protect_home[];
 /* The built-in environment allow-list. Entries ending in '*' are prefixes. */
 extern const char *const policy_default_env[];
 
+/* Feature names ("landlock-net") <-> REQUIRE_* bits. */
+int require_feature_from_string(const char *s, unsigned *ret);
+const char *require_feature_to_string(unsigned bit); /* NULL if not exactly one known bit */
+#define REQUIRE_ALL (REQUIRE_LANDLOCK | REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE | REQUIRE_SECCOMP | \
+		     REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS)
+
 /* True if NAME may never be set from outside (loader/interpreter injection). */
 bool env_name_is_injection(const char *name);
 /* True if NAME matches PATTERN (exact, or PREFIX* when PATTERN ends in '*'). */

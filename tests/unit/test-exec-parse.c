@@ -231,11 +231,11 @@ Test(exec_parse, feature_names_round_trip)
 	unsigned bit;
 
 	for (unsigned b = REQUIRE_LANDLOCK; b <= REQUIRE_NETNS; b <<= 1) {
-		const char *name = exec_feature_to_string(b);
+		const char *name = require_feature_to_string(b);
 
 		cr_assert_not_null(name);
-		cr_assert_eq(exec_feature_from_string(name, &bit), 0);
+		cr_assert_eq(require_feature_from_string(name, &bit), 0);
 		cr_assert_eq(bit, b);
 	}
-	cr_assert_eq(exec_feature_from_string("landlock-fs", &bit), -EINVAL);
+	cr_assert_eq(require_feature_from_string("landlock-fs", &bit), -EINVAL);
 }

@@ -290,3 +290,26 @@ Test(policy, built_in_deny_never_hides_the_workspace)
 	cr_assert_not_null(find_deny(p, inner));
 	cordon_policy_free(p);
 }
+
+Test(policy, add_writable)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_policy *ro = policy_ok("read-only", ws);
+	struct cordon_error e = {};
+	char ssh[512];
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	cr_assert_eq(cordon_policy_add_writable(p, "/var/tmp/cordon-extra-root", &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->writable_roots, "/var/tmp/cordon-extra-root"));
+	cr_assert_eq(cordon_policy_add_writable(p, "/", &e), -EINVAL);
+	cr_assert_eq(cordon_policy_add_writable(ro, "/var/tmp", &e), -EINVAL);
+	cr_assert(strstr(e.message, "read-only"), "%s", e.message);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", real_home);
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	cordon_policy_free(p);
+	p = policy_ok("workspace-write", ws);
+	cr_assert_eq(cordon_policy_add_writable(p, ssh, &e), -EPERM);
+	cr_assert(strstr(e.message, "deny always wins"), "%s", e.message);
+	cordon_policy_free(p);
+	cordon_policy_free(ro);
+}
