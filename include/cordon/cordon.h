@@ -42,6 +42,8 @@ extern "C" {
 #define CORDON_EXIT_RUNNER_FAILED 125
 /* Exit code of `cordon run` on a wall-clock timeout. */
 #define CORDON_EXIT_TIMEOUT 124
+/* Exit code of a command a limit ended with SIGKILL (128 + 9). */
+#define CORDON_EXIT_LIMIT_KILLED 137
 
 struct cordon_error {
 	char file[256];   /* "" when not about a file */
@@ -93,6 +95,7 @@ enum cordon_verdict {
 	CORDON_VERDICT_RUNNER_FAILED, /* the runner failed; the command may never have run */
 	CORDON_VERDICT_TIMEOUT,       /* killed by cordon_run's wall-clock timeout */
 	CORDON_VERDICT_UNAVAILABLE,   /* nothing could enforce the policy; nothing ran */
+	CORDON_VERDICT_LIMIT_EXCEEDED, /* a resource or output limit ended or refused the command */
 };
 
 /* Names <-> enums. *_to_string never returns NULL for a valid value. */
@@ -272,6 +275,72 @@ CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
 			       const char *output, size_t output_len,
 			       struct cordon_classification *ret);
 
+/* ---- Limits ---------------------------------------------------------------
+ *
+ * Resource limits for one run, enforced strongest first: a cgroup v2
+ * subtree below the cgroup cordon runs in (when delegated and writable),
+ * else cgroup v1 memory and pids controllers below our own cgroups (root),
+ * else rlimits. CPU time, file size and open files are always rlimits
+ * (per process). cgroups cordon creates are named cordon-PID-N, removed
+ * when the run ends, and swept at the next run when cordon was killed.
+ */
+enum cordon_limit {
+	CORDON_LIMIT_NONE,
+	CORDON_LIMIT_TIMEOUT,
+	CORDON_LIMIT_CPU,
+	CORDON_LIMIT_MEMORY,
+	CORDON_LIMIT_PROCESSES,
+	CORDON_LIMIT_FILE_SIZE,
+	CORDON_LIMIT_OPEN_FILES,
+	CORDON_LIMIT_OUTPUT,
+	_CORDON_LIMIT_MAX,
+};
+
+enum cordon_limit_mechanism {
+	CORDON_MECHANISM_NONE,     /* not set, or cannot be enforced */
+	CORDON_MECHANISM_CGROUP2,
+	CORDON_MECHANISM_CGROUP1,
+	CORDON_MECHANISM_RLIMIT,
+	CORDON_MECHANISM_SUPERVISOR, /* cordon itself: wall clock, output */
+};
+
+struct cordon_limits {
+	uint64_t cpu_seconds;      /* 0: none; RLIMIT_CPU, SIGKILL at the limit */
+	uint64_t memory;           /* bytes; 0: none */
+	uint64_t processes;        /* 0: none */
+	uint64_t file_size;        /* bytes; 0: none; the command sees EFBIG */
+	uint64_t open_files;       /* 0: none */
+	bool fallback_fail;        /* refuse rather than use a weaker mechanism */
+};
+
+/* How a run's limits will be enforced, per CORDON_LIMIT_*. */
+struct cordon_limits_plan {
+	enum cordon_limit_mechanism mechanism[_CORDON_LIMIT_MAX];
+	bool weaker[_CORDON_LIMIT_MAX]; /* a weaker mechanism than the best one */
+	char warning[512];               /* what is weaker and why; "" if nothing */
+};
+
+CORDON_API const char *cordon_limit_to_string(enum cordon_limit l);
+CORDON_API const char *cordon_limit_mechanism_to_string(enum cordon_limit_mechanism m);
+
+/* Decide how limits would be enforced for confined (reads /proc/self/cgroup
+ * and the cgroup mounts once, memoised). -EOPNOTSUPP with a message naming
+ * the limit when one cannot be enforced at all, or only by a weaker
+ * mechanism and fallback_fail is set. */
+CORDON_API int cordon_limits_check(const struct cordon_limits *l, const struct cordon_confined *confined,
+				   struct cordon_limits_plan *ret, struct cordon_error *reterr);
+
+/* What `cordon probe` shows: which mechanisms work here, in words. */
+struct cordon_limits_probe {
+	bool cgroup2;              /* a writable, delegated v2 subtree with memory and pids */
+	bool cgroup1_memory;       /* v1 memory controller, writable below our cgroup */
+	bool cgroup1_pids;
+	bool rlimit_nproc;         /* RLIMIT_NPROC binds us (not root) */
+	char cgroup2_reason[256];
+	char cgroup1_reason[256];
+};
+CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret);
+
 /* ---- Run ----------------------------------------------------------------- */
 
 struct cordon_run_opts {
@@ -286,6 +355,11 @@ struct cordon_run_opts {
 	 * Only for single-threaded callers that link the runner (the cordon CLI
 	 * passes cordon_exec_main). NULL: always exec. */
 	int (*runner_main)(int argc, char **argv);
+	/* With passthrough: relay at most this many bytes of stdout and of
+	 * stderr each (0: unlimited; stdout is then inherited directly). */
+	uint64_t passthrough_max_output;
+	bool output_terminate;   /* at the output cap, kill the tree instead of dropping the rest */
+	const struct cordon_limits *limits; /* NULL: none */
 };
 
 struct cordon_result {
@@ -302,6 +376,9 @@ struct cordon_result {
 	enum cordon_grade grade;
 	enum cordon_mode mode;
 	char *annotated;         /* what an agent reads: exit line, output, marker */
+	enum cordon_limit limit; /* the limit that fired, or CORDON_LIMIT_NONE */
+	enum cordon_limit_mechanism limit_mechanism;
+	struct cordon_limits_plan limits; /* how each limit was enforced */
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

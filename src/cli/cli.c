@@ -63,21 +63,36 @@ static const char usage_overview[] =
 	"  --require FEATURE    refuse instead of degrading without FEATURE (landlock,\n"    \
 	"                       landlock-net, landlock-scope, seccomp, userns, pidns, netns)\n"
 
+#define LIMIT_FLAGS                                                                            \
+	"limit options (sizes take k, M, G suffixes):\n"                                      \
+	"  --timeout SECONDS    wall clock: kill the command and everything it started\n"     \
+	"  --cpu SECONDS        CPU seconds per process (RLIMIT_CPU; SIGKILL at the limit)\n"  \
+	"  --memory BYTES       memory of the whole run (cgroup), else RLIMIT_AS per process\n" \
+	"  --max-processes N    processes and threads of the whole run (pids cgroup; the\n"     \
+	"                       runner's own count); refused where no pids cgroup is writable\n" \
+	"  --max-file-size BYTES  largest file the command may write (RLIMIT_FSIZE: EFBIG)\n"  \
+	"  --max-open-files N   open file descriptors per process (RLIMIT_NOFILE)\n"          \
+	"  --max-output BYTES   output kept with --json (default 1M); interactive: stdout and\n" \
+	"                       stderr relayed each up to BYTES\n"                           \
+	"  --on-output-limit truncate|terminate  past --max-output: count and drop the rest\n" \
+	"                       (default), or kill the command and everything it started\n"  \
+	"  --limits-fallback warn|fail  when only a weaker mechanism is available: run and\n" \
+	"                       say so (default), or refuse (exit 125)\n"
+
 static const char usage_run[] =
-	"usage: cordon run [policy options] [--timeout SECONDS] [--max-output BYTES] [--json] -- COMMAND [ARG...]\n"
+	"usage: cordon run [policy options] [limit options] [--json] -- COMMAND [ARG...]\n"
 	"\n"
 	"Runs COMMAND confined. Interactive by default: stdio passes through and cordon\n"
 	"exits with the command's exit code. --json captures the merged output and prints\n"
 	"one object: exit_code, signal, verdict (ok|denied|runner_failed|timeout|unavailable),\n"
-	"runner_line, output, truncated, duration_ms, enforcement, grade.\n"
-	"Exit codes: the command's own; 124 on timeout; 125 when cordon refuses or fails\n"
+	"runner_line, output, truncated, duration_ms, enforcement, grade, limit (which limit\n"
+	"fired, or null), limit_mechanism, limits (the mechanism per limit), limits_warning.\n"
+	"Exit codes: the command's own (also when it handled a limit's error itself); 124 on\n"
+	"timeout; 137 when a limit's SIGKILL ended it; 125 when cordon refuses or fails\n"
 	"before the command runs.\n"
 	"\n"
-	"  --timeout SECONDS    kill the command and everything it started after SECONDS\n"
-	"  --max-output BYTES   keep at most BYTES of output with --json (k, M, G suffixes;\n"
-	"                       default 1M; the rest is counted and dropped)\n"
 	"  --json               capture and print one JSON object\n"
-	"\n" POLICY_FLAGS;
+	"\n" LIMIT_FLAGS "\n" POLICY_FLAGS;
 
 static const char usage_confine[] =
 	"usage: cordon confine [policy options] [--json] -- COMMAND [ARG...]\n"
@@ -102,10 +117,11 @@ static const char usage_probe[] =
 	"per-user probe cache with the fresh result.\n";
 
 static const char usage_explain[] =
-	"usage: cordon explain [policy options] -- COMMAND [ARG...]\n"
+	"usage: cordon explain [policy options] [limit options] -- COMMAND [ARG...]\n"
 	"\n"
-	"Prints, in words, the plan the native runner would apply to COMMAND.\n"
-	"\n" POLICY_FLAGS;
+	"Prints, in words, the plan the native runner would apply to COMMAND, and how\n"
+	"each limit would be enforced here.\n"
+	"\n" LIMIT_FLAGS "\n" POLICY_FLAGS;
 
 const char *cli_usage(enum cli_command c)
 {
@@ -207,6 +223,23 @@ struct flag {
 
 #define C(x) (1u << (x))
 #define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))
+#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN))
+
+/* A whole number in [min, max]; no sign, no spaces, no suffix. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
 
 static const struct flag flags[] = {
 	{ "--mode", POLICY_CMDS, true },
@@ -219,8 +252,15 @@ static const struct flag flags[] = {
 	{ "--keep-env", POLICY_CMDS, true },
 	{ "--setenv", POLICY_CMDS, true },
 	{ "--require", POLICY_CMDS, true },
-	{ "--timeout", C(CLI_RUN), true },
-	{ "--max-output", C(CLI_RUN), true },
+	{ "--timeout", LIMIT_CMDS, true },
+	{ "--max-output", LIMIT_CMDS, true },
+	{ "--on-output-limit", LIMIT_CMDS, true },
+	{ "--cpu", LIMIT_CMDS, true },
+	{ "--memory", LIMIT_CMDS, true },
+	{ "--max-processes", LIMIT_CMDS, true },
+	{ "--max-file-size", LIMIT_CMDS, true },
+	{ "--max-open-files", LIMIT_CMDS, true },
+	{ "--limits-fallback", LIMIT_CMDS, true },
 	{ "--json", C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_CLASSIFY) | C(CLI_PROBE), false },
 	{ "--refresh", C(CLI_PROBE), false },
 	{ "--confined", C(CLI_CLASSIFY), true },
@@ -301,6 +341,37 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 	} else if (strcmp(name, "--max-output") == 0) {
 		if (cli_parse_size(value, &a->max_output) < 0 || a->max_output > (1ull << 30))
 			return fail(err, errlen, "--max-output: '%s' is not a size between 1 and 1G (suffixes k, M, G)", value);
+		a->max_output_set = true;
+	} else if (strcmp(name, "--on-output-limit") == 0) {
+		if (strcmp(value, "truncate") != 0 && strcmp(value, "terminate") != 0)
+			return fail(err, errlen, "--on-output-limit: '%s' is not truncate or terminate", value);
+		a->output_terminate = value[1] == 'e';
+	} else if (strcmp(name, "--limits-fallback") == 0) {
+		if (strcmp(value, "warn") != 0 && strcmp(value, "fail") != 0)
+			return fail(err, errlen, "--limits-fallback: '%s' is not warn or fail", value);
+		a->limits.fallback_fail = value[0] == 'f';
+	} else if (strcmp(name, "--cpu") == 0) {
+		if (parse_count(value, 1, 7 * 24 * 3600, &a->limits.cpu_seconds) < 0)
+			return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from 1 to 604800", value);
+		a->limits_set = true;
+	} else if (strcmp(name, "--memory") == 0) {
+		if (cli_parse_size(value, &a->limits.memory) < 0 || a->limits.memory < (1ull << 20))
+			return fail(err, errlen, "--memory: '%s' is not a size between 1M and 1T (suffixes k, M, G)", value);
+		a->limits_set = true;
+	} else if (strcmp(name, "--max-processes") == 0) {
+		/* the runner and its init count too */
+		if (parse_count(value, 4, 4194304, &a->limits.processes) < 0)
+			return fail(err, errlen, "--max-processes: '%s' is not a whole number from 4 to 4194304", value);
+		a->limits_set = true;
+	} else if (strcmp(name, "--max-file-size") == 0) {
+		if (cli_parse_size(value, &a->limits.file_size) < 0)
+			return fail(err, errlen, "--max-file-size: '%s' is not a size between 1 and 1T (suffixes k, M, G)", value);
+		a->limits_set = true;
+	} else if (strcmp(name, "--max-open-files") == 0) {
+		/* below 16 the runner cannot set the sandbox up */
+		if (parse_count(value, 16, 1048576, &a->limits.open_files) < 0)
+			return fail(err, errlen, "--max-open-files: '%s' is not a whole number from 16 to 1048576", value);
+		a->limits_set = true;
 	} else if (strcmp(name, "--json") == 0) {
 		a->json = true;
 	} else if (strcmp(name, "--refresh") == 0) {
@@ -621,6 +692,64 @@ static void print_unavailable_json(const char *message)
 	print_json(o);
 }
 
+static bool limit_is_set(const struct cli_args *a, enum cordon_limit k)
+{
+	switch (k) {
+	case CORDON_LIMIT_TIMEOUT:
+		return a->timeout_ms > 0;
+	case CORDON_LIMIT_CPU:
+		return a->limits.cpu_seconds > 0;
+	case CORDON_LIMIT_MEMORY:
+		return a->limits.memory > 0;
+	case CORDON_LIMIT_PROCESSES:
+		return a->limits.processes > 0;
+	case CORDON_LIMIT_FILE_SIZE:
+		return a->limits.file_size > 0;
+	case CORDON_LIMIT_OPEN_FILES:
+		return a->limits.open_files > 0;
+	case CORDON_LIMIT_OUTPUT:
+		return a->max_output_set;
+	case CORDON_LIMIT_NONE:
+	case _CORDON_LIMIT_MAX:
+		break;
+	}
+	return false;
+}
+
+/* The one interactive line saying which limit ended the command. */
+static void say_limit(const struct cli_args *a, const struct cordon_result *res)
+{
+	const char *how = cordon_limit_mechanism_to_string(res->limit_mechanism);
+
+	switch (res->limit) {
+	case CORDON_LIMIT_CPU:
+		say("CPU limit of %" PRIu64 " s reached (%s); the process was killed", a->limits.cpu_seconds, how);
+		break;
+	case CORDON_LIMIT_MEMORY:
+		say("memory limit of %" PRIu64 " bytes reached (%s)%s", a->limits.memory, how,
+		    res->signal == SIGKILL ? "; the command was killed" : "");
+		break;
+	case CORDON_LIMIT_PROCESSES:
+		say("process limit of %" PRIu64 " reached (%s); forks beyond it were refused", a->limits.processes, how);
+		break;
+	case CORDON_LIMIT_FILE_SIZE:
+		say("file size limit of %" PRIu64 " bytes reached (%s); writes beyond it failed with EFBIG",
+		    a->limits.file_size, how);
+		break;
+	case CORDON_LIMIT_OPEN_FILES:
+		say("open files limit of %" PRIu64 " reached (%s)", a->limits.open_files, how);
+		break;
+	case CORDON_LIMIT_OUTPUT:
+		say("output limit of %" PRIu64 " bytes reached; the command and everything it started were killed",
+		    a->max_output);
+		break;
+	case CORDON_LIMIT_TIMEOUT:
+	case CORDON_LIMIT_NONE:
+	case _CORDON_LIMIT_MAX:
+		break;
+	}
+}
+
 int cli_run(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
@@ -635,6 +764,18 @@ int cli_run(const struct cli_args *a)
 			print_unavailable_json("no sandbox backend can enforce this policy here; nothing was run");
 		return EXIT_REFUSED;
 	}
+
+	/* Limits that cannot be enforced are refused before anything runs;
+	 * a weaker mechanism is used only with a word about it. */
+	struct cordon_limits_plan plan;
+	struct cordon_error e = {};
+	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
+	if (r < 0) {
+		say("%s", e.message);
+		return EXIT_REFUSED;
+	}
+	if (plan.warning[0])
+		say("warning: %s", plan.warning);
 
 	/* Orphans the command leaves behind come back to us, and we end them. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -653,6 +794,9 @@ int cli_run(const struct cli_args *a)
 		/* we are single-threaded and link the runner: enter it in the
 		 * child instead of exec'ing ourselves again */
 		.runner_main = cordon_exec_main,
+		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
+		.output_terminate = a->output_terminate,
+		.limits = a->limits_set ? &a->limits : NULL,
 	};
 	r = cordon_run(c, &o, &res);
 	kill_descendants(getpid());
@@ -686,6 +830,17 @@ int cli_run(const struct cli_args *a)
 		json_object_set_new(obj, "grade", res->enforcement == CORDON_ENFORCEMENT_NONE ? json_null()
 				    : json_string(cordon_grade_to_string(res->grade)));
 		json_object_set_new(obj, "backend_from_cache", json_boolean(info.from_cache));
+		json_object_set_new(obj, "limit", res->limit == CORDON_LIMIT_NONE ? json_null()
+				    : json_string(cordon_limit_to_string(res->limit)));
+		json_object_set_new(obj, "limit_mechanism", res->limit == CORDON_LIMIT_NONE ? json_null()
+				    : json_string(cordon_limit_mechanism_to_string(res->limit_mechanism)));
+		json_t *mech = json_object();
+		for (int k = CORDON_LIMIT_TIMEOUT; k < _CORDON_LIMIT_MAX; k++)
+			if (limit_is_set(a, (enum cordon_limit)k))
+				json_object_set_new(mech, cordon_limit_to_string((enum cordon_limit)k),
+						    json_string(cordon_limit_mechanism_to_string(res->limits.mechanism[k])));
+		json_object_set_new(obj, "limits", mech);
+		json_object_set_new(obj, "limits_warning", res->limits.warning[0] ? json_string(res->limits.warning) : json_null());
 		if (print_json(obj) < 0)
 			return EXIT_REFUSED;
 	} else {
@@ -700,7 +855,14 @@ int cli_run(const struct cli_args *a)
 		case CORDON_VERDICT_TIMEOUT:
 			say("timed out after %d ms; the command and everything it started were killed", a->timeout_ms);
 			break;
+		case CORDON_VERDICT_LIMIT_EXCEEDED:
+			say_limit(a, res);
+			break;
 		case CORDON_VERDICT_OK:
+			if (res->limit == CORDON_LIMIT_OUTPUT)
+				say("output limit reached: at most %" PRIu64 " bytes of stdout and of stderr were shown, the rest "
+				    "was counted and dropped", a->max_output);
+			break;
 		case CORDON_VERDICT_UNAVAILABLE:
 			break;
 		}
@@ -845,9 +1007,20 @@ int cli_probe(const struct cli_args *a)
 	int r, abi = kernel_landlock_abi(), userns = userns_works();
 	bool sc = seccomp_available();
 
-	if (!a->json)
+	struct cordon_limits_probe lp = {};
+	(void)cordon_limits_probe(&lp);
+	if (!a->json) {
 		printf("kernel: landlock ABI %d, user namespaces %s, seccomp %s\n", abi,
 		       userns > 0 ? "usable" : "unusable", sc ? "available" : "unavailable");
+		printf("limits: memory by %s, processes by %s; cpu, file size and open files by rlimits\n",
+		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_memory ? "cgroup v1" : "RLIMIT_AS (weaker: per process)",
+		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_pids ? "cgroup v1" : "nothing (--max-processes is refused)");
+		if (!lp.cgroup2)
+			printf("  cgroup v2 unused: %s\n", lp.cgroup2_reason);
+		if (!lp.cgroup1_memory || !lp.cgroup1_pids)
+			printf("  cgroup v1 %s: %s\n", lp.cgroup1_memory || lp.cgroup1_pids ? "partly usable" : "unused",
+			       lp.cgroup1_reason);
+	}
 
 	for (const enum cordon_backend *b = cordon_backend_chain(); *b != CORDON_BACKEND_UNAVAILABLE; b++) {
 		struct cordon_probe_report rep;
@@ -878,12 +1051,18 @@ int cli_probe(const struct cli_args *a)
 		return 1;
 	}
 	if (a->json) {
-		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b}}",
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b},s:{s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:b,s:s,s:s}}",
 			"backends", json_incref(arr),
 			"selected", cordon_backend_to_string(info.backend),
 			"grade", info.backend == CORDON_BACKEND_UNAVAILABLE ? NULL : cordon_grade_to_string(info.grade),
 			"pinned", info.pinned, "from_cache", info.from_cache,
-			"kernel", "landlock_abi", abi, "user_namespaces", userns > 0, "seccomp", sc);
+			"kernel", "landlock_abi", abi, "user_namespaces", userns > 0, "seccomp", sc,
+			"limits",
+			"memory", lp.cgroup2 ? "cgroup2" : lp.cgroup1_memory ? "cgroup1" : "rlimit",
+			"processes", lp.cgroup2 ? "cgroup2" : lp.cgroup1_pids ? "cgroup1" : "none",
+			"cpu", "rlimit", "file_size", "rlimit", "open_files", "rlimit",
+			"cgroup2", lp.cgroup2, "cgroup1_memory", lp.cgroup1_memory, "cgroup1_pids", lp.cgroup1_pids,
+			"cgroup2_reason", lp.cgroup2_reason, "cgroup1_reason", lp.cgroup1_reason);
 		print_json(o);
 	} else if (info.backend == CORDON_BACKEND_UNAVAILABLE)
 		printf("selected: unavailable — cordon will refuse to run anything except --mode danger-full-access\n");
@@ -892,6 +1071,53 @@ int cli_probe(const struct cli_args *a)
 		       cordon_grade_to_string(info.grade), info.pinned ? " (pinned)" : "",
 		       info.from_cache ? " (from the probe cache)" : "");
 	return info.backend == CORDON_BACKEND_UNAVAILABLE ? 1 : 0;
+}
+
+/* The limits, in words, as cordon run would enforce them here. */
+static int explain_limits(const struct cli_args *a, const struct cordon_confined *c)
+{
+	struct cordon_limits_plan plan;
+	struct cordon_error e = {};
+	int r;
+
+	if (!a->limits_set && !a->timeout_ms && !a->max_output_set)
+		return 0;
+	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
+	if (r < 0) {
+		printf("limits: cordon run would refuse: %s\n", e.message);
+		return 0;
+	}
+	printf("limits (applied by cordon run before the runner starts, inherited by everything it starts):\n");
+	if (a->timeout_ms)
+		printf("  wall clock %d ms: then the command and everything it started are killed (exit 124)\n",
+		       a->timeout_ms);
+	if (a->limits.cpu_seconds)
+		printf("  %" PRIu64 " CPU seconds per process (RLIMIT_CPU): SIGKILL at the limit (exit 137)\n",
+		       a->limits.cpu_seconds);
+	if (a->limits.memory)
+		printf("  %" PRIu64 " bytes of memory %s\n", a->limits.memory,
+		       plan.mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_RLIMIT
+		       ? "of address space per process (RLIMIT_AS; weaker: no cgroup is writable here)"
+		       : plan.mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_CGROUP2
+		       ? "for the whole run, swap included (cgroup v2 memory.max): the kernel kills inside it (exit 137)"
+		       : "for the whole run, swap included (cgroup v1 memory controller): the kernel kills inside it (exit 137)");
+	if (a->limits.processes)
+		printf("  %" PRIu64 " processes and threads for the whole run, the runner's included (%s pids.max): "
+		       "forks beyond fail with EAGAIN\n", a->limits.processes,
+		       plan.mechanism[CORDON_LIMIT_PROCESSES] == CORDON_MECHANISM_CGROUP2 ? "cgroup v2" : "cgroup v1");
+	if (a->limits.file_size)
+		printf("  files up to %" PRIu64 " bytes (RLIMIT_FSIZE, SIGXFSZ ignored): a longer write fails with EFBIG\n",
+		       a->limits.file_size);
+	if (a->limits.open_files)
+		printf("  %" PRIu64 " open file descriptors per process (RLIMIT_NOFILE): EMFILE beyond\n",
+		       a->limits.open_files);
+	if (a->max_output_set)
+		printf("  output: %" PRIu64 " bytes kept (--json) or relayed per stream (interactive); beyond it %s\n",
+		       a->max_output, a->output_terminate ? "the command and everything it started are killed (exit 137)"
+		       : "the rest is counted and dropped, the command runs on");
+	if (plan.warning[0])
+		printf("  warning: %s\n", plan.warning);
+	return 0;
 }
 
 int cli_explain(const struct cli_args *a)
@@ -921,5 +1147,5 @@ int cli_explain(const struct cli_args *a)
 		say("cannot explain the plan: %s", strerror(-r));
 		return 1;
 	}
-	return 0;
+	return explain_limits(a, c);
 }

@@ -42,6 +42,10 @@ struct cli_args {
 	/* run */
 	int timeout_ms;            /* 0: none */
 	uint64_t max_output;       /* 0: default */
+	bool max_output_set;
+	bool output_terminate;     /* --on-output-limit terminate */
+	struct cordon_limits limits; /* --cpu, --memory, --max-processes, ... */
+	bool limits_set;           /* any of them given */
 	bool json;
 
 	/* probe */

@@ -67,6 +67,7 @@ static const char *const verdict_names[] = {
 	[CORDON_VERDICT_RUNNER_FAILED] = "runner_failed",
 	[CORDON_VERDICT_TIMEOUT] = "timeout",
 	[CORDON_VERDICT_UNAVAILABLE] = "unavailable",
+	[CORDON_VERDICT_LIMIT_EXCEEDED] = "limit_exceeded",
 };
 
 static const char *const isolation_names[] = {

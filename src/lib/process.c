@@ -11,11 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "runlimits.h"
 #include "process.h"
 #include "strv.h"
 
@@ -170,6 +172,8 @@ struct capture {
 	char *buf;
 	size_t len, cap;
 	uint64_t total;
+	uint64_t relay_cap;       /* relay at most this much; 0: all */
+	uint64_t relayed;
 };
 
 /* Read what is available; returns 0 on EOF, 1 if more may come, -errno. */
@@ -199,8 +203,14 @@ static int capture_read(int fd, struct capture *c, int relay_fd)
 			c->len += take;
 		}
 		if (relay_fd >= 0) {
-			for (ssize_t off = 0; off < l;) {
-				ssize_t w = write(relay_fd, chunk + off, (size_t)(l - off));
+			ssize_t n = l;
+
+			/* never relay past the cap: the rest is counted, not shown */
+			if (c->relay_cap && (uint64_t)n > c->relay_cap - c->relayed)
+				n = (ssize_t)(c->relay_cap - c->relayed);
+			c->relayed += (uint64_t)n;
+			for (ssize_t off = 0; off < n;) {
+				ssize_t w = write(relay_fd, chunk + off, (size_t)(n - off));
 				if (w < 0) {
 					if (errno == EINTR)
 						continue;
@@ -218,7 +228,7 @@ static int pidfd_open_compat(pid_t pid)
 }
 
 /* Start argv through posix_spawn with the requested stdio, cwd and group. */
-static int start_exec(const struct spawn_opts *o, int pipe_w, pid_t *ret)
+static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *ret)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -232,6 +242,8 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, pid_t *ret)
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (o->capture_stdout)
 		posix_spawn_file_actions_adddup2(&fa, pipe_w, 1);
+	else if (out_w >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_w, 1);
 	if (o->capture_stderr)
 		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
 	if (o->cwd)
@@ -256,13 +268,14 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, pid_t *ret)
 	return -r;
 }
 
-/* The same set-up, then child_main in the forked child instead of an exec.
- * Only for single-threaded callers: the child runs ordinary code. */
-static int start_forked(const struct spawn_opts *o, int pipe_w, pid_t *ret)
+/* The same set-up, then the limits (cgroups joined, rlimits set), then
+ * child_main in the forked child, or an exec of argv. Only for
+ * single-threaded callers: the child runs ordinary code. */
+static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *ret)
 {
 	pid_t pid;
 
-	if (o->envp)
+	if (o->envp && o->child_main)
 		return -EINVAL; /* the runner reads our environment */
 	pid = fork();
 	if (pid < 0)
@@ -286,8 +299,23 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, pid_t *ret)
 		}
 		if ((o->capture_stdout && dup2(pipe_w, 1) < 0) || (o->capture_stderr && dup2(pipe_w, 2) < 0))
 			_exit(127);
+		if (!o->capture_stdout && out_w >= 0 && dup2(out_w, 1) < 0)
+			_exit(127);
 		if (o->cwd && chdir(o->cwd) < 0)
 			_exit(127);
+		if (o->limits && limits_child_apply(o->limits) < 0) {
+			static const char msg[] = "cordon: limits: cannot join the run's cgroup or set its rlimits\n";
+
+			(void)!write(2, msg, sizeof(msg) - 1);
+			_exit(125);
+		}
+		if (!o->child_main) {
+			if (strchr(o->argv[0], '/'))
+				execve(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
+			else
+				execvpe(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
+			_exit(127);
+		}
 		int argc = 0;
 		while (o->argv[argc])
 			argc++;
@@ -299,8 +327,12 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, pid_t *ret)
 
 int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 {
-	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1;
-	struct capture cap = { .cap = o->cap };
+	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1, out_r = -1, out_w = -1;
+	struct capture cap = { .cap = o->cap, .relay_cap = o->relay ? o->relay_cap : 0 };
+	struct capture out = { .relay_cap = o->relay_cap };
+	struct rusage ru = {};
+	uint64_t limit_at = o->relay ? o->relay_cap : o->cap;
+	bool over = false, output_killed = false;
 	uint64_t start = now_usec(), deadline = 0;
 	bool capturing = o->capture_stdout || o->capture_stderr;
 	bool exited = false, timed_out = false;
@@ -321,8 +353,18 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		pipe_r = p[0];
 		pipe_w = p[1];
 	}
+	if (o->pipe_stdout && o->relay && !o->capture_stdout) {
+		int p[2];
 
-	r = o->child_main ? start_forked(o, pipe_w, &pid) : start_exec(o, pipe_w, &pid);
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			free(cap.buf);
+			return -errno;
+		}
+		out_r = p[0];
+		out_w = p[1];
+	}
+
+	r = o->child_main || o->limits ? start_forked(o, pipe_w, out_w, &pid) : start_exec(o, pipe_w, out_w, &pid);
 	if (r < 0) {
 		free(cap.buf);
 		return r;
@@ -331,6 +373,11 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		close(pipe_w);
 		pipe_w = -1;
 		set_nonblock(pipe_r);
+	}
+	if (out_w >= 0) {
+		close(out_w);
+		out_w = -1;
+		set_nonblock(out_r);
 	}
 
 	pidfd = pidfd_open_compat(pid);
@@ -341,11 +388,15 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 	 * grandchild that keeps the pipe open must not keep us here: once the
 	 * child is gone we drain what is buffered and stop. */
 	while (!exited) {
-		struct pollfd pfd[2];
-		int nfd = 0, wait_ms = -1;
+		struct pollfd pfd[3];
+		int nfd = 0, wait_ms = -1, out_i = -1;
 
 		if (pipe_r >= 0)
 			pfd[nfd++] = (struct pollfd){ .fd = pipe_r, .events = POLLIN };
+		if (out_r >= 0) {
+			out_i = nfd;
+			pfd[nfd++] = (struct pollfd){ .fd = out_r, .events = POLLIN };
+		}
 		if (pidfd >= 0)
 			pfd[nfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		else
@@ -374,8 +425,28 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 				pipe_r = -1;
 			}
 		}
+		if (out_i >= 0 && pr > 0 && (pfd[out_i].revents & (POLLIN | POLLHUP | POLLERR))) {
+			if (capture_read(out_r, &out, 1) <= 0) {
+				close(out_r);
+				out_r = -1;
+			}
+		}
 
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		/* Over the output cap: count and drop, or end the tree. */
+		if (limit_at && (cap.total > limit_at || out.total > limit_at)) {
+			over = true;
+			if (o->stop_at_cap) {
+				output_killed = true;
+				kill_tree(pid);
+				if (o->own_group)
+					kill(-pid, SIGKILL);
+				while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+					;
+				break;
+			}
+		}
+
+		pid_t w = wait4(pid, &status, WNOHANG, &ru);
 		if (w == pid) {
 			exited = true;
 			break;
@@ -386,7 +457,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			kill_tree(pid);
 			if (o->own_group)
 				kill(-pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 				;
 			exited = true;
 		}
@@ -394,6 +465,10 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 
 	if (pipe_r >= 0)
 		(void)capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
+	if (out_r >= 0)
+		(void)capture_read(out_r, &out, 1);
+	if (limit_at && (cap.total > limit_at || out.total > limit_at))
+		over = true;
 
 	cap.buf[cap.len] = '\0';
 	*ret = (struct spawn_result){
@@ -404,6 +479,11 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		.output_len = cap.len,
 		.output_total = cap.total,
 		.duration_us = now_usec() - start,
+		.output_over = over,
+		.output_killed = output_killed,
+		.stdout_total = out.total,
+		.cpu_usec = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+			    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec),
 	};
 	return 0;
 }

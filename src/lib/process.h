@@ -8,6 +8,8 @@
 
 /* Low-level spawning shared by probes and cordon_run. */
 
+struct limits_spawn;
+
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
 	char *const *envp;        /* NULL: inherit */
@@ -24,6 +26,17 @@ struct spawn_opts {
 	 * exec'ing argv. The child _exits with its return value. */
 	int (*child_main)(int argc, char **argv);
 	int child_argv_skip;
+	/* Limits the child applies before exec (cgroups to join, rlimits);
+	 * NULL: none. When set the child is forked, not posix_spawn'ed. */
+	const struct limits_spawn *limits;
+	/* With relay: stdout gets a pipe of its own, relayed to our stdout
+	 * (not captured), and each stream relays at most relay_cap bytes
+	 * (0: unlimited). */
+	bool pipe_stdout;
+	uint64_t relay_cap;
+	/* Output beyond the cap (relay_cap with relay, else cap) kills the
+	 * whole tree instead of being counted and dropped. */
+	bool stop_at_cap;
 };
 
 struct spawn_result {
@@ -34,6 +47,10 @@ struct spawn_result {
 	size_t output_len;
 	uint64_t output_total;    /* bytes produced (kept + dropped) */
 	uint64_t duration_us;
+	bool output_over;         /* a stream went over its cap */
+	bool output_killed;       /* ... and stop_at_cap killed the tree for it */
+	uint64_t stdout_total;    /* bytes of stdout with pipe_stdout */
+	uint64_t cpu_usec;        /* user + system time of the child and what it reaped */
 };
 
 /* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if

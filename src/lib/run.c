@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "runlimits.h"
 #include "provider.h"
 #include "process.h"
 #include "strv.h"
@@ -71,6 +72,11 @@ static int annotate(struct cordon_result *res, int timeout_ms)
 			     timeout_ms) < 0)
 			return -ENOMEM;
 		break;
+	case CORDON_VERDICT_LIMIT_EXCEEDED:
+		if (asprintf(&tail, "[cordon: the %s limit (enforced by %s) stopped the command]",
+			     cordon_limit_to_string(res->limit), cordon_limit_mechanism_to_string(res->limit_mechanism)) < 0)
+			return -ENOMEM;
+		break;
 	case CORDON_VERDICT_OK:
 	case CORDON_VERDICT_UNAVAILABLE:
 		break;
@@ -85,6 +91,52 @@ static int annotate(struct cordon_result *res, int timeout_ms)
 	return 0;
 }
 
+/* Case-insensitive: does the captured output carry this error text? */
+static bool output_says(const struct spawn_result *sr, const char *what)
+{
+	return sr->output && strcasestr(sr->output, what);
+}
+
+/* Which limit ended (or, for output, cut) the run. The kernel's own
+ * counters decide where there are any; a signal or the command's error
+ * text where there are not. */
+static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const struct spawn_result *sr,
+				     const struct limits_events *ev)
+{
+	const struct cordon_limits *l = o->limits;
+	bool failed = sr->signal || sr->exit_code != 0;
+
+	if (sr->timed_out)
+		return CORDON_LIMIT_TIMEOUT;
+	if (sr->output_killed)
+		return CORDON_LIMIT_OUTPUT;
+	if (l && l->memory && ev->oom_kills > 0)
+		return CORDON_LIMIT_MEMORY;
+	/* bwrap reports its command's death by signal N as exit 128+N */
+	bool killed = sr->signal == SIGKILL || sr->signal == SIGXCPU || sr->exit_code == 128 + SIGKILL ||
+		      sr->exit_code == 128 + SIGXCPU;
+
+	if (l && l->cpu_seconds && killed &&
+	    /* bwrap does not always reap its command, so its CPU time may
+	     * not reach us: then the wall time (never less) stands in */
+	    (sr->cpu_usec + 100000u >= l->cpu_seconds * 1000000u ||
+	     (sr->cpu_usec < 100000u && sr->duration_us + 100000u >= l->cpu_seconds * 1000000u)))
+		return CORDON_LIMIT_CPU;
+	if (l && l->processes && ev->pids_max > 0 && failed)
+		return CORDON_LIMIT_PROCESSES;
+	if (l && l->memory && failed &&
+	    (ev->mem_failcnt > 0 || output_says(sr, "cannot allocate memory") || output_says(sr, "memoryerror") ||
+	     output_says(sr, "out of memory")))
+		return CORDON_LIMIT_MEMORY;
+	if (l && l->file_size && (sr->signal == SIGXFSZ || sr->exit_code == 128 + SIGXFSZ || (failed && output_says(sr, "file too large"))))
+		return CORDON_LIMIT_FILE_SIZE;
+	if (l && l->open_files && failed && output_says(sr, "too many open files"))
+		return CORDON_LIMIT_OPEN_FILES;
+	if (sr->output_over)
+		return CORDON_LIMIT_OUTPUT;
+	return CORDON_LIMIT_NONE;
+}
+
 CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 			  struct cordon_result **ret)
 {
@@ -93,6 +145,10 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
 	struct cordon_classification cls = {};
 	struct spawn_result sr = {};
+	struct cordon_limits_plan plan = {};
+	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1 } };
+	struct limits_spawn ls = {};
+	struct limits_events ev = {};
 	int r;
 
 	if (!confined || !confined->argv || !confined->argv[0] || !ret)
@@ -130,7 +186,29 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		so.child_main = o.runner_main;
 		so.child_argv_skip = 1;
 	}
+	/* Output beyond the cap: counted and dropped, or the tree is ended.
+	 * Interactive runs with a cap relay stdout through a pipe of ours. */
+	so.stop_at_cap = o.output_terminate;
+	if (o.passthrough && o.passthrough_max_output) {
+		so.pipe_stdout = true;
+		so.relay_cap = o.passthrough_max_output;
+	}
+
+	r = cordon_limits_check(o.limits, confined, &plan, NULL);
+	if (r < 0)
+		return r;
+	if (o.limits) {
+		r = limits_prepare(o.limits, &plan, &cg, &ls, NULL);
+		if (r < 0)
+			return r;
+		so.limits = &ls;
+	}
 	r = spawn_run(&so, &sr);
+	limits_cgroup_started(&cg);
+	if (o.limits)
+		limits_cgroup_events(&cg, &ev);
+	/* Whatever the command left in its cgroups goes now. */
+	limits_cgroup_destroy(&cg);
 	if (r < 0)
 		return r;
 
@@ -139,12 +217,13 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		free(sr.output);
 		return -ENOMEM;
 	}
+	res->limits = plan;
 	res->exit_code = sr.exit_code;
 	res->signal = sr.signal;
 	res->output = sr.output;
 	res->output_len = sr.output_len;
 	res->output_total = sr.output_total;
-	res->truncated = sr.output_total > sr.output_len;
+	res->truncated = sr.output_total > sr.output_len || sr.output_over;
 	res->duration_ms = sr.duration_us / 1000;
 	res->enforcement = confined->enforcement;
 	res->grade = confined->grade;
@@ -161,6 +240,12 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		res->verdict = cls.verdict;
 		res->runner_line = cls.line;
 	}
+	res->limit = limit_fired(&o, &sr, &ev);
+	res->limit_mechanism = plan.mechanism[res->limit];
+	if (res->limit != CORDON_LIMIT_NONE && res->limit != CORDON_LIMIT_TIMEOUT &&
+	    res->verdict != CORDON_VERDICT_RUNNER_FAILED &&
+	    !(res->limit == CORDON_LIMIT_OUTPUT && !sr.output_killed))
+		res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 
 	r = annotate(res, o.timeout_ms);
 	if (r < 0)

@@ -311,8 +311,8 @@ else
 fi
 
 # ptrace attach to a sibling
-if control "ptrace a sibling" bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace.py' \$p; r=\$?; kill \$p; exit \$r"; then
-        j=$(crun "$WS" -- bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace.py' \$p; r=\$?; kill \$p; exit \$r")
+if control "ptrace a sibling" bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace.py' \$p; r=\$?; kill -9 \$p; exit \$r"; then
+        j=$(crun "$WS" -- bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace.py' \$p; r=\$?; kill -9 \$p; exit \$r")
         expect_denied "ptrace attach to a sibling" "$j"
 fi
 

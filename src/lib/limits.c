@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Resource limits: choose the strongest mechanism, build the cgroups of one
+ * run, and tell afterwards which limit the kernel enforced.
+ *
+ * cgroups are only ever made strictly below the cgroup cordon itself runs in
+ * (read from /proc/self/cgroup), named cordon-PID-N. The run's parent removes
+ * them when the run ends; when cordon was killed instead, its child died with
+ * it (PR_SET_PDEATHSIG, and the runner's init takes the pid namespace down)
+ * and the next run sweeps cordon-PID-* siblings whose PID is gone.
+ *
+ * Mechanisms, strongest first:
+ *   memory, processes: cgroup v2 (memory.max, pids.max) when our v2 cgroup
+ *     delegates both controllers to its children and is writable; else cgroup
+ *     v1 (memory.limit_in_bytes + memsw, pids.max) when we are root and the
+ *     controllers are mounted; else memory falls back to RLIMIT_AS (per
+ *     process, virtual: weaker) and processes are refused (RLIMIT_NPROC
+ *     counts every process of the user outside a user namespace, and never
+ *     binds root).
+ *   cpu, file size, open files: rlimits (RLIMIT_CPU with SIGKILL at the
+ *     limit, RLIMIT_FSIZE with SIGXFSZ ignored so the command sees EFBIG,
+ *     RLIMIT_NOFILE); per process: a tree of processes gets the limit each.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mntent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "runlimits.h"
+#include "provider.h"
+
+#define CG_V2 0
+#define CG_V1_MEMORY 1
+#define CG_V1_PIDS 2
+#define CG_KILL_ROUNDS 2000
+
+static const char *const limit_names[] = {
+	[CORDON_LIMIT_NONE] = "none",
+	[CORDON_LIMIT_TIMEOUT] = "timeout",
+	[CORDON_LIMIT_CPU] = "cpu",
+	[CORDON_LIMIT_MEMORY] = "memory",
+	[CORDON_LIMIT_PROCESSES] = "processes",
+	[CORDON_LIMIT_FILE_SIZE] = "file_size",
+	[CORDON_LIMIT_OPEN_FILES] = "open_files",
+	[CORDON_LIMIT_OUTPUT] = "output",
+};
+
+static const char *const mechanism_names[] = {
+	[CORDON_MECHANISM_NONE] = "none",
+	[CORDON_MECHANISM_CGROUP2] = "cgroup2",
+	[CORDON_MECHANISM_CGROUP1] = "cgroup1",
+	[CORDON_MECHANISM_RLIMIT] = "rlimit",
+	[CORDON_MECHANISM_SUPERVISOR] = "supervisor",
+};
+
+CORDON_API const char *cordon_limit_to_string(enum cordon_limit l)
+{
+	if ((size_t)l >= ELEMENTSOF(limit_names) || !limit_names[l])
+		return "invalid";
+	return limit_names[l];
+}
+
+CORDON_API const char *cordon_limit_mechanism_to_string(enum cordon_limit_mechanism m)
+{
+	if ((size_t)m >= ELEMENTSOF(mechanism_names) || !mechanism_names[m])
+		return "invalid";
+	return mechanism_names[m];
+}
+
+/* Where our cgroups are; memoised (the one cache this module keeps). */
+static struct {
+	bool done;
+	struct cordon_limits_probe probe;
+	char parent[3][4096];  /* v2; v1 memory; v1 pids: the directory we create children in */
+} cg_state;
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t l;
+
+	if (fd < 0)
+		return -errno;
+	l = read(fd, buf, size - 1);
+	if (l < 0)
+		return -errno;
+	buf[l] = '\0';
+	return (int)l;
+}
+
+static int write_str(const char *dir, const char *file, const char *value)
+{
+	char path[4352];
+	_cleanup_close_ int fd = -1;
+	size_t n = strlen(value);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, n) != (ssize_t)n)
+		return -errno;
+	return 0;
+}
+
+/* Does the space-separated list contain word? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ' || p[-1] == ',') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n' || p[n] == ','))
+			return true;
+	return false;
+}
+
+static void cg_detect(void)
+{
+	char own[3][2048] = { "", "", "" }, mnt[3][2048] = { "", "", "" }, buf[8192];
+	bool have_own[3] = { false, false, false };
+	struct cordon_limits_probe *pr = &cg_state.probe;
+	FILE *f;
+
+	if (cg_state.done)
+		return;
+	cg_state.done = true;
+	snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason), "no cgroup2 mount");
+	snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "no cgroup v1 memory or pids mount");
+	pr->rlimit_nproc = geteuid() != 0;
+
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *c1 = strchr(buf, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		int k = -1;
+
+		if (!c2)
+			continue;
+		*c1 = '\0';
+		*c2 = '\0';
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (strcmp(buf, "0") == 0 && c1[1] == '\0')
+			k = CG_V2;
+		else if (has_word(c1 + 1, "memory"))
+			k = CG_V1_MEMORY;
+		else if (has_word(c1 + 1, "pids"))
+			k = CG_V1_PIDS;
+		if (k >= 0) {
+			snprintf(own[k], sizeof(own[k]), "%s", strcmp(c2 + 1, "/") == 0 ? "" : c2 + 1);
+			have_own[k] = true;
+		}
+	}
+	fclose(f);
+
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return;
+	for (struct mntent *m; (m = getmntent(f));) {
+		int k = -1;
+
+		if (strcmp(m->mnt_type, "cgroup2") == 0)
+			k = CG_V2;
+		else if (strcmp(m->mnt_type, "cgroup") == 0 && hasmntopt(m, "memory"))
+			k = CG_V1_MEMORY;
+		else if (strcmp(m->mnt_type, "cgroup") == 0 && hasmntopt(m, "pids"))
+			k = CG_V1_PIDS;
+		if (k >= 0 && !mnt[k][0])
+			snprintf(mnt[k], sizeof(mnt[k]), "%s", m->mnt_dir);
+	}
+	endmntent(f);
+
+	/* v2: both controllers handed down to our children, and we may write. */
+	if (mnt[CG_V2][0] && have_own[CG_V2]) {
+		char path[4352];
+
+		snprintf(cg_state.parent[CG_V2], sizeof(cg_state.parent[CG_V2]), "%s%s", mnt[CG_V2], own[CG_V2]);
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_state.parent[CG_V2]);
+		if (read_small(path, buf, sizeof(buf)) < 0)
+			snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason), "cannot read %.200s", path);
+		else if (!has_word(buf, "memory") || !has_word(buf, "pids"))
+			snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason),
+				 "our cgroup %.160s does not delegate memory and pids to its children", own[CG_V2][0] ? own[CG_V2] : "/");
+		else if (access(cg_state.parent[CG_V2], W_OK) < 0)
+			snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason), "our cgroup %.200s is not writable",
+				 own[CG_V2][0] ? own[CG_V2] : "/");
+		else {
+			pr->cgroup2 = true;
+			pr->cgroup2_reason[0] = '\0';
+		}
+	}
+
+	/* v1: root only, below our own cgroup in each hierarchy. */
+	for (int k = CG_V1_MEMORY; k <= CG_V1_PIDS; k++) {
+		if (!mnt[k][0] || !have_own[k])
+			continue;
+		snprintf(cg_state.parent[k], sizeof(cg_state.parent[k]), "%s%s", mnt[k], own[k]);
+		if (geteuid() != 0)
+			snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "cgroup v1 is used only when cordon runs as root");
+		else if (access(cg_state.parent[k], W_OK) < 0)
+			snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "%.200s is not writable", cg_state.parent[k]);
+		else if (k == CG_V1_MEMORY)
+			pr->cgroup1_memory = true;
+		else
+			pr->cgroup1_pids = true;
+	}
+	if (pr->cgroup1_memory && pr->cgroup1_pids)
+		pr->cgroup1_reason[0] = '\0';
+	else if (pr->cgroup1_memory || pr->cgroup1_pids)
+		snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "only the %s controller is usable",
+			 pr->cgroup1_memory ? "memory" : "pids");
+}
+
+CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret)
+{
+	if (!ret)
+		return -EINVAL;
+	cg_detect();
+	*ret = cg_state.probe;
+	return 0;
+}
+
+CORDON_API int cordon_limits_check(const struct cordon_limits *l, const struct cordon_confined *confined,
+				   struct cordon_limits_plan *ret, struct cordon_error *reterr)
+{
+	struct cordon_limits_plan plan = {};
+	const struct cordon_limits_probe *pr = &cg_state.probe;
+
+	(void)confined; /* every backend gets the same limits, applied before it starts */
+	if (!ret)
+		return -EINVAL;
+	plan.mechanism[CORDON_LIMIT_TIMEOUT] = CORDON_MECHANISM_SUPERVISOR;
+	plan.mechanism[CORDON_LIMIT_OUTPUT] = CORDON_MECHANISM_SUPERVISOR;
+	if (!l) {
+		*ret = plan;
+		return 0;
+	}
+	cg_detect();
+
+	if (l->memory) {
+		if (pr->cgroup2)
+			plan.mechanism[CORDON_LIMIT_MEMORY] = CORDON_MECHANISM_CGROUP2;
+		else if (pr->cgroup1_memory)
+			plan.mechanism[CORDON_LIMIT_MEMORY] = CORDON_MECHANISM_CGROUP1;
+		else {
+			if (l->fallback_fail)
+				return error_set(reterr, -EOPNOTSUPP,
+						 "--memory: no writable memory cgroup here (cgroup2: %s; cgroup v1: %s); "
+						 "refusing with --limits-fallback fail (RLIMIT_AS would bound each process's "
+						 "virtual memory only)",
+						 pr->cgroup2_reason, pr->cgroup1_reason);
+			plan.mechanism[CORDON_LIMIT_MEMORY] = CORDON_MECHANISM_RLIMIT;
+			plan.weaker[CORDON_LIMIT_MEMORY] = true;
+			snprintf(plan.warning, sizeof(plan.warning),
+				 "--memory is enforced by RLIMIT_AS (virtual memory, per process), not a cgroup: %s",
+				 pr->cgroup1_reason);
+		}
+	}
+	if (l->processes) {
+		if (pr->cgroup2)
+			plan.mechanism[CORDON_LIMIT_PROCESSES] = CORDON_MECHANISM_CGROUP2;
+		else if (pr->cgroup1_pids)
+			plan.mechanism[CORDON_LIMIT_PROCESSES] = CORDON_MECHANISM_CGROUP1;
+		else
+			/* RLIMIT_NPROC counts every process of the caller's uid
+			 * (here, before any user namespace) and never binds root:
+			 * no weaker mechanism that means the same thing. */
+			return error_set(reterr, -EOPNOTSUPP,
+					 "--max-processes: no writable pids cgroup here (cgroup2: %s; cgroup v1: %s), and "
+					 "RLIMIT_NPROC cannot bound one run's processes; refusing",
+					 pr->cgroup2_reason, pr->cgroup1_reason);
+	}
+	if (l->cpu_seconds)
+		plan.mechanism[CORDON_LIMIT_CPU] = CORDON_MECHANISM_RLIMIT;
+	if (l->file_size)
+		plan.mechanism[CORDON_LIMIT_FILE_SIZE] = CORDON_MECHANISM_RLIMIT;
+	if (l->open_files)
+		plan.mechanism[CORDON_LIMIT_OPEN_FILES] = CORDON_MECHANISM_RLIMIT;
+	*ret = plan;
+	return 0;
+}
+
+static bool procs_empty_and_kill(const char *dir, bool *ret_empty)
+{
+	char path[4352], buf[65536];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0) {
+		*ret_empty = n == -ENOENT;
+		return false;
+	}
+	*ret_empty = n == 0;
+	for (char *s = buf, *end; *s; s = end) {
+		long pid = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (pid > 1 && pid != getpid())
+			(void)kill((pid_t)pid, SIGKILL);
+		while (*end == '\n')
+			end++;
+	}
+	return true;
+}
+
+/* Kill every process in dir until it is empty (bounded). */
+static bool cg_dir_kill(const char *dir, bool v2)
+{
+	bool empty = false;
+
+	if (v2)
+		(void)write_str(dir, "cgroup.kill", "1");
+	for (int round = 0; round < CG_KILL_ROUNDS; round++) {
+		procs_empty_and_kill(dir, &empty);
+		if (empty)
+			return true;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return false;
+}
+
+static void cg_dir_remove(const char *dir, bool v2)
+{
+	cg_dir_kill(dir, v2);
+	/* an exiting task may keep the directory busy for a moment */
+	for (int i = 0; i < 200; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+}
+
+/* cordon-PID-N left by a cordon that is gone. */
+static void sweep_stale(const char *parent, bool v2)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[4352], *end;
+		long pid;
+
+		if (strncmp(de->d_name, "cordon-", 7) != 0)
+			continue;
+		pid = strtol(de->d_name + 7, &end, 10);
+		if (end == de->d_name + 7 || *end != '-' || pid <= 0)
+			continue;
+		if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		cg_dir_remove(path, v2);
+	}
+	closedir(d);
+}
+
+static int cg_dir_make(int k, struct limits_cgroup *cg, struct cordon_error *reterr)
+{
+	static unsigned counter;
+	char *dir, path[4352];
+
+	sweep_stale(cg_state.parent[k], k == CG_V2);
+	if (asprintf(&dir, "%s/cordon-%d-%u", cg_state.parent[k], (int)getpid(), counter++) < 0)
+		return -ENOMEM;
+	if (mkdir(dir, 0755) < 0) {
+		int r = -errno;
+
+		error_set(reterr, r, "cannot create the cgroup %s: %s", dir, strerror(-r));
+		free(dir);
+		return r;
+	}
+	cg->dir[k] = dir;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	cg->procs_fd[k] = open(path, O_WRONLY | O_CLOEXEC);
+	if (cg->procs_fd[k] < 0)
+		return error_set(reterr, -errno, "cannot open %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int cg_set(const char *dir, const char *file, uint64_t value, bool optional, struct cordon_error *reterr)
+{
+	char v[32];
+	int r;
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)value);
+	r = write_str(dir, file, v);
+	if (r == -ENOENT && optional)
+		return 0;
+	if (r < 0)
+		return error_set(reterr, r, "cannot set %s/%s to %s: %s", dir, file, v, strerror(-r));
+	return 0;
+}
+
+static void add_rlimit(struct limits_spawn *s, int resource, uint64_t value)
+{
+	s->rl[s->n_rl].resource = resource;
+	s->rl[s->n_rl].value = (rlim_t)value;
+	s->n_rl++;
+}
+
+int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_plan *plan,
+		   struct limits_cgroup *ret_cg, struct limits_spawn *ret_spawn, struct cordon_error *reterr)
+{
+	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1 } };
+	struct limits_spawn s = { .procs_fd = { -1, -1, -1 } };
+	enum cordon_limit_mechanism mm = plan->mechanism[CORDON_LIMIT_MEMORY];
+	enum cordon_limit_mechanism pm = plan->mechanism[CORDON_LIMIT_PROCESSES];
+	int r = 0;
+
+	cg_detect();
+	if (mm == CORDON_MECHANISM_CGROUP2 || pm == CORDON_MECHANISM_CGROUP2) {
+		r = cg_dir_make(CG_V2, &cg, reterr);
+		if (r >= 0 && l->memory) {
+			r = cg_set(cg.dir[CG_V2], "memory.max", l->memory, false, reterr);
+			if (r >= 0)
+				r = cg_set(cg.dir[CG_V2], "memory.swap.max", 0, true, reterr);
+		}
+		if (r >= 0 && l->processes)
+			r = cg_set(cg.dir[CG_V2], "pids.max", l->processes, false, reterr);
+	}
+	if (r >= 0 && mm == CORDON_MECHANISM_CGROUP1) {
+		r = cg_dir_make(CG_V1_MEMORY, &cg, reterr);
+		if (r >= 0)
+			r = cg_set(cg.dir[CG_V1_MEMORY], "memory.limit_in_bytes", l->memory, false, reterr);
+		/* memory + swap no higher than memory: nothing escapes to swap */
+		if (r >= 0)
+			r = cg_set(cg.dir[CG_V1_MEMORY], "memory.memsw.limit_in_bytes", l->memory, true, reterr);
+	}
+	if (r >= 0 && pm == CORDON_MECHANISM_CGROUP1) {
+		r = cg_dir_make(CG_V1_PIDS, &cg, reterr);
+		if (r >= 0)
+			r = cg_set(cg.dir[CG_V1_PIDS], "pids.max", l->processes, false, reterr);
+	}
+	if (r < 0) {
+		limits_cgroup_destroy(&cg);
+		return r;
+	}
+
+	for (int k = 0; k < 3; k++)
+		s.procs_fd[k] = cg.procs_fd[k];
+	if (l->cpu_seconds)
+		add_rlimit(&s, RLIMIT_CPU, l->cpu_seconds); /* soft == hard: SIGKILL at the limit */
+	if (mm == CORDON_MECHANISM_RLIMIT)
+		add_rlimit(&s, RLIMIT_AS, l->memory);
+	if (l->file_size) {
+		add_rlimit(&s, RLIMIT_FSIZE, l->file_size);
+		s.ignore_sigxfsz = true;
+	}
+	if (l->open_files)
+		add_rlimit(&s, RLIMIT_NOFILE, l->open_files);
+	*ret_cg = cg;
+	*ret_spawn = s;
+	return 0;
+}
+
+int limits_child_apply(const struct limits_spawn *s)
+{
+	char pid[24];
+	int n = 0;
+
+	/* our pid in decimal, without stdio (we are between fork and exec) */
+	for (unsigned long v = (unsigned long)getpid(); v || n == 0; v /= 10)
+		pid[n++] = (char)('0' + v % 10);
+	for (int i = 0; i < n / 2; i++) {
+		char t = pid[i];
+		pid[i] = pid[n - 1 - i];
+		pid[n - 1 - i] = t;
+	}
+	for (int k = 0; k < 3; k++)
+		if (s->procs_fd[k] >= 0 && write(s->procs_fd[k], pid, (size_t)n) != n)
+			return -errno;
+	for (int i = 0; i < s->n_rl; i++) {
+		struct rlimit rl = { s->rl[i].value, s->rl[i].value };
+
+		if (setrlimit(s->rl[i].resource, &rl) < 0)
+			return -errno;
+	}
+	if (s->ignore_sigxfsz)
+		signal(SIGXFSZ, SIG_IGN);
+	/* If cordon is killed, the run goes with it (the runner's init then
+	 * takes its pid namespace down), so the next sweep finds it empty. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	return 0;
+}
+
+void limits_cgroup_started(struct limits_cgroup *cg)
+{
+	for (int k = 0; k < 3; k++)
+		if (cg->procs_fd[k] >= 0) {
+			close(cg->procs_fd[k]);
+			cg->procs_fd[k] = -1;
+		}
+}
+
+static uint64_t key_value(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; (p = strstr(p, key)); p += n)
+		if ((p == text || p[-1] == '\n') && p[n] == ' ')
+			return strtoull(p + n + 1, NULL, 10);
+	return 0;
+}
+
+void limits_cgroup_events(const struct limits_cgroup *cg, struct limits_events *ret)
+{
+	char path[4352], buf[4096];
+
+	*ret = (struct limits_events){};
+	if (cg->dir[CG_V2]) {
+		snprintf(path, sizeof(path), "%s/memory.events", cg->dir[CG_V2]);
+		if (read_small(path, buf, sizeof(buf)) >= 0) {
+			ret->oom_kills += key_value(buf, "oom_kill");
+			ret->mem_failcnt += key_value(buf, "max");
+		}
+		snprintf(path, sizeof(path), "%s/pids.events", cg->dir[CG_V2]);
+		if (read_small(path, buf, sizeof(buf)) >= 0)
+			ret->pids_max += key_value(buf, "max");
+	}
+	if (cg->dir[CG_V1_MEMORY]) {
+		snprintf(path, sizeof(path), "%s/memory.oom_control", cg->dir[CG_V1_MEMORY]);
+		if (read_small(path, buf, sizeof(buf)) >= 0)
+			ret->oom_kills += key_value(buf, "oom_kill");
+		snprintf(path, sizeof(path), "%s/memory.failcnt", cg->dir[CG_V1_MEMORY]);
+		if (read_small(path, buf, sizeof(buf)) >= 0)
+			ret->mem_failcnt += strtoull(buf, NULL, 10);
+	}
+	if (cg->dir[CG_V1_PIDS]) {
+		snprintf(path, sizeof(path), "%s/pids.events", cg->dir[CG_V1_PIDS]);
+		if (read_small(path, buf, sizeof(buf)) >= 0)
+			ret->pids_max += key_value(buf, "max");
+	}
+}
+
+bool limits_cgroup_kill(const struct limits_cgroup *cg)
+{
+	bool empty = true;
+
+	for (int k = 0; k < 3; k++)
+		if (cg->dir[k] && !cg_dir_kill(cg->dir[k], k == CG_V2))
+			empty = false;
+	return empty;
+}
+
+void limits_cgroup_destroy(struct limits_cgroup *cg)
+{
+	limits_cgroup_started(cg);
+	for (int k = 0; k < 3; k++) {
+		if (!cg->dir[k])
+			continue;
+		cg_dir_remove(cg->dir[k], k == CG_V2);
+		free(cg->dir[k]);
+		cg->dir[k] = NULL;
+	}
+}

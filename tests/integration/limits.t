@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Resource, time and output limits under real abuse (issue 4). Every abuse is
+# bounded (a limit plus a --timeout), and each has a small control showing the
+# same thing goes past the limit without it.
+. "$(dirname "$0")/tap.sh"
+
+tmp=$(mktemp -d /tmp/cordon-it-limits.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+export HOME=$tmp XDG_CACHE_HOME=$tmp/cache
+cd "$tmp"
+PY=/usr/bin/python3
+field() { json_field "$tmp/o.json" "$1"; }
+cg_memory=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' /proc/self/cgroup)
+stale_cgroups() { ls -d /sys/fs/cgroup/pids/cordon-* "/sys/fs/cgroup/memory${cg_memory%/}"/cordon-* 2>/dev/null | grep -c . ; }
+
+have_cgroups=0
+"$CORDON" probe --json > "$tmp/probe.json" 2>/dev/null
+if python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["limits"]; sys.exit(0 if l["processes"]!="none" and l["memory"]!="rlimit" else 1)' "$tmp/probe.json"; then
+        have_cgroups=1
+        ok "probe reports limit mechanisms: $(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["limits"]; print("memory", l["memory"], "processes", l["processes"])' "$tmp/probe.json")"
+else
+        skip "probe reports cgroup limit mechanisms" "no writable memory/pids cgroup here"
+fi
+
+for iso in full light bwrap; do
+        case $iso in bwrap) sel=(--backend bwrap) ;; *) sel=(--isolation $iso) ;; esac
+        if [ $iso = bwrap ] && ! command -v bwrap >/dev/null; then skip "bwrap limits" "no bwrap"; continue; fi
+
+        # fork bomb: bounded by the pids cgroup, ended by the timeout; a probe
+        # process outside keeps ticking
+        if [ $have_cgroups = 1 ]; then
+                (while sleep 0.2; do echo -n .; done) > "$tmp/ticks" & tick=$!
+                t0=$(date +%s)
+                "$CORDON" run "${sel[@]}" --max-processes 64 --timeout 5 --json -- bash -c ':(){ :|:& };:; sleep 30' > "$tmp/o.json" 2>/dev/null
+                t1=$(date +%s); kill $tick; wait $tick 2>/dev/null
+                ticks=$(wc -c < "$tmp/ticks")
+                if [ "$(field verdict)" = timeout ] && [ $((t1 - t0)) -le 8 ] && [ "$ticks" -ge 15 ] && [ "$(stale_cgroups)" = 0 ]; then
+                        ok "$iso: fork bomb under --max-processes 64 ends; outside probe ticked $ticks times; cgroups removed"
+                else
+                        not_ok "$iso: fork bomb bounded" "took $((t1 - t0)) s, ticks $ticks, stale $(stale_cgroups)" "$(head -c 600 "$tmp/o.json")"
+                fi
+        fi
+
+        # memory
+        "$CORDON" run "${sel[@]}" --memory 256M --timeout 20 --json -- $PY -c 'b=bytearray(8<<30)' > "$tmp/o.json" 2>/dev/null
+        if [ "$(field verdict)" = limit_exceeded ] && [ "$(field limit)" = memory ] && [ "$(field limit_mechanism)" != null ]; then
+                ok "$iso: 8 GiB allocation under --memory 256M: limit_exceeded, memory, by $(field limit_mechanism)"
+        else
+                not_ok "$iso: memory limit" "$(head -c 600 "$tmp/o.json")"
+        fi
+
+        # cpu
+        t0=$(date +%s%N)
+        "$CORDON" run "${sel[@]}" --cpu 1 --timeout 10 --json -- sh -c 'while :; do :; done' > "$tmp/o.json" 2>/dev/null
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        if [ "$(field limit)" = cpu ] && [ "$(field verdict)" = limit_exceeded ] && [ $ms -ge 900 ] && [ $ms -lt 3000 ]; then
+                ok "$iso: busy loop under --cpu 1 killed after $ms ms"
+        else
+                not_ok "$iso: cpu limit" "$ms ms" "$(head -c 600 "$tmp/o.json")"
+        fi
+
+        # file size: EFBIG, and the file stops at the limit
+        rm -f "$tmp/f"
+        "$CORDON" run "${sel[@]}" --workspace "$tmp" --max-file-size 1M -- sh -c "head -c 20M /dev/zero > '$tmp/f'" 2> "$tmp/err"
+        rc=$?
+        if [ $rc = 1 ] && [ "$(stat -c %s "$tmp/f")" = 1048576 ] && grep -q "File too large" "$tmp/err" && grep -q "^cordon: file size limit" "$tmp/err"; then
+                ok "$iso: 20M write under --max-file-size 1M: EFBIG, file is 1 MiB, one cordon: line"
+        else
+                not_ok "$iso: file size limit" "rc=$rc size=$(stat -c %s "$tmp/f" 2>&1)" "$(cat "$tmp/err")"
+        fi
+
+        # output, terminate: exactly the cap, the marker, 137
+        "$CORDON" run "${sel[@]}" --max-output 1M --on-output-limit terminate --timeout 20 -- yes > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        if [ $rc = 137 ] && [ "$(wc -c < "$tmp/out")" = 1048576 ] && grep -q "^cordon: output limit" "$tmp/err"; then
+                ok "$iso: yes under --max-output 1M terminate: 1 MiB, marker, exit 137"
+        else
+                not_ok "$iso: output terminate" "rc=$rc bytes=$(wc -c < "$tmp/out")" "$(cat "$tmp/err")"
+        fi
+
+        # output, truncate: the command finishes, the rest is counted
+        "$CORDON" run "${sel[@]}" --max-output 1M --timeout 20 --json -- sh -c 'head -c 5M /dev/zero; echo finished' > "$tmp/o.json" 2>/dev/null
+        if [ "$(field exit_code)" = 0 ] && [ "$(field output_bytes)" = 5242889 ] && [ "$(field truncated)" = true ] && [ "$(field limit)" = output ]; then
+                ok "$iso: 5M under --max-output 1M truncate: finishes, 5242889 bytes counted"
+        else
+                not_ok "$iso: output truncate" "$(head -c 300 "$tmp/o.json")"
+        fi
+
+        # timeout kills a setsid'd grandchild too
+        t0=$(date +%s%N)
+        "$CORDON" run "${sel[@]}" --timeout 1 -- sh -c "setsid sleep 300.$$ & sleep 300.$$" 2>/dev/null
+        rc=$?
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        sleep 0.2
+        if [ $rc = 124 ] && [ $ms -lt 3000 ] && ! pgrep -f "sleep 300.$$" >/dev/null; then
+                ok "$iso: --timeout 1 returns in $ms ms, exit 124, no sleep survives"
+        else
+                not_ok "$iso: timeout" "rc=$rc $ms ms" "$(pgrep -af "sleep 300.$$")"
+                pkill -f "sleep 300.$$"
+        fi
+done
+
+# controls: the same abuse, small, runs past each limit without it
+"$CORDON" run --json -- $PY -c 'b=bytearray(512<<20); print(len(b))' > "$tmp/o.json" 2>/dev/null
+[ "$(field verdict)" = ok ] && ok "control: 512 MiB allocation succeeds without --memory" || not_ok "control: memory" "$(cat "$tmp/o.json")"
+rm -f "$tmp/f"; "$CORDON" run --workspace "$tmp" -- sh -c "head -c 2M /dev/zero > '$tmp/f'"
+[ "$(stat -c %s "$tmp/f")" = 2097152 ] && ok "control: 2M file written without --max-file-size" || not_ok "control: file size"
+"$CORDON" run -- sh -c 'yes | head -c 2M' > "$tmp/out"
+[ "$(wc -c < "$tmp/out")" = 2097152 ] && ok "control: 2 MiB relayed without --max-output" || not_ok "control: output"
+"$CORDON" run --json -- sh -c 'i=0; while [ $i -lt 100 ]; do sleep 5 & i=$((i+1)); done; echo started' > "$tmp/o.json" 2>/dev/null
+grep -q started "$tmp/o.json" && ok "control: 100 processes start without --max-processes" || not_ok "control: processes" "$(cat "$tmp/o.json")"
+"$CORDON" run --json --max-processes 64 -- sh -c 'i=0; while [ $i -lt 100 ]; do sleep 5 & i=$((i+1)); done; echo started' > "$tmp/o.json" 2>/dev/null
+if [ $have_cgroups = 1 ]; then
+        # refused: the loop never reaches "started", and the reason is the limit
+        if ! grep -q started "$tmp/o.json" &&
+           { [ "$(field limit)" = processes ] || grep -qi "fork" "$tmp/o.json"; }; then
+                ok "--max-processes 64 refuses the 100 processes"
+        else
+                not_ok "--max-processes 64 refuses the 100 processes" "$(cat "$tmp/o.json")"
+        fi
+else
+        skip "--max-processes 64 refuses the 100 processes" "no writable pids cgroup here"
+fi
+t0=$(date +%s%N)
+"$CORDON" run --timeout 10 -- sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done'
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $ms -gt 1000 ] && ok "control: the busy loop runs past 1 CPU second without --cpu ($ms ms)" || not_ok "control: cpu ($ms ms)"
+
+# fail closed: as an unprivileged user no cgroup is writable here
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+        nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=$tmp XDG_CACHE_HOME=$tmp/nc)
+        "${nobody[@]}" "$CORDON" run --workspace "$tmp" --memory 256M --limits-fallback fail -- true 2> "$tmp/err"
+        rc=$?
+        [ $rc = 125 ] && grep -q "^cordon: --memory: " "$tmp/err" && ok "--limits-fallback fail refuses RLIMIT_AS (125)" || not_ok "fallback fail" "rc=$rc" "$(cat "$tmp/err")"
+        "${nobody[@]}" "$CORDON" run --workspace "$tmp" --memory 256M --json -- $PY -c 'b=bytearray(8<<30)' > "$tmp/o.json" 2> "$tmp/err"
+        if grep -q "^cordon: warning: --memory is enforced by RLIMIT_AS" "$tmp/err" && [ "$(field limit_mechanism)" = rlimit ] &&
+           [ "$(field verdict)" = limit_exceeded ] && [ "$(field limits_warning)" != null ]; then
+                ok "--limits-fallback warn: runs under RLIMIT_AS, says so on stderr and in json"
+        else
+                not_ok "fallback warn" "$(cat "$tmp/err")" "$(head -c 600 "$tmp/o.json")"
+        fi
+        "${nobody[@]}" "$CORDON" run --workspace "$tmp" --max-processes 64 -- true 2> "$tmp/err"
+        rc=$?
+        [ $rc = 125 ] && grep -q "^cordon: --max-processes: " "$tmp/err" && ok "--max-processes without a pids cgroup is refused (125)" || not_ok "processes refused" "rc=$rc" "$(cat "$tmp/err")"
+else
+        skip "fallback" "needs root and setpriv to drop to an unprivileged user"
+fi
+
+# strict flags
+for bad in "--cpu 0" "--cpu 1.5" "--memory 10k" "--max-processes 2" "--max-file-size 0" "--max-open-files 3" \
+           "--on-output-limit kill" "--limits-fallback maybe"; do
+        set -- $bad
+        out=$("$CORDON" run "$@" -- true 2>&1); rc=$?
+        [ $rc = 125 ] && [[ $out == "cordon: $1: "* ]] && ok "bad value refused, naming the flag: $bad" || not_ok "bad value $bad" "rc=$rc $out"
+done
+out=$("$CORDON" explain --memory 256M --max-processes 64 --cpu 1 -- true)
+grep -q "processes and threads for the whole run" <<<"$out" && grep -q "CPU seconds per process" <<<"$out" &&
+        ok "explain describes the limits in words" || not_ok "explain" "$out"
+finish
