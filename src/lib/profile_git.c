@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Just enough of git's configuration syntax to answer two questions for
+ * path tokens: which files make up the user's and the system's git
+ * configuration, and where do they point core.hooksPath. Read from the
+ * files themselves (a parser never spawns), from global and system
+ * configuration only.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "profile_internal.h"
+#include "strv.h"
+
+#define GIT_CONFIG_MAX_BYTES ((size_t)1024 * 1024)
+#define GIT_CONFIG_MAX_FILES 64
+
+struct git_reader {
+	const char *home;
+	struct git_paths *out;
+	size_t n_files;
+};
+
+static int read_small_file(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t n = 0;
+
+	/* O_NONBLOCK and a regular-file check: an include naming a FIFO or a
+	 * device must not hang or flood the loader. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
+	buf = malloc(GIT_CONFIG_MAX_BYTES + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + n, GIT_CONFIG_MAX_BYTES + 1 - n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > GIT_CONFIG_MAX_BYTES)
+			return -EFBIG;
+	}
+	buf[n] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = n;
+	return 0;
+}
+
+/* ~/x and relative paths (relative to base_dir) to absolute; NULL when the
+ * value cannot be placed (ENOMEM sets *err). */
+static char *git_expand(const struct git_reader *g, const char *value, const char *base_dir)
+{
+	if (value[0] == '~' && (value[1] == '/' || value[1] == '\0'))
+		return g->home ? path_join(g->home, value + 1) : NULL;
+	if (value[0] == '/')
+		return strdup(value);
+	if (base_dir)
+		return path_join(base_dir, value);
+	return NULL;
+}
+
+/* Parse value text (after '='): quotes, escapes, comments. In place. */
+static void git_value(char *s)
+{
+	char *w = s;
+	bool quoted = false;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (; *s; s++) {
+		if (*s == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*s == '#' || *s == ';'))
+			break;
+		if (*s == '\\' && s[1]) {
+			s++;
+			*w++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+			continue;
+		}
+		*w++ = *s;
+	}
+	*w = '\0';
+}
+
+static void rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+static int git_read_file(struct git_reader *g, const char *path, unsigned depth);
+
+static int git_parse(struct git_reader *g, const char *path, char *text, unsigned depth)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char section[64] = "";
+	char *slash, *save = NULL;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq, *key;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '#' || *line == ';' || *line == '\0')
+			continue;
+		if (*line == '[') {
+			char *end = strchr(line, ']');
+			size_t n;
+
+			if (!end)
+				continue; /* not git's syntax: ignore the line */
+			n = (size_t)(end - line - 1);
+			if (n >= sizeof(section))
+				n = sizeof(section) - 1;
+			memcpy(section, line + 1, n);
+			section[n] = '\0';
+			for (char *c = section; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			/* [section] key = value on one line */
+			line = end + 1;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			if (*line == '\0' || *line == '#' || *line == ';')
+				continue;
+		}
+		eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		key = line;
+		rstrip(key);
+		for (char *c = key; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		git_value(eq + 1);
+		rstrip(eq + 1);
+
+		if (strcmp(section, "include") == 0 && strcmp(key, "path") == 0) {
+			_cleanup_free_ char *inc = git_expand(g, eq + 1, dir);
+
+			if (!inc || !inc[0])
+				continue;
+			if (depth + 1 > PROFILE_GIT_INCLUDE_DEPTH)
+				continue; /* git refuses deeper includes; so do we */
+			r = git_read_file(g, inc, depth + 1);
+			if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EFBIG)
+				return r;
+		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
+			/* A relative hooksPath is relative to whichever repository
+			 * runs the hook: no single path to name; skipped. */
+			_cleanup_free_ char *hp = NULL;
+
+			if (eq[1] != '/' && eq[1] != '~')
+				continue;
+			hp = git_expand(g, eq + 1, NULL);
+			if (!hp || strlen(hp) >= PATH_MAX)
+				continue;
+			r = strv_push_unique(&g->out->hooks_paths, hp);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int git_read_file(struct git_reader *g, const char *path, unsigned depth)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (++g->n_files > GIT_CONFIG_MAX_FILES)
+		return 0;
+	r = read_small_file(path, &text, &len);
+	if (r < 0)
+		return r;
+	/* included files count as configuration files too */
+	if (depth > 0) {
+		r = strv_push_unique(&g->out->config_files, path);
+		if (r < 0)
+			return r;
+	}
+	if (memchr(text, '\0', len))
+		return 0;
+	return git_parse(g, path, text, depth);
+}
+
+void git_paths_clear(struct git_paths *g)
+{
+	g->config_files = strv_free(g->config_files);
+	g->hooks_paths = strv_free(g->hooks_paths);
+}
+
+int git_paths_read(const char *home, const char *xdg_config_home, const char *system_config,
+		   struct git_paths *ret)
+{
+	struct git_paths out = {};
+	struct git_reader g = { .home = home, .out = &out };
+	_cleanup_free_ char *xdg = NULL, *global = NULL;
+	const char *candidates[3];
+	size_t n = 0;
+	int r;
+
+	if (xdg_config_home && xdg_config_home[0] == '/')
+		xdg = path_join(xdg_config_home, "git/config");
+	else if (home)
+		xdg = path_join(home, ".config/git/config");
+	if (home)
+		global = path_join(home, ".gitconfig");
+	if ((home && !global) || ((xdg_config_home || home) && !xdg))
+		return -ENOMEM;
+	/* git's own order: system, then XDG, then ~/.gitconfig */
+	if (system_config && system_config[0])
+		candidates[n++] = system_config;
+	if (xdg)
+		candidates[n++] = xdg;
+	if (global)
+		candidates[n++] = global;
+
+	for (size_t i = 0; i < n; i++) {
+		r = strv_push_unique(&out.config_files, candidates[i]);
+		if (r < 0)
+			goto fail;
+		r = git_read_file(&g, candidates[i], 0);
+		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EFBIG &&
+		    r != -ENAMETOOLONG)
+			goto fail;
+	}
+	*ret = out;
+	return 0;
+fail:
+	git_paths_clear(&out);
+	return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "profile.h"
+
+/* What @git:config-files and @git:hooks-path expand to: read from the
+ * global and system git configuration only ($XDG_CONFIG_HOME/git/config,
+ * ~/.gitconfig, the system file), following [include] path = ... up to
+ * PROFILE_GIT_INCLUDE_DEPTH. Repository-local configuration is never read:
+ * a repository must not grant itself anything. config_files lists the three
+ * candidates even when missing (so a protect rule holds when one is created
+ * later) and every included file that exists. Never spawns git. */
+struct git_paths {
+	char **config_files;
+	char **hooks_paths;
+};
+
+int git_paths_read(const char *home, const char *xdg_config_home, const char *system_config,
+		   struct git_paths *ret);
+void git_paths_clear(struct git_paths *g);
+
+/* Edit distance with a cap: returns cap + 1 when it is more. */
+unsigned profile_edit_distance(const char *a, const char *b, unsigned cap);
+
+void profile_origin_clear(struct profile_origin *o);
+int profile_origin_copy(struct profile_origin *dst, const struct profile_origin *src);
+
+/* Members of built-in group g (0 credentials, 1 persistence, 2
+ * system_write), canonical; persistence entries may end in '*' (prefix). */
+int profile_group_members(const struct cordon_profile *p, const char *home, unsigned g, char ***ret);
+
+/* The keys the loader knows in section "" (top level), "meta",
+ * "filesystem", "network", "environment", "limits", "groups" (the built-in
+ * group names); NULL-terminated. The schema test compares them. */
+const char *const *profile_known_keys(const char *section);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * profile_load_buffer on arbitrary bytes. Whatever it refuses must say why
+ * (and where, for anything wrong with the text); whatever it accepts must
+ * write back to JSON that loads to the same profile, and answer "why"
+ * questions without failing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(x)                  \
+	do {                      \
+		if (!(x))         \
+			abort();  \
+	} while (0)
+
+static const struct profile_env env = {
+	.workspace = "/nonexistent/cordon-fuzz/ws",
+	.home = "/nonexistent/cordon-fuzz/home",
+	.tmpdir = "/tmp",
+	.xdg_config_home = "/nonexistent/cordon-fuzz/home/.config",
+	.user_profile_dir = "",
+	.data_profile_dir = "",
+	.system_gitconfig = "",
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cordon_profile *p = NULL, *p2 = NULL;
+	struct cordon_error err = { 0 };
+	struct profile_decision d;
+	char *s = NULL, *s2 = NULL;
+	int r;
+
+	r = profile_load_buffer((const char *)data, size, "fuzz.json", &env, &p, &err);
+	if (r < 0) {
+		CHECK(r == -EINVAL || r == -EFBIG || r == -ENOMEM || r == -E2BIG || r == -ELOOP ||
+		      r == -ENAMETOOLONG || r == -EPERM || r == -ERANGE || r == -EOPNOTSUPP || r == -ENOENT ||
+		      r == -EISDIR || r == -EACCES || r == -ENOTDIR);
+		CHECK(r == -ENOMEM || err.message[0] != '\0');
+		CHECK(p == NULL);
+		return 0;
+	}
+	CHECK(p);
+	CHECK(p->chain && p->chain[0]);
+
+	r = profile_to_json(p, &s);
+	CHECK(r == 0 || r == -EINVAL); /* -EINVAL: a path that is not UTF-8 */
+	if (r == 0) {
+		r = profile_load_buffer(s, strlen(s), "fuzz.json", &env, &p2, &err);
+		CHECK(r == 0);
+		CHECK(profile_to_json(p2, &s2) == 0);
+		CHECK(strcmp(s, s2) == 0);
+	}
+
+	for (int op = PROFILE_OP_READ; op <= PROFILE_OP_EXEC; op++) {
+		CHECK(profile_why_path(p, "/nonexistent/cordon-fuzz/ws/x", (enum profile_op)op, &d) == 0);
+		CHECK(profile_why_path(p, "/nonexistent/cordon-fuzz/home/.ssh/id", (enum profile_op)op, &d) == 0);
+		CHECK(!d.allow || p->mode == CORDON_MODE_DANGER_FULL_ACCESS);
+	}
+	CHECK(profile_why_host(p, "example.com", 443, &d) == 0);
+	CHECK(d.allow == (p->net == PROFILE_NET_HOST || p->mode == CORDON_MODE_DANGER_FULL_ACCESS));
+
+	free(s);
+	free(s2);
+	profile_free(p);
+	profile_free(p2);
+	return 0;
+}
