@@ -368,12 +368,25 @@ static void sweep_stale(const char *parent, bool v2)
 	closedir(d);
 }
 
+/* Every controller's leftovers, whichever this run uses: a killed cordon
+ * may have made a pids cgroup that a memory-only run would never look at. */
+static void sweep_all_stale(void)
+{
+	for (int k = CG_V2; k <= CG_V1_PIDS; k++)
+		if (cg_state.parent[k][0])
+			sweep_stale(cg_state.parent[k], k == CG_V2);
+}
+
 static int cg_dir_make(int k, struct limits_cgroup *cg, struct cordon_error *reterr)
 {
 	static unsigned counter;
+	static bool swept;
 	char *dir, path[4352];
 
-	sweep_stale(cg_state.parent[k], k == CG_V2);
+	if (!swept) {
+		sweep_all_stale();
+		swept = true;
+	}
 	if (asprintf(&dir, "%s/cordon-%d-%u", cg_state.parent[k], (int)getpid(), counter++) < 0)
 		return -ENOMEM;
 	if (mkdir(dir, 0755) < 0) {

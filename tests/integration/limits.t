@@ -127,6 +127,27 @@ t0=$(date +%s%N)
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ $ms -gt 1000 ] && ok "control: the busy loop runs past 1 CPU second without --cpu ($ms ms)" || not_ok "control: cpu ($ms ms)"
 
+# cordon killed mid-run: its cgroups do not outlive the next run's sweep
+if [ $have_cgroups = 1 ]; then
+        "$CORDON" run --memory 64M --max-processes 32 -- sleep 30.$$ &
+        cpid=$!
+        for _ in $(seq 50); do [ "$(stale_cgroups)" -gt 0 ] && break; sleep 0.1; done
+        during=$(stale_cgroups)
+        kill -9 $cpid; wait $cpid 2>/dev/null
+        sleep 0.3 # the sandbox dies with its runner (PDEATHSIG)
+        left=$(stale_cgroups)
+        "$CORDON" run --memory 64M -- true
+        after=$(stale_cgroups)
+        if [ "$during" -gt 0 ] && [ "$after" = 0 ] && ! pgrep -f "sleep 30.$$" >/dev/null; then
+                ok "cordon killed with SIGKILL: its $during cgroups ($left left at once) are swept by the next run, no process survives"
+        else
+                not_ok "cgroups of a killed cordon swept" "during=$during left=$left after=$after" "$(pgrep -af "sleep 30.$$")"
+                pkill -9 -f "sleep 30.$$"
+        fi
+else
+        skip "cgroups of a killed cordon swept" "no writable cgroup here"
+fi
+
 # fail closed: as an unprivileged user no cgroup is writable here
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
         nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=$tmp XDG_CACHE_HOME=$tmp/nc)
