@@ -29,36 +29,27 @@ static const char *const bwrap_fatals[] = {
 
 /* The fixed part of the command line; `partial` drops the fresh /dev, /proc
  * and pid namespace together (what a host without them can still give). */
-static int bwrap_base(char ***v, const char *path, enum cordon_grade grade, bool as_root)
+static void bwrap_base(struct strv_builder *sb, const char *path, enum cordon_grade grade, bool as_root)
 {
-	int r = strv_extend_many(v, path, "--ro-bind", "/", "/", NULL);
-	if (r < 0)
-		return r;
-	if (grade == CORDON_GRADE_FULL) {
-		r = strv_extend_many(v, "--dev", "/dev", "--proc", "/proc", "--unshare-pid", NULL);
-		if (r < 0)
-			return r;
-	}
-	r = strv_extend_many(v, "--die-with-parent", "--new-session", NULL);
-	if (r < 0)
-		return r;
+	strvb_add_many(sb, path, "--ro-bind", "/", "/", NULL);
+	if (grade == CORDON_GRADE_FULL)
+		strvb_add_many(sb, "--dev", "/dev", "--proc", "/proc", "--unshare-pid", NULL);
+	strvb_add_many(sb, "--die-with-parent", "--new-session", NULL);
 	/* A root caller would otherwise keep CAP_SYS_ADMIN inside and could
 	 * remount / read-write. */
 	if (as_root)
-		r = strv_extend_many(v, "--unshare-user", "--cap-drop", "ALL", NULL);
-	return r;
+		strvb_add_many(sb, "--unshare-user", "--cap-drop", "ALL", NULL);
 }
 
 static int bwrap_confine(const struct cordon_backend_info *b, const char *const *argv,
 			 const struct cordon_policy *p, struct cordon_confined *c,
 			 struct cordon_error *reterr)
 {
-	_cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+	_cleanup_strv_free_ char **v = NULL;
+	struct strv_builder sb = {};
 	const char *path = b->path[0] ? b->path : "bwrap";
 	int r;
 
-	if (!v)
-		return -ENOMEM;
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
 	if (p->required & (REQUIRE_LANDLOCK | REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE | REQUIRE_SECCOMP))
@@ -69,66 +60,47 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	if ((p->required & REQUIRE_NETNS) && p->net != CORDON_NET_NONE)
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
 
-	r = bwrap_base(&v, path, b->grade, p->caller_is_root);
-	if (r < 0)
-		return r;
-	if (p->net == CORDON_NET_NONE) {
-		r = strv_push(&v, "--unshare-net");
-		if (r < 0)
-			return r;
-	}
+	bwrap_base(&sb, path, b->grade, p->caller_is_root);
+	if (p->net == CORDON_NET_NONE)
+		strvb_add(&sb, "--unshare-net");
 
 	if (p->mode == CORDON_MODE_WORKSPACE_WRITE) {
-		r = strv_extend_many(&v, "--tmpfs", "/tmp", NULL);
-		if (r < 0)
-			return r;
-		STRV_FOREACH(root, p->writable_roots) {
-			if (strcmp(*root, "/tmp") == 0)
-				continue; /* the private tmpfs above */
-			r = strv_extend_many(&v, "--bind", *root, *root, NULL);
-			if (r < 0)
-				return r;
-		}
+		strvb_add_many(&sb, "--tmpfs", "/tmp", NULL);
+		STRV_FOREACH(root, p->writable_roots)
+			if (strcmp(*root, "/tmp") != 0) /* /tmp: the private tmpfs above */
+				strvb_add_many(&sb, "--bind", *root, *root, NULL);
 	}
 
 	/* Hide credential stores after the binds, so they win even inside a
-	 * writable root. */
+	 * writable root. An empty, read-only, mode-0000 directory: reads fail
+	 * with EACCES (a classifiable denial), not a silent ENOENT. */
 	for (size_t i = 0; i < p->n_deny; i++) {
 		const struct deny_entry *d = &p->deny[i];
 
 		if (!deny_entry_applies(p, d))
 			continue;
-		/* An empty, read-only, mode-0000 directory: reads fail with
-		 * EACCES (a classifiable denial), not a silent ENOENT. */
 		if (d->is_dir)
-			r = strv_extend_many(&v, "--perms", "0000", "--tmpfs", d->path, "--remount-ro", d->path, NULL);
+			strvb_add_many(&sb, "--perms", "0000", "--tmpfs", d->path, "--remount-ro", d->path, NULL);
 		else
-			r = strv_extend_many(&v, "--ro-bind", "/dev/null", d->path, NULL);
-		if (r < 0)
-			return r;
+			strvb_add_many(&sb, "--ro-bind", "/dev/null", d->path, NULL);
 	}
 
-	r = strv_push(&v, "--clearenv");
-	if (r < 0)
-		return r;
+	strvb_add(&sb, "--clearenv");
 	STRV_FOREACH(e, p->env) {
 		const char *eq = strchr(*e, '=');
-		_cleanup_free_ char *name = eq ? strndup(*e, (size_t)(eq - *e)) : NULL;
+		char name[257];
 
-		if (!name)
-			return -ENOMEM;
-		r = strv_extend_many(&v, "--setenv", name, eq + 1, NULL);
-		if (r < 0)
-			return r;
+		if (!eq || (size_t)(eq - *e) >= sizeof(name))
+			return error_set(reterr, -EINVAL, "environment entry '%.64s' cannot be passed to bwrap", *e);
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = '\0';
+		strvb_add_many(&sb, "--setenv", name, eq + 1, NULL);
 	}
-
-	r = strv_push(&v, "--");
-	if (r < 0)
+	strvb_add(&sb, "--");
+	strvb_add_strv(&sb, argv);
+	v = strvb_finish(&sb, &r);
+	if (!v)
 		return r;
-	r = strv_extend_strv(&v, argv);
-	if (r < 0)
-		return r;
-
 	return confined_fill(c, &v, bwrap_denials, bwrap_fatals, CORDON_ENFORCEMENT_BWRAP, b->grade);
 }
 
@@ -137,13 +109,12 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 static int bwrap_try(const char *path, enum cordon_grade grade, int timeout_ms,
 		     struct cordon_probe_report *rep)
 {
-	_cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+	_cleanup_strv_free_ char **v = NULL;
 	_cleanup_free_ char *outside = NULL, *script = NULL;
+	struct strv_builder sb = {};
 	struct spawn_result res = {};
 	int r;
 
-	if (!v)
-		return -ENOMEM;
 	if (asprintf(&outside, "/tmp/.cordon-probe-%d", (int)getpid()) < 0)
 		return -ENOMEM;
 	if (asprintf(&script,
@@ -151,11 +122,10 @@ static int bwrap_try(const char *path, enum cordon_grade grade, int timeout_ms,
 		     "if (echo probe > '%s') 2>/dev/null; then exit 4; fi; echo cordon-probe-ok",
 		     outside) < 0)
 		return -ENOMEM;
-	r = bwrap_base(&v, path, grade, geteuid() == 0);
-	if (r < 0)
-		return r;
-	r = strv_extend_many(&v, "--unshare-net", "--", "/bin/sh", "-c", script, NULL);
-	if (r < 0)
+	bwrap_base(&sb, path, grade, geteuid() == 0);
+	strvb_add_many(&sb, "--unshare-net", "--", "/bin/sh", "-c", script, NULL);
+	v = strvb_finish(&sb, &r);
+	if (!v)
 		return r;
 
 	r = spawn_capture((const char *const *)v, NULL, timeout_ms, 4096, &res);

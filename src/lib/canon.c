@@ -67,35 +67,23 @@ static int push_component(char *resolved, size_t *len, const char *comp, size_t 
 	return 0;
 }
 
-int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr)
+/* Walk pending (owned) from start, a canonical absolute path whose
+ * components need no second look. path/len name the original for messages. */
+static int canon_walk(const char *start, char *pending_in, const char *path, size_t len, char **ret,
+		      struct cordon_error *reterr)
 {
-	char resolved[PATH_MAX] = "/";
-	size_t rlen = 1;
-	_cleanup_free_ char *pending = NULL;
+	char resolved[PATH_MAX];
+	size_t rlen;
+	_cleanup_free_ char *pending = pending_in;
 	unsigned hops = 0;
 	size_t pos = 0, plen;
 
-	if (!path)
-		return error_set(reterr, -EINVAL, "path is missing");
-	if (memchr(path, '\0', len))
-		return error_set(reterr, -EINVAL, "path contains a NUL byte");
-	if (len == 0)
-		return error_set(reterr, -EINVAL, "path is empty");
-	if (len >= PATH_MAX)
-		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
-
-	if (path[0] == '/') {
-		pending = strndup(path, len);
-	} else {
-		char cwd[PATH_MAX];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return error_set(reterr, -errno, "cannot read the current directory: %m");
-		if (asprintf(&pending, "%s/%.*s", cwd, (int)len, path) < 0)
-			pending = NULL;
-	}
 	if (!pending)
 		return -ENOMEM;
+	rlen = strlen(start);
+	if (start[0] != '/' || rlen >= sizeof(resolved))
+		return error_set(reterr, -EINVAL, "'%s' is not an absolute canonical path", start);
+	memcpy(resolved, start, rlen + 1);
 	plen = strlen(pending);
 
 	while (pos < plen) {
@@ -173,6 +161,40 @@ int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error
 		return -ENOMEM;
 	*ret = out;
 	return 0;
+}
+
+int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr)
+{
+	char cwd[PATH_MAX];
+
+	if (!path)
+		return error_set(reterr, -EINVAL, "path is missing");
+	if (memchr(path, '\0', len))
+		return error_set(reterr, -EINVAL, "path contains a NUL byte");
+	if (len == 0)
+		return error_set(reterr, -EINVAL, "path is empty");
+	if (len >= PATH_MAX)
+		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
+	if (path[0] == '/')
+		return canon_walk("/", strndup(path, len), path, len, ret, reterr);
+	/* getcwd is canonical already: walk only the relative part */
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error_set(reterr, -errno, "cannot read the current directory: %m");
+	return canon_walk(cwd, strndup(path, len), path, len, ret, reterr);
+}
+
+int canonicalize_at(const char *base, const char *rel, char **ret, struct cordon_error *reterr)
+{
+	size_t len;
+
+	if (!base || !rel)
+		return error_set(reterr, -EINVAL, "path is missing");
+	len = strlen(rel);
+	if (len == 0 || rel[0] == '/')
+		return error_set(reterr, -EINVAL, "'%s' is not a relative path", rel);
+	if (len >= PATH_MAX)
+		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
+	return canon_walk(base, strdup(rel), rel, len, ret, reterr);
 }
 
 CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr)

@@ -12,6 +12,10 @@
  * rest as cordon_canonicalize. */
 int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr);
 
+/* Canonicalise rel (relative, no leading '/') below base, which must
+ * already be canonical: base's own components are not looked at again. */
+int canonicalize_at(const char *base, const char *rel, char **ret, struct cordon_error *reterr);
+
 /* Join a and b with exactly one '/' between them. NULL on ENOMEM. */
 char *path_join(const char *a, const char *b);
 /* True if path equals dir or lies below it (both canonical, absolute). */

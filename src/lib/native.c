@@ -81,23 +81,17 @@ static bool env_travels_by_name(const struct cordon_policy *p, const char *entry
 	return now && strcmp(now, eq + 1) == 0;
 }
 
-static int push_pair(char ***v, const char *flag, const char *value)
-{
-	return strv_extend_many(v, flag, value, NULL);
-}
-
 static int native_confine(const struct cordon_backend_info *b, const char *const *argv,
 			  const struct cordon_policy *p, struct cordon_confined *c,
 			  struct cordon_error *reterr)
 {
-	_cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+	_cleanup_strv_free_ char **v = NULL;
+	struct strv_builder sb = {};
 	bool light = p->isolation == CORDON_ISOLATION_LIGHT;
 	bool ws_write = p->mode == CORDON_MODE_WORKSPACE_WRITE;
 	const char *path = b->path[0] ? b->path : cordon_runner_path();
 	int r;
 
-	if (!v)
-		return -ENOMEM;
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EINVAL, "danger-full-access is not confined by a runner");
 	if (light && (p->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS)))
@@ -106,36 +100,30 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if ((p->required & REQUIRE_NETNS) && p->net != CORDON_NET_NONE)
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
 
-	r = strv_extend_many(&v, path, "exec", "--isolation", light ? "light" : "full", "--net",
-			     p->net == CORDON_NET_NONE ? "none" : "host", NULL);
-	if (r < 0)
-		return r;
+	strvb_add_many(&sb, path, "exec", "--isolation", light ? "light" : "full", "--net",
+		       p->net == CORDON_NET_NONE ? "none" : "host", NULL);
 	STRV_FOREACH(root, p->writable_roots)
-		if ((r = push_pair(&v, "--write", *root)) < 0)
-			return r;
-	if (!light && ws_write && (r = strv_push(&v, "--private-tmp")) < 0)
-		return r;
+		strvb_add_many(&sb, "--write", *root, NULL);
+	if (!light && ws_write)
+		strvb_add(&sb, "--private-tmp");
 	for (size_t i = 0; i < p->n_deny; i++)
-		if (deny_entry_applies(p, &p->deny[i]) && (r = push_pair(&v, "--deny-read", p->deny[i].path)) < 0)
-			return r;
+		if (deny_entry_applies(p, &p->deny[i]))
+			strvb_add_many(&sb, "--deny-read", p->deny[i].path, NULL);
 	if (!light && ws_write)
 		STRV_FOREACH(prot, p->protect)
-			if ((r = push_pair(&v, "--protect", *prot)) < 0)
-				return r;
+			strvb_add_many(&sb, "--protect", *prot, NULL);
 	STRV_FOREACH(name, p->keep_env)
-		if ((r = push_pair(&v, "--keep-env", *name)) < 0)
-			return r;
+		strvb_add_many(&sb, "--keep-env", *name, NULL);
 	STRV_FOREACH(e, p->env)
-		if (!env_travels_by_name(p, *e) && (r = push_pair(&v, "--setenv", *e)) < 0)
-			return r;
+		if (!env_travels_by_name(p, *e))
+			strvb_add_many(&sb, "--setenv", *e, NULL);
 	for (unsigned bit = 1; bit & REQUIRE_ALL; bit <<= 1)
-		if ((p->required & bit) && (r = push_pair(&v, "--require", require_feature_to_string(bit))) < 0)
-			return r;
-	r = strv_push(&v, "--");
-	if (r < 0)
-		return r;
-	r = strv_extend_strv(&v, argv);
-	if (r < 0)
+		if (p->required & bit)
+			strvb_add_many(&sb, "--require", require_feature_to_string(bit), NULL);
+	strvb_add(&sb, "--");
+	strvb_add_strv(&sb, argv);
+	v = strvb_finish(&sb, &r);
+	if (!v)
 		return r;
 
 	return confined_fill(c, &v, native_denials, native_fatals, CORDON_ENFORCEMENT_NATIVE, b->grade);

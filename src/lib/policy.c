@@ -313,8 +313,9 @@ enum deny_origin {
 	DENY_SERVICE,    /* built in, and only while the network is "none" */
 };
 
-static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin,
-		    struct cordon_error *reterr)
+/* base: NULL, or a canonical directory that path (then relative) lies below. */
+static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
+		       struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
 	struct deny_entry *nd;
@@ -323,7 +324,13 @@ static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin 
 
 	if (p->n_deny >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
-	r = cordon_canonicalize(path, &canon, reterr);
+	/* The same path named again (a profile restating the defaults) is
+	 * found before it costs a walk. */
+	if (!base && path[0] == '/')
+		for (size_t i = 0; i < p->n_deny; i++)
+			if (strcmp(p->deny[i].path, path) == 0)
+				return 0;
+	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
 	if (r < 0)
 		return r;
 	if (strcmp(canon, "/") == 0)
@@ -357,6 +364,12 @@ static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin 
 	}
 	p->n_deny++;
 	return 0;
+}
+
+static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin,
+		    struct cordon_error *reterr)
+{
+	return deny_add_at(p, NULL, path, origin, reterr);
 }
 
 /* Sockets that lead out: container engines, buses, the runtime directory
@@ -506,11 +519,8 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 		return error_set(reterr, r, "cannot resolve HOME");
 	if (p->home && strcmp(p->home, "/") != 0)
 		for (size_t i = 0; policy_default_deny_read[i]; i++) {
-			_cleanup_free_ char *path = path_join(p->home, policy_default_deny_read[i]);
-
-			if (!path)
-				return -ENOMEM;
-			r = deny_add(p, path, DENY_DEFAULT, reterr);
+			/* HOME is canonical already: resolve only below it */
+			r = deny_add_at(p, p->home, policy_default_deny_read[i], DENY_DEFAULT, reterr);
 			if (r < 0)
 				return r;
 		}

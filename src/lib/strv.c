@@ -106,3 +106,72 @@ char **strv_copy(const char *const *v)
 		return strv_free(c);
 	return c;
 }
+
+void strvb_add(struct strv_builder *b, const char *s)
+{
+	char *c;
+
+	if (b->error)
+		return;
+	if (b->n + 2 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		char **nv = realloc(b->v, cap * sizeof(char *));
+
+		if (!nv) {
+			b->error = -ENOMEM;
+			return;
+		}
+		b->v = nv;
+		b->cap = cap;
+	}
+	c = strdup(s);
+	if (!c) {
+		b->error = -ENOMEM;
+		return;
+	}
+	b->v[b->n++] = c;
+	b->v[b->n] = NULL;
+}
+
+void strvb_add_many(struct strv_builder *b, ...)
+{
+	va_list ap;
+
+	va_start(ap, b);
+	for (const char *s; (s = va_arg(ap, const char *));)
+		strvb_add(b, s);
+	va_end(ap);
+}
+
+void strvb_add_strv(struct strv_builder *b, const char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		strvb_add(b, v[i]);
+}
+
+void strvb_done(struct strv_builder *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+	*b = (struct strv_builder){};
+}
+
+char **strvb_finish(struct strv_builder *b, int *ret_error)
+{
+	char **v;
+
+	if (!b->error && !b->v) { /* nothing added: still a valid, empty vector */
+		b->v = calloc(1, sizeof(char *));
+		if (!b->v)
+			b->error = -ENOMEM;
+	}
+	if (b->error) {
+		*ret_error = b->error;
+		strvb_done(b);
+		return NULL;
+	}
+	v = b->v;
+	*b = (struct strv_builder){};
+	return v;
+}

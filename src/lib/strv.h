@@ -24,6 +24,22 @@ char **strv_copy(const char *const *v);
 /* Append a copy of s only if not already present. */
 int strv_push_unique(char ***v, const char *s);
 
+/* Building a vector in one go (a provider's argv): amortised growth, and
+ * the first allocation failure is remembered, so callers add everything
+ * and check once, in strvb_finish. */
+struct strv_builder {
+	char **v;
+	size_t n, cap;
+	int error;
+};
+
+void strvb_add(struct strv_builder *b, const char *s);
+void strvb_add_many(struct strv_builder *b, ...) __attribute__((sentinel));
+void strvb_add_strv(struct strv_builder *b, const char *const *v);
+/* The NULL-terminated vector (the builder is emptied), or NULL with *ret_error. */
+char **strvb_finish(struct strv_builder *b, int *ret_error);
+void strvb_done(struct strv_builder *b);
+
 static inline void strv_freep(char ***v)
 {
 	strv_free(*v);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
 
 #include "strv.h"
 
@@ -25,4 +27,48 @@ Test(strv, copy_is_deep)
 	cr_assert_neq((void *)c[0], (void *)src[0]);
 	cr_assert_str_eq(c[1], "y");
 	cr_assert_null(c[2]);
+}
+
+Test(strv, builder_grows_and_finishes)
+{
+	struct strv_builder b = {};
+	char buf[16];
+	char **v;
+	int r = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		snprintf(buf, sizeof(buf), "a%d", i);
+		strvb_add(&b, buf);
+	}
+	strvb_add_many(&b, "x", "y", NULL);
+	v = strvb_finish(&b, &r);
+	cr_assert_not_null(v);
+	cr_assert_eq(strv_length(v), 1002);
+	cr_assert_str_eq(v[999], "a999");
+	cr_assert_str_eq(v[1001], "y");
+	cr_assert_null(v[1002]);
+	cr_assert_null(b.v, "finish empties the builder");
+	strv_free(v);
+}
+
+Test(strv, builder_empty_is_a_valid_vector)
+{
+	struct strv_builder b = {};
+	int r = 0;
+	char **v = strvb_finish(&b, &r);
+
+	cr_assert_not_null(v);
+	cr_assert_null(v[0]);
+	strv_free(v);
+}
+
+Test(strv, builder_error_is_sticky)
+{
+	struct strv_builder b = { .error = -ENOMEM };
+	int r = 0;
+
+	strvb_add(&b, "x");
+	cr_assert_null(b.v);
+	cr_assert_null(strvb_finish(&b, &r));
+	cr_assert_eq(r, -ENOMEM);
 }
