@@ -44,12 +44,17 @@ static const char usage_overview[] =
 	"  classify  classify a finished confined command's exit status and output\n"
 	"  probe     show which sandbox backends work on this host\n"
 	"  explain   show, in words, what the native runner will enforce\n"
+	"  profile   list, show, validate, diff profiles; print their JSON Schema\n"
+	"  why       say whether a profile allows a path or a host, and which rule decided\n"
 	"  exec      the native runner itself (used by confined command lines)\n"
 	"\n"
 	"cordon <command> --help shows a command's options.\n";
 
 #define POLICY_FLAGS                                                                           \
-	"policy options:\n"                                                                    \
+	"policy options (flags apply on top of the profile: values replace, lists add):\n"    \
+	"  --profile P          a built-in name, a path, or NAME looked up in\n"               \
+	"                       ~/.config/cordon/profiles then the installed profiles\n"       \
+	"                       (default: the built-in `default`; see `cordon profile`)\n"     \
 	"  --mode MODE          read-only | workspace-write (default) | danger-full-access\n" \
 	"  --workspace DIR      the writable workspace root (default: current directory)\n"   \
 	"  --net none|host      network access (default: none)\n"                            \
@@ -123,6 +128,45 @@ static const char usage_explain[] =
 	"each limit would be enforced here.\n"
 	"\n" LIMIT_FLAGS "\n" POLICY_FLAGS;
 
+static const char usage_profile[] =
+	"usage: cordon profile list [--json]\n"
+	"       cordon profile show NAME [--workspace DIR] [--json]\n"
+	"       cordon profile validate [--workspace DIR] FILE...\n"
+	"       cordon profile schema\n"
+	"       cordon profile diff [--workspace DIR] A B\n"
+	"\n"
+	"A profile is one JSON file saying what a session may do. NAME is a built-in\n"
+	"name, a path (it contains '/' or ends in .json), or a name looked up as\n"
+	"~/.config/cordon/profiles/NAME.json, then the installed profile directory,\n"
+	"then the built-ins.\n"
+	"\n"
+	"  list      every profile cordon can find and where it comes from\n"
+	"  show      the resolved profile (extends merged, paths expanded) as JSON; the\n"
+	"            notes (skipped missing paths, reads that change nothing) on stderr,\n"
+	"            or with --json one object {name, file, chain, profile, notes}\n"
+	"  validate  load each FILE; print file:line:column: at /json/path: message for\n"
+	"            each invalid one; exit 1 if any is invalid\n"
+	"  schema    the profile JSON Schema (draft 2020-12)\n"
+	"  diff      the differences of two resolved profiles, one line each:\n"
+	"            \"- /path: value\" only in A, \"+ /path: value\" only in B;\n"
+	"            exit 0 when they are the same, 1 when they differ, 2 on trouble\n"
+	"\n"
+	"  --workspace DIR      what $WORKSPACE and relative paths mean (default: the\n"
+	"                       profile's, else the current directory)\n"
+	"  --json               machine-readable output (list, show)\n";
+
+static const char usage_why[] =
+	"usage: cordon why [--profile P] [--workspace DIR] --path PATH --op read|write|exec [--json]\n"
+	"       cordon why [--profile P] [--workspace DIR] --host HOST --port N [--json]\n"
+	"\n"
+	"Says whether a command confined by profile P (default: the built-in `default`)\n"
+	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"
+	"file it is in and its JSON path, or \"(built-in)\" for cordon's own defaults.\n"
+	"A relative PATH is taken in the workspace. Exit 0 allowed, 1 denied, 2 trouble.\n"
+	"\n"
+	"  --json               one object: allow, decision, reason, file, pointer, and\n"
+	"                       the question (path and op, or host and port)\n";
+
 const char *cli_usage(enum cli_command c)
 {
 	switch (c) {
@@ -136,6 +180,10 @@ const char *cli_usage(enum cli_command c)
 		return usage_probe;
 	case CLI_EXPLAIN:
 		return usage_explain;
+	case CLI_PROFILE:
+		return usage_profile;
+	case CLI_WHY:
+		return usage_why;
 	case CLI_NONE:
 	case CLI_HELP:
 	case CLI_VERSION:
@@ -212,6 +260,7 @@ void cli_args_done(struct cli_args *a)
 	strv_free(a->setenv);
 	strv_free(a->require);
 	strv_free(a->command);
+	strv_free(a->operands);
 	*a = (struct cli_args){};
 }
 
@@ -242,8 +291,9 @@ static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 }
 
 static const struct flag flags[] = {
+	{ "--profile", POLICY_CMDS | C(CLI_WHY), true },
 	{ "--mode", POLICY_CMDS, true },
-	{ "--workspace", POLICY_CMDS, true },
+	{ "--workspace", POLICY_CMDS | C(CLI_PROFILE) | C(CLI_WHY), true },
 	{ "--net", POLICY_CMDS, true },
 	{ "--backend", POLICY_CMDS, true },
 	{ "--isolation", POLICY_CMDS, true },
@@ -261,7 +311,11 @@ static const struct flag flags[] = {
 	{ "--max-file-size", LIMIT_CMDS, true },
 	{ "--max-open-files", LIMIT_CMDS, true },
 	{ "--limits-fallback", LIMIT_CMDS, true },
-	{ "--json", C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_CLASSIFY) | C(CLI_PROBE), false },
+	{ "--json", C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_CLASSIFY) | C(CLI_PROBE) | C(CLI_PROFILE) | C(CLI_WHY), false },
+	{ "--path", C(CLI_WHY), true },
+	{ "--op", C(CLI_WHY), true },
+	{ "--host", C(CLI_WHY), true },
+	{ "--port", C(CLI_WHY), true },
 	{ "--refresh", C(CLI_PROBE), false },
 	{ "--confined", C(CLI_CLASSIFY), true },
 	{ "--status", C(CLI_CLASSIFY), true },
@@ -278,11 +332,70 @@ static const struct {
 	{ "classify", CLI_CLASSIFY },
 	{ "probe", CLI_PROBE },
 	{ "explain", CLI_EXPLAIN },
+	{ "profile", CLI_PROFILE },
+	{ "why", CLI_WHY },
 	{ "help", CLI_HELP },
 	{ "--help", CLI_HELP },
 	{ "-h", CLI_HELP },
 	{ "--version", CLI_VERSION },
 };
+
+static const struct {
+	const char *name;
+	enum cli_profile_action action;
+	size_t min, max; /* operands */
+	const char *operands;
+	bool json, workspace;
+} profile_actions[] = {
+	{ "list", CLI_PROFILE_LIST, 0, 0, "", true, false },
+	{ "show", CLI_PROFILE_SHOW, 1, 1, "one profile NAME", true, true },
+	{ "validate", CLI_PROFILE_VALIDATE, 1, CLI_MAX_REPEATS, "at least one FILE", false, true },
+	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
+	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
+};
+
+static int check_profile_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	size_t n = strv_length(a->operands);
+
+	if (a->action == CLI_PROFILE_NONE)
+		return fail(err, errlen, "`cordon profile` needs an action: list, show, validate, schema or diff");
+	for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++) {
+		if (profile_actions[k].action != a->action)
+			continue;
+		if (n < profile_actions[k].min || n > profile_actions[k].max) {
+			if (profile_actions[k].max == 0)
+				return fail(err, errlen, "unexpected argument '%s': `cordon profile %s` takes none",
+					    a->operands[0], profile_actions[k].name);
+			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
+				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
+		}
+		if (a->json && !profile_actions[k].json)
+			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
+		if (a->workspace && !profile_actions[k].workspace)
+			return fail(err, errlen, "--workspace: not available for `cordon profile %s`",
+				    profile_actions[k].name);
+	}
+	return 0;
+}
+
+static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	if (a->operands)
+		return fail(err, errlen, "unexpected argument '%s': ask with --path PATH --op OP or --host HOST --port N",
+			    a->operands[0]);
+	if (!a->why_path == !a->why_host)
+		return fail(err, errlen, "`cordon why` needs either --path PATH --op OP or --host HOST --port N");
+	if (a->why_path && !a->op_set)
+		return fail(err, errlen, "--path needs --op read, write or exec");
+	if (a->why_path && a->port_set)
+		return fail(err, errlen, "--port goes with --host, not --path");
+	if (a->why_host && !a->port_set)
+		return fail(err, errlen, "--host needs --port N");
+	if (a->why_host && a->op_set)
+		return fail(err, errlen, "--op goes with --path, not --host");
+	return 0;
+}
 
 static int push_repeat(char ***v, const char *flag, const char *value, char *err, size_t errlen)
 {
@@ -297,6 +410,28 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 {
 	if (strcmp(name, "--help") == 0) {
 		a->help = true;
+	} else if (strcmp(name, "--profile") == 0) {
+		if (!*value)
+			return fail(err, errlen, "--profile needs a profile name or path");
+		a->profile = value;
+	} else if (strcmp(name, "--path") == 0) {
+		if (!*value)
+			return fail(err, errlen, "--path needs a path");
+		a->why_path = value;
+	} else if (strcmp(name, "--op") == 0) {
+		if (profile_op_from_string(value, &a->op) < 0)
+			return fail(err, errlen, "--op: unknown operation '%s': valid operations are read, write, exec", value);
+		a->op_set = true;
+	} else if (strcmp(name, "--host") == 0) {
+		if (!*value || strlen(value) > 253)
+			return fail(err, errlen, "--host: '%.100s' is not a host name or address", value);
+		a->why_host = value;
+	} else if (strcmp(name, "--port") == 0) {
+		uint64_t port;
+		if (parse_count(value, 1, 65535, &port) < 0)
+			return fail(err, errlen, "--port: '%s' is not a port number from 1 to 65535", value);
+		a->port = (unsigned)port;
+		a->port_set = true;
 	} else if (strcmp(name, "--mode") == 0) {
 		enum cordon_mode m;
 		if (cordon_mode_from_string(value, &m) < 0)
@@ -346,10 +481,12 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		if (strcmp(value, "truncate") != 0 && strcmp(value, "terminate") != 0)
 			return fail(err, errlen, "--on-output-limit: '%s' is not truncate or terminate", value);
 		a->output_terminate = value[1] == 'e';
+		a->output_action_set = true;
 	} else if (strcmp(name, "--limits-fallback") == 0) {
 		if (strcmp(value, "warn") != 0 && strcmp(value, "fail") != 0)
 			return fail(err, errlen, "--limits-fallback: '%s' is not warn or fail", value);
 		a->limits.fallback_fail = value[0] == 'f';
+		a->fallback_set = true;
 	} else if (strcmp(name, "--cpu") == 0) {
 		if (parse_count(value, 1, 7 * 24 * 3600, &a->limits.cpu_seconds) < 0)
 			return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from 1 to 604800", value);
@@ -409,6 +546,15 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		*ret = a;
 		return 0;
 	}
+	if (a.sub == CLI_PROFILE && argc > 2 && argv[2][0] != '-') {
+		for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++)
+			if (strcmp(argv[2], profile_actions[k].name) == 0)
+				a.action = profile_actions[k].action;
+		if (a.action == CLI_PROFILE_NONE)
+			return fail(err, errlen,
+				    "unknown profile action '%s': valid actions are list, show, validate, schema, diff", argv[2]);
+		i = 3;
+	}
 
 	for (; i < argc; i++) {
 		const char *arg = argv[i], *value = NULL;
@@ -418,6 +564,17 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		if (strcmp(arg, "--") == 0) {
 			i++;
 			break;
+		}
+		if (arg[0] != '-' && (a.sub == CLI_PROFILE || a.sub == CLI_WHY)) {
+			/* operands may come before, between or after flags */
+			if (strv_length(a.operands) >= CLI_MAX_REPEATS) {
+				r = fail(err, errlen, "too many arguments");
+				goto bad;
+			}
+			r = strv_push(&a.operands, arg);
+			if (r < 0)
+				goto bad;
+			continue;
 		}
 		if (arg[0] != '-')
 			break; /* the command starts here */
@@ -458,11 +615,13 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 	}
 
 	for (; i < argc; i++) {
-		if (strv_length(a.command) >= 65536) {
+		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_WHY ? &a.operands : &a.command;
+
+		if (strv_length(*v) >= 65536) {
 			r = fail(err, errlen, "the command has too many arguments");
 			goto bad;
 		}
-		r = strv_push(&a.command, argv[i]);
+		r = strv_push(v, argv[i]);
 		if (r < 0)
 			goto bad;
 	}
@@ -492,6 +651,16 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 			goto bad;
 		}
 		break;
+	case CLI_PROFILE:
+		r = check_profile_args(&a, err, errlen);
+		if (r < 0)
+			goto bad;
+		break;
+	case CLI_WHY:
+		r = check_why_args(&a, err, errlen);
+		if (r < 0)
+			goto bad;
+		break;
 	case CLI_NONE:
 	case CLI_HELP:
 	case CLI_VERSION:
@@ -508,8 +677,9 @@ bad:
 
 #define EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED /* 125: cordon refused or failed before the command ran */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+#define say cli_say
+
+void cli_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -523,14 +693,92 @@ static void say(const char *fmt, ...)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
 
-static int build_policy(const struct cli_args *a, struct cordon_policy **ret)
+#define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
+
+int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	const struct profile_limits *l = &p->limits;
+
+	if (HAS_LIMIT(l, TIMEOUT) && !a->timeout_ms)
+		a->timeout_ms = (int)(l->timeout_seconds * 1000); /* at most a week: fits */
+	if (HAS_LIMIT(l, CPU) && !a->limits.cpu_seconds) {
+		a->limits.cpu_seconds = l->cpu_seconds;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MEMORY) && !a->limits.memory) {
+		a->limits.memory = l->memory;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_PROCESSES) && !a->limits.processes) {
+		/* the runner and its init count too (as for --max-processes) */
+		if (l->max_processes < 4)
+			return fail(err, errlen, "%s: at %s: limits.max_processes %" PRIu64
+				    " is too few: the runner itself needs 4; give at least 4",
+				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].file,
+				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].pointer, l->max_processes);
+		a->limits.processes = l->max_processes;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_FILE_SIZE) && !a->limits.file_size) {
+		a->limits.file_size = l->max_file_size;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_OPEN_FILES) && !a->limits.open_files) {
+		/* below 16 the runner cannot set the sandbox up */
+		if (l->max_open_files < 16)
+			return fail(err, errlen, "%s: at %s: limits.max_open_files %" PRIu64
+				    " is too few: the runner needs 16 to set the sandbox up; give at least 16",
+				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].file,
+				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].pointer, l->max_open_files);
+		a->limits.open_files = l->max_open_files;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_OUTPUT) && !a->max_output_set) {
+		a->max_output = l->max_output;
+		a->max_output_set = true;
+	}
+	if (HAS_LIMIT(l, ON_OUTPUT_LIMIT) && !a->output_action_set)
+		a->output_terminate = l->on_output_limit == PROFILE_OUTPUT_KILL;
+	if (HAS_LIMIT(l, FALLBACK) && !a->fallback_set)
+		a->limits.fallback_fail = l->fallback_fail;
+	return 0;
+}
+
+/* --profile P, else the embedded default: never a file, so what runs without
+ * --profile is exactly what is compiled in. */
+static int load_profile(const struct cli_args *a, struct cordon_profile **ret)
+{
+	struct profile_env env = { .workspace = a->workspace };
 	struct cordon_error e = {};
 	int r;
 
-	r = cordon_policy_new(a->mode ?: "workspace-write", a->workspace, &p, &e);
+	if (!a->profile) {
+		env.user_profile_dir = "";
+		env.data_profile_dir = "";
+	}
+	r = profile_load(a->profile ?: "default", &env, ret, &e);
+	if (r < 0)
+		say("%s", e.message[0] ? e.message : strerror(-r));
+	return r;
+}
+
+/* The profile, then the flags on top: scalars replace, lists add. */
+static int build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	struct cordon_profile q = *prof; /* a shallow copy: prof itself stays untouched */
+	struct cordon_error e = {};
+	int r;
+
+	if (a->mode) {
+		(void)cordon_mode_from_string(a->mode, &q.mode);
+		/* only workspace-write has write grants; read-only writes nothing */
+		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
+			q.write = (struct profile_rules){};
+	}
+	r = profile_apply(&q, &p, &e);
 	if (r < 0) {
 		say("%s", e.message);
 		return r;
@@ -581,15 +829,15 @@ static int select_backend(const struct cli_args *a, struct cordon_backend_info *
 }
 
 /* Policy -> backend -> confined, or a message and a negative code. */
-static int confine_from_args(const struct cli_args *a, struct cordon_backend_info *ret_info,
-			     struct cordon_confined **ret)
+static int confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+			     struct cordon_backend_info *ret_info, struct cordon_confined **ret)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	struct cordon_backend_info info = { .backend = CORDON_BACKEND_UNAVAILABLE };
 	struct cordon_error e = {};
 	int r;
 
-	r = build_policy(a, &p);
+	r = build_policy(a, prof, &p);
 	if (r < 0)
 		return r;
 	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS) {
@@ -756,9 +1004,24 @@ int cli_run(const struct cli_args *a)
 	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
 	struct cordon_backend_info info;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	struct cli_args eff;
+	char err[512];
 	int r;
 
-	r = confine_from_args(a, &info, &c);
+	r = load_profile(a, &prof);
+	if (r < 0)
+		return EXIT_REFUSED;
+	/* the profile's limits under the flags: from here on, a is the merge */
+	eff = *a;
+	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
+	if (r < 0) {
+		say("%s", err);
+		return EXIT_REFUSED;
+	}
+	a = &eff;
+
+	r = confine_from_args(a, prof, &info, &c);
 	if (r < 0) {
 		if (a->json && r == CORDON_SANDBOX_UNAVAILABLE)
 			print_unavailable_json("no sandbox backend can enforce this policy here; nothing was run");
@@ -874,10 +1137,20 @@ int cli_confine(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	_cleanup_free_ char *json = NULL;
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cordon_backend_info info;
 	int r;
 
-	r = confine_from_args(a, &info, &c);
+	r = load_profile(a, &prof);
+	if (r < 0)
+		return 2;
+	/* The confined argv cannot carry limits: cordon run applies them. */
+	if (prof->limits.set & ~(1u << PROFILE_LIMIT_FALLBACK)) {
+		say("profile %s sets limits, which only `cordon run` enforces (the confined argv cannot carry them): "
+		    "use `cordon run --profile`, or a profile without limits", prof->name);
+		return 2;
+	}
+	r = confine_from_args(a, prof, &info, &c);
 	if (r < 0)
 		return r == CORDON_SANDBOX_UNAVAILABLE ? EXIT_REFUSED : 2;
 	r = cordon_confined_to_json(c, &json);
@@ -1125,10 +1398,23 @@ int cli_explain(const struct cli_args *a)
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cordon_error e = {};
+	struct cli_args eff;
+	char err[512];
 	int r;
 
-	r = build_policy(a, &p);
+	r = load_profile(a, &prof);
+	if (r < 0)
+		return 2;
+	eff = *a;
+	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
+	if (r < 0) {
+		say("%s", err);
+		return 2;
+	}
+	a = &eff;
+	r = build_policy(a, prof, &p);
 	if (r < 0)
 		return 2;
 	if (cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS) {

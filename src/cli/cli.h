@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cordon/cordon.h"
+#include "profile.h"
 
 enum cli_command {
 	CLI_NONE,
@@ -14,8 +15,20 @@ enum cli_command {
 	CLI_CLASSIFY,
 	CLI_PROBE,
 	CLI_EXPLAIN,
+	CLI_PROFILE,
+	CLI_WHY,
 	CLI_HELP,
 	CLI_VERSION,
+};
+
+/* `cordon profile ACTION` */
+enum cli_profile_action {
+	CLI_PROFILE_NONE,
+	CLI_PROFILE_LIST,
+	CLI_PROFILE_SHOW,
+	CLI_PROFILE_VALIDATE,
+	CLI_PROFILE_SCHEMA,
+	CLI_PROFILE_DIFF,
 };
 
 /* Everything the command line said, parsed and validated; strings point into
@@ -25,6 +38,7 @@ struct cli_args {
 	bool help;                 /* `cordon SUB --help` */
 
 	/* policy */
+	const char *profile;       /* --profile: NULL is the embedded default */
 	const char *mode;          /* NULL: workspace-write */
 	const char *workspace;     /* NULL: current directory */
 	bool net_set;
@@ -44,6 +58,8 @@ struct cli_args {
 	uint64_t max_output;       /* 0: default */
 	bool max_output_set;
 	bool output_terminate;     /* --on-output-limit terminate */
+	bool output_action_set;    /* --on-output-limit given */
+	bool fallback_set;         /* --limits-fallback given */
 	struct cordon_limits limits; /* --cpu, --memory, --max-processes, ... */
 	bool limits_set;           /* any of them given */
 	bool json;
@@ -57,7 +73,19 @@ struct cli_args {
 	bool status_set;
 	int status;
 
+	/* profile */
+	enum cli_profile_action action;
+
+	/* why */
+	const char *why_path;      /* --path */
+	bool op_set;
+	enum profile_op op;        /* --op */
+	const char *why_host;      /* --host */
+	bool port_set;
+	unsigned port;             /* --port */
+
 	char **command;            /* after "--" (or the first non-flag) */
+	char **operands;           /* `cordon profile ACTION` operands: names and files */
 };
 
 /* Parse argv (argv[0] is the program). Returns 0, or -EINVAL with a message
@@ -70,6 +98,16 @@ int cli_parse_seconds(const char *s, int *ret_ms);
 /* "4096", "64k", "1M", "2G" (binary multiples) -> bytes; > 0 and <= 1 TiB. */
 int cli_parse_size(const char *s, uint64_t *ret);
 
+/* Put a loaded profile's limits into a, under the limit flags a already has
+ * (a flag wins over the profile). -EINVAL with a message naming the profile
+ * key when a value is one `cordon run` cannot use. */
+int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen);
+
+/* The resolved profile's JSON flattened for `cordon profile diff`: one
+ * "/json/pointer: value" line per scalar and per array element (arrays keep
+ * the pointer of the array), sorted. NULL-terminated; caller frees. */
+int cli_profile_flatten(const char *json, char ***ret);
+
 /* The usage text for a subcommand (or the overview for CLI_NONE). */
 const char *cli_usage(enum cli_command c);
 
@@ -79,6 +117,11 @@ int cli_confine(const struct cli_args *a);
 int cli_classify(const struct cli_args *a);
 int cli_probe(const struct cli_args *a);
 int cli_explain(const struct cli_args *a);
+int cli_profile(const struct cli_args *a);
+int cli_why(const struct cli_args *a);
+
+/* A message on stderr, prefixed "cordon: ". */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);

@@ -53,6 +53,12 @@ int main(int argc, char **argv)
 	case CLI_EXPLAIN:
 		r = cli_explain(&a);
 		break;
+	case CLI_PROFILE:
+		r = cli_profile(&a);
+		break;
+	case CLI_WHY:
+		r = cli_why(&a);
+		break;
 	case CLI_VERSION:
 		printf("cordon %s\n", CORDON_VERSION);
 		r = 0;

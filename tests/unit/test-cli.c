@@ -141,3 +141,202 @@ Test(cli, utf8_sanitize_replaces_invalid_bytes)
 	cr_assert_str_eq(s, "a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	free(s);
 }
+
+Test(cli, profile_flag_and_limit_flags_remember_being_given)
+{
+	char *argv[] = { "cordon", "run", "--profile", "offline-build", "--on-output-limit", "truncate",
+			 "--limits-fallback=warn", "--", "make" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(argv), argv, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.profile, "offline-build");
+	cr_assert(a.output_action_set && !a.output_terminate);
+	cr_assert(a.fallback_set && !a.limits.fallback_fail);
+	cli_args_done(&a);
+}
+
+Test(cli, profile_actions_take_operands_around_flags)
+{
+	char *show[] = { "cordon", "profile", "show", "git", "--json", "--workspace", "/w" };
+	char *validate[] = { "cordon", "profile", "validate", "a.json", "b.json", "--", "--c.json" };
+	char *diff[] = { "cordon", "profile", "diff", "default", "read-only" };
+	char *help[] = { "cordon", "profile", "--help" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(show), show, &a, err), 0, "%s", err);
+	cr_assert_eq(a.sub, CLI_PROFILE);
+	cr_assert_eq(a.action, CLI_PROFILE_SHOW);
+	cr_assert(a.json);
+	cr_assert_str_eq(a.workspace, "/w");
+	cr_assert_eq(strv_length(a.operands), 1);
+	cr_assert_str_eq(a.operands[0], "git");
+	cr_assert_null(a.command);
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(validate), validate, &a, err), 0, "%s", err);
+	cr_assert_eq(a.action, CLI_PROFILE_VALIDATE);
+	cr_assert_eq(strv_length(a.operands), 3);
+	cr_assert_str_eq(a.operands[2], "--c.json");
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(diff), diff, &a, err), 0, "%s", err);
+	cr_assert_eq(a.action, CLI_PROFILE_DIFF);
+	cr_assert_str_eq(a.operands[1], "read-only");
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(help), help, &a, err), 0, "%s", err);
+	cr_assert(a.help);
+	cr_assert(strstr(cli_usage(a.sub), "usage: cordon profile list"));
+	cli_args_done(&a);
+}
+
+Test(cli, why_path_and_host)
+{
+	char *path[] = { "cordon", "why", "--profile", "git", "--path", ".git/hooks/x", "--op", "write", "--json" };
+	char *host[] = { "cordon", "why", "--host", "example.com", "--port=443" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(path), path, &a, err), 0, "%s", err);
+	cr_assert_eq(a.sub, CLI_WHY);
+	cr_assert_str_eq(a.profile, "git");
+	cr_assert_str_eq(a.why_path, ".git/hooks/x");
+	cr_assert(a.op_set && a.op == PROFILE_OP_WRITE);
+	cr_assert(a.json);
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(host), host, &a, err), 0, "%s", err);
+	cr_assert_null(a.profile);
+	cr_assert_str_eq(a.why_host, "example.com");
+	cr_assert(a.port_set && a.port == 443);
+	cli_args_done(&a);
+}
+
+Test(cli, profile_and_why_errors_name_the_problem)
+{
+	struct bad_case cases[] = {
+		{ { "cordon", "profile" }, 2, "`cordon profile` needs an action: list, show, validate, schema or diff" },
+		{ { "cordon", "profile", "frob" }, 3,
+		  "unknown profile action 'frob': valid actions are list, show, validate, schema, diff" },
+		{ { "cordon", "profile", "show" }, 3, "`cordon profile show` takes one profile NAME, got 0 arguments" },
+		{ { "cordon", "profile", "show", "a", "b" }, 5,
+		  "`cordon profile show` takes one profile NAME, got 2 arguments" },
+		{ { "cordon", "profile", "diff", "a" }, 4, "`cordon profile diff` takes two profiles A B, got 1 argument" },
+		{ { "cordon", "profile", "validate" }, 3,
+		  "`cordon profile validate` takes at least one FILE, got 0 arguments" },
+		{ { "cordon", "profile", "schema", "x" }, 4, "unexpected argument 'x': `cordon profile schema` takes none" },
+		{ { "cordon", "profile", "validate", "--json", "f" }, 5,
+		  "--json: not available for `cordon profile validate`" },
+		{ { "cordon", "profile", "list", "--workspace", "/w" }, 5,
+		  "--workspace: not available for `cordon profile list`" },
+		{ { "cordon", "profile", "list", "--mode", "read-only" }, 5,
+		  "--mode: unknown option for `cordon profile`; try `cordon profile --help`" },
+		{ { "cordon", "run", "--profile", "", "--", "true" }, 6, "--profile needs a profile name or path" },
+		{ { "cordon", "why", "--path", "/x" }, 4, "--path needs --op read, write or exec" },
+		{ { "cordon", "why", "--path", "/x", "--op", "delete" }, 6,
+		  "--op: unknown operation 'delete': valid operations are read, write, exec" },
+		{ { "cordon", "why", "--host", "h" }, 4, "--host needs --port N" },
+		{ { "cordon", "why", "--host", "h", "--port", "70000" }, 6,
+		  "--port: '70000' is not a port number from 1 to 65535" },
+		{ { "cordon", "why" }, 2, "`cordon why` needs either --path PATH --op OP or --host HOST --port N" },
+		{ { "cordon", "why", "--path", "/x", "--op", "read", "--host", "h" }, 8,
+		  "`cordon why` needs either --path PATH --op OP or --host HOST --port N" },
+		{ { "cordon", "why", "--path", "/x", "--op", "read", "extra" }, 7,
+		  "unexpected argument 'extra': ask with --path PATH --op OP or --host HOST --port N" },
+		{ { "cordon", "why", "--mode", "read-only" }, 4,
+		  "--mode: unknown option for `cordon why`; try `cordon why --help`" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli_args a;
+		char err[512] = "";
+
+		cr_assert_eq(parse(cases[i].argc, cases[i].argv, &a, err), -EINVAL, "case %zu", i);
+		cr_assert_str_eq(err, cases[i].message, "case %zu", i);
+	}
+}
+
+static struct cordon_profile *profile_from(const char *text)
+{
+	struct profile_env env = { .workspace = "/tmp", .user_profile_dir = "", .data_profile_dir = "" };
+	struct cordon_profile *p = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "t.json", &env, &p, &e), 0, "%s", e.message);
+	return p;
+}
+
+Test(cli, profile_limits_apply_under_the_flags)
+{
+	struct cordon_profile *p = profile_from(
+		"{\"limits\": {\"timeout\": \"90s\", \"cpu\": 5, \"memory\": \"64M\", \"max_processes\": 50,"
+		" \"max_file_size\": \"1M\", \"max_open_files\": 64, \"max_output\": \"2k\","
+		" \"on_output_limit\": \"kill\", \"limits_fallback\": \"fail\"}}");
+	char *argv[] = { "cordon", "run", "--cpu", "7", "--max-output", "4k", "--", "true" };
+	struct cli_args a, none = {};
+	char err[512] = "";
+
+	/* no flags: every profile limit lands where the limit flags would put it */
+	cr_assert_eq(cli_apply_profile_limits(&none, p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(none.timeout_ms, 90000);
+	cr_assert_eq(none.limits.cpu_seconds, 5);
+	cr_assert_eq(none.limits.memory, 64u << 20);
+	cr_assert_eq(none.limits.processes, 50);
+	cr_assert_eq(none.limits.file_size, 1u << 20);
+	cr_assert_eq(none.limits.open_files, 64);
+	cr_assert(none.limits_set);
+	cr_assert(none.max_output_set && none.max_output == 2048);
+	cr_assert(none.output_terminate);
+	cr_assert(none.limits.fallback_fail);
+
+	/* flags win over the profile, the rest still comes from it */
+	cr_assert_eq(parse(ARGC(argv), argv, &a, err), 0, "%s", err);
+	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(a.limits.cpu_seconds, 7);
+	cr_assert_eq(a.max_output, 4096);
+	cr_assert_eq(a.limits.memory, 64u << 20);
+	cr_assert_eq(a.timeout_ms, 90000);
+	cli_args_done(&a);
+	profile_free(p);
+}
+
+Test(cli, profile_limits_the_runner_cannot_live_with_are_refused)
+{
+	struct cordon_profile *p = profile_from("{\"limits\": {\"max_processes\": 2}}");
+	struct cordon_profile *q = profile_from("{\"limits\": {\"max_open_files\": 8}}");
+	struct cli_args a = {};
+	char err[512] = "";
+
+	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "t.json: at /limits/max_processes: limits.max_processes 2 is too few: the runner itself "
+			      "needs 4; give at least 4");
+	a = (struct cli_args){};
+	cr_assert_eq(cli_apply_profile_limits(&a, q, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "t.json: at /limits/max_open_files: limits.max_open_files 8 is too few: the runner needs "
+			      "16 to set the sandbox up; give at least 16");
+	/* a flag in its place: the profile's value is not used, so no error */
+	a = (struct cli_args){ .limits.processes = 10 };
+	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), 0);
+	cr_assert_eq(a.limits.processes, 10);
+	profile_free(p);
+	profile_free(q);
+}
+
+Test(cli, profile_flatten_is_sorted_one_value_per_line)
+{
+	char **lines = NULL;
+
+	cr_assert_eq(cli_profile_flatten("{\"mode\": \"read-only\", \"filesystem\": {\"write\": [\"/b\", \"/a\"]},"
+					 " \"environment\": {\"set_vars\": {\"A/B~\": \"1\"}}, \"meta\": {}}",
+					 &lines), 0);
+	cr_assert_eq(strv_length(lines), 5);
+	cr_assert_str_eq(lines[0], "/environment/set_vars/A~1B~0: \"1\"");
+	cr_assert_str_eq(lines[1], "/filesystem/write: \"/a\"");
+	cr_assert_str_eq(lines[2], "/filesystem/write: \"/b\"");
+	cr_assert_str_eq(lines[3], "/meta: {}");
+	cr_assert_str_eq(lines[4], "/mode: \"read-only\"");
+	strv_free(lines);
+	cr_assert_eq(cli_profile_flatten("{bad", &lines), -EINVAL);
+}

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `cordon profile list|show|validate|schema|diff` and `cordon why`: the
+ * commands that explain profiles. The loading, merging and deciding is the
+ * library's (profile.h); this file only asks and prints.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "config.h"
+#include "schema_embedded.h"
+#include "strv.h"
+
+#define say cli_say
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
+
+static int print_json_to(json_t *o, FILE *f, size_t flags)
+{
+	if (!o || json_dumpf(o, f, flags) < 0)
+		return -ENOMEM;
+	fputc('\n', f);
+	fflush(f);
+	return 0;
+}
+
+/* Load NAME the way run does: --profile P, or the embedded default. */
+static int load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
+{
+	struct profile_env env = { .workspace = workspace };
+	struct cordon_error e = {};
+	int r;
+
+	if (embedded) {
+		env.user_profile_dir = "";
+		env.data_profile_dir = "";
+	}
+	r = profile_load(name, &env, ret, &e);
+	if (r < 0)
+		say("%s", e.message[0] ? e.message : strerror(-r));
+	return r;
+}
+
+/* ---- list ---------------------------------------------------------------- */
+
+/* The user directory, as profile_load finds it. */
+static char *user_profile_dir(void)
+{
+	const char *xdg = secure_getenv("XDG_CONFIG_HOME"), *home = secure_getenv("HOME");
+	_cleanup_free_ char *config = NULL;
+
+	if (xdg && xdg[0] == '/')
+		return path_join(xdg, "cordon/profiles");
+	if (!home || home[0] != '/')
+		return NULL;
+	config = path_join(home, ".config");
+	return config ? path_join(config, "cordon/profiles") : NULL;
+}
+
+/* meta.description of a file or text, or NULL; never fails the listing. */
+static char *description_of(json_t *j)
+{
+	const char *d = json_string_value(json_object_get(json_object_get(j, "meta"), "description"));
+
+	return d ? strdup(d) : NULL;
+}
+
+static char *file_description(const char *file, bool *ret_invalid)
+{
+	_cleanup_(json_decrefp) json_t *j = NULL;
+	struct stat st;
+
+	*ret_invalid = true;
+	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > PROFILE_MAX_BYTES)
+		return NULL;
+	j = json_load_file(file, JSON_REJECT_DUPLICATES, NULL);
+	if (!j)
+		return NULL;
+	*ret_invalid = false;
+	return description_of(j);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* NAME.json files of dir, sorted; none when dir is missing. */
+static int dir_profiles(const char *dir, char ***ret)
+{
+	_cleanup_strv_free_ char **names = NULL;
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	*ret = NULL;
+	if (!dir)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0 || de->d_name[0] == '.')
+			continue;
+		if (strv_length(names) >= PROFILE_MAX_RULES)
+			break;
+		_cleanup_free_ char *name = strndup(de->d_name, n - 5);
+		if (!name || (r = strv_push(&names, name)) < 0) {
+			closedir(d);
+			return r < 0 ? r : -ENOMEM;
+		}
+	}
+	closedir(d);
+	if (names)
+		qsort(names, strv_length(names), sizeof(char *), cmp_str);
+	*ret = TAKE_PTR(names);
+	return 0;
+}
+
+static int profile_list(const struct cli_args *a)
+{
+	_cleanup_free_ char *user_dir = user_profile_dir();
+	const char *data_dir = CORDON_DATADIR "/profiles";
+	_cleanup_strv_free_ char **user = NULL, **installed = NULL, **seen = NULL;
+	_cleanup_(json_decrefp) json_t *arr = json_array();
+	const char *const *builtins = profile_builtin_names();
+	int r;
+
+	if (!arr)
+		return 1;
+	if ((r = dir_profiles(user_dir, &user)) < 0)
+		say("cannot list %s: %s", user_dir, strerror(-r));
+	if ((r = dir_profiles(data_dir, &installed)) < 0)
+		say("cannot list %s: %s", data_dir, strerror(-r));
+	if (!a->json)
+		printf("%-18s %-10s %s\n", "NAME", "SOURCE", "FILE");
+
+	/* In lookup order: the first of a name is the one --profile NAME gets. */
+	for (int source = 0; source < 3; source++) {
+		static const char *const source_names[] = { "user", "installed", "built-in" };
+		char *const *names = source == 0 ? user : source == 1 ? installed : (char *const *)builtins;
+
+		STRV_FOREACH(n, names) {
+			_cleanup_free_ char *file = NULL, *desc = NULL;
+			const char *shadowed = strv_contains(seen, *n) ? "shadowed by an earlier one of the same name" : NULL;
+			bool invalid = false;
+
+			if (source < 2) {
+				char fname[300];
+
+				snprintf(fname, sizeof(fname), "%s.json", *n);
+				file = path_join(source == 0 ? user_dir : data_dir, fname);
+				if (!file)
+					return 1;
+				desc = file_description(file, &invalid);
+			} else {
+				_cleanup_(json_decrefp) json_t *j = NULL;
+				const char *text;
+				size_t len;
+
+				if (asprintf(&file, "builtin:%s", *n) < 0)
+					return 1;
+				if (profile_builtin_text(*n, &text, &len) == 0 && (j = json_loadb(text, len, 0, NULL)))
+					desc = description_of(j);
+			}
+			if (strv_push(&seen, *n) < 0)
+				return 1;
+			if (a->json) {
+				json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s?,s:b,s:s?}", "name", *n, "source",
+								     source_names[source], "file", file, "description", desc,
+								     "shadowed", shadowed != NULL, "problem",
+								     invalid ? "not valid JSON: see `cordon profile validate`" : NULL));
+				continue;
+			}
+			printf("%-18s %-10s %s%s%s\n", *n, source_names[source], file, shadowed ? "  (" : "",
+			       shadowed ? "shadowed by the one above)" : "");
+			if (invalid)
+				printf("%-18s   not valid JSON: see `cordon profile validate %s`\n", "", file);
+			else if (desc)
+				printf("%-18s   %s\n", "", desc);
+		}
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:s?,s:s}", "profiles", arr, "user_dir", user_dir,
+							      "installed_dir", data_dir);
+		return print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? 1 : 0;
+	}
+	printf("\nuser profiles: %s%s\ninstalled profiles: %s%s\n", user_dir ? user_dir : "(no HOME)",
+	       user_dir && access(user_dir, F_OK) < 0 ? " (does not exist)" : "", data_dir,
+	       access(data_dir, F_OK) < 0 ? " (does not exist)" : "");
+	return 0;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+static const char *note_kind_name(enum profile_note_kind k)
+{
+	switch (k) {
+	case PROFILE_NOTE_READ_NOOP:
+		return "read_noop";
+	case PROFILE_NOTE_MISSING_PATH:
+		return "missing_path";
+	case PROFILE_NOTE_EMPTY_TOKEN:
+		return "empty_token";
+	case PROFILE_NOTE_BYPASS:
+		return "bypass";
+	}
+	return "note";
+}
+
+static int profile_show(const struct cli_args *a)
+{
+	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if (load_named(a->operands[0], a->workspace, false, &p) < 0)
+		return 1;
+	r = profile_to_json(p, &text);
+	if (r < 0) {
+		say("cannot encode profile %s: %s", p->name, strerror(-r));
+		return 1;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = NULL, *notes = json_array(), *chain = json_array(),
+					       *prof = json_loads(text, 0, NULL);
+
+		if (!notes || !chain || !prof)
+			return 1;
+		STRV_FOREACH(c, p->chain)
+			json_array_append_new(chain, json_string(*c));
+		for (size_t i = 0; i < p->n_notes; i++)
+			json_array_append_new(notes, json_pack("{s:s,s:s?,s:s,s:s?,s:s?}", "kind",
+							       note_kind_name(p->notes[i].kind), "path", p->notes[i].path,
+							       "text", p->notes[i].text, "file", p->notes[i].origin.file,
+							       "pointer", p->notes[i].origin.pointer));
+		o = json_pack("{s:s,s:s,s:O,s:O,s:O}", "name", p->name, "file", p->file, "chain", chain, "profile", prof,
+			      "notes", notes);
+		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? 1 : 0;
+	}
+	puts(text);
+	fflush(stdout);
+	for (size_t i = 0; i < p->n_notes; i++) {
+		const struct profile_origin *o = &p->notes[i].origin;
+
+		if (o->file && o->pointer && o->pointer[0])
+			say("note: %s (%s at %s)", p->notes[i].text, o->file, o->pointer);
+		else
+			say("note: %s", p->notes[i].text);
+	}
+	return 0;
+}
+
+/* ---- validate ------------------------------------------------------------ */
+
+/* FILE as given, so messages name it the way the user wrote it. */
+static int validate_one(const char *file, const char *workspace)
+{
+	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	struct cordon_error e = {};
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "%s: cannot read profile: %m\n", file);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: cannot read profile: %s\n", file, strerror(S_ISDIR(st.st_mode) ? EISDIR : EINVAL));
+		return 1;
+	}
+	text = malloc(PROFILE_MAX_BYTES + 1);
+	if (!text)
+		return 1;
+	for (;;) {
+		ssize_t n = read(fd, text + len, PROFILE_MAX_BYTES + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: cannot read profile: %m\n", file);
+			return 1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > PROFILE_MAX_BYTES)
+			break; /* profile_load_buffer says "larger than the 1 MiB limit" */
+	}
+	struct profile_env env = { .workspace = workspace };
+	r = profile_load_buffer(text, len, file, &env, &p, &e);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", e.message[0] ? e.message : strerror(-r));
+		return 1;
+	}
+	printf("%s: valid\n", file);
+	return 0;
+}
+
+static int profile_validate(const struct cli_args *a)
+{
+	int bad = 0;
+
+	STRV_FOREACH(f, a->operands)
+		bad |= validate_one(*f, a->workspace);
+	fflush(stdout);
+	return bad ? 1 : 0;
+}
+
+/* ---- diff ---------------------------------------------------------------- */
+
+static int flatten_push(char ***lines, const char *pointer, json_t *v)
+{
+	_cleanup_free_ char *value = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+	char *line;
+
+	if (!value)
+		return -ENOMEM;
+	if (asprintf(&line, "%s: %s", pointer[0] ? pointer : "/", value) < 0)
+		return -ENOMEM;
+	return strv_consume(lines, line);
+}
+
+static int flatten(char ***lines, const char *pointer, json_t *v, unsigned depth)
+{
+	int r;
+
+	if (depth > 32 || strv_length(*lines) > 4 * PROFILE_MAX_RULES)
+		return -E2BIG;
+	if (json_is_object(v) && json_object_size(v) > 0) {
+		const char *key;
+		json_t *child;
+
+		json_object_foreach(v, key, child) {
+			_cleanup_free_ char *p = NULL, *escaped = malloc(strlen(key) * 2 + 1);
+			char *o = escaped;
+
+			if (!escaped)
+				return -ENOMEM;
+			/* RFC 6901: '~' is "~0", '/' is "~1" */
+			for (const char *k = key; *k; k++)
+				if (*k == '~' || *k == '/') {
+					*o++ = '~';
+					*o++ = *k == '~' ? '0' : '1';
+				} else
+					*o++ = *k;
+			*o = '\0';
+			if (asprintf(&p, "%s/%s", pointer, escaped) < 0)
+				return -ENOMEM;
+			r = flatten(lines, p, child, depth + 1);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	if (json_is_array(v) && json_array_size(v) > 0) {
+		size_t i;
+		json_t *child;
+
+		/* a list is a set of rules: each element a line of its own */
+		json_array_foreach(v, i, child) {
+			if (json_is_object(child) || json_is_array(child)) {
+				_cleanup_free_ char *p = NULL;
+
+				if (asprintf(&p, "%s/%zu", pointer, i) < 0)
+					return -ENOMEM;
+				r = flatten(lines, p, child, depth + 1);
+			} else
+				r = flatten_push(lines, pointer, child);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	return flatten_push(lines, pointer, v);
+}
+
+int cli_profile_flatten(const char *json, char ***ret)
+{
+	_cleanup_(json_decrefp) json_t *j = json_loads(json, JSON_REJECT_DUPLICATES, NULL);
+	_cleanup_strv_free_ char **lines = NULL;
+	int r;
+
+	if (!j)
+		return -EINVAL;
+	r = flatten(&lines, "", j, 0);
+	if (r < 0)
+		return r;
+	if (!lines && !(lines = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	qsort(lines, strv_length(lines), sizeof(char *), cmp_str);
+	*ret = TAKE_PTR(lines);
+	return 0;
+}
+
+/* "- /p: v" / "+ /p: v": by pointer, then removals first, then value. */
+static int cmp_diff_line(const void *x, const void *y)
+{
+	const char *a = *(char *const *)x, *b = *(char *const *)y;
+	size_t na = strcspn(a + 2, ":"), nb = strcspn(b + 2, ":");
+	int c = strncmp(a + 2, b + 2, na < nb ? na : nb);
+
+	if (c == 0 && na != nb)
+		c = na < nb ? -1 : 1;
+	if (c == 0 && a[0] != b[0])
+		c = a[0] == '-' ? -1 : 1;
+	return c ? c : strcmp(a, b);
+}
+
+static int profile_diff(const struct cli_args *a)
+{
+	_cleanup_(profile_freep) struct cordon_profile *pa = NULL, *pb = NULL;
+	_cleanup_free_ char *ja = NULL, *jb = NULL;
+	_cleanup_strv_free_ char **la = NULL, **lb = NULL, **out = NULL;
+	size_t i = 0, k = 0;
+	int r = 0;
+
+	if (load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
+	    load_named(a->operands[1], a->workspace, false, &pb) < 0)
+		return 2;
+	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
+	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {
+		say("cannot compare the profiles: %s", strerror(-r));
+		return 2;
+	}
+	/* Both sorted: one merge pass finds what differs, deterministically. */
+	while (r >= 0 && (la[i] || lb[k])) {
+		int c = !la[i] ? 1 : !lb[k] ? -1 : strcmp(la[i], lb[k]);
+		char *line;
+
+		if (c == 0) {
+			i++, k++;
+			continue;
+		}
+		if (asprintf(&line, "%c %s", c < 0 ? '-' : '+', c < 0 ? la[i++] : lb[k++]) < 0)
+			return 2;
+		r = strv_consume(&out, line);
+	}
+	if (r < 0)
+		return 2;
+	if (!out)
+		return 0;
+	qsort(out, strv_length(out), sizeof(char *), cmp_diff_line);
+	printf("--- %s (%s)\n+++ %s (%s)\n", a->operands[0], pa->file, a->operands[1], pb->file);
+	STRV_FOREACH(l, out)
+		puts(*l);
+	fflush(stdout);
+	return 1;
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
+int cli_profile(const struct cli_args *a)
+{
+	switch (a->action) {
+	case CLI_PROFILE_LIST:
+		return profile_list(a);
+	case CLI_PROFILE_SHOW:
+		return profile_show(a);
+	case CLI_PROFILE_VALIDATE:
+		return profile_validate(a);
+	case CLI_PROFILE_SCHEMA:
+		for (size_t i = 0; i < ELEMENTSOF(embedded_schema); i++)
+			fwrite(embedded_schema[i].text, 1, embedded_schema[i].len, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	case CLI_PROFILE_DIFF:
+		return profile_diff(a);
+	case CLI_PROFILE_NONE:
+		break;
+	}
+	fputs(cli_usage(CLI_PROFILE), stderr);
+	return 2;
+}
+
+/* ---- why ----------------------------------------------------------------- */
+
+int cli_why(const struct cli_args *a)
+{
+	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	struct profile_decision d;
+	int r;
+
+	if (load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
+		return 2;
+	if (a->why_path)
+		r = profile_why_path(p, a->why_path, a->op, &d);
+	else
+		r = profile_why_host(p, a->why_host, a->port, &d);
+	if (r < 0) {
+		if (a->why_path)
+			say("--path %s: %s", a->why_path, strerror(-r));
+		else
+			say("--host %s: %s", a->why_host, strerror(-r));
+		return 2;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
+							      d.allow ? "allow" : "deny", "reason", d.reason, "file",
+							      d.file, "pointer", d.pointer, "profile", p->name,
+							      "profile_file", p->file);
+
+		if (!o) {
+			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
+			return 2;
+		}
+		if (a->why_path) {
+			json_object_set_new(o, "path", json_string(a->why_path));
+			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
+		} else {
+			json_object_set_new(o, "host", json_string(a->why_host));
+			json_object_set_new(o, "port", json_integer(a->port));
+		}
+		if (print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0)
+			return 2;
+	} else {
+		printf("%s: %s\n", d.allow ? "allow" : "deny", d.reason);
+		if (d.pointer[0])
+			printf("  rule: %s at %s\n", d.file, d.pointer);
+		else
+			printf("  rule: %s\n", d.file);
+		fflush(stdout);
+	}
+	return d.allow ? 0 : 1;
+}
