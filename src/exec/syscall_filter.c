@@ -1,290 +1,32 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loading the runner's seccomp filter: one of the two BPF programs that
+ * libseccomp compiled at build time from syscall_filter_build.c, so a
+ * launch neither compiles a filter nor links libseccomp.
+ */
 #include <errno.h>
-#include <linux/netlink.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
 
 #include "cleanup.h"
-#include "syscall_filter.h"
-#ifndef CORDON_SECCOMP_GENERATOR
-/* The two filters, compiled by libseccomp at build time (gen_seccomp_bpf.c)
- * so a launch does not pay libseccomp's ~1 ms of userspace compilation. */
 #include "seccomp_bpf.h"
-#endif
-
-#ifndef CLONE_NEWCGROUP
-#define CLONE_NEWCGROUP 0x02000000
-#endif
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-
-/* clone(2)'s flags are its first argument everywhere but s390, where the
- * stack pointer comes first. */
-#if defined(__s390__) || defined(__s390x__)
-#define CLONE_FLAGS_ARG 1
-#else
-#define CLONE_FLAGS_ARG 0
-#endif
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(scmp_filter_ctx, seccomp_release)
-
-/*
- * Refused with EPERM whatever their arguments. A name this libseccomp does
- * not know is skipped, unless `nr` gives its number (the same on every
- * architecture for syscalls added since Linux 5.1, except alpha/ia64).
- * With libseccomp 2.5.4 on x86_64 every name below resolves except
- * open_tree_attr (Linux 6.15), which is refused by number: left open it would
- * clone a mount tree without the overmounts that hide credentials.
- */
-static const struct {
-	const char *name;
-	int nr; /* -1: skip when unknown */
-} denied_syscalls[] = {
-	/* reading or steering other processes */
-	{ "ptrace", -1 },
-	{ "process_vm_readv", -1 },
-	{ "process_vm_writev", -1 },
-	/* io_uring runs operations that seccomp never sees */
-	{ "io_uring_setup", -1 },
-	{ "io_uring_enter", -1 },
-	{ "io_uring_register", -1 },
-	/* kernel attack surface no tool needs */
-	{ "bpf", -1 },
-	{ "perf_event_open", -1 },
-	{ "userfaultfd", -1 },
-	{ "keyctl", -1 },
-	{ "add_key", -1 },
-	{ "request_key", -1 },
-	{ "kexec_load", -1 },
-	{ "kexec_file_load", -1 },
-	{ "init_module", -1 },
-	{ "finit_module", -1 },
-	{ "delete_module", -1 },
-	/* the mount API: would undo the runner's mount namespace */
-	{ "mount", -1 },
-	{ "umount2", -1 },
-	{ "pivot_root", -1 },
-	{ "move_mount", -1 },
-	{ "open_tree", -1 },
-#if defined(__x86_64__) || defined(__aarch64__)
-	{ "open_tree_attr", 467 },
-#else
-	{ "open_tree_attr", -1 },
-#endif
-	{ "fsopen", -1 },
-	{ "fsmount", -1 },
-	{ "fsconfig", -1 },
-	{ "fspick", -1 },
-	{ "mount_setattr", -1 },
-	/* namespaces: joining or making one (clone is below) */
-	{ "setns", -1 },
-	{ "unshare", -1 },
-	/* host administration */
-	{ "acct", -1 },
-	{ "swapon", -1 },
-	{ "swapoff", -1 },
-	{ "reboot", -1 },
-	{ "syslog", -1 },
-};
-
-static const uint64_t clone_namespace_flags[] = {
-	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-	/* Inside clone()'s exit-signal byte, so clone() itself cannot ask for
-	 * it; refusing the bit costs nothing (no signal is >= 128). */
-	CLONE_NEWTIME,
-};
+#include "syscall_filter.h"
 
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen > 0) {
+	if (err && errlen) {
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return r;
-}
-
-static int resolve(const char *name, int fallback)
-{
-	int nr = seccomp_syscall_resolve_name(name);
-
-	/* Negative numbers are libseccomp's pseudo-syscalls: names that
-	 * exist on other architectures only. */
-	if (nr == __NR_SCMP_ERROR || nr < 0)
-		return fallback;
-	return nr;
-}
-
-/*
- * Refuse NR with EPERM when the low 32 bits of argument ARG are none of
- * ALLOWED (ascending), and every comparison in EXTRA (n_extra, on other
- * arguments) holds. The kernel reads these arguments as int or unsigned int,
- * so the upper half of the register is ignored there and here. libseccomp
- * cannot AND two comparisons on one argument, so the complement of ALLOWED
- * is covered by aligned power-of-two blocks, one MASKED_EQ rule each (at most
- * 32 per gap).
- */
-static int deny_unless_arg_in(scmp_filter_ctx ctx, int nr, unsigned arg, const uint32_t *allowed, size_t n,
-			      const struct scmp_arg_cmp *extra, unsigned n_extra)
-{
-	struct scmp_arg_cmp cmp[2];
-	uint64_t lo = 0;
-	int r;
-
-	if (n_extra > 1)
-		return -EINVAL;
-	for (size_t i = 0; i <= n; i++) {
-		uint64_t hi = i < n ? (uint64_t)allowed[i] : UINT64_C(1) << 32;
-
-		/* the gap [lo, hi) */
-		while (lo < hi) {
-			uint64_t size = lo ? lo & -lo : UINT64_C(1) << 32;
-
-			while (lo + size > hi)
-				size >>= 1;
-			cmp[0] = (struct scmp_arg_cmp){
-				.arg = arg,
-				.op = SCMP_CMP_MASKED_EQ,
-				.datum_a = ~(size - 1) & UINT32_MAX,
-				.datum_b = lo,
-			};
-			if (n_extra)
-				cmp[1] = extra[0];
-			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1 + n_extra, cmp);
-			if (r < 0)
-				return r;
-			lo += size;
-		}
-		lo = hi + 1;
-	}
-	return 0;
-}
-
-static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *err, size_t errlen)
-{
-	static const uint32_t personality_allowed[] = { 0, 0xffffffff /* query */ };
-	static const uint32_t families_all[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
-	static const uint32_t families_no_inet[] = { AF_UNIX, AF_NETLINK };
-	static const uint32_t netlink_allowed[] = { NETLINK_ROUTE };
-	static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
-	struct scmp_arg_cmp is_netlink;
-	int nr, r;
-
-	for (size_t i = 0; i < ELEMENTSOF(denied_syscalls); i++) {
-		nr = resolve(denied_syscalls[i].name, denied_syscalls[i].nr);
-		if (nr < 0)
-			continue;
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot refuse %s: %s", denied_syscalls[i].name,
-				    strerror(-r));
-	}
-
-	/* clone with any namespace flag; plain fork and threads go on. */
-	for (size_t i = 0; i < ELEMENTSOF(clone_namespace_flags); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				     SCMP_CMP(CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, clone_namespace_flags[i],
-					      clone_namespace_flags[i]));
-		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot filter clone: %s", strerror(-r));
-	}
-
-	/* clone3 passes its flags in a struct, out of the filter's reach.
-	 * ENOSYS makes glibc (pthread_create, posix_spawn) fall back to
-	 * clone, whose flags we can see. */
-	nr = resolve("clone3", -1);
-	if (nr >= 0) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
-		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot refuse clone3: %s", strerror(-r));
-	}
-
-	/* personality: only the default persona and the query, so no
-	 * READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE and the like. */
-	r = deny_unless_arg_in(ctx, SCMP_SYS(personality), 0, personality_allowed,
-			       ELEMENTSOF(personality_allowed), NULL, 0);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter personality: %s", strerror(-r));
-
-	/* Pushing input into a terminal, and the console's control ioctl.
-	 * The request is an unsigned int to the kernel: compare the low
-	 * half only, or setting high bits would slip past. */
-	for (size_t i = 0; i < ELEMENTSOF(tty_ioctls); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, UINT32_MAX, tty_ioctls[i]));
-		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot filter ioctl: %s", strerror(-r));
-	}
-
-	/* Socket families: unix, IP (unless deny_inet), and netlink for
-	 * routing (getaddrinfo, ip) only. */
-	if (o->deny_inet)
-		r = deny_unless_arg_in(ctx, SCMP_SYS(socket), 0, families_no_inet, ELEMENTSOF(families_no_inet),
-				       NULL, 0);
-	else
-		r = deny_unless_arg_in(ctx, SCMP_SYS(socket), 0, families_all, ELEMENTSOF(families_all), NULL, 0);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter socket: %s", strerror(-r));
-	is_netlink = SCMP_A0(SCMP_CMP_MASKED_EQ, UINT32_MAX, AF_NETLINK);
-	r = deny_unless_arg_in(ctx, SCMP_SYS(socket), 2, netlink_allowed, ELEMENTSOF(netlink_allowed), &is_netlink,
-			       1);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter netlink sockets: %s", strerror(-r));
-	return 0;
-}
-
-int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err, size_t errlen)
-{
-	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
-	int r;
-
-	if (!o)
-		return fail(err, errlen, -EINVAL, "seccomp: no options");
-	if (o->allow_userns)
-		return fail(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
-
-	/* Only the native architecture: syscalls through another ABI
-	 * (i386 int $0x80, x32) kill the process. */
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return fail(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
-	/* The kernel's own errno from seccomp_load, not libseccomp's -ECANCELED. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the raw-errno attribute: %s", strerror(-r));
-#endif
-
-	r = add_rules(ctx, o, err, errlen);
-	if (r < 0)
-		return r;
-	*ret = TAKE_PTR(ctx);
-	return 0;
 }
 
 static int check_no_new_privs(char *err, size_t errlen)
@@ -300,24 +42,6 @@ static int check_no_new_privs(char *err, size_t errlen)
 	return 0;
 }
 
-int seccomp_apply_built(const struct seccomp_opts *o, char *err, size_t errlen)
-{
-	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
-	int r;
-
-	r = check_no_new_privs(err, errlen);
-	if (r < 0)
-		return r;
-	r = seccomp_build(o, &ctx, err, errlen);
-	if (r < 0)
-		return r;
-	r = seccomp_load(ctx);
-	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot load the filter: %s", strerror(-r));
-	return 0;
-}
-
-#ifndef CORDON_SECCOMP_GENERATOR
 int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len)
 {
 	if (!o || o->allow_userns)
@@ -349,4 +73,3 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 		return fail(err, errlen, -errno, "seccomp: cannot load the filter: %s", strerror(errno));
 	return 0;
 }
-#endif

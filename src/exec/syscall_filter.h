@@ -24,12 +24,11 @@ struct sock_filter;
  * -EINVAL until it means something. */
 int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen);
 
-/* The same filter, built by libseccomp now, for the build-time generator and
+/* The same filter, built by libseccomp now (syscall_filter_build.c: only the
+ * build-time generator and the tests link it), for the generator and
  * for the test that shows the precompiled program is what libseccomp makes.
  * The context is released with seccomp_release (void * to keep libseccomp's
  * header out of ours). */
 int seccomp_build(const struct seccomp_opts *o, void **ret, char *err, size_t errlen);
-/* Build and load at run time (slower; the tests compare both). */
-int seccomp_apply_built(const struct seccomp_opts *o, char *err, size_t errlen);
 /* The precompiled program for these options. */
 int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len);
