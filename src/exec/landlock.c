@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "landlock.h"
 #include "policy.h"
 
@@ -86,20 +87,6 @@ struct ruleset_attr {
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 int landlock_get_abi(void)
 {
 	/* The one cache this module keeps; racing first callers compute the
@@ -158,7 +145,7 @@ static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fail(b->err, b->errlen, -errno, "landlock: cannot stat %s%s%s: %s", path,
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot stat %s%s%s: %s", path,
 			    name ? "/" : "", name ? name : "", strerror(errno));
 	if (S_ISLNK(st.st_mode))
 		return 0; /* only reachable from a walked directory: see hide_beneath */
@@ -168,13 +155,13 @@ static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *
 	if (allowed == 0)
 		return 0;
 	if (b->n_rules >= LANDLOCK_MAX_RULES)
-		return fail(b->err, b->errlen, -E2BIG,
+		return errbuf_set(b->err, b->errlen, -E2BIG,
 			    "landlock: more than %d rules needed (deny_read splits a directory with too many entries near %s)",
 			    LANDLOCK_MAX_RULES, path);
 	attr.allowed_access = allowed;
 	attr.parent_fd = fd;
 	if (syscall(__NR_landlock_add_rule, b->ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0)
-		return fail(b->err, b->errlen, -errno, "landlock: cannot add a rule for %s%s%s: %s", path,
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot add a rule for %s%s%s: %s", path,
 			    name ? "/" : "", name ? name : "", strerror(errno));
 	b->n_rules++;
 	return 0;
@@ -245,7 +232,7 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 	if (!d) {
 		r = -errno;
 		close(dfd);
-		return fail(b->err, b->errlen, r, "landlock: cannot list %s: %s", dir, strerror(-r));
+		return errbuf_set(b->err, b->errlen, r, "landlock: cannot list %s: %s", dir, strerror(-r));
 	}
 
 	for (size_t i = 0; i < b->n_denied; i++)
@@ -260,7 +247,7 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 		de = readdir(d);
 		if (!de) {
 			if (errno != 0)
-				return fail(b->err, b->errlen, -errno, "landlock: cannot list %s: %s", dir,
+				return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot list %s: %s", dir,
 					    strerror(errno));
 			break;
 		}
@@ -278,11 +265,11 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 			 * resolved it; if a symlink has appeared since, refuse. */
 			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
-				return fail(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s",
+				return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s",
 					    dir, de->d_name, strerror(errno));
 			r = join_path(dir, de->d_name, &child);
 			if (r < 0)
-				return fail(b->err, b->errlen, r, "landlock: out of memory");
+				return errbuf_set(b->err, b->errlen, r, "landlock: out of memory");
 			r = hide_beneath(b, TAKE_FD(fd), child, allowed);
 			if (r < 0)
 				return r;
@@ -298,7 +285,7 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* removed since readdir */
-			return fail(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s", dir,
+			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s", dir,
 				    de->d_name, strerror(errno));
 		}
 		r = add_fd_rule(b, fd, allowed, dir, de->d_name);
@@ -312,7 +299,7 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 		return 0;
 	self_fd = openat(dirfd(d), ".", O_PATH | O_CLOEXEC);
 	if (self_fd < 0)
-		return fail(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", dir, strerror(errno));
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", dir, strerror(errno));
 	return add_fd_rule(b, self_fd, LANDLOCK_ACCESS_FS_READ_DIR, dir, NULL);
 }
 
@@ -326,7 +313,7 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 	if (!canon) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		return fail(b->err, b->errlen, -errno, "landlock: cannot resolve %s: %s", root, strerror(errno));
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot resolve %s: %s", root, strerror(errno));
 	}
 	if (path_under_dev(canon))
 		allowed |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
@@ -343,7 +330,7 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 		if (fd < 0) {
 			if (errno == ENOENT || errno == ENOTDIR)
 				return 0;
-			return fail(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon,
+			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon,
 				    strerror(errno));
 		}
 		return add_fd_rule(b, fd, allowed, canon, NULL);
@@ -351,7 +338,7 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 
 	fd = open(canon, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(b->err, b->errlen, -errno, "landlock: cannot open %s to hide what it contains: %s",
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s to hide what it contains: %s",
 			    canon, strerror(errno));
 	return hide_beneath(b, TAKE_FD(fd), canon, allowed);
 }
@@ -379,7 +366,7 @@ static int resolve_denied(const char *const *list, struct denied **ret, size_t *
 			if (r == -ENOENT || r == -ENOTDIR)
 				continue;
 			denied_free(d, n);
-			return fail(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s", list[i],
+			return errbuf_set(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s", list[i],
 				    strerror(-r));
 		}
 		if (stat(canon, &st) < 0) {
@@ -387,7 +374,7 @@ static int resolve_denied(const char *const *list, struct denied **ret, size_t *
 
 			free(canon);
 			denied_free(d, n);
-			return fail(err, errlen, r, "landlock: cannot stat deny_read path %s: %s", list[i],
+			return errbuf_set(err, errlen, r, "landlock: cannot stat deny_read path %s: %s", list[i],
 				    strerror(-r));
 		}
 		if (n == cap) {
@@ -398,7 +385,7 @@ static int resolve_denied(const char *const *list, struct denied **ret, size_t *
 			if (!grown) {
 				free(canon);
 				denied_free(d, n);
-				return fail(err, errlen, -ENOMEM, "landlock: out of memory");
+				return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
 			}
 			d = grown;
 		}
@@ -430,7 +417,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 	int abi, k;
 
 	if (!r || !rep)
-		return fail(err, errlen, -EINVAL, "landlock: no rules or no report");
+		return errbuf_set(err, errlen, -EINVAL, "landlock: no rules or no report");
 
 	abi = landlock_get_abi();
 	if (r->test_abi_cap < 0)
@@ -473,13 +460,13 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 
 	/* Required features first, so that a refusal applies nothing. */
 	if ((r->required & REQUIRE_LANDLOCK) && fs == 0)
-		return fail(err, errlen, -EOPNOTSUPP,
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "landlock is required but the kernel does not offer it (unsupported or disabled)");
 	if ((r->required & REQUIRE_LANDLOCK_NET) && net == 0)
-		return fail(err, errlen, -EOPNOTSUPP,
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "landlock-net is required but the kernel's Landlock ABI is %d (needs 4)", abi);
 	if ((r->required & REQUIRE_LANDLOCK_SCOPE) && scoped == 0)
-		return fail(err, errlen, -EOPNOTSUPP,
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "landlock-scope is required but the kernel's Landlock ABI is %d (needs 6)", abi);
 
 	report.abi = abi;
@@ -506,7 +493,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 	attr.scoped = scoped;
 	ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset_fd < 0)
-		return fail(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
+		return errbuf_set(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
 
 	k = resolve_denied(r->deny_read, &denied, &n_denied, err, errlen);
 	if (k < 0)
@@ -530,7 +517,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 
 	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0) {
 		k = -errno;
-		return fail(err, errlen, k, "landlock: cannot enforce the ruleset: %s%s", strerror(-k),
+		return errbuf_set(err, errlen, k, "landlock: cannot enforce the ruleset: %s%s", strerror(-k),
 			    k == -EPERM ? " (no_new_privs must be set first)" : "");
 	}
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -58,38 +59,6 @@ bool exec_path_is_normal(const char *p)
 	return true;
 }
 
-bool exec_env_name_valid(const char *name, bool allow_glob)
-{
-	size_t n = strnlen(name, EXEC_MAX_NAME + 1);
-
-	if (n == 0 || n > EXEC_MAX_NAME)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		if (ch == '*' && allow_glob && i == n - 1)
-			continue;
-		if (!(isalnum(ch) || ch == '_') || (i == 0 && isdigit(ch)))
-			return false;
-	}
-	return true;
-}
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* Show at most this much of an offending value in a message. */
 #define SHOW 64
 
@@ -113,7 +82,7 @@ static int list_add(struct exec_list *l, const char *flag, const char *s, char *
 	if (list_contains(l, s))
 		return 0; /* a repeat changes nothing */
 	if (l->n >= EXEC_MAX_LIST)
-		return fail(err, errlen, -E2BIG, "%s: too many (at most %d)", flag, EXEC_MAX_LIST);
+		return errbuf_set(err, errlen, -E2BIG, "%s: too many (at most %d)", flag, EXEC_MAX_LIST);
 	l->v[l->n++] = s;
 	return 0;
 }
@@ -125,13 +94,13 @@ static int check_path(const char *flag, const char *p, char *err, size_t errlen)
 	size_t n = strnlen(p, EXEC_MAX_PATH + 1);
 
 	if (n > EXEC_MAX_PATH)
-		return fail(err, errlen, -ENAMETOOLONG, "%s: path longer than %d bytes", flag, EXEC_MAX_PATH);
+		return errbuf_set(err, errlen, -ENAMETOOLONG, "%s: path longer than %d bytes", flag, EXEC_MAX_PATH);
 	if (!exec_path_is_normal(p))
-		return fail(err, errlen, -EINVAL,
+		return errbuf_set(err, errlen, -EINVAL,
 			    "%s: '%.*s' is not an absolute, normalised path (no '//', '.', '..' or trailing '/')",
 			    flag, SHOW, p);
 	if (strcmp(p, "/") == 0)
-		return fail(err, errlen, -EINVAL, "%s: '/' is not allowed here", flag);
+		return errbuf_set(err, errlen, -EINVAL, "%s: '/' is not allowed here", flag);
 	return 0;
 }
 
@@ -143,18 +112,18 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 
 	if (strcmp(flag, "--isolation") == 0) {
 		if (*seen & SEEN_ISOLATION)
-			return fail(err, errlen, -EINVAL, "--isolation given twice");
+			return errbuf_set(err, errlen, -EINVAL, "--isolation given twice");
 		*seen |= SEEN_ISOLATION;
 		if (cordon_isolation_from_string(value, &f->isolation) < 0)
-			return fail(err, errlen, -EINVAL, "--isolation: '%.*s' is not full or light", SHOW, value);
+			return errbuf_set(err, errlen, -EINVAL, "--isolation: '%.*s' is not full or light", SHOW, value);
 		return 0;
 	}
 	if (strcmp(flag, "--net") == 0) {
 		if (*seen & SEEN_NET)
-			return fail(err, errlen, -EINVAL, "--net given twice");
+			return errbuf_set(err, errlen, -EINVAL, "--net given twice");
 		*seen |= SEEN_NET;
 		if (cordon_net_from_string(value, &f->net) < 0)
-			return fail(err, errlen, -EINVAL, "--net: '%.*s' is not none or host", SHOW, value);
+			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none or host", SHOW, value);
 		return 0;
 	}
 	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0) {
@@ -167,12 +136,12 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		return list_add(l, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--keep-env") == 0) {
-		if (!exec_env_name_valid(value, true))
-			return fail(err, errlen, -EINVAL,
+		if (!env_name_valid(value, true))
+			return errbuf_set(err, errlen, -EINVAL,
 				    "--keep-env: '%.*s' is not a variable name (letters, digits, '_'; may end in '*')",
 				    SHOW, value);
 		if (env_name_is_injection(value))
-			return fail(err, errlen, -EPERM,
+			return errbuf_set(err, errlen, -EPERM,
 				    "--keep-env: refusing %s: it makes a loader or interpreter run code chosen from outside",
 				    value);
 		return list_add(&f->keep_env, flag, value, err, errlen);
@@ -183,35 +152,35 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		size_t nl = eq ? (size_t)(eq - value) : 0;
 
 		if (!eq || nl == 0 || nl > EXEC_MAX_NAME)
-			return fail(err, errlen, -EINVAL, "--setenv: '%.*s' is not NAME=VALUE", SHOW, value);
+			return errbuf_set(err, errlen, -EINVAL, "--setenv: '%.*s' is not NAME=VALUE", SHOW, value);
 		memcpy(name, value, nl);
 		name[nl] = '\0';
-		if (!exec_env_name_valid(name, false))
-			return fail(err, errlen, -EINVAL, "--setenv: '%s' is not a variable name", name);
+		if (!env_name_valid(name, false))
+			return errbuf_set(err, errlen, -EINVAL, "--setenv: '%s' is not a variable name", name);
 		if (env_name_is_injection(name))
-			return fail(err, errlen, -EPERM,
+			return errbuf_set(err, errlen, -EPERM,
 				    "--setenv: refusing %s: it makes a loader or interpreter run code chosen from outside",
 				    name);
 		if (strnlen(eq + 1, EXEC_MAX_VALUE + 1) > EXEC_MAX_VALUE)
-			return fail(err, errlen, -E2BIG, "--setenv: value of %s longer than %d bytes", name,
+			return errbuf_set(err, errlen, -E2BIG, "--setenv: value of %s longer than %d bytes", name,
 				    EXEC_MAX_VALUE);
 		/* The same name twice with different values is ambiguous. */
 		for (size_t i = 0; i < f->setenv.n; i++)
 			if (strncmp(f->setenv.v[i], value, nl + 1) == 0 && strcmp(f->setenv.v[i], value) != 0)
-				return fail(err, errlen, -EINVAL, "--setenv: %s given twice with different values",
+				return errbuf_set(err, errlen, -EINVAL, "--setenv: %s given twice with different values",
 					    name);
 		return list_add(&f->setenv, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--require") == 0) {
 		if (require_feature_from_string(value, &bit) < 0)
-			return fail(err, errlen, -EINVAL,
+			return errbuf_set(err, errlen, -EINVAL,
 				    "--require: unknown feature '%.*s' (known: landlock, landlock-net, landlock-scope, "
 				    "seccomp, userns, pidns, netns)",
 				    SHOW, value);
 		f->required |= bit;
 		return 0;
 	}
-	return fail(err, errlen, -EINVAL, "unknown flag '%.*s' (see cordon exec --help)", SHOW, flag);
+	return errbuf_set(err, errlen, -EINVAL, "unknown flag '%.*s' (see cordon exec --help)", SHOW, flag);
 }
 
 static bool takes_value(const char *flag)
@@ -245,14 +214,14 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	if (err && errlen)
 		err[0] = '\0';
 	if (argc < 1 || !argv || !argv[0])
-		return fail(err, errlen, -EINVAL, "no arguments");
+		return errbuf_set(err, errlen, -EINVAL, "no arguments");
 
 	/* Each list can hold at most every argument; one allocation, no
 	 * reallocations, whatever the line looks like. */
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
 	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
 	if (!slots)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		lists[l]->v = slots + l * per_list;
 	f.storage = slots;
@@ -274,7 +243,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			unsigned bit = a[2] == 'p' ? SEEN_PRIVATE_TMP : SEEN_REPORT;
 
 			if (seen & bit) {
-				r = fail(err, errlen, -EINVAL, "%s given twice", a);
+				r = errbuf_set(err, errlen, -EINVAL, "%s given twice", a);
 				goto fail;
 			}
 			seen |= bit;
@@ -285,14 +254,14 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			continue;
 		}
 		if (!takes_value(a)) {
-			r = fail(err, errlen, -EINVAL,
+			r = errbuf_set(err, errlen, -EINVAL,
 				 a[0] == '-' ? "unknown flag '%.*s' (see cordon exec --help)"
 					     : "'%.*s': expected a flag or '--' before the command",
 				 SHOW, a);
 			goto fail;
 		}
 		if (i + 1 >= argc) {
-			r = fail(err, errlen, -EINVAL, "%s needs a value", a);
+			r = errbuf_set(err, errlen, -EINVAL, "%s needs a value", a);
 			goto fail;
 		}
 		r = parse_flag(&f, &seen, a, argv[i + 1], err, errlen);
@@ -301,11 +270,11 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		i++;
 	}
 	if (!dashdash || i >= argc) {
-		r = fail(err, errlen, -EINVAL, "no command: expected '-- COMMAND [ARG...]'");
+		r = errbuf_set(err, errlen, -EINVAL, "no command: expected '-- COMMAND [ARG...]'");
 		goto fail;
 	}
 	if (!argv[i][0]) {
-		r = fail(err, errlen, -EINVAL, "the command name is empty");
+		r = errbuf_set(err, errlen, -EINVAL, "the command name is empty");
 		goto fail;
 	}
 	f.command = argv + i;

@@ -50,6 +50,5 @@ void exec_flags_done(struct exec_flags *f);
 
 /* Checks shared with the plan and the provider. */
 bool exec_path_is_normal(const char *p);         /* absolute, no "//", ".", "..", trailing '/' */
-bool exec_env_name_valid(const char *name, bool allow_glob);
 
 extern const char exec_usage[];

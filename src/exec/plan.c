@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "plan.h"
 #include "policy.h"
 
@@ -30,20 +31,6 @@ const char *const plan_writable_devices[] = {
 };
 
 static const char *const readable_all[] = { "/", NULL };
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 enum step_phase step_phase(enum step_kind k)
 {
@@ -268,20 +255,20 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 
 	if (light) {
 		if (f->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))
-			return fail(err, errlen, -EOPNOTSUPP,
+			return errbuf_set(err, errlen, -EOPNOTSUPP,
 				    "light isolation uses no namespaces, but %s is required",
 				    require_feature_to_string(f->required & REQUIRE_USERNS ? REQUIRE_USERNS
 							   : f->required & REQUIRE_PIDNS ? REQUIRE_PIDNS
 											 : REQUIRE_NETNS));
 		if (f->isolation == CORDON_ISOLATION_LIGHT && f->private_tmp)
-			return fail(err, errlen, -EINVAL, "--private-tmp needs --isolation full (a mount namespace)");
+			return errbuf_set(err, errlen, -EINVAL, "--private-tmp needs --isolation full (a mount namespace)");
 		if (f->isolation == CORDON_ISOLATION_LIGHT && f->protect.n > 0)
-			return fail(err, errlen, -EINVAL,
+			return errbuf_set(err, errlen, -EINVAL,
 				    "--protect needs --isolation full: Landlock cannot keep a path read-only "
 				    "below a writable root");
 	}
 	if ((f->required & REQUIRE_NETNS) && f->net != CORDON_NET_NONE)
-		return fail(err, errlen, -EINVAL, "--require netns contradicts --net host");
+		return errbuf_set(err, errlen, -EINVAL, "--require netns contradicts --net host");
 
 	/* Every protected path brings at most one pin per ancestor. */
 	n_steps = 32 + f->write.n + f->deny_read.n;
@@ -294,7 +281,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	/* One allocation: the steps and the Landlock path arrays. */
 	blob = calloc(1, n_steps * sizeof(struct step) + 2 * n_writable * sizeof(char *));
 	if (!blob)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	p.storage = blob;
 	p.steps = (struct step *)blob;
 	p.max_steps = n_steps;
@@ -362,8 +349,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 fail:
 	free(blob);
 	if (r == -E2BIG)
-		return fail(err, errlen, r, "the plan has too many steps (at most %d)", PLAN_MAX_STEPS);
-	return fail(err, errlen, r, "cannot build the plan: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "the plan has too many steps (at most %d)", PLAN_MAX_STEPS);
+	return errbuf_set(err, errlen, r, "cannot build the plan: %s", strerror(-r));
 }
 
 int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen)

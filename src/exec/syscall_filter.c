@@ -13,21 +13,9 @@
 #include <sys/prctl.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "seccomp_bpf.h"
 #include "syscall_filter.h"
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 static int check_no_new_privs(char *err, size_t errlen)
 {
@@ -36,9 +24,9 @@ static int check_no_new_privs(char *err, size_t errlen)
 	int r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
 
 	if (r < 0)
-		return fail(err, errlen, -errno, "seccomp: cannot read no_new_privs: %s", strerror(errno));
+		return errbuf_set(err, errlen, -errno, "seccomp: cannot read no_new_privs: %s", strerror(errno));
 	if (r != 1)
-		return fail(err, errlen, -EPERM, "seccomp: no_new_privs is not set");
+		return errbuf_set(err, errlen, -EPERM, "seccomp: no_new_privs is not set");
 	return 0;
 }
 
@@ -59,17 +47,17 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 	int r;
 
 	if (!o)
-		return fail(err, errlen, -EINVAL, "seccomp: no options");
+		return errbuf_set(err, errlen, -EINVAL, "seccomp: no options");
 	if (o->allow_userns)
-		return fail(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
+		return errbuf_set(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
 	r = check_no_new_privs(err, errlen);
 	if (r < 0)
 		return r;
 	r = seccomp_precompiled(o, &insns, &n);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: no precompiled filter");
+		return errbuf_set(err, errlen, r, "seccomp: no precompiled filter");
 	prog = (struct sock_fprog){ .len = (unsigned short)n, .filter = (struct sock_filter *)insns };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return fail(err, errlen, -errno, "seccomp: cannot load the filter: %s", strerror(errno));
+		return errbuf_set(err, errlen, -errno, "seccomp: cannot load the filter: %s", strerror(errno));
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <seccomp.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "syscall_filter.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -109,20 +110,6 @@ static const uint64_t clone_namespace_flags[] = {
 	CLONE_NEWTIME,
 };
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 static int resolve(const char *name, int fallback)
 {
 	int nr = seccomp_syscall_resolve_name(name);
@@ -195,7 +182,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 			continue;
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot refuse %s: %s", denied_syscalls[i].name,
+			return errbuf_set(err, errlen, r, "seccomp: cannot refuse %s: %s", denied_syscalls[i].name,
 				    strerror(-r));
 	}
 
@@ -205,7 +192,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 				     SCMP_CMP(CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, clone_namespace_flags[i],
 					      clone_namespace_flags[i]));
 		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot filter clone: %s", strerror(-r));
+			return errbuf_set(err, errlen, r, "seccomp: cannot filter clone: %s", strerror(-r));
 	}
 
 	/* clone3 passes its flags in a struct, out of the filter's reach.
@@ -215,7 +202,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	if (nr >= 0) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot refuse clone3: %s", strerror(-r));
+			return errbuf_set(err, errlen, r, "seccomp: cannot refuse clone3: %s", strerror(-r));
 	}
 
 	/* personality: only the default persona and the query, so no
@@ -223,7 +210,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	r = deny_unless_arg_in(ctx, SCMP_SYS(personality), 0, personality_allowed,
 			       ELEMENTSOF(personality_allowed), NULL, 0);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter personality: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot filter personality: %s", strerror(-r));
 
 	/* Pushing input into a terminal, and the console's control ioctl.
 	 * The request is an unsigned int to the kernel: compare the low
@@ -232,7 +219,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
 				     SCMP_A1(SCMP_CMP_MASKED_EQ, UINT32_MAX, tty_ioctls[i]));
 		if (r < 0)
-			return fail(err, errlen, r, "seccomp: cannot filter ioctl: %s", strerror(-r));
+			return errbuf_set(err, errlen, r, "seccomp: cannot filter ioctl: %s", strerror(-r));
 	}
 
 	/* Socket families: unix, IP (unless deny_inet), and netlink for
@@ -243,12 +230,12 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	else
 		r = deny_unless_arg_in(ctx, SCMP_SYS(socket), 0, families_all, ELEMENTSOF(families_all), NULL, 0);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter socket: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot filter socket: %s", strerror(-r));
 	is_netlink = SCMP_A0(SCMP_CMP_MASKED_EQ, UINT32_MAX, AF_NETLINK);
 	r = deny_unless_arg_in(ctx, SCMP_SYS(socket), 2, netlink_allowed, ELEMENTSOF(netlink_allowed), &is_netlink,
 			       1);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot filter netlink sockets: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot filter netlink sockets: %s", strerror(-r));
 	return 0;
 }
 
@@ -258,26 +245,26 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
 	int r;
 
 	if (!o)
-		return fail(err, errlen, -EINVAL, "seccomp: no options");
+		return errbuf_set(err, errlen, -EINVAL, "seccomp: no options");
 	if (o->allow_userns)
-		return fail(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
+		return errbuf_set(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
 
 	/* Only the native architecture: syscalls through another ABI
 	 * (i386 int $0x80, x32) kill the process. */
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
-		return fail(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
+		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
 #if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
 	/* The kernel's own errno from seccomp_load, not libseccomp's -ECANCELED. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 	if (r < 0)
-		return fail(err, errlen, r, "seccomp: cannot set the raw-errno attribute: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the raw-errno attribute: %s", strerror(-r));
 #endif
 
 	r = add_rules(ctx, o, err, errlen);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "json_pos.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -171,127 +172,53 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
  * A cursor over text jansson has already accepted, so the grammar is known
  * to hold; bounds are still checked on every step. */
 
-struct cursor {
-	const char *p, *end;
-};
-
-static void skip_ws(struct cursor *c)
+static struct json_cursor locate_root(const char *json, size_t len)
 {
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
-		c->p++;
-}
+	struct json_cursor c = { json, json + len };
 
-static void skip_string(struct cursor *c)
-{
-	c->p++; /* the opening quote */
-	while (c->p < c->end && *c->p != '"')
-		c->p += *c->p == '\\' ? 2 : 1;
-	if (c->p < c->end)
-		c->p++;
-}
-
-static void skip_value(struct cursor *c)
-{
-	size_t depth = 0;
-
-	do {
-		if (c->p >= c->end)
-			return;
-		switch (*c->p) {
-		case '"':
-			skip_string(c);
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			depth--;
-			break;
-		default:
-			/* a scalar: up to the next delimiter */
-			while (c->p + 1 < c->end && !strchr(",:]} \t\n\r", c->p[1]))
-				c->p++;
-			break;
-		}
-		c->p++;
-	} while (depth > 0);
-}
-
-/* Step over the separator after a member or element, if there is one. */
-static void skip_comma(struct cursor *c)
-{
-	skip_ws(c);
-	if (c->p < c->end && *c->p == ',')
-		c->p++;
-	skip_ws(c);
-}
-
-/* Where the top-level value starts. */
-static struct cursor locate_root(const char *json, size_t len)
-{
-	struct cursor c = { json, json + len };
-
-	skip_ws(&c);
+	json_skip_ws(&c);
 	return c;
 }
 
 /* The key of member k (document order) of the top-level object. */
-static struct cursor locate_key(const char *json, size_t len, size_t k)
+static struct json_cursor locate_key(const char *json, size_t len, size_t k)
 {
-	struct cursor c = locate_root(json, len);
+	struct json_cursor c = locate_root(json, len);
 
 	c.p++; /* '{' */
-	skip_ws(&c);
+	json_skip_ws(&c);
 	for (size_t i = 0; i < k && c.p < c.end; i++) {
-		skip_string(&c);
-		skip_ws(&c);
+		json_skip_string(&c);
+		json_skip_ws(&c);
 		c.p++; /* ':' */
-		skip_ws(&c);
-		skip_value(&c);
-		skip_comma(&c);
+		json_skip_ws(&c);
+		json_skip_value(&c);
+		json_skip_comma(&c);
 	}
 	return c;
 }
 
 /* The value of member k, or element j of it when j != SIZE_MAX. */
-static struct cursor locate_value(const char *json, size_t len, size_t k, size_t j)
+static struct json_cursor locate_value(const char *json, size_t len, size_t k, size_t j)
 {
-	struct cursor c = locate_key(json, len, k);
+	struct json_cursor c = locate_key(json, len, k);
 
-	skip_string(&c);
-	skip_ws(&c);
+	json_skip_string(&c);
+	json_skip_ws(&c);
 	c.p++; /* ':' */
-	skip_ws(&c);
+	json_skip_ws(&c);
 	if (j == SIZE_MAX)
 		return c;
 	c.p++; /* '[' */
-	skip_ws(&c);
+	json_skip_ws(&c);
 	for (size_t i = 0; i < j && c.p < c.end; i++) {
-		skip_value(&c);
-		skip_comma(&c);
+		json_skip_value(&c);
+		json_skip_comma(&c);
 	}
 	return c;
 }
 
 /* 1-based line, and column in characters as jansson counts them. */
-static void position_of(const char *json, const char *at, int *ret_line, int *ret_column)
-{
-	int line = 1, column = 1;
-
-	for (const char *p = json; p < at; p++) {
-		if (*p == '\n') {
-			line++;
-			column = 1;
-		} else if (((unsigned char)*p & 0xc0) != 0x80) {
-			column++;
-		}
-	}
-	*ret_line = line;
-	*ret_column = column;
-}
-
 /* ---- Reading: errors --------------------------------------------------------- */
 
 struct reader {
@@ -314,35 +241,12 @@ static int fail_at(const struct reader *rd, const char *at, const char *path, co
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	position_of(rd->json, at, &line, &column);
+	json_position_of(rd->json, at, &line, &column);
 	error_set(rd->reterr, -EINVAL, "line %d, column %d: %s", line, column, msg);
 	rd->reterr->line = line;
 	rd->reterr->column = column;
 	snprintf(rd->reterr->path, sizeof(rd->reterr->path), "%s", path);
 	return -EINVAL;
-}
-
-static const char *json_type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a fractional number";
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	case JSON_NULL:
-		return "null";
-	}
-	return "an unknown value";
 }
 
 /* ---- Reading: fields ------------------------------------------------------ */
@@ -359,7 +263,7 @@ static int fail_value(const struct reader *rd, const struct field *f, size_t ele
 /* An error about f's value (elem == SIZE_MAX) or one of its elements. */
 static int fail_value(const struct reader *rd, const struct field *f, size_t elem, const char *fmt, ...)
 {
-	struct cursor at = locate_value(rd->json, rd->len, f->index, elem);
+	struct json_cursor at = locate_value(rd->json, rd->len, f->index, elem);
 	char what[64], path[96], msg[400];
 	va_list ap;
 

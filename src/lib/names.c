@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "provider.h"
 
 int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
@@ -17,6 +18,18 @@ int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reterr->message, sizeof(reterr->message), fmt, ap);
 	va_end(ap);
+	return r;
+}
+
+int errbuf_set(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
 	return r;
 }
 

@@ -178,10 +178,9 @@ bool env_name_is_injection(const char *name)
 	return false;
 }
 
-/* NAME, or a pattern NAME* / PREFIX_*; "*" alone means every variable. */
-static bool env_name_valid(const char *name, bool allow_glob)
+bool env_name_valid(const char *name, bool allow_glob)
 {
-	size_t n = strlen(name);
+	size_t n = strnlen(name, ENV_NAME_MAX + 1);
 
 	if (n == 0 || n > ENV_NAME_MAX)
 		return false;

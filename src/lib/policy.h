@@ -65,6 +65,9 @@ const char *require_feature_to_string(unsigned bit); /* NULL if not exactly one 
 
 /* True if NAME may never be set from outside (loader/interpreter injection). */
 bool env_name_is_injection(const char *name);
+/* Letters, digits and '_', not starting with a digit, at most 256 bytes;
+ * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
+bool env_name_valid(const char *name, bool allow_glob);
 /* True if NAME matches PATTERN (exact, or PREFIX* when PATTERN ends in '*'). */
 bool env_name_matches(const char *pattern, const char *name);
 /* Canonical temp roots (memoised by policy_warm). NULL-terminated. */

@@ -25,6 +25,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "config.h"
+#include "json_pos.h"
 #include "policy.h"
 #include "profile_internal.h"
 #include "profiles_embedded.h"
@@ -59,111 +60,40 @@ struct where {
 	bool at_key; /* point at the last member's key, not its value */
 };
 
-struct cursor {
-	const char *p, *end;
-};
-
-static void skip_ws(struct cursor *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
-		c->p++;
-}
-
-static void skip_string(struct cursor *c)
-{
-	c->p++;
-	while (c->p < c->end && *c->p != '"')
-		c->p += *c->p == '\\' ? 2 : 1;
-	if (c->p < c->end)
-		c->p++;
-}
-
-static void skip_value(struct cursor *c)
-{
-	size_t depth = 0;
-
-	do {
-		if (c->p >= c->end)
-			return;
-		switch (*c->p) {
-		case '"':
-			skip_string(c);
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			depth--;
-			break;
-		default:
-			while (c->p + 1 < c->end && !strchr(",:]} \t\n\r", c->p[1]))
-				c->p++;
-			break;
-		}
-		c->p++;
-	} while (depth > 0);
-}
-
-static void skip_comma(struct cursor *c)
-{
-	skip_ws(c);
-	if (c->p < c->end && *c->p == ',')
-		c->p++;
-	skip_ws(c);
-}
-
 static const char *locate(const struct where *w)
 {
-	struct cursor c = { w->doc->text, w->doc->text + w->doc->len };
+	struct json_cursor c = { w->doc->text, w->doc->text + w->doc->len };
 
-	skip_ws(&c);
+	json_skip_ws(&c);
 	for (size_t i = 0; i < w->n && c.p < c.end; i++) {
 		if (*c.p == '{') {
 			c.p++;
-			skip_ws(&c);
+			json_skip_ws(&c);
 			for (size_t k = 0; k < w->steps[i].index && c.p < c.end; k++) {
-				skip_string(&c);
-				skip_ws(&c);
+				json_skip_string(&c);
+				json_skip_ws(&c);
 				c.p++;
-				skip_ws(&c);
-				skip_value(&c);
-				skip_comma(&c);
+				json_skip_ws(&c);
+				json_skip_value(&c);
+				json_skip_comma(&c);
 			}
 			if (i == w->n - 1 && w->at_key)
 				break;
-			skip_string(&c);
-			skip_ws(&c);
+			json_skip_string(&c);
+			json_skip_ws(&c);
 			c.p++;
-			skip_ws(&c);
+			json_skip_ws(&c);
 		} else if (*c.p == '[') {
 			c.p++;
-			skip_ws(&c);
+			json_skip_ws(&c);
 			for (size_t k = 0; k < w->steps[i].index && c.p < c.end; k++) {
-				skip_value(&c);
-				skip_comma(&c);
+				json_skip_value(&c);
+				json_skip_comma(&c);
 			}
 		} else
 			break;
 	}
 	return c.p < c.end ? c.p : c.end;
-}
-
-static void position_of(const char *text, const char *at, int *ret_line, int *ret_column)
-{
-	int line = 1, column = 1;
-
-	for (const char *p = text; p < at; p++) {
-		if (*p == '\n') {
-			line++;
-			column = 1;
-		} else if (((unsigned char)*p & 0xc0) != 0x80) {
-			column++;
-		}
-	}
-	*ret_line = line;
-	*ret_column = column;
 }
 
 /* JSON pointer (RFC 6901) of w into buf. */
@@ -357,7 +287,7 @@ static int failv(struct loader *l, int r, const struct where *w, const char *fmt
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	memset(e, 0, sizeof(*e));
 	if (w && w->doc) {
-		position_of(w->doc->text, locate(w), &line, &column);
+		json_position_of(w->doc->text, locate(w), &line, &column);
 		pointer_of(w, pointer, sizeof(pointer));
 		copy_trunc(e->file, sizeof(e->file), w->doc->file);
 	}
@@ -410,29 +340,6 @@ static int fail_file(struct loader *l, int r, const char *file, int line, int co
 		snprintf(out, sizeof(out), "%s: %s", e->file, msg);
 	copy_trunc(e->message, sizeof(e->message), out);
 	return r;
-}
-
-static const char *type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a fractional number";
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	case JSON_NULL:
-		return "null";
-	}
-	return "an unknown value";
 }
 
 unsigned profile_edit_distance(const char *a, const char *b, unsigned cap)
@@ -503,7 +410,7 @@ static int expect(struct loader *l, const struct where *w, const json_t *v, json
 {
 	if (json_typeof(v) == type)
 		return 0;
-	return fail(l, -EINVAL, w, "expected %s, not %s", what, type_name(v));
+	return fail(l, -EINVAL, w, "expected %s, not %s", what, json_type_name(v));
 }
 
 static int get_string(struct loader *l, const struct where *w, const json_t *v, size_t max, const char **ret)
@@ -699,7 +606,7 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v)
 			if (!json_is_object(m))
 				return fail(l, -EINVAL, &wm,
 					    "\"%s\" is a built-in group: it takes {\"bypass\": [paths]}, not %s", key,
-					    type_name(m));
+					    json_type_name(m));
 			json_object_foreach(m, bk, bv) {
 				struct where wb = where_child(&wm, bk, bi);
 				int k = match_key(l, &wm, bk, bi, known);
@@ -802,24 +709,6 @@ static int read_network(struct loader *l, const struct where *w, json_t *v)
 	return 0;
 }
 
-/* Letters, digits, '_', not starting with a digit; glob: a trailing '*'. */
-static bool env_name_ok(const char *s, bool glob)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 256)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch == '*' && glob && i == n - 1)
-			continue;
-		if (!(isalnum(ch) || ch == '_') || (i == 0 && isdigit(ch)))
-			return false;
-	}
-	return true;
-}
-
 static int read_environment(struct loader *l, const struct where *w, json_t *v)
 {
 	static const char *const known[] = { "allow_vars", "set_vars", NULL };
@@ -851,7 +740,7 @@ static int read_environment(struct loader *l, const struct where *w, json_t *v)
 				r = get_string(l, &we, e, 0, &s);
 				if (r < 0)
 					return r;
-				if (!env_name_ok(s, true))
+				if (!env_name_valid(s, true))
 					return fail(l, -EINVAL, &we,
 						    "\"%.100s\" is not a variable name or pattern (NAME, PREFIX_* or *)", s);
 				if (env_name_is_injection(s))
@@ -880,7 +769,7 @@ static int read_environment(struct loader *l, const struct where *w, json_t *v)
 				struct raw_var *nv;
 				size_t j;
 
-				if (!env_name_ok(name, false))
+				if (!env_name_valid(name, false))
 					return fail(l, -EINVAL, &wk, "\"%.100s\" is not a variable name", name);
 				if (env_name_is_injection(name))
 					return fail(l, -EPERM, &wk,
@@ -1020,7 +909,7 @@ static int read_limit_number(struct loader *l, const struct where *w, json_t *v,
 		return fail(l, -EINVAL, w, "expected %s, not %s",
 			    kind == LIMIT_COUNT ? "an integer" : kind == LIMIT_SIZE ? "a size (integer or \"64M\")"
 										: "seconds (integer or \"5m\")",
-			    type_name(v));
+			    json_type_name(v));
 	if (n < min || n > max)
 		return fail(l, -ERANGE, w, "must be %s, not %" PRIu64, range, n);
 	*ret = n;
@@ -1170,7 +1059,7 @@ static int read_command_rule(struct loader *l, const struct where *w, json_t *v)
 				json_t *m3;
 				size_t i3 = 0;
 
-				if (!env_name_ok(k2, false))
+				if (!env_name_valid(k2, false))
 					return fail(l, -EINVAL, &w2, "\"%.100s\" is not a variable name", k2);
 				r = expect(l, &w2, m2, JSON_OBJECT, "an object");
 				if (r < 0)
@@ -1584,7 +1473,7 @@ static int read_doc(struct loader *l, struct doc *d)
 	if (nul) {
 		int line, column;
 
-		position_of(d->text, nul, &line, &column);
+		json_position_of(d->text, nul, &line, &column);
 		return fail_file(l, -EINVAL, d->file, line, column, "NUL byte in profile");
 	}
 	d->root = json_loadb(d->text, d->len, JSON_REJECT_DUPLICATES, &jerr);
@@ -1592,7 +1481,7 @@ static int read_doc(struct loader *l, struct doc *d)
 		return fail_file(l, -EINVAL, d->file, jerr.line > 0 ? jerr.line : 1, jerr.column > 0 ? jerr.column : 1,
 				 "invalid JSON: %s", jerr.text);
 	if (!json_is_object(d->root))
-		return fail(l, -EINVAL, &root, "a profile is a JSON object, not %s", type_name(d->root));
+		return fail(l, -EINVAL, &root, "a profile is a JSON object, not %s", json_type_name(d->root));
 
 	json_object_foreach(d->root, key, v) {
 		int k = match_key(l, &root, key, index, top_keys);

@@ -7,23 +7,9 @@
 # Each check runs unconfined first (the control) so a failure means cordon.
 set -u
 
-CORDON=${CORDON:?CORDON must point at the built cordon}
+. "$(dirname "$0")/tap.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
-skip() {
-        n=$((n + 1))
-        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
-                failed=$((failed + 1)); echo "not ok $n - skipped, but CORDON_TEST_MUST_WORK=1: $*"
-        else
-                echo "ok $n # SKIP $*"
-        fi
-}
-diag() { printf '# %s\n' "$@"; }
 
 unset TMPDIR
 BASE=$(mktemp -d /var/tmp/cordon-allow.XXXXXX)
@@ -122,5 +108,4 @@ j=$(cd "$TW" && HOME=$H "$CORDON" run --backend native --json -- sh -c 'echo bac
         ok "a workspace below /tmp is reachable and writable" || { not_ok "workspace below /tmp"; diag "$j"; }
 rm -rf "$TW"
 
-echo "1..$n"
-exit $((failed > 0))
+finish

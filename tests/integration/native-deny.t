@@ -10,23 +10,9 @@
 # or not; the setuid case needs root to make a setuid-root file.
 set -u
 
-CORDON=${CORDON:?CORDON must point at the built cordon}
+. "$(dirname "$0")/tap.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
-skip() {
-        n=$((n + 1))
-        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
-                failed=$((failed + 1)); echo "not ok $n - skipped, but CORDON_TEST_MUST_WORK=1: $*"
-        else
-                echo "ok $n # SKIP $*"
-        fi
-}
-diag() { printf '# %s\n' "$@"; }
 
 # The sandbox's /tmp is private, so everything the tests look at from both
 # sides lives under /var/tmp, outside every writable root.
@@ -456,5 +442,4 @@ if control "append to .bashrc in a writable HOME" sh -c "echo '# c' >> '$HW/.bas
         if [ "$(field verdict <<<"$j")" = ok ] && [ -f "$HW/notes.txt" ]; then ok "HOME as workspace: ordinary writes work"; else not_ok "HOME as workspace: ordinary writes"; diag "$j"; fi
 fi
 
-echo "1..$n"
-exit $((failed > 0))
+finish

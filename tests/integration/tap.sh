@@ -29,15 +29,17 @@ check() {
         fi
 }
 
-skip() {
+skip() { # skip DESC [REASON]
         _n=$((_n + 1))
         if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
                 _failed=$((_failed + 1))
-                echo "not ok $_n - $1 # skipped, but CORDON_TEST_MUST_WORK=1: $2"
+                echo "not ok $_n - $1 # skipped, but CORDON_TEST_MUST_WORK=1: ${2:-}"
         else
-                echo "ok $_n - $1 # SKIP $2"
+                echo "ok $_n - $1 # SKIP ${2:-}"
         fi
 }
+
+diag() { printf '# %s\n' "$@"; }
 
 # json_field FILE KEY : print one field of a JSON object
 json_field() {
