@@ -107,6 +107,10 @@ const char *const policy_default_protect_home[] = {
 	".zprofile",
 	".zlogin",
 	".config/fish/config.fish",
+	/* cordon's own profiles: a sandbox that could plant one would choose
+	 * the next run's policy (the probe cache is safe: probe.c trusts it
+	 * only to name the binary it would pick anyway) */
+	".config/cordon",
 	NULL,
 };
 
@@ -412,6 +416,23 @@ static bool home_is_writable(const struct cordon_policy *p)
 	return false;
 }
 
+static int protect_xdg_profiles(struct cordon_policy *p)
+{
+	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *canon = NULL, *path = NULL;
+
+	if (p->mode != CORDON_MODE_WORKSPACE_WRITE || !xdg || xdg[0] != '/')
+		return 0;
+	if (cordon_canonicalize(xdg, &canon, NULL) < 0)
+		return 0; /* nothing to protect that we could name */
+	STRV_FOREACH(root, p->writable_roots)
+		if (strcmp(*root, "/tmp") != 0 && path_is_under(canon, *root)) {
+			path = path_join(canon, "cordon");
+			return path ? strv_push_unique(&p->protect, path) : -ENOMEM;
+		}
+	return 0;
+}
+
 static int resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
@@ -555,6 +576,10 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	}
 
 	r = compute_writable_roots(p);
+	if (r < 0)
+		return r;
+	/* cordon's profiles where XDG_CONFIG_HOME moves them out of HOME */
+	r = protect_xdg_profiles(p);
 	if (r < 0)
 		return r;
 

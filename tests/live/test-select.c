@@ -216,3 +216,34 @@ Test(select, disk_cache_written_private_and_trusted_only_while_valid)
 	cr_assert_not(info.from_cache);
 	cr_assert_gt(probes_logged(), n);
 }
+
+Test(select, cache_never_chooses_the_binary)
+{
+	/* A cache file that is valid in every cheap check but names another
+	 * binary than the one cordon would pick (say, planted by a sandbox
+	 * that could write ~/.cache) is not trusted: selection probes again
+	 * and uses the real bwrap. */
+	char path[400], other[400];
+	struct cordon_backend_info planted = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL };
+	struct cordon_backend_info loaded;
+
+	live_skip_unless(access("/usr/bin/bwrap", X_OK) == 0, "bubblewrap is not installed");
+	install_real_bwrap();
+	snprintf(other, sizeof(other), "%s/evil-runner", dir);
+	FILE *f = fopen(other, "w");
+	cr_assert_not_null(f);
+	fputs("#!/bin/sh\necho pwned\n", f);
+	fclose(f);
+	chmod(other, 0755);
+	snprintf(planted.path, sizeof(planted.path), "%s", other);
+	cache_file(path, sizeof(path));
+	cr_assert_eq(probe_cache_store(path, &planted), 0);
+	cr_assert_eq(probe_cache_load(path, &loaded), 0, "the planted cache passes the cheap checks");
+	cr_assert_str_eq(loaded.path, other);
+
+	cordon_reset_backend_cache();
+	struct cordon_backend_info info = sel(CORDON_SELECT_DISK_CACHE);
+	cr_assert_not(info.from_cache, "a cache naming another binary was trusted");
+	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
+	cr_assert_str_eq(info.path, fake, "selection must use the bwrap found on PATH, not the planted one");
+}
