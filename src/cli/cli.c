@@ -25,6 +25,7 @@
 
 #define _fallthrough_ __attribute__((__fallthrough__))
 #include "exec.h"
+#include "fileio.h"
 #include "policy.h"
 #include "probe.h"
 #include "process.h"
@@ -1162,50 +1163,6 @@ int cli_confine(const struct cli_args *a)
 	return 0;
 }
 
-/* Read a whole file up to max bytes; -EFBIG beyond. */
-static int read_file_capped(const char *path, size_t max, char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, size = 0;
-
-	fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (len == size) {
-			size_t ns = size ? size * 2 : 65536;
-			char *nb;
-			if (ns > max + 1)
-				ns = max + 1;
-			if (ns <= size)
-				return -EFBIG;
-			nb = realloc(buf, ns + 1);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			size = ns;
-		}
-		ssize_t l = read(fd, buf + len, size - len);
-		if (l < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (l == 0)
-			break;
-		len += (size_t)l;
-		if (len > max)
-			return -EFBIG;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 int cli_classify(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
@@ -1215,7 +1172,7 @@ int cli_classify(const struct cli_args *a)
 	size_t cl = 0, ol = 0;
 	int r;
 
-	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, &cj, &cl);
+	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, false, &cj, &cl);
 	if (r < 0) {
 		say("--confined %s: %s", a->confined_file, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
 		return 2;
@@ -1229,7 +1186,7 @@ int cli_classify(const struct cli_args *a)
 		return 2;
 	}
 	if (a->output_file) {
-		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, &out, &ol);
+		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, false, &out, &ol);
 		if (r < 0) {
 			say("--output %s: %s", a->output_file, r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
 			return 2;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "runlimits.h"
 #include "provider.h"
 
@@ -82,20 +83,6 @@ static struct {
 	struct cordon_limits_probe probe;
 	char parent[3][4096];  /* v2; v1 memory; v1 pids: the directory we create children in */
 } cg_state;
-
-static int read_small(const char *path, char *buf, size_t size)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t l;
-
-	if (fd < 0)
-		return -errno;
-	l = read(fd, buf, size - 1);
-	if (l < 0)
-		return -errno;
-	buf[l] = '\0';
-	return (int)l;
-}
 
 static int write_str(const char *dir, const char *file, const char *value)
 {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "probe.h"
 #include "provider.h"
 
@@ -42,20 +43,6 @@ int probe_cache_path(char **ret)
 		return -ENOMEM;
 	*ret = p;
 	return 0;
-}
-
-static int read_small(const char *path, char *buf, size_t size)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	ssize_t l;
-
-	if (fd < 0)
-		return -errno;
-	l = read(fd, buf, size - 1);
-	if (l < 0)
-		return -errno;
-	buf[l] = '\0';
-	return (int)l;
 }
 
 /* The facts that must match for a cached answer to still hold. */

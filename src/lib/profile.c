@@ -25,6 +25,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "config.h"
+#include "fileio.h"
 #include "json_pos.h"
 #include "policy.h"
 #include "profile_internal.h"
@@ -1188,42 +1189,17 @@ int profile_builtin_text(const char *name, const char **ret_text, size_t *ret_le
 /* Read path into a new doc; -errno without a message (the caller says). */
 static int doc_read_file(const char *path, const char *shown, struct doc **ret)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *text = NULL;
 	struct doc *d;
-	struct stat st;
 	size_t len = 0;
 	char *slash;
+	int r;
 
-	/* O_NONBLOCK: a FIFO named by extends must not hang the loader. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if ((uint64_t)st.st_size > PROFILE_MAX_BYTES)
-		return -EFBIG;
-	text = malloc(PROFILE_MAX_BYTES + 1);
-	if (!text)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(fd, text + len, PROFILE_MAX_BYTES + 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > PROFILE_MAX_BYTES)
-			return -EFBIG;
-	}
+	/* regular files only, opened non-blocking: a FIFO named by extends
+	 * must not hang the loader */
+	r = read_file_capped(path, PROFILE_MAX_BYTES, true, &text, &len);
+	if (r < 0)
+		return r;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;

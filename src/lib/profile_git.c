@@ -18,6 +18,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "fileio.h"
 #include "profile_internal.h"
 #include "strv.h"
 
@@ -29,45 +30,6 @@ struct git_reader {
 	struct git_paths *out;
 	size_t n_files;
 };
-
-static int read_small_file(const char *path, char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t n = 0;
-
-	/* O_NONBLOCK and a regular-file check: an include naming a FIFO or a
-	 * device must not hang or flood the loader. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
-	buf = malloc(GIT_CONFIG_MAX_BYTES + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k = read(fd, buf + n, GIT_CONFIG_MAX_BYTES + 1 - n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > GIT_CONFIG_MAX_BYTES)
-			return -EFBIG;
-	}
-	buf[n] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = n;
-	return 0;
-}
 
 /* ~/x and relative paths (relative to base_dir) to absolute; NULL when the
  * value cannot be placed (ENOMEM sets *err). */
@@ -176,7 +138,7 @@ static int git_parse(struct git_reader *g, const char *path, char *text, unsigne
 			if (depth + 1 > PROFILE_GIT_INCLUDE_DEPTH)
 				continue; /* git refuses deeper includes; so do we */
 			r = git_read_file(g, inc, depth + 1);
-			if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EFBIG)
+			if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG)
 				return r;
 		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
 			/* A relative hooksPath is relative to whichever repository
@@ -206,7 +168,7 @@ static int git_read_file(struct git_reader *g, const char *path, unsigned depth)
 		return -ENAMETOOLONG;
 	if (++g->n_files > GIT_CONFIG_MAX_FILES)
 		return 0;
-	r = read_small_file(path, &text, &len);
+	r = read_file_capped(path, GIT_CONFIG_MAX_BYTES, true, &text, &len);
 	if (r < 0)
 		return r;
 	/* included files count as configuration files too */
@@ -257,7 +219,7 @@ int git_paths_read(const char *home, const char *xdg_config_home, const char *sy
 		if (r < 0)
 			goto fail;
 		r = git_read_file(&g, candidates[i], 0);
-		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EFBIG &&
+		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG &&
 		    r != -ENAMETOOLONG)
 			goto fail;
 	}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+static char dir[] = "/tmp/cordon-fileio-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+}
+
+TestSuite(fileio, .init = setup, .fini = teardown);
+
+static void write_file(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i++)
+		fputc('a' + (int)(i % 26), f);
+	fclose(f);
+}
+
+Test(fileio, reads_whole_file_up_to_the_cap)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	write_file(path, 200000);
+	cr_assert_eq(read_file_capped(path, 200000, true, &buf, &len), 0);
+	cr_assert_eq(len, 200000);
+	cr_assert_eq(buf[len], '\0');
+	cr_assert_eq(buf[199999], 'a' + 199999 % 26);
+	free(buf);
+	buf = NULL;
+	cr_assert_eq(read_file_capped(path, 199999, true, &buf, &len), -EFBIG);
+	cr_assert_eq(read_file_capped(path, 199999, false, &buf, &len), -EFBIG);
+	cr_assert_null(buf);
+}
+
+Test(fileio, regular_only_refuses_fifo_and_directory_without_hanging)
+{
+	char fifo[128], *buf = NULL;
+	size_t len;
+
+	snprintf(fifo, sizeof(fifo), "%s/p", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(read_file_capped(fifo, 1024, true, &buf, &len), -EINVAL);
+	cr_assert_eq(read_file_capped(dir, 1024, true, &buf, &len), -EISDIR);
+	cr_assert_null(buf);
+}
+
+Test(fileio, empty_file_is_an_empty_string)
+{
+	char path[128], *buf = NULL;
+	size_t len = 1;
+
+	snprintf(path, sizeof(path), "%s/e", dir);
+	write_file(path, 0);
+	cr_assert_eq(read_file_capped(path, 16, true, &buf, &len), 0);
+	cr_assert_eq(len, 0);
+	cr_assert_str_eq(buf, "");
+	free(buf);
+}
+
+Test(fileio, read_small_truncates_to_the_buffer)
+{
+	char path[128], buf[8];
+
+	snprintf(path, sizeof(path), "%s/s", dir);
+	write_file(path, 100);
+	cr_assert_eq(read_small(path, buf, sizeof(buf)), 7);
+	cr_assert_str_eq(buf, "abcdefg");
+	cr_assert_eq(read_small(path, buf, 0), -EINVAL);
+}
