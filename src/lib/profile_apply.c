@@ -417,7 +417,10 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 	    (r = add_bypass(groups, "persistence", &p->bypass_persistence)) < 0 ||
 	    (r = add_bypass(groups, "system_write", &p->bypass_system_write)) < 0)
 		return r;
-	if ((r = add(net, "mode", json_string(profile_net_to_string(p->net)))) < 0)
+	/* danger-full-access confines no network: stating a mode would be
+	 * false, and the loader refuses one beside it */
+	if (p->mode != CORDON_MODE_DANGER_FULL_ACCESS &&
+	    (r = add(net, "mode", json_string(profile_net_to_string(p->net)))) < 0)
 		return r;
 	if ((r = add_rules(env, "allow_vars", &p->allow_vars)) < 0)
 		return r;
@@ -451,7 +454,7 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 		return r;
 
 	if ((r = add_nonempty(o, "meta", TAKE_PTR(meta))) < 0 || (r = add_nonempty(o, "filesystem", TAKE_PTR(fs))) < 0 ||
-	    (r = add_nonempty(o, "groups", TAKE_PTR(groups))) < 0 || (r = add(o, "network", TAKE_PTR(net))) < 0 ||
+	    (r = add_nonempty(o, "groups", TAKE_PTR(groups))) < 0 || (r = add_nonempty(o, "network", TAKE_PTR(net))) < 0 ||
 	    (r = add_nonempty(o, "environment", TAKE_PTR(env))) < 0 ||
 	    (r = add_nonempty(o, "limits", TAKE_PTR(limits))) < 0)
 		return r;
