@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "native.h"
 #include "policy.h"
 #include "runner.h"
 
@@ -124,7 +125,7 @@ static void run_full(struct exec_ctx *x)
 		signals_restore(x);
 		protect_cleanup(x);
 		if (userns_unavailable(err) && !(p->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))) {
-			x->degraded = "no usable user namespace: fell back to light isolation";
+			x->degraded = NATIVE_WARN_NO_USERNS;
 			return;
 		}
 		errno = err;
@@ -143,7 +144,7 @@ static void run_full(struct exec_ctx *x)
 		/* The namespace came but gave no capability in it (e.g. an LSM
 		 * restricting unprivileged user namespaces); nothing ran yet. */
 		signals_restore(x);
-		x->degraded = "user namespaces give no capabilities here: fell back to light isolation";
+		x->degraded = NATIVE_WARN_USERNS_NO_CAPS;
 		return;
 	}
 	if (x->shared->ns_unusable)
@@ -190,7 +191,8 @@ int cordon_exec_main(int argc, char **argv)
 
 	if (plan.isolation == CORDON_ISOLATION_FULL) {
 		run_full(&x);
-		/* fell back */
+		/* fell back: say so, every time */
+		fprintf(stderr, "%s\n", x.degraded);
 		r = plan_compile_light(&f, &light, err, sizeof(err));
 		if (r < 0)
 			die("plan", "%s", err);

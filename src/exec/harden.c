@@ -96,7 +96,7 @@ static void report(const struct exec_ctx *x)
 		     p->isolation == CORDON_ISOLATION_FULL ? "full" : "light", l->abi, l->fs ? "yes" : "no",
 		     l->net ? "yes" : p->landlock.deny_tcp ? "no" : "unused", l->scope ? "yes" : "no",
 		     p->clone_flags ? "yes" : "no", l->missing, x->degraded && l->missing[0] ? "; " : "",
-		     x->degraded ? x->degraded : "");
+		     x->degraded ? x->degraded + strlen("cordon: warning: ") : "");
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }

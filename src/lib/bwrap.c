@@ -101,7 +101,7 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	v = strvb_finish(&sb, &r);
 	if (!v)
 		return r;
-	return confined_fill(c, &v, bwrap_denials, bwrap_fatals, CORDON_ENFORCEMENT_BWRAP, b->grade);
+	return confined_fill(c, &v, bwrap_denials, bwrap_fatals, NULL, CORDON_ENFORCEMENT_BWRAP, b->grade);
 }
 
 /* The probe script: writing /dev/null must work and writing outside must be

@@ -66,9 +66,12 @@ const struct provider *provider_for(enum cordon_backend b)
 }
 
 int confined_fill(struct cordon_confined *c, char ***argv, const char *const *denials,
-		  const char *const *fatals, enum cordon_enforcement e, enum cordon_grade g)
+		  const char *const *fatals, const char *const *informational, enum cordon_enforcement e,
+		  enum cordon_grade g)
 {
-	_cleanup_strv_free_ char **d = strv_copy(denials), **f = strv_copy(fatals), **info = calloc(1, sizeof(char *));
+	static const char *const none[] = { NULL };
+	_cleanup_strv_free_ char **d = strv_copy(denials), **f = strv_copy(fatals),
+				 **info = strv_copy(informational ?: none);
 
 	if (!d || !f || !info)
 		return -ENOMEM;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "native.h"
 #include "policy.h"
 #include "probe.h"
 #include "provider.h"
@@ -45,6 +46,14 @@ static const char *const native_denials[] = {
 	"read-only file system",
 	/* rename or rmdir of a pinned or protected mount point */
 	"device or resource busy",
+	NULL,
+};
+
+/* The runner's warnings when it falls back to light isolation: said out
+ * loud, and never read as the runner failing. */
+static const char *const native_informational[] = {
+	NATIVE_WARN_NO_USERNS,
+	NATIVE_WARN_USERNS_NO_CAPS,
 	NULL,
 };
 
@@ -126,7 +135,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if (!v)
 		return r;
 
-	return confined_fill(c, &v, native_denials, native_fatals, CORDON_ENFORCEMENT_NATIVE, b->grade);
+	return confined_fill(c, &v, native_denials, native_fatals, native_informational, CORDON_ENFORCEMENT_NATIVE,
+			     b->grade);
 }
 
 /* Value of KEY=... in a "cordon-report:" line, up to the next space (or to

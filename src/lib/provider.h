@@ -22,11 +22,12 @@ extern const struct provider provider_seatbelt;
 
 const struct provider *provider_for(enum cordon_backend b);
 
-/* Finish a provider's confine: copy the signature lists (no informational
- * lines, no allowed exit codes), take ownership of *argv, set enforcement
- * and grade. On failure nothing is taken. */
+/* Finish a provider's confine: copy the signature lists and informational
+ * lines (NULL: none; no allowed exit codes), take ownership of *argv, set
+ * enforcement and grade. On failure nothing is taken. */
 int confined_fill(struct cordon_confined *c, char ***argv, const char *const *denials,
-		  const char *const *fatals, enum cordon_enforcement e, enum cordon_grade g);
+		  const char *const *fatals, const char *const *info, enum cordon_enforcement e,
+		  enum cordon_grade g);
 
 /* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
 int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
