@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# When the host gives no usable user namespace, full isolation falls back to
-# light: never silently. The runner says so on every run, the warning is not
+# Verdicts stay honest when the runner cannot do all it would. When the host
+# gives no usable user namespace, full isolation falls back to light: never
+# silently. The runner says so on every run, the warning is not
 # read as a runner failure, and --require userns refuses instead.
 #
 # A host without user namespaces is made without touching the machine: cordon
@@ -65,6 +66,20 @@ if [ $rc = 125 ] && echo "$err" | grep -q "^cordon: "; then
         ok "--require userns refuses instead (125)"
 else
         not_ok "--require userns refuses" "rc=$rc" "$err"
+fi
+
+# A runner setup failure is the runner failing, even when its errno is
+# EACCES: cordon inside cordon's light sandbox cannot list / to hide what it
+# contains, and that must read as runner_failed (the command never ran),
+# not as "denied" (the command ran and was refused something).
+"$CORDON" run --isolation light --workspace "$tmp" -- \
+        env XDG_CACHE_HOME="$tmp/nested-cache" "$CORDON" run --json --isolation light --workspace "$tmp" -- true \
+        > "$tmp/o.json" 2>/dev/null
+if [ "$(json_field "$tmp/o.json" verdict)" = runner_failed ] && [ "$(json_field "$tmp/o.json" exit_code)" = 125 ] &&
+   json_field "$tmp/o.json" runner_line | grep -q '^cordon: '; then
+        ok "a runner setup failure with EACCES classifies as runner_failed, not denied"
+else
+        not_ok "runner setup failure classified as runner_failed" "$(cat "$tmp/o.json" 2>/dev/null)"
 fi
 
 finish
