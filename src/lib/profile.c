@@ -1837,7 +1837,7 @@ static int prune_missing(struct cordon_profile *p, struct profile_rules *rs, con
 	return 0;
 }
 
-static const struct profile_rule *rules_covering(const struct profile_rules *rs, const char *path)
+const struct profile_rule *profile_rules_covering(const struct profile_rules *rs, const char *path)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (path_is_under(path, rs->v[i].path))
@@ -1845,7 +1845,7 @@ static const struct profile_rule *rules_covering(const struct profile_rules *rs,
 	return NULL;
 }
 
-static bool rules_contain(const struct profile_rules *rs, const char *path)
+bool profile_rules_contain(const struct profile_rules *rs, const char *path)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		if (strcmp(rs->v[i].path, path) == 0)
@@ -1917,7 +1917,7 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 static const char *denied_by_credentials(const struct cordon_profile *p, char *const *members, const char *path)
 {
 	STRV_FOREACH(m, members)
-		if (path_is_under(path, *m) && !rules_contain(&p->bypass_credentials, *m))
+		if (path_is_under(path, *m) && !profile_rules_contain(&p->bypass_credentials, *m))
 			return *m;
 	return NULL;
 }
@@ -2034,7 +2034,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 	/* Deny always wins: a grant under a read-deny is a contradiction. */
 	for (size_t i = 0; i < p->read.n; i++) {
 		const struct profile_rule *rule = &p->read.v[i];
-		const struct profile_rule *d = rules_covering(&p->deny_read, rule->path);
+		const struct profile_rule *d = profile_rules_covering(&p->deny_read, rule->path);
 		const char *c = denied_by_credentials(p, members[GROUP_CREDENTIALS], rule->path);
 		const struct raw_entry *raw = NULL;
 
@@ -2056,7 +2056,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 	}
 	for (size_t i = 0; i < p->write.n; i++) {
 		const struct profile_rule *rule = &p->write.v[i];
-		const struct profile_rule *d = rules_covering(&p->deny_read, rule->path);
+		const struct profile_rule *d = profile_rules_covering(&p->deny_read, rule->path);
 		const char *c = denied_by_credentials(p, members[GROUP_CREDENTIALS], rule->path);
 		const struct raw_entry *raw = NULL;
 
@@ -2075,11 +2075,11 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 				    "%s is under %s of the built-in group credentials, and deny always wins", rule->path,
 				    c);
 		STRV_FOREACH(m, members[GROUP_PERSISTENCE])
-			if (path_is_under(rule->path, *m) && !rules_contain(&p->bypass_persistence, *m))
+			if (path_is_under(rule->path, *m) && !profile_rules_contain(&p->bypass_persistence, *m))
 				return fail(l, -EPERM, raw ? &raw->where : NULL,
 					    "%s is under %s of the built-in group persistence, which stays read-only: bypass it under groups.persistence to allow this",
 					    rule->path, *m);
-		d = rules_covering(&p->protect, rule->path);
+		d = profile_rules_covering(&p->protect, rule->path);
 		if (d)
 			return fail(l, -EPERM, raw ? &raw->where : NULL,
 				    "%s is under the protected %s (%s at %s), which stays read-only", rule->path, d->path,
@@ -2088,7 +2088,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 		if (p->home && path_is_under(rule->path, p->home))
 			continue;
 		STRV_FOREACH(m, members[GROUP_SYSTEM_WRITE])
-			if (path_is_under(rule->path, *m) && !rules_contain(&p->bypass_system_write, *m))
+			if (path_is_under(rule->path, *m) && !profile_rules_contain(&p->bypass_system_write, *m))
 				return fail(l, -EPERM, raw ? &raw->where : NULL,
 					    "%s is under %s of the built-in group system_write: bypass it under groups.system_write to allow this",
 					    rule->path, *m);

@@ -178,22 +178,6 @@ static void decide(struct profile_decision *d, bool allow, const char *file, con
 	va_end(ap);
 }
 
-static const struct profile_rule *covering(const struct profile_rules *rs, const char *path)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (path_is_under(path, rs->v[i].path))
-			return &rs->v[i];
-	return NULL;
-}
-
-static bool bypassed(const struct profile_rules *rs, const char *member)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].path, member) == 0)
-			return true;
-	return false;
-}
-
 static bool member_covers(const char *member, const char *path)
 {
 	size_t n = strlen(member);
@@ -234,14 +218,14 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		       "mode danger-full-access confines nothing: %s is allowed", c);
 		goto done;
 	}
-	rule = covering(&p->deny_read, c);
+	rule = profile_rules_covering(&p->deny_read, c);
 	if (rule) {
 		decide(&d, false, rule->origin.file, rule->origin.pointer, "%s is hidden by the read-deny %s", c,
 		       rule->spelled);
 		goto done;
 	}
 	STRV_FOREACH(m, creds)
-		if (path_is_under(c, *m) && !bypassed(&p->bypass_credentials, *m)) {
+		if (path_is_under(c, *m) && !profile_rules_contain(&p->bypass_credentials, *m)) {
 			decide(&d, false, "(built-in)", "/groups/credentials",
 			       "%s is hidden by %s, an entry of the built-in group credentials", c, *m);
 			goto done;
@@ -264,7 +248,7 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 	if (op == PROFILE_OP_READ || op == PROFILE_OP_EXEC) {
 		const char *exec_note = op == PROFILE_OP_EXEC ? " (no execute-only gate yet: what is readable may run)" : "";
 
-		rule = covering(&p->read, c);
+		rule = profile_rules_covering(&p->read, c);
 		if (rule)
 			decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s%s", c,
 			       rule->spelled, exec_note);
@@ -279,19 +263,19 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		decide(&d, false, p->mode_origin.file, p->mode_origin.pointer, "mode read-only writes nothing");
 		goto done;
 	}
-	rule = covering(&p->protect, c);
+	rule = profile_rules_covering(&p->protect, c);
 	if (rule) {
 		decide(&d, false, rule->origin.file, rule->origin.pointer, "%s is kept read-only by %s", c,
 		       rule->spelled);
 		goto done;
 	}
 	STRV_FOREACH(m, persist)
-		if (member_covers(*m, c) && !bypassed(&p->bypass_persistence, *m)) {
+		if (member_covers(*m, c) && !profile_rules_contain(&p->bypass_persistence, *m)) {
 			decide(&d, false, "(built-in)", "/groups/persistence",
 			       "%s is kept read-only by %s, an entry of the built-in group persistence", c, *m);
 			goto done;
 		}
-	rule = covering(&p->write, c);
+	rule = profile_rules_covering(&p->write, c);
 	if (rule) {
 		decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s", c, rule->spelled);
 		goto done;

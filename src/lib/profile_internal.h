@@ -33,3 +33,8 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
  * "filesystem", "network", "environment", "limits", "groups" (the built-in
  * group names); NULL-terminated. The schema test compares them. */
 const char *const *profile_known_keys(const char *section);
+
+/* The first rule whose path is path or an ancestor of it, or NULL. */
+const struct profile_rule *profile_rules_covering(const struct profile_rules *rs, const char *path);
+/* Whether a rule names exactly path. */
+bool profile_rules_contain(const struct profile_rules *rs, const char *path);
