@@ -9,9 +9,11 @@
  *   light: the runner applies the command's steps and execs in place; it
  *          forks once only when it leads a process group (setsid would fail).
  *
- * Full isolation falls back to light when the host gives no usable user
- * namespace, unless userns, pidns or netns is required; --report says so
- * (the probe turns that into grade "partial").
+ * Full isolation never falls back: without a usable user namespace the
+ * runner refuses, naming what is missing and the explicit opt-in
+ * (--isolation light), because light isolation gives up the read-only root,
+ * the private /tmp and /run, the sandbox's own /dev and the persistence
+ * protections (listed below and by `cordon explain`).
  *
  * What light isolation gives up, exactly:
  *   - no mount namespace: /tmp and /dev/shm are the host's (/tmp is a
@@ -47,7 +49,6 @@
 #include <unistd.h>
 
 #include "exec.h"
-#include "native.h"
 #include "policy.h"
 #include "runner.h"
 
@@ -63,11 +64,6 @@ static void signals_setup(struct exec_ctx *x)
 	sigaddset(&x->forward, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &x->forward, &x->old_mask) < 0)
 		die("signals", "%m");
-}
-
-static void signals_restore(const struct exec_ctx *x)
-{
-	(void)sigprocmask(SIG_SETMASK, &x->old_mask, NULL);
 }
 
 /* Errors that mean "no usable user namespace here", not "something broke". */
@@ -97,8 +93,12 @@ _Noreturn static void run_light(struct exec_ctx *x)
 	exit_like(supervise(x, child));
 }
 
-/* Returns only to fall back to light isolation. */
-static void run_full(struct exec_ctx *x)
+#define NO_USERNS_HINT                                                                               \
+	"full isolation needs one, so nothing was run; --isolation light (or \"isolation\": \"light\" in " \
+	"a profile) runs without it and gives up the read-only root, the private /tmp and /run, the "     \
+	"sandbox's own /dev and persistence protection (see cordon explain)"
+
+_Noreturn static void run_full(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
 	int status, r;
@@ -122,16 +122,12 @@ static void run_full(struct exec_ctx *x)
 	if (pid < 0) {
 		int err = errno;
 
-		signals_restore(x);
 		protect_cleanup(x);
-		if (userns_unavailable(err) && !(p->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))) {
-			x->degraded = NATIVE_WARN_NO_USERNS;
-			return;
-		}
 		errno = err;
-		die("namespaces", "cannot create user, mount and pid namespaces: %m%s", userns_unavailable(err)
-		    ? " (unprivileged user namespaces are off or exhausted here, and the policy requires them)"
-		    : "");
+		if (userns_unavailable(err))
+			die("namespaces", "no usable user namespace here (%m: unprivileged user namespaces are off, "
+			    "restricted or exhausted); " NO_USERNS_HINT);
+		die("namespaces", "cannot create user, mount and pid namespaces: %m");
 	}
 	if (pid == 0)
 		init_main(x);
@@ -140,15 +136,10 @@ static void run_full(struct exec_ctx *x)
 	protect_cleanup(x);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
 		exit_like(x->shared->status);
-	if (x->shared->ns_unusable && !(p->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS))) {
-		/* The namespace came but gave no capability in it (e.g. an LSM
-		 * restricting unprivileged user namespaces); nothing ran yet. */
-		signals_restore(x);
-		x->degraded = NATIVE_WARN_USERNS_NO_CAPS;
-		return;
-	}
 	if (x->shared->ns_unusable)
-		die("id map", "cannot map ids in the new user namespace (required)");
+		/* The namespace came but gave no capability in it (e.g. an LSM
+		 * restricting unprivileged user namespaces); nothing ran. */
+		die("id map", "the user namespace gives no capabilities here (cannot map ids); " NO_USERNS_HINT);
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		_exit(EXEC_EXIT_FAILED); /* init said why */
 	if (WIFSIGNALED(status))
@@ -160,7 +151,7 @@ static void run_full(struct exec_ctx *x)
 int cordon_exec_main(int argc, char **argv)
 {
 	struct exec_flags f;
-	struct plan plan, light;
+	struct plan plan;
 	struct exec_ctx x = {};
 	char err[512];
 	int r;
@@ -189,15 +180,8 @@ int cordon_exec_main(int argc, char **argv)
 	if (r < 0)
 		die("environment", "%s", strerror(-r));
 
-	if (plan.isolation == CORDON_ISOLATION_FULL) {
+	if (plan.isolation == CORDON_ISOLATION_FULL)
 		run_full(&x);
-		/* fell back: say so, every time */
-		fprintf(stderr, "%s\n", x.degraded);
-		r = plan_compile_light(&f, &light, err, sizeof(err));
-		if (r < 0)
-			die("plan", "%s", err);
-		x.plan = &light;
-	}
 	run_light(&x);
 }
 

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "runner.h"
 #include "syscall_filter.h"
 
@@ -92,13 +93,38 @@ static void report(const struct exec_ctx *x)
 
 	n = snprintf(line, sizeof(line),
 		     "cordon-report: isolation=%s landlock-abi=%d landlock-fs=%s landlock-net=%s "
-		     "landlock-scope=%s seccomp=yes namespaces=%s missing=%s%s%s\n",
+		     "landlock-scope=%s seccomp=yes namespaces=%s missing=%s\n",
 		     p->isolation == CORDON_ISOLATION_FULL ? "full" : "light", l->abi, l->fs ? "yes" : "no",
 		     l->net ? "yes" : p->landlock.deny_tcp ? "no" : "unused", l->scope ? "yes" : "no",
-		     p->clone_flags ? "yes" : "no", l->missing, x->degraded && l->missing[0] ? "; " : "",
-		     x->degraded ? x->degraded + strlen("cordon: warning: ") : "");
+		     p->clone_flags ? "yes" : "no", l->missing);
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* Landlock as planned; under light isolation the host's /dev is visible, so
+ * the terminals stdio is open on are granted by name, one node each, and no
+ * other terminal of the user's (full isolation has a devpts of its own). */
+static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
+{
+	const struct plan *p = x->plan;
+	struct landlock_rules rules = p->landlock;
+	const char *writable[EXEC_MAX_LIST + 16];
+	char ttys[3][64];
+	size_t n = 0;
+
+	if (p->isolation != CORDON_ISOLATION_LIGHT)
+		return landlock_apply(&rules, &x->landlock, err, errlen);
+	for (; p->landlock.writable && p->landlock.writable[n]; n++) {
+		if (n >= ELEMENTSOF(writable) - 4)
+			return -E2BIG;
+		writable[n] = p->landlock.writable[n];
+	}
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && ttyname_r(fd, ttys[fd], sizeof(ttys[fd])) == 0 && strncmp(ttys[fd], "/dev/", 5) == 0)
+			writable[n++] = ttys[fd];
+	writable[n] = NULL;
+	rules.writable = writable;
+	return landlock_apply(&rules, &x->landlock, err, errlen);
 }
 
 _Noreturn void command_main(struct exec_ctx *x)
@@ -145,7 +171,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("no_new_privs", "%m");
 			break;
 		case STEP_LANDLOCK:
-			r = landlock_apply(&p->landlock, &x->landlock, err, sizeof(err));
+			r = apply_landlock(x, err, sizeof(err));
 			if (r < 0)
 				die("landlock", "%s", err[0] ? err : strerror(-r));
 			break;
@@ -166,6 +192,8 @@ _Noreturn void command_main(struct exec_ctx *x)
 			die("execve", "%s: %m", p->command[0]);
 		case STEP_NAMESPACES:
 		case STEP_MAP_IDS:
+		case STEP_RO_ROOT:
+		case STEP_DEV:
 		case STEP_TMPFS:
 		case STEP_BIND_BACK:
 		case STEP_PIN:

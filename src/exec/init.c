@@ -193,6 +193,8 @@ _Noreturn void init_main(struct exec_ctx *x)
 			}
 			break;
 		case STEP_NAMESPACES:
+		case STEP_RO_ROOT:
+		case STEP_DEV:
 		case STEP_TMPFS:
 		case STEP_BIND_BACK:
 		case STEP_PIN:

@@ -1,19 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The mount steps, applied by pid 1 in the new mount namespace. Only what
- * the policy needs is mounted; the rest of the tree is the host's, and
- * Landlock keeps it read-only. Mounts made here never propagate back: a
- * mount namespace owned by a new user namespace turns shared mounts into
- * slaves when it is copied.
+ * The mount steps, applied by pid 1 in the new mount namespace, in the
+ * plan's order:
+ *
+ *   - every writable root is cloned (open_tree) while the tree is still the
+ *     host's, then / is made read-only recursively, and the clones are moved
+ *     back onto their paths with nosuid,nodev: nothing outside a writable root
+ *     can change, not its contents and not its modes, times or xattrs, which
+ *     Landlock does not mediate; a root caller holds no power over host files
+ *     either, because the mounts refuse, not the permission bits;
+ *   - /dev is a tmpfs of our own with a few nodes bound in, a fresh devpts
+ *     instance and /dev/shm, then read-only: no other terminal, console or
+ *     disk of the host is reachable by name;
+ *   - /tmp, /dev/shm, /run (and /var/run where it is a directory) are private,
+ *     size-capped tmpfs; writable roots below them are bound back in;
+ *   - pins, read-only protections and read-deny overlays inside that tree;
+ *   - a fresh /proc.
+ *
+ * Mounts made here never propagate back: a mount namespace owned by a new
+ * user namespace turns shared mounts into slaves when it is copied. The new
+ * mount API (open_tree, move_mount, mount_setattr: Linux 5.12) is required;
+ * Landlock, which the runner requires too, came later (5.13), so a kernel
+ * without it refuses before this point is reached.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,9 +39,23 @@
 
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV 0x00000004
 #endif
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
 #endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
@@ -37,6 +68,23 @@ struct mount_attr_v0 {
 	__u64 userns_fd;
 };
 
+/* Size caps: a private tmpfs must not be able to eat the host's memory. */
+#define TMP_OPTIONS "mode=1777,size=25%"
+#define RUN_OPTIONS "mode=0755,size=16m,nr_inodes=4096"
+#define DEV_OPTIONS "mode=0755,size=64k,nr_inodes=64"
+
+/* The nodes of the sandbox's /dev, bound from the host's. */
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty", NULL };
+static const struct {
+	const char *name, *target;
+} dev_links[] = {
+	{ "fd", "/proc/self/fd" },
+	{ "stdin", "/proc/self/fd/0" },
+	{ "stdout", "/proc/self/fd/1" },
+	{ "stderr", "/proc/self/fd/2" },
+	{ "ptmx", "pts/ptmx" },
+};
+
 /* Copy path[0..len) into buf (PATH_MAX); the plan keeps prefixes unterminated. */
 static const char *step_path(const struct step *s, char *buf)
 {
@@ -47,30 +95,41 @@ static const char *step_path(const struct step *s, char *buf)
 	return buf;
 }
 
-static void fd_path(char *buf, size_t n, int fd)
+static int set_attr(int dfd, const char *path, unsigned flags, __u64 set, __u64 clr)
 {
-	snprintf(buf, n, "/proc/self/fd/%d", fd);
+	struct mount_attr_v0 attr = { .attr_set = set, .attr_clr = clr };
+
+	if (syscall(__NR_mount_setattr, dfd, path, flags, &attr, sizeof(attr)) < 0)
+		return -errno;
+	return 0;
 }
 
-/* Read-only, with every mount below it. mount_setattr changes just that
- * flag; the old remount needs the flags the kernel locked on the mount
- * (nosuid, nodev, ...) repeated, or it fails in a user namespace. */
+/* Read-only, with every mount below it. */
 static int make_readonly(const char *path)
 {
-	struct mount_attr_v0 attr = { .attr_set = MOUNT_ATTR_RDONLY };
-	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
-	struct statvfs sv;
+	return set_attr(AT_FDCWD, path, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+}
 
-	if (syscall(__NR_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)) == 0)
-		return 0;
-	if (errno != ENOSYS)
+/* A detached copy of the mounts at and below path, nosuid,nodev; -ENOENT
+ * when there is nothing there. */
+static int clone_tree(const char *path, bool recursive)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
+			  OPEN_TREE_CLONE | O_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
+	if (fd < 0)
 		return -errno;
-	if (statvfs(path, &sv) < 0)
-		return -errno;
-	flags |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
-		 (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (sv.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
-		 (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) | (sv.f_flag & ST_RELATIME ? MS_RELATIME : 0);
-	if (mount(NULL, path, NULL, flags, NULL) < 0)
+	r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+	if (r < 0)
+		return r;
+	return TAKE_FD(fd);
+}
+
+static int attach_tree(int fd, const char *path)
+{
+	if (syscall(__NR_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
 }
@@ -81,6 +140,7 @@ static int make_mount_point(const char *path, bool dir)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);
+	int fd;
 
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -95,7 +155,7 @@ static int make_mount_point(const char *path, bool dir)
 	}
 	if (dir)
 		return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
-	int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -110,26 +170,210 @@ static bool done_already(const struct exec_ctx *x, size_t upto, const char *path
 	return false;
 }
 
+/* The writable roots bound back onto the read-only root: those outside
+ * every private directory and not below another such root. */
+static bool rebinds(const struct plan *p, size_t i)
+{
+	const char *w = p->write[i];
+
+	if (plan_in_private_dir(w, strlen(w), false))
+		return false;
+	for (size_t j = 0; p->write[j]; j++) {
+		size_t n = strlen(p->write[j]);
+
+		if (j != i && !plan_in_private_dir(p->write[j], n, false) && strncmp(w, p->write[j], n) == 0 &&
+		    w[n] == '/')
+			return false;
+	}
+	return true;
+}
+
+/* Taken before / turns read-only: clones of what the sandbox may write. */
+struct held_trees {
+	int *root;      /* per p->write[i]: its clone, or -1 */
+	int *back;      /* per plan step: a BIND_BACK's clone, or -1 */
+	int dev[8];     /* per dev_nodes[i] */
+	int resolv;     /* /etc/resolv.conf's target when it lies in /run (--net host) */
+	char resolv_path[PATH_MAX];
+	int cwd;        /* the working directory, when a private tmpfs would hide it */
+};
+
+/* The working directory lies in a private directory and in no writable root
+ * bound back there (a read-only run started in /tmp/x): it comes back,
+ * read-only, so the command starts where it was asked to. */
+static bool cwd_needs_binding(const struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	size_t n = strlen(x->cwd);
+
+	if (!x->cwd[0] || !plan_in_private_dir(x->cwd, n, true))
+		return false;
+	for (size_t i = 0; p->write[i]; i++) {
+		size_t m = strlen(p->write[i]);
+
+		if (strncmp(x->cwd, p->write[i], m) == 0 && (x->cwd[m] == '\0' || x->cwd[m] == '/'))
+			return false;
+	}
+	return true;
+}
+
+static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
+{
+	const struct plan *p = x->plan;
+	char buf[PATH_MAX];
+	size_t n_write = 0;
+	int fd;
+
+	while (p->write[n_write])
+		n_write++;
+	h->root = calloc(n_write + 1, sizeof(int));
+	h->back = calloc(p->n_steps + 1, sizeof(int));
+	if (!h->root || !h->back)
+		die("mount", "out of memory");
+	for (size_t i = 0; i < n_write; i++) {
+		h->root[i] = -1;
+		if (!rebinds(p, i))
+			continue;
+		fd = clone_tree(p->write[i], true);
+		if (fd == -ENOENT)
+			continue; /* does not exist: nothing to write there */
+		if (fd < 0) {
+			errno = -fd;
+			die("read-only root", "%s: cannot take the writable root: %m%s", p->write[i],
+			    fd == -ENOSYS ? " (the runner needs open_tree and mount_setattr, Linux 5.12)" : "");
+		}
+		h->root[i] = fd;
+	}
+	for (size_t i = 0; i < p->n_steps; i++) {
+		h->back[i] = -1;
+		if (p->steps[i].kind != STEP_BIND_BACK)
+			continue;
+		fd = clone_tree(step_path(&p->steps[i], buf), true);
+		if (fd < 0 && fd != -ENOENT) {
+			errno = -fd;
+			die("bind back", "%s: %m", buf);
+		}
+		h->back[i] = fd;
+	}
+	for (size_t i = 0; dev_nodes[i]; i++) {
+		snprintf(buf, sizeof(buf), "/dev/%s", dev_nodes[i]);
+		h->dev[i] = (int)syscall(__NR_open_tree, AT_FDCWD, buf, OPEN_TREE_CLONE | O_CLOEXEC);
+		if (h->dev[i] < 0 && errno != ENOENT)
+			die("dev", "%s: %m", buf);
+	}
+	h->cwd = -1;
+	if (cwd_needs_binding(x)) {
+		h->cwd = clone_tree(x->cwd, true);
+		if (h->cwd < 0 && h->cwd != -ENOENT) {
+			errno = -h->cwd;
+			die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
+		}
+	}
+	/* Name resolution with the host's network may go through a file in
+	 * /run (systemd-resolved's stub): bring that one file back, read-only. */
+	h->resolv = -1;
+	if (p->net == CORDON_NET_HOST && realpath("/etc/resolv.conf", h->resolv_path) &&
+	    strncmp(h->resolv_path, "/run/", 5) == 0) {
+		h->resolv = (int)syscall(__NR_open_tree, AT_FDCWD, h->resolv_path, OPEN_TREE_CLONE | O_CLOEXEC);
+		if (h->resolv < 0)
+			die("tmpfs", "%s: %m", h->resolv_path);
+	}
+}
+
+static void apply_ro_root(const struct plan *p, struct held_trees *h)
+{
+	int r = make_readonly("/");
+
+	if (r < 0) {
+		errno = -r;
+		die("read-only root", "cannot make / read-only: %m");
+	}
+	for (size_t i = 0; p->write[i]; i++) {
+		if (h->root[i] < 0)
+			continue;
+		r = attach_tree(h->root[i], p->write[i]);
+		if (r < 0) {
+			errno = -r;
+			die("read-only root", "%s: cannot bind the writable root back: %m", p->write[i]);
+		}
+		close(h->root[i]);
+		h->root[i] = -1;
+	}
+}
+
+static void apply_dev(struct held_trees *h)
+{
+	char path[64];
+	int r;
+
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) < 0)
+		die("dev", "cannot mount a tmpfs on /dev: %m");
+	for (size_t i = 0; dev_nodes[i]; i++) {
+		if (h->dev[i] < 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		r = make_mount_point(path, false);
+		if (r == 0)
+			r = attach_tree(h->dev[i], path);
+		if (r < 0) {
+			errno = -r;
+			die("dev", "%s: %m", path);
+		}
+		close(h->dev[i]);
+		h->dev[i] = -1;
+	}
+	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
+		die("dev", "cannot make /dev/pts and /dev/shm: %m");
+	/* A devpts of our own: only the sandbox's terminals are in it. */
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
+		die("dev", "cannot mount a fresh devpts on /dev/pts: %m");
+	for (size_t i = 0; i < ELEMENTSOF(dev_links); i++) {
+		snprintf(path, sizeof(path), "/dev/%s", dev_links[i].name);
+		if (symlink(dev_links[i].target, path) < 0)
+			die("dev", "%s: %m", path);
+	}
+}
+
+static void apply_tmpfs(const char *path, struct held_trees *h)
+{
+	bool run = strcmp(path, "/run") == 0 || strcmp(path, "/var/run") == 0;
+	struct stat st;
+	int r;
+
+	/* /var/run is a symlink to /run nearly everywhere: nothing to do. */
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (strcmp(path, "/var/run") == 0)
+			return;
+		die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
+	}
+	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
+		die("tmpfs", "%s: %m", path);
+	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
+		r = make_mount_point(h->resolv_path, false);
+		if (r == 0)
+			r = attach_tree(h->resolv, h->resolv_path);
+		if (r == 0)
+			r = set_attr(AT_FDCWD, h->resolv_path, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+		if (r < 0) {
+			errno = -r;
+			die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
+		}
+		close(h->resolv);
+		h->resolv = -1;
+	}
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	_cleanup_free_ int *back_fd = calloc(p->n_steps + 1, sizeof(int));
+	struct held_trees h = {};
 	int hide_dir_fd = -1;
 	char buf[PATH_MAX], src[64];
+	bool have_dev = false;
 	size_t t = 0;
 	int r;
 
-	if (!back_fd)
-		die("mount", "out of memory");
-	/* The roots to bind back must be opened before the tmpfs hides them. */
-	for (size_t i = 0; i < p->n_steps; i++) {
-		back_fd[i] = -1;
-		if (p->steps[i].kind != STEP_BIND_BACK)
-			continue;
-		back_fd[i] = open(step_path(&p->steps[i], buf), O_PATH | O_CLOEXEC);
-		if (back_fd[i] < 0 && errno != ENOENT)
-			die("bind back", "%s: %m", buf);
-	}
+	hold_trees(x, &h);
 
 	for (size_t i = 0; i < p->n_steps; i++) {
 		const struct step *s = &p->steps[i];
@@ -137,25 +381,34 @@ void mount_apply(struct exec_ctx *x)
 		struct stat st;
 
 		switch (s->kind) {
+		case STEP_RO_ROOT:
+			apply_ro_root(p, &h);
+			break;
+
+		case STEP_DEV:
+			apply_dev(&h);
+			have_dev = true;
+			break;
+
 		case STEP_TMPFS:
-			path = step_path(s, buf);
-			if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
-				die("tmpfs", "%s: %m", path);
+			apply_tmpfs(step_path(s, buf), &h);
 			break;
 
 		case STEP_BIND_BACK:
-			if (back_fd[i] < 0)
+			if (h.back[i] < 0)
 				break; /* does not exist: nothing to bind */
 			path = step_path(s, buf);
-			if (fstat(back_fd[i], &st) < 0)
+			if (fstat(h.back[i], &st) < 0)
 				die("bind back", "%s: %m", path);
 			r = make_mount_point(path, S_ISDIR(st.st_mode));
-			if (r < 0)
-				die("bind back", "%s: cannot make the mount point: %s", path, strerror(-r));
-			fd_path(src, sizeof(src), back_fd[i]);
-			if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+			if (r == 0)
+				r = attach_tree(h.back[i], path);
+			if (r < 0) {
+				errno = -r;
 				die("bind back", "%s: %m", path);
-			close(back_fd[i]);
+			}
+			close(h.back[i]);
+			h.back[i] = -1;
 			break;
 
 		case STEP_PIN:
@@ -191,14 +444,16 @@ void mount_apply(struct exec_ctx *x)
 				die("hide", "%s: %m", path);
 			}
 			if (!S_ISDIR(st.st_mode)) {
-				/* Reads see an empty file; Landlock refuses writes. */
+				/* Reads see an empty file; the mount is read-only. */
 				if (mount("/dev/null", path, NULL, MS_BIND, NULL) < 0)
 					die("hide", "%s: %m", path);
+				if ((r = set_attr(AT_FDCWD, path, 0, MOUNT_ATTR_RDONLY, 0)) < 0)
+					die("hide", "%s: %s", path, strerror(-r));
 				break;
 			}
 			if (hide_dir_fd >= 0) {
 				/* One read-only, mode-000 tmpfs serves every hidden directory. */
-				fd_path(src, sizeof(src), hide_dir_fd);
+				snprintf(src, sizeof(src), "/proc/self/fd/%d", hide_dir_fd);
 				if (mount(src, path, NULL, MS_BIND, NULL) < 0)
 					die("hide", "%s: %m", path);
 				break;
@@ -237,4 +492,22 @@ void mount_apply(struct exec_ctx *x)
 	}
 	if (hide_dir_fd >= 0)
 		close(hide_dir_fd);
+	if (h.cwd >= 0) {
+		r = make_mount_point(x->cwd, true);
+		if (r == 0)
+			r = attach_tree(h.cwd, x->cwd);
+		if (r == 0)
+			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+		if (r < 0) {
+			errno = -r;
+			die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
+		}
+		close(h.cwd);
+	}
+	/* Nothing new appears in /dev once it is set up (its shm and pts are
+	 * mounts of their own and stay writable). */
+	if (have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
+		die("dev", "cannot make /dev read-only: %s", strerror(-r));
+	free(h.root);
+	free(h.back);
 }

@@ -30,6 +30,14 @@ const char *const plan_writable_devices[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", NULL,
 };
 
+const char *const plan_writable_devices_light[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", NULL,
+};
+
+/* /var/run is normally a symlink to /run; where it is a directory of its
+ * own it gets a tmpfs too (init skips it when it is a symlink). */
+const char *const plan_private_dirs[] = { "/tmp", "/dev/shm", "/run", "/var/run", NULL };
+
 static const char *const readable_all[] = { "/", NULL };
 
 enum step_phase step_phase(enum step_kind k)
@@ -38,6 +46,8 @@ enum step_phase step_phase(enum step_kind k)
 	case STEP_NAMESPACES:
 		return PHASE_RUNNER;
 	case STEP_MAP_IDS:
+	case STEP_RO_ROOT:
+	case STEP_DEV:
 	case STEP_TMPFS:
 	case STEP_BIND_BACK:
 	case STEP_PIN:
@@ -69,6 +79,8 @@ const char *step_name(enum step_kind k)
 	static const char *const names[_STEP_MAX] = {
 		[STEP_NAMESPACES] = "namespaces",
 		[STEP_MAP_IDS] = "id map",
+		[STEP_RO_ROOT] = "read-only root",
+		[STEP_DEV] = "dev",
 		[STEP_TMPFS] = "tmpfs",
 		[STEP_BIND_BACK] = "bind back",
 		[STEP_PIN] = "pin",
@@ -116,6 +128,19 @@ static bool under_any_n(const char *path, size_t len, const char *const *dirs)
 	return false;
 }
 
+bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
+{
+	for (size_t i = 0; plan_private_dirs[i]; i++) {
+		size_t n = strlen(plan_private_dirs[i]);
+
+		if (!under_n(path, len, plan_private_dirs[i]))
+			continue;
+		if (!strictly_below || len > n)
+			return true;
+	}
+	return false;
+}
+
 static int add_step_n(struct plan *p, enum step_kind k, const char *path, size_t len)
 {
 	if (p->n_steps >= p->max_steps)
@@ -147,14 +172,27 @@ static int step_cmp(const void *a, const void *b)
  * tmpfs itself, and the roots bound back into it). */
 static bool is_mounted_already(const struct plan *p, const char *path, size_t len)
 {
-	if (!p->private_tmp)
-		return false;
-	if ((len == 4 && memcmp(path, "/tmp", 4) == 0) || (len == 8 && memcmp(path, "/dev/shm", 8) == 0))
-		return true;
+	for (size_t i = 0; p->private_tmp && plan_private_dirs[i]; i++)
+		if (len == strlen(plan_private_dirs[i]) && memcmp(path, plan_private_dirs[i], len) == 0)
+			return true;
 	for (size_t i = 0; i < p->n_steps; i++)
 		if (p->steps[i].kind == STEP_BIND_BACK && p->steps[i].len == len &&
 		    memcmp(p->steps[i].path, path, len) == 0)
 			return true;
+	/* a writable root bound back onto the read-only root, unless it lies
+	 * below another one (then it comes along inside that one's mount) */
+	for (size_t i = 0; p->write[i]; i++) {
+		bool nested = false;
+
+		if (strlen(p->write[i]) != len || memcmp(p->write[i], path, len) != 0 ||
+		    plan_in_private_dir(path, len, false))
+			continue;
+		for (size_t j = 0; p->write[j]; j++)
+			nested |= j != i && strlen(p->write[j]) < len && under_n(path, len, p->write[j]) &&
+				  !plan_in_private_dir(p->write[j], strlen(p->write[j]), false);
+		if (!nested)
+			return true;
+	}
 	return false;
 }
 
@@ -206,8 +244,8 @@ static int add_protections(struct plan *p, const struct exec_flags *f)
 	return 0;
 }
 
-/* The writable roots strictly below /tmp, minus those below another one
- * (a recursive bind brings them along). */
+/* The writable roots strictly below a private directory, minus those below
+ * another one (a recursive bind brings them along). */
 static int add_bind_backs(struct plan *p)
 {
 	for (size_t i = 0; p->write[i]; i++) {
@@ -215,10 +253,10 @@ static int add_bind_backs(struct plan *p)
 		bool nested = false;
 		int r;
 
-		if (!under(w, "/tmp") || strcmp(w, "/tmp") == 0)
+		if (!plan_in_private_dir(w, strlen(w), true))
 			continue;
 		for (size_t j = 0; p->write[j]; j++)
-			if (j != i && strcmp(p->write[j], "/tmp") != 0 && under(p->write[j], "/tmp") &&
+			if (j != i && plan_in_private_dir(p->write[j], strlen(p->write[j]), true) &&
 			    under(w, p->write[j]) && strcmp(w, p->write[j]) != 0)
 				nested = true;
 		if (nested)
@@ -241,7 +279,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	struct plan p = {
 		.isolation = light ? CORDON_ISOLATION_LIGHT : CORDON_ISOLATION_FULL,
 		.net = f->net,
-		.private_tmp = !light && f->private_tmp,
+		.private_tmp = !light,
 		.report = f->report,
 		.required = f->required,
 		.command = f->command,
@@ -298,8 +336,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 
 		for (size_t i = 0; i < f->write.n; i++)
 			writable[k++] = f->write.v[i];
-		for (size_t i = 0; plan_writable_devices[i]; i++)
-			writable[k++] = plan_writable_devices[i];
+		for (size_t i = 0; (light ? plan_writable_devices_light : plan_writable_devices)[i]; i++)
+			writable[k++] = (light ? plan_writable_devices_light : plan_writable_devices)[i];
 		if (p.private_tmp)
 			writable[k++] = "/dev/shm";
 		writable[k] = NULL;
@@ -322,11 +360,13 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 				(f->net == CORDON_NET_NONE ? CLONE_NEWNET : 0);
 		if ((r = add_step(&p, STEP_NAMESPACES, NULL)) < 0 || (r = add_step(&p, STEP_MAP_IDS, NULL)) < 0)
 			goto fail;
-		if (p.private_tmp) {
-			if ((r = add_step(&p, STEP_TMPFS, "/tmp")) < 0 ||
-			    (r = add_step(&p, STEP_TMPFS, "/dev/shm")) < 0 || (r = add_bind_backs(&p)) < 0)
+		if ((r = add_step(&p, STEP_RO_ROOT, "/")) < 0 || (r = add_step(&p, STEP_DEV, "/dev")) < 0)
+			goto fail;
+		for (size_t i = 0; plan_private_dirs[i]; i++)
+			if ((r = add_step(&p, STEP_TMPFS, plan_private_dirs[i])) < 0)
 				goto fail;
-		}
+		if ((r = add_bind_backs(&p)) < 0)
+			goto fail;
 		r = add_protections(&p, f);
 		if (r < 0)
 			goto fail;
@@ -358,10 +398,6 @@ int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t
 	return compile(f, f->isolation == CORDON_ISOLATION_LIGHT, ret, err, errlen);
 }
 
-int plan_compile_light(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen)
-{
-	return compile(f, true, ret, err, errlen);
-}
 
 static void print_list(FILE *out, const char *const *v, const char *none)
 {
@@ -393,8 +429,19 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 		case STEP_MAP_IDS:
 			fprintf(out, "map uid %u and gid %u to themselves (setgroups denied)\n", uid, gid);
 			break;
+		case STEP_RO_ROOT:
+			fprintf(out, "/ read-only, recursively (no file outside the writable roots can change, "
+				     "modes, times and xattrs included); writable roots bound back nosuid,nodev:");
+			print_list(out, p->write, "none");
+			fputc('\n', out);
+			break;
+		case STEP_DEV:
+			fprintf(out, "a /dev of its own: null zero full random urandom tty, a fresh devpts "
+				     "(no other terminal is visible), shm, fd links; read-only\n");
+			break;
 		case STEP_TMPFS:
-			fprintf(out, "private tmpfs on %.*s (gone when the sandbox ends)\n", P);
+			fprintf(out, "private, size-capped tmpfs on %.*s (nothing of the host's; gone when the "
+				     "sandbox ends)\n", P);
 			break;
 		case STEP_BIND_BACK:
 			fprintf(out, "bind the writable root %.*s back into the private tmpfs\n", P);
@@ -494,9 +541,12 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 	}
 	if (!full)
 		fprintf(out,
-			"light isolation gives up: the private /tmp (/tmp is the host's, writable), a private "
-			"/proc (host processes are visible, though ptrace is refused and signals are scoped), "
-			"read-only protection of .git/hooks, .git/config, shell rc and editor config inside "
+			"light isolation gives up: the read-only root (Landlock alone fences writes, and it "
+			"does not cover modes, times or xattrs of files it lets be read), the private /tmp and "
+			"/run (the host's, and host unix sockets in them are reachable), the sandbox's own /dev "
+			"(the host's /dev is visible; only the null-ish nodes and stdio's own terminal are "
+			"writable), a private /proc (host processes are visible, though ptrace is refused and "
+			"signals are scoped), read-only protection of .git, shell rc and editor config inside "
 			"writable roots, hiding by mount (Landlock hides instead, so a hidden path's parent "
 			"cannot be listed), the pid namespace (no init: orphans are not reaped in a sandbox "
 			"of their own) and the network namespace (%s)\n",

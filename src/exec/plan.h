@@ -19,6 +19,8 @@
 enum step_kind {
 	STEP_NAMESPACES,   /* one clone: new user, mount, pid (and net) namespaces */
 	STEP_MAP_IDS,      /* uid/gid map: the caller's ids map to themselves */
+	STEP_RO_ROOT,      /* / read-only, recursively; writable roots outside the private dirs bound back */
+	STEP_DEV,          /* a minimal /dev of our own: a few nodes, a fresh devpts, /dev/shm */
 	STEP_TMPFS,        /* path: a private tmpfs */
 	STEP_BIND_BACK,    /* path: a writable root below a private tmpfs, bound back from the host */
 	STEP_PIN,          /* path: bound onto itself, so it cannot be renamed or removed */
@@ -52,7 +54,7 @@ struct step {
 struct plan {
 	enum cordon_isolation isolation;
 	enum cordon_net net;
-	bool private_tmp;
+	bool private_tmp;               /* private /tmp, /dev/shm, /run (always, in full isolation) */
 	bool report;
 	unsigned long clone_flags;      /* CLONE_NEW* for STEP_NAMESPACES; 0 under light */
 	unsigned required;              /* REQUIRE_* the caller insists on */
@@ -77,9 +79,6 @@ struct plan {
 int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen);
 void plan_done(struct plan *p);
 
-/* The same plan under light isolation, for a host without user namespaces
- * (exec.c falls back to it when nothing required them). Pure. */
-int plan_compile_light(const struct exec_flags *f, struct plan *ret, char *err, size_t errlen);
 
 /* Which process applies a step. */
 enum step_phase {
@@ -93,5 +92,16 @@ const char *step_name(enum step_kind k);
 /* Print the plan in words; uid/gid are the ids the map would use. */
 void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out);
 
-/* The writable device nodes every plan allows (NULL-terminated). */
+/* The writable device nodes every plan allows (NULL-terminated): under full
+ * isolation they are the sandbox's own minimal /dev. Light isolation has the
+ * host's /dev, so it gets plan_writable_devices_light plus the terminal nodes
+ * its stdio is open on (added when Landlock is applied), never all of
+ * /dev/pts: another terminal of the user's must stay out of reach. */
 extern const char *const plan_writable_devices[];
+extern const char *const plan_writable_devices_light[];
+
+/* The directories that get a private tmpfs under full isolation; a writable
+ * root below one of them is bound back into it. */
+extern const char *const plan_private_dirs[];
+/* path[0..len) lies strictly below one of plan_private_dirs, or is one. */
+bool plan_in_private_dir(const char *path, size_t len, bool strictly_below);

@@ -55,7 +55,6 @@ struct exec_ctx {
 	size_t n_locks;
 
 	struct landlock_report landlock;
-	const char *degraded;           /* why full isolation fell back to light, or NULL */
 };
 
 #define EXEC_EXIT_FAILED 125

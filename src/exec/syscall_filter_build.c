@@ -5,6 +5,7 @@
  * precompiled programs); the runner itself never links libseccomp.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -166,6 +168,76 @@ static int deny_unless_arg_in(scmp_filter_ctx ctx, int nr, unsigned arg, const u
 	return 0;
 }
 
+/*
+ * No setuid or setgid bit can be set from inside, on any path: a writable
+ * root is a host directory, and a setuid-root file planted there is a host
+ * root shell for whoever runs it later. The bits are refused wherever a mode
+ * is given: chmod and its fd/at variants, and the creation mode of open,
+ * openat, creat, mkdir(at) and mknod(at) (open's mode counts only with
+ * O_CREAT or O_TMPFILE; anything else in that register is ignored by the
+ * kernel, so a rule without the flag would refuse innocent opens). openat2
+ * carries flags and mode in a struct the filter cannot read: ENOSYS, and
+ * callers fall back to openat, whose arguments it can.
+ */
+static int deny_setid_modes(scmp_filter_ctx ctx)
+{
+	static const struct {
+		const char *name;
+		int nr;           /* -1: skip when unknown */
+		int mode_arg;
+		int flags_arg;    /* -1: the mode always counts */
+	} calls[] = {
+		{ "chmod", -1, 1, -1 },
+		{ "fchmod", -1, 1, -1 },
+		{ "fchmodat", -1, 2, -1 },
+#if defined(__x86_64__) || defined(__aarch64__)
+		{ "fchmodat2", 452, 2, -1 },
+#else
+		{ "fchmodat2", -1, 2, -1 },
+#endif
+		{ "creat", -1, 1, -1 },
+		{ "mkdir", -1, 1, -1 },
+		{ "mkdirat", -1, 2, -1 },
+		{ "mknod", -1, 1, -1 },
+		{ "mknodat", -1, 2, -1 },
+		{ "open", -1, 2, 1 },
+		{ "openat", -1, 3, 2 },
+	};
+	static const uint64_t bits[] = { S_ISUID, S_ISGID };
+	static const uint64_t creating[] = { O_CREAT, __O_TMPFILE };
+	int nr, r;
+
+	for (size_t i = 0; i < ELEMENTSOF(calls); i++) {
+		nr = resolve(calls[i].name, calls[i].nr);
+		if (nr < 0)
+			continue;
+		for (size_t b = 0; b < ELEMENTSOF(bits); b++) {
+			struct scmp_arg_cmp mode = SCMP_CMP((unsigned)calls[i].mode_arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b]);
+
+			if (calls[i].flags_arg < 0) {
+				r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, mode);
+				if (r < 0)
+					return r;
+				continue;
+			}
+			for (size_t c = 0; c < ELEMENTSOF(creating); c++) {
+				r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, mode,
+						     SCMP_CMP((unsigned)calls[i].flags_arg, SCMP_CMP_MASKED_EQ,
+							      creating[c], creating[c]));
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	nr = resolve("openat2", 437);
+	if (nr >= 0) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *err, size_t errlen)
 {
 	static const uint32_t personality_allowed[] = { 0, 0xffffffff /* query */ };
@@ -221,6 +293,10 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 		if (r < 0)
 			return errbuf_set(err, errlen, r, "seccomp: cannot filter ioctl: %s", strerror(-r));
 	}
+
+	r = deny_setid_modes(ctx);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot filter set-id modes: %s", strerror(-r));
 
 	/* Socket families: unix, IP (unless deny_inet), and netlink for
 	 * routing (getaddrinfo, ip) only. */

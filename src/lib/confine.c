@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,7 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 				   struct cordon_confined **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	struct cordon_backend_info light_backend;
 	const struct provider *prov;
 	int r;
 
@@ -134,6 +136,14 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 		return 0;
 	}
 
+	/* Light isolation is a mode of the native runner, and an explicit
+	 * opt-in: it needs no user namespace, so whatever the probe picked for
+	 * full isolation does not decide it (a pinned backend still does). */
+	if (p->isolation == CORDON_ISOLATION_LIGHT && backend->backend != CORDON_BACKEND_NATIVE && !backend->pinned) {
+		light_backend = (struct cordon_backend_info){ .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_PARTIAL };
+		snprintf(light_backend.path, sizeof(light_backend.path), "%s", cordon_runner_path());
+		backend = &light_backend;
+	}
 	prov = provider_for(backend->backend);
 	if (!prov)
 		return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,

@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "native.h"
 #include "policy.h"
 #include "probe.h"
 #include "provider.h"
@@ -46,14 +45,6 @@ static const char *const native_denials[] = {
 	"read-only file system",
 	/* rename or rmdir of a pinned or protected mount point */
 	"device or resource busy",
-	NULL,
-};
-
-/* The runner's warnings when it falls back to light isolation: said out
- * loud, and never read as the runner failing. */
-static const char *const native_informational[] = {
-	NATIVE_WARN_NO_USERNS,
-	NATIVE_WARN_USERNS_NO_CAPS,
 	NULL,
 };
 
@@ -113,7 +104,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		       p->net == CORDON_NET_NONE ? "none" : "host", NULL);
 	STRV_FOREACH(root, p->writable_roots)
 		strvb_add_many(&sb, "--write", *root, NULL);
-	if (!light && ws_write)
+	/* a private /tmp in every mode: the host's holds other programs' sockets */
+	if (!light)
 		strvb_add(&sb, "--private-tmp");
 	for (size_t i = 0; i < p->n_deny; i++)
 		if (deny_entry_applies(p, &p->deny[i]))
@@ -135,8 +127,9 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if (!v)
 		return r;
 
-	return confined_fill(c, &v, native_denials, native_fatals, native_informational, CORDON_ENFORCEMENT_NATIVE,
-			     b->grade);
+	/* Light isolation gives up the namespaces and what they carry: never full. */
+	return confined_fill(c, &v, native_denials, native_fatals, NULL, CORDON_ENFORCEMENT_NATIVE,
+			     light ? CORDON_GRADE_PARTIAL : b->grade);
 }
 
 /* Value of KEY=... in a "cordon-report:" line, up to the next space (or to

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Verdicts stay honest when the runner cannot do all it would. When the host
-# gives no usable user namespace, full isolation falls back to light: never
-# silently. The runner says so on every run, the warning is not
-# read as a runner failure, and --require userns refuses instead.
+# Fail closed. When the host gives no usable user namespace, full isolation
+# refuses (exit 125, runner_failed) and names the opt-in; light isolation runs
+# only when asked for, graded partial, and still fences writes.
 #
 # A host without user namespaces is made without touching the machine: cordon
 # runs inside a user namespace of its own (unshare -Ur) whose limit on
@@ -25,47 +24,67 @@ err=$("$CORDON" run --backend native --workspace "$tmp" -- sh -c 'echo out' 2>&1
 if [ -z "$err" ]; then ok "control: with user namespaces the run is silent"; else not_ok "control: silent run" "$err"; fi
 if unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec unshare -U true' 2>/dev/null; then
         not_ok "control: no user namespace can be made in the test's own namespace"
+        finish; exit # what follows would prove nothing
 elif unshare -Ur true; then
         ok "control: user namespaces work here, and none can be made in the test's own namespace"
 else
-        skip "fallback tests" "unprivileged user namespaces are off on this host"
+        skip "fail-closed tests" "unprivileged user namespaces are off on this host"
+        finish; exit # a skip stops what depends on it
 fi
 
-err=$(inner -- sh -c 'echo out' 2>&1 >/dev/null)
-if echo "$err" | grep -q '^cordon: warning: no usable user namespace here: fell back to light isolation'; then
-        ok "interactive: the fallback is announced on stderr"
+err=$(inner -- sh -c "echo ran > '$tmp/ran'" 2>&1 >/dev/null)
+rc=$?
+if [ $rc = 125 ] && [ ! -e "$tmp/ran" ] &&
+   echo "$err" | grep -q '^cordon: namespaces: no usable user namespace here' &&
+   echo "$err" | grep -q -- '--isolation light'; then
+        ok "without user namespaces full isolation refuses (125), names the opt-in, runs nothing"
 else
-        not_ok "interactive: the fallback is announced" "$err"
+        not_ok "without user namespaces full isolation refuses" "rc=$rc ran=$([ -e "$tmp/ran" ] && echo yes)" "$err"
 fi
 
-inner --json -- sh -c 'echo hi; exit 3' > "$tmp/o.json" 2>/dev/null
-v=$(json_field "$tmp/o.json" verdict); e=$(json_field "$tmp/o.json" exit_code)
-if [ "$v" = ok ] && [ "$e" = 3 ] && grep -q "no usable user namespace" "$tmp/o.json"; then
-        ok "--json: the warning is in the output and not read as a runner failure (verdict ok, exit 3)"
+inner --json -- sh -c "echo ran > '$tmp/ran'" > "$tmp/o.json" 2>/dev/null
+if [ "$(json_field "$tmp/o.json" verdict)" = runner_failed ] && [ "$(json_field "$tmp/o.json" exit_code)" = 125 ] &&
+   [ ! -e "$tmp/ran" ]; then
+        ok "--json: the refusal is runner_failed with exit 125, never a silent light run"
 else
-        not_ok "--json: the warning is informational" "$(cat "$tmp/o.json" 2>/dev/null)"
+        not_ok "--json: the refusal is runner_failed" "$(cat "$tmp/o.json" 2>/dev/null)"
 fi
 
-# after the fallback Landlock still confines writes: outside the workspace
+# light isolation is an explicit opt-in: it runs, says it is partial
+inner --isolation light --json -- sh -c 'echo hi; exit 3' > "$tmp/o.json" 2>/dev/null
+if [ "$(json_field "$tmp/o.json" verdict)" = ok ] && [ "$(json_field "$tmp/o.json" exit_code)" = 3 ] &&
+   [ "$(json_field "$tmp/o.json" grade)" = partial ]; then
+        ok "--isolation light runs without user namespaces, graded partial (exit 3 kept)"
+else
+        not_ok "--isolation light runs, graded partial" "$(cat "$tmp/o.json" 2>/dev/null)"
+fi
+
+# light still confines writes: outside the workspace
 out=$(mktemp -d /var/tmp/cordon-it-degrade-out.XXXXXX)
 if unshare -Ur sh -c "echo x > '$out/control'" && [ -s "$out/control" ]; then
-        inner --json -- sh -c "echo x > '$out/f'" > "$tmp/o.json" 2>/dev/null
+        inner --isolation light --json -- sh -c "echo x > '$out/f'" > "$tmp/o.json" 2>/dev/null
         if [ "$(json_field "$tmp/o.json" verdict)" = denied ] && [ ! -e "$out/f" ]; then
-                ok "after the fallback a write outside the workspace is refused (denied; the control wrote it)"
+                ok "light isolation refuses a write outside the workspace (denied; the control wrote it)"
         else
-                not_ok "after the fallback the sandbox still confines writes" "$(cat "$tmp/o.json" 2>/dev/null)"
+                not_ok "light isolation confines writes" "$(cat "$tmp/o.json" 2>/dev/null)"
         fi
 else
         not_ok "control: the same write succeeds unconfined in the test's namespace"
 fi
 rm -rf "$out"
 
-err=$(inner --require userns -- true 2>&1)
+err=$(inner --isolation light --require userns -- true 2>&1)
 rc=$?
-if [ $rc = 125 ] && echo "$err" | grep -q "^cordon: "; then
-        ok "--require userns refuses instead (125)"
+if [ $rc = 125 ] && echo "$err" | grep -q "userns"; then
+        ok "--isolation light --require userns refuses (125)"
 else
-        not_ok "--require userns refuses" "rc=$rc" "$err"
+        not_ok "--isolation light --require userns refuses" "rc=$rc" "$err"
+fi
+
+if "$CORDON" explain --isolation light -- true 2>&1 | grep -q "light isolation gives up: the read-only root"; then
+        ok "explain lists what light isolation gives up"
+else
+        not_ok "explain lists what light isolation gives up" "$("$CORDON" explain --isolation light -- true 2>&1 | tail -3)"
 fi
 
 # A runner setup failure is the runner failing, even when its errno is

@@ -154,7 +154,7 @@ Test(bwrap, signatures)
 
 Test(bwrap, light_isolation_and_landlock_requirements_refused)
 {
-	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL };
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL, .pinned = true };
 	struct cordon_policy *p = NULL;
 	struct cordon_confined *c = NULL;
 	struct cordon_error e = {};
@@ -162,7 +162,15 @@ Test(bwrap, light_isolation_and_landlock_requirements_refused)
 
 	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
 	cordon_policy_set_isolation(p, CORDON_ISOLATION_LIGHT);
+	/* pinned: bwrap has no light mode */
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
+	/* picked by the probe for full isolation: light is the native runner's, graded partial */
+	b.pinned = false;
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NATIVE);
+	cr_assert_eq(c->grade, CORDON_GRADE_PARTIAL);
+	cordon_confined_free(c);
+	c = NULL;
 	cordon_policy_set_isolation(p, CORDON_ISOLATION_FULL);
 	cordon_policy_require(p, "landlock", NULL);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP);

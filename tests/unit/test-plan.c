@@ -40,6 +40,8 @@ static char *render(const struct plan *p)
 	return buf;
 }
 
+/* Every full-isolation plan's mounts, before the policy's own. */
+#define MOUNTS "read-only root /\ndev /dev\ntmpfs /tmp\ntmpfs /dev/shm\ntmpfs /run\ntmpfs /var/run\n"
 static const char command_steps[] = "setsid\npdeathsig\nrlimit\nclose fds\nenvironment\ncapabilities\n"
 				    "no_new_privs\nlandlock\nseccomp\nexecve\n";
 
@@ -57,14 +59,14 @@ Test(plan, full_workspace_write_in_order)
 	got = render(&p);
 	cr_assert(asprintf(&want,
 			   "namespaces\nid map\n"
-			   "tmpfs /tmp\ntmpfs /dev/shm\n"
+			   "%s"
 			   "protect /ws/.cordon*\n"
 			   "pin /ws/.git\n"
 			   "protect /ws/.git/config\nprotect /ws/.git/hooks\n"
 			   "protect /ws/.mcp.json\n"
 			   "hide /h/.ssh\nhide /h/.netrc\n"
 			   "proc /proc\nloopback\nchdir\ninit\n%s",
-			   command_steps) > 0);
+			   MOUNTS, command_steps) > 0);
 	cr_assert_str_eq(got, want);
 	cr_assert_eq(p.clone_flags, (unsigned long)(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET));
 	free(got);
@@ -115,7 +117,7 @@ Test(plan, net_host_has_no_network_namespace)
 	exec_flags_done(&f);
 }
 
-Test(plan, read_only_has_no_private_tmp_and_no_writable_root)
+Test(plan, read_only_has_a_private_tmp_and_no_writable_root)
 {
 	struct exec_flags f;
 	struct plan p;
@@ -123,7 +125,9 @@ Test(plan, read_only_has_no_private_tmp_and_no_writable_root)
 
 	cr_assert_eq(COMPILE(&p, &f, "--", "true"), 0);
 	got = render(&p);
-	cr_assert_str_eq(got, "namespaces\nid map\nproc /proc\nloopback\nchdir\ninit\n"
+	/* read-only still gets a private /tmp and /run: the host's hold
+	 * other programs' sockets */
+	cr_assert_str_eq(got, "namespaces\nid map\n" MOUNTS "proc /proc\nloopback\nchdir\ninit\n"
 			      "setsid\npdeathsig\nrlimit\nclose fds\nenvironment\ncapabilities\n"
 			      "no_new_privs\nlandlock\nseccomp\nexecve\n");
 	cr_assert_str_eq(p.landlock.writable[0], "/dev/null");
@@ -143,7 +147,7 @@ Test(plan, workspace_below_tmp_is_bound_back_and_not_pinned)
 			     "true"),
 		     0);
 	got = render(&p);
-	cr_assert(strstr(got, "tmpfs /tmp\ntmpfs /dev/shm\nbind back /tmp/ws\nbind back /tmp/other\n"
+	cr_assert(strstr(got, "tmpfs /run\ntmpfs /var/run\nbind back /tmp/ws\nbind back /tmp/other\n"
 			      "pin /tmp/ws/.git\nprotect /tmp/ws/.git/hooks\nproc"),
 		  "%s", got);
 	/* /tmp/ws is a mount point already: its rename fails with EBUSY anyway */
@@ -165,7 +169,7 @@ Test(plan, nested_roots_pin_the_inner_root)
 		     0);
 	got = render(&p);
 	/* /a/b's parent /a is writable: /a/b could be renamed away, so it is pinned */
-	cr_assert(strstr(got, "id map\npin /a/b\npin /a/b/.git\nprotect /a/b/.git/hooks\nproc"), "%s", got);
+	cr_assert(strstr(got, "tmpfs /var/run\npin /a/b\npin /a/b/.git\nprotect /a/b/.git/hooks\nproc"), "%s", got);
 	/* outside every writable root: Landlock keeps it read-only already */
 	cr_assert_null(strstr(got, "/outside"));
 	free(got);
@@ -184,7 +188,7 @@ Test(plan, protecting_a_path_and_a_path_below_it)
 		     0);
 	got = render(&p);
 	/* the protection of .git replaces its pin, and comes first */
-	cr_assert(strstr(got, "id map\nprotect /ws/.git\nprotect /ws/.git/hooks\nproc"), "%s", got);
+	cr_assert(strstr(got, "tmpfs /var/run\nprotect /ws/.git\nprotect /ws/.git/hooks\nproc"), "%s", got);
 	free(got);
 	plan_done(&p);
 	exec_flags_done(&f);
@@ -232,26 +236,26 @@ Test(plan, contradictions_are_refused)
 	exec_flags_done(&f);
 }
 
-Test(plan, fallback_to_light_keeps_what_light_can_do)
+Test(plan, explicit_light_keeps_what_light_can_do)
 {
 	struct exec_flags f;
 	struct plan p;
-	char *const v[] = { "exec", "--write", "/ws", "--private-tmp", "--protect", "/ws/.git/hooks",
-			    "--deny-read", "/h/.ssh", "--", "true", NULL };
 
-	cr_assert_eq(exec_parse(10, v, &f, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(plan_compile_light(&f, &p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--write", "/ws", "--deny-read", "/h/.ssh", "--", "true"),
+		     0, "%s", err);
 	cr_assert_eq(p.isolation, CORDON_ISOLATION_LIGHT);
 	cr_assert_not(p.private_tmp);
 	cr_assert_str_eq(p.landlock.deny_read[0], "/h/.ssh");
 	cr_assert(p.seccomp.deny_inet);
+	/* the host's /dev: never all of /dev/pts (stdio's own terminal is added when applied) */
+	for (size_t i = 0; p.landlock.writable[i]; i++)
+		cr_assert(strcmp(p.landlock.writable[i], "/dev/pts") != 0 && strcmp(p.landlock.writable[i], "/dev/ptmx") != 0,
+			  "%s", p.landlock.writable[i]);
 	plan_done(&p);
-
-	/* ...but not when a namespace is required */
 	exec_flags_done(&f);
-	char *const w[] = { "exec", "--require", "userns", "--", "true", NULL };
-	cr_assert_eq(exec_parse(5, w, &f, err, sizeof(err)), 0);
-	cr_assert_eq(plan_compile_light(&f, &p, err, sizeof(err)), -EOPNOTSUPP);
+
+	/* ...and refuses when a namespace is required */
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--require", "userns", "--", "true"), -EOPNOTSUPP);
 	exec_flags_done(&f);
 }
 
