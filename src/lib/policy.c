@@ -5,6 +5,7 @@
  * the environment snapshot) happens here so that confine stays pure.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -25,36 +26,179 @@ extern char **environ;
 #define ENV_NAME_MAX 256
 #define ENV_VALUE_MAX (128 * 1024)
 
-const char *const policy_default_deny_read[] = {
-	".ssh",
-	".aws",
-	".gnupg",
-	".config/gh",
-	".config/hub",
-	".kube",
-	".docker",
-	".azure",
-	".config/gcloud",
-	".netrc",
-	".git-credentials",
-	".password-store",
-	".npmrc",
-	".pypirc",
-	".cargo/credentials",
-	".cargo/credentials.toml",
-	".gem/credentials",
-	".bash_history",
-	".zsh_history",
-	".history",
-	".sh_history",
-	".python_history",
-	".node_repl_history",
-	".psql_history",
-	".mysql_history",
-	".sqlite_history",
-	".rediscli_history",
-	".lesshst",
-	".local/share/fish/fish_history",
+/*
+ * What an agent's machine holds that no tool it runs should read, below HOME
+ * (and below the caller's passwd home, when HOME points elsewhere), grouped
+ * so a profile can lift one group by name. Directories are hidden whole; a
+ * file alone where its directory holds other things tools need. Add to a
+ * group rather than making a new one; README.md lists them.
+ */
+const struct policy_secret policy_default_deny_read[] = {
+	/* ssh keys, agents' sockets and known hosts */
+	{ "ssh", ".ssh" },
+	/* gpg keys, password stores, desktop keyrings and password managers */
+	{ "keyrings", ".gnupg" },
+	{ "keyrings", ".password-store" },
+	{ "keyrings", ".local/share/keyrings" },
+	{ "keyrings", ".local/share/kwalletd" },
+	{ "keyrings", ".config/Bitwarden" },
+	{ "keyrings", ".config/Bitwarden CLI" },
+	{ "keyrings", ".config/1Password" },
+	{ "keyrings", ".config/op" },
+	{ "keyrings", ".config/keepassxc" },
+	{ "keyrings", ".local/share/keepassxc" },
+	/* browser profiles: cookies, saved passwords, session tokens */
+	{ "browsers", ".mozilla" },
+	{ "browsers", ".config/google-chrome" },
+	{ "browsers", ".config/chromium" },
+	{ "browsers", ".config/BraveSoftware" },
+	{ "browsers", ".config/microsoft-edge" },
+	{ "browsers", ".config/vivaldi" },
+	{ "browsers", ".config/opera" },
+	{ "browsers", "snap/firefox" },
+	{ "browsers", "snap/chromium" },
+	/* source hosting and git's own credential stores */
+	{ "git", ".git-credentials" },
+	{ "git", ".config/git/credentials" },
+	{ "git", ".config/gh" },
+	{ "git", ".config/hub" },
+	{ "git", ".config/glab-cli" },
+	{ "git", ".config/tea" },
+	{ "git", ".netrc" },
+	/* cloud providers */
+	{ "cloud", ".aws" },
+	{ "cloud", ".azure" },
+	{ "cloud", ".config/gcloud" },
+	{ "cloud", ".oci" },
+	{ "cloud", ".config/doctl" },
+	{ "cloud", ".config/hcloud" },
+	{ "cloud", ".config/linode-cli" },
+	{ "cloud", ".aliyun" },
+	{ "cloud", ".ibmcloud" },
+	{ "cloud", ".config/scw" },
+	{ "cloud", ".fly" },
+	{ "cloud", ".config/heroku" },
+	{ "cloud", ".netlify" },
+	{ "cloud", ".vercel" },
+	{ "cloud", ".config/flyctl" },
+	{ "cloud", ".wrangler" },
+	/* infrastructure tools */
+	{ "infrastructure", ".kube" },
+	{ "infrastructure", ".docker" },
+	{ "infrastructure", ".config/containers/auth.json" },
+	{ "infrastructure", ".config/helm" },
+	{ "infrastructure", ".terraform.d" },
+	{ "infrastructure", ".terraformrc" },
+	{ "infrastructure", ".vault-token" },
+	{ "infrastructure", ".pulumi" },
+	{ "infrastructure", ".ansible" },
+	{ "infrastructure", ".config/rclone" },
+	{ "infrastructure", ".s3cfg" },
+	{ "infrastructure", ".boto" },
+	{ "infrastructure", ".config/sops" },
+	{ "infrastructure", ".config/age" },
+	/* package registries, every ecosystem */
+	{ "registries", ".npmrc" },
+	{ "registries", ".yarnrc" },
+	{ "registries", ".yarnrc.yml" },
+	{ "registries", ".config/pnpm/rc" },
+	{ "registries", ".bunfig.toml" },
+	{ "registries", ".pypirc" },
+	{ "registries", ".config/pip/pip.conf" },
+	{ "registries", ".pip/pip.conf" },
+	{ "registries", ".config/pypoetry/auth.toml" },
+	{ "registries", ".cargo/credentials" },
+	{ "registries", ".cargo/credentials.toml" },
+	{ "registries", ".gem/credentials" },
+	{ "registries", ".bundle/config" },
+	{ "registries", ".m2/settings.xml" },
+	{ "registries", ".m2/settings-security.xml" },
+	{ "registries", ".gradle/gradle.properties" },
+	{ "registries", ".ivy2/.credentials" },
+	{ "registries", ".sbt/credentials" },
+	{ "registries", ".config/composer/auth.json" },
+	{ "registries", ".composer/auth.json" },
+	{ "registries", ".nuget/NuGet/NuGet.Config" },
+	{ "registries", ".config/NuGet/NuGet.Config" },
+	{ "registries", ".cache/huggingface/token" },
+	{ "registries", ".huggingface/token" },
+	{ "registries", ".config/hf" },
+	{ "registries", ".pub-cache/credentials.json" },
+	{ "registries", ".config/dart/pub-credentials.json" },
+	{ "registries", ".config/jfrog" },
+	{ "registries", ".cabal/config" },
+	/* other agents' tokens and configuration */
+	{ "agents", ".claude" },
+	{ "agents", ".claude.json" },
+	{ "agents", ".config/claude" },
+	{ "agents", ".codex" },
+	{ "agents", ".gemini" },
+	{ "agents", ".config/github-copilot" },
+	{ "agents", ".copilot" },
+	{ "agents", ".cursor" },
+	{ "agents", ".config/Cursor" },
+	{ "agents", ".aider" },
+	{ "agents", ".continue" },
+	{ "agents", ".config/openai" },
+	{ "agents", ".config/anthropic" },
+	{ "agents", ".windsurf" },
+	{ "agents", ".codeium" },
+	{ "agents", ".amazonq" },
+	{ "agents", ".aws/amazonq" },
+	{ "agents", ".config/goose" },
+	{ "agents", ".ollama/id_ed25519" },
+	/* database clients' password files */
+	{ "databases", ".pgpass" },
+	{ "databases", ".my.cnf" },
+	{ "databases", ".mylogin.cnf" },
+	{ "databases", ".config/pgcli" },
+	{ "databases", ".mongoshrc.js" },
+	{ "databases", ".mongorc.js" },
+	{ "databases", ".rediscli_auth" },
+	{ "databases", ".cassandra/cqlshrc" },
+	{ "databases", ".snowsql" },
+	{ "databases", ".dbt/profiles.yml" },
+	{ "databases", ".config/clickhouse-client" },
+	/* every shell's and REPL's history */
+	{ "histories", ".bash_history" },
+	{ "histories", ".zsh_history" },
+	{ "histories", ".zhistory" },
+	{ "histories", ".history" },
+	{ "histories", ".sh_history" },
+	{ "histories", ".ksh_history" },
+	{ "histories", ".local/share/fish/fish_history" },
+	{ "histories", ".config/fish/fish_history" },
+	{ "histories", ".python_history" },
+	{ "histories", ".node_repl_history" },
+	{ "histories", ".ts_node_repl_history" },
+	{ "histories", ".psql_history" },
+	{ "histories", ".mysql_history" },
+	{ "histories", ".sqlite_history" },
+	{ "histories", ".rediscli_history" },
+	{ "histories", ".mongosh" },
+	{ "histories", ".dbshell" },
+	{ "histories", ".irb_history" },
+	{ "histories", ".pry_history" },
+	{ "histories", ".ghc/ghci_history" },
+	{ "histories", ".julia/logs/repl_history.jl" },
+	{ "histories", ".Rhistory" },
+	{ "histories", ".lesshst" },
+	{ "histories", ".wget-hsts" },
+	{ "histories", ".local/share/recently-used.xbel" },
+	{ NULL, NULL },
+};
+
+/* A root caller's system secrets: nothing a tool needs, everything an
+ * attacker wants. (Other users cannot read them anyway.) /root itself is
+ * root's passwd home, so the catalogue above covers it whatever HOME says;
+ * hiding it whole would hide the tools root installed there. */
+const char *const policy_root_deny_read[] = {
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/sudoers.d",
+	"/etc/ssl/private",
 	NULL,
 };
 
@@ -349,6 +493,9 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 		for (const char *const *t = policy_temp_roots(); *t; t++)
 			if (path_is_under(*t, canon))
 				return 0;
+		/* nor cordon itself: a sandbox must be able to run cordon (nested) */
+		if (path_is_under(cordon_runner_path(), canon))
+			return 0;
 	}
 
 	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
@@ -433,6 +580,59 @@ static int protect_xdg_profiles(struct cordon_policy *p)
 	return 0;
 }
 
+static int deny_home_secrets(struct cordon_policy *p, const char *home, struct cordon_error *reterr)
+{
+	int r;
+
+	if (!home || strcmp(home, "/") == 0)
+		return 0;
+	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
+		/* home is canonical already: resolve only below it */
+		r = deny_add_at(p, home, policy_default_deny_read[i].path, DENY_DEFAULT, reterr);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The host keys' private halves, whatever their algorithms are called. */
+static int deny_root_secrets(struct cordon_policy *p, struct cordon_error *reterr)
+{
+	DIR *d;
+	int r;
+
+	for (size_t i = 0; policy_root_deny_read[i]; i++) {
+		r = deny_add(p, policy_root_deny_read[i], DENY_DEFAULT, reterr);
+		if (r < 0)
+			return r;
+	}
+	d = opendir("/etc/ssh");
+	if (!d)
+		return 0;
+	r = 0;
+	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
+		size_t n = strlen(de->d_name);
+		char path[300];
+
+		if (strncmp(de->d_name, "ssh_host_", 9) != 0 || n < 4 || strcmp(de->d_name + n - 4, "_key") != 0)
+			continue;
+		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
+		r = deny_add(p, path, DENY_DEFAULT, reterr);
+	}
+	closedir(d);
+	return r;
+}
+
+static int resolve_passwd_home(char **ret)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	*ret = NULL;
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+		return 0;
+	return cordon_canonicalize(pw->pw_dir, ret, NULL);
+}
+
 static int resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
@@ -499,6 +699,7 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 				 struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_free_ char *pw_home = NULL;
 	enum cordon_mode m;
 	int r;
 
@@ -537,13 +738,21 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	r = resolve_home(&p->home);
 	if (r < 0)
 		return error_set(reterr, r, "cannot resolve HOME");
-	if (p->home && strcmp(p->home, "/") != 0)
-		for (size_t i = 0; policy_default_deny_read[i]; i++) {
-			/* HOME is canonical already: resolve only below it */
-			r = deny_add_at(p, p->home, policy_default_deny_read[i], DENY_DEFAULT, reterr);
-			if (r < 0)
-				return r;
-		}
+	r = deny_home_secrets(p, p->home, reterr);
+	if (r < 0)
+		return r;
+	/* HOME may point elsewhere than the passwd home (HOME=/x cordon
+	 * run): both hold the caller's secrets. */
+	r = resolve_passwd_home(&pw_home);
+	if (r == 0 && pw_home && (!p->home || strcmp(pw_home, p->home) != 0))
+		r = deny_home_secrets(p, pw_home, reterr);
+	if (r < 0)
+		return r;
+	if (geteuid() == 0) {
+		r = deny_root_secrets(p, reterr);
+		if (r < 0)
+			return r;
+	}
 
 	r = deny_defaults_outside_home(p, reterr);
 	if (r < 0)

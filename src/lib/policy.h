@@ -41,7 +41,14 @@ struct cordon_policy {
 };
 
 /* The built-in read-deny set, relative to HOME. NULL-terminated. */
-extern const char *const policy_default_deny_read[];
+/* The credential catalogue: a path below HOME and the group that lifts it;
+ * ends with { NULL, NULL }. */
+struct policy_secret {
+	const char *group;
+	const char *path;
+};
+extern const struct policy_secret policy_default_deny_read[];
+extern const char *const policy_root_deny_read[];
 /* Sockets that lead out of any sandbox (container engines, the system and
  * session buses, the user's runtime directory), hidden always; and local
  * service sockets (databases), hidden when the network is "none". */

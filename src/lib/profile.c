@@ -1863,8 +1863,8 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 		return -ENOMEM;
 	switch ((enum builtin_group)g) {
 	case GROUP_CREDENTIALS:
-		for (size_t i = 0; home && policy_default_deny_read[i]; i++) {
-			_cleanup_free_ char *j = path_join(home, policy_default_deny_read[i]), *c = NULL;
+		for (size_t i = 0; home && policy_default_deny_read[i].path; i++) {
+			_cleanup_free_ char *j = path_join(home, policy_default_deny_read[i].path), *c = NULL;
 
 			if (!j)
 				return -ENOMEM;
