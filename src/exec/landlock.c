@@ -87,6 +87,12 @@ struct ruleset_attr {
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
+static void roots_free(char **v);
+static inline void roots_freep(char ***v)
+{
+	roots_free(*v);
+}
+
 int landlock_get_abi(void)
 {
 	/* The one cache this module keeps; racing first callers compute the
@@ -115,6 +121,7 @@ struct builder {
 	unsigned n_rules;
 	const struct denied *denied;
 	size_t n_denied;
+	bool list_walked;
 	char *err;
 	size_t errlen;
 };
@@ -235,7 +242,7 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 		return errbuf_set(b->err, b->errlen, r, "landlock: cannot list %s: %s", dir, strerror(-r));
 	}
 
-	for (size_t i = 0; i < b->n_denied; i++)
+	for (size_t i = 0; !b->list_walked && i < b->n_denied; i++)
 		if (b->denied[i].is_dir && path_under(b->denied[i].path, dir))
 			denied_dir_below = true;
 
@@ -324,6 +331,11 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 		if (path_under(b->denied[i].path, canon))
 			split = true;
 	}
+	/* Full isolation hides by mount inside writable roots too; splitting
+	 * one would forbid creating anything directly in it (HOME as the
+	 * workspace could not get a new file). */
+	if (b->list_walked && (allowed & LANDLOCK_ACCESS_FS_MAKE_REG))
+		split = false;
 
 	if (!split) {
 		fd = open(canon, O_PATH | O_CLOEXEC);
@@ -350,26 +362,105 @@ static void denied_free(struct denied *d, size_t n)
 	free(d);
 }
 
-/* Canonicalise deny_read; paths that do not exist have nothing to hide. */
-static int resolve_denied(const char *const *list, struct denied **ret, size_t *ret_n, char *err, size_t errlen)
+/* A deny_read path that does not exist: the canonical parent (it exists)
+ * joined with its name. -ENOENT when the parent is missing too (then the
+ * policy named a shorter path for it), -ENOTDIR below a file. */
+static int resolve_absent(const char *path, char **ret)
 {
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *parent = NULL, *canon = NULL;
+	char *joined;
+
+	if (!slash || slash[1] == '\0')
+		return -ENOENT;
+	parent = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	if (!parent)
+		return -ENOMEM;
+	canon = realpath(parent, NULL);
+	if (!canon)
+		return -errno;
+	if (asprintf(&joined, "%s%s%s", canon, strcmp(canon, "/") == 0 ? "" : "/", slash + 1) < 0)
+		return -ENOMEM;
+	*ret = joined;
+	return 0;
+}
+
+/* Canonicalise deny_read; a path that does not exist is hidden by name in
+ * its parent (resolve_absent). */
+/* path (canonical) is at or below one of roots (canonical, NULL-terminated). */
+static bool below_any(const char *path, char *const *roots)
+{
+	for (size_t i = 0; roots && roots[i]; i++)
+		if (path_at_or_under(path, roots[i]))
+			return true;
+	return false;
+}
+
+/* The writable roots, canonical: only the ones that exist. */
+static char **canonical_roots(const char *const *list)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	while (list && list[n])
+		n++;
+	v = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; v && i < n; i++)
+		if ((v[k] = realpath(list[i], NULL)))
+			k++;
+	return v;
+}
+
+static void roots_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int resolve_denied(const char *const *list, const char *const *writable_list, struct denied **ret,
+			  size_t *ret_n, char *err, size_t errlen)
+{
+	_cleanup_(roots_freep) char **writable = NULL;
 	struct denied *d = NULL;
 	size_t n = 0, cap = 0;
 	struct stat st;
 
 	for (size_t i = 0; list && list[i]; i++) {
 		char *canon = realpath(list[i], NULL);
+		bool absent = false;
 
 		if (!canon) {
 			int r = -errno;
 
-			if (r == -ENOENT || r == -ENOTDIR)
+			if (r == -ENOENT) {
+				/* Not there (yet): hide the name in its parent. */
+				r = resolve_absent(list[i], &canon);
+				absent = true;
+			}
+			/* EACCES: below a hidden directory (mode 000), out of
+			 * the command's reach as much as ours */
+			if (r == -ENOENT || r == -ENOTDIR || r == -EACCES)
 				continue;
-			denied_free(d, n);
-			return errbuf_set(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s", list[i],
-				    strerror(-r));
+			if (r < 0) {
+				denied_free(d, n);
+				return errbuf_set(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s",
+					    list[i], strerror(-r));
+			}
 		}
-		if (stat(canon, &st) < 0) {
+		if (absent && !writable && !(writable = canonical_roots(writable_list))) {
+			free(canon);
+			denied_free(d, n);
+			return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
+		}
+		if (absent && below_any(canon, writable)) {
+			/* a writable root may create any name: nothing to omit there */
+			free(canon);
+			continue;
+		}
+		if (absent)
+			st.st_mode = S_IFDIR; /* unknown: the stricter reading */
+		else if (stat(canon, &st) < 0) {
 			int r = -errno;
 
 			free(canon);
@@ -495,7 +586,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 	if (ruleset_fd < 0)
 		return errbuf_set(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
 
-	k = resolve_denied(r->deny_read, &denied, &n_denied, err, errlen);
+	k = resolve_denied(r->deny_read, r->writable, &denied, &n_denied, err, errlen);
 	if (k < 0)
 		return k;
 
@@ -504,6 +595,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 		.handled_fs = fs,
 		.denied = denied,
 		.n_denied = n_denied,
+		.list_walked = r->list_walked,
 		.err = err,
 		.errlen = errlen,
 	};

@@ -32,7 +32,11 @@
  *     writable root splits that root; a root that lies beneath a denied path
  *     is granted as usual; a root equal to a denied path gets nothing;
  *   - hiding is by path: the same inode reached through a bind mount or a
- *     hard link outside the walked directories is not hidden.
+ *     hard link outside the walked directories is not hidden;
+ *   - a denied path that does not exist: its parent is walked (it must
+ *     exist), so whatever is created there after apply, under that name or
+ *     any other, is unreadable: a credential store made during the run is
+ *     hidden like one that was there.
  * The number of rules is capped at LANDLOCK_MAX_RULES; beyond it, -E2BIG.
  *
  * Writable roots get every filesystem right the ABI has, except creating
@@ -47,6 +51,8 @@ struct landlock_rules {
 	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
 	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
 	const char *const *deny_read;  /* NULL-terminated or NULL: paths to hide even though an ancestor is readable */
+	bool list_walked;              /* walked directories stay listable even above a denied directory
+					* (full isolation: the mounts hide its contents) */
 	bool deny_tcp;                 /* deny TCP bind and connect to every port (needs ABI >= 4) */
 	bool scope;                    /* scope abstract unix sockets and signals to the sandbox (ABI >= 6) */
 	unsigned required;             /* REQUIRE_LANDLOCK | REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE from policy.h */

@@ -363,12 +363,60 @@ static void apply_tmpfs(const char *path, struct held_trees *h)
 	}
 }
 
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#define __NR_fsconfig 431
+#define __NR_fsmount 432
+#endif
+#ifndef FSCONFIG_SET_STRING
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#endif
+
+/* A detached, read-only tmpfs holding "d" (a directory) and "f" (a file),
+ * both mode 000: the stand-ins for hidden paths. Detached, so it is nowhere
+ * in the sandbox's tree but where it is bound. */
+static int make_hide_store(void)
+{
+	_cleanup_close_ int fs = -1, mnt = -1, f = -1;
+	int r;
+
+	fs = (int)syscall(__NR_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
+	if (fs < 0)
+		die("hide", "fsopen tmpfs: %m");
+	if (syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "4", 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		die("hide", "cannot configure a tmpfs: %m");
+	mnt = (int)syscall(__NR_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */,
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | 0x00000008 /* MOUNT_ATTR_NOEXEC */);
+	if (mnt < 0)
+		die("hide", "fsmount: %m");
+	if (mkdirat(mnt, "d", 0) < 0 || (f = openat(mnt, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0 ||
+	    fchmod(f, 0) < 0 || fchmodat(mnt, "d", 0, 0) < 0)
+		die("hide", "cannot make the stand-ins: %m");
+	close(TAKE_FD(f)); /* a file open for writing would keep the mount writable */
+	r = set_attr(mnt, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
+	if (r < 0)
+		die("hide", "cannot make the stand-ins read-only: %s", strerror(-r));
+	return TAKE_FD(mnt);
+}
+
+static int attach_tree_clone(int dfd, const char *name, const char *path)
+{
+	_cleanup_close_ int fd = (int)syscall(__NR_open_tree, dfd, name, OPEN_TREE_CLONE | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return attach_tree(fd, path);
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
 	struct held_trees h = {};
-	int hide_dir_fd = -1;
-	char buf[PATH_MAX], src[64];
+	_cleanup_close_ int hide_store = -1;
+	char buf[PATH_MAX];
 	bool have_dev = false;
 	size_t t = 0;
 	int r;
@@ -443,27 +491,15 @@ void mount_apply(struct exec_ctx *x)
 					break;
 				die("hide", "%s: %m", path);
 			}
-			if (!S_ISDIR(st.st_mode)) {
-				/* Reads see an empty file; the mount is read-only. */
-				if (mount("/dev/null", path, NULL, MS_BIND, NULL) < 0)
-					die("hide", "%s: %m", path);
-				if ((r = set_attr(AT_FDCWD, path, 0, MOUNT_ATTR_RDONLY, 0)) < 0)
-					die("hide", "%s: %s", path, strerror(-r));
-				break;
-			}
-			if (hide_dir_fd >= 0) {
-				/* One read-only, mode-000 tmpfs serves every hidden directory. */
-				snprintf(src, sizeof(src), "/proc/self/fd/%d", hide_dir_fd);
-				if (mount(src, path, NULL, MS_BIND, NULL) < 0)
-					die("hide", "%s: %m", path);
-				break;
-			}
-			if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-				  "mode=000,size=4k,nr_inodes=1") < 0)
+			/* An empty, read-only, mode-000 stand-in: opening it fails
+			 * with EACCES, a denial a person (and classify) can read. */
+			if (hide_store < 0)
+				hide_store = make_hide_store();
+			r = attach_tree_clone(hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
+			if (r < 0) {
+				errno = -r;
 				die("hide", "%s: %m", path);
-			hide_dir_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (hide_dir_fd < 0)
-				die("hide", "%s: %m", path);
+			}
 			break;
 
 		case STEP_PROC:
@@ -490,8 +526,6 @@ void mount_apply(struct exec_ctx *x)
 			break;
 		}
 	}
-	if (hide_dir_fd >= 0)
-		close(hide_dir_fd);
 	if (h.cwd >= 0) {
 		r = make_mount_point(x->cwd, true);
 		if (r == 0)

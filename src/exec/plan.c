@@ -345,8 +345,12 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.landlock = (struct landlock_rules){
 		.readable = readable_all,
 		.writable = writable,
-		/* no mount namespace: Landlock is the only way to hide */
-		.deny_read = light ? f->deny_read.v : NULL,
+		/* Hidden by omission in every mode: the mounts of full isolation
+		 * give an empty view, but a host rename or a store created
+		 * during the run is out of their reach; an inode without a rule
+		 * is not (under light isolation Landlock is the only layer). */
+		.deny_read = f->deny_read.v,
+		.list_walked = !light,
 		.deny_tcp = f->net == CORDON_NET_NONE,
 		.scope = true,
 		/* The runner's write fence is Landlock: never run without it. */

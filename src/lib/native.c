@@ -107,9 +107,20 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	/* a private /tmp in every mode: the host's holds other programs' sockets */
 	if (!light)
 		strvb_add(&sb, "--private-tmp");
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (deny_entry_applies(p, &p->deny[i]))
-			strvb_add_many(&sb, "--deny-read", p->deny[i].path, NULL);
+	/* What does not exist yet is hidden too (by Landlock omission: a
+	 * store created during the run stays unreadable), once per name. */
+	for (size_t i = 0; i < p->n_deny; i++) {
+		const char *d = deny_entry_native_path(p, &p->deny[i]);
+		bool seen = false;
+
+		for (size_t j = 0; d && j < i && !seen; j++) {
+			const char *e = deny_entry_native_path(p, &p->deny[j]);
+
+			seen = e && strcmp(e, d) == 0;
+		}
+		if (d && !seen)
+			strvb_add_many(&sb, "--deny-read", d, NULL);
+	}
 	if (!light && ws_write)
 		STRV_FOREACH(prot, p->protect)
 			strvb_add_many(&sb, "--protect", *prot, NULL);

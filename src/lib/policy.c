@@ -454,6 +454,40 @@ bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *
 	return d->exists && !(d->only_without_net && p->net == CORDON_NET_HOST);
 }
 
+const char *deny_entry_native_path(const struct cordon_policy *p, const struct deny_entry *d)
+{
+	if (d->only_without_net && p->net == CORDON_NET_HOST)
+		return NULL;
+	return d->exists ? d->path : d->absent_at;
+}
+
+/* The first component of an absent canonical path that does not exist:
+ * /h/.config/gh with /h/.config missing gives /h/.config. NULL when even /
+ * would be it, or on a lookup error (then nothing is hidden by omission). */
+static char *first_absent(const char *path)
+{
+	_cleanup_free_ char *buf = strdup(path);
+	char *slash;
+	struct stat st;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return NULL;
+		*slash = '\0';
+		if (lstat(buf, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				return NULL; /* below a file: nothing can be created there */
+			*slash = '/';
+			return TAKE_PTR(buf);
+		}
+		if (errno != ENOENT)
+			return NULL;
+	}
+}
+
 enum deny_origin {
 	DENY_EXPLICIT,   /* the caller asked: kept as given */
 	DENY_DEFAULT,    /* built in: skipped when it would hide a writable root */
@@ -507,7 +541,10 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	if (stat(nd->path, &st) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);
-	} else if (errno != ENOENT && errno != ENOTDIR) {
+	} else if (errno == ENOENT) {
+		/* the first missing component is what the runner hides */
+		nd->absent_at = first_absent(nd->path);
+	} else if (errno != ENOTDIR) {
 		r = error_set(reterr, -errno, "cannot inspect read-deny path '%s': %m", nd->path);
 		free(nd->path);
 		return r;
@@ -683,8 +720,10 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	free(p->workspace);
 	free(p->home);
 	strv_free(p->writable_roots);
-	for (size_t i = 0; i < p->n_deny; i++)
+	for (size_t i = 0; i < p->n_deny; i++) {
 		free(p->deny[i].path);
+		free(p->deny[i].absent_at);
+	}
 	free(p->deny);
 	strv_free(p->protect);
 	strv_free(p->env);

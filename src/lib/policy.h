@@ -11,6 +11,9 @@ struct deny_entry {
 	bool exists;  /* false: nothing to hide; providers skip it */
 	bool is_dir;  /* directory -> empty read-only dir; else /dev/null */
 	bool only_without_net; /* a local service socket: hidden unless the network is "host" */
+	char *absent_at;       /* !exists: its first component that does not exist (what the native
+				* runner hides by Landlock omission, so a store created later stays
+				* unreadable); NULL when it exists, or when nothing above it does */
 };
 
 /* Features the policy insists on (cordon_policy_require). */
@@ -56,6 +59,9 @@ extern const char *const policy_default_deny_sockets[];
 extern const char *const policy_default_deny_services[];
 /* Does the provider hide d under p? (exists, and not a service socket under --net host) */
 bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d);
+/* The same, for the native runner, which also hides what does not exist yet:
+ * the path to pass (d->path, or d->absent_at), or NULL. */
+const char *deny_entry_native_path(const struct cordon_policy *p, const struct deny_entry *d);
 /* The built-in protected set, relative to the workspace. NULL-terminated.
  * Entries ending in '*' are prefixes matched by the runner. */
 extern const char *const policy_default_protect[];

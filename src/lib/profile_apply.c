@@ -93,6 +93,7 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 		for (size_t j = 0; j < pol->n_deny; j++)
 			if (strcmp(pol->deny[j].path, p->bypass_credentials.v[i].path) == 0) {
 				free(pol->deny[j].path);
+				free(pol->deny[j].absent_at);
 				memmove(&pol->deny[j], &pol->deny[j + 1], (pol->n_deny - j - 1) * sizeof(pol->deny[0]));
 				pol->n_deny--;
 				break;
