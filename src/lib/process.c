@@ -273,13 +273,13 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, int sta
 /* A failure of ours in the forked child, before the runner ran: the line
  * on stderr for people, and a record on the status channel (when there is
  * one) so it reads as the runner failing. Only write(2): async-signal-safe. */
-static void child_fail(const struct spawn_opts *o, const char *step, const char *line, size_t len)
+static void child_fail(int status_w, const char *step, const char *line, size_t len)
 {
 	(void)!write(2, line, len);
-	if (o->status_fd > 2) {
-		(void)!write(o->status_fd, step, strlen(step));
-		(void)!write(o->status_fd, "\t-\t", 3);
-		(void)!write(o->status_fd, line, len);
+	if (status_w >= 0) {
+		(void)!write(status_w, step, strlen(step));
+		(void)!write(status_w, "\t-\t", 3);
+		(void)!write(status_w, line, len);
 	}
 }
 
@@ -356,16 +356,21 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 			_exit(127);
 		if (!o->capture_stdout && out_w >= 0 && dup2(out_w, 1) < 0)
 			_exit(127);
-		/* dup2 clears close-on-exec on the copy only */
-		if (status_w >= 0 && dup2(status_w, o->status_fd) < 0)
-			_exit(127);
 		if (o->cwd && chdir(o->cwd) < 0)
 			_exit(127);
 		if (o->limits && limits_child_apply(o->limits) < 0) {
 			static const char msg[] = "cordon: limits: cannot join the run's cgroup or set its rlimits\n";
 
-			child_fail(o, "limits", msg, sizeof(msg) - 1);
+			child_fail(status_w, "limits", msg, sizeof(msg) - 1);
 			_exit(125);
+		}
+		/* Last: the number may be one of our fds the steps above still
+		 * needed (a cgroup.procs fd). dup2 clears close-on-exec on the
+		 * copy only. */
+		if (status_w >= 0) {
+			if (dup2(status_w, o->status_fd) < 0)
+				_exit(127);
+			status_w = o->status_fd;
 		}
 		if (!o->child_main) {
 			static const char msg[] = "cordon: spawn: cannot execute the runner\n";
@@ -374,8 +379,7 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 				execve(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
 			else
 				execvpe(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
-			if (o->status_fd > 2)
-				child_fail(o, "spawn", msg, sizeof(msg) - 1);
+			child_fail(status_w, "spawn", msg, sizeof(msg) - 1);
 			_exit(127);
 		}
 		/* The in-process runner reads its environment from environ,

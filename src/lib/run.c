@@ -216,7 +216,8 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	limits_cgroup_destroy(&cg);
 	if (r < 0)
 		return r;
-	_cleanup_free_ char *status_record = sr.status;
+	/* what the runner wrote on its status channel, if it has one */
+	_cleanup_free_ char *status_record = TAKE_PTR(sr.status);
 
 	res = calloc(1, sizeof(*res));
 	if (!res) {
@@ -242,7 +243,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 
 		/* The status channel, where there is one, says whether the
 		 * runner failed; the output never does then. */
-		r = cordon_classify_status(confined, status, sr.status, sr.status_len, sr.output, sr.output_len,
+		r = cordon_classify_status(confined, status, status_record, sr.status_len, sr.output, sr.output_len,
 					   &cls);
 		if (r < 0)
 			return r;

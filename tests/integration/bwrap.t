@@ -165,7 +165,8 @@ sys.stdout.write(p.stdout)
 open(sys.argv[1] + ".status", "w").write(str(p.returncode))
 open(sys.argv[1] + ".records", "w").write(os.read(r2, 65536).decode())
 PY
-v=$("$CORDON" classify --confined "$tmp/c.json" --status "$(cat "$tmp/c.json.status")" --output "$tmp/out.txt")
+v=$("$CORDON" classify --confined "$tmp/c.json" --status "$(cat "$tmp/c.json.status")" --output "$tmp/out.txt" \
+        --status-records "$tmp/c.json.records")
 if [ "$v" = denied ]; then ok "classify reads the confined value and says denied"; else not_ok "classify" "verdict=$v" "$(cat "$tmp/out.txt")"; fi
 if grep -q '"exit-code"' "$tmp/c.json.records"; then ok "bwrap reported the command's exit on the status fd"; else not_ok "bwrap status records" "$(cat "$tmp/c.json.records")"; fi
 

@@ -129,6 +129,31 @@ else
         not_ok "forging command writes no record" "$(cat "$tmp/f.json")"
 fi
 
+# cordon classify on what the framework collected: the records decide
+split_frame() { # F.JSON PREFIX: its stderr and record into PREFIX.out, PREFIX.rec
+        "$PY" -c 'import json, sys
+f = json.load(open(sys.argv[1]))
+open(sys.argv[2] + ".out", "w").write(f["stderr"])
+open(sys.argv[2] + ".rec", "w").write(f["record"])' "$1" "$2"
+}
+split_frame "$tmp/f.json" "$tmp/forged"
+v=$("$CORDON" classify --confined "$tmp/c2.json" --status 125 --output "$tmp/forged.out" --status-records "$tmp/forged.rec")
+[ "$v" = denied ] && ok "classify: the forging command with no records is denied (its own text), not runner_failed" ||
+        not_ok "classify forged" "verdict=$v"
+"$CORDON" classify --confined "$tmp/c2.json" --status 125 --output "$tmp/forged.out" > "$tmp/cl.out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--status-records" "$tmp/cl.out"; then
+        ok "classify: a value with a status channel but no records given is refused (2), not guessed"
+else
+        not_ok "classify without records refused" "rc=$rc" "$(cat "$tmp/cl.out")"
+fi
+"$PY" "$tmp/frame.py" "$tmp/c.json" bogus > "$tmp/f.json"
+split_frame "$tmp/f.json" "$tmp/bogus"
+v=$("$CORDON" classify --confined "$tmp/c.json" --status 125 --output "$tmp/bogus.out" --status-records "$tmp/bogus.rec")
+[ "$v" = "runner_failed: cordon: flags: unknown flag '--bogus-flag' (see cordon exec --help)" ] &&
+        ok "classify: the runner's record is runner_failed with its message" ||
+        not_ok "classify with a record" "verdict=$v"
+
 # ---- bwrap ---------------------------------------------------------------
 
 # A fake bwrap that fails like AppArmor's userns restriction makes it fail.
