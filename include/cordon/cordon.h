@@ -259,7 +259,9 @@ struct cordon_confined {
 	 * end of a pipe at fd number status_fd (> 2; -1: none) and, once it has
 	 * ended, pass what was read from the pipe to cordon_classify_status.
 	 * With a channel, fatal_signatures are not used: nothing the command
-	 * prints can read as a runner failure. cordon_run does all of this. */
+	 * prints can read as a runner failure. cordon_run does all of this.
+	 * Without the pipe the native runner refuses to start (exit 125,
+	 * "cordon: status-fd: fd N is not open") and bwrap fails. */
 	int status_fd;
 	enum cordon_status_format status_format;
 };

@@ -41,7 +41,8 @@ const char exec_usage[] =
 	"                          landlock-scope, seccomp, userns, pidns, netns\n"
 	"  --report                print one 'cordon-report:' line on stderr before execve\n"
 	"\n"
-	"A setup failure prints 'cordon: STEP: REASON' and exits 125.\n";
+	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
+	"writes its record): the line is for people, the record is what callers trust.\n";
 
 /* N of --status-fd: decimal, 3 to EXEC_MAX_STATUS_FD (0-2 are stdio). */
 static int parse_status_fd(const char *s, int *ret)

@@ -84,6 +84,17 @@ grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tm
         ok "native: ... and the runner_line is the runner's own" ||
         not_ok "native: missing binary runner_line" "$(cat "$tmp/o.json")"
 
+# --require of what the runner cannot give: inside cordon's light sandbox no
+# user namespace can be made, so an inner `--require userns` run fails in
+# the runner (its record), not in the command
+"$CORDON" run --isolation light --workspace "$ws" -- \
+        env XDG_CACHE_HOME="$tmp/nested-cache" "$CORDON" run --json --workspace "$ws" --require userns -- true \
+        > "$tmp/o.json" 2> "$tmp/o.json.err"
+verdict_is "native: --require userns where none can be made is runner_failed (125)" "$tmp/o.json" runner_failed 125
+grep -q '^cordon: namespaces: ' <<<"$(json_field "$tmp/o.json" runner_line)" &&
+        ok "native: ... and the runner_line names the namespaces step" ||
+        not_ok "native: --require runner_line" "$(cat "$tmp/o.json")"
+
 # cordon confine + run it as a framework would: envp as the environment,
 # a pipe at status_fd. A bad flag reaches the runner: a record; a command
 # printing the runner's words: none.
