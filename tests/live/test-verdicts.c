@@ -267,3 +267,34 @@ Test(verdicts, real_bwrap_command_output_is_its_own)
 	cordon_confined_free(c);
 	cordon_policy_free(p);
 }
+
+/* The native probe reads the runner's failures from its status channel:
+ * a record is the runner failing, and names why; a runner that merely
+ * prints the runner's words is reported as a failed probe, not as the
+ * runner's own reason. Either way the backend is unusable. */
+Test(verdicts, native_probe_reads_the_status_channel)
+{
+	struct cordon_probe_report rep = {};
+	char fake[128];
+
+	snprintf(fake, sizeof(fake), "%s/runner", dir);
+	write_script(fake, "#!/bin/sh\nprintf 'landlock\\t-\\tcordon: landlock: from the record\\n' >&3\n"
+			   "echo 'cordon: landlock: from stderr' >&2\nexit 125\n");
+	cr_assert_eq(cordon_set_runner_path(fake), 0);
+	cr_assert_eq(cordon_probe_backend(CORDON_BACKEND_NATIVE, 5000, &rep), 0);
+	live_skip_unless(!strstr(rep.reason, "Landlock is unavailable"), "no Landlock here: %s", rep.reason);
+	cr_assert_not(rep.usable);
+	cr_assert(strstr(rep.reason, "the runner failed (exit 125): cordon: landlock: from the record"), "%s", rep.reason);
+
+	write_script(fake, "#!/bin/sh\necho 'cordon: landlock: from stderr' >&2\nexit 125\n");
+	rep = (struct cordon_probe_report){};
+	cr_assert_eq(cordon_probe_backend(CORDON_BACKEND_NATIVE, 5000, &rep), 0);
+	cr_assert_not(rep.usable);
+	cr_assert(strstr(rep.reason, "the probe failed (exit 125): cordon: landlock: from stderr"), "%s", rep.reason);
+
+	/* control: the real runner probes usable */
+	cr_assert_eq(cordon_set_runner_path(getenv("CORDON")), 0);
+	rep = (struct cordon_probe_report){};
+	cr_assert_eq(cordon_probe_backend(CORDON_BACKEND_NATIVE, 5000, &rep), 0);
+	cr_assert(rep.usable, "%s", rep.reason);
+}
