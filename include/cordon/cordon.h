@@ -229,6 +229,18 @@ CORDON_API void cordon_reset_backend_cache(void);
 
 /* ---- Confined ------------------------------------------------------------ */
 
+/* What a runner writes on its status channel (cordon_confined.status_fd). */
+enum cordon_status_format {
+	CORDON_STATUS_NONE,       /* no channel: runner failures are read from the output's fatal signatures */
+	CORDON_STATUS_CORDON,     /* cordon's runner: a failure is one line "STEP\tERRNO-NAME\tMESSAGE\n";
+				   * nothing written: the runner did not fail */
+	CORDON_STATUS_BWRAP_JSON, /* bwrap --json-status-fd: no {"exit-code": N} record means bwrap failed
+				   * before (or while) starting the command */
+};
+
+CORDON_API const char *cordon_status_format_to_string(enum cordon_status_format f);
+CORDON_API int cordon_status_format_from_string(const char *s, enum cordon_status_format *ret);
+
 struct cordon_confined {
 	char **argv;                   /* NULL-terminated */
 	enum cordon_mode mode;
@@ -239,6 +251,19 @@ struct cordon_confined {
 	char **informational_lines;    /* NULL-terminated; dropped on exact case-insensitive full-line equality */
 	int *allowed_exit_codes;       /* exempt from runner-failure, not from denial */
 	size_t n_allowed_exit_codes;
+	/* The environment argv must be started with: NULL-terminated
+	 * NAME=VALUE entries, owned; NULL: inherit the caller's. Values travel
+	 * here, never in argv (/proc/PID/cmdline is world-readable). */
+	char **envp;
+	/* The runner's out-of-band status channel: start argv with the write
+	 * end of a pipe at fd number status_fd (> 2; -1: none) and, once it has
+	 * ended, pass what was read from the pipe to cordon_classify_status.
+	 * With a channel, fatal_signatures are not used: nothing the command
+	 * prints can read as a runner failure. cordon_run does all of this.
+	 * Without the pipe the native runner refuses to start (exit 125,
+	 * "cordon: status-fd: fd N is not open") and bwrap fails. */
+	int status_fd;
+	enum cordon_status_format status_format;
 };
 
 /* Confine argv under policy with the selected backend (cordon_backend_select
@@ -270,10 +295,21 @@ struct cordon_classification {
 	char *line;                  /* the runner's line, verbatim, for RUNNER_FAILED; else NULL; caller frees */
 };
 
-/* exit_status: the exit code, or 128+N when killed by signal N. Pure. */
+/* exit_status: the exit code, or 128+N when killed by signal N. Pure.
+ * For a confined value with a status channel this sees no runner failure
+ * (the channel decides that): use cordon_classify_status. */
 CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
 			       const char *output, size_t output_len,
 			       struct cordon_classification *ret);
+/* The same, with what was read from the status channel (status_len bytes;
+ * NULL/0: nothing was written). A runner's record makes RUNNER_FAILED with
+ * its message (CORDON_STATUS_CORDON) or bwrap's first output line
+ * (CORDON_STATUS_BWRAP_JSON) as ret->line; otherwise the output is looked
+ * at for denials only. Without a channel it is cordon_classify. Pure. */
+CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status,
+				      const char *status, size_t status_len,
+				      const char *output, size_t output_len,
+				      struct cordon_classification *ret);
 
 /* ---- Limits ---------------------------------------------------------------
  *

@@ -109,11 +109,14 @@ static const char usage_confine[] =
 	"\n" POLICY_FLAGS;
 
 static const char usage_classify[] =
-	"usage: cordon classify --confined FILE --status N [--output FILE] [--json]\n"
+	"usage: cordon classify --confined FILE --status N [--output FILE]\n"
+	"                       [--status-records FILE] [--json]\n"
 	"\n"
 	"Reads a confined value (as printed by `cordon confine`) and the finished command's\n"
 	"exit status and merged output, and prints the verdict: ok, denied or runner_failed.\n"
-	"N is the exit code, or 128+S for a command killed by signal S.\n";
+	"N is the exit code, or 128+S for a command killed by signal S. A value with a\n"
+	"status channel (status_fd) needs --status-records: what the runner wrote on that\n"
+	"fd (an empty file if nothing); its output is never read for runner failures.\n";
 
 static const char usage_probe[] =
 	"usage: cordon probe [--json] [--refresh]\n"
@@ -321,6 +324,7 @@ static const struct flag flags[] = {
 	{ "--confined", C(CLI_CLASSIFY), true },
 	{ "--status", C(CLI_CLASSIFY), true },
 	{ "--output", C(CLI_CLASSIFY), true },
+	{ "--status-records", C(CLI_CLASSIFY), true },
 	{ "--help", ~0u, false },
 };
 
@@ -518,6 +522,8 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		a->confined_file = value;
 	} else if (strcmp(name, "--output") == 0) {
 		a->output_file = value;
+	} else if (strcmp(name, "--status-records") == 0) {
+		a->status_records_file = value;
 	} else if (strcmp(name, "--status") == 0) {
 		char *end;
 		long v;
@@ -1166,10 +1172,10 @@ int cli_confine(const struct cli_args *a)
 int cli_classify(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
-	_cleanup_free_ char *cj = NULL, *out = NULL;
+	_cleanup_free_ char *cj = NULL, *out = NULL, *rec = NULL;
 	struct cordon_classification cls = {};
 	struct cordon_error e = {};
-	size_t cl = 0, ol = 0;
+	size_t cl = 0, ol = 0, rl = 0;
 	int r;
 
 	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, false, &cj, &cl);
@@ -1192,7 +1198,22 @@ int cli_classify(const struct cli_args *a)
 			return 2;
 		}
 	}
-	r = cordon_classify(c, a->status, out ?: "", ol, &cls);
+	/* With a status channel only its records say "runner failed": without
+	 * them no verdict could tell, so none is given. */
+	if (c->status_format != CORDON_STATUS_NONE && !a->status_records_file) {
+		say("%s reports runner failures on fd %d: pass what was written there with --status-records FILE "
+		    "(an empty file if nothing)", a->confined_file, c->status_fd);
+		return 2;
+	}
+	if (a->status_records_file) {
+		r = read_file_capped(a->status_records_file, CLI_CONFINED_MAX, false, &rec, &rl);
+		if (r < 0) {
+			say("--status-records %s: %s", a->status_records_file,
+			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+			return 2;
+		}
+	}
+	r = cordon_classify_status(c, a->status, rec, rl, out ?: "", ol, &cls);
 	if (r < 0) {
 		say("cannot classify: %s", strerror(-r));
 		return 1;

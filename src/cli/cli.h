@@ -70,6 +70,7 @@ struct cli_args {
 	/* classify */
 	const char *confined_file;
 	const char *output_file;
+	const char *status_records_file; /* --status-records: the status channel's records */
 	bool status_set;
 	int status;
 

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The command's environment: the built-in allow-list, the --keep-env names
- * and patterns (values read from our own environment now, so they never
- * appear in a command line), then --setenv entries, which win. Loader and
- * interpreter injection variables never pass, whatever pattern matched.
- * One allocation; the strings are not copied.
+ * and patterns, and the --setenv names, every value read from our own
+ * environment now (the first occurrence, as getenv(3) sees it), so no value
+ * is ever in a command line. A --setenv name we do not have is an error:
+ * the caller asked for it. Loader and interpreter injection variables never
+ * pass, whatever pattern matched. One allocation; the strings are not copied.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "policy.h"
 #include "runner.h"
 
@@ -29,18 +31,24 @@ static bool same_name(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && b[n] == '=';
 }
 
-int env_build(const struct plan *p, char *const *environ_in, char ***ret)
+static bool is_setenv_name(const struct plan *p, const char *name)
 {
-	size_t n_env = 0, n_set = 0, k = 0;
+	for (size_t j = 0; p->setenv && p->setenv[j]; j++)
+		if (strcmp(p->setenv[j], name) == 0)
+			return true;
+	return false;
+}
+
+int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen)
+{
+	size_t n_env = 0, k = 0;
 	char **envp;
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	while (p->setenv && p->setenv[n_set])
-		n_set++;
-	envp = calloc(n_env + n_set + 1, sizeof(char *));
+	envp = calloc(n_env + 1, sizeof(char *));
 	if (!envp)
-		return -ENOMEM;
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
 	for (size_t i = 0; i < n_env; i++) {
 		const char *e = environ_in[i], *eq = strchr(e, '=');
@@ -53,21 +61,31 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret)
 		nl = (size_t)(eq - e);
 		memcpy(name, e, nl);
 		name[nl] = '\0';
-		if (!name_matches_any(policy_default_env, name) && !name_matches_any(p->keep_env, name))
+		if (!name_matches_any(policy_default_env, name) && !name_matches_any(p->keep_env, name) &&
+		    !is_setenv_name(p, name))
 			continue;
 		if (env_name_is_injection(name))
 			continue;
-		for (size_t j = 0; j < n_set && !dup; j++)
-			dup = same_name(p->setenv[j], e);
 		/* the first occurrence wins, as getenv(3) sees it */
 		for (size_t j = 0; j < k && !dup; j++)
 			dup = same_name(envp[j], e);
 		if (!dup)
 			envp[k++] = (char *)e;
 	}
-	for (size_t j = 0; j < n_set; j++)
-		envp[k++] = (char *)p->setenv[j];
 	envp[k] = NULL;
+	for (size_t j = 0; p->setenv && p->setenv[j]; j++) {
+		bool found = false;
+
+		for (size_t i = 0; i < k && !found; i++)
+			found = strncmp(envp[i], p->setenv[j], strlen(p->setenv[j])) == 0 &&
+				envp[i][strlen(p->setenv[j])] == '=';
+		if (!found) {
+			free(envp);
+			return errbuf_set(err, errlen, -ENOENT,
+					  "--setenv %s: not in the runner's environment (the value travels there, "
+					  "never in the command line)", p->setenv[j]);
+		}
+	}
 	*ret = envp;
 	return 0;
 }

@@ -109,7 +109,7 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	r = protect_prepare(x);
 	if (r < 0) {
 		protect_cleanup(x);
-		_exit(EXEC_EXIT_FAILED); /* protect_prepare said why */
+		die_said("protect"); /* protect_prepare said why */
 	}
 	x->shared = mmap(NULL, sizeof(*x->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (x->shared == MAP_FAILED)
@@ -157,28 +157,28 @@ int cordon_exec_main(int argc, char **argv)
 	int r;
 
 	r = exec_parse(argc, argv, &f, err, sizeof(err));
-	if (r < 0) {
-		say("flags", "%s", err);
+	/* First, so that every failure after this is reported on it. */
+	if (f.status_fd >= 0 && status_channel_open(f.status_fd) < 0) {
+		say("status-fd", "fd %d is not open: %m", f.status_fd);
 		return EXEC_EXIT_FAILED;
 	}
+	if (r < 0)
+		die("flags", "%s", err);
 	if (f.help) {
 		fputs(exec_usage, stdout);
 		exec_flags_done(&f);
 		return 0;
 	}
 	r = plan_compile(&f, &plan, err, sizeof(err));
-	if (r < 0) {
-		say("plan", "%s", err);
-		exec_flags_done(&f);
-		return EXEC_EXIT_FAILED;
-	}
+	if (r < 0)
+		die("plan", "%s", err);
 	x.plan = &plan;
 	(void)sigprocmask(SIG_SETMASK, NULL, &x.old_mask);
 	x.uid = getuid();
 	x.gid = getgid();
-	r = env_build(&plan, environ, &x.envp);
+	r = env_build(&plan, environ, &x.envp, err, sizeof(err));
 	if (r < 0)
-		die("environment", "%s", strerror(-r));
+		die("environment", "%s", err);
 
 	if (plan.isolation == CORDON_ISOLATION_FULL)
 		run_full(&x);

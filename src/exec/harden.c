@@ -69,18 +69,25 @@ static int drop_caps(void)
 	return 0;
 }
 
-static int close_fds_above_2(void)
+/* Around the status channel (close-on-exec, so execve closes it too). */
+int close_fds_keep_status(void)
 {
+	int keep = status_channel_fd();
 	struct rlimit rl;
 
-	if (syscall(__NR_close_range, 3u, ~0u, 0u) == 0)
+	if (keep < 3) {
+		if (syscall(__NR_close_range, 3u, ~0u, 0u) == 0)
+			return 0;
+	} else if ((keep == 3 || syscall(__NR_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
+		   syscall(__NR_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return -errno;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
 	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
-		(void)close((int)fd);
+		if ((int)fd != keep)
+			(void)close((int)fd);
 	return 0;
 }
 
@@ -154,7 +161,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
-			r = close_fds_above_2();
+			r = close_fds_keep_status();
 			if (r < 0)
 				die("close fds", "%s", strerror(-r));
 			break;

@@ -11,6 +11,7 @@
  * left in the pid namespace.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,10 +23,6 @@
 #include <unistd.h>
 
 #include "runner.h"
-
-#ifndef __NR_close_range
-#define __NR_close_range 436
-#endif
 
 /* The runner's own failure lines must read as the runner failing, never as
  * the sandbox denying the command something: a line that carries a denial
@@ -54,6 +51,51 @@ static void name_denial_errnos(char *line)
 	}
 }
 
+/* The runner's status channel, and the last line said (for die_said). A
+ * runner process is single-threaded; each forked copy has its own. */
+static int status_fd = -1;
+static char last_line[1024];
+
+int status_channel_open(int fd)
+{
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	status_fd = fd;
+	return 0;
+}
+
+int status_channel_fd(void)
+{
+	return status_fd;
+}
+
+/* One record, one write: "STEP\tERRNO-NAME\tLINE\n". Tabs and newlines
+ * in the step or line would split fields or records: written as spaces. */
+static void status_record(const char *step, int err, const char *line)
+{
+	char rec[1400];
+	const char *name = err > 0 ? strerrorname_np(err) : NULL;
+	int n;
+
+	if (status_fd < 0)
+		return;
+	n = snprintf(rec, sizeof(rec), "%s\t%s\t%s", step, name ?: "-", line);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(rec) - 2)
+		n = sizeof(rec) - 2;
+	for (int i = 0, tabs = 0; i < n; i++) {
+		if (rec[i] == '\t' && tabs < 2) {
+			tabs++;
+			continue;
+		}
+		if (rec[i] == '\t' || rec[i] == '\n')
+			rec[i] = ' ';
+	}
+	rec[n++] = '\n';
+	(void)!write(status_fd, rec, (size_t)n);
+}
+
 static void vsay(const char *step, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void vsay(const char *step, const char *fmt, va_list ap)
@@ -72,6 +114,7 @@ static void vsay(const char *step, const char *fmt, va_list ap)
 		n = sizeof(line) - 2;
 	line[n] = '\0';
 	name_denial_errnos(line);
+	memcpy(last_line, line, sizeof(last_line));
 	n = (int)strlen(line);
 	line[n++] = '\n';
 	/* one write, so the line arrives whole */
@@ -99,6 +142,21 @@ _Noreturn void die(const char *step, const char *fmt, ...)
 	errno = saved;
 	vsay(step, fmt, ap);
 	va_end(ap);
+	/* errno means something only where the message used it */
+	status_record(step, strstr(fmt, "%m") ? saved : 0, last_line);
+	_exit(EXEC_EXIT_FAILED);
+}
+
+_Noreturn void die_said(const char *step)
+{
+	char line[sizeof(last_line) + 64];
+
+	if (last_line[0])
+		status_record(step, 0, last_line);
+	else {
+		snprintf(line, sizeof(line), "cordon: %s: failed", step);
+		status_record(step, 0, line);
+	}
 	_exit(EXEC_EXIT_FAILED);
 }
 
@@ -182,8 +240,9 @@ _Noreturn void init_main(struct exec_ctx *x)
 				die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
 			break;
 		case STEP_INIT:
-			/* Nothing of the runner's reaches the command. */
-			(void)syscall(__NR_close_range, 3u, ~0u, 0u);
+			/* Nothing of the runner's reaches the command (the
+			 * status channel is close-on-exec). */
+			(void)close_fds_keep_status();
 			cmd = fork();
 			if (cmd < 0)
 				die("init", "fork: %m");

@@ -32,12 +32,35 @@ const char exec_usage[] =
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
 	"                          entry with that prefix (full isolation)\n"
 	"  --keep-env NAME         pass NAME (or every NAME with a PREFIX*) from the environment\n"
-	"  --setenv NAME=VALUE     set NAME inside (visible in this command line: no secrets)\n"
+	"  --setenv NAME           pass NAME with its value from this runner's environment\n"
+	"                          (whatever the allow-list says; never a value in this line)\n"
+	"  --status-fd N           report a setup failure as one line 'STEP<TAB>ERRNO<TAB>MESSAGE'\n"
+	"                          on fd N (nothing written: the runner did not fail); the\n"
+	"                          command never inherits N\n"
 	"  --require FEATURE       refuse to run without FEATURE: landlock, landlock-net,\n"
 	"                          landlock-scope, seccomp, userns, pidns, netns\n"
 	"  --report                print one 'cordon-report:' line on stderr before execve\n"
 	"\n"
-	"A setup failure prints 'cordon: STEP: REASON' and exits 125.\n";
+	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
+	"writes its record): the line is for people, the record is what callers trust.\n";
+
+/* N of --status-fd: decimal, 3 to EXEC_MAX_STATUS_FD (0-2 are stdio). */
+static int parse_status_fd(const char *s, int *ret)
+{
+	long v = 0;
+
+	if (!s[0] || strlen(s) > 5)
+		return -EINVAL;
+	for (const char *c = s; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (*c - '0');
+	}
+	if (v <= 2 || v > EXEC_MAX_STATUS_FD)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
 
 bool exec_path_is_normal(const char *p)
 {
@@ -67,6 +90,7 @@ enum {
 	SEEN_NET = 1u << 1,
 	SEEN_PRIVATE_TMP = 1u << 2,
 	SEEN_REPORT = 1u << 3,
+	SEEN_STATUS_FD = 1u << 4,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -147,29 +171,28 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		return list_add(&f->keep_env, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--setenv") == 0) {
-		const char *eq = strchr(value, '=');
-		char name[EXEC_MAX_NAME + 1];
-		size_t nl = eq ? (size_t)(eq - value) : 0;
-
-		if (!eq || nl == 0 || nl > EXEC_MAX_NAME)
-			return errbuf_set(err, errlen, -EINVAL, "--setenv: '%.*s' is not NAME=VALUE", SHOW, value);
-		memcpy(name, value, nl);
-		name[nl] = '\0';
-		if (!env_name_valid(name, false))
-			return errbuf_set(err, errlen, -EINVAL, "--setenv: '%s' is not a variable name", name);
-		if (env_name_is_injection(name))
+		/* A value here would be readable by every local user in
+		 * /proc/PID/cmdline: the value comes from our environment. */
+		if (strchr(value, '='))
+			return errbuf_set(err, errlen, -EINVAL,
+				    "--setenv: give a NAME, not NAME=VALUE: the value is taken from the runner's "
+				    "environment (a command line is readable by every local user)");
+		if (strnlen(value, EXEC_MAX_NAME + 1) > EXEC_MAX_NAME || !env_name_valid(value, false))
+			return errbuf_set(err, errlen, -EINVAL, "--setenv: '%.*s' is not a variable name", SHOW, value);
+		if (env_name_is_injection(value))
 			return errbuf_set(err, errlen, -EPERM,
 				    "--setenv: refusing %s: it makes a loader or interpreter run code chosen from outside",
-				    name);
-		if (strnlen(eq + 1, EXEC_MAX_VALUE + 1) > EXEC_MAX_VALUE)
-			return errbuf_set(err, errlen, -E2BIG, "--setenv: value of %s longer than %d bytes", name,
-				    EXEC_MAX_VALUE);
-		/* The same name twice with different values is ambiguous. */
-		for (size_t i = 0; i < f->setenv.n; i++)
-			if (strncmp(f->setenv.v[i], value, nl + 1) == 0 && strcmp(f->setenv.v[i], value) != 0)
-				return errbuf_set(err, errlen, -EINVAL, "--setenv: %s given twice with different values",
-					    name);
+				    value);
 		return list_add(&f->setenv, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--status-fd") == 0) {
+		if (*seen & SEEN_STATUS_FD)
+			return errbuf_set(err, errlen, -EINVAL, "--status-fd given twice");
+		*seen |= SEEN_STATUS_FD;
+		if (parse_status_fd(value, &f->status_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--status-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
 	}
 	if (strcmp(flag, "--require") == 0) {
 		if (require_feature_from_string(value, &bit) < 0)
@@ -187,12 +210,29 @@ static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
+		"--status-fd",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
 		if (strcmp(flag, with_value[i]) == 0)
 			return true;
 	return false;
+}
+
+/* The status fd the line names, for reporting a failure to parse it: the
+ * first well-formed --status-fd among the flags (values skipped), or -1. */
+static int status_fd_scan(int argc, char *const *argv)
+{
+	int fd;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (!takes_value(argv[i]))
+			continue;
+		if (i + 1 < argc && strcmp(argv[i], "--status-fd") == 0 && parse_status_fd(argv[i + 1], &fd) == 0)
+			return fd;
+		i++;
+	}
+	return -1;
 }
 
 void exec_flags_done(struct exec_flags *f)
@@ -203,7 +243,7 @@ void exec_flags_done(struct exec_flags *f)
 
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
-	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE };
+	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1 };
 	struct exec_list *lists[] = { &f.write, &f.deny_read, &f.protect, &f.keep_env, &f.setenv };
 	size_t per_list;
 	unsigned seen = 0;
@@ -220,8 +260,10 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	 * reallocations, whatever the line looks like. */
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
 	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
-	if (!slots)
+	if (!slots) {
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv) };
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+	}
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		lists[l]->v = slots + l * per_list;
 	f.storage = slots;
@@ -282,5 +324,6 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	return 0;
 fail:
 	free(slots);
+	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv) };
 	return r;
 }

@@ -18,7 +18,7 @@
 #define EXEC_MAX_LIST   1024            /* entries per repeatable flag */
 #define EXEC_MAX_PATH   4095            /* bytes in one path */
 #define EXEC_MAX_NAME   256             /* bytes in one variable name */
-#define EXEC_MAX_VALUE  (128 * 1024)    /* bytes in one --setenv value */
+#define EXEC_MAX_STATUS_FD 65535        /* highest --status-fd */
 
 struct exec_list {
 	const char **v;                 /* NULL-terminated; points into argv */
@@ -35,14 +35,17 @@ struct exec_flags {
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list keep_env;        /* --keep-env NAME (or PREFIX*) */
-	struct exec_list setenv;          /* --setenv NAME=VALUE */
+	struct exec_list setenv;          /* --setenv NAME: passed with its value from the runner's environment */
+	int status_fd;                    /* --status-fd N: failure records go there; -1: none */
 	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
 	char *const *command;             /* after "--"; never empty on success */
 	void *storage;                    /* one allocation behind the lists */
 };
 
 /* Parse argv (argv[0] is "exec"). 0, or -EINVAL / -E2BIG / -ENAMETOOLONG /
- * -ENOMEM with a one-line reason in err. On failure *ret holds nothing to free. */
+ * -ENOMEM with a one-line reason in err. On failure *ret holds nothing to
+ * free, but ret->status_fd is set when the line names a valid one, so the
+ * failure can still be reported there. */
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen);
 void exec_flags_done(struct exec_flags *f);
 

@@ -59,13 +59,26 @@ struct exec_ctx {
 
 #define EXEC_EXIT_FAILED 125
 
-/* One line "cordon: STEP: REASON" on stderr, then _exit(125). */
+/* One line "cordon: STEP: REASON" on stderr and, with a status channel,
+ * the record "STEP\tERRNO-NAME\tcordon: STEP: REASON\n" on it (ERRNO-NAME
+ * is "-" unless fmt uses %m), then _exit(125). */
 _Noreturn void die(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The same line, without exiting. */
+/* The same line, without exiting or a record. */
 void say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit 125 after a say() that said why: the record carries the last line
+ * said (or "cordon: STEP: failed"). */
+_Noreturn void die_said(const char *step);
+
+/* The status channel (--status-fd): made close-on-exec here, so the
+ * command never has it. -errno if fd is not open. */
+int status_channel_open(int fd);
+int status_channel_fd(void); /* -1: none */
+
+/* harden.c: close every fd above 2 but the status channel's. */
+int close_fds_keep_status(void);
 
 /* env.c: the command's environment, from environ and the plan. */
-int env_build(const struct plan *p, char *const *environ_in, char ***ret);
+int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
 
 /* ns.c */
 int ns_map_ids(uid_t uid, gid_t gid);

@@ -2,7 +2,8 @@
 /*
  * The bubblewrap provider: the system read-only, writable roots bound back
  * in, credential stores hidden, a private /tmp, no network, a scrubbed
- * environment. Its argv is exact by grade so it can be reviewed and tested.
+ * environment (given as bwrap's own, never in its argv). Its argv is exact
+ * by grade so it can be reviewed and tested.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -85,23 +86,18 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 			strvb_add_many(&sb, "--ro-bind", "/dev/null", d->path, NULL);
 	}
 
-	strvb_add(&sb, "--clearenv");
-	STRV_FOREACH(e, p->env) {
-		const char *eq = strchr(*e, '=');
-		char name[257];
-
-		if (!eq || (size_t)(eq - *e) >= sizeof(name))
-			return error_set(reterr, -EINVAL, "environment entry '%.64s' cannot be passed to bwrap", *e);
-		memcpy(name, *e, (size_t)(eq - *e));
-		name[eq - *e] = '\0';
-		strvb_add_many(&sb, "--setenv", name, eq + 1, NULL);
-	}
-	strvb_add(&sb, "--");
+	/* No --setenv: bwrap passes on the environment it is started with,
+	 * c->envp (exactly the policy's), so no value is in its command line.
+	 * Its status records say whether it got as far as the command. */
+	strvb_add_many(&sb, "--json-status-fd", PROVIDER_STATUS_FD_STR, "--", NULL);
 	strvb_add_strv(&sb, argv);
 	v = strvb_finish(&sb, &r);
 	if (!v)
 		return r;
-	return confined_fill(c, &v, bwrap_denials, bwrap_fatals, NULL, CORDON_ENFORCEMENT_BWRAP, b->grade);
+	r = confined_fill(c, &v, bwrap_denials, bwrap_fatals, NULL, CORDON_ENFORCEMENT_BWRAP, b->grade);
+	if (r < 0)
+		return r;
+	return confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_BWRAP_JSON);
 }
 
 /* The probe script: writing /dev/null must work and writing outside must be

@@ -7,10 +7,14 @@
  *   1. exit 0 is ok, whatever the output says (a successful command that
  *      merely prints a signature, say by catting a log, was not denied);
  *   2. unless the exit status is an allowed one, look for a runner failure:
- *      a line whose trimmed form starts with a fatal signature, is not an
- *      informational line (exact case-insensitive equality, trimmed) and
- *      contains no denial signature (a line that is both is a denial: the
- *      runner refusing an escape is the sandbox working);
+ *      with a status channel, only the channel says so (a record from
+ *      cordon's runner; no "exit-code" record from bwrap), and the text is
+ *      never read for it; without one, a line whose trimmed form starts
+ *      with a fatal signature and is not an informational line (exact
+ *      case-insensitive equality, trimmed). Under Seatbelt alone, such a
+ *      line that also carries a denial signature is a denial (sandbox-exec
+ *      refusing a nested sandbox is the sandbox working); anywhere else
+ *      "bwrap: setting up uid map: Permission denied" is the runner failing;
  *   3. a line containing a denial signature anywhere is a denial.
  * Runner failure wins over denial wherever the lines sit: "the runner broke"
  * must never read as "confinement worked".
@@ -31,6 +35,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +60,7 @@ struct needle {
 struct scan {
 	const char *out;
 	size_t len;
+	bool fatal_denial_is_denial; /* Seatbelt only: see rule 2 */
 	struct needle *denial, *fatal, *info;
 	size_t n_denial, n_fatal, n_info;
 };
@@ -349,7 +355,7 @@ static bool fatal_line_at(const struct scan *s, size_t a, size_t sig_len, size_t
 	for (size_t i = 0; i < s->n_info; i++)
 		if (s->info[i].len == te - a && ci_equal(s->out + a, s->info[i].lower, te - a))
 			return false;
-	if (line_has_denial(s, ls, le))
+	if (s->fatal_denial_is_denial && line_has_denial(s, ls, le))
 		return false;
 
 	*ret_ls = ls;
@@ -417,12 +423,20 @@ static bool block_find_fatal(struct scan *s, size_t pos, size_t end, size_t *ret
 	return true;
 }
 
+static bool exit_status_allowed(const struct cordon_confined *c, int exit_status)
+{
+	for (size_t i = 0; i < c->n_allowed_exit_codes && c->allowed_exit_codes; i++)
+		if (c->allowed_exit_codes[i] == exit_status)
+			return true;
+	return false;
+}
+
 CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status, const char *output,
 			       size_t output_len, struct cordon_classification *ret)
 {
 	_cleanup_free_ void *mem = NULL;
 	struct scan s = { .out = output, .len = output_len };
-	bool want_fatal = true, denied = false;
+	bool want_fatal, denied = false;
 	int r;
 
 	if (!c || !ret || (!output && output_len > 0))
@@ -433,10 +447,11 @@ CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
 		return 0;
 	}
 
-	/* Allowed statuses exempt from runner failure only, not denial. */
-	for (size_t i = 0; i < c->n_allowed_exit_codes && c->allowed_exit_codes; i++)
-		if (c->allowed_exit_codes[i] == exit_status)
-			want_fatal = false;
+	/* Allowed statuses exempt from runner failure only, not denial. A
+	 * status channel replaces the text: a command printing the runner's
+	 * words must not read as the runner failing. */
+	want_fatal = !exit_status_allowed(c, exit_status) && c->status_format == CORDON_STATUS_NONE;
+	s.fatal_denial_is_denial = c->enforcement == CORDON_ENFORCEMENT_SEATBELT;
 
 	r = scan_init(&s, c, want_fatal, &mem);
 	if (r < 0)
@@ -469,5 +484,128 @@ CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
 	*ret = (struct cordon_classification){
 		.verdict = denied ? CORDON_VERDICT_DENIED : CORDON_VERDICT_OK,
 	};
+	return 0;
+}
+
+/* ---- Status channels ------------------------------------------------------ */
+
+static const char *const status_format_names[] = {
+	[CORDON_STATUS_NONE] = "none",
+	[CORDON_STATUS_CORDON] = "cordon",
+	[CORDON_STATUS_BWRAP_JSON] = "bwrap-json",
+};
+
+CORDON_API const char *cordon_status_format_to_string(enum cordon_status_format f)
+{
+	if ((unsigned)f >= sizeof(status_format_names) / sizeof(status_format_names[0]))
+		return "invalid";
+	return status_format_names[f];
+}
+
+CORDON_API int cordon_status_format_from_string(const char *s, enum cordon_status_format *ret)
+{
+	for (size_t i = 0; s && i < sizeof(status_format_names) / sizeof(status_format_names[0]); i++)
+		if (strcmp(s, status_format_names[i]) == 0) {
+			*ret = (enum cordon_status_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The caller's copy of [p, p + n), NUL bytes ending it early. */
+static char *line_dup(const char *p, size_t n)
+{
+	char *line = malloc(n + 1);
+
+	if (!line)
+		return NULL;
+	memcpy(line, p, n);
+	line[n] = '\0';
+	return line;
+}
+
+/* cordon's runner: "STEP\tERRNO-NAME\tMESSAGE\n", written only on failure.
+ * The first record decides; a record without both tabs is still the runner
+ * saying it failed (whatever it wrote), so its whole first line is kept. */
+static char *cordon_record_message(const char *status, size_t len)
+{
+	const char *end = memchr(status, '\n', len) ?: status + len;
+	const char *msg = status, *tab;
+
+	for (int field = 0; field < 2; field++) {
+		tab = memchr(msg, '\t', (size_t)(end - msg));
+		if (!tab) {
+			msg = status;
+			break;
+		}
+		msg = tab + 1;
+	}
+	return line_dup(msg, (size_t)(end - msg));
+}
+
+/* Did bwrap report the command's exit? It writes {"exit-code": N} only once
+ * the command was executed (its "setup finished" pipe), after the
+ * {"child-pid": N} record that comes before its own setup in the child. */
+static bool bwrap_reported_exit(const char *status, size_t len)
+{
+	static const char key[] = "\"exit-code\"";
+
+	for (size_t i = 0; i + sizeof(key) - 1 <= len; i++)
+		if (memcmp(status + i, key, sizeof(key) - 1) == 0)
+			return true;
+	return false;
+}
+
+/* bwrap's own first line: before the command runs, everything on its
+ * stderr is bwrap's. */
+static char *first_line(const char *out, size_t len, int exit_status)
+{
+	char *line;
+
+	for (size_t ls = 0; ls < len;) {
+		const char *nl = memchr(out + ls, '\n', len - ls);
+		size_t le = nl ? (size_t)(nl - out) : len, te = le;
+
+		while (te > ls && is_blank(out[te - 1]))
+			te--;
+		if (te > ls && out[ls] != '\0')
+			return line_dup(out + ls, te - ls);
+		ls = le + 1;
+	}
+	if (asprintf(&line, "bwrap exited with status %d before starting the command", exit_status) < 0)
+		return NULL;
+	return line;
+}
+
+CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status, const char *status,
+				      size_t status_len, const char *output, size_t output_len,
+				      struct cordon_classification *ret)
+{
+	char *line = NULL;
+
+	if (!c || !ret || (!status && status_len > 0) || (!output && output_len > 0))
+		return -EINVAL;
+	if (exit_status == 0 || exit_status_allowed(c, exit_status))
+		return cordon_classify(c, exit_status, output, output_len, ret);
+
+	switch (c->status_format) {
+	case CORDON_STATUS_NONE:
+		return cordon_classify(c, exit_status, output, output_len, ret);
+	case CORDON_STATUS_CORDON:
+		if (status_len == 0)
+			return cordon_classify(c, exit_status, output, output_len, ret);
+		line = cordon_record_message(status, status_len);
+		break;
+	case CORDON_STATUS_BWRAP_JSON:
+		/* Killed by a signal (128+N), bwrap could not report: that is
+		 * not bwrap failing to start the command. */
+		if (exit_status > 128 || bwrap_reported_exit(status, status_len))
+			return cordon_classify(c, exit_status, output, output_len, ret);
+		line = first_line(output ?: "", output_len, exit_status);
+		break;
+	}
+	if (!line)
+		return -ENOMEM;
+	*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_RUNNER_FAILED, .line = line };
 	return 0;
 }

@@ -26,6 +26,7 @@ CORDON_API struct cordon_confined *cordon_confined_free(struct cordon_confined *
 	strv_free(c->fatal_signatures);
 	strv_free(c->informational_lines);
 	free(c->allowed_exit_codes);
+	strv_free(c->envp);
 	free(c);
 	return NULL;
 }
@@ -82,6 +83,23 @@ int confined_fill(struct cordon_confined *c, char ***argv, const char *const *de
 	c->argv = TAKE_PTR(*argv);
 	c->enforcement = e;
 	c->grade = g;
+	c->status_fd = -1;
+	c->status_format = CORDON_STATUS_NONE;
+	return 0;
+}
+
+int confined_set_channel(struct cordon_confined *c, char *const *envp, int status_fd,
+			 enum cordon_status_format format)
+{
+	static char *const empty[] = { NULL };
+	char **copy = strv_copy((const char *const *)(envp ?: empty));
+
+	if (!copy)
+		return -ENOMEM;
+	strv_free(c->envp);
+	c->envp = copy;
+	c->status_fd = status_fd;
+	c->status_format = format;
 	return 0;
 }
 
@@ -132,6 +150,7 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 			return -ENOMEM;
 		c->enforcement = CORDON_ENFORCEMENT_NONE;
 		c->grade = CORDON_GRADE_FULL;
+		c->status_fd = -1;
 		*ret = TAKE_PTR(c);
 		return 0;
 	}

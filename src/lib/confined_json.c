@@ -5,7 +5,14 @@
  *
  *   {"argv":[...],"mode":"workspace-write","enforcement":"bwrap",
  *    "grade":"full","denial_signatures":[...],"fatal_signatures":[...],
- *    "informational_lines":[...],"allowed_exit_codes":[...]}
+ *    "informational_lines":[...],"allowed_exit_codes":[...],
+ *    "envp":["NAME=VALUE",...]|null,"status_fd":3,"status_format":"cordon"}
+ *
+ * envp is the environment argv must be started with (null: inherit);
+ * status_fd/status_format the runner's status channel (-1/"none": none).
+ * Those three may be absent when read (a value written before they existed:
+ * inherit, no channel, runner failures read from the text as before);
+ * status_fd and status_format come together.
  *
  * Reading is strict, because a confined value read back decides what a
  * process's output means: every key is required (a missing signature list
@@ -29,6 +36,8 @@
 #include "strv.h"
 
 #define CONFINED_JSON_MAX ((size_t)1024 * 1024)
+/* Highest status fd number written or read back. */
+#define CONFINED_STATUS_FD_MAX 65535
 
 /* json_decrefp comes with jansson. */
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -129,7 +138,7 @@ static int set_strv(json_t *o, const char *key, char *const *v)
 CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **ret)
 {
 	_cleanup_json_ json_t *o = NULL, *codes = NULL;
-	const char *mode, *enforcement, *grade;
+	const char *mode, *enforcement, *grade, *status_format;
 	char *s;
 	int r;
 
@@ -138,7 +147,10 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 	mode = ENUM_NAME(mode, enum cordon_mode, c->mode);
 	enforcement = ENUM_NAME(enforcement, enum cordon_enforcement, c->enforcement);
 	grade = ENUM_NAME(grade, enum cordon_grade, c->grade);
-	if (!mode || !enforcement || !grade)
+	status_format = ENUM_NAME(status_format, enum cordon_status_format, c->status_format);
+	if (!mode || !enforcement || !grade || !status_format)
+		return -EINVAL;
+	if (c->status_format != CORDON_STATUS_NONE && (c->status_fd <= 2 || c->status_fd > CONFINED_STATUS_FD_MAX))
 		return -EINVAL;
 
 	o = json_object();
@@ -157,7 +169,10 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 	    (r = set_strv(o, "denial_signatures", c->denial_signatures)) < 0 ||
 	    (r = set_strv(o, "fatal_signatures", c->fatal_signatures)) < 0 ||
 	    (r = set_strv(o, "informational_lines", c->informational_lines)) < 0 ||
-	    (r = set_new(o, "allowed_exit_codes", TAKE_PTR(codes))) < 0)
+	    (r = set_new(o, "allowed_exit_codes", TAKE_PTR(codes))) < 0 ||
+	    (r = c->envp ? set_strv(o, "envp", c->envp) : set_new(o, "envp", json_null())) < 0 ||
+	    (r = set_new(o, "status_fd", json_integer(c->status_format == CORDON_STATUS_NONE ? -1 : c->status_fd))) < 0 ||
+	    (r = set_new(o, "status_format", json_string(status_format))) < 0)
 		return r;
 
 	s = json_dumps(o, JSON_COMPACT);
@@ -382,6 +397,44 @@ static char *json_show(const json_t *j)
 DEFINE_READ_ENUM(mode, enum cordon_mode, CORDON_MODE_DANGER_FULL_ACCESS)
 DEFINE_READ_ENUM(enforcement, enum cordon_enforcement, CORDON_ENFORCEMENT_SEATBELT)
 DEFINE_READ_ENUM(grade, enum cordon_grade, CORDON_GRADE_PARTIAL)
+DEFINE_READ_ENUM(status_format, enum cordon_status_format, CORDON_STATUS_BWRAP_JSON)
+
+/* null (inherit), or NAME=VALUE strings with a non-empty name. */
+static int read_envp(const struct reader *rd, const struct field *f, char ***ret)
+{
+	_cleanup_strv_free_ char **v = NULL;
+	int r;
+
+	if (json_is_null(f->value)) {
+		*ret = NULL;
+		return 0;
+	}
+	r = read_strv(rd, f, false, &v);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; v[i]; i++)
+		if (strcspn(v[i], "=") == 0 || !strchr(v[i], '='))
+			return fail_value(rd, f, i, "must be NAME=VALUE");
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+static int read_status_fd(const struct reader *rd, const struct field *f, enum cordon_status_format format,
+			  int *ret)
+{
+	json_int_t v;
+
+	if (!json_is_integer(f->value))
+		return fail_value(rd, f, SIZE_MAX, "must be an integer, not %s", json_type_name(f->value));
+	v = json_integer_value(f->value);
+	if (format == CORDON_STATUS_NONE ? v != -1 : (v <= 2 || v > CONFINED_STATUS_FD_MAX))
+		return fail_value(rd, f, SIZE_MAX, "must be %s, not %" JSON_INTEGER_FORMAT,
+				  format == CORDON_STATUS_NONE ? "-1 without a status format"
+							       : "an fd number from 3 to 65535",
+				  v);
+	*ret = (int)v;
+	return 0;
+}
 
 enum {
 	KEY_ARGV,
@@ -392,8 +445,13 @@ enum {
 	KEY_FATAL,
 	KEY_INFO,
 	KEY_CODES,
+	KEY_ENVP,          /* this one and the next two may be absent */
+	KEY_STATUS_FD,
+	KEY_STATUS_FORMAT,
 	_KEY_MAX,
 };
+
+#define KEY_FIRST_OPTIONAL KEY_ENVP
 
 static const char *const keys[_KEY_MAX] = {
 	[KEY_ARGV] = "argv",
@@ -404,6 +462,9 @@ static const char *const keys[_KEY_MAX] = {
 	[KEY_FATAL] = "fatal_signatures",
 	[KEY_INFO] = "informational_lines",
 	[KEY_CODES] = "allowed_exit_codes",
+	[KEY_ENVP] = "envp",
+	[KEY_STATUS_FD] = "status_fd",
+	[KEY_STATUS_FORMAT] = "status_format",
 };
 
 static void confined_clear(struct cordon_confined *c)
@@ -413,6 +474,7 @@ static void confined_clear(struct cordon_confined *c)
 	strv_free(c->fatal_signatures);
 	strv_free(c->informational_lines);
 	free(c->allowed_exit_codes);
+	strv_free(c->envp);
 }
 
 static int read_fields(const struct reader *rd, json_t *root, struct cordon_confined *c)
@@ -439,7 +501,7 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 		index++;
 	}
 
-	for (size_t k = 0; k < _KEY_MAX; k++)
+	for (size_t k = 0; k < KEY_FIRST_OPTIONAL; k++)
 		if (!fields[k].value)
 			return fail_at(rd, locate_root(rd->json, rd->len).p, "$", "missing key \"%s\"", keys[k]);
 
@@ -451,6 +513,21 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 	    (r = read_strv(rd, &fields[KEY_FATAL], false, &c->fatal_signatures)) < 0 ||
 	    (r = read_strv(rd, &fields[KEY_INFO], false, &c->informational_lines)) < 0 ||
 	    (r = read_codes(rd, &fields[KEY_CODES], &c->allowed_exit_codes, &c->n_allowed_exit_codes)) < 0)
+		return r;
+
+	c->status_fd = -1;
+	c->status_format = CORDON_STATUS_NONE;
+	if (fields[KEY_ENVP].value && (r = read_envp(rd, &fields[KEY_ENVP], &c->envp)) < 0)
+		return r;
+	if (!fields[KEY_STATUS_FD].value != !fields[KEY_STATUS_FORMAT].value) {
+		size_t k = fields[KEY_STATUS_FD].value ? KEY_STATUS_FORMAT : KEY_STATUS_FD;
+
+		return fail_at(rd, locate_root(rd->json, rd->len).p, "$",
+			       "missing key \"%s\" (status_fd and status_format come together)", keys[k]);
+	}
+	if (fields[KEY_STATUS_FORMAT].value &&
+	    ((r = read_status_format(rd, &fields[KEY_STATUS_FORMAT], &c->status_format)) < 0 ||
+	     (r = read_status_fd(rd, &fields[KEY_STATUS_FD], c->status_format, &c->status_fd)) < 0))
 		return r;
 	return 0;
 }

@@ -4,18 +4,20 @@
  * spells the plan out in words (see src/exec/parse.c for the flags, and
  * `cordon explain` for the plan they compile to):
  *
- *   RUNNER exec --isolation full|light --net none|host
+ *   RUNNER exec --status-fd 3 --isolation full|light --net none|host
  *          [--write ROOT]... [--private-tmp] [--deny-read PATH]...
- *          [--protect PATH]... [--keep-env NAME]... [--setenv NAME=VALUE]...
+ *          [--protect PATH]... [--keep-env NAME]... [--setenv NAME]...
  *          [--require FEATURE]... -- argv...
  *
- * Environment: the runner rebuilds the environment from its own, keeping
- * the built-in allow-list and the --keep-env names, so values travel by
- * name and never appear in a command line. --setenv carries only what the
- * runner could not rebuild: a variable set with cordon_policy_set_env, or a
- * kept one whose value differs from ours now. Those values ARE visible in
- * the runner's argv (/proc/PID/cmdline, readable by the same user): pass
- * secrets with cordon_policy_keep_env, never with cordon_policy_set_env.
+ * Environment: the runner is started with exactly the policy's environment
+ * (c->envp: the allow-list, the kept variables as snapshotted, the set
+ * ones) and rebuilds the command's from it, keeping the built-in allow-list
+ * and the --keep-env names; --setenv NAME passes a set variable the
+ * patterns do not cover. Only names are in the command line: every local
+ * user can read /proc/PID/cmdline, but not /proc/PID/environ.
+ *
+ * Runner failures come back on fd 3 (c->status_fd), never from the text:
+ * a command printing "cordon: ..." is just a command printing.
  *
  * --protect is emitted under workspace-write and full isolation only:
  * under read-only nothing is writable, and light isolation has no mount
@@ -61,24 +63,18 @@ static bool matches_any(const char *const *patterns, const char *name)
 	return false;
 }
 
-/* Can the runner rebuild NAME=VALUE from the environment it inherits? */
-static bool env_travels_by_name(const struct cordon_policy *p, const char *entry)
+/* The name of a NAME=VALUE entry the runner would not pass on by its
+ * allow-list or --keep-env patterns (so it needs --setenv NAME), in
+ * name[]; false when it would. */
+static bool env_needs_setenv(const struct cordon_policy *p, const char *entry, char *name, size_t size)
 {
-	const char *eq = strchr(entry, '=');
-	char name[257];
-	const char *now;
-	size_t nl;
+	size_t nl = strcspn(entry, "=");
 
-	if (!eq || (nl = (size_t)(eq - entry)) == 0 || nl >= sizeof(name))
+	if (nl == 0 || nl >= size || entry[nl] != '=')
 		return false;
 	memcpy(name, entry, nl);
 	name[nl] = '\0';
-	if (env_name_is_injection(name))
-		return false;
-	if (!matches_any(policy_default_env, name) && !matches_any((const char *const *)p->keep_env, name))
-		return false;
-	now = getenv(name);
-	return now && strcmp(now, eq + 1) == 0;
+	return !matches_any(policy_default_env, name) && !matches_any((const char *const *)p->keep_env, name);
 }
 
 static int native_confine(const struct cordon_backend_info *b, const char *const *argv,
@@ -100,7 +96,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if ((p->required & REQUIRE_NETNS) && p->net != CORDON_NET_NONE)
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
 
-	strvb_add_many(&sb, path, "exec", "--isolation", light ? "light" : "full", "--net",
+	strvb_add_many(&sb, path, "exec", "--status-fd", PROVIDER_STATUS_FD_STR, "--isolation",
+		       light ? "light" : "full", "--net",
 		       p->net == CORDON_NET_NONE ? "none" : "host", NULL);
 	STRV_FOREACH(root, p->writable_roots)
 		strvb_add_many(&sb, "--write", *root, NULL);
@@ -126,9 +123,12 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 			strvb_add_many(&sb, "--protect", *prot, NULL);
 	STRV_FOREACH(name, p->keep_env)
 		strvb_add_many(&sb, "--keep-env", *name, NULL);
-	STRV_FOREACH(e, p->env)
-		if (!env_travels_by_name(p, *e))
-			strvb_add_many(&sb, "--setenv", *e, NULL);
+	STRV_FOREACH(e, p->env) {
+		char name[257]; /* names are at most 256 bytes */
+
+		if (env_needs_setenv(p, *e, name, sizeof(name)))
+			strvb_add_many(&sb, "--setenv", name, NULL);
+	}
 	for (unsigned bit = 1; bit & REQUIRE_ALL; bit <<= 1)
 		if (p->required & bit)
 			strvb_add_many(&sb, "--require", require_feature_to_string(bit), NULL);
@@ -139,8 +139,11 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		return r;
 
 	/* Light isolation gives up the namespaces and what they carry: never full. */
-	return confined_fill(c, &v, native_denials, native_fatals, NULL, CORDON_ENFORCEMENT_NATIVE,
-			     light ? CORDON_GRADE_PARTIAL : b->grade);
+	r = confined_fill(c, &v, native_denials, native_fatals, NULL, CORDON_ENFORCEMENT_NATIVE,
+			  light ? CORDON_GRADE_PARTIAL : b->grade);
+	if (r < 0)
+		return r;
+	return confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_CORDON);
 }
 
 /* Value of KEY=... in a "cordon-report:" line, up to the next space (or to
@@ -191,10 +194,19 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 	close(fd);
 
 	const char *const argv[] = {
-		runner, "exec", "--report", "--isolation", "full", "--net", "none",
-		"--", "/bin/sh", "-c", script, "sh", outside, NULL,
+		runner, "exec", "--status-fd", PROVIDER_STATUS_FD_STR, "--report", "--isolation", "full",
+		"--net", "none", "--", "/bin/sh", "-c", script, "sh", outside, NULL,
 	};
-	r = spawn_capture(argv, NULL, timeout_ms, 8192, &res);
+	const struct spawn_opts so = {
+		.argv = argv,
+		.timeout_ms = timeout_ms,
+		.cap = 8192,
+		.capture_stdout = true,
+		.capture_stderr = true,
+		.own_group = true,
+		.status_fd = PROVIDER_STATUS_FD,
+	};
+	r = spawn_run(&so, &res);
 	(void)unlink(outside);
 	if (r < 0) {
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start %s: %s", runner, strerror(-r));
@@ -204,16 +216,21 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 	line = strstr(res.output, "cordon-report: ");
 	if (res.timed_out)
 		snprintf(rep->reason, sizeof(rep->reason), "the probe timed out after %d ms", timeout_ms);
-	else if (res.exit_code == 4)
+	else if (res.status_len > 0) {
+		/* the runner's own record: "STEP\tERRNO\tMESSAGE" */
+		const char *msg = res.status;
+
+		for (int field = 0; field < 2 && strchr(msg, '\t'); field++)
+			msg = strchr(msg, '\t') + 1;
+		snprintf(rep->reason, sizeof(rep->reason), "the runner failed (exit %d): %.*s", res.exit_code,
+			 (int)strcspn(msg, "\n"), msg);
+	} else if (res.exit_code == 4)
 		snprintf(rep->reason, sizeof(rep->reason), "the probe could write outside the sandbox");
 	else if (res.exit_code == 3)
 		snprintf(rep->reason, sizeof(rep->reason), "the probe could not write /dev/null");
 	else if (res.exit_code != 0 || !line) {
 		const char *first = res.output;
 
-		/* the runner's own line, if it gave one */
-		if (strstr(first, "cordon: "))
-			first = strstr(first, "cordon: ");
 		snprintf(rep->reason, sizeof(rep->reason), "the probe failed (exit %d): %.*s", res.exit_code,
 			 (int)strcspn(first, "\n"), first);
 	} else {
@@ -228,6 +245,7 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 		}
 	}
 	free(res.output);
+	free(res.status);
 	rep->duration_us = now_usec() - start;
 	return 0;
 }

@@ -228,7 +228,7 @@ static int pidfd_open_compat(pid_t pid)
 }
 
 /* Start argv through posix_spawn with the requested stdio, cwd and group. */
-static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *ret)
+static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, int status_w, pid_t *ret)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -246,6 +246,8 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *
 		posix_spawn_file_actions_adddup2(&fa, out_w, 1);
 	if (o->capture_stderr)
 		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
+	if (status_w >= 0)
+		posix_spawn_file_actions_adddup2(&fa, status_w, o->status_fd);
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 
@@ -268,15 +270,68 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *
 	return -r;
 }
 
+/* A failure of ours in the forked child, before the runner ran: the line
+ * on stderr for people, and a record on the status channel (when there is
+ * one) so it reads as the runner failing. Only write(2): async-signal-safe. */
+static void child_fail(int status_w, const char *step, const char *line, size_t len)
+{
+	(void)!write(2, line, len);
+	if (status_w >= 0) {
+		(void)!write(status_w, step, strlen(step));
+		(void)!write(status_w, "\t-\t", 3);
+		(void)!write(status_w, line, len);
+	}
+}
+
+/* In a forked child that will not exec: blank our copy of the caller's
+ * command line (all but argv[0]), which /proc/PID/cmdline shows to every
+ * local user and which may carry values (`cordon run --setenv N=V`). The
+ * memory is the child's own copy-on-write page; the caller's is untouched.
+ * Where it is (arg_start, arg_end) comes from /proc/self/stat, fields 48
+ * and 49 (Linux 3.5). Best effort: nothing is blanked if they cannot be read. */
+static void child_blank_cmdline(void)
+{
+	char buf[2048], *p;
+	unsigned long start = 0, end = 0;
+	ssize_t l;
+	int fd, field = 2;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	l = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (l <= 0)
+		return;
+	buf[l] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
+	if (!p)
+		return;
+	for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+		field++;
+		if (field == 48)
+			start = strtoul(tok, NULL, 10);
+		else if (field == 49) {
+			end = strtoul(tok, NULL, 10);
+			break;
+		}
+	}
+	if (start == 0 || end <= start || end - start > (1ul << 24))
+		return;
+	char *area = (char *)start;
+	size_t n = end - start, first = strnlen(area, n);
+
+	if (first + 1 < n)
+		memset(area + first + 1, 0, n - first - 1);
+}
+
 /* The same set-up, then the limits (cgroups joined, rlimits set), then
  * child_main in the forked child, or an exec of argv. Only for
  * single-threaded callers: the child runs ordinary code. */
-static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, pid_t *ret)
+static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int status_w, pid_t *ret)
 {
 	pid_t pid;
 
-	if (o->envp && o->child_main)
-		return -EINVAL; /* the runner reads our environment */
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -306,16 +361,32 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, pid_t
 		if (o->limits && limits_child_apply(o->limits) < 0) {
 			static const char msg[] = "cordon: limits: cannot join the run's cgroup or set its rlimits\n";
 
-			(void)!write(2, msg, sizeof(msg) - 1);
+			child_fail(status_w, "limits", msg, sizeof(msg) - 1);
 			_exit(125);
 		}
+		/* Last: the number may be one of our fds the steps above still
+		 * needed (a cgroup.procs fd). dup2 clears close-on-exec on the
+		 * copy only. */
+		if (status_w >= 0) {
+			if (dup2(status_w, o->status_fd) < 0)
+				_exit(127);
+			status_w = o->status_fd;
+		}
 		if (!o->child_main) {
+			static const char msg[] = "cordon: spawn: cannot execute the runner\n";
+
 			if (strchr(o->argv[0], '/'))
 				execve(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
 			else
 				execvpe(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
+			child_fail(status_w, "spawn", msg, sizeof(msg) - 1);
 			_exit(127);
 		}
+		/* The in-process runner reads its environment from environ,
+		 * and must not show the caller's command line as its own. */
+		if (o->envp)
+			environ = (char **)o->envp;
+		child_blank_cmdline();
 		int argc = 0;
 		while (o->argv[argc])
 			argc++;
@@ -325,9 +396,59 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, pid_t
 	return 0;
 }
 
+/* A pipe for the status channel whose write end is above fd, so the
+ * child's dup2 to fd is a real copy (which clears close-on-exec) and never
+ * lands on one of its other fds. Both ends close-on-exec. */
+static int status_pipe(int fd, int *ret_r, int *ret_w)
+{
+	int p[2], w;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	w = fcntl(p[1], F_DUPFD_CLOEXEC, fd + 1);
+	close(p[1]);
+	if (w < 0) {
+		close(p[0]);
+		return -errno;
+	}
+	*ret_r = p[0];
+	*ret_w = w;
+	return 0;
+}
+
+/* What the child's tree wrote on the status channel, once the child has
+ * ended: whatever is in the pipe now, up to SPAWN_STATUS_MAX bytes. Never
+ * waits for EOF: a process that kept the write end must not keep us. */
+static int status_read(int fd, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = malloc(SPAWN_STATUS_MAX + 1);
+	size_t len = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	int r = set_nonblock(fd);
+
+	if (r < 0)
+		return r;
+	while (len < SPAWN_STATUS_MAX) {
+		ssize_t l = read(fd, buf + len, SPAWN_STATUS_MAX - len);
+
+		if (l < 0 && errno == EINTR)
+			continue;
+		if (l <= 0)
+			break;
+		len += (size_t)l;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
 int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 {
-	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1, out_r = -1, out_w = -1;
+	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1, out_r = -1, out_w = -1, status_r = -1,
+			    status_w = -1;
 	struct capture cap = { .cap = o->cap, .relay_cap = o->relay ? o->relay_cap : 0 };
 	struct capture out = { .relay_cap = o->relay_cap };
 	struct rusage ru = {};
@@ -337,6 +458,8 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 	bool capturing = o->capture_stdout || o->capture_stderr;
 	bool exited = false, timed_out = false;
 	int status = 0, r;
+	char *status_buf = NULL;
+	size_t status_len = 0;
 	pid_t pid;
 
 	cap.buf = malloc(o->cap + 1);
@@ -364,10 +487,24 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		out_w = p[1];
 	}
 
-	r = o->child_main || o->limits ? start_forked(o, pipe_w, out_w, &pid) : start_exec(o, pipe_w, out_w, &pid);
+	if (o->status_fd > 2) {
+		r = status_pipe(o->status_fd, &status_r, &status_w);
+		if (r < 0) {
+			free(cap.buf);
+			return r;
+		}
+	}
+
+	r = o->child_main || o->limits ? start_forked(o, pipe_w, out_w, status_w, &pid)
+				       : start_exec(o, pipe_w, out_w, status_w, &pid);
 	if (r < 0) {
 		free(cap.buf);
 		return r;
+	}
+	/* Only the child's copies may keep the channel open. */
+	if (status_w >= 0) {
+		close(status_w);
+		status_w = -1;
 	}
 	if (pipe_w >= 0) {
 		close(pipe_w);
@@ -471,7 +608,16 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		over = true;
 
 	cap.buf[cap.len] = '\0';
+	if (status_r >= 0) {
+		r = status_read(status_r, &status_buf, &status_len);
+		if (r < 0) {
+			free(cap.buf);
+			return r;
+		}
+	}
 	*ret = (struct spawn_result){
+		.status = status_buf,
+		.status_len = status_len,
 		.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 		.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 		.timed_out = timed_out,

@@ -37,6 +37,10 @@ struct spawn_opts {
 	/* Output beyond the cap (relay_cap with relay, else cap) kills the
 	 * whole tree instead of being counted and dropped. */
 	bool stop_at_cap;
+	/* > 2: the child gets the write end of a pipe at this fd number (the
+	 * runner's status channel); what is in the pipe once the child has
+	 * ended is returned in spawn_result.status. 0: none. */
+	int status_fd;
 };
 
 struct spawn_result {
@@ -51,11 +55,16 @@ struct spawn_result {
 	bool output_killed;       /* ... and stop_at_cap killed the tree for it */
 	uint64_t stdout_total;    /* bytes of stdout with pipe_stdout */
 	uint64_t cpu_usec;        /* user + system time of the child and what it reaped */
+	char *status;             /* with status_fd: what was written (NUL-terminated, capped); else NULL */
+	size_t status_len;
 };
+
+/* Most of a status channel that is kept. */
+#define SPAWN_STATUS_MAX 8192
 
 /* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if
  * the command could not be started; how it ended is in *ret. The caller
- * frees ret->output. */
+ * frees ret->output and ret->status. */
 int spawn_run(const struct spawn_opts *o, struct spawn_result *ret);
 
 /* Convenience for probes: stdin /dev/null, stdout+stderr captured, own group. */

@@ -24,10 +24,20 @@ const struct provider *provider_for(enum cordon_backend b);
 
 /* Finish a provider's confine: copy the signature lists and informational
  * lines (NULL: none; no allowed exit codes), take ownership of *argv, set
- * enforcement and grade. On failure nothing is taken. */
+ * enforcement and grade; no status channel, envp inherited. On failure
+ * nothing is taken. */
 int confined_fill(struct cordon_confined *c, char ***argv, const char *const *denials,
 		  const char *const *fatals, const char *const *info, enum cordon_enforcement e,
 		  enum cordon_grade g);
+
+/* After confined_fill: argv must start with envp (copied; NULL: an empty
+ * environment) and, for format != NONE, the status pipe at status_fd. */
+int confined_set_channel(struct cordon_confined *c, char *const *envp, int status_fd,
+			 enum cordon_status_format format);
+
+/* The fd number at which cordon's providers want their status pipe. */
+#define PROVIDER_STATUS_FD 3
+#define PROVIDER_STATUS_FD_STR "3"
 
 /* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
 int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)

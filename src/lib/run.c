@@ -170,8 +170,13 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	 * process group (so ^C reaches the command); stderr is relayed as it
 	 * arrives and kept for classification. Captured runs get their own
 	 * process group so a timeout can kill it whole. */
+	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
+		return -EINVAL;
+
 	struct spawn_opts so = {
 		.argv = (const char *const *)argv,
+		.envp = confined->envp,
+		.status_fd = confined->status_format != CORDON_STATUS_NONE ? confined->status_fd : 0,
 		.cwd = o.cwd,
 		.timeout_ms = o.timeout_ms,
 		.cap = o.max_output,
@@ -211,6 +216,8 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	limits_cgroup_destroy(&cg);
 	if (r < 0)
 		return r;
+	/* what the runner wrote on its status channel, if it has one */
+	_cleanup_free_ char *status_record = TAKE_PTR(sr.status);
 
 	res = calloc(1, sizeof(*res));
 	if (!res) {
@@ -234,7 +241,10 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	else {
 		int status = sr.signal ? 128 + sr.signal : sr.exit_code;
 
-		r = cordon_classify(confined, status, sr.output, sr.output_len, &cls);
+		/* The status channel, where there is one, says whether the
+		 * runner failed; the output never does then. */
+		r = cordon_classify_status(confined, status, status_record, sr.status_len, sr.output, sr.output_len,
+					   &cls);
 		if (r < 0)
 			return r;
 		res->verdict = cls.verdict;

@@ -3,7 +3,8 @@
  * cordon_confined_from_json on arbitrary bytes. Whatever it accepts must
  * write back to JSON, read again, and write back identically; whatever it
  * refuses must say why. The accepted value is also classified against the
- * input itself, so arbitrary signature sets reach the classifier.
+ * input itself (as output, and as status-channel records), so arbitrary
+ * signature sets and channels reach the classifier.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -55,6 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = cordon_classify(c, status * 62, (const char *)data, size, &cl);
 		CHECK(r == 0);
 		CHECK((cl.verdict == CORDON_VERDICT_RUNNER_FAILED) == (cl.line != NULL));
+		free(cl.line);
+		/* the input as what the status channel carried, too */
+		r = cordon_classify_status(c, status * 62, (const char *)data, size, (const char *)data, size, &cl);
+		CHECK(r == 0);
+		CHECK((cl.verdict == CORDON_VERDICT_RUNNER_FAILED) == (cl.line != NULL));
+		CHECK(status != 0 || cl.verdict == CORDON_VERDICT_OK);
 		free(cl.line);
 	}
 

@@ -146,15 +146,29 @@ if python3 -m json.tool "$tmp/c.json" >/dev/null && [ "$(json_field "$tmp/c.json
 else
         not_ok "confine --json" "$(cat "$tmp/c.json")"
 fi
+# The confined value says how to start argv: with envp as its environment
+# and a pipe's write end at status_fd (bwrap's status records).
 python3 - "$tmp/c.json" > "$tmp/out.txt" <<'PY'
-import json, subprocess, sys
+import fcntl, json, os, subprocess, sys
 c = json.load(open(sys.argv[1]))
-p = subprocess.run(["/bin/sh", "-c", 'exec "$@" 2>&1', "sh"] + c["argv"], capture_output=True, text=True)
+fd = c["status_fd"]
+r, w = os.pipe()
+r2, w2 = (fcntl.fcntl(x, fcntl.F_DUPFD_CLOEXEC, fd + 1) for x in (r, w))
+os.close(r); os.close(w)
+os.dup2(w2, fd, inheritable=True)
+os.close(w2)
+env = dict(e.split("=", 1) for e in c["envp"])
+p = subprocess.run(["/bin/sh", "-c", 'exec "$@" 2>&1', "sh"] + c["argv"], capture_output=True, text=True,
+                   env=env, pass_fds=(fd,))
+os.close(fd)
 sys.stdout.write(p.stdout)
 open(sys.argv[1] + ".status", "w").write(str(p.returncode))
+open(sys.argv[1] + ".records", "w").write(os.read(r2, 65536).decode())
 PY
-v=$("$CORDON" classify --confined "$tmp/c.json" --status "$(cat "$tmp/c.json.status")" --output "$tmp/out.txt")
+v=$("$CORDON" classify --confined "$tmp/c.json" --status "$(cat "$tmp/c.json.status")" --output "$tmp/out.txt" \
+        --status-records "$tmp/c.json.records")
 if [ "$v" = denied ]; then ok "classify reads the confined value and says denied"; else not_ok "classify" "verdict=$v" "$(cat "$tmp/out.txt")"; fi
+if grep -q '"exit-code"' "$tmp/c.json.records"; then ok "bwrap reported the command's exit on the status fd"; else not_ok "bwrap status records" "$(cat "$tmp/c.json.records")"; fi
 
 # Bad input: errors name the flag.
 err=$("$CORDON" run --mode rw -- true 2>&1); rc=$?

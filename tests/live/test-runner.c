@@ -192,9 +192,14 @@ Test(runner, setup_failures_say_cordon_and_exit_125)
 	EXITED(&r, 125);
 	cr_assert_eq(strncmp(r.output, "cordon: flags: unknown flag '--bogus'", 37), 0, "%s", r.output);
 
-	RUN(&r, "--setenv", "LD_PRELOAD=/x.so", "--", "/bin/true");
+	RUN(&r, "--setenv", "LD_PRELOAD", "--", "/bin/true");
 	EXITED(&r, 125);
 	cr_assert(strstr(r.output, "cordon: flags: --setenv: refusing LD_PRELOAD"), "%s", r.output);
+
+	/* a value would be on the command line, readable by every local user */
+	RUN(&r, "--setenv", "SET_HERE=1", "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: flags: --setenv: give a NAME, not NAME=VALUE"), "%s", r.output);
 
 	/* a protected path that is a dangling symlink cannot be kept read-only */
 	snprintf(link, sizeof(link), "%s/.envrc", dir);
@@ -211,12 +216,121 @@ Test(runner, environment_is_an_allow_list)
 	setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
 	setenv("CORDON_TEST_KEPT", "kept", 1);
 	setenv("LANG", "C", 1);
-	RUN(&r, "--keep-env", "CORDON_TEST_K*", "--setenv", "SET_HERE=1", "--", "/usr/bin/env");
+	setenv("SET_HERE", "1", 1);
+	setenv("NOT_SET_HERE", "2", 1);
+	RUN(&r, "--keep-env", "CORDON_TEST_K*", "--setenv", "SET_HERE", "--", "/usr/bin/env");
 	EXITED(&r, 0);
 	cr_assert_null(strstr(r.output, "AWS_SECRET"), "%s", r.output);
+	cr_assert_null(strstr(r.output, "NOT_SET_HERE"), "%s", r.output);
 	cr_assert(strstr(r.output, "CORDON_TEST_KEPT=kept\n"), "%s", r.output);
+	/* --setenv NAME: the value comes from the runner's environment */
 	cr_assert(strstr(r.output, "SET_HERE=1\n"), "%s", r.output);
 	cr_assert(strstr(r.output, "LANG=C\n"), "%s", r.output);
+
+	/* asked for and not there: refused, not silently dropped */
+	unsetenv("SET_HERE");
+	RUN(&r, "--setenv", "SET_HERE", "--", "/usr/bin/env");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: environment: --setenv SET_HERE: not in the runner's environment"), "%s",
+		  r.output);
+}
+
+/* The runner with its status channel at fd 9 (a pipe): *record gets what
+ * was written there once the runner has ended. */
+static void run_with_status(struct run *r, char *const *argv, char *record, size_t size)
+{
+	int p[2], argc = 0;
+	ssize_t n;
+	size_t len = 0;
+
+	while (argv[argc])
+		argc++;
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	/* above 9, so the child's dup2 to 9 is a real copy */
+	int w = fcntl(p[1], F_DUPFD_CLOEXEC, 10), out[2];
+	cr_assert_geq(w, 10);
+	close(p[1]);
+	p[1] = w;
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	r->pid = fork();
+	cr_assert_geq(r->pid, 0);
+	if (r->pid == 0) {
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		if (dup2(p[1], 9) < 0)
+			_exit(99);
+		_exit(cordon_exec_main(argc, (char **)argv));
+	}
+	close(out[1]);
+	close(p[1]);
+	r->out = out[0];
+	finish(r);
+	while ((n = read(p[0], record + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	record[len] = '\0';
+	close(p[0]);
+}
+
+#define STARTS(s, lit) (strncmp((s), (lit), sizeof(lit) - 1) == 0)
+#define RUN_STATUS(r, rec, ...) \
+	run_with_status((r), (char *const[]){ "exec", "--status-fd", "9", __VA_ARGS__, NULL }, (rec), sizeof(rec))
+
+/* A setup failure, in whichever runner process it happens, is one record on
+ * the status fd; a command that fails, or prints the runner's words, writes
+ * none, and the command never has the fd. */
+Test(runner, failures_are_recorded_on_the_status_fd)
+{
+	char rec[2048], link[128];
+	struct run r;
+
+	/* the command process, before execve */
+	RUN_STATUS(&r, rec, "--", "/nonexistent/command");
+	EXITED(&r, 125);
+	cr_assert(STARTS(rec, "execve\tENOENT\tcordon: execve: /nonexistent/command: "), "%s", rec);
+	cr_assert_eq(strchr(rec, '\n'), rec + strlen(rec) - 1, "one record: %s", rec);
+	/* ... under light isolation too (no init) */
+	RUN_STATUS(&r, rec, "--isolation", "light", "--", "/nonexistent/command");
+	EXITED(&r, 125);
+	cr_assert(STARTS(rec, "execve\tENOENT\t"), "%s", rec);
+	/* the runner itself: a bad flag, wherever it sits */
+	RUN_STATUS(&r, rec, "--bogus", "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert_str_eq(rec, "flags\t-\tcordon: flags: unknown flag '--bogus' (see cordon exec --help)\n");
+	/* a failure said before exiting (protect_prepare) */
+	snprintf(link, sizeof(link), "%s/.envrc", dir);
+	cr_assert_eq(symlink("/nonexistent-target", link), 0);
+	RUN_STATUS(&r, rec, "--write", dir, "--protect", link, "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert(STARTS(rec, "protect\t-\tcordon: protect: "), "%s", rec);
+	unlink(link);
+
+	/* the command failing, and printing the runner's line: no record */
+	RUN_STATUS(&r, rec, "--", "/bin/sh", "-c", "echo 'cordon: landlock: cannot open /: Permission denied' >&2; exit 125");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: landlock: cannot open /"), "%s", r.output);
+	cr_assert_str_eq(rec, "");
+	/* the command cannot write a record: the fd is close-on-exec */
+	RUN_STATUS(&r, rec, "--", "/bin/sh", "-c", "echo 'x\t-\tforged' >&9");
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s", r.output);
+	cr_assert(strstr(r.output, "Bad file descriptor"), "%s", r.output);
+	cr_assert_str_eq(rec, "");
+	RUN_STATUS(&r, rec, "--isolation", "light", "--", "/bin/sh", "-c", "echo forged >&9");
+	cr_assert(strstr(r.output, "Bad file descriptor"), "%s", r.output);
+	cr_assert_str_eq(rec, "");
+	/* control: the same write works when the command opens fd 9 itself */
+	RUN_STATUS(&r, rec, "--", "/bin/sh", "-c", "exec 9>&2; echo reached >&9");
+	EXITED(&r, 0);
+	cr_assert(strstr(r.output, "reached"), "%s", r.output);
+	cr_assert_str_eq(rec, "");
+}
+
+Test(runner, status_fd_must_be_open)
+{
+	struct run r;
+
+	RUN(&r, "--status-fd", "250", "--", "/bin/true");
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: status-fd: fd 250 is not open"), "%s", r.output);
 }
 
 Test(runner, inherited_fds_are_closed)

@@ -103,7 +103,8 @@ static void expect(const char *got, const char *fmt)
 	cr_assert_str_eq(got, want);
 }
 
-#define ENV " --clearenv --setenv PATH /usr/bin:/bin --setenv HOME %2$s"
+/* The environment is bwrap's own (c->envp), never in its argv. */
+#define ENV " --json-status-fd 3"
 #define DENY " --perms 0000 --tmpfs %2$s/.ssh --remount-ro %2$s/.ssh --ro-bind /dev/null %2$s/.netrc"
 
 Test(bwrap, full_workspace_write_net_none)
@@ -150,6 +151,44 @@ Test(bwrap, signatures)
 	cr_assert_null(c->denial_signatures[3]);
 	cordon_confined_free(c);
 	cordon_policy_free(p);
+}
+
+/* bwrap is started with exactly the filtered environment, values and all,
+ * and none of it is in its command line; its status records come on fd 3. */
+Test(bwrap, environment_travels_as_envp)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	const char *argv[] = { "true", NULL };
+	_cleanup_free_ char *home_entry = NULL;
+
+	setenv("GH_TOKEN", "ghp_secret_value", 1);
+	setenv("UNLISTED", "not-passed", 1);
+	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_keep_env(p, "GH_TOKEN", NULL), 0);
+	cr_assert_eq(cordon_policy_set_env(p, "API_KEY", "sk-set-value", NULL), 0);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
+	cr_assert_eq(asprintf(&home_entry, "HOME=%s", home) > 0, 1);
+
+	STRV_FOREACH(a, c->argv) {
+		cr_assert_null(strstr(*a, "ghp_secret_value"), "kept value in argv: %s", *a);
+		cr_assert_null(strstr(*a, "sk-set-value"), "set value in argv: %s", *a);
+		cr_assert_str_neq(*a, "--setenv");
+		cr_assert_str_neq(*a, "--clearenv");
+	}
+	cr_assert_not_null(c->envp);
+	cr_assert_eq(strv_length(c->envp), 4, "PATH, HOME, GH_TOKEN, API_KEY: %zu", strv_length(c->envp));
+	cr_assert(strv_contains(c->envp, "PATH=/usr/bin:/bin"));
+	cr_assert(strv_contains(c->envp, home_entry));
+	cr_assert(strv_contains(c->envp, "GH_TOKEN=ghp_secret_value"));
+	cr_assert(strv_contains(c->envp, "API_KEY=sk-set-value"));
+	cr_assert_eq(c->status_fd, 3);
+	cr_assert_eq(c->status_format, CORDON_STATUS_BWRAP_JSON);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+	unsetenv("GH_TOKEN");
+	unsetenv("UNLISTED");
 }
 
 Test(bwrap, light_isolation_and_landlock_requirements_refused)

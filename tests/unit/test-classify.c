@@ -100,13 +100,23 @@ static const struct classify_case cases[] = {
 	{ "fatal prefix is case-insensitive, line keeps its case", BWRAP, .status = 1,
 	  .output = "BWRAP:   Creating new namespace FAILED\n",
 	  .want = CORDON_VERDICT_RUNNER_FAILED, .want_line = "BWRAP:   Creating new namespace FAILED" },
-	{ "fatal and denial on one line (bwrap uid map)", BWRAP, .status = 1,
-	  .output = "bwrap: setting up uid map: Permission denied\n", .want = CORDON_VERDICT_DENIED },
+	/* Only Seatbelt's own refusal reads as the sandbox working: bwrap
+	 * failing to map ids (AppArmor's userns restriction) is bwrap failing,
+	 * and the command never ran. */
+	{ "fatal and denial on one line (bwrap uid map) is a runner failure", BWRAP, .status = 1,
+	  .output = "bwrap: setting up uid map: Permission denied\n", .want = CORDON_VERDICT_RUNNER_FAILED,
+	  .want_line = "bwrap: setting up uid map: Permission denied" },
+	{ "fatal and denial on one line (native, no channel) is a runner failure", NATIVE, .status = 125,
+	  .output = "cordon: landlock: cannot open /: Permission denied\n", .want = CORDON_VERDICT_RUNNER_FAILED,
+	  .want_line = "cordon: landlock: cannot open /: Permission denied" },
 	{ "fatal and denial on one line (nested seatbelt, exit 71)", SEATBELT, .status = 71,
 	  .output = "sandbox-exec: sandbox_apply: Operation not permitted\n", .want = CORDON_VERDICT_DENIED },
-	{ "fatal+denial line does not hide a later fatal line", BWRAP, .status = 1,
+	{ "fatal+denial line under bwrap is the first runner failure", BWRAP, .status = 1,
 	  .output = "bwrap: setting up uid map: Permission denied\nbwrap: execvp x: No such file\n",
-	  .want = CORDON_VERDICT_RUNNER_FAILED, .want_line = "bwrap: execvp x: No such file" },
+	  .want = CORDON_VERDICT_RUNNER_FAILED, .want_line = "bwrap: setting up uid map: Permission denied" },
+	{ "fatal+denial line under seatbelt does not hide a later fatal line", SEATBELT, .status = 71,
+	  .output = "sandbox-exec: sandbox_apply: Operation not permitted\nsandbox-exec: bad profile\n",
+	  .want = CORDON_VERDICT_RUNNER_FAILED, .want_line = "sandbox-exec: bad profile" },
 	{ "fatal and denial on one line, exit code allowed", CUSTOM,
 	  .denial = seatbelt_denial, .fatal = seatbelt_fatal, .allowed = exit_71, .n_allowed = 1,
 	  .status = 71, .output = "sandbox-exec: sandbox_apply: Operation not permitted\n",
@@ -325,6 +335,8 @@ Test(classify, no_quadratic_blowup, .timeout = 30)
 	static const char *const fatal_aa[] = { "aa", NULL };
 	static const char *const denial_ab[] = { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", NULL };
 	struct cordon_confined c = {
+		/* Seatbelt: a fatal+denial line is a denial, so every line is looked at */
+		.enforcement = CORDON_ENFORCEMENT_SEATBELT,
 		.fatal_signatures = (char **)fatal_aa,
 		.denial_signatures = (char **)denial_ab,
 	};
@@ -380,4 +392,133 @@ Test(classify, long_signatures)
 	cr_assert_eq(cl.verdict, CORDON_VERDICT_DENIED);
 	cr_assert_eq(cordon_classify(&c, 3, out, n + 3, &cl), 0);
 	cr_assert_eq(cl.verdict, CORDON_VERDICT_OK);
+}
+
+/* ---- Status channels ---------------------------------------------------- */
+
+enum channel_preset { NATIVE_CH, BWRAP_CH };
+
+static struct cordon_confined channel_confined(enum channel_preset which)
+{
+	struct cordon_confined c = confined_for(&(struct classify_case){ .preset = which == NATIVE_CH ? NATIVE : BWRAP });
+
+	c.status_fd = 3;
+	c.status_format = which == NATIVE_CH ? CORDON_STATUS_CORDON : CORDON_STATUS_BWRAP_JSON;
+	return c;
+}
+
+static struct cordon_classification classify_status(const struct cordon_confined *c, int status,
+						    const char *record, const char *output)
+{
+	struct cordon_classification cl = { .verdict = CORDON_VERDICT_TIMEOUT };
+
+	cr_assert_eq(cordon_classify_status(c, status, record, record ? strlen(record) : 0, output, strlen(output),
+					    &cl),
+		     0);
+	return cl;
+}
+
+/* With cordon's status channel, the text never says "runner failed": the
+ * forgery this exists to stop is a command printing the runner's line. */
+Test(classify, native_channel_text_is_only_output)
+{
+	struct cordon_confined c = channel_confined(NATIVE_CH);
+	struct cordon_classification cl;
+
+	cl = classify_status(&c, 1, NULL, "cordon: landlock: cannot open /: Permission denied\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_DENIED);
+	cr_expect_null(cl.line);
+	cl = classify_status(&c, 1, NULL, "cordon: x\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	/* even the runner's own exit code: no record, no runner failure */
+	cl = classify_status(&c, 125, "", "cordon: flags: unknown flag '--x'\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	/* the plain classifier agrees: with a channel it never reads the text for it */
+	cr_assert_eq(cordon_classify(&c, 125, "cordon: flags: x\n", 17, &cl), 0);
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+}
+
+Test(classify, native_channel_record_is_runner_failed)
+{
+	struct cordon_confined c = channel_confined(NATIVE_CH);
+	struct cordon_classification cl;
+
+	cl = classify_status(&c, 125, "landlock\tEACCES\tcordon: landlock: cannot open /: EACCES\n", "whatever\n");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "cordon: landlock: cannot open /: EACCES");
+	free(cl.line);
+	/* the first record decides; a message may hold tabs after the second */
+	cl = classify_status(&c, 125, "a\t-\tfirst\tpart\nb\t-\tsecond\n", "");
+	cr_assert_str_eq(cl.line, "first\tpart");
+	free(cl.line);
+	/* a malformed record is still the runner saying it failed */
+	cl = classify_status(&c, 125, "garbled", "");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "garbled");
+	free(cl.line);
+	/* exit 0 is ok, whatever was written */
+	cl = classify_status(&c, 0, "x\t-\ty\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cr_expect_null(cl.line);
+}
+
+Test(classify, bwrap_channel)
+{
+	static const char pid_only[] = "{ \"child-pid\": 12, \"mnt-namespace\": 4026532178 }\n";
+	static const char ran[] = "{ \"child-pid\": 12 }\n{ \"exit-code\": 1 }\n";
+	struct cordon_confined c = channel_confined(BWRAP_CH);
+	struct cordon_classification cl;
+
+	/* bwrap failed before the command: nothing, or only child-pid (its
+	 * child's own setup failed), and its first line says why */
+	cl = classify_status(&c, 1, NULL, "bwrap: setting up uid map: Permission denied\n");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "bwrap: setting up uid map: Permission denied");
+	free(cl.line);
+	cl = classify_status(&c, 1, pid_only, "\n  \nbwrap: execvp nope: No such file or directory  \nmore\n");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "bwrap: execvp nope: No such file or directory");
+	free(cl.line);
+	cl = classify_status(&c, 1, "", "");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "bwrap exited with status 1 before starting the command");
+	free(cl.line);
+
+	/* the command ran: its "bwrap: " lines are its own output */
+	cl = classify_status(&c, 1, ran, "bwrap: x\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cl = classify_status(&c, 1, ran, "bwrap: setting up uid map: Permission denied\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_DENIED);
+	/* killed by a signal: bwrap could not report, it did not fail */
+	cl = classify_status(&c, 137, pid_only, "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cl = classify_status(&c, 0, "", "bwrap: x\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+}
+
+Test(classify, status_without_channel_is_plain_classify)
+{
+	struct cordon_confined c = bwrap_confined();
+	struct cordon_classification cl;
+
+	/* no channel: a record means nothing, the text rules apply */
+	cl = classify_status(&c, 1, "x\t-\tcordon: y\n", "fine\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cl = classify_status(&c, 1, NULL, "bwrap: oops\n");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	free(cl.line);
+	cr_assert_eq(cordon_classify_status(&c, 1, NULL, 3, "", 0, &cl), -EINVAL);
+	cr_assert_eq(cordon_classify_status(NULL, 1, NULL, 0, "", 0, &cl), -EINVAL);
+}
+
+Test(classify, status_format_names)
+{
+	enum cordon_status_format f;
+
+	for (int i = CORDON_STATUS_NONE; i <= CORDON_STATUS_BWRAP_JSON; i++) {
+		cr_assert_eq(cordon_status_format_from_string(cordon_status_format_to_string(i), &f), 0);
+		cr_assert_eq((int)f, i);
+	}
+	cr_assert_eq(cordon_status_format_from_string("json", &f), -EINVAL);
+	cr_assert_eq(cordon_status_format_from_string(NULL, &f), -EINVAL);
 }

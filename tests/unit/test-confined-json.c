@@ -46,7 +46,81 @@ Test(confined_json, exact_output)
 	cr_assert_str_eq(s, "{\"argv\":[\"/bin/echo\",\"hi\"],\"mode\":\"workspace-write\",\"enforcement\":\"bwrap\","
 			    "\"grade\":\"partial\",\"denial_signatures\":[\"permission denied\"],"
 			    "\"fatal_signatures\":[\"bwrap: \"],\"informational_lines\":[],"
-			    "\"allowed_exit_codes\":[1,71]}");
+			    "\"allowed_exit_codes\":[1,71],\"envp\":null,\"status_fd\":-1,\"status_format\":\"none\"}");
+}
+
+/* The environment and the status channel survive the trip; a value written
+ * before they existed reads back as "inherit, no channel". */
+Test(confined_json, envp_and_status_channel)
+{
+	char *argv[] = { "/usr/bin/bwrap", "--json-status-fd", "3", "--", "true", NULL };
+	char *envp[] = { "PATH=/usr/bin", "API_KEY=s=e=c", "EMPTY=", NULL };
+	char *none[] = { NULL };
+	struct cordon_confined c = {
+		.argv = argv,
+		.enforcement = CORDON_ENFORCEMENT_BWRAP,
+		.denial_signatures = none,
+		.fatal_signatures = none,
+		.envp = envp,
+		.status_fd = 3,
+		.status_format = CORDON_STATUS_BWRAP_JSON,
+	};
+	const char *old = "{\"argv\":[\"x\"],\"mode\":\"read-only\",\"enforcement\":\"native\",\"grade\":\"full\","
+			  "\"denial_signatures\":[],\"fatal_signatures\":[\"cordon: \"],\"informational_lines\":[],"
+			  "\"allowed_exit_codes\":[]}";
+	_cleanup_free_ char *s = NULL, *s2 = NULL;
+	_cleanup_confined_ struct cordon_confined *back = NULL, *back_old = NULL;
+	struct cordon_error err = { 0 };
+
+	cr_assert_eq(cordon_confined_to_json(&c, &s), 0);
+	cr_assert(strstr(s, "\"envp\":[\"PATH=/usr/bin\",\"API_KEY=s=e=c\",\"EMPTY=\"],\"status_fd\":3,"
+			    "\"status_format\":\"bwrap-json\"}"), "%s", s);
+	cr_assert_eq(cordon_confined_from_json(s, strlen(s), &back, &err), 0, "%s", err.message);
+	assert_strv_eq(back->envp, (const char *const *)envp);
+	cr_assert_eq(back->status_fd, 3);
+	cr_assert_eq(back->status_format, CORDON_STATUS_BWRAP_JSON);
+	cr_assert_eq(cordon_confined_to_json(back, &s2), 0);
+	cr_assert_str_eq(s, s2);
+
+	cr_assert_eq(cordon_confined_from_json(old, strlen(old), &back_old, &err), 0, "%s", err.message);
+	cr_assert_null(back_old->envp);
+	cr_assert_eq(back_old->status_fd, -1);
+	cr_assert_eq(back_old->status_format, CORDON_STATUS_NONE);
+
+	/* a channel needs an fd number above stdio */
+	c.status_fd = 2;
+	cr_assert_eq(cordon_confined_to_json(&c, &s2), -EINVAL);
+}
+
+Test(confined_json, envp_and_status_refusals)
+{
+	static const char head[] = "{\"argv\":[\"x\"],\"mode\":\"read-only\",\"enforcement\":\"native\",\"grade\":\"full\","
+				   "\"denial_signatures\":[],\"fatal_signatures\":[],\"informational_lines\":[],"
+				   "\"allowed_exit_codes\":[]";
+	static const struct {
+		const char *tail, *message;
+	} bad[] = {
+		{ ",\"envp\":[\"NOEQUALS\"]}", "\"envp\"[0] must be NAME=VALUE" },
+		{ ",\"envp\":[\"=v\"]}", "\"envp\"[0] must be NAME=VALUE" },
+		{ ",\"envp\":\"A=1\"}", "\"envp\" must be an array of strings" },
+		{ ",\"status_fd\":3}", "missing key \"status_format\"" },
+		{ ",\"status_format\":\"cordon\"}", "missing key \"status_fd\"" },
+		{ ",\"status_fd\":2,\"status_format\":\"cordon\"}", "\"status_fd\" must be an fd number from 3 to 65535" },
+		{ ",\"status_fd\":3,\"status_format\":\"none\"}", "\"status_fd\" must be -1 without a status format" },
+		{ ",\"status_fd\":3,\"status_format\":\"json\"}", "\"status_format\" must be none, cordon or bwrap-json" },
+		{ ",\"status_fd\":\"3\",\"status_format\":\"cordon\"}", "\"status_fd\" must be an integer" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		_cleanup_free_ char *doc = NULL;
+		struct cordon_confined *c = NULL;
+		struct cordon_error err = { 0 };
+
+		cr_assert_gt(asprintf(&doc, "%s%s", head, bad[i].tail), 0);
+		cr_assert_eq(cordon_confined_from_json(doc, strlen(doc), &c, &err), -EINVAL, "%s", doc);
+		cr_assert_null(c);
+		cr_assert(strstr(err.message, bad[i].message), "%s: got `%s`", doc, err.message);
+	}
 }
 
 Test(confined_json, round_trip)

@@ -89,16 +89,22 @@ Test(native_confine, workspace_write_full, .init = setup_env)
 	c = confine(&p, &r);
 	cr_assert_eq(r, 0);
 	assert_argv(c->argv, (const char *const[]){
-		"/usr/bin/cordon", "exec", "--isolation", "full", "--net", "none",
+		"/usr/bin/cordon", "exec", "--status-fd", "3", "--isolation", "full", "--net", "none",
 		"--write", "/ws", "--write", "/tmp", "--private-tmp",
 		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
 		"--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*",
 		"--keep-env", "GH_TOKEN",
-		"--setenv", "TZ=Europe/Paris", "--setenv", "CI=1",
+		"--setenv", "CI",
 		"--require", "landlock-net", "--require", "pidns",
 		"--", "git", "status", NULL });
 	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NATIVE);
 	cr_assert_eq(c->grade, CORDON_GRADE_PARTIAL, "the grade comes from the backend info");
+	/* runner failures come back on fd 3, never from the text */
+	cr_assert_eq(c->status_fd, 3);
+	cr_assert_eq(c->status_format, CORDON_STATUS_CORDON);
+	/* started with exactly the policy's environment: values travel there */
+	assert_argv(c->envp, (const char *const[]){ "LANG=C.UTF-8", "TZ=Europe/Paris", "GH_TOKEN=ghp_live_value",
+						    "CI=1", NULL });
 	assert_argv(c->fatal_signatures, (const char *const[]){ "cordon: ", NULL });
 	assert_argv(c->denial_signatures, (const char *const[]){ "permission denied", "operation not permitted",
 								"read-only file system",
@@ -116,15 +122,22 @@ Test(native_confine, secrets_travel_by_name, .init = setup_env)
 
 	c = confine(&p, &r);
 	cr_assert_eq(r, 0);
-	for (char **a = c->argv; *a; a++)
+	for (char **a = c->argv; *a; a++) {
 		cr_assert_null(strstr(*a, "ghp_live_value"), "a kept value leaked into argv: %s", *a);
+		cr_assert_null(strchr(*a, '='), "a NAME=VALUE in argv: %s", *a);
+	}
+	cr_assert(strv_contains(c->envp, "GH_TOKEN=ghp_live_value"));
+	cr_assert(strv_contains(c->envp, "CI=1"));
 	cordon_confined_free(c);
 
-	/* changed since the snapshot: the runner could not rebuild it, so it is set */
+	/* changed since the snapshot: the snapshot still travels, in envp */
 	setenv("GH_TOKEN", "rotated", 1);
 	c = confine(&p, &r);
 	cr_assert_eq(r, 0);
-	cr_assert(strv_contains(c->argv, "GH_TOKEN=ghp_live_value"));
+	for (char **a = c->argv; *a; a++)
+		cr_assert_null(strstr(*a, "ghp_live_value"), "a kept value leaked into argv: %s", *a);
+	cr_assert(strv_contains(c->envp, "GH_TOKEN=ghp_live_value"));
+	cr_assert_not(strv_contains(c->envp, "GH_TOKEN=rotated"));
 	cordon_confined_free(c);
 }
 
@@ -141,7 +154,7 @@ Test(native_confine, read_only, .init = setup_env)
 	cr_assert_eq(r, 0);
 	/* nothing writable, nothing to protect; /tmp is private all the same */
 	assert_argv(c->argv, (const char *const[]){
-		"/usr/bin/cordon", "exec", "--isolation", "full", "--net", "host", "--private-tmp",
+		"/usr/bin/cordon", "exec", "--status-fd", "3", "--isolation", "full", "--net", "host", "--private-tmp",
 		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
 		"--", "git", "status", NULL });
 	cordon_confined_free(c);
@@ -160,7 +173,7 @@ Test(native_confine, light, .init = setup_env)
 	cr_assert_eq(r, 0);
 	/* no mount namespace: no private /tmp, no --protect; hiding by Landlock */
 	assert_argv(c->argv, (const char *const[]){
-		"/usr/bin/cordon", "exec", "--isolation", "light", "--net", "none",
+		"/usr/bin/cordon", "exec", "--status-fd", "3", "--isolation", "light", "--net", "none",
 		"--write", "/ws", "--write", "/tmp",
 		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
 		"--", "git", "status", NULL });
