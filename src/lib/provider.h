@@ -22,6 +22,10 @@ extern const struct provider provider_seatbelt;
 
 const struct provider *provider_for(enum cordon_backend b);
 
+/* CORDON_LACKS_* for a bwrap that is pinned or cached, so never probed:
+ * cheap checks only (is cordon's runner executable, is there Landlock). */
+unsigned bwrap_lacks_unprobed(void);
+
 /* Finish a provider's confine: copy the signature lists and informational
  * lines (NULL: none; no allowed exit codes), take ownership of *argv, set
  * enforcement and grade. On failure nothing is taken. */
