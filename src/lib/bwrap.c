@@ -257,6 +257,11 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	if (p->net == CORDON_NET_NONE)
 		strvb_add(&sb, "--unshare-net");
 
+	/* read-only: a workspace below /tmp is bound back in, read-only, or
+	 * the private /tmp would hide it */
+	if (p->mode == CORDON_MODE_READ_ONLY && p->workspace &&
+	    under_n(p->workspace, strlen(p->workspace), "/tmp", 4) && strcmp(p->workspace, "/tmp") != 0)
+		strvb_add_many(&sb, "--ro-bind-try", p->workspace, p->workspace, NULL);
 	if (p->mode == CORDON_MODE_WORKSPACE_WRITE) {
 		STRV_FOREACH(root, p->writable_roots)
 			if (strcmp(*root, "/tmp") != 0) /* /tmp: the private tmpfs */
