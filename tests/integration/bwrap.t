@@ -340,4 +340,19 @@ else
         not_ok "probe names the gaps" "with: $with" "without: $without"
 fi
 
+# explain --backend bwrap: the mounts, the gaps, then the nested runner's plan.
+out=$("$CORDON" explain --backend bwrap --workspace "$ws" -- true 2>&1)
+if echo "$out" | grep -q "grade partial" && echo "$out" | grep -qF -- "--ro-bind-try $ws/.git/hooks $ws/.git/hooks" &&
+   echo "$out" | grep -q "^not enforced here: .*host unix sockets outside /run" && echo "$out" | grep -q "seccomp (EPERM)"; then
+        ok "explain --backend bwrap names the mounts, the gaps and the runner's plan"
+else
+        not_ok "explain --backend bwrap" "$out"
+fi
+out=$(CORDON_RUNNER=/nonexistent/cordon "$CORDON" explain --backend bwrap --workspace "$ws" -- true 2>&1)
+if echo "$out" | grep -q "^not enforced here: no Landlock and no seccomp" && ! echo "$out" | grep -q "seccomp (EPERM)"; then
+        ok "explain --backend bwrap without the runner says Landlock and seccomp are missing"
+else
+        not_ok "explain without the runner" "$out"
+fi
+
 finish

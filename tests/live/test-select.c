@@ -101,6 +101,9 @@ Test(select, pinned_backend_is_never_probed)
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
 	cr_assert(info.pinned);
 	cr_assert_str_eq(info.path, fake);
+	/* never probed, still honest: partial, and the runner is not there */
+	cr_assert_eq(info.grade, CORDON_GRADE_PARTIAL);
+	cr_assert(info.lacks & CORDON_LACKS_RUNNER);
 	cr_assert_eq(probes_logged(), 0, "a pinned backend was probed");
 }
 
@@ -185,6 +188,7 @@ Test(select, disk_cache_written_private_and_trusted_only_while_valid)
 	info = sel(CORDON_SELECT_DISK_CACHE);
 	cr_assert(info.from_cache);
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
+	cr_assert(info.lacks & CORDON_LACKS_RUNNER, "the cache lost what bwrap lacks");
 	cr_assert_eq(probes_logged(), n, "a valid cache still probed");
 
 	/* A loose mode is not ours: probe again. */
