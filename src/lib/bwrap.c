@@ -124,6 +124,30 @@ static int mark_cmp(const void *a, const void *b)
 	return (int)x->protect - (int)y->protect; /* pin first, then dropped */
 }
 
+/* A file on the way to a protected path (a worktree's .git, which names
+ * the git directory) is kept read-only, not just pinned: its content
+ * chooses which hooks and config git runs. */
+static bool is_protect_file(const struct cordon_policy *p, const char *path, size_t len)
+{
+	STRV_FOREACH(f, p->protect_files)
+		if (strlen(*f) == len && memcmp(*f, path, len) == 0)
+			return true;
+	return false;
+}
+
+/* Below a file (a worktree's or submodule's .git is one): bwrap would stop
+ * on ENOTDIR, and nothing can be made there while the file is pinned. */
+static bool below_a_file(const struct cordon_policy *p, const struct mark *m)
+{
+	STRV_FOREACH(f, p->protect_files) {
+		size_t n = strlen(*f);
+
+		if (m->len > n && under_n(m->path, m->len, *f, n))
+			return true;
+	}
+	return false;
+}
+
 /* The persistence paths the policy protects, read-only where they exist
  * (bwrap cannot stub a missing one without creating it on the host: a
  * named gap). Each ancestor below a writable root is pinned first, bound
@@ -153,7 +177,7 @@ static int add_protections(struct strv_builder *sb, const struct cordon_policy *
 			continue;
 		for (size_t k = 1; k < len; k++)
 			if (path[k] == '/' && under_host_root(p, path, k, true))
-				m[n++] = (struct mark){ .path = path, .len = k };
+				m[n++] = (struct mark){ .path = path, .len = k, .protect = is_protect_file(p, path, k) };
 		m[n++] = (struct mark){ .path = path, .len = len, .protect = true };
 	}
 	qsort(m, n, sizeof(*m), mark_cmp);
@@ -164,6 +188,8 @@ static int add_protections(struct strv_builder *sb, const struct cordon_policy *
 		if (i + 1 < n && m[i].len == m[i + 1].len && memcmp(m[i].path, m[i + 1].path, m[i].len) == 0)
 			continue; /* a duplicate, or a pin the protection after it covers */
 		if (ro && under_n(m[i].path, m[i].len, ro->path, ro->len))
+			continue;
+		if (below_a_file(p, &m[i]))
 			continue;
 		path = strndup(m[i].path, m[i].len);
 		if (!path)

@@ -416,6 +416,29 @@ static bool home_is_writable(const struct cordon_policy *p)
 	return false;
 }
 
+/* Note the first existing non-directory on the way to path (not a
+ * symlink: bwrap resolves those itself). Nothing can be created below it,
+ * and the bwrap provider pins it instead of failing on ENOTDIR. */
+static int note_protect_file(struct cordon_policy *p, const char *path)
+{
+	_cleanup_free_ char *prefix = strdup(path);
+	struct stat st;
+
+	if (!prefix)
+		return -ENOMEM;
+	for (char *c = prefix + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (lstat(prefix, &st) < 0 || S_ISLNK(st.st_mode))
+			return 0;
+		if (!S_ISDIR(st.st_mode))
+			return strv_push_unique(&p->protect_files, prefix);
+		*c = '/';
+	}
+	return 0;
+}
+
 static int protect_xdg_profiles(struct cordon_policy *p)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
@@ -487,6 +510,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 		free(p->deny[i].path);
 	free(p->deny);
 	strv_free(p->protect);
+	strv_free(p->protect_files);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);
@@ -582,6 +606,9 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	r = protect_xdg_profiles(p);
 	if (r < 0)
 		return r;
+	STRV_FOREACH(prot, p->protect)
+		if ((r = note_protect_file(p, *prot)) < 0)
+			return r;
 
 	*ret = TAKE_PTR(p);
 	return 0;
@@ -705,7 +732,8 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 		return error_set(reterr, -EINVAL, "protecting '/' is what read-only mode is for");
 	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
-	return strv_push_unique(&p->protect, canon);
+	r = strv_push_unique(&p->protect, canon);
+	return r < 0 ? r : note_protect_file(p, canon);
 }
 
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,

@@ -34,6 +34,9 @@ struct cordon_policy {
 	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
 	size_t n_deny;
 	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
+	char **protect_files;      /* existing non-directories on the way to a protected path
+				    * (a worktree's .git file), noted when it was added: bwrap
+				    * cannot bind below them (ENOTDIR), nor need to */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */

@@ -238,6 +238,30 @@ else
         fi
 fi
 
+# A worktree's .git is a file: bwrap still runs there (nothing is bound
+# below a file), and the file, which chooses the git directory and so the
+# hooks, is read-only and cannot be replaced.
+wt=$tmp/wt
+mkdir -p "$wt"
+echo "gitdir: $tmp/main/.git/worktrees/wt" > "$wt/.git"
+cp "$wt/.git" "$tmp/gitfile-before"
+(cd "$wt" && "$CORDON" run --backend bwrap --workspace "$wt" --json -- sh -c 'echo ok > made.txt' > "$tmp/o.json")
+if [ "$(json_field "$tmp/o.json" verdict)" = ok ] && [ "$(cat "$wt/made.txt" 2>/dev/null)" = ok ]; then
+        ok "a workspace whose .git is a file runs under bwrap"
+else
+        not_ok "workspace with a .git file" "$(cat "$tmp/o.json")"
+fi
+for attack in 'echo "gitdir: ./evil" > .git' 'rm -f .git && echo "gitdir: ./evil" > .git' 'mv .git .git-away'; do
+        (cd "$wt" && "$CORDON" run --backend bwrap --workspace "$wt" --json -- sh -c "$attack" > "$tmp/o.json")
+        if [ "$(json_field "$tmp/o.json" verdict)" = denied ] && cmp -s "$wt/.git" "$tmp/gitfile-before"; then
+                ok "the .git file holds: $attack refused"
+        else
+                not_ok "the .git file holds: $attack" "$(cat "$tmp/o.json")" "$(cat "$wt/.git")"
+        fi
+done
+cp "$wt/.git" "$tmp/ctl-gitfile" && (cd "$tmp" && echo "gitdir: ./evil" > ctl-gitfile)
+if grep -q evil "$tmp/ctl-gitfile"; then ok "control: unconfined, a .git file can be rewritten"; else not_ok "control: rewrite a .git file"; fi
+
 # /run is an empty tmpfs inside: the host's sockets live there.
 run_json "$tmp/o.json" --mode workspace-write -- ls -A /run
 if [ "$(json_field "$tmp/o.json" verdict)" = ok ] && [ -z "$(json_field "$tmp/o.json" output)" ] && [ -n "$(ls -A /run)" ]; then

@@ -196,6 +196,31 @@ Test(bwrap, pins_ancestors_and_skips_what_needs_no_bind)
 	cordon_policy_free(p);
 }
 
+/* A worktree's .git is a file naming the git directory: kept read-only
+ * itself (its content chooses the hooks git runs), nothing bound below it
+ * (bwrap would stop on ENOTDIR). */
+Test(bwrap, git_file_is_protected_and_nothing_bound_below_it)
+{
+	char gitfile[512];
+	struct cordon_policy *p;
+	_cleanup_free_ char *s = NULL;
+	FILE *f;
+
+	snprintf(gitfile, sizeof(gitfile), "%s/.git", ws);
+	f = fopen(gitfile, "w");
+	cr_assert_not_null(f);
+	fputs("gitdir: /elsewhere/.git/worktrees/x\n", f);
+	fclose(f);
+	p = policy("workspace-write", CORDON_NET_NONE, false);
+	s = confine_policy(p, 0);
+	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s"
+		  " --ro-bind-try %1$s/.envrc %1$s/.envrc --ro-bind-try %1$s/.git %1$s/.git"
+		  " --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"
+		  " --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
+		  DENY ENV NESTED_WS " touch x");
+	cordon_policy_free(p);
+}
+
 /* Names the policy passes besides the built-in allow-list travel to the
  * runner by name (--keep-env), never by value. */
 Test(bwrap, runner_keeps_the_policys_variables_by_name)
