@@ -110,7 +110,18 @@ struct mark {
 	const char *path;
 	size_t len;
 	bool protect; /* else a pin */
+	bool emitted;
 };
+
+/* Below a read-only bind emitted before m[i] (sorted: ancestors first). */
+static bool below_read_only(const struct mark *m, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (m[j].emitted && m[j].protect && m[i].len > m[j].len &&
+		    under_n(m[i].path, m[i].len, m[j].path, m[j].len))
+			return true;
+	return false;
+}
 
 static int mark_cmp(const void *a, const void *b)
 {
@@ -159,7 +170,6 @@ static bool below_a_file(const struct cordon_policy *p, const struct mark *m)
 static int add_protections(struct strv_builder *sb, const struct cordon_policy *p)
 {
 	_cleanup_free_ struct mark *m = NULL;
-	const struct mark *ro = NULL;
 	size_t n = 0, max = 1;
 
 	STRV_FOREACH(prot, p->protect)
@@ -187,16 +197,13 @@ static int add_protections(struct strv_builder *sb, const struct cordon_policy *
 
 		if (i + 1 < n && m[i].len == m[i + 1].len && memcmp(m[i].path, m[i + 1].path, m[i].len) == 0)
 			continue; /* a duplicate, or a pin the protection after it covers */
-		if (ro && under_n(m[i].path, m[i].len, ro->path, ro->len))
-			continue;
-		if (below_a_file(p, &m[i]))
+		if (below_read_only(m, i) || below_a_file(p, &m[i]))
 			continue;
 		path = strndup(m[i].path, m[i].len);
 		if (!path)
 			return -ENOMEM;
 		strvb_add_many(sb, m[i].protect ? "--ro-bind-try" : "--bind-try", path, path, NULL);
-		if (m[i].protect)
-			ro = &m[i];
+		m[i].emitted = true;
 	}
 	return 0;
 }

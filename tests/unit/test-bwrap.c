@@ -183,6 +183,7 @@ Test(bwrap, pins_ancestors_and_skips_what_needs_no_bind)
 	cr_assert_eq(cordon_policy_protect(p, "a/b/c", &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_protect(p, "x/y/z", &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_protect(p, "x", &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_protect(p, "x-y", &e), 0, "%s", e.message); /* sorts between x and x/y */
 	cr_assert_eq(cordon_policy_protect(p, "/etc/passwd", &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_protect(p, "/tmp/cordon-not-the-hosts/hooks", &e), 0, "%s", e.message);
 	s = confine_policy(p, 0);
@@ -192,7 +193,7 @@ Test(bwrap, pins_ancestors_and_skips_what_needs_no_bind)
 		  " --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"
 		  " --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
 		  " --bind-try %1$s/a %1$s/a --bind-try %1$s/a/b %1$s/a/b --ro-bind-try %1$s/a/b/c %1$s/a/b/c"
-		  " --ro-bind-try %1$s/x %1$s/x" DENY ENV NESTED_WS " touch x");
+		  " --ro-bind-try %1$s/x %1$s/x --ro-bind-try %1$s/x-y %1$s/x-y" DENY ENV NESTED_WS " touch x");
 	cordon_policy_free(p);
 }
 
