@@ -220,12 +220,16 @@ static bool matches_any(const char *const *patterns, const char *name)
  * rebuilds the environment from the one bwrap gives it, keeping the
  * built-in allow-list and --keep-env names: every name the policy passes
  * is kept by name, so no value appears here. */
-static int add_runner(struct strv_builder *sb, const struct cordon_policy *p)
+static int add_runner(struct strv_builder *sb, const struct cordon_backend_info *b, const struct cordon_policy *p)
 {
 	strvb_add_many(sb, cordon_runner_path(), "exec", "--isolation", "light", "--net",
 		       p->net == CORDON_NET_NONE ? "none" : "host", NULL);
 	STRV_FOREACH(root, p->writable_roots)
 		strvb_add_many(sb, "--write", *root, NULL);
+	/* bwrap's /dev/shm is private (in its /dev tmpfs): writable where the
+	 * native runner's private /dev/shm is */
+	if (p->mode == CORDON_MODE_WORKSPACE_WRITE && !(b->lacks & CORDON_LACKS_NAMESPACES))
+		strvb_add_many(sb, "--write", "/dev/shm", NULL);
 	STRV_FOREACH(name, p->keep_env)
 		strvb_add_many(sb, "--keep-env", *name, NULL);
 	STRV_FOREACH(e, p->env) {
@@ -334,7 +338,7 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	}
 	strvb_add(&sb, "--");
 	if (bwrap_nests(b)) {
-		r = add_runner(&sb, p);
+		r = add_runner(&sb, b, p);
 		if (r < 0) {
 			strvb_done(&sb);
 			return error_set(reterr, r, "the environment cannot be passed to cordon's runner");

@@ -294,6 +294,14 @@ else
         skip "a host socket under /run is unreachable inside" "creating one in /run needs root"
 fi
 
+# /dev/shm is bwrap's own: writable under workspace-write, and not the host's.
+run_json "$tmp/o.json" --mode workspace-write -- sh -c "echo shm > /dev/shm/cordon-shm-$$ && cat /dev/shm/cordon-shm-$$"
+if [ "$(json_field "$tmp/o.json" output)" = shm ] && [ ! -e /dev/shm/cordon-shm-$$ ]; then
+        ok "workspace-write: /dev/shm writable inside and private"
+else
+        not_ok "workspace-write: private /dev/shm" "$(cat "$tmp/o.json")"; rm -f /dev/shm/cordon-shm-$$
+fi
+
 # /tmp is private under read-only too, and not writable there.
 echo "host-tmp-$$" > /tmp/cordon-host-$$
 run_json "$tmp/o.json" --mode read-only -- sh -c "cat /tmp/cordon-host-$$; touch /tmp/cordon-made-$$"

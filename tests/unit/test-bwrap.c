@@ -136,7 +136,7 @@ static void expect(const char *got, const char *fmt)
 	" --ro-bind-try %1$s/.git/config %1$s/.git/config --ro-bind-try %1$s/.git/hooks %1$s/.git/hooks" \
 	" --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"         \
 	" --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
-#define NESTED_WS " -- " RUNNER " exec --isolation light --net none --write %1$s --write /tmp --"
+#define NESTED_WS " -- " RUNNER " exec --isolation light --net none --write %1$s --write /tmp --write /dev/shm --"
 
 Test(bwrap, workspace_write_net_none_nests_the_runner_and_protects)
 {
