@@ -159,6 +159,16 @@ static bool below_a_file(const struct cordon_policy *p, const struct mark *m)
 	return false;
 }
 
+/* At or below a symlink the policy noted: a bind would keep its target
+ * read-only, while the link itself could be replaced. */
+static const char *at_a_link(const struct cordon_policy *p, const struct mark *m)
+{
+	STRV_FOREACH(l, p->protect_links)
+		if (under_n(m->path, m->len, *l, strlen(*l)))
+			return *l;
+	return NULL;
+}
+
 /* The persistence paths the policy protects, read-only where they exist
  * (bwrap cannot stub a missing one without creating it on the host: a
  * named gap). Each ancestor below a writable root is pinned first, bound
@@ -167,7 +177,7 @@ static bool below_a_file(const struct cordon_policy *p, const struct mark *m)
  * lies below it; nothing is bound below a read-only bind (it is read-only
  * already, and a pin there would be writable). Prefix patterns (".cordon*")
  * need a directory listing, which confine may not do: a named gap too. */
-static int add_protections(struct strv_builder *sb, const struct cordon_policy *p)
+static int add_protections(struct strv_builder *sb, const struct cordon_policy *p, struct cordon_error *reterr)
 {
 	_cleanup_free_ struct mark *m = NULL;
 	size_t n = 0, max = 1;
@@ -194,11 +204,17 @@ static int add_protections(struct strv_builder *sb, const struct cordon_policy *
 
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *path = NULL;
+		const char *link;
 
 		if (i + 1 < n && m[i].len == m[i + 1].len && memcmp(m[i].path, m[i + 1].path, m[i].len) == 0)
 			continue; /* a duplicate, or a pin the protection after it covers */
 		if (below_read_only(m, i) || below_a_file(p, &m[i]))
 			continue;
+		link = at_a_link(p, &m[i]);
+		if (link)
+			return error_set(reterr, -EOPNOTSUPP,
+					 "the bwrap backend cannot keep %s read-only: it is a symlink (a bind would "
+					 "protect its target, not the link): use the native backend", link);
 		path = strndup(m[i].path, m[i].len);
 		if (!path)
 			return -ENOMEM;
@@ -303,7 +319,7 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		STRV_FOREACH(root, p->writable_roots)
 			if (strcmp(*root, "/tmp") != 0) /* /tmp: the private tmpfs */
 				strvb_add_many(&sb, "--bind", *root, *root, NULL);
-		r = add_protections(&sb, p);
+		r = add_protections(&sb, p, reterr);
 		if (r < 0) {
 			strvb_done(&sb);
 			return r;

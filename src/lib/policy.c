@@ -416,9 +416,10 @@ static bool home_is_writable(const struct cordon_policy *p)
 	return false;
 }
 
-/* Note the first existing non-directory on the way to path (not a
- * symlink: bwrap resolves those itself). Nothing can be created below it,
- * and the bwrap provider pins it instead of failing on ENOTDIR. */
+/* Note the first existing non-directory on the way to path, or a symlink
+ * on the way or at its end. Nothing can be created below a file, and the
+ * bwrap provider keeps the file read-only instead of failing on ENOTDIR; a
+ * symlink it cannot keep (a bind follows it), so it refuses. */
 static int note_protect_file(struct cordon_policy *p, const char *path)
 {
 	_cleanup_free_ char *prefix = strdup(path);
@@ -426,17 +427,22 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 
 	if (!prefix)
 		return -ENOMEM;
-	for (char *c = prefix + 1; *c; c++) {
-		if (*c != '/')
+	for (char *c = prefix + 1;; c++) {
+		bool last = *c == '\0';
+
+		if (!last && *c != '/')
 			continue;
 		*c = '\0';
-		if (lstat(prefix, &st) < 0 || S_ISLNK(st.st_mode))
+		if (lstat(prefix, &st) < 0)
+			return 0;
+		if (S_ISLNK(st.st_mode))
+			return strv_push_unique(&p->protect_links, prefix);
+		if (last)
 			return 0;
 		if (!S_ISDIR(st.st_mode))
 			return strv_push_unique(&p->protect_files, prefix);
 		*c = '/';
 	}
-	return 0;
 }
 
 static int protect_xdg_profiles(struct cordon_policy *p)
@@ -511,6 +517,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	free(p->deny);
 	strv_free(p->protect);
 	strv_free(p->protect_files);
+	strv_free(p->protect_links);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);

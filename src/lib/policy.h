@@ -37,6 +37,8 @@ struct cordon_policy {
 	char **protect_files;      /* existing non-directories on the way to a protected path
 				    * (a worktree's .git file), noted when it was added: bwrap
 				    * cannot bind below them (ENOTDIR), nor need to */
+	char **protect_links;      /* symlinks on the way to, or at, a protected path, noted
+				    * likewise: bwrap would protect the target, not the link */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */

@@ -262,6 +262,20 @@ done
 cp "$wt/.git" "$tmp/ctl-gitfile" && (cd "$tmp" && echo "gitdir: ./evil" > ctl-gitfile)
 if grep -q evil "$tmp/ctl-gitfile"; then ok "control: unconfined, a .git file can be rewritten"; else not_ok "control: rewrite a .git file"; fi
 
+# A symlinked .envrc: a bind would keep only its target, and the link could
+# be replaced, so bwrap refuses to run at all (the native backend handles it).
+sl=$tmp/symlinked
+mkdir -p "$sl" && echo 'export SAFE=1' > "$sl/real-envrc" && ln -s real-envrc "$sl/.envrc"
+err=$(cd "$sl" && "$CORDON" run --backend bwrap --workspace "$sl" -- sh -c 'rm .envrc && echo evil > .envrc' 2>&1)
+rc=$?
+if [ $rc -eq 125 ] && [ -L "$sl/.envrc" ] && echo "$err" | grep -q "is a symlink"; then
+        ok "a symlinked .envrc: bwrap refuses, nothing run, the link is intact"
+else
+        not_ok "symlinked .envrc refused" "rc=$rc" "$err" "$(ls -la "$sl")"
+fi
+(cd "$sl" && "$CORDON" run --mode danger-full-access -- sh -c 'rm .envrc && echo evil > .envrc')
+if [ ! -L "$sl/.envrc" ] && grep -q evil "$sl/.envrc"; then ok "control: unconfined, the link is replaced"; else not_ok "control: replace the link"; fi
+
 # /run is an empty tmpfs inside: the host's sockets live there.
 run_json "$tmp/o.json" --mode workspace-write -- ls -A /run
 if [ "$(json_field "$tmp/o.json" verdict)" = ok ] && [ -z "$(json_field "$tmp/o.json" output)" ] && [ -n "$(ls -A /run)" ]; then

@@ -222,6 +222,32 @@ Test(bwrap, git_file_is_protected_and_nothing_bound_below_it)
 	cordon_policy_free(p);
 }
 
+/* A symlinked persistence path cannot be kept by a bind (it follows the
+ * link; the link itself could be replaced): refused, never half-protected. */
+Test(bwrap, symlinked_protected_path_refused)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	char link[512];
+	struct cordon_policy *p;
+
+	snprintf(link, sizeof(link), "%s/.envrc", ws);
+	cr_assert_eq(symlink("real-envrc", link), 0);
+	p = policy("workspace-write", CORDON_NET_NONE, false);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP);
+	cr_assert(strstr(e.message, ".envrc read-only: it is a symlink"), "%s", e.message);
+	cr_assert_null(c);
+	cordon_policy_free(p);
+
+	/* read-only mode binds nothing there: it runs */
+	p = policy("read-only", CORDON_NET_NONE, false);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "%s", e.message);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+}
+
 /* Names the policy passes besides the built-in allow-list travel to the
  * runner by name (--keep-env), never by value. */
 Test(bwrap, runner_keeps_the_policys_variables_by_name)
