@@ -175,31 +175,38 @@ static const char *at_a_link(const struct cordon_policy *p, const struct mark *m
  * onto itself, because a mount point cannot be renamed (EBUSY): `mv .git
  * .g; mkdir -p .git/hooks` fails. Sorted, so an ancestor comes before what
  * lies below it; nothing is bound below a read-only bind (it is read-only
- * already, and a pin there would be writable). Prefix patterns (".cordon*")
- * need a directory listing, which confine may not do: a named gap too. */
+ * already, and a pin there would be writable). A prefix pattern
+ * (".cordon*") covers the entries the policy listed when it was built
+ * (confine may not list a directory): one made later is the same gap. */
 static int add_protections(struct strv_builder *sb, const struct cordon_policy *p, struct cordon_error *reterr)
 {
 	_cleanup_free_ struct mark *m = NULL;
 	size_t n = 0, max = 1;
 
-	STRV_FOREACH(prot, p->protect)
-		for (const char *c = *prot; *c; c++)
-			max += *c == '/';
+	char **const lists[] = { p->protect, p->protect_expanded };
+
+	for (size_t l = 0; l < 2; l++)
+		STRV_FOREACH(prot, lists[l])
+			for (const char *c = *prot; *c; c++)
+				max += *c == '/';
 	m = calloc(max, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 
-	STRV_FOREACH(prot, p->protect) {
-		const char *path = *prot;
-		size_t len = strlen(path);
+	for (size_t l = 0; l < 2; l++)
+		STRV_FOREACH(prot, lists[l]) {
+			const char *path = *prot;
+			size_t len = strlen(path);
 
-		if (len == 0 || path[len - 1] == '*' || !under_host_root(p, path, len, false))
-			continue;
-		for (size_t k = 1; k < len; k++)
-			if (path[k] == '/' && under_host_root(p, path, k, true))
-				m[n++] = (struct mark){ .path = path, .len = k, .protect = is_protect_file(p, path, k) };
-		m[n++] = (struct mark){ .path = path, .len = len, .protect = true };
-	}
+			/* a pattern: its entries come from protect_expanded */
+			if (len == 0 || path[len - 1] == '*' || !under_host_root(p, path, len, false))
+				continue;
+			for (size_t k = 1; k < len; k++)
+				if (path[k] == '/' && under_host_root(p, path, k, true))
+					m[n++] = (struct mark){ .path = path, .len = k,
+								.protect = is_protect_file(p, path, k) };
+			m[n++] = (struct mark){ .path = path, .len = len, .protect = true };
+		}
 	qsort(m, n, sizeof(*m), mark_cmp);
 
 	for (size_t i = 0; i < n; i++) {
@@ -281,7 +288,7 @@ CORDON_API size_t cordon_backend_gaps(const struct cordon_backend_info *b, char 
 		       "other refused syscalls are open); " : "",
 		     b->lacks & CORDON_LACKS_NAMESPACES ? "no fresh /dev, /proc or pid namespace; " : "",
 		     "host unix sockets outside /run are reachable; persistence paths that do not exist yet "
-		     "are not protected, nor prefix patterns (.cordon*)");
+		     "(for .cordon*: when the policy was built) are not protected");
 	return r < 0 ? 0 : (size_t)r;
 }
 

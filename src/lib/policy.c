@@ -5,7 +5,9 @@
  * the environment snapshot) happens here so that confine stays pure.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +447,58 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 	}
 }
 
+/* A prefix pattern ("DIR/.cordon*"): list the entries of DIR that match
+ * now, each noted like a protected path. Those made later are not listed. */
+static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/');
+	_cleanup_free_ char *dir = slash ? strndup(pattern, slash == pattern ? 1 : (size_t)(slash - pattern)) : NULL;
+	size_t plen = slash ? strlen(slash + 1) - 1 : 0; /* without the '*' */
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if (!dir)
+		return slash ? -ENOMEM : 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* nothing there yet */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (r >= 0 && (de = readdir(d))) {
+		char *path;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strncmp(de->d_name, slash + 1, plen) != 0)
+			continue;
+		if (strv_length(p->protect_expanded) >= POLICY_MAX_ENTRIES) {
+			r = -E2BIG;
+			break;
+		}
+		path = path_join(dir, de->d_name);
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		r = strv_consume(&p->protect_expanded, path);
+		if (r >= 0)
+			r = note_protect_file(p, path);
+	}
+	closedir(d);
+	return r;
+}
+
+/* What the bwrap provider needs to know about one protected path. */
+static int note_protect(struct cordon_policy *p, const char *path)
+{
+	size_t n = strlen(path);
+
+	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
+}
+
 static int protect_xdg_profiles(struct cordon_policy *p)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
@@ -518,6 +572,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect);
 	strv_free(p->protect_files);
 	strv_free(p->protect_links);
+	strv_free(p->protect_expanded);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);
@@ -614,7 +669,7 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	if (r < 0)
 		return r;
 	STRV_FOREACH(prot, p->protect)
-		if ((r = note_protect_file(p, *prot)) < 0)
+		if ((r = note_protect(p, *prot)) < 0)
 			return r;
 
 	*ret = TAKE_PTR(p);
@@ -740,7 +795,7 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->protect, canon);
-	return r < 0 ? r : note_protect_file(p, canon);
+	return r < 0 ? r : note_protect(p, canon);
 }
 
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,

@@ -39,6 +39,8 @@ struct cordon_policy {
 				    * cannot bind below them (ENOTDIR), nor need to */
 	char **protect_links;      /* symlinks on the way to, or at, a protected path, noted
 				    * likewise: bwrap would protect the target, not the link */
+	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
+				    * that existed when the pattern was added (bwrap binds these) */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */

@@ -179,6 +179,7 @@ else
                 git -C "$1" init -q
                 echo '{"version":"2.0.0"}' > "$1/.vscode/tasks.json"
                 echo 'export SAFE=1' > "$1/.envrc"
+                echo '{}' > "$1/.cordon.json"
                 printf '#!/bin/sh\ntouch "%s"\nexit 1\n' "$2" > "$1/payload.sh"
                 chmod +x "$1/payload.sh"
         }
@@ -188,12 +189,16 @@ else
         plant_tasks='echo "{\"tasks\":[{\"label\":\"x\",\"command\":\"./payload.sh\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}" > .vscode/tasks.json'
         plant_envrc='echo ./payload.sh >> .envrc'
         plant_rename='mv .git .git-away && mkdir -p .git/hooks && cp payload.sh .git/hooks/post-index-change'
+        # cordon's own files: a planted profile would choose the next sandbox
+        plant_cordon='echo "{\"write\":[\"/\"]}" > .cordon.json'
 
         ctl=$tmp/ctl ctl_marker=$tmp/ctl-ran
         make_repo "$ctl" "$ctl_marker"
-        (cd "$ctl" && sh -c "$plant_hook" && sh -c "$plant_fsmonitor" && sh -c "$plant_tasks" && sh -c "$plant_envrc")
+        (cd "$ctl" && sh -c "$plant_hook" && sh -c "$plant_fsmonitor" && sh -c "$plant_tasks" && sh -c "$plant_envrc" &&
+         sh -c "$plant_cordon")
         git -C "$ctl" status >/dev/null 2>&1
-        if [ -e "$ctl_marker" ] && grep -q fsmonitor "$ctl/.git/config" && grep -q payload "$ctl/.envrc"; then
+        if [ -e "$ctl_marker" ] && grep -q fsmonitor "$ctl/.git/config" && grep -q payload "$ctl/.envrc" &&
+           grep -q write "$ctl/.cordon.json"; then
                 ok "control: unconfined, the plants land and a host git status runs one"
         else
                 not_ok "control: unconfined plants run" "$(ls -la "$ctl/.git/hooks")"
@@ -204,9 +209,9 @@ else
 
         repo=$tmp/repo marker=$tmp/repo-ran
         make_repo "$repo" "$marker"
-        before=$(cd "$repo" && cat .git/config .vscode/tasks.json .envrc | sha256sum)
+        before=$(cd "$repo" && cat .git/config .vscode/tasks.json .envrc .cordon.json | sha256sum)
         cd "$repo"
-        for attack in hook fsmonitor tasks envrc rename; do
+        for attack in hook fsmonitor tasks envrc cordon rename; do
                 eval "cmd=\$plant_$attack"
                 "$CORDON" run --backend bwrap --workspace "$repo" --json -- sh -c "$cmd" > "$tmp/o.json"
                 v=$(json_field "$tmp/o.json" verdict)
@@ -217,10 +222,10 @@ else
                 fi
         done
         cd "$ws"
-        after=$(cd "$repo" && cat .git/config .vscode/tasks.json .envrc | sha256sum)
+        after=$(cd "$repo" && cat .git/config .vscode/tasks.json .envrc .cordon.json | sha256sum)
         if [ "$before" = "$after" ] && [ ! -e "$repo/.git/hooks/post-index-change" ] && [ -d "$repo/.git" ] &&
            [ ! -e "$repo/.git-away" ]; then
-                ok "host: .git/config, .vscode/tasks.json, .envrc unchanged, no hook, .git still in place"
+                ok "host: .git/config, .vscode/tasks.json, .envrc, .cordon.json unchanged, no hook, .git still in place"
         else
                 not_ok "host: persistence paths unchanged" "$(ls -la "$repo" "$repo/.git/hooks")"
         fi
@@ -378,7 +383,7 @@ for b in json.load(sys.stdin)["backends"]:
 with=$("$CORDON" probe --json --refresh | probe_reason)
 without=$(CORDON_RUNNER=/nonexistent/cordon "$CORDON" probe --json --refresh | probe_reason)
 if echo "$with" | grep -q "^partial .*host unix sockets outside /run are reachable" &&
-   echo "$with" | grep -q "persistence paths that do not exist yet are not protected" &&
+   echo "$with" | grep -q "persistence paths that do not exist yet" &&
    ! echo "$with" | grep -q "no seccomp" &&
    echo "$without" | grep -q "^partial no Landlock and no seccomp" && echo "$without" | grep -q "/nonexistent/cordon"; then
         ok "probe: grade partial with the gaps named, and the missing runner named"

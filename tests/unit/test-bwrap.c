@@ -130,7 +130,7 @@ static void expect(const char *got, const char *fmt)
 #define ENV " --clearenv --setenv PATH /usr/bin:/bin --setenv HOME %2$s"
 #define DENY " --perms 0000 --tmpfs %2$s/.ssh --remount-ro %2$s/.ssh --ro-bind /dev/null %2$s/.netrc"
 /* The default protected set, sorted, .git pinned before what is below it;
- * .cordon* (a prefix pattern) is not there: a named gap. */
+ * .cordon* (a prefix pattern) matches nothing in the empty workspace. */
 #define PROTECT                                                                                        \
 	" --ro-bind-try %1$s/.envrc %1$s/.envrc --bind-try %1$s/.git %1$s/.git"                       \
 	" --ro-bind-try %1$s/.git/config %1$s/.git/config --ro-bind-try %1$s/.git/hooks %1$s/.git/hooks" \
@@ -248,6 +248,30 @@ Test(bwrap, symlinked_protected_path_refused)
 	cordon_policy_free(p);
 }
 
+/* A prefix pattern covers the entries that exist when the policy is built. */
+Test(bwrap, prefix_pattern_covers_existing_entries)
+{
+	char path[512];
+	struct cordon_policy *p;
+	_cleanup_free_ char *s = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.cordon.json", ws);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/.cordon", ws);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/not-cordon", ws);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	p = policy("workspace-write", CORDON_NET_NONE, false);
+	s = confine_policy(p, 0);
+	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s"
+		  " --ro-bind-try %1$s/.cordon %1$s/.cordon --ro-bind-try %1$s/.cordon.json %1$s/.cordon.json" PROTECT
+		  DENY ENV NESTED_WS " touch x");
+	cordon_policy_free(p);
+}
+
 /* Names the policy passes besides the built-in allow-list travel to the
  * runner by name (--keep-env), never by value. */
 Test(bwrap, runner_keeps_the_policys_variables_by_name)
@@ -319,7 +343,7 @@ Test(bwrap, gaps_are_named)
 
 	cr_assert_gt(cordon_backend_gaps(&b, buf, sizeof(buf)), 0);
 	cr_assert(strstr(buf, "host unix sockets outside /run are reachable"), "%s", buf);
-	cr_assert(strstr(buf, "persistence paths that do not exist yet are not protected"), "%s", buf);
+	cr_assert(strstr(buf, "persistence paths that do not exist yet"), "%s", buf);
 	cr_assert_null(strstr(buf, "seccomp"), "%s", buf);
 	cr_assert_null(strstr(buf, "pid namespace"), "%s", buf);
 
