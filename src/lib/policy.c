@@ -5,9 +5,7 @@
  * the environment snapshot) happens here so that confine stays pure.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,87 +416,6 @@ static bool home_is_writable(const struct cordon_policy *p)
 	return false;
 }
 
-/* Note the first existing non-directory on the way to path, or a symlink
- * on the way or at its end. Nothing can be created below a file, and the
- * bwrap provider keeps the file read-only instead of failing on ENOTDIR; a
- * symlink it cannot keep (a bind follows it), so it refuses. */
-static int note_protect_file(struct cordon_policy *p, const char *path)
-{
-	_cleanup_free_ char *prefix = strdup(path);
-	struct stat st;
-
-	if (!prefix)
-		return -ENOMEM;
-	for (char *c = prefix + 1;; c++) {
-		bool last = *c == '\0';
-
-		if (!last && *c != '/')
-			continue;
-		*c = '\0';
-		if (lstat(prefix, &st) < 0)
-			return 0;
-		if (S_ISLNK(st.st_mode))
-			return strv_push_unique(&p->protect_links, prefix);
-		if (last)
-			return 0;
-		if (!S_ISDIR(st.st_mode))
-			return strv_push_unique(&p->protect_files, prefix);
-		*c = '/';
-	}
-}
-
-/* A prefix pattern ("DIR/.cordon*"): list the entries of DIR that match
- * now, each noted like a protected path. Those made later are not listed. */
-static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
-{
-	const char *slash = strrchr(pattern, '/');
-	_cleanup_free_ char *dir = slash ? strndup(pattern, slash == pattern ? 1 : (size_t)(slash - pattern)) : NULL;
-	size_t plen = slash ? strlen(slash + 1) - 1 : 0; /* without the '*' */
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
-
-	if (!dir)
-		return slash ? -ENOMEM : 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* nothing there yet */
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while (r >= 0 && (de = readdir(d))) {
-		char *path;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    strncmp(de->d_name, slash + 1, plen) != 0)
-			continue;
-		if (strv_length(p->protect_expanded) >= POLICY_MAX_ENTRIES) {
-			r = -E2BIG;
-			break;
-		}
-		path = path_join(dir, de->d_name);
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		r = strv_consume(&p->protect_expanded, path);
-		if (r >= 0)
-			r = note_protect_file(p, path);
-	}
-	closedir(d);
-	return r;
-}
-
-/* What the bwrap provider needs to know about one protected path. */
-static int note_protect(struct cordon_policy *p, const char *path)
-{
-	size_t n = strlen(path);
-
-	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
-}
-
 static int protect_xdg_profiles(struct cordon_policy *p)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
@@ -669,7 +586,7 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	if (r < 0)
 		return r;
 	STRV_FOREACH(prot, p->protect)
-		if ((r = note_protect(p, *prot)) < 0)
+		if ((r = policy_note_protect(p, *prot)) < 0)
 			return r;
 
 	*ret = TAKE_PTR(p);
@@ -795,7 +712,7 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->protect, canon);
-	return r < 0 ? r : note_protect(p, canon);
+	return r < 0 ? r : policy_note_protect(p, canon);
 }
 
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,

@@ -56,6 +56,9 @@ extern const char *const policy_default_deny_sockets[];
 extern const char *const policy_default_deny_services[];
 /* Does the provider hide d under p? (exists, and not a service socket under --net host) */
 bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d);
+/* Note what bwrap needs to know about protected path (protect_files,
+ * protect_links, protect_expanded); reads the filesystem. policy_protect.c */
+int policy_note_protect(struct cordon_policy *p, const char *path);
 /* The built-in protected set, relative to the workspace. NULL-terminated.
  * Entries ending in '*' are prefixes matched by the runner. */
 extern const char *const policy_default_protect[];
