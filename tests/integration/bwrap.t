@@ -11,7 +11,7 @@ fi
 
 tmp=$(mktemp -d /tmp/cordon-it-bwrap.XXXXXX)
 # /var/tmp: outside every writable root, yet writable to any user unconfined
-trap 'rm -rf "$tmp"; rm -f /var/tmp/cordon-test-$$' EXIT
+trap 'rm -rf "$tmp" /var/tmp/cordon-fake-$$; rm -f /var/tmp/cordon-test-$$' EXIT
 ws=$tmp/ws
 mkdir -p "$ws" "$tmp/home/.ssh"
 echo "PRIVATE-KEY-$$" > "$tmp/home/.ssh/id_ed25519"
@@ -390,6 +390,20 @@ if echo "$with" | grep -q "^partial .*host unix sockets outside /run are reachab
 else
         not_ok "probe names the gaps" "with: $with" "without: $without"
 fi
+
+# A runner that is there but broken: the probe falls back to bwrap alone and
+# says so; a pinned bwrap nests it anyway and fails closed, running nothing.
+mkdir -p /var/tmp/cordon-fake-$$ && fake=/var/tmp/cordon-fake-$$/cordon
+printf '#!/bin/sh\necho "cordon: fake runner" >&2\nexit 125\n' > "$fake" && chmod +x "$fake"
+broken=$(CORDON_RUNNER=$fake "$CORDON" probe --json --refresh | probe_reason)
+CORDON_RUNNER=$fake run_json "$tmp/o.json" --mode workspace-write -- touch "$ws/fake-ran"
+if echo "$broken" | grep -q "^partial no Landlock and no seccomp" && echo "$broken" | grep -q "cordon: fake runner" &&
+   [ "$(json_field "$tmp/o.json" verdict)" = runner_failed ] && [ ! -e "$ws/fake-ran" ]; then
+        ok "a broken runner: probe says bwrap runs alone, a pinned bwrap fails closed"
+else
+        not_ok "broken runner" "probe: $broken" "$(cat "$tmp/o.json")"
+fi
+rm -rf /var/tmp/cordon-fake-$$
 
 # explain --backend bwrap: the mounts, the gaps, then the nested runner's plan.
 out=$("$CORDON" explain --backend bwrap --workspace "$ws" -- true 2>&1)
