@@ -190,7 +190,13 @@ struct cordon_backend_info {
 	bool pinned;       /* from CORDON_BACKEND or cordon_pin_backend: never probed */
 	bool from_cache;   /* taken from the persisted per-user probe cache */
 	char path[4096];   /* the runner binary (bwrap, cordon, sandbox-exec); "" if none */
+	unsigned lacks;    /* CORDON_LACKS_*: what this backend cannot give here */
 };
+
+/* What a backend cannot give on this host (bwrap). Zero claims everything:
+ * a backend built from a zeroed info fails closed if the host disagrees. */
+#define CORDON_LACKS_NAMESPACES (1u << 0) /* no fresh /dev, /proc or pid namespace */
+#define CORDON_LACKS_RUNNER     (1u << 1) /* cordon's runner does not nest: no Landlock, no seccomp */
 
 struct cordon_probe_report {
 	enum cordon_backend backend;
@@ -199,6 +205,7 @@ struct cordon_probe_report {
 	char path[4096];
 	char reason[512];  /* why unusable, or what the partial grade lacks */
 	uint64_t duration_us;
+	unsigned lacks;    /* CORDON_LACKS_* (when usable) */
 };
 
 /* Candidates for this platform, best first, terminated by
@@ -219,6 +226,11 @@ CORDON_API const char *cordon_runner_path(void);
 CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
 				    struct cordon_probe_report *ret);
 
+/* In words, what backend b does not enforce that the native runner in full
+ * isolation does ("" for none): the reason its grade is partial. Writes at
+ * most n bytes into buf (NUL-terminated); returns the length it needed. */
+CORDON_API size_t cordon_backend_gaps(const struct cordon_backend_info *b, char *buf, size_t n);
+
 /* The selected backend: pinned, else memoised, else (when use_disk_cache)
  * the validated per-user cache, else a fresh probe of the chain (2 s each).
  * Only success is memoised. Falls back to CORDON_BACKEND_UNAVAILABLE. */
@@ -236,6 +248,9 @@ enum cordon_status_format {
 				   * nothing written: the runner did not fail */
 	CORDON_STATUS_BWRAP_JSON, /* bwrap --json-status-fd: no {"exit-code": N} record means bwrap failed
 				   * before (or while) starting the command */
+	CORDON_STATUS_BWRAP_NESTED, /* bwrap's records on status_fd, and cordon's runner nested inside it
+				     * writing its own (CORDON_STATUS_CORDON) on status_fd + 1, the same
+				     * pipe: a cordon record, or no exit-code record, is a runner failure */
 };
 
 CORDON_API const char *cordon_status_format_to_string(enum cordon_status_format f);

@@ -129,7 +129,8 @@ static const char usage_explain[] =
 	"usage: cordon explain [policy options] [limit options] -- COMMAND [ARG...]\n"
 	"\n"
 	"Prints, in words, the plan the native runner would apply to COMMAND, and how\n"
-	"each limit would be enforced here.\n"
+	"each limit would be enforced here. With --backend bwrap: bwrap's mounts, what\n"
+	"it does not enforce, and the plan of the runner nested inside it.\n"
 	"\n" LIMIT_FLAGS "\n" POLICY_FLAGS;
 
 static const char usage_profile[] =
@@ -1371,6 +1372,68 @@ static int explain_limits(const struct cli_args *a, const struct cordon_confined
 	return 0;
 }
 
+/* bwrap's options that take values, and how many. */
+static int bwrap_arity(const char *opt)
+{
+	static const char *const two[] = { "--ro-bind", "--ro-bind-try", "--bind", "--bind-try", "--setenv", NULL };
+	static const char *const one[] = { "--dev", "--proc", "--tmpfs", "--size", "--perms", "--remount-ro",
+					   "--cap-drop", NULL };
+
+	for (size_t i = 0; two[i]; i++)
+		if (strcmp(opt, two[i]) == 0)
+			return 2;
+	for (size_t i = 0; one[i]; i++)
+		if (strcmp(opt, one[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* --backend bwrap: bwrap's own options one to a line (environment values
+ * left out), what it does not enforce, then the nested runner's plan. */
+static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	struct cordon_backend_info info;
+	struct cordon_error e = {};
+	char gaps[1024];
+	size_t i = 1;
+	int r;
+
+	r = select_backend(a, &info);
+	if (r < 0)
+		return 2;
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
+	if (r < 0) {
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return 2;
+	}
+	printf("bwrap backend (%s), grade %s:\n", c->argv[0], cordon_grade_to_string(c->grade));
+	while (c->argv[i] && strcmp(c->argv[i], "--") != 0) {
+		int n = bwrap_arity(c->argv[i]);
+
+		printf("  %s", c->argv[i]);
+		for (int k = 1; k <= n && c->argv[i + k]; k++)
+			printf(" %s", strcmp(c->argv[i], "--setenv") == 0 && k == 2 ? "(value)" : c->argv[i + k]);
+		putchar('\n');
+		i += 1 + (size_t)n;
+	}
+	(void)cordon_backend_gaps(&info, gaps, sizeof(gaps));
+	printf("not enforced here: %s\n", gaps);
+	if (info.lacks & CORDON_LACKS_RUNNER) {
+		printf("then execve %s directly: cordon's runner does not nest (see cordon probe)\n",
+		       c->argv[i] && c->argv[i + 1] ? c->argv[i + 1] : "?");
+		return explain_limits(a, c);
+	}
+	printf("then, inside bwrap's namespaces (which give what light isolation lists as given up, "
+	       "except as said above):\n");
+	r = c->argv[i] ? cordon_explain_plan((const char *const *)c->argv + i + 1, stdout) : -EINVAL;
+	if (r < 0) {
+		say("cannot explain the plan: %s", strerror(-r));
+		return 1;
+	}
+	return explain_limits(a, c);
+}
+
 int cli_explain(const struct cli_args *a)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
@@ -1399,6 +1462,8 @@ int cli_explain(const struct cli_args *a)
 		printf("danger-full-access: the command runs unconfined, exactly as given.\n");
 		return 0;
 	}
+	if (a->backend_set && a->backend == CORDON_BACKEND_BWRAP)
+		return explain_bwrap(a, p);
 	snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
 	if (r < 0) {

@@ -493,6 +493,7 @@ static const char *const status_format_names[] = {
 	[CORDON_STATUS_NONE] = "none",
 	[CORDON_STATUS_CORDON] = "cordon",
 	[CORDON_STATUS_BWRAP_JSON] = "bwrap-json",
+	[CORDON_STATUS_BWRAP_NESTED] = "bwrap-nested",
 };
 
 CORDON_API const char *cordon_status_format_to_string(enum cordon_status_format f)
@@ -596,6 +597,21 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 			return cordon_classify(c, exit_status, output, output_len, ret);
 		line = cordon_record_message(status, status_len);
 		break;
+	case CORDON_STATUS_BWRAP_NESTED:
+		/* the nested runner's record: any line that is not bwrap's JSON */
+		for (size_t ls = 0; ls < status_len;) {
+			const char *nl = memchr(status + ls, '\n', status_len - ls);
+			size_t le = nl ? (size_t)(nl - status) : status_len;
+
+			if (le > ls && status[ls] != '{') {
+				line = cordon_record_message(status + ls, le - ls);
+				break;
+			}
+			ls = le + 1;
+		}
+		if (line)
+			break;
+		__attribute__((fallthrough));
 	case CORDON_STATUS_BWRAP_JSON:
 		/* Killed by a signal (128+N), bwrap could not report: that is
 		 * not bwrap failing to start the command. */

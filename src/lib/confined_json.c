@@ -397,7 +397,7 @@ static char *json_show(const json_t *j)
 DEFINE_READ_ENUM(mode, enum cordon_mode, CORDON_MODE_DANGER_FULL_ACCESS)
 DEFINE_READ_ENUM(enforcement, enum cordon_enforcement, CORDON_ENFORCEMENT_SEATBELT)
 DEFINE_READ_ENUM(grade, enum cordon_grade, CORDON_GRADE_PARTIAL)
-DEFINE_READ_ENUM(status_format, enum cordon_status_format, CORDON_STATUS_BWRAP_JSON)
+DEFINE_READ_ENUM(status_format, enum cordon_status_format, CORDON_STATUS_BWRAP_NESTED)
 
 /* null (inherit), or NAME=VALUE strings with a non-empty name. */
 static int read_envp(const struct reader *rd, const struct field *f, char ***ret)

@@ -726,6 +726,9 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	}
 	free(p->deny);
 	strv_free(p->protect);
+	strv_free(p->protect_files);
+	strv_free(p->protect_links);
+	strv_free(p->protect_expanded);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);
@@ -830,6 +833,9 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	r = protect_xdg_profiles(p);
 	if (r < 0)
 		return r;
+	STRV_FOREACH(prot, p->protect)
+		if ((r = policy_note_protect(p, *prot)) < 0)
+			return r;
 
 	*ret = TAKE_PTR(p);
 	return 0;
@@ -953,7 +959,8 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 		return error_set(reterr, -EINVAL, "protecting '/' is what read-only mode is for");
 	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
-	return strv_push_unique(&p->protect, canon);
+	r = strv_push_unique(&p->protect, canon);
+	return r < 0 ? r : policy_note_protect(p, canon);
 }
 
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,

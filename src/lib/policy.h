@@ -37,6 +37,13 @@ struct cordon_policy {
 	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
 	size_t n_deny;
 	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
+	char **protect_files;      /* existing non-directories on the way to a protected path
+				    * (a worktree's .git file), noted when it was added: bwrap
+				    * cannot bind below them (ENOTDIR), nor need to */
+	char **protect_links;      /* symlinks on the way to, or at, a protected path, noted
+				    * likewise: bwrap would protect the target, not the link */
+	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
+				    * that existed when the pattern was added (bwrap binds these) */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */
@@ -62,6 +69,9 @@ bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *
 /* The same, for the native runner, which also hides what does not exist yet:
  * the path to pass (d->path, or d->absent_at), or NULL. */
 const char *deny_entry_native_path(const struct cordon_policy *p, const struct deny_entry *d);
+/* Note what bwrap needs to know about protected path (protect_files,
+ * protect_links, protect_expanded); reads the filesystem. policy_protect.c */
+int policy_note_protect(struct cordon_policy *p, const char *path);
 /* The built-in protected set, relative to the workspace. NULL-terminated.
  * Entries ending in '*' are prefixes matched by the runner. */
 extern const char *const policy_default_protect[];

@@ -149,6 +149,9 @@ static int pinned_info(enum cordon_backend b, struct cordon_backend_info *ret)
 			snprintf(info.path, sizeof(info.path), "%s", path);
 		else
 			snprintf(info.path, sizeof(info.path), "bwrap");
+		/* what bwrap enforces is never all native does */
+		info.grade = CORDON_GRADE_PARTIAL;
+		info.lacks = bwrap_lacks_unprobed();
 		break;
 	case CORDON_BACKEND_SEATBELT:
 		snprintf(info.path, sizeof(info.path), "/usr/bin/sandbox-exec");
@@ -215,6 +218,9 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 
 		if (probe_cache_load(cache, &info) == 0 && cached_path_is_ours(&info)) {
 			info.from_cache = true;
+			/* the runner may have gone since: never nest one that is not there */
+			if (info.backend == CORDON_BACKEND_BWRAP)
+				info.lacks |= bwrap_lacks_unprobed();
 			state.memo = info;
 			state.memo_set = true;
 			*ret = info;
@@ -228,7 +234,7 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 		r = cordon_probe_backend(*c, PROBE_TIMEOUT_MS, &rep);
 		if (r < 0 || !rep.usable)
 			continue;
-		state.memo = (struct cordon_backend_info){ .backend = *c, .grade = rep.grade };
+		state.memo = (struct cordon_backend_info){ .backend = *c, .grade = rep.grade, .lacks = rep.lacks };
 		snprintf(state.memo.path, sizeof(state.memo.path), "%s", rep.path);
 		state.memo_set = true;
 		if (cache)

@@ -24,7 +24,7 @@
 #include "probe.h"
 #include "provider.h"
 
-#define CACHE_VERSION "cordon-probe-cache 1"
+#define CACHE_VERSION "cordon-probe-cache 2"
 #define CACHE_MAX_BYTES 4096
 
 int probe_cache_path(char **ret)
@@ -71,6 +71,7 @@ static int current_key(const char *runner, char *buf, size_t size)
 int probe_cache_load(const char *path, struct cordon_backend_info *ret)
 {
 	char buf[CACHE_MAX_BYTES + 1], key[2048], backend[32], grade[32], runner[PATH_MAX];
+	unsigned lacks;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	const char *body;
@@ -91,9 +92,9 @@ int probe_cache_load(const char *path, struct cordon_backend_info *ret)
 		return -ESTALE;
 	buf[l] = '\0';
 
-	/* line 1: version; line 2: backend=; line 3: grade=; then the key verbatim */
-	if (sscanf(buf, CACHE_VERSION "\nbackend=%31[a-z]\ngrade=%31[a-z]\nrunner=%4095[^\n]\n",
-		   backend, grade, runner) != 3)
+	/* line 1: version; then backend=, grade=, lacks=, runner=; then the key verbatim */
+	if (sscanf(buf, CACHE_VERSION "\nbackend=%31[a-z]\ngrade=%31[a-z]\nlacks=%u\nrunner=%4095[^\n]\n",
+		   backend, grade, &lacks, runner) != 4 || lacks > (CORDON_LACKS_NAMESPACES | CORDON_LACKS_RUNNER))
 		return -ESTALE;
 	body = strstr(buf, "\nkernel=");
 	if (!body)
@@ -108,6 +109,7 @@ int probe_cache_load(const char *path, struct cordon_backend_info *ret)
 	if (current_key(runner, key, sizeof(key)) < 0 || strcmp(body, key) != 0)
 		return -ESTALE;
 	snprintf(info.path, sizeof(info.path), "%s", runner);
+	info.lacks = lacks;
 	*ret = info;
 	return 0;
 }
@@ -141,9 +143,9 @@ int probe_cache_store(const char *path, const struct cordon_backend_info *info)
 	r = current_key(info->path, key, sizeof(key));
 	if (r < 0)
 		return r;
-	if (asprintf(&content, CACHE_VERSION "\nbackend=%s\ngrade=%s\nrunner=%s\n%s",
+	if (asprintf(&content, CACHE_VERSION "\nbackend=%s\ngrade=%s\nlacks=%u\nrunner=%s\n%s",
 		     cordon_backend_to_string(info->backend), cordon_grade_to_string(info->grade),
-		     info->path, key) < 0)
+		     info->lacks, info->path, key) < 0)
 		return -ENOMEM;
 	len = strlen(content);
 	if (len > CACHE_MAX_BYTES)

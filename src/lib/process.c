@@ -248,6 +248,8 @@ static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, int sta
 		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
 	if (status_w >= 0)
 		posix_spawn_file_actions_adddup2(&fa, status_w, o->status_fd);
+	if (status_w >= 0 && o->status_fd2 > 2)
+		posix_spawn_file_actions_adddup2(&fa, status_w, o->status_fd2);
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 
@@ -368,7 +370,7 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 		 * needed (a cgroup.procs fd). dup2 clears close-on-exec on the
 		 * copy only. */
 		if (status_w >= 0) {
-			if (dup2(status_w, o->status_fd) < 0)
+			if (dup2(status_w, o->status_fd) < 0 || (o->status_fd2 > 2 && dup2(status_w, o->status_fd2) < 0))
 				_exit(127);
 			status_w = o->status_fd;
 		}
@@ -488,7 +490,8 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 	}
 
 	if (o->status_fd > 2) {
-		r = status_pipe(o->status_fd, &status_r, &status_w);
+		/* above both numbers, so neither dup2 lands on the pipe itself */
+		r = status_pipe(o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd, &status_r, &status_w);
 		if (r < 0) {
 			free(cap.buf);
 			return r;

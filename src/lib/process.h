@@ -41,6 +41,7 @@ struct spawn_opts {
 	 * runner's status channel); what is in the pipe once the child has
 	 * ended is returned in spawn_result.status. 0: none. */
 	int status_fd;
+	int status_fd2;           /* > 2: the same pipe's write end at this number too */
 };
 
 struct spawn_result {

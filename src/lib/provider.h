@@ -22,6 +22,10 @@ extern const struct provider provider_seatbelt;
 
 const struct provider *provider_for(enum cordon_backend b);
 
+/* CORDON_LACKS_* for a bwrap that is pinned or cached, so never probed:
+ * cheap checks only (is cordon's runner executable, is there Landlock). */
+unsigned bwrap_lacks_unprobed(void);
+
 /* Finish a provider's confine: copy the signature lists and informational
  * lines (NULL: none; no allowed exit codes), take ownership of *argv, set
  * enforcement and grade; no status channel, envp inherited. On failure
@@ -38,6 +42,8 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 /* The fd number at which cordon's providers want their status pipe. */
 #define PROVIDER_STATUS_FD 3
 #define PROVIDER_STATUS_FD_STR "3"
+/* where cordon's runner nested in bwrap reports: the same pipe, one fd up */
+#define PROVIDER_STATUS_FD2_STR "4"
 
 /* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
 int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)

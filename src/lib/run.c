@@ -177,6 +177,8 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		.argv = (const char *const *)argv,
 		.envp = confined->envp,
 		.status_fd = confined->status_format != CORDON_STATUS_NONE ? confined->status_fd : 0,
+		/* the runner nested in bwrap reports on the next fd, into the same pipe */
+		.status_fd2 = confined->status_format == CORDON_STATUS_BWRAP_NESTED ? confined->status_fd + 1 : 0,
 		.cwd = o.cwd,
 		.timeout_ms = o.timeout_ms,
 		.cap = o.max_output,

@@ -88,7 +88,7 @@ grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tm
 # user namespace can be made, so an inner `--require userns` run fails in
 # the runner (its record), not in the command
 "$CORDON" run --isolation light --workspace "$ws" -- \
-        env XDG_CACHE_HOME="$tmp/nested-cache" "$CORDON" run --json --workspace "$ws" --require userns -- true \
+        env XDG_CACHE_HOME="$tmp/nested-cache" "$CORDON" run --backend native --json --workspace "$ws" --require userns -- true \
         > "$tmp/o.json" 2> "$tmp/o.json.err"
 verdict_is "native: --require userns where none can be made is runner_failed (125)" "$tmp/o.json" runner_failed 125
 grep -q '^cordon: namespaces: ' <<<"$(json_field "$tmp/o.json" runner_line)" &&
@@ -191,10 +191,12 @@ else
         verdict_is "real bwrap: the command printing bwrap's uid-map line is denied, not runner_failed" \
                 "$tmp/o.json" denied 1
         crun bwrap "$tmp/o.json" -- /nonexistent/cordon-test-binary
-        verdict_is "real bwrap: execvp of a missing binary (bwrap's own failure) is runner_failed" \
-                "$tmp/o.json" runner_failed 1
-        grep -q '^bwrap: execvp /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
-                ok "real bwrap: ... with bwrap's line as the reason" ||
+        # cordon's runner nests inside bwrap and is the one that execs the
+        # command: its record comes on the next fd of the same status pipe
+        verdict_is "real bwrap: execve of a missing binary (the nested runner's failure) is runner_failed" \
+                "$tmp/o.json" runner_failed 125
+        grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
+                ok "real bwrap: ... with the nested runner's record as the reason" ||
                 not_ok "real bwrap missing binary runner_line" "$(cat "$tmp/o.json")"
 fi
 

@@ -101,6 +101,9 @@ Test(select, pinned_backend_is_never_probed)
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
 	cr_assert(info.pinned);
 	cr_assert_str_eq(info.path, fake);
+	/* never probed, still honest: partial, and the runner is not there */
+	cr_assert_eq(info.grade, CORDON_GRADE_PARTIAL);
+	cr_assert(info.lacks & CORDON_LACKS_RUNNER);
 	cr_assert_eq(probes_logged(), 0, "a pinned backend was probed");
 }
 
@@ -132,7 +135,9 @@ Test(select, only_success_is_memoised_and_reset_reprobes)
 	install_real_bwrap();
 	struct cordon_backend_info info = sel(0);
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
-	cr_assert_eq(info.grade, CORDON_GRADE_FULL);
+	/* bwrap never enforces all native does; the runner is absent here */
+	cr_assert_eq(info.grade, CORDON_GRADE_PARTIAL);
+	cr_assert(info.lacks & CORDON_LACKS_RUNNER);
 	cr_assert_not(info.pinned);
 	int after_success = probes_logged();
 
@@ -183,6 +188,7 @@ Test(select, disk_cache_written_private_and_trusted_only_while_valid)
 	info = sel(CORDON_SELECT_DISK_CACHE);
 	cr_assert(info.from_cache);
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
+	cr_assert(info.lacks & CORDON_LACKS_RUNNER, "the cache lost what bwrap lacks");
 	cr_assert_eq(probes_logged(), n, "a valid cache still probed");
 
 	/* A loose mode is not ours: probe again. */

@@ -107,7 +107,7 @@ Test(confined_json, envp_and_status_refusals)
 		{ ",\"status_format\":\"cordon\"}", "missing key \"status_fd\"" },
 		{ ",\"status_fd\":2,\"status_format\":\"cordon\"}", "\"status_fd\" must be an fd number from 3 to 65535" },
 		{ ",\"status_fd\":3,\"status_format\":\"none\"}", "\"status_fd\" must be -1 without a status format" },
-		{ ",\"status_fd\":3,\"status_format\":\"json\"}", "\"status_format\" must be none, cordon or bwrap-json" },
+		{ ",\"status_fd\":3,\"status_format\":\"json\"}", "\"status_format\" must be none, cordon, bwrap-json or bwrap-nested" },
 		{ ",\"status_fd\":\"3\",\"status_format\":\"cordon\"}", "\"status_fd\" must be an integer" },
 	};
 

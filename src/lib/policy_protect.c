@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the bwrap provider needs to know about the protected paths, read
+ * when a path is added to the policy (its confine may not touch the
+ * filesystem): which non-directories and symlinks lie on the way, and
+ * which entries a prefix pattern matches. The native runner decides all of
+ * this itself, at run time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "policy.h"
+#include "strv.h"
+
+/* A cap on what one directory listing adds (policy.c caps each list alike). */
+#define PROTECT_MAX_EXPANDED 4096
+
+/* Note the first existing non-directory on the way to path, or a symlink
+ * on the way or at its end. Nothing can be created below a file, and the
+ * bwrap provider keeps the file read-only instead of failing on ENOTDIR; a
+ * symlink it cannot keep (a bind follows it), so it refuses. */
+static int note_protect_file(struct cordon_policy *p, const char *path)
+{
+	_cleanup_free_ char *prefix = strdup(path);
+	struct stat st;
+
+	if (!prefix)
+		return -ENOMEM;
+	for (char *c = prefix + 1;; c++) {
+		bool last = *c == '\0';
+
+		if (!last && *c != '/')
+			continue;
+		*c = '\0';
+		if (lstat(prefix, &st) < 0)
+			return 0;
+		if (S_ISLNK(st.st_mode))
+			return strv_push_unique(&p->protect_links, prefix);
+		if (last)
+			return 0;
+		if (!S_ISDIR(st.st_mode))
+			return strv_push_unique(&p->protect_files, prefix);
+		*c = '/';
+	}
+}
+
+/* A prefix pattern ("DIR/.cordon*"): list the entries of DIR that match
+ * now, each noted like a protected path. Those made later are not listed. */
+static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/');
+	_cleanup_free_ char *dir = slash ? strndup(pattern, slash == pattern ? 1 : (size_t)(slash - pattern)) : NULL;
+	size_t plen = slash ? strlen(slash + 1) - 1 : 0; /* without the '*' */
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if (!dir)
+		return slash ? -ENOMEM : 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* nothing there yet */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (r >= 0 && (de = readdir(d))) {
+		char *path;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strncmp(de->d_name, slash + 1, plen) != 0)
+			continue;
+		if (strv_length(p->protect_expanded) >= PROTECT_MAX_EXPANDED) {
+			r = -E2BIG;
+			break;
+		}
+		path = path_join(dir, de->d_name);
+		if (!path) {
+			r = -ENOMEM;
+			break;
+		}
+		r = strv_consume(&p->protect_expanded, path);
+		if (r >= 0)
+			r = note_protect_file(p, path);
+	}
+	closedir(d);
+	return r;
+}
+
+int policy_note_protect(struct cordon_policy *p, const char *path)
+{
+	size_t n = strlen(path);
+
+	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
+}
