@@ -19,6 +19,7 @@
 
 #include "runner.h"
 #include "syscall_filter.h"
+#include "unix_gate.h"
 
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
@@ -68,18 +69,22 @@ static int drop_caps(void)
 	return 0;
 }
 
-static int close_fds_above_2(void)
+/* keep: an fd of the runner's own that must survive (the unix gate's), or -1 */
+static int close_fds_above_2(int keep)
 {
 	struct rlimit rl;
 
-	if (syscall(__NR_close_range, 3u, ~0u, 0u) == 0)
+	if (keep > 3 && syscall(__NR_close_range, 3u, (unsigned)keep - 1, 0u) < 0 && errno != ENOSYS)
+		return -errno;
+	if (syscall(__NR_close_range, keep >= 3 ? (unsigned)keep + 1 : 3u, ~0u, 0u) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return -errno;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
 	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
-		(void)close((int)fd);
+		if ((int)fd != keep)
+			(void)close((int)fd);
 	return 0;
 }
 
@@ -128,7 +133,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
-			r = close_fds_above_2();
+			r = close_fds_above_2(p->unix_gate ? x->gate_fd : -1);
 			if (r < 0)
 				die("close fds", "%s", strerror(-r));
 			break;
@@ -153,6 +158,13 @@ _Noreturn void command_main(struct exec_ctx *x)
 			r = seccomp_apply(&p->seccomp, err, sizeof(err));
 			if (r < 0)
 				die("seccomp", "%s", err[0] ? err : strerror(-r));
+			/* after the main filter: its EPERM outranks the gate's notification */
+			if (p->unix_gate) {
+				err[0] = '\0';
+				r = unix_gate_install(x->gate_fd, err, sizeof(err));
+				if (r < 0)
+					die("unix gate", "%s", err[0] ? err : strerror(-r));
+			}
 			break;
 		case STEP_EXEC:
 			if (p->report)
