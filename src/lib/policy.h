@@ -34,6 +34,7 @@ struct cordon_policy {
 	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
 	size_t n_deny;
 	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
+	char **allow_unix;         /* canonical socket paths the runner's unix gate admits */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */
