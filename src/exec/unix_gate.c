@@ -461,7 +461,8 @@ static bool op_run(struct gate *g, struct gate_op *op)
 		reply(g, op->id, op->done ? (int64_t)op->msgs[0].sent : 0, op->done ? 0 : error ? error : -EIO);
 		return true;
 	}
-	for (size_t i = 0; i < op->done; i++) {
+	/* msg_len goes back into the caller's vector, if it is still the caller */
+	for (size_t i = 0; i < op->done && still_valid(g, op->id); i++) {
 		unsigned len = (unsigned)op->msgs[i].sent;
 		struct iovec local = { &len, sizeof(len) },
 			     remote = { (void *)(uintptr_t)(op->mmsg_at + i * sizeof(struct mmsghdr) +
@@ -525,6 +526,8 @@ static void handle(struct gate *g)
 	}
 	*op = (struct gate_op){ .id = n.id, .tid = (pid_t)n.pid, .nr = n.data.nr, .pidfd = -1, .sock = -1 };
 	r = prepare(g, op, &n);
+	if (op->flags & MSG_DONTWAIT)
+		op->nonblock = true;
 	/* Everything read and taken: is it still the same caller? (a pid
 	 * reused since RECV would have given us another process's fd) */
 	if (!still_valid(g, op->id)) {

@@ -227,6 +227,13 @@ r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind("/tmp/own.dgram")
 print("sendmmsg own", mmsg("/tmp/own.dgram", [b"one", b"three"]), r.recv(10), r.recv(10))
 if len(sys.argv) > 1:
     print("sendmmsg host", mmsg(sys.argv[1], [b"x"]))
+# MSG_DONTWAIT on a blocking socket: EAGAIN when full, never parked
+c, d = socket.socketpair()
+try:
+    while True:
+        c.sendmsg([b"y" * 65536], [], socket.MSG_DONTWAIT)
+except BlockingIOError:
+    print("dontwait EAGAIN")
 EOF
 
 start_server() { # start_server KIND PATH LOG
@@ -306,7 +313,7 @@ else
 fi
 
 rm -f "$dlog"
-json=$(crun -- "$PY" "$BIN/block.py" "$dpath")
+json=$(crun --timeout 30 -- "$PY" "$BIN/block.py" "$dpath")
 v=$(field verdict <<<"$json") o=$(field output <<<"$json")
 if [ "$v" = ok ] && grep -q "^side side writer parked" <<<"$o" && grep -q "^intact 6291456" <<<"$o"; then
         ok "a blocking sendmsg on a full socket is parked; init serves another thread meanwhile; 6 MiB arrive intact"
@@ -317,6 +324,11 @@ if grep -q "^sendmmsg own (2, 0, \[3, 5\]) b'one' b'three'" <<<"$o"; then
         ok "sendmmsg of two datagrams to the sandbox's own socket: count and msg_len right"
 else
         not_ok "sendmmsg to an own socket" "$o"
+fi
+if grep -q "^dontwait EAGAIN" <<<"$o"; then
+        ok "sendmsg with MSG_DONTWAIT on a full blocking socket: EAGAIN, not parked"
+else
+        not_ok "MSG_DONTWAIT on a full socket" "$o"
 fi
 sleep 0.2
 if grep -q "^sendmmsg host (-1, 13, \[0\])" <<<"$o" && [ ! -e "$dlog" ]; then
