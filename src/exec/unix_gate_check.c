@@ -114,12 +114,34 @@ static bool allowed_by_name(const char *const *allow, const struct stat *st)
 	return false;
 }
 
+/* "/proc/self/..." and "/proc/thread-self/..." name the caller's own
+ * entries, not init's: rewritten to "/proc/TID/...". Other ways into
+ * /proc/self (a symlink to it) resolve as init; harmless for the decision,
+ * which admits only the sandbox's own sockets and the allowed ones. */
+static const char *as_caller(const char *path, pid_t tid, char *buf, size_t n)
+{
+	static const char *const selves[] = { "/proc/self", "/proc/thread-self" };
+
+	for (size_t i = 0; i < ELEMENTSOF(selves); i++) {
+		size_t len = strlen(selves[i]);
+
+		if (strncmp(path, selves[i], len) == 0 && (path[len] == '/' || path[len] == '\0')) {
+			int w = snprintf(buf, n, "/proc/%d%s", (int)tid, path + len);
+
+			return w > 0 && (size_t)w < n ? buf : path;
+		}
+	}
+	return path;
+}
+
 int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
 {
 	_cleanup_close_ int cwd = -EBADF, fd = -EBADF;
-	char proc[64];
+	char proc[64], rewritten[160];
 	struct stat st;
 	int r;
+
+	path = as_caller(path, tid, rewritten, sizeof(rewritten));
 
 	if (path[0] != '/') {
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)tid);

@@ -359,6 +359,22 @@ else
         not_ok "allowed host server did not start"
 fi
 
+# ---- through /proc/self/fd: an O_PATH fd of the socket, the caller's own ----
+rm -f "$BASE/outside.log"
+json=$(crun -- "$PY" -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind("/tmp/mine.sock"); s.listen(1)
+mine = os.open("/tmp/mine.sock", os.O_PATH)
+socket.socket(socket.AF_UNIX).connect("/proc/self/fd/%d" % mine); print("own via /proc/self")
+host = os.open(sys.argv[1], os.O_PATH)
+socket.socket(socket.AF_UNIX).connect("/proc/thread-self/fd/%d" % host); print("HOST REACHED")' "${SOCK[outside]}")
+v=$(field verdict <<<"$json") o=$(field output <<<"$json")
+if [ "$v" = denied ] && grep -q "^own via /proc/self" <<<"$o" && grep -q "Errno 13" <<<"$o" && [ ! -e "$BASE/outside.log" ]; then
+        ok "/proc/self/fd/N: the own socket is reachable, a host socket's O_PATH fd is refused"
+else
+        not_ok "/proc/self/fd/N paths" "verdict=$v" "$o"
+fi
+
 # ---- the race: the address changes under the check -------------------------
 rm -f "$BASE/outside.log"
 json=$(crun -- "$PY" "$BIN/race.py" "${SOCK[outside]}")
