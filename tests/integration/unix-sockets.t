@@ -355,6 +355,18 @@ if start_server stream "$apath" "$alog"; then
         else
                 not_ok "--allow-unix-socket: a second host socket stays refused" "$o"
         fi
+        # the same through a profile (network.allow_unix_sockets), inherited
+        # by a profile that extends it
+        printf '{ "extends": "default", "network": { "allow_unix_sockets": ["%s"] } }\n' "$apath" > "$BASE/parent.json"
+        printf '{ "extends": "%s" }\n' "$BASE/parent.json" > "$BASE/child.json"
+        rm -f "$alog" "$BASE/outside.log"
+        json=$(crun --profile "$BASE/child.json" -- "$PY" "$BIN/try.py" "$apath" "${SOCK[outside]}")
+        o=$(field output <<<"$json")
+        if grep -q "^$apath pong" <<<"$o" && grep -q "^${SOCK[outside]} errno 13" <<<"$o" && [ ! -e "$BASE/outside.log" ]; then
+                ok "profile network.allow_unix_sockets (inherited through extends) admits exactly its socket"
+        else
+                not_ok "profile network.allow_unix_sockets" "$o"
+        fi
 else
         not_ok "allowed host server did not start"
 fi
