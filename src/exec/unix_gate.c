@@ -420,9 +420,9 @@ static bool op_run(struct gate *g, struct gate_op *op)
 {
 	int error = 0;
 
-	for (; op->done < op->n_msgs; op->done++) {
+	while (op->done < op->n_msgs) {
 		struct gate_msg *m = &op->msgs[op->done];
-		struct iovec iov = { m->data, m->len };
+		struct iovec iov = { m->data + m->sent, m->len - m->sent };
 		struct msghdr h = {
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
@@ -447,13 +447,22 @@ static bool op_run(struct gate *g, struct gate_op *op)
 			/* the caller's SIGPIPE, on the caller's thread */
 			if (errno == EPIPE && !(op->flags & MSG_NOSIGNAL))
 				(void)syscall(SYS_pidfd_send_signal, op->pidfd, SIGPIPE, NULL, 0);
+			if (m->sent > 0)
+				op->done++; /* what went out counts, as the kernel's short count */
 			break;
 		}
-		m->sent = (size_t)n;
-		if ((size_t)n < m->len) {
+		m->sent += (size_t)n;
+		m->controllen = 0; /* ancillary data went with the first byte */
+		if (m->sent < m->len) {
+			/* A stream took part of it: a blocking caller waits for
+			 * the rest, as in the kernel; a non-blocking one gets
+			 * the short count. */
+			if (!op->nonblock)
+				continue;
 			op->done++;
-			break; /* a short stream write ends the call */
+			break;
 		}
+		op->done++;
 	}
 	if (!error)
 		error = op->error;

@@ -24,7 +24,10 @@
  * drains (blocking sends are parked instead); abstract sockets are
  * reachable across nested Landlock domains inside the sandbox (the network
  * namespace still keeps the host's out); SO_SNDTIMEO of the caller does
- * not bound a parked send.
+ * not bound a parked send, and a parked caller is interrupted only by a
+ * fatal signal (a handled SIGALRM waits until the send is done); a
+ * sendmsg of more than 4 MiB on a stream sends 4 MiB (a short count), on
+ * other sockets fails with EMSGSIZE.
  */
 
 #include <sys/types.h>

@@ -184,7 +184,8 @@ done = {}
 def writer():
     v = memoryview(data)
     while v:
-        n = a.sendmsg([v[:1 << 20]])
+        n = a.sendmsg([v])
+        done.setdefault("first", n)
         v = v[n:]
     done["w"] = time.monotonic()
 t = threading.Thread(target=writer)
@@ -205,6 +206,7 @@ while len(got) < len(data):
     got += b.recv(1 << 20)
 t.join()
 print("intact" if hashlib.sha256(got).digest() == hashlib.sha256(data).digest() else "CORRUPT", len(got))
+print("first sendmsg", done["first"])
 # sendmmsg through ctypes: two datagrams to our own socket
 import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
@@ -319,6 +321,12 @@ if [ "$v" = ok ] && grep -q "^side side writer parked" <<<"$o" && grep -q "^inta
         ok "a blocking sendmsg on a full socket is parked; init serves another thread meanwhile; 6 MiB arrive intact"
 else
         not_ok "parked blocking send" "verdict=$v" "$o"
+fi
+# blocking: all of it, up to the gate's 4 MiB cap per call (no short count)
+if grep -q "^first sendmsg 4194304" <<<"$o"; then
+        ok "a blocking 6 MiB sendmsg on a stream returns 4 MiB (the cap), not the socket buffer's worth"
+else
+        not_ok "blocking sendmsg returns the cap" "$o"
 fi
 if grep -q "^sendmmsg own (2, 0, \[3, 5\]) b'one' b'three'" <<<"$o"; then
         ok "sendmmsg of two datagrams to the sandbox's own socket: count and msg_len right"
