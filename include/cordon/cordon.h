@@ -157,6 +157,12 @@ CORDON_API int cordon_policy_deny_read(struct cordon_policy *p, const char *path
  * root (native runner). Relative paths are relative to the workspace. */
 CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 				     struct cordon_error *reterr);
+/* Let the sandbox reach the unix socket at PATH (absolute, canonicalised
+ * now), which the native runner's unix gate (full isolation, network
+ * "none") refuses otherwise, like every socket a host process bound. The
+ * socket is compared by inode when the sandbox connects. */
+CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const char *path,
+					       struct cordon_error *reterr);
 /* Make PATH (canonicalised now; it may not exist yet) writable too, under
  * workspace-write. Refused under read-only, for '/', and for a path a
  * read-deny entry covers (deny always wins). */

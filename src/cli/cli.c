@@ -64,6 +64,8 @@ static const char usage_overview[] =
 	"  --isolation full|light  native runner only; light = Landlock + seccomp, no namespaces\n" \
 	"  --deny-read PATH     hide PATH from the sandbox (repeatable)\n"                   \
 	"  --protect PATH       keep PATH read-only inside the workspace (repeatable)\n"     \
+	"  --allow-unix-socket PATH  let the sandbox connect to this host unix socket\n"    \
+	"                       (native, full isolation, --net none; repeatable)\n"          \
 	"  --keep-env NAME      pass NAME (or PREFIX*) through the environment filter\n"     \
 	"  --setenv NAME=VALUE  set a variable inside the sandbox\n"                         \
 	"  --require FEATURE    refuse instead of degrading without FEATURE (landlock,\n"    \
@@ -261,6 +263,7 @@ void cli_args_done(struct cli_args *a)
 {
 	strv_free(a->deny_read);
 	strv_free(a->protect);
+	strv_free(a->allow_unix);
 	strv_free(a->keep_env);
 	strv_free(a->setenv);
 	strv_free(a->require);
@@ -304,6 +307,7 @@ static const struct flag flags[] = {
 	{ "--isolation", POLICY_CMDS, true },
 	{ "--deny-read", POLICY_CMDS, true },
 	{ "--protect", POLICY_CMDS, true },
+	{ "--allow-unix-socket", POLICY_CMDS, true },
 	{ "--keep-env", POLICY_CMDS, true },
 	{ "--setenv", POLICY_CMDS, true },
 	{ "--require", POLICY_CMDS, true },
@@ -467,6 +471,8 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		return push_repeat(&a->deny_read, name, value, err, errlen);
 	} else if (strcmp(name, "--protect") == 0) {
 		return push_repeat(&a->protect, name, value, err, errlen);
+	} else if (strcmp(name, "--allow-unix-socket") == 0) {
+		return push_repeat(&a->allow_unix, name, value, err, errlen);
 	} else if (strcmp(name, "--keep-env") == 0) {
 		return push_repeat(&a->keep_env, name, value, err, errlen);
 	} else if (strcmp(name, "--setenv") == 0) {
@@ -800,6 +806,9 @@ static int build_policy(const struct cli_args *a, const struct cordon_profile *p
 			goto bad;
 	STRV_FOREACH(s, a->protect)
 		if ((r = cordon_policy_protect(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->allow_unix)
+		if ((r = cordon_policy_allow_unix_socket(p, *s, &e)) < 0)
 			goto bad;
 	STRV_FOREACH(s, a->keep_env)
 		if ((r = cordon_policy_keep_env(p, *s, &e)) < 0)

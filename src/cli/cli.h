@@ -49,6 +49,7 @@ struct cli_args {
 	enum cordon_isolation isolation;
 	char **deny_read;
 	char **protect;
+	char **allow_unix;         /* --allow-unix-socket */
 	char **keep_env;
 	char **setenv;             /* NAME=VALUE */
 	char **require;

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "runner.h"
 #include "syscall_filter.h"
+#include "unix_gate.h"
 
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
@@ -69,24 +70,36 @@ static int drop_caps(void)
 	return 0;
 }
 
-/* Around the status channel (close-on-exec, so execve closes it too). */
-int close_fds_keep_status(void)
+/* Close every fd above 2 but the status channel (close-on-exec, so execve
+ * closes it too) and `extra` (-1: none; the unix gate's, which the command
+ * hands to init before execve). */
+int close_fds_keep_status(int extra)
 {
-	int keep = status_channel_fd();
+	int keep[2] = { status_channel_fd(), extra }, lo = 3;
 	struct rlimit rl;
 
-	if (keep < 3) {
-		if (syscall(__NR_close_range, 3u, ~0u, 0u) == 0)
-			return 0;
-	} else if ((keep == 3 || syscall(__NR_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
-		   syscall(__NR_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+	if (keep[0] > keep[1]) {
+		int t = keep[0];
+
+		keep[0] = keep[1];
+		keep[1] = t;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (keep[k] < lo)
+			continue;
+		if (keep[k] > lo && syscall(__NR_close_range, (unsigned)lo, (unsigned)keep[k] - 1, 0u) < 0)
+			goto fallback;
+		lo = keep[k] + 1;
+	}
+	if (syscall(__NR_close_range, (unsigned)lo, ~0u, 0u) == 0)
 		return 0;
+fallback:
 	if (errno != ENOSYS)
 		return -errno;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
 	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
-		if ((int)fd != keep)
+		if ((int)fd != keep[0] && (int)fd != keep[1])
 			(void)close((int)fd);
 	return 0;
 }
@@ -161,7 +174,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
-			r = close_fds_keep_status();
+			r = close_fds_keep_status(p->unix_gate ? x->gate_fd : -1);
 			if (r < 0)
 				die("close fds", "%s", strerror(-r));
 			break;
@@ -186,6 +199,13 @@ _Noreturn void command_main(struct exec_ctx *x)
 			r = seccomp_apply(&p->seccomp, err, sizeof(err));
 			if (r < 0)
 				die("seccomp", "%s", err[0] ? err : strerror(-r));
+			/* after the main filter: its EPERM outranks the gate's notification */
+			if (p->unix_gate) {
+				err[0] = '\0';
+				r = unix_gate_install(x->gate_fd, err, sizeof(err));
+				if (r < 0)
+					die("unix gate", "%s", err[0] ? err : strerror(-r));
+			}
 			break;
 		case STEP_EXEC:
 			if (p->report)

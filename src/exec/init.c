@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "unix_gate.h"
 
 /* The runner's own failure lines must read as the runner failing, never as
  * the sandbox denying the command something: a line that carries a denial
@@ -204,11 +205,55 @@ int supervise(struct exec_ctx *x, pid_t child)
 	}
 }
 
+void init_reap(struct exec_ctx *x, pid_t cmd)
+{
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (pid == cmd) {
+			x->shared->status = status;
+			__atomic_store_n(&x->shared->have_status, 1, __ATOMIC_RELEASE);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		}
+}
+
+/* Fork the command; with the unix gate, take its notification listener. */
+static pid_t start_command(struct exec_ctx *x, int *ret_listener)
+{
+	int pair[2] = { -1, -1 }, r;
+	pid_t cmd;
+
+	*ret_listener = -1;
+	if (x->plan->unix_gate && (r = unix_gate_pair(pair)) < 0)
+		die("unix gate", "socketpair: %s", strerror(-r));
+	x->gate_fd = pair[1];
+	cmd = fork();
+	if (cmd < 0)
+		die("init", "fork: %m");
+	if (cmd == 0) {
+		if (pair[0] >= 0)
+			close(pair[0]);
+		x->expect_parent = 1;
+		command_main(x);
+	}
+	if (pair[1] >= 0) {
+		close(pair[1]);
+		r = unix_gate_receive(pair[0], cmd, ret_listener);
+		if (r < 0) {
+			/* fail closed: nothing runs ungated */
+			(void)kill(cmd, SIGKILL);
+			die("unix gate", "cannot take the command's listener: %s", strerror(-r));
+		}
+	}
+	return cmd;
+}
+
 _Noreturn void init_main(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
 	pid_t cmd = -1;
-	int r;
+	int r, listener = -1;
 
 	/* The runner is outside the pid namespace, so getppid() says 0 and
 	 * cannot show whether it died first; the command's own check and the
@@ -242,14 +287,8 @@ _Noreturn void init_main(struct exec_ctx *x)
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
 			 * status channel is close-on-exec). */
-			(void)close_fds_keep_status();
-			cmd = fork();
-			if (cmd < 0)
-				die("init", "fork: %m");
-			if (cmd == 0) {
-				x->expect_parent = 1;
-				command_main(x);
-			}
+			(void)close_fds_keep_status(-1);
+			cmd = start_command(x, &listener);
 			break;
 		case STEP_NAMESPACES:
 		case STEP_RO_ROOT:
@@ -276,11 +315,13 @@ _Noreturn void init_main(struct exec_ctx *x)
 	}
 	if (cmd < 0)
 		die("init", "the plan has no init step");
+	if (listener >= 0)
+		unix_gate_serve(x, cmd, listener);
 
+	/* No gate: the cheaper loop. */
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&x->forward, &si), status;
-		pid_t pid;
+		int sig = sigwaitinfo(&x->forward, &si);
 
 		if (sig < 0) {
 			if (errno == EINTR)
@@ -291,11 +332,6 @@ _Noreturn void init_main(struct exec_ctx *x)
 			(void)kill(cmd, sig);
 			continue;
 		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (pid == cmd) {
-				x->shared->status = status;
-				__atomic_store_n(&x->shared->have_status, 1, __ATOMIC_RELEASE);
-				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-			}
+		init_reap(x, cmd);
 	}
 }

@@ -39,6 +39,9 @@ const char exec_usage[] =
 	"                          command never inherits N\n"
 	"  --require FEATURE       refuse to run without FEATURE: landlock, landlock-net,\n"
 	"                          landlock-scope, seccomp, userns, pidns, netns\n"
+	"  --allow-unix-socket PATH  under full isolation and --net none, connecting to a unix\n"
+	"                          socket a host process bound is refused, except to PATH's\n"
+	"                          socket (compared by inode at connect time); repeatable\n"
 	"  --report                print one 'cordon-report:' line on stderr before execve\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
@@ -159,6 +162,12 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return r;
 		return list_add(l, flag, value, err, errlen);
 	}
+	if (strcmp(flag, "--allow-unix-socket") == 0) {
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(&f->allow_unix, flag, value, err, errlen);
+	}
 	if (strcmp(flag, "--keep-env") == 0) {
 		if (!env_name_valid(value, true))
 			return errbuf_set(err, errlen, -EINVAL,
@@ -210,7 +219,7 @@ static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
-		"--status-fd",
+		"--status-fd", "--allow-unix-socket",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -244,7 +253,7 @@ void exec_flags_done(struct exec_flags *f)
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
 	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1 };
-	struct exec_list *lists[] = { &f.write, &f.deny_read, &f.protect, &f.keep_env, &f.setenv };
+	struct exec_list *lists[] = { &f.write, &f.deny_read, &f.protect, &f.keep_env, &f.setenv, &f.allow_unix };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;

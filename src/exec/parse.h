@@ -36,6 +36,7 @@ struct exec_flags {
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list keep_env;        /* --keep-env NAME (or PREFIX*) */
 	struct exec_list setenv;          /* --setenv NAME: passed with its value from the runner's environment */
+	struct exec_list allow_unix;      /* --allow-unix-socket PATH: a host socket the unix gate admits */
 	int status_fd;                    /* --status-fd N: failure records go there; -1: none */
 	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
 	char *const *command;             /* after "--"; never empty on success */

@@ -285,6 +285,11 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.command = f->command,
 		.keep_env = f->keep_env.v,
 		.setenv = f->setenv.v,
+		/* Pathname unix sockets are files, outside any network
+		 * namespace: only init, inside the new one, can tell the
+		 * sandbox's own from the host's. */
+		.unix_gate = !light && f->net == CORDON_NET_NONE,
+		.allow_unix = f->allow_unix.v,
 	};
 	size_t n_writable = f->write.n + 8, n_steps;
 	const char **writable;
@@ -475,6 +480,16 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_INIT:
 			fprintf(out, "pid 1 init forks the command, reaps, forwards signals, relays its exit status\n");
+			if (p->unix_gate) {
+				fprintf(out, "     unix gate: init performs every connect, sendto with an address, sendmsg "
+					     "and sendmmsg (seccomp user notification); a pathname unix socket is "
+					     "reachable only if bound inside the sandbox");
+				if (p->allow_unix && p->allow_unix[0]) {
+					fprintf(out, " or one of");
+					print_list(out, p->allow_unix, "");
+				}
+				fprintf(out, " (EACCES otherwise)\n");
+			}
 			break;
 		case STEP_SETSID:
 			fprintf(out, "setsid: new session, no controlling terminal\n");
@@ -517,7 +532,11 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			}
 			if (p->landlock.deny_tcp)
 				fprintf(out, "; TCP bind and connect refused");
-			fprintf(out, "; abstract unix sockets and signals scoped to the sandbox\n");
+			fprintf(out, "; abstract unix sockets and signals scoped to the sandbox");
+			if (!p->unix_gate)
+				fprintf(out, "; pathname unix sockets not gated (%s)",
+					full ? "--net host" : "light isolation");
+			fputc('\n', out);
 			break;
 		case STEP_SECCOMP:
 			fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, io_uring, bpf, perf_event_open, "
@@ -553,7 +572,8 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			"signals are scoped), read-only protection of .git, shell rc and editor config inside "
 			"writable roots, hiding by mount (Landlock hides instead, so a hidden path's parent "
 			"cannot be listed), the pid namespace (no init: orphans are not reaped in a sandbox "
-			"of their own) and the network namespace (%s)\n",
+			"of their own), the network namespace (%s) and the unix-socket gate (host "
+			"pathname sockets are reachable where the path is)\n",
 			p->net == CORDON_NET_NONE ? "IP sockets are refused by seccomp instead, loopback included"
 						  : "the host network is shared either way");
 #undef P

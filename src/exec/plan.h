@@ -58,6 +58,8 @@ struct plan {
 	bool report;
 	unsigned long clone_flags;      /* CLONE_NEW* for STEP_NAMESPACES; 0 under light */
 	unsigned required;              /* REQUIRE_* the caller insists on */
+	bool unix_gate;                 /* init decides every connect/send to an address (unix_gate.c) */
+	const char *const *allow_unix;  /* --allow-unix-socket paths the gate admits, NULL-terminated */
 
 	struct step *steps;
 	size_t n_steps, max_steps;

@@ -54,6 +54,8 @@ struct exec_ctx {
 	const char *lock_roots[8];
 	size_t n_locks;
 
+	int gate_fd;                    /* command: its end of the unix gate's handoff socketpair, or -1 */
+
 	struct landlock_report landlock;
 };
 
@@ -75,7 +77,7 @@ int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
 
 /* harden.c: close every fd above 2 but the status channel's. */
-int close_fds_keep_status(void);
+int close_fds_keep_status(int extra);
 
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
@@ -98,5 +100,7 @@ _Noreturn void command_main(struct exec_ctx *x);
 _Noreturn void init_main(struct exec_ctx *x);
 /* Wait for child, forwarding x->forward to it; returns its wait status. */
 int supervise(struct exec_ctx *x, pid_t child);
+/* Reap what has ended; when it is cmd, publish its status and exit. */
+void init_reap(struct exec_ctx *x, pid_t cmd);
 /* End this process as status says (same exit code, or same signal). */
 _Noreturn void exit_like(int status);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "errbuf.h"
@@ -59,5 +61,39 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 	prog = (struct sock_fprog){ .len = (unsigned short)n, .filter = (struct sock_filter *)insns };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
 		return errbuf_set(err, errlen, -errno, "seccomp: cannot load the filter: %s", strerror(errno));
+	return 0;
+}
+
+int seccomp_precompiled_unix_gate(const struct sock_filter **ret, size_t *ret_len)
+{
+	*ret = seccomp_bpf_unix_gate;
+	*ret_len = ELEMENTSOF(seccomp_bpf_unix_gate);
+	return 0;
+}
+
+int seccomp_apply_unix_gate(int *ret_listener, char *err, size_t errlen)
+{
+	struct sock_fprog prog = {
+		.len = (unsigned short)ELEMENTSOF(seccomp_bpf_unix_gate),
+		.filter = (struct sock_filter *)seccomp_bpf_unix_gate,
+	};
+	long fd;
+	int r;
+
+	r = check_no_new_privs(err, errlen);
+	if (r < 0)
+		return r;
+	/* WAIT_KILLABLE_RECV (5.19): once init has taken a notification, only
+	 * a fatal signal ends the wait, so a signal cannot make the kernel
+	 * restart a call init has already performed (a connect done twice, a
+	 * datagram sent twice). Older kernels: without it. */
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		return errbuf_set(err, errlen, -errno, "seccomp: cannot load the unix gate's filter: %s",
+			    strerror(errno));
+	*ret_listener = (int)fd;
 	return 0;
 }

@@ -32,3 +32,11 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen);
 int seccomp_build(const struct seccomp_opts *o, void **ret, char *err, size_t errlen);
 /* The precompiled program for these options. */
 int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len);
+
+/* The unix-socket gate (unix_gate.c): connect, sendto with an address,
+ * sendmsg and sendmmsg become user notifications. Load it after
+ * seccomp_apply; 0 and the listener fd in *ret_listener, or -errno with a
+ * reason in err. */
+int seccomp_apply_unix_gate(int *ret_listener, char *err, size_t errlen);
+int seccomp_build_unix_gate(void **ret, char *err, size_t errlen);
+int seccomp_precompiled_unix_gate(const struct sock_filter **ret, size_t *ret_len);

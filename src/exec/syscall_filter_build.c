@@ -349,3 +349,33 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
 	*ret = TAKE_PTR(ctx);
 	return 0;
 }
+
+/*
+ * The unix-socket gate's filter (loaded after the main one, so the main
+ * one's EPERM wins): every call that names a destination address goes to
+ * the pid-1 init as a user notification. sendto only when dest_addr is set
+ * (send(2) is sendto without one); sendmsg and sendmmsg always, their
+ * address sits in memory the filter cannot read.
+ */
+int seccomp_build_unix_gate(scmp_filter_ctx *ret, char *err, size_t errlen)
+{
+	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
+	int r;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0)) < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot add the unix gate's rules: %s", strerror(-r));
+	*ret = TAKE_PTR(ctx);
+	return 0;
+}

@@ -7,7 +7,7 @@
  *   RUNNER exec --status-fd 3 --isolation full|light --net none|host
  *          [--write ROOT]... [--private-tmp] [--deny-read PATH]...
  *          [--protect PATH]... [--keep-env NAME]... [--setenv NAME]...
- *          [--require FEATURE]... -- argv...
+ *          [--allow-unix-socket PATH]... [--require FEATURE]... -- argv...
  *
  * Environment: the runner is started with exactly the policy's environment
  * (c->envp: the allow-list, the kept variables as snapshotted, the set
@@ -121,6 +121,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if (!light && ws_write)
 		STRV_FOREACH(prot, p->protect)
 			strvb_add_many(&sb, "--protect", *prot, NULL);
+	STRV_FOREACH(sock, p->allow_unix)
+		strvb_add_many(&sb, "--allow-unix-socket", *sock, NULL);
 	STRV_FOREACH(name, p->keep_env)
 		strvb_add_many(&sb, "--keep-env", *name, NULL);
 	STRV_FOREACH(e, p->env) {

@@ -729,6 +729,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect_files);
 	strv_free(p->protect_links);
 	strv_free(p->protect_expanded);
+	strv_free(p->allow_unix);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);
@@ -961,6 +962,24 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 		return error_set(reterr, -E2BIG, "too many protected paths (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->protect, canon);
 	return r < 0 ? r : policy_note_protect(p, canon);
+}
+
+CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const char *path,
+					       struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+	int r;
+
+	if (!path || path[0] != '/')
+		return error_set(reterr, -EINVAL, "unix socket path '%s' is not absolute", path ? path : "");
+	r = cordon_canonicalize(path, &canon, reterr);
+	if (r < 0)
+		return r;
+	if (strcmp(canon, "/") == 0)
+		return error_set(reterr, -EINVAL, "'/' is not a unix socket");
+	if (strv_length(p->allow_unix) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many unix sockets (at most %d)", POLICY_MAX_ENTRIES);
+	return strv_push_unique(&p->allow_unix, canon);
 }
 
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,

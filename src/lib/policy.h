@@ -44,6 +44,7 @@ struct cordon_policy {
 				    * likewise: bwrap would protect the target, not the link */
 	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
 				    * that existed when the pattern was added (bwrap binds these) */
+	char **allow_unix;         /* canonical socket paths the runner's unix gate admits */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */

@@ -203,6 +203,7 @@ struct loader {
 	const char *ws_spelled;
 	struct where ws_where;
 	struct raw_list read, write, deny_read, protect, allow_vars;
+	struct raw_list allow_unix;             /* network.allow_unix_sockets */
 	struct raw_list bypass[_GROUP_MAX];
 	struct raw_group *groups;
 	size_t n_groups;
@@ -250,6 +251,7 @@ static void loader_clear(struct loader *l)
 	raw_list_clear(&l->deny_read);
 	raw_list_clear(&l->protect);
 	raw_list_clear(&l->allow_vars);
+	raw_list_clear(&l->allow_unix);
 	for (size_t i = 0; i < _GROUP_MAX; i++)
 		raw_list_clear(&l->bypass[i]);
 	for (size_t i = 0; i < l->n_groups; i++)
@@ -657,7 +659,7 @@ static bool domain_valid(const char *s)
 
 static int read_network(struct loader *l, const struct where *w, json_t *v)
 {
-	static const char *const known[] = { "mode", "allow_domains", "deny_domains", NULL };
+	static const char *const known[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets", NULL };
 	const char *key;
 	json_t *m;
 	size_t index = 0;
@@ -689,6 +691,19 @@ static int read_network(struct loader *l, const struct where *w, json_t *v)
 				return fail(l, -EINVAL, &wm, "\"%.100s\" is not a network mode: use none, host or proxy", s);
 			l->net_set = true;
 			l->net_where = wm;
+		} else if (k == 3) {
+			/* host sockets the runner's unix gate admits; lists add */
+			if (json_is_array(m))
+				json_array_foreach(m, i, e)
+					if (json_is_string(e) && json_string_value(e)[0] == '@') {
+						struct where we = where_child(&wm, NULL, i);
+
+						return fail(l, -EINVAL, &we, "a socket is a path, not \"%.100s\"",
+							    json_string_value(e));
+					}
+			r = read_path_list(l, &wm, m, false, &l->allow_unix);
+			if (r < 0)
+				return r;
 		} else {
 			r = expect(l, &wm, m, JSON_ARRAY, "an array of domain names");
 			if (r < 0)
@@ -1375,7 +1390,7 @@ const char *const *profile_known_keys(const char *section)
 {
 	static const char *const meta[] = { "name", "description", "version", NULL };
 	static const char *const fs[] = { "read", "write", "deny_read", "protect", "exec", NULL };
-	static const char *const net[] = { "mode", "allow_domains", "deny_domains", NULL };
+	static const char *const net[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets", NULL };
 	static const char *const env[] = { "allow_vars", "set_vars", NULL };
 
 	if (!section || !section[0])
@@ -1762,7 +1777,7 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 	return 0;
 }
 
-enum list_kind { LIST_READ, LIST_WRITE, LIST_DENY, LIST_PROTECT, LIST_BYPASS };
+enum list_kind { LIST_READ, LIST_WRITE, LIST_DENY, LIST_PROTECT, LIST_BYPASS, LIST_SOCKET };
 
 static int resolve_list(struct loader *l, struct cordon_profile *p, const struct raw_list *in,
 			enum list_kind kind, struct profile_rules *out)
@@ -1793,7 +1808,7 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 					    in->v[i].spelled);
 			/* Missing read, write and read-deny paths are checked
 			 * like the others, then skipped and reported (prune). */
-			if (kind != LIST_PROTECT && kind != LIST_BYPASS && stat(c, &st) < 0 &&
+			if (kind != LIST_PROTECT && kind != LIST_BYPASS && kind != LIST_SOCKET && stat(c, &st) < 0 &&
 			    errno != ENOENT && errno != ENOTDIR)
 				return fail(l, -errno, &in->v[i].where, "cannot inspect %s: %m", c);
 			if (++l->n_rules > PROFILE_MAX_RULES)
@@ -1992,7 +2007,8 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 	if ((r = resolve_list(l, p, &l->deny_read, LIST_DENY, &p->deny_read)) < 0 ||
 	    (r = resolve_list(l, p, &l->read, LIST_READ, &p->read)) < 0 ||
 	    (r = resolve_list(l, p, &l->write, LIST_WRITE, &p->write)) < 0 ||
-	    (r = resolve_list(l, p, &l->protect, LIST_PROTECT, &p->protect)) < 0)
+	    (r = resolve_list(l, p, &l->protect, LIST_PROTECT, &p->protect)) < 0 ||
+	    (r = resolve_list(l, p, &l->allow_unix, LIST_SOCKET, &p->allow_unix_sockets)) < 0)
 		return r;
 	for (size_t g = 0; g < _GROUP_MAX; g++) {
 		r = resolve_list(l, p, &l->bypass[g], LIST_BYPASS, bypass_out[g]);
@@ -2194,6 +2210,7 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->write);
 	rules_clear(&p->deny_read);
 	rules_clear(&p->protect);
+	rules_clear(&p->allow_unix_sockets);
 	rules_clear(&p->bypass_credentials);
 	rules_clear(&p->bypass_persistence);
 	rules_clear(&p->bypass_system_write);

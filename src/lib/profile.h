@@ -151,6 +151,7 @@ struct cordon_profile {
 	struct profile_origin workspace_origin;
 
 	struct profile_rules read, write, deny_read, protect;
+	struct profile_rules allow_unix_sockets;   /* network.allow_unix_sockets, canonical */
 
 	/* Built-in group entries lifted by groups.NAME.bypass. */
 	struct profile_rules bypass_credentials, bypass_persistence, bypass_system_write;

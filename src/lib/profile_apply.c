@@ -148,6 +148,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 		if (r < 0)
 			return fail_rule(reterr, r, &p->protect.v[i].origin, &e);
 	}
+	for (size_t i = 0; i < p->allow_unix_sockets.n; i++) {
+		r = cordon_policy_allow_unix_socket(pol, p->allow_unix_sockets.v[i].path, &e);
+		if (r < 0)
+			return fail_rule(reterr, r, &p->allow_unix_sockets.v[i].origin, &e);
+	}
 	for (size_t i = 0; i < p->allow_vars.n; i++) {
 		r = cordon_policy_keep_env(pol, p->allow_vars.v[i].path, &e);
 		if (r < 0)
@@ -406,6 +411,8 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 	 * false, and the loader refuses one beside it */
 	if (p->mode != CORDON_MODE_DANGER_FULL_ACCESS &&
 	    (r = add(net, "mode", json_string(profile_net_to_string(p->net)))) < 0)
+		return r;
+	if (p->allow_unix_sockets.n && (r = add_rules(net, "allow_unix_sockets", &p->allow_unix_sockets)) < 0)
 		return r;
 	if ((r = add_rules(env, "allow_vars", &p->allow_vars)) < 0)
 		return r;

@@ -132,6 +132,9 @@ Test(exec_parse, paths_must_be_absolute_and_normal)
 	PARSE_FAILS(-EINVAL, "--protect", "--protect", "/a/./b", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--write", "/", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--deny-read", "/", "--", "x");
+	PARSE_FAILS(-EINVAL, "--allow-unix-socket", "--allow-unix-socket", "run/x.sock", "--", "x");
+	PARSE_FAILS(-EINVAL, "--allow-unix-socket", "--allow-unix-socket", "/run/../x.sock", "--", "x");
+	PARSE_FAILS(-EINVAL, "--allow-unix-socket needs a value", "--allow-unix-socket");
 
 	cr_assert(exec_path_is_normal("/"));
 	cr_assert(exec_path_is_normal("/a/.b/..c/c.."));

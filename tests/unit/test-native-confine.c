@@ -114,6 +114,26 @@ Test(native_confine, workspace_write_full, .init = setup_env)
 	cordon_confined_free(c);
 }
 
+/* An allowed unix socket reaches the runner as a flag (full or light: the
+ * runner knows where it gates). */
+Test(native_confine, allow_unix_socket, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_READ_ONLY);
+	char *socks[] = { "/var/tmp/build.sock", NULL };
+	struct cordon_confined *c;
+	bool seen = false;
+	int r;
+
+	p.allow_unix = socks;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	for (size_t i = 0; c->argv[i] && c->argv[i + 1]; i++)
+		if (strcmp(c->argv[i], "--allow-unix-socket") == 0 && strcmp(c->argv[i + 1], socks[0]) == 0)
+			seen = true;
+	cr_assert(seen, "no --allow-unix-socket %s in the runner's argv", socks[0]);
+	cordon_confined_free(c);
+}
+
 Test(native_confine, secrets_travel_by_name, .init = setup_env)
 {
 	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);

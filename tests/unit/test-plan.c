@@ -311,3 +311,52 @@ Test(plan, describe_in_words)
 	plan_done(&p);
 	exec_flags_done(&f);
 }
+
+/* The unix gate belongs to full isolation with --net none only, and the
+ * plan says so either way. */
+Test(plan, unix_gate_only_under_full_and_net_none)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(COMPILE(&p, &f, "--allow-unix-socket", "/run/build.sock", "--", "true"), 0, "%s", err);
+	cr_assert(p.unix_gate);
+	cr_assert_str_eq(p.allow_unix[0], "/run/build.sock");
+	cr_assert_null(p.allow_unix[1]);
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "unix gate: init performs every connect"), "%s", buf);
+	cr_assert(strstr(buf, "or one of /run/build.sock (EACCES otherwise)"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--", "true"), 0, "%s", err);
+	cr_assert_not(p.unix_gate);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert_null(strstr(buf, "unix gate:"), "%s", buf);
+	cr_assert(strstr(buf, "pathname unix sockets not gated (--net host)"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* light isolation has no init and no network namespace: no gate, and
+	 * explain says so among what light gives up */
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--", "true"), 0, "%s", err);
+	cr_assert_not(p.unix_gate);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "the unix-socket gate"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+}

@@ -219,6 +219,23 @@ Test(policy, protect_and_require)
 	cordon_policy_free(p);
 }
 
+Test(policy, allow_unix_socket)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_ws = realpath(ws, NULL);
+	char path[600], expect[600];
+
+	snprintf(path, sizeof(path), "%s/./run/../build.sock", ws);
+	snprintf(expect, sizeof(expect), "%s/build.sock", real_ws);
+	cr_assert_eq(cordon_policy_allow_unix_socket(p, path, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->allow_unix, expect), "not canonicalised to %s", expect);
+	cr_assert_eq(cordon_policy_allow_unix_socket(p, "build.sock", &e), -EINVAL);
+	cr_assert(strstr(e.message, "not absolute"), "%s", e.message);
+	cr_assert_eq(cordon_policy_allow_unix_socket(p, "/", &e), -EINVAL);
+	cordon_policy_free(p);
+}
+
 Test(policy, danger_full_access_needs_no_workspace)
 {
 	struct cordon_policy *p = NULL;

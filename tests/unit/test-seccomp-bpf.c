@@ -4,13 +4,15 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "syscall_filter.h"
 
-static void compare(bool deny_inet)
+/* gate: the unix gate's filter instead of the main one */
+static void compare_one(bool deny_inet, bool gate)
 {
 	const struct seccomp_opts o = { .deny_inet = deny_inet };
 	const struct sock_filter *pre;
@@ -21,9 +23,15 @@ static void compare(bool deny_inet)
 	FILE *f = tmpfile();
 
 	cr_assert_not_null(f);
-	cr_assert_eq(seccomp_precompiled(&o, &pre, &n), 0);
-	cr_assert_gt(n, 10);
-	cr_assert_eq(seccomp_build(&o, &ctx, err, sizeof(err)), 0, "%s", err);
+	if (gate) {
+		cr_assert_eq(seccomp_precompiled_unix_gate(&pre, &n), 0);
+		cr_assert_gt(n, 5);
+		cr_assert_eq(seccomp_build_unix_gate(&ctx, err, sizeof(err)), 0, "%s", err);
+	} else {
+		cr_assert_eq(seccomp_precompiled(&o, &pre, &n), 0);
+		cr_assert_gt(n, 10);
+		cr_assert_eq(seccomp_build(&o, &ctx, err, sizeof(err)), 0, "%s", err);
+	}
 	cr_assert_eq(seccomp_export_bpf(ctx, fileno(f)), 0);
 	seccomp_release(ctx);
 	rewind(f);
@@ -34,6 +42,30 @@ static void compare(bool deny_inet)
 	}
 	cr_assert_eq(i, n, "the fresh filter is shorter than the precompiled one");
 	fclose(f);
+}
+
+static void compare(bool deny_inet)
+{
+	compare_one(deny_inet, false);
+}
+
+Test(seccomp_bpf, precompiled_unix_gate_matches_libseccomp)
+{
+	compare_one(false, true);
+}
+
+/* The gate's program notifies (and so differs from both main programs):
+ * some instruction returns SECCOMP_RET_USER_NOTIF. */
+Test(seccomp_bpf, unix_gate_program_notifies)
+{
+	const struct sock_filter *pre;
+	size_t n, notify = 0;
+
+	cr_assert_eq(seccomp_precompiled_unix_gate(&pre, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (pre[i].code == (BPF_RET | BPF_K) && (pre[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+			notify++;
+	cr_assert_geq(notify, 1, "no instruction returns USER_NOTIF");
 }
 
 Test(seccomp_bpf, precompiled_default_matches_libseccomp)

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The unix-socket gate (full isolation, --net none). Pathname unix sockets
+ * are files: the network namespace does not separate them, and Landlock
+ * cannot refuse connecting to one. So the command loads a second seccomp
+ * filter that turns connect, sendto with an address, sendmsg and sendmmsg
+ * into user notifications for the pid-1 init, which is inside the
+ * sandbox's namespaces but under neither Landlock nor seccomp. Init copies
+ * the arguments out of the caller's memory, takes the caller's socket with
+ * pidfd_getfd, decides, performs the call itself on its copies and answers
+ * with the result: nothing the caller can change after the check is used.
+ *
+ * A pathname destination is admitted when its inode is a socket bound in
+ * the sandbox's network namespace (NETLINK_SOCK_DIAG lists only those) or
+ * is the socket an --allow-unix-socket path names at that moment; else
+ * EACCES. TCP connects get the EACCES Landlock gives the command; other
+ * families and abstract or unnamed unix addresses are performed as asked.
+ *
+ * Limitations: the peer sees init's credentials (SO_PEERCRED, SCM
+ * credentials added by the kernel say pid 1, same uid/gid); a blocking
+ * connect to a unix socket whose backlog is full blocks init until it
+ * drains (blocking sends are parked instead); abstract sockets are
+ * reachable across nested Landlock domains inside the sandbox (the network
+ * namespace still keeps the host's out); SO_SNDTIMEO of the caller does
+ * not bound a parked send, and a parked caller is interrupted only by a
+ * fatal signal (a handled SIGALRM waits until the send is done); a
+ * sendmsg of more than 4 MiB on a stream sends 4 MiB (a short count), on
+ * other sockets fails with EMSGSIZE.
+ */
+
+#include <sys/types.h>
+
+struct exec_ctx;
+
+/* Init, before the fork: the socketpair the command hands its listener
+ * over; ret[0] stays in init, ret[1] goes to the command. */
+int unix_gate_pair(int ret[2]);
+
+/* The command, right after the main seccomp filter: load the gate's
+ * filter, tell init the listener's number on fd, wait until init holds
+ * it, close both. 0 or -errno with a reason in err. */
+int unix_gate_install(int fd, char *err, size_t errlen);
+
+/* Init, after the fork: take the listener from the command (cmd). 0 and
+ * *ret_listener >= 0; 0 and -1 when the command ended before handing it
+ * over (its status tells why); -errno on failure. Closes fd. */
+int unix_gate_receive(int fd, pid_t cmd, int *ret_listener);
+
+/* Init's wait loop with the gate: signals through a signalfd, and every
+ * notification answered. Returns never: init_reap exits with the command. */
+_Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener);

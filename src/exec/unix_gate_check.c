@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The unix gate's decision: may the caller reach the pathname socket it
+ * names? Resolved the way connect resolves it (relative to the caller's
+ * working directory, symlinks followed), to an O_PATH fd; the decision and
+ * the connect both use that fd, so no second lookup can land elsewhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "unix_gate_impl.h"
+
+int gate_diag_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* 1 when a unix socket of this network namespace is bound to (dev, ino),
+ * 0 when none is, -errno when the kernel cannot say (then: refuse). */
+static int bound_in_sandbox(int diag, uint32_t seq, dev_t dev, ino_t ino)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} q = {
+		.nlh = {
+			.nlmsg_len = sizeof(q),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			.nlmsg_seq = seq,
+		},
+		.req = {
+			.sdiag_family = AF_UNIX,
+			.udiag_states = ~0u,
+			.udiag_show = UDIAG_SHOW_VFS,
+		},
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int found = 0;
+
+	if (diag < 0)
+		return diag;
+	if (sendto(diag, &q, sizeof(q), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(diag, buf, sizeof(buf), 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			struct unix_diag_msg *m;
+			struct rtattr *a;
+			int len;
+
+			if (h->nlmsg_seq != seq)
+				continue; /* the rest of an earlier, abandoned dump */
+			if (h->nlmsg_type == NLMSG_DONE)
+				return found;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				return e->error < 0 ? e->error : -EIO;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				continue;
+			m = NLMSG_DATA(h);
+			len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+				struct unix_diag_vfs *v = RTA_DATA(a);
+
+				if (a->rta_type != UNIX_DIAG_VFS || RTA_PAYLOAD(a) < sizeof(*v))
+					continue;
+				/* The kernel reports its own dev_t (major << 20 |
+				 * minor) and 32 bits of the inode: a larger inode
+				 * never matches. */
+				if ((uint64_t)ino <= UINT32_MAX && v->udiag_vfs_ino == (uint32_t)ino &&
+				    v->udiag_vfs_dev >> 20 == major(dev) && (v->udiag_vfs_dev & 0xfffff) == minor(dev))
+					found = 1;
+			}
+		}
+	}
+}
+
+static bool allowed_by_name(const char *const *allow, const struct stat *st)
+{
+	for (size_t i = 0; allow && allow[i]; i++) {
+		struct stat a;
+
+		/* by inode, now: what the path names at this moment */
+		if (stat(allow[i], &a) == 0 && S_ISSOCK(a.st_mode) && a.st_dev == st->st_dev && a.st_ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* "/proc/self/..." and "/proc/thread-self/..." name the caller's own
+ * entries, not init's: rewritten to "/proc/TID/...". Other ways into
+ * /proc/self (a symlink to it) resolve as init; harmless for the decision,
+ * which admits only the sandbox's own sockets and the allowed ones. */
+static const char *as_caller(const char *path, pid_t tid, char *buf, size_t n)
+{
+	static const char *const selves[] = { "/proc/self", "/proc/thread-self" };
+
+	for (size_t i = 0; i < ELEMENTSOF(selves); i++) {
+		size_t len = strlen(selves[i]);
+
+		if (strncmp(path, selves[i], len) == 0 && (path[len] == '/' || path[len] == '\0')) {
+			int w = snprintf(buf, n, "/proc/%d%s", (int)tid, path + len);
+
+			return w > 0 && (size_t)w < n ? buf : path;
+		}
+	}
+	return path;
+}
+
+int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
+{
+	_cleanup_close_ int cwd = -EBADF, fd = -EBADF;
+	char proc[64], rewritten[160];
+	struct stat st;
+	int r;
+
+	path = as_caller(path, tid, rewritten, sizeof(rewritten));
+
+	if (path[0] != '/') {
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)tid);
+		cwd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cwd < 0)
+			return -errno;
+	}
+	/* Init shares the caller's mount namespace and root (chroot needs a
+	 * capability the command dropped). O_PATH follows symlinks, as
+	 * connect does; a missing path or a non-socket fails as it would. */
+	fd = openat(path[0] == '/' ? AT_FDCWD : cwd, path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED;
+	if (!allowed_by_name(g->allow, &st)) {
+		r = bound_in_sandbox(g->diag, ++g->seq, st.st_dev, st.st_ino);
+		if (r <= 0)
+			return -EACCES; /* a host socket, or the kernel cannot tell: refuse */
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+socklen_t gate_proc_address(int path_fd, struct sockaddr_un *ret)
+{
+	int n;
+
+	*ret = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	n = snprintf(ret->sun_path, sizeof(ret->sun_path), "/proc/self/fd/%d", path_fd);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+}
