@@ -10,7 +10,16 @@ if ! command -v bwrap >/dev/null; then
 fi
 
 tmp=$(mktemp -d /tmp/cordon-it-bwrap.XXXXXX)
-trap 'rm -rf "$tmp"; rm -f /etc/cordon-test-$$' EXIT
+# The write-outside target. Unprivileged, the host refuses /etc by itself and
+# the denial would prove nothing: then a directory of ours outside every
+# writable root (the sandbox's /tmp is private, so not under /tmp).
+if [ "$(id -u)" = 0 ]; then
+        outside=/etc where=/etc
+else
+        outside=$(mktemp -d /var/tmp/cordon-it-bwrap-out.XXXXXX) where="a directory of ours in /var/tmp"
+fi
+target=$outside/cordon-test-$$
+trap 'rm -rf "$tmp"; rm -f "$target"; [ "$outside" = /etc ] || rm -rf "$outside"' EXIT
 ws=$tmp/ws
 mkdir -p "$ws" "$tmp/home/.ssh"
 echo "PRIVATE-KEY-$$" > "$tmp/home/.ssh/id_ed25519"
@@ -24,12 +33,12 @@ run_json() { # out-file args...
 
 for mode in read-only workspace-write; do
         # write outside: refused, classified denied, host unchanged
-        run_json "$tmp/o.json" --mode $mode -- touch /etc/cordon-test-$$
+        run_json "$tmp/o.json" --mode $mode -- touch "$target"
         v=$(json_field "$tmp/o.json" verdict)
-        if [ "$v" = denied ] && [ ! -e /etc/cordon-test-$$ ]; then
-                ok "$mode: write to /etc refused and classified denied"
+        if [ "$v" = denied ] && [ ! -e "$target" ]; then
+                ok "$mode: write to $where refused and classified denied"
         else
-                not_ok "$mode: write to /etc refused and classified denied" "verdict=$v" "$(cat "$tmp/o.json")"
+                not_ok "$mode: write to $where refused and classified denied" "verdict=$v" "$(cat "$tmp/o.json")"
         fi
 
         # /dev/null and /dev/stdout stay writable
@@ -60,14 +69,14 @@ for mode in read-only workspace-write; do
 done
 
 # Controls: the same attempts succeed unconfined, so the tests above can fail.
-run_json "$tmp/o.json" --mode danger-full-access -- touch /etc/cordon-test-$$
-if [ -e /etc/cordon-test-$$ ] && [ "$(json_field "$tmp/o.json" verdict)" = ok ] &&
+run_json "$tmp/o.json" --mode danger-full-access -- touch "$target"
+if [ -e "$target" ] && [ "$(json_field "$tmp/o.json" verdict)" = ok ] &&
    [ "$(json_field "$tmp/o.json" enforcement)" = none ]; then
-        ok "control: danger-full-access writes /etc"
+        ok "control: danger-full-access writes $where"
 else
-        not_ok "control: danger-full-access writes /etc" "$(cat "$tmp/o.json")"
+        not_ok "control: danger-full-access writes $where" "$(cat "$tmp/o.json")"
 fi
-rm -f /etc/cordon-test-$$
+rm -f "$target"
 run_json "$tmp/o.json" --mode danger-full-access -- cat "$HOME/.ssh/id_ed25519"
 if grep -q "PRIVATE-KEY-$$" "$tmp/o.json"; then ok "control: danger-full-access reads the key"; else not_ok "control: reads the key" "$(cat "$tmp/o.json")"; fi
 
@@ -120,7 +129,7 @@ rc=$?
 if [ $rc -eq 3 ]; then ok "interactive: exit code passes through"; else not_ok "interactive exit code" "rc=$rc"; fi
 
 # Interactive denial is explained on stderr.
-err=$("$CORDON" run --backend bwrap --workspace "$ws" -- touch /etc/cordon-test-$$ 2>&1 >/dev/null)
+err=$("$CORDON" run --backend bwrap --workspace "$ws" -- touch "$target" 2>&1 >/dev/null)
 if echo "$err" | grep -q '^\[cordon: access denied under workspace-write mode\]$'; then ok "interactive: denial explained"; else not_ok "interactive: denial explained" "$err"; fi
 
 # Unavailable: refuse, run nothing, say how to fix it.
