@@ -359,9 +359,12 @@ if control "abstract socket connect" "$PY" "$BASE/bin/connect.py" abstract "cord
         host_check "the abstract listener saw nothing (--net host)" eval '! reached'
 fi
 
-# /proc shows only the sandbox's processes
+# /proc shows only the sandbox's processes (the control: the host's shows
+# the victim and more than the sandbox's handful)
 j=$(crun "$WS" -- sh -c "ls /proc | grep -c '^[0-9]*\$'; test ! -e /proc/$VICTIM")
-if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(first_line output <<<"$j")" -lt 10 ]; then
+if ! [ -e /proc/$VICTIM ] || [ "$(ls /proc | grep -c '^[0-9]*$')" -lt 10 ]; then
+        not_ok "control: the host's /proc shows $VICTIM and at least 10 processes"
+elif [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(first_line output <<<"$j")" -lt 10 ]; then
         ok "/proc shows only the sandbox's processes ($(first_line output <<<"$j") pids, not $VICTIM)"
 else
         not_ok "/proc shows host processes"
