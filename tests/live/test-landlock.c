@@ -526,7 +526,9 @@ Test(landlock, deny_read_hides_file)
 	mkdirs("r/a");
 	mkdirs("r/b");
 	mkdirs("r/d/secretdir/sub");
-	plant("r/a/secret", "s");
+	/* executable, so the exec denial below is Landlock's and not the mode's */
+	plant("r/a/secret", "#!/bin/sh\nexit 0\n");
+	cr_assert_eq(chmod(T("r/a/secret"), 0755), 0);
 	plant("r/a/sibling", "ok");
 	plant("r/b/file", "ok");
 	plant("r/d/secretdir/key", "k");
@@ -536,6 +538,7 @@ Test(landlock, deny_read_hides_file)
 
 	cr_expect_eq(run(NULL, try_read, T("r/a/secret")), 0, "control");
 	cr_expect_eq(run(NULL, try_read, T("r/a/link")), 0, "control");
+	cr_expect_eq(run(NULL, try_exec, T("r/a/secret")), 0, "control: exec");
 	cr_expect_eq(run(NULL, try_read, T("r/d/secretdir/key")), 0, "control");
 	cr_expect_eq(run(NULL, try_list, T("r/d/secretdir")), 0, "control");
 	cr_expect_eq(run(NULL, try_list, T("r/d")), 0, "control");
@@ -575,6 +578,8 @@ Test(landlock, deny_read_under_writable)
 	cr_expect_eq(run(&rules, try_create, T("w/src/new")), 0);
 	cr_expect_eq(run(&rules, try_create, T("w/newtop")), EACCES, "new entries in a split dir fail closed");
 	cr_expect_eq(run(NULL, try_read, T("w/.env")), 0, "control");
+	cr_expect_eq(run(NULL, try_write, T("w/.env")), 0, "control: write");
+	cr_expect_eq(run(NULL, try_create, T("w/newtop")), 0, "control: create");
 }
 
 /* Confine a child (RULES, or none for the control), then create
