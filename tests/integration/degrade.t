@@ -22,6 +22,7 @@ inner() {
 # control: with user namespaces the same inner run is silent
 err=$("$CORDON" run --backend native --workspace "$tmp" -- sh -c 'echo out' 2>&1 >/dev/null)
 if [ -z "$err" ]; then ok "control: with user namespaces the run is silent"; else not_ok "control: silent run" "$err"; fi
+# Everything below depends on this control: when it fails or skips, stop.
 if unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec unshare -U true' 2>/dev/null; then
         not_ok "control: no user namespace can be made in the test's own namespace"
         finish; exit # what follows would prove nothing

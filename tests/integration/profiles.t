@@ -124,7 +124,8 @@ else
         not_ok "profile network none" "$out"
 fi
 out=$(crun --profile "$BASE/it.json" --net host -- cat /proc/net/dev)
-if [ "$(j output <<<"$out" | ifaces)" = "$host_ifaces" ]; then
+# (a host with only lo could not tell the two apart: then the control fails)
+if [ "$(j output <<<"$out" | ifaces)" = "$host_ifaces" ] && [ "$host_ifaces" != lo ]; then
         ok "control: --net host on top of the profile sees the host's interfaces"
 else
         not_ok "control: --net host over the profile" "$out"

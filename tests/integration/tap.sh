@@ -15,7 +15,8 @@ not_ok() {
         _failed=$((_failed + 1))
         echo "not ok $_n - $1"
         shift
-        for line in "$@"; do echo "#   $line"; done
+        # every line of a multi-line detail is a comment, or TAP breaks
+        for line in "$@"; do printf '%s\n' "$line" | sed 's/^/#   /'; done
 }
 
 # check "description" command... : ok when the command succeeds

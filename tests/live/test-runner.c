@@ -29,9 +29,9 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	char cmd[128];
+	char cmd[192];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s.light-out'", dir, dir);
 	(void)!system(cmd);
 }
 
@@ -341,6 +341,8 @@ Test(runner, inherited_fds_are_closed)
 	cr_assert_geq(fd, 3);
 	char cmd[64];
 	snprintf(cmd, sizeof(cmd), "echo x >&%d", fd);
+	/* control: without the runner the shell inherits and writes the fd */
+	cr_assert_eq(system(cmd), 0, "control: %s", cmd);
 	RUN(&r, "--", "/bin/sh", "-c", cmd);
 	close(fd);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s", r.output);
@@ -378,20 +380,26 @@ Test(runner, the_sandbox_dies_with_the_runner)
 
 Test(runner, light_isolation)
 {
-	char target[128], cmd[512];
+	char target[128], outside[128], cmd[512], ctl[256];
 	struct run r;
 
 	snprintf(target, sizeof(target), "%s/light", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "echo x > %s && grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; echo y > %s/../cordon-light-out",
-		 target, dir);
+	/* a sibling of dir: outside the --write root, ours alone */
+	snprintf(outside, sizeof(outside), "%s.light-out", dir);
+	snprintf(cmd, sizeof(cmd), "echo x > %s && grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; echo y > %s",
+		 target, outside);
+	/* control: the same write outside succeeds unconfined */
+	snprintf(ctl, sizeof(ctl), "echo y > %s", outside);
+	cr_assert_eq(system(ctl), 0);
+	cr_assert_eq(unlink(outside), 0, "control did not write %s", outside);
+
 	RUN(&r, "--isolation", "light", "--write", dir, "--", "/bin/sh", "-c", cmd);
 	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s", r.output);
 	cr_assert(strstr(r.output, "NoNewPrivs:\t1"), "%s", r.output);
 	cr_assert(strstr(r.output, "CapEff:\t0000000000000000"), "%s", r.output);
 	cr_assert(strstr(r.output, "Permission denied"), "%s", r.output);
 	cr_assert_eq(access(target, F_OK), 0);
-	cr_assert_eq(access("/var/tmp/cordon-light-out", F_OK), -1);
+	cr_assert_eq(access(outside, F_OK), -1);
 }
 
 Test(runner, report_line)

@@ -68,7 +68,41 @@ struct attempt {
 	attempt_fn setup;   /* before the filter, or NULL */
 	attempt_fn attempt;
 	const void *arg;
+	/* The control needs privilege (a namespace, a mount, a raw socket):
+	 * when not root, control and filtered child alike first enter a user
+	 * namespace of their own (with new network and UTS namespaces), where
+	 * they hold it. The filter must then be what says EPERM. */
+	bool userns;
 };
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* In the forked child (never the threaded Criterion worker: unshare of a
+ * user namespace fails with EINVAL there). Maps our uid and gid to 0. */
+static int enter_userns(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWUTS) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	if (write_file("/proc/self/uid_map", map) < 0 || write_file("/proc/self/setgroups", "deny") < 0)
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+	return write_file("/proc/self/gid_map", map);
+}
 
 static int child_main(const struct seccomp_opts *o, const struct attempt *a)
 {
@@ -76,6 +110,10 @@ static int child_main(const struct seccomp_opts *o, const struct attempt *a)
 	int r;
 
 	alarm(5);
+	if (a->userns && geteuid() != 0 && enter_userns() < 0) {
+		fprintf(stderr, "user namespace: %s\n", strerror(errno));
+		return CHILD_SETUP_FAILED;
+	}
 	if (a->setup && (r = a->setup(a->arg)) != 0)
 		return r == CHILD_SETUP_FAILED ? r : CHILD_SETUP_FAILED;
 	if (o) {
@@ -177,6 +215,17 @@ static int try_bpf(const void *arg)
 	return 0;
 }
 
+/* A map lookup on a bad fd: the bpf() syscall itself is reachable without
+ * CAP_BPF (the kernel answers EBADF), which map creation is not when
+ * kernel.unprivileged_bpf_disabled is set. */
+static int try_bpf_bad_fd(const void *arg)
+{
+	union bpf_attr attr = {};
+
+	attr.map_fd = (uint32_t)-1;
+	return RET(syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)));
+}
+
 static int try_perf_event_open(const void *arg)
 {
 	struct perf_event_attr attr = {};
@@ -196,7 +245,9 @@ static int try_perf_event_open(const void *arg)
 
 static int try_userfaultfd(const void *arg)
 {
-	long fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	/* user-mode only: allowed without CAP_SYS_PTRACE even when
+	 * vm.unprivileged_userfaultfd is 0, so the control works as anyone */
+	long fd = syscall(__NR_userfaultfd, O_CLOEXEC | 1 /* UFFD_USER_MODE_ONLY */);
 
 	if (fd < 0)
 		return errno;
@@ -227,6 +278,19 @@ static int try_delete_module(const void *arg)
 static int try_syslog(const void *arg)
 {
 	return RET(klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0));
+}
+
+static bool dmesg_restricted(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/dmesg_restrict", "re");
+	int v = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 1;
+		fclose(f);
+	}
+	return v != 0;
 }
 
 static int try_unshare(const void *arg)
@@ -333,7 +397,13 @@ static int setup_pty(const void *arg)
 	    ptsname_r(pty_master, name, sizeof(name)) != 0)
 		return CHILD_SETUP_FAILED;
 	pty_slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	return pty_slave < 0 ? CHILD_SETUP_FAILED : 0;
+	if (pty_slave < 0)
+		return CHILD_SETUP_FAILED;
+	/* TIOCSTI on a terminal that is not ours needs CAP_SYS_ADMIN: make it
+	 * the controlling terminal so the control works unprivileged too. */
+	if (setsid() < 0 || ioctl(pty_slave, TIOCSCTTY, 0) < 0)
+		return CHILD_SETUP_FAILED;
+	return 0;
 }
 
 static int try_tty_ioctl(const void *arg)
@@ -399,7 +469,11 @@ Test(seccomp, io_uring_setup)
 
 Test(seccomp, bpf_perf_userfaultfd)
 {
-	expect_denied(&(struct attempt){ .attempt = try_bpf }, 0, "bpf(BPF_MAP_CREATE)");
+	/* Only root may create maps where unprivileged bpf is disabled (no
+	 * namespace grants CAP_BPF); every user reaches the syscall. */
+	if (geteuid() == 0)
+		expect_denied(&(struct attempt){ .attempt = try_bpf }, 0, "bpf(BPF_MAP_CREATE)");
+	expect_denied(&(struct attempt){ .attempt = try_bpf_bad_fd }, EBADF, "bpf(BPF_MAP_LOOKUP_ELEM, bad fd)");
 	expect_denied(&(struct attempt){ .attempt = try_perf_event_open }, 0, "perf_event_open");
 	expect_denied(&(struct attempt){ .attempt = try_userfaultfd }, 0, "userfaultfd");
 }
@@ -414,16 +488,20 @@ Test(seccomp, modules_and_syslog)
 {
 	expect_denied(&(struct attempt){ .attempt = try_finit_module }, ANY_BUT_EPERM, "finit_module");
 	expect_denied(&(struct attempt){ .attempt = try_delete_module }, ANY_BUT_EPERM, "delete_module");
-	expect_denied(&(struct attempt){ .attempt = try_syslog }, 0, "syslog");
+	/* Under kernel.dmesg_restrict every syslog action needs CAP_SYSLOG in
+	 * the initial namespace, which no user namespace grants: then only
+	 * root has a control that can succeed. */
+	if (geteuid() == 0 || !dmesg_restricted())
+		expect_denied(&(struct attempt){ .attempt = try_syslog }, 0, "syslog");
 }
 
 Test(seccomp, unshare_any_flags)
 {
-	expect_denied(&(struct attempt){ .attempt = try_unshare, .arg = (void *)(intptr_t)CLONE_NEWUSER }, 0,
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_unshare, .arg = (void *)(intptr_t)CLONE_NEWUSER }, 0,
 		      "unshare(CLONE_NEWUSER)");
-	expect_denied(&(struct attempt){ .attempt = try_unshare, .arg = (void *)(intptr_t)CLONE_NEWNS }, 0,
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_unshare, .arg = (void *)(intptr_t)CLONE_NEWNS }, 0,
 		      "unshare(CLONE_NEWNS)");
-	expect_denied(&(struct attempt){ .attempt = try_unshare, .arg = (void *)(intptr_t)0 }, 0, "unshare(0)");
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_unshare, .arg = (void *)(intptr_t)0 }, 0, "unshare(0)");
 }
 
 Test(seccomp, clone_namespace_flags)
@@ -436,7 +514,7 @@ Test(seccomp, clone_namespace_flags)
 		char what[64];
 
 		snprintf(what, sizeof(what), "clone(%#lx)", flags[i]);
-		expect_denied(&(struct attempt){ .attempt = try_clone_flags, .arg = (void *)flags[i] }, 0,
+		expect_denied(&(struct attempt){ .userns = true, .attempt = try_clone_flags, .arg = (void *)flags[i] }, 0,
 			      what);
 	}
 	/* A plain clone (fork) still works. */
@@ -458,19 +536,19 @@ Test(seccomp, mount_api)
 	int r;
 
 	cr_assert_not_null(mkdtemp(dir));
-	expect_denied(&(struct attempt){ .setup = setup_private_mounts, .attempt = try_mount, .arg = dir }, 0,
+	expect_denied(&(struct attempt){ .userns = true, .setup = setup_private_mounts, .attempt = try_mount, .arg = dir }, 0,
 		      "mount");
-	expect_denied(&(struct attempt){ .setup = setup_private_tmpfs, .attempt = try_umount, .arg = dir }, 0,
+	expect_denied(&(struct attempt){ .userns = true, .setup = setup_private_tmpfs, .attempt = try_umount, .arg = dir }, 0,
 		      "umount2");
-	expect_denied(&(struct attempt){ .setup = setup_private_mounts, .attempt = try_fsopen }, 0, "fsopen");
-	expect_denied(&(struct attempt){ .setup = setup_private_mounts, .attempt = try_open_tree,
+	expect_denied(&(struct attempt){ .userns = true, .setup = setup_private_mounts, .attempt = try_fsopen }, 0, "fsopen");
+	expect_denied(&(struct attempt){ .userns = true, .setup = setup_private_mounts, .attempt = try_open_tree,
 					 .arg = &open_tree_nr },
 		      0, "open_tree");
 	/* Newer than libseccomp 2.5.4: refused by number. */
-	r = run(NULL, &(struct attempt){ .setup = setup_private_mounts, .attempt = try_open_tree,
+	r = run(NULL, &(struct attempt){ .userns = true, .setup = setup_private_mounts, .attempt = try_open_tree,
 					 .arg = &open_tree_attr_nr });
 	if (r != ENOSYS)
-		expect_denied(&(struct attempt){ .setup = setup_private_mounts, .attempt = try_open_tree,
+		expect_denied(&(struct attempt){ .userns = true, .setup = setup_private_mounts, .attempt = try_open_tree,
 						 .arg = &open_tree_attr_nr },
 			      0, "open_tree_attr");
 	rmdir(dir);
@@ -478,7 +556,7 @@ Test(seccomp, mount_api)
 
 Test(seccomp, setns)
 {
-	expect_denied(&(struct attempt){ .attempt = try_setns }, 0, "setns");
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_setns }, 0, "setns");
 }
 
 Test(seccomp, personality)
@@ -532,8 +610,8 @@ Test(seccomp, socket_families)
 	struct sock_args unix_s = { AF_UNIX, SOCK_STREAM, 0 };
 	struct sock_args inet = { AF_INET, SOCK_STREAM, 0 };
 
-	expect_denied(&(struct attempt){ .attempt = try_socket, .arg = &packet }, 0, "socket(AF_PACKET)");
-	expect_denied(&(struct attempt){ .attempt = try_socket, .arg = &packet_high }, 0,
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_socket, .arg = &packet }, 0, "socket(AF_PACKET)");
+	expect_denied(&(struct attempt){ .userns = true, .attempt = try_socket, .arg = &packet_high }, 0,
 		      "socket(AF_PACKET, high bits set)");
 	expect_denied(&(struct attempt){ .attempt = try_socket, .arg = &key }, ANY_BUT_EPERM, "socket(AF_KEY)");
 	expect_denied(&(struct attempt){ .attempt = try_socket, .arg = &uevent }, 0,
