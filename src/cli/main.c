@@ -9,6 +9,24 @@
 #include "cli.h"
 #include "exec.h"
 
+/* /proc/PID/cmdline is readable by every local user, and it reads our argv
+ * memory as it is now: once parsed (and copied), the values typed after
+ * --setenv NAME= are overwritten there. Only our own command line changes;
+ * what runs got its copies. */
+static void scrub_values(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		char *v = NULL, *eq;
+
+		if (strcmp(argv[i], "--setenv") == 0 && i + 1 < argc)
+			v = argv[++i];
+		else if (strncmp(argv[i], "--setenv=", 9) == 0)
+			v = argv[i] + 9;
+		if (v && (eq = strchr(v, '=')))
+			memset(eq + 1, '*', strlen(eq + 1));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_args a;
@@ -32,6 +50,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cordon: %s\n", err);
 		return argc > 1 && strcmp(argv[1], "run") == 0 ? CORDON_EXIT_RUNNER_FAILED : 2;
 	}
+	scrub_values(argc, argv);
 	if (a.help || a.sub == CLI_HELP) {
 		fputs(cli_usage(a.help ? a.sub : CLI_NONE), stdout);
 		cli_args_done(&a);

@@ -512,6 +512,13 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 			if (strcmp(p->deny[i].path, path) == 0)
 				return 0;
 	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
+	/* A built-in entry we cannot even look at (another user's passwd home
+	 * inside a user namespace) is out of the sandbox's reach as well. */
+	if (r == -EACCES && origin != DENY_EXPLICIT) {
+		if (reterr)
+			*reterr = (struct cordon_error){};
+		return 0;
+	}
 	if (r < 0)
 		return r;
 	if (strcmp(canon, "/") == 0)
@@ -544,7 +551,8 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	} else if (errno == ENOENT) {
 		/* the first missing component is what the runner hides */
 		nd->absent_at = first_absent(nd->path);
-	} else if (errno != ENOTDIR) {
+	} else if (errno != ENOTDIR && errno != EACCES) {
+		/* EACCES: out of our reach, so out of the sandbox's too */
 		r = error_set(reterr, -errno, "cannot inspect read-deny path '%s': %m", nd->path);
 		free(nd->path);
 		return r;

@@ -328,7 +328,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(30
                 not_ok "host socket under /run unreachable inside" "outside=$outside" "inside=$inside"
         fi
 else
-        skip "a host socket under /run is unreachable inside" "creating one in /run needs root"
+        diag "not as root: no host socket can be made in /run to try (root only)"
 fi
 
 # /dev/shm is bwrap's own: writable under workspace-write, and not the host's.

@@ -203,9 +203,9 @@ fi
 # ---- no value on any command line --------------------------------------------
 
 # Scans every /proc/PID/cmdline for the values (given in the environment,
-# never on its own command line) but the pids named; exit 1 and the hits if
-# any. The caller's own `cordon run --setenv NAME=VALUE` is its choice and
-# is skipped; everything cordon starts is scanned.
+# never on a command line) but the pids named; exit 1 and the hits if any.
+# `cordon run --setenv NAME=VALUE` itself is scanned too: it overwrites the
+# value in its own argv once it has parsed it.
 cat > "$tmp/scan.py" <<'EOF'
 import os, sys
 pats = [p.encode() for p in os.environ["CORDON_SCAN"].split(":")]
@@ -236,17 +236,20 @@ secret_scan() { # BACKEND
         for i in $(seq 100); do [ -s "$ws/seen" ] && break; sleep 0.05; done
         # the tree cordon started, for the record: it must be there to scan
         tree=$(ps -o pid= --ppid "$pid" 2>/dev/null | wc -l)
-        if CORDON_SCAN="$set_v:$kept_v" "$PY" "$tmp/scan.py" "$pid" > "$tmp/scan.hits"; then
+        if CORDON_SCAN="$set_v:$kept_v" "$PY" "$tmp/scan.py" > "$tmp/scan.hits"; then
                 ok "$backend: neither value is in any /proc/*/cmdline while the command runs ($(cat "$tmp/scan.hits"), $tree children of cordon run)"
         else
                 not_ok "$backend: a value is on a command line" "$(cat "$tmp/scan.hits")"
         fi
-        # control: the scanner finds a value where one is (cordon run's own line)
+        # control: the scanner finds a value where one is (a decoy's command line)
+        sh -c 'sleep 3' "decoy-$set_v" & decoy=$!
+        sleep 0.1
         if ! CORDON_SCAN="$set_v" "$PY" "$tmp/scan.py" > /dev/null; then
-                ok "$backend: control: the scanner finds the value on cordon run's own command line"
+                ok "$backend: control: the scanner finds the value on a decoy's command line"
         else
                 not_ok "$backend: control: scanner finds nothing" "$(cat "$tmp/scan.out")"
         fi
+        kill "$decoy" 2>/dev/null; wait "$decoy" 2>/dev/null
         [ "$tree" -ge 1 ] && ok "$backend: cordon run had started its runner when scanned" ||
                 not_ok "$backend: nothing was running when scanned" "$(cat "$tmp/scan.out")"
         wait "$pid"
