@@ -185,6 +185,18 @@ static bool cached_path_is_ours(const struct cordon_backend_info *info)
 	return false;
 }
 
+/* The first backend of the chain cannot work here, as far as a look costs
+ * nothing (its binary or the kernel feature it needs is missing): only then
+ * may the cache name a later one. */
+static bool first_cheaply_unusable(void)
+{
+#if defined(__linux__)
+	return access(cordon_runner_path(), X_OK) != 0 || kernel_landlock_abi() < 1;
+#else
+	return false;
+#endif
+}
+
 CORDON_API void cordon_reset_backend_cache(void)
 {
 	state.memo_set = false;
@@ -216,7 +228,12 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 	if (cache && !(flags & CORDON_SELECT_REFRESH)) {
 		struct cordon_backend_info info;
 
-		if (probe_cache_load(cache, &info) == 0 && cached_path_is_ours(&info)) {
+		/* The file may name the best this platform has, at full grade,
+		 * or a later one when the best plainly cannot work: a sandbox
+		 * that can write it (a writable ~/.cache) must not make a later
+		 * run pick a weaker backend than a fresh probe would. */
+		if (probe_cache_load(cache, &info) == 0 && cached_path_is_ours(&info) &&
+		    (info.backend == chain[0] ? info.grade == CORDON_GRADE_FULL : first_cheaply_unusable())) {
 			info.from_cache = true;
 			/* the runner may have gone since: never nest one that is not there */
 			if (info.backend == CORDON_BACKEND_BWRAP)

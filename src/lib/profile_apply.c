@@ -148,6 +148,24 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 		if (r < 0)
 			return fail_rule(reterr, r, &p->protect.v[i].origin, &e);
 	}
+	/* The profile's own files are a persistence path: a run that could
+	 * rewrite the file the next run loads (build.json in the workspace)
+	 * would choose that run's policy. Read-only inside, like .git/hooks
+	 * (outside every writable root they are read-only anyway). */
+	for (char **f = p->chain; f && *f; f++) {
+		_cleanup_free_ char *canon = NULL;
+		bool writable = false;
+
+		if (strncmp(*f, "builtin:", 8) == 0 || cordon_canonicalize(*f, &canon, NULL) < 0)
+			continue;
+		STRV_FOREACH(root, pol->writable_roots)
+			writable |= path_is_under(canon, *root);
+		if (!writable)
+			continue;
+		r = cordon_policy_protect(pol, canon, &e);
+		if (r < 0)
+			return error_set(reterr, r, "cannot keep the profile %s read-only: %s", *f, e.message);
+	}
 	for (size_t i = 0; i < p->allow_unix_sockets.n; i++) {
 		r = cordon_policy_allow_unix_socket(pol, p->allow_unix_sockets.v[i].path, &e);
 		if (r < 0)

@@ -312,4 +312,31 @@ for sub in "profile" "profile show" "why" "run" "confine" "explain"; do
         if "$CORDON" $sub --help | grep -q "^usage: cordon ${sub%% *}"; then ok "cordon $sub --help"; else not_ok "cordon $sub --help"; fi
 done
 
+# A profile in the workspace (the README's build.json) is a persistence path:
+# a run under it cannot rewrite it, or the file it extends, to choose the
+# next run's policy. Control: the same rewrite works unconfined.
+cat > "$ws/base.json" <<'EOF'
+{ "extends": "workspace-write" }
+EOF
+cat > "$ws/build.json" <<'EOF'
+{ "extends": "./base.json", "limits": { "timeout": "10m" } }
+EOF
+cp "$ws/build.json" "$ws/control.json" && echo '{"extends":"danger-full-access"}' > "$ws/control.json" &&
+        ok "control: a profile in the workspace can be rewritten unconfined"
+before=$(cat "$ws/build.json" "$ws/base.json" | md5sum)
+evil='{"extends":"danger-full-access"}'
+out=$(crun --profile "$ws/build.json" -- sh -c "echo '$evil' > build.json; echo '$evil' > base.json; mv build.json moved.json; mv base.json moved2.json; rm -f build.json base.json")
+if [ "$(j verdict <<<"$out")" = denied ] && [ "$(cat "$ws/build.json" "$ws/base.json" | md5sum)" = "$before" ] &&
+   [ ! -e "$ws/moved.json" ] && [ ! -e "$ws/moved2.json" ]; then
+        ok "a run cannot rewrite, move or remove the profile it runs under, nor the file it extends (denied)"
+else
+        not_ok "the profile in the workspace stays as it was" "$out"
+fi
+out=$(crun --profile "$ws/build.json" -- true)
+if [ "$(j exit_code <<<"$out")" = 0 ] && [ "$(j mode <<<"$out")" = workspace-write ]; then
+        ok "the next run loads the profile unchanged (workspace-write)"
+else
+        not_ok "the next run loads the same profile" "$out"
+fi
+
 finish

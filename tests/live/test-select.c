@@ -253,3 +253,33 @@ Test(select, cache_never_chooses_the_binary)
 	cr_assert_eq(info.backend, CORDON_BACKEND_BWRAP);
 	cr_assert_str_eq(info.path, fake, "selection must use the bwrap found on PATH, not the planted one");
 }
+
+Test(select, cache_never_names_a_weaker_backend)
+{
+	/* A planted cache naming bwrap, while the native runner can work
+	 * here: a fresh probe would pick native, so the file is not trusted.
+	 * Control: with no runner (native plainly unusable) the same file is. */
+	const char *cordon = getenv("CORDON");
+	struct cordon_backend_info planted = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_FULL }, info;
+	char path[400];
+
+	live_skip_unless(access("/usr/bin/bwrap", X_OK) == 0, "bubblewrap is not installed");
+	live_skip_unless(cordon && access(cordon, X_OK) == 0, "$CORDON is not the built cordon");
+	install_real_bwrap();
+	snprintf(planted.path, sizeof(planted.path), "%s", fake);
+	cache_file(path, sizeof(path));
+
+	cordon_reset_backend_cache();
+	(void)sel(CORDON_SELECT_DISK_CACHE); /* makes the cache directory */
+	cr_assert_eq(probe_cache_store(path, &planted), 0);
+	cordon_reset_backend_cache();
+	info = sel(CORDON_SELECT_DISK_CACHE);
+	cr_assert(info.from_cache, "control: without a runner a cached bwrap is trusted");
+
+	cordon_set_runner_path(cordon);
+	cr_assert_eq(probe_cache_store(path, &planted), 0);
+	cordon_reset_backend_cache();
+	info = sel(CORDON_SELECT_DISK_CACHE);
+	cr_assert_not(info.from_cache, "a planted weaker backend was trusted");
+	cr_assert_eq(info.backend, CORDON_BACKEND_NATIVE, "a fresh probe picks native here");
+}
