@@ -999,12 +999,21 @@ static void say_limit(const struct cli_args *a, const struct cordon_result *res)
 	}
 }
 
+/* The signal that asked cordon run to stop; cordon_run polls it. */
+static volatile sig_atomic_t run_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	run_stop_signal = sig;
+}
+
 int cli_run(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
 	struct cordon_backend_info info;
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
+	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cli_args eff;
 	char err[512];
@@ -1043,11 +1052,18 @@ int cli_run(const struct cli_args *a)
 
 	/* Orphans the command leaves behind come back to us, and we end them. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	/* Like system(3): ^C belongs to the command; we report how it ended. */
+	/* Like system(3): ^C belongs to the command; we report how it ended.
+	 * In --json mode ^C, like SIGTERM and SIGHUP in both modes, stops
+	 * the run: the whole tree is killed, then we exit 128+sig. (SIGKILL
+	 * of cordon: the children's parent-death signals end the tree.) */
+	sigfillset(&stop.sa_mask);
 	if (!a->json) {
 		sigaction(SIGINT, &ign, &old_int);
 		sigaction(SIGQUIT, &ign, &old_quit);
-	}
+	} else
+		sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
+	sigaction(SIGHUP, &stop, &old_hup);
 	fflush(stdout);
 	fflush(stderr);
 
@@ -1061,12 +1077,20 @@ int cli_run(const struct cli_args *a)
 		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
 		.output_terminate = a->output_terminate,
 		.limits = a->limits_set ? &a->limits : NULL,
+		.stop = &run_stop_signal,
 	};
 	r = cordon_run(c, &o, &res);
 	kill_descendants(getpid());
-	if (!a->json) {
-		sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	if (!a->json)
 		sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (run_stop_signal) {
+		int sig = run_stop_signal;
+
+		say("stopped by SIG%s: the command and everything it started were killed", sigabbrev_np(sig) ?: "?");
+		return 128 + sig;
 	}
 	if (r < 0) {
 		say("cannot run %s: %s", c->argv[0], strerror(-r));

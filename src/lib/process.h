@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 /* Low-level spawning shared by probes and cordon_run. */
 
 struct limits_spawn;
+struct limits_cgroup;
 
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
@@ -37,6 +39,16 @@ struct spawn_opts {
 	/* Output beyond the cap (relay_cap with relay, else cap) kills the
 	 * whole tree instead of being counted and dropped. */
 	bool stop_at_cap;
+	/* With inherit_stdin: the child's stdin is a pipe we feed from ours,
+	 * so a command cannot write to our terminal through fd 0. */
+	bool relay_stdin;
+	/* Set non-zero (a signal handler of the caller's): kill the tree and
+	 * return with stopped. Checked at least every 100 ms. */
+	const volatile sig_atomic_t *stop;
+	/* The whole tree's CPU time, read from its cgroup every ~50 ms: past
+	 * cpu_limit_usec the tree is killed (cpu_killed). */
+	const struct limits_cgroup *cpu_cg;
+	uint64_t cpu_limit_usec;
 };
 
 struct spawn_result {
@@ -51,6 +63,9 @@ struct spawn_result {
 	bool output_killed;       /* ... and stop_at_cap killed the tree for it */
 	uint64_t stdout_total;    /* bytes of stdout with pipe_stdout */
 	uint64_t cpu_usec;        /* user + system time of the child and what it reaped */
+	bool stopped;             /* *stop was set: the tree was killed */
+	bool cpu_killed;          /* the tree's CPU time passed cpu_limit_usec */
+	uint64_t tree_cpu_usec;   /* with cpu_cg: the tree's CPU time last read */
 };
 
 /* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "runlimits.h"
@@ -110,6 +111,8 @@ static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const stru
 		return CORDON_LIMIT_TIMEOUT;
 	if (sr->output_killed)
 		return CORDON_LIMIT_OUTPUT;
+	if (sr->cpu_killed)
+		return CORDON_LIMIT_CPU;
 	if (l && l->memory && ev->oom_kills > 0)
 		return CORDON_LIMIT_MEMORY;
 	/* bwrap reports its command's death by signal N as exit 128+N */
@@ -146,7 +149,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	struct cordon_classification cls = {};
 	struct spawn_result sr = {};
 	struct cordon_limits_plan plan = {};
-	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1 } };
+	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1, -1 } };
 	struct limits_spawn ls = {};
 	struct limits_events ev = {};
 	int r;
@@ -180,6 +183,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		.relay = o.passthrough,
 		.inherit_stdin = o.passthrough,
 		.own_group = !o.passthrough,
+		.stop = o.stop,
 	};
 	if (o.runner_main && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
 	    strcmp(argv[0], cordon_runner_path()) == 0) {
@@ -192,6 +196,9 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	if (o.passthrough && o.passthrough_max_output) {
 		so.pipe_stdout = true;
 		so.relay_cap = o.passthrough_max_output;
+		/* A terminal on stdin is also a way out to the terminal (the
+		 * command may write to fd 0): it gets a pipe we feed instead. */
+		so.relay_stdin = isatty(STDIN_FILENO);
 	}
 
 	r = cordon_limits_check(o.limits, confined, &plan, NULL);
@@ -202,6 +209,10 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		if (r < 0)
 			return r;
 		so.limits = &ls;
+		if (o.limits->cpu_seconds && plan.mechanism[CORDON_LIMIT_CPU] != CORDON_MECHANISM_RLIMIT) {
+			so.cpu_cg = &cg;
+			so.cpu_limit_usec = o.limits->cpu_seconds * 1000000u;
+		}
 	}
 	r = spawn_run(&so, &sr);
 	limits_cgroup_started(&cg);
