@@ -23,6 +23,34 @@ else
         skip "probe reports cgroup limit mechanisms" "no writable memory/pids cgroup here"
 fi
 
+# --cpu binds the tree: is there a cgroup here to count it?
+"$CORDON" run --cpu 1 --json -- true > "$tmp/o.json" 2>/dev/null
+cpu_mech=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["limits"]["cpu"])' "$tmp/o.json")
+# four busy processes, each writing its own CPU time to DIR/PID every 10 ms
+burn='import os,sys,time
+d=sys.argv[1]
+os.fork(); os.fork()
+f=os.path.join(d, str(os.getpid())); last=-1
+while True:
+    t=time.process_time()
+    if t-last>=0.01:
+        open(f+".t","w").write("%f"%t); os.replace(f+".t",f); last=t'
+burned() { python3 -c 'import os,sys; d=sys.argv[1]; print("%.2f" % sum(float(open(os.path.join(d,n)).read() or 0) for n in os.listdir(d) if not n.endswith(".t")))' "$1"; }
+case $cpu_mech in
+cgroup2|cgroup1) ok "--cpu is counted for the whole run by $cpu_mech" ;;
+rlimit)
+        # no CPU cgroup: said so, and refused under --limits-fallback fail
+        "$CORDON" run --cpu 1 -- true 2> "$tmp/err"
+        grep -q "^cordon: warning: --cpu is enforced by RLIMIT_CPU (each process" "$tmp/err" &&
+                ok "no CPU cgroup here: --cpu warns it binds each process only" || not_ok "--cpu rlimit warning" "$(cat "$tmp/err")"
+        "$CORDON" run --cpu 1 --limits-fallback fail -- true 2> "$tmp/err"
+        rc=$?
+        [ $rc = 125 ] && grep -q "^cordon: --cpu: no cgroup here" "$tmp/err" &&
+                ok "no CPU cgroup here: --cpu --limits-fallback fail refuses (125)" || not_ok "--cpu fallback fail" "rc=$rc" "$(cat "$tmp/err")"
+        ;;
+*) not_ok "--cpu mechanism" "$(cat "$tmp/o.json")" ;;
+esac
+
 for iso in full light bwrap; do
         case $iso in bwrap) sel=(--backend bwrap) ;; *) sel=(--isolation $iso) ;; esac
         if [ $iso = bwrap ] && ! command -v bwrap >/dev/null; then skip "bwrap limits" "no bwrap"; continue; fi
@@ -58,6 +86,20 @@ for iso in full light bwrap; do
                 ok "$iso: busy loop under --cpu 1 killed after $ms ms"
         else
                 not_ok "$iso: cpu limit" "$ms ms" "$(head -c 600 "$tmp/o.json")"
+        fi
+
+        # cpu, the whole tree: four busy children get ~1 CPU second together
+        if [ "$cpu_mech" != rlimit ]; then
+                rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"
+                "$CORDON" run "${sel[@]}" --workspace "$tmp" --cpu 1 --timeout 20 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2>/dev/null
+                n=$(ls "$tmp/cpu" | grep -vc '\.t$')
+                total=$(burned "$tmp/cpu")
+                if [ "$(field verdict)" = limit_exceeded ] && [ "$(field limit)" = cpu ] && [ "$(field limit_mechanism)" = "$cpu_mech" ] &&
+                   [ "$n" = 4 ] && python3 -c "import sys; sys.exit(0 if 0.5 <= $total <= 1.6 else 1)"; then
+                        ok "$iso: 4 busy processes under --cpu 1 are killed after $total CPU s together, by $cpu_mech"
+                else
+                        not_ok "$iso: cpu limit binds the tree" "$n processes, $total CPU s" "$(head -c 600 "$tmp/o.json")"
+                fi
         fi
 
         # file size: EFBIG, and the file stops at the limit
@@ -102,6 +144,13 @@ for iso in full light bwrap; do
 done
 
 # controls: the same abuse, small, runs past each limit without it
+if [ "$cpu_mech" != rlimit ]; then
+        rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"
+        "$CORDON" run --workspace "$tmp" --timeout 4 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2>/dev/null
+        total=$(burned "$tmp/cpu")
+        python3 -c "import sys; sys.exit(0 if $total > 2.0 else 1)" &&
+                ok "control: without --cpu the 4 busy processes burn $total CPU s in 4 s" || not_ok "control: cpu tree" "$total CPU s"
+fi
 "$CORDON" run --json -- $PY -c 'b=bytearray(512<<20); print(len(b))' > "$tmp/o.json" 2>/dev/null
 [ "$(field verdict)" = ok ] && ok "control: 512 MiB allocation succeeds without --memory" || not_ok "control: memory" "$(cat "$tmp/o.json")"
 rm -f "$tmp/f"; "$CORDON" run --workspace "$tmp" -- sh -c "head -c 2M /dev/zero > '$tmp/f'"
@@ -161,6 +210,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
         else
                 not_ok "fallback warn" "$(cat "$tmp/err")" "$(head -c 600 "$tmp/o.json")"
         fi
+        # an unprivileged user here has no CPU cgroup either (v2 root and v1
+        # are root's): the same four busy processes, RLIMIT_CPU each
+        if [ "$cpu_mech" != rlimit ]; then
+                rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"; chmod 777 "$tmp/cpu"
+                "${nobody[@]}" "$CORDON" run --workspace "$tmp" --cpu 1 --timeout 20 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2> "$tmp/err"
+                total=$(burned "$tmp/cpu")
+                if grep -q "^cordon: warning: --cpu is enforced by RLIMIT_CPU" "$tmp/err" && [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["limits"]["cpu"])' "$tmp/o.json")" = rlimit ]; then
+                        ok "unprivileged, no CPU cgroup: --cpu warns it is per process (4 processes then burned $total CPU s)"
+                else
+                        not_ok "unprivileged --cpu warning" "$(cat "$tmp/err")" "$(head -c 400 "$tmp/o.json")"
+                fi
+                "${nobody[@]}" "$CORDON" run --workspace "$tmp" --cpu 1 --limits-fallback fail -- true 2> "$tmp/err"
+                rc=$?
+                [ $rc = 125 ] && grep -q "^cordon: --cpu: no cgroup here" "$tmp/err" &&
+                        ok "unprivileged: --cpu --limits-fallback fail refuses (125)" || not_ok "--cpu fallback fail" "rc=$rc" "$(cat "$tmp/err")"
+        fi
         "${nobody[@]}" "$CORDON" run --workspace "$tmp" --max-processes 64 -- true 2> "$tmp/err"
         rc=$?
         [ $rc = 125 ] && grep -q "^cordon: --max-processes: " "$tmp/err" && ok "--max-processes without a pids cgroup is refused (125)" || not_ok "processes refused" "rc=$rc" "$(cat "$tmp/err")"
@@ -176,6 +241,6 @@ for bad in "--cpu 0" "--cpu 1.5" "--memory 10k" "--max-processes 2" "--max-file-
         [ $rc = 125 ] && [[ $out == "cordon: $1: "* ]] && ok "bad value refused, naming the flag: $bad" || not_ok "bad value $bad" "rc=$rc $out"
 done
 out=$("$CORDON" explain --memory 256M --max-processes 64 --cpu 1 -- true)
-grep -q "processes and threads for the whole run" <<<"$out" && grep -q "CPU seconds per process" <<<"$out" &&
+grep -q "processes and threads for the whole run" <<<"$out" && grep -Eq "CPU seconds (for the whole run|per process)" <<<"$out" &&
         ok "explain describes the limits in words" || not_ok "explain" "$out"
 finish
