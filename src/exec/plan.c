@@ -32,6 +32,12 @@ const char *const plan_writable_devices[] = {
 
 static const char *const readable_all[] = { "/", NULL };
 
+/* /dev/tty, /dev/pts, /dev/ptmx */
+static bool is_terminal_device(const char *dev)
+{
+	return strcmp(dev, "/dev/tty") == 0 || strncmp(dev, "/dev/pt", 7) == 0;
+}
+
 enum step_phase step_phase(enum step_kind k)
 {
 	switch (k) {
@@ -299,7 +305,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		for (size_t i = 0; i < f->write.n; i++)
 			writable[k++] = f->write.v[i];
 		for (size_t i = 0; plan_writable_devices[i]; i++)
-			writable[k++] = plan_writable_devices[i];
+			/* --no-terminal: output reaches a terminal only through
+			 * cordon run's capped relay */
+			if (!f->no_terminal || !is_terminal_device(plan_writable_devices[i]))
+				writable[k++] = plan_writable_devices[i];
 		if (p.private_tmp)
 			writable[k++] = "/dev/shm";
 		writable[k] = NULL;

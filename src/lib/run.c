@@ -199,6 +199,23 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		/* A terminal on stdin is also a way out to the terminal (the
 		 * command may write to fd 0): it gets a pipe we feed instead. */
 		so.relay_stdin = isatty(STDIN_FILENO);
+		/* ... and the native runner takes away write access to every
+		 * terminal device (the caller's pty is reachable by path) */
+		if (so.relay_stdin && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
+		    strcmp(argv[0], cordon_runner_path()) == 0) {
+			size_t n;
+			char *flag;
+
+			r = strv_push(&argv, "--no-terminal");
+			if (r < 0)
+				return r;
+			/* right after "exec": before "--" and the command */
+			n = strv_length(argv);
+			flag = argv[n - 1];
+			memmove(argv + 3, argv + 2, (n - 3) * sizeof(char *));
+			argv[2] = flag;
+			so.argv = (const char *const *)argv;
+		}
 	}
 
 	r = cordon_limits_check(o.limits, confined, &plan, NULL);

@@ -12,7 +12,21 @@ cd "$tmp"
 PY=/usr/bin/python3
 field() { json_field "$tmp/o.json" "$1"; }
 cg_memory=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' /proc/self/cgroup)
-stale_cgroups() { ls -d /sys/fs/cgroup/pids/cordon-* "/sys/fs/cgroup/memory${cg_memory%/}"/cordon-* 2>/dev/null | grep -c . ; }
+# cordon-PID-N cgroups of this build's cordon, or of a cordon that is gone
+# (other cordons on the machine may be running their own tests meanwhile)
+cordon_exe=$(readlink -f "$CORDON")
+stale_cgroups() {
+        local d p n=0
+        for d in /sys/fs/cgroup/pids/cordon-* "/sys/fs/cgroup/memory${cg_memory%/}"/cordon-* \
+                 /sys/fs/cgroup/unified/cordon-* /sys/fs/cgroup/cpuacct/cordon-*; do
+                [ -d "$d" ] || continue
+                p=${d##*/cordon-}; p=${p%%-*}
+                if [ ! -e /proc/$p ] || [ "$(readlink -f /proc/$p/exe 2>/dev/null)" = "$cordon_exe" ]; then
+                        n=$((n + 1))
+                fi
+        done
+        echo $n
+}
 
 have_cgroups=0
 "$CORDON" probe --json > "$tmp/probe.json" 2>/dev/null
@@ -141,6 +155,62 @@ for iso in full light bwrap; do
                 not_ok "$iso: timeout" "rc=$rc $ms ms" "$(pgrep -af "sleep 300.$$")"
                 pkill -f "sleep 300.$$"
         fi
+done
+
+# --max-output on a terminal: the command's stdin is then a pipe cordon feeds,
+# and the native runner takes write access to terminal devices away, so
+# fd 0, /dev/tty and the pty by path are no ways around the cap. A python
+# pty harness is the terminal; it types one line and counts what it shows.
+on_pty() {
+        python3 - "$@" <<'PY'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.write(fd, b"abc\n")
+out, end = b"", time.time() + 20
+while time.time() < end:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.write("%d %s" % (out.count(b"x"), "got:abc" if b"got:abc" in out else "-"))
+PY
+}
+tty_writes=(
+        'import os; os.write(0, b"x" * 100000)'
+        'import os; f = os.open("/dev/tty", os.O_WRONLY); os.write(f, b"x" * 100000)'
+        'import glob, os
+for p in glob.glob("/dev/pts/[0-9]*"):
+    try:
+        os.write(os.open(p, os.O_WRONLY | os.O_NOCTTY), b"x" * 100000)
+    except OSError as e:
+        print(p, e)'
+)
+tty_names=("write to fd 0" "write to /dev/tty" "write to /dev/pts/N by path")
+for iso in full light bwrap; do
+        case $iso in bwrap) sel=(--backend bwrap) ;; *) sel=(--isolation $iso) ;; esac
+        if [ $iso = bwrap ] && ! command -v bwrap >/dev/null; then skip "bwrap tty" "no bwrap"; continue; fi
+        for i in 0 1 2; do
+                res=$(on_pty "$CORDON" run "${sel[@]}" --max-output 100 -- $PY -c "${tty_writes[$i]}")
+                n=${res%% *}
+                [ "$n" -le 100 ] && ok "$iso: --max-output 100 on a terminal, ${tty_names[$i]}: $n bytes shown" ||
+                        not_ok "$iso: --max-output 100 on a terminal, ${tty_names[$i]}" "$n bytes of it reached the terminal"
+        done
+        res=$(on_pty "$CORDON" run "${sel[@]}" --max-output 100 -- sh -c 'read x; echo got:$x')
+        [ "${res#* }" = got:abc ] && ok "$iso: the terminal's input still reaches the command through the relay" ||
+                not_ok "$iso: stdin relay" "$res"
+done
+# control: the same writes from a plain process on the terminal get through
+for i in 0 1 2; do
+        res=$(on_pty $PY -c "${tty_writes[$i]}")
+        n=${res%% *}
+        [ "$n" -ge 100000 ] && ok "control: without cordon, ${tty_names[$i]} shows $n bytes" ||
+                not_ok "control: ${tty_names[$i]}" "$n bytes"
 done
 
 # controls: the same abuse, small, runs past each limit without it
