@@ -533,8 +533,13 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			pfd[nfd++] = (struct pollfd){ .fd = out_r, .events = POLLIN };
 		}
 		if (in.in_w >= 0 && !in.eof && in.len == 0) {
-			in_i = nfd;
-			pfd[nfd++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+			/* a background job reading its terminal is stopped
+			 * (SIGTTIN): read only while in the foreground */
+			if (tcgetpgrp(0) == getpgrp()) {
+				in_i = nfd;
+				pfd[nfd++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+			} else if (wait_ms < 0 || wait_ms > 100)
+				wait_ms = 100;
 		} else if (in.in_w >= 0 && in.len > 0) {
 			inw_i = nfd;
 			pfd[nfd++] = (struct pollfd){ .fd = in.in_w, .events = POLLOUT };
