@@ -640,8 +640,6 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		(void)capture_read(out_r, &out, 1);
 	if (limit_at && (cap.total > limit_at || out.total > limit_at))
 		over = true;
-	if (o->cpu_cg && o->cpu_limit_usec)
-		(void)limits_cgroup_cpu_usec(o->cpu_cg, &tree_cpu);
 
 	cap.buf[cap.len] = '\0';
 	*ret = (struct spawn_result){
@@ -659,7 +657,6 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec),
 		.stopped = stopped,
 		.cpu_killed = cpu_killed,
-		.tree_cpu_usec = tree_cpu,
 	};
 	return 0;
 }

@@ -65,7 +65,6 @@ struct spawn_result {
 	uint64_t cpu_usec;        /* user + system time of the child and what it reaped */
 	bool stopped;             /* *stop was set: the tree was killed */
 	bool cpu_killed;          /* the tree's CPU time passed cpu_limit_usec */
-	uint64_t tree_cpu_usec;   /* with cpu_cg: the tree's CPU time last read */
 };
 
 /* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if
