@@ -24,6 +24,7 @@
 #pragma once
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -337,7 +338,9 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
  * Resource limits for one run, enforced strongest first: a cgroup v2
  * subtree below the cgroup cordon runs in (when delegated and writable),
  * else cgroup v1 memory and pids controllers below our own cgroups (root),
- * else rlimits. CPU time, file size and open files are always rlimits
+ * else rlimits. CPU time is the whole tree's, counted by a cgroup (v2
+ * cpu.stat, v1 cpuacct) and enforced by cordon_run's loop, else RLIMIT_CPU
+ * (per process, weaker). File size and open files are always rlimits
  * (per process). cgroups cordon creates are named cordon-PID-N, removed
  * when the run ends, and swept at the next run when cordon was killed.
  */
@@ -362,7 +365,7 @@ enum cordon_limit_mechanism {
 };
 
 struct cordon_limits {
-	uint64_t cpu_seconds;      /* 0: none; RLIMIT_CPU, SIGKILL at the limit */
+	uint64_t cpu_seconds;      /* 0: none; the whole tree's CPU time (cgroup), else RLIMIT_CPU per process */
 	uint64_t memory;           /* bytes; 0: none */
 	uint64_t processes;        /* 0: none */
 	uint64_t file_size;        /* bytes; 0: none; the command sees EFBIG */
@@ -417,6 +420,10 @@ struct cordon_run_opts {
 	uint64_t passthrough_max_output;
 	bool output_terminate;   /* at the output cap, kill the tree instead of dropping the rest */
 	const struct cordon_limits *limits; /* NULL: none */
+	/* Set non-zero (e.g. by the caller's signal handler): the whole tree
+	 * is killed and cordon_run returns. Checked at least every 100 ms.
+	 * NULL: never. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct cordon_result {

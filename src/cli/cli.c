@@ -74,7 +74,7 @@ static const char usage_overview[] =
 #define LIMIT_FLAGS                                                                            \
 	"limit options (sizes take k, M, G suffixes):\n"                                      \
 	"  --timeout SECONDS    wall clock: kill the command and everything it started\n"     \
-	"  --cpu SECONDS        CPU seconds per process (RLIMIT_CPU; SIGKILL at the limit)\n"  \
+	"  --cpu SECONDS        CPU seconds of the whole run (a cgroup counts it; else RLIMIT_CPU per process)\n"  \
 	"  --memory BYTES       memory of the whole run (cgroup), else RLIMIT_AS per process\n" \
 	"  --max-processes N    processes and threads of the whole run (pids cgroup; the\n"     \
 	"                       runner's own count); refused where no pids cgroup is writable\n" \
@@ -1015,12 +1015,21 @@ static void say_limit(const struct cli_args *a, const struct cordon_result *res)
 	}
 }
 
+/* The signal that asked cordon run to stop; cordon_run polls it. */
+static volatile sig_atomic_t run_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	run_stop_signal = sig;
+}
+
 int cli_run(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
 	struct cordon_backend_info info;
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
+	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cli_args eff;
 	char err[512];
@@ -1059,11 +1068,18 @@ int cli_run(const struct cli_args *a)
 
 	/* Orphans the command leaves behind come back to us, and we end them. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	/* Like system(3): ^C belongs to the command; we report how it ended. */
+	/* Like system(3): ^C belongs to the command; we report how it ended.
+	 * In --json mode ^C, like SIGTERM and SIGHUP in both modes, stops
+	 * the run: the whole tree is killed, then we exit 128+sig. (SIGKILL
+	 * of cordon: the children's parent-death signals end the tree.) */
+	sigfillset(&stop.sa_mask);
 	if (!a->json) {
 		sigaction(SIGINT, &ign, &old_int);
 		sigaction(SIGQUIT, &ign, &old_quit);
-	}
+	} else
+		sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
+	sigaction(SIGHUP, &stop, &old_hup);
 	fflush(stdout);
 	fflush(stderr);
 
@@ -1077,12 +1093,20 @@ int cli_run(const struct cli_args *a)
 		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
 		.output_terminate = a->output_terminate,
 		.limits = a->limits_set ? &a->limits : NULL,
+		.stop = &run_stop_signal,
 	};
 	r = cordon_run(c, &o, &res);
 	kill_descendants(getpid());
-	if (!a->json) {
-		sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	if (!a->json)
 		sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (run_stop_signal) {
+		int sig = run_stop_signal;
+
+		say("stopped by SIG%s: the command and everything it started were killed", sigabbrev_np(sig) ?: "?");
+		return 128 + sig;
 	}
 	if (r < 0) {
 		say("cannot run %s: %s", c->argv[0], strerror(-r));
@@ -1270,12 +1294,19 @@ int cli_probe(const struct cli_args *a)
 
 	struct cordon_limits_probe lp = {};
 	(void)cordon_limits_probe(&lp);
+	/* how --cpu would be counted: the check says */
+	struct cordon_limits_plan cpu_plan = {};
+	(void)cordon_limits_check(&(struct cordon_limits){ .cpu_seconds = 1 }, NULL, &cpu_plan, NULL);
+	enum cordon_limit_mechanism cpu_m = cpu_plan.mechanism[CORDON_LIMIT_CPU];
 	if (!a->json) {
 		printf("kernel: landlock ABI %d, user namespaces %s, seccomp %s\n", abi,
 		       userns > 0 ? "usable" : "unusable", sc ? "available" : "unavailable");
-		printf("limits: memory by %s, processes by %s; cpu, file size and open files by rlimits\n",
+		printf("limits: memory by %s, processes by %s, cpu by %s; file size and open files by rlimits\n",
 		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_memory ? "cgroup v1" : "RLIMIT_AS (weaker: per process)",
-		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_pids ? "cgroup v1" : "nothing (--max-processes is refused)");
+		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_pids ? "cgroup v1" : "nothing (--max-processes is refused)",
+		       cpu_m == CORDON_MECHANISM_CGROUP2 ? "cgroup v2 (the whole run)"
+		       : cpu_m == CORDON_MECHANISM_CGROUP1 ? "cgroup v1 cpuacct (the whole run)"
+		       : "RLIMIT_CPU (weaker: per process)");
 		if (!lp.cgroup2)
 			printf("  cgroup v2 unused: %s\n", lp.cgroup2_reason);
 		if (!lp.cgroup1_memory || !lp.cgroup1_pids)
@@ -1321,7 +1352,7 @@ int cli_probe(const struct cli_args *a)
 			"limits",
 			"memory", lp.cgroup2 ? "cgroup2" : lp.cgroup1_memory ? "cgroup1" : "rlimit",
 			"processes", lp.cgroup2 ? "cgroup2" : lp.cgroup1_pids ? "cgroup1" : "none",
-			"cpu", "rlimit", "file_size", "rlimit", "open_files", "rlimit",
+			"cpu", cordon_limit_mechanism_to_string(cpu_m), "file_size", "rlimit", "open_files", "rlimit",
 			"cgroup2", lp.cgroup2, "cgroup1_memory", lp.cgroup1_memory, "cgroup1_pids", lp.cgroup1_pids,
 			"cgroup2_reason", lp.cgroup2_reason, "cgroup1_reason", lp.cgroup1_reason);
 		print_json(o);
@@ -1352,9 +1383,13 @@ static int explain_limits(const struct cli_args *a, const struct cordon_confined
 	if (a->timeout_ms)
 		printf("  wall clock %d ms: then the command and everything it started are killed (exit 124)\n",
 		       a->timeout_ms);
-	if (a->limits.cpu_seconds)
-		printf("  %" PRIu64 " CPU seconds per process (RLIMIT_CPU): SIGKILL at the limit (exit 137)\n",
-		       a->limits.cpu_seconds);
+	if (a->limits.cpu_seconds && plan.mechanism[CORDON_LIMIT_CPU] == CORDON_MECHANISM_RLIMIT)
+		printf("  %" PRIu64 " CPU seconds per process (RLIMIT_CPU; weaker: no cgroup here counts the run): "
+		       "SIGKILL at the limit (exit 137)\n", a->limits.cpu_seconds);
+	else if (a->limits.cpu_seconds)
+		printf("  %" PRIu64 " CPU seconds for the whole run (%s CPU accounting, checked every 50 ms): then the "
+		       "command and everything it started are killed (exit 137)\n", a->limits.cpu_seconds,
+		       plan.mechanism[CORDON_LIMIT_CPU] == CORDON_MECHANISM_CGROUP2 ? "cgroup v2" : "cgroup v1");
 	if (a->limits.memory)
 		printf("  %" PRIu64 " bytes of memory %s\n", a->limits.memory,
 		       plan.mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_RLIMIT

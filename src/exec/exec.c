@@ -6,8 +6,9 @@
  *          The runner stays in the host's namespaces: it forwards signals,
  *          relays the command's exit status or signal, and removes the
  *          protection stubs afterwards.
- *   light: the runner applies the command's steps and execs in place; it
- *          forks once only when it leads a process group (setsid would fail).
+ *   light: runner (subreaper) --fork--> command
+ *          The runner waits, forwards signals, and kills every descendant
+ *          when the command ends or cordon dies (its parent-death signal).
  *
  * Full isolation never falls back: without a usable user namespace the
  * runner refuses, naming what is missing and the explicit opt-in
@@ -25,9 +26,10 @@
  *     writable;
  *   - no pid namespace: host processes are visible in /proc (ptrace is
  *     refused by seccomp and Landlock; signals to processes outside the
- *     sandbox are refused by Landlock's signal scope, ABI 6); no init, so
- *     nothing reaps or kills what the command leaves behind when it exits
- *     (cordon run's timeout still kills the tree);
+ *     sandbox are refused by Landlock's signal scope, ABI 6); no init: the
+ *     runner, a subreaper, kills what the command leaves behind when it
+ *     exits or cordon dies (a SIGKILL of the runner itself leaves them to
+ *     cordon run, or, if cordon is gone too, to the host's reaper);
  *   - no network namespace: under --net none, seccomp refuses AF_INET and
  *     AF_INET6 sockets outright (loopback included) and Landlock refuses
  *     TCP bind/connect; abstract unix sockets are scoped by Landlock (ABI 6),
@@ -44,12 +46,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "exec.h"
 #include "policy.h"
+#include "process.h"
 #include "runner.h"
 
 extern char **environ;
@@ -72,25 +76,36 @@ static bool userns_unavailable(int err)
 	return err == EPERM || err == EACCES || err == EINVAL || err == ENOSPC || err == EUSERS || err == ENOSYS;
 }
 
+/* Light isolation has no pid namespace whose end takes the command's
+ * children along, so the runner stays their parent: a subreaper (orphans
+ * come back to it), told of cordon's death by a signal it waits for
+ * (SIGTERM, blocked, taken by supervise), and it kills every descendant
+ * then, and when the command ends. The command cannot signal it: Landlock's
+ * signal scope fences the sandbox in. */
 _Noreturn static void run_light(struct exec_ctx *x)
 {
-	pid_t child;
-
-	x->expect_parent = getppid();
-	/* setsid() refuses a process-group leader (what cordon run makes us):
-	 * then the command gets a process of its own. */
-	if (getpgrp() != getpid() || getsid(0) == getpid())
-		command_main(x);
+	pid_t parent = getppid(), child;
+	int status;
 
 	signals_setup(x);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		die("subreaper", "%m");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
+		die("pdeathsig", "%m");
+	if (getppid() != parent)
+		die("pdeathsig", "the parent is gone");
+	x->runner_parent = parent;
 	child = fork();
 	if (child < 0)
 		die("fork", "%m");
 	if (child == 0) {
+		x->runner_parent = 0;
 		x->expect_parent = getppid();
 		command_main(x);
 	}
-	exit_like(supervise(x, child));
+	status = supervise(x, child);
+	(void)kill_descendants(getpid());
+	exit_like(status);
 }
 
 #define NO_USERNS_HINT                                                                               \

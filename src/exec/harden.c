@@ -139,7 +139,7 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 			return -E2BIG;
 		writable[n] = p->landlock.writable[n];
 	}
-	for (int fd = 0; fd <= 2; fd++)
+	for (int fd = 0; fd <= 2 && !p->no_terminal; fd++)
 		if (isatty(fd) && ttyname_r(fd, ttys[fd], sizeof(ttys[fd])) == 0 && strncmp(ttys[fd], "/dev/", 5) == 0)
 			writable[n++] = ttys[fd];
 	writable[n] = NULL;

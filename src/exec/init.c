@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "process.h"
 #include "runner.h"
 #include "unix_gate.h"
 
@@ -194,13 +195,21 @@ int supervise(struct exec_ctx *x, pid_t child)
 			die("wait", "sigwaitinfo: %m");
 		}
 		if (sig != SIGCHLD) {
+			/* light: our parent-death signal (SIGTERM), or any signal
+			 * after cordon went: nothing may outlive it */
+			if (x->runner_parent && getppid() != x->runner_parent) {
+				(void)kill_tree(child);
+				(void)kill_descendants(getpid());
+				_exit(128 + SIGKILL);
+			}
 			(void)kill(child, sig);
 			continue;
 		}
-		p = waitpid(child, &status, WNOHANG);
-		if (p == child)
-			return status;
-		if (p < 0 && errno != EINTR)
+		/* light: orphans re-parent to us (subreaper); reap them too */
+		while ((p = waitpid(x->runner_parent ? -1 : child, &status, WNOHANG)) > 0)
+			if (p == child)
+				return status;
+		if (p < 0 && errno != EINTR && errno != ECHILD)
 			die("wait", "waitpid: %m");
 	}
 }

@@ -27,6 +27,8 @@ const char exec_usage[] =
 	"  --write PATH            PATH (absolute) is writable; repeatable\n"
 	"  --private-tmp           fresh tmpfs on /tmp and /dev/shm (full isolation); writable\n"
 	"                          roots below /tmp are bound back in\n"
+	"  --no-terminal           no write access to terminals (/dev/tty, /dev/pts, /dev/ptmx):\n"
+	"                          cordon run caps the output and relays stdin itself\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
@@ -94,6 +96,7 @@ enum {
 	SEEN_PRIVATE_TMP = 1u << 2,
 	SEEN_REPORT = 1u << 3,
 	SEEN_STATUS_FD = 1u << 4,
+	SEEN_NO_TERMINAL = 1u << 5,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -290,8 +293,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			*ret = f;
 			return 0;
 		}
-		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0) {
-			unsigned bit = a[2] == 'p' ? SEEN_PRIVATE_TMP : SEEN_REPORT;
+		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0 || strcmp(a, "--no-terminal") == 0) {
+			unsigned bit = a[2] == 'p' ? SEEN_PRIVATE_TMP : a[2] == 'r' ? SEEN_REPORT : SEEN_NO_TERMINAL;
 
 			if (seen & bit) {
 				r = errbuf_set(err, errlen, -EINVAL, "%s given twice", a);
@@ -300,8 +303,10 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			seen |= bit;
 			if (bit == SEEN_PRIVATE_TMP)
 				f.private_tmp = true;
-			else
+			else if (bit == SEEN_REPORT)
 				f.report = true;
+			else
+				f.no_terminal = true;
 			continue;
 		}
 		if (!takes_value(a)) {

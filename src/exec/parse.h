@@ -30,6 +30,7 @@ struct exec_flags {
 	enum cordon_net net;              /* --net none|host (default none) */
 	bool private_tmp;                 /* --private-tmp: fresh tmpfs on /tmp and /dev/shm */
 	bool report;                      /* --report: one "cordon-report:" line on stderr before execve */
+	bool no_terminal;                 /* --no-terminal: terminals are not writable */
 	bool help;                        /* --help: nothing else is read */
 	struct exec_list write;           /* --write PATH: writable root */
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */

@@ -40,6 +40,12 @@ const char *const plan_private_dirs[] = { "/tmp", "/dev/shm", "/run", "/var/run"
 
 static const char *const readable_all[] = { "/", NULL };
 
+/* /dev/tty, /dev/pts, /dev/ptmx */
+static bool is_terminal_device(const char *dev)
+{
+	return strcmp(dev, "/dev/tty") == 0 || strncmp(dev, "/dev/pt", 7) == 0;
+}
+
 enum step_phase step_phase(enum step_kind k)
 {
 	switch (k) {
@@ -281,6 +287,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.net = f->net,
 		.private_tmp = !light,
 		.report = f->report,
+		.no_terminal = f->no_terminal,
 		.required = f->required,
 		.command = f->command,
 		.keep_env = f->keep_env.v,
@@ -341,8 +348,14 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 
 		for (size_t i = 0; i < f->write.n; i++)
 			writable[k++] = f->write.v[i];
-		for (size_t i = 0; (light ? plan_writable_devices_light : plan_writable_devices)[i]; i++)
-			writable[k++] = (light ? plan_writable_devices_light : plan_writable_devices)[i];
+		for (size_t i = 0; (light ? plan_writable_devices_light : plan_writable_devices)[i]; i++) {
+			const char *dev = (light ? plan_writable_devices_light : plan_writable_devices)[i];
+
+			/* --no-terminal: output reaches a terminal only through
+			 * cordon run's capped relay */
+			if (!f->no_terminal || !is_terminal_device(dev))
+				writable[k++] = dev;
+		}
 		if (p.private_tmp)
 			writable[k++] = "/dev/shm";
 		writable[k] = NULL;

@@ -45,6 +45,7 @@ struct exec_ctx {
 	sigset_t old_mask;              /* restored before execve */
 	struct shared_status *shared;
 	pid_t expect_parent;            /* for the PDEATHSIG race check; 0: do not check */
+	pid_t runner_parent;            /* light runner: its parent; once gone, end the tree */
 
 	struct protect_target *targets;
 	size_t n_targets;

@@ -17,9 +17,16 @@
  *     process, virtual: weaker) and processes are refused (RLIMIT_NPROC
  *     counts every process of the user outside a user namespace, and never
  *     binds root).
- *   cpu, file size, open files: rlimits (RLIMIT_CPU with SIGKILL at the
- *     limit, RLIMIT_FSIZE with SIGXFSZ ignored so the command sees EFBIG,
- *     RLIMIT_NOFILE); per process: a tree of processes gets the limit each.
+ *   cpu: the whole tree's CPU time, read from a cgroup of its own (cgroup v2
+ *     cpu.stat usage_usec: every v2 cgroup has it, no controller needed, so
+ *     a writable v2 cgroup is enough; else cgroup v1 cpuacct.usage, root
+ *     only) by cordon_run's poll loop, which kills the tree past the limit;
+ *     RLIMIT_CPU a second higher stays as a per-process backstop. Without
+ *     such a cgroup RLIMIT_CPU alone (SIGKILL at the limit) bounds each
+ *     process only: weaker, said so, refused under --limits-fallback fail.
+ *   file size, open files: rlimits (RLIMIT_FSIZE with SIGXFSZ ignored so the
+ *     command sees EFBIG, RLIMIT_NOFILE); per process: a tree of processes
+ *     gets the limit each.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +49,8 @@
 #define CG_V2 0
 #define CG_V1_MEMORY 1
 #define CG_V1_PIDS 2
+#define CG_V1_CPUACCT 3
+#define CG_N 4
 #define CG_KILL_ROUNDS 2000
 
 static const char *const limit_names[] = {
@@ -81,7 +90,10 @@ CORDON_API const char *cordon_limit_mechanism_to_string(enum cordon_limit_mechan
 static struct {
 	bool done;
 	struct cordon_limits_probe probe;
-	char parent[3][4096];  /* v2; v1 memory; v1 pids: the directory we create children in */
+	char parent[CG_N][4096];  /* v2; v1 memory, pids, cpuacct: the directory we create children in */
+	bool v2_cpu;              /* a writable v2 cgroup with cpu.stat */
+	bool v1_cpuacct;          /* a writable v1 cpuacct cgroup (root) */
+	char cpu_reason[256];     /* why neither, for the warning */
 } cg_state;
 
 static int write_str(const char *dir, const char *file, const char *value)
@@ -112,8 +124,8 @@ static bool has_word(const char *list, const char *word)
 
 static void cg_detect(void)
 {
-	char own[3][2048] = { "", "", "" }, mnt[3][2048] = { "", "", "" }, buf[8192];
-	bool have_own[3] = { false, false, false };
+	char own[CG_N][2048] = { "", "", "", "" }, mnt[CG_N][2048] = { "", "", "", "" }, buf[8192];
+	bool have_own[CG_N] = { false, false, false, false };
 	struct cordon_limits_probe *pr = &cg_state.probe;
 	FILE *f;
 
@@ -123,6 +135,7 @@ static void cg_detect(void)
 	snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason), "no cgroup2 mount");
 	snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "no cgroup v1 memory or pids mount");
 	pr->rlimit_nproc = geteuid() != 0;
+	snprintf(cg_state.cpu_reason, sizeof(cg_state.cpu_reason), "no cgroup2 or cpuacct mount");
 
 	f = fopen("/proc/self/cgroup", "re");
 	if (!f)
@@ -142,6 +155,8 @@ static void cg_detect(void)
 			k = CG_V1_MEMORY;
 		else if (has_word(c1 + 1, "pids"))
 			k = CG_V1_PIDS;
+		else if (has_word(c1 + 1, "cpuacct"))
+			k = CG_V1_CPUACCT;
 		if (k >= 0) {
 			snprintf(own[k], sizeof(own[k]), "%s", strcmp(c2 + 1, "/") == 0 ? "" : c2 + 1);
 			have_own[k] = true;
@@ -161,6 +176,8 @@ static void cg_detect(void)
 			k = CG_V1_MEMORY;
 		else if (strcmp(m->mnt_type, "cgroup") == 0 && hasmntopt(m, "pids"))
 			k = CG_V1_PIDS;
+		else if (strcmp(m->mnt_type, "cgroup") == 0 && hasmntopt(m, "cpuacct"))
+			k = CG_V1_CPUACCT;
 		if (k >= 0 && !mnt[k][0])
 			snprintf(mnt[k], sizeof(mnt[k]), "%s", m->mnt_dir);
 	}
@@ -186,6 +203,20 @@ static void cg_detect(void)
 		}
 	}
 
+	/* CPU time: any writable v2 cgroup counts it (cpu.stat is core). */
+	if (mnt[CG_V2][0] && have_own[CG_V2]) {
+		char path[4352];
+
+		snprintf(path, sizeof(path), "%s/cpu.stat", cg_state.parent[CG_V2]);
+		if (access(cg_state.parent[CG_V2], W_OK) < 0)
+			snprintf(cg_state.cpu_reason, sizeof(cg_state.cpu_reason), "our cgroup v2 %.160s is not writable",
+				 own[CG_V2][0] ? own[CG_V2] : "/");
+		else if (access(path, R_OK) < 0)
+			snprintf(cg_state.cpu_reason, sizeof(cg_state.cpu_reason), "no cpu.stat in our cgroup v2");
+		else
+			cg_state.v2_cpu = true;
+	}
+
 	/* v1: root only, below our own cgroup in each hierarchy. */
 	for (int k = CG_V1_MEMORY; k <= CG_V1_PIDS; k++) {
 		if (!mnt[k][0] || !have_own[k])
@@ -199,6 +230,19 @@ static void cg_detect(void)
 			pr->cgroup1_memory = true;
 		else
 			pr->cgroup1_pids = true;
+	}
+	if (mnt[CG_V1_CPUACCT][0] && have_own[CG_V1_CPUACCT]) {
+		char *dir = cg_state.parent[CG_V1_CPUACCT];
+
+		snprintf(dir, sizeof(cg_state.parent[0]), "%s%s", mnt[CG_V1_CPUACCT], own[CG_V1_CPUACCT]);
+		if (geteuid() == 0 && access(dir, W_OK) == 0)
+			cg_state.v1_cpuacct = true;
+		else if (!cg_state.v2_cpu) {
+			size_t n = strlen(cg_state.cpu_reason);
+
+			snprintf(cg_state.cpu_reason + n, sizeof(cg_state.cpu_reason) - n, "; cgroup v1 cpuacct: %s",
+				 geteuid() != 0 ? "used only when cordon runs as root" : "not writable");
+		}
 	}
 	if (pr->cgroup1_memory && pr->cgroup1_pids)
 		pr->cgroup1_reason[0] = '\0';
@@ -266,8 +310,26 @@ CORDON_API int cordon_limits_check(const struct cordon_limits *l, const struct c
 					 "RLIMIT_NPROC cannot bound one run's processes; refusing",
 					 pr->cgroup2_reason, pr->cgroup1_reason);
 	}
-	if (l->cpu_seconds)
-		plan.mechanism[CORDON_LIMIT_CPU] = CORDON_MECHANISM_RLIMIT;
+	if (l->cpu_seconds) {
+		if (cg_state.v2_cpu)
+			plan.mechanism[CORDON_LIMIT_CPU] = CORDON_MECHANISM_CGROUP2;
+		else if (cg_state.v1_cpuacct)
+			plan.mechanism[CORDON_LIMIT_CPU] = CORDON_MECHANISM_CGROUP1;
+		else {
+			size_t n = strlen(plan.warning);
+
+			if (l->fallback_fail)
+				return error_set(reterr, -EOPNOTSUPP,
+						 "--cpu: no cgroup here can count the run's CPU time (%s); refusing with "
+						 "--limits-fallback fail (RLIMIT_CPU would bound each process, not the run)",
+						 cg_state.cpu_reason);
+			plan.mechanism[CORDON_LIMIT_CPU] = CORDON_MECHANISM_RLIMIT;
+			plan.weaker[CORDON_LIMIT_CPU] = true;
+			snprintf(plan.warning + n, sizeof(plan.warning) - n,
+				 "%s--cpu is enforced by RLIMIT_CPU (each process gets the limit, not the run): %s",
+				 n ? "; " : "", cg_state.cpu_reason);
+		}
+	}
 	if (l->file_size)
 		plan.mechanism[CORDON_LIMIT_FILE_SIZE] = CORDON_MECHANISM_RLIMIT;
 	if (l->open_files)
@@ -359,7 +421,7 @@ static void sweep_stale(const char *parent, bool v2)
  * may have made a pids cgroup that a memory-only run would never look at. */
 static void sweep_all_stale(void)
 {
-	for (int k = CG_V2; k <= CG_V1_PIDS; k++)
+	for (int k = CG_V2; k < CG_N; k++)
 		if (cg_state.parent[k][0])
 			sweep_stale(cg_state.parent[k], k == CG_V2);
 }
@@ -415,14 +477,15 @@ static void add_rlimit(struct limits_spawn *s, int resource, uint64_t value)
 int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_plan *plan,
 		   struct limits_cgroup *ret_cg, struct limits_spawn *ret_spawn, struct cordon_error *reterr)
 {
-	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1 } };
-	struct limits_spawn s = { .procs_fd = { -1, -1, -1 } };
+	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1, -1 } };
+	struct limits_spawn s = { .procs_fd = { -1, -1, -1, -1 } };
 	enum cordon_limit_mechanism mm = plan->mechanism[CORDON_LIMIT_MEMORY];
 	enum cordon_limit_mechanism pm = plan->mechanism[CORDON_LIMIT_PROCESSES];
+	enum cordon_limit_mechanism cm = l->cpu_seconds ? plan->mechanism[CORDON_LIMIT_CPU] : CORDON_MECHANISM_NONE;
 	int r = 0;
 
 	cg_detect();
-	if (mm == CORDON_MECHANISM_CGROUP2 || pm == CORDON_MECHANISM_CGROUP2) {
+	if (mm == CORDON_MECHANISM_CGROUP2 || pm == CORDON_MECHANISM_CGROUP2 || cm == CORDON_MECHANISM_CGROUP2) {
 		r = cg_dir_make(CG_V2, &cg, reterr);
 		if (r >= 0 && l->memory) {
 			r = cg_set(cg.dir[CG_V2], "memory.max", l->memory, false, reterr);
@@ -445,15 +508,20 @@ int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_pla
 		if (r >= 0)
 			r = cg_set(cg.dir[CG_V1_PIDS], "pids.max", l->processes, false, reterr);
 	}
+	if (r >= 0 && cm == CORDON_MECHANISM_CGROUP1)
+		r = cg_dir_make(CG_V1_CPUACCT, &cg, reterr);
 	if (r < 0) {
 		limits_cgroup_destroy(&cg);
 		return r;
 	}
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < CG_N; k++)
 		s.procs_fd[k] = cg.procs_fd[k];
+	/* soft == hard: SIGKILL at the limit. With a cgroup counting the
+	 * tree, a second more: the tree's total (never less than one
+	 * process's) ends the run first, whole, and this is only a backstop. */
 	if (l->cpu_seconds)
-		add_rlimit(&s, RLIMIT_CPU, l->cpu_seconds); /* soft == hard: SIGKILL at the limit */
+		add_rlimit(&s, RLIMIT_CPU, l->cpu_seconds + (cm == CORDON_MECHANISM_RLIMIT ? 0 : 1));
 	if (mm == CORDON_MECHANISM_RLIMIT)
 		add_rlimit(&s, RLIMIT_AS, l->memory);
 	if (l->file_size) {
@@ -480,7 +548,7 @@ int limits_child_apply(const struct limits_spawn *s)
 		pid[i] = pid[n - 1 - i];
 		pid[n - 1 - i] = t;
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < CG_N; k++)
 		if (s->procs_fd[k] >= 0 && write(s->procs_fd[k], pid, (size_t)n) != n)
 			return -errno;
 	for (int i = 0; i < s->n_rl; i++) {
@@ -491,15 +559,13 @@ int limits_child_apply(const struct limits_spawn *s)
 	}
 	if (s->ignore_sigxfsz)
 		signal(SIGXFSZ, SIG_IGN);
-	/* If cordon is killed, the run goes with it (the runner's init then
-	 * takes its pid namespace down), so the next sweep finds it empty. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* PR_SET_PDEATHSIG: set by the spawn for every child, limits or not. */
 	return 0;
 }
 
 void limits_cgroup_started(struct limits_cgroup *cg)
 {
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < CG_N; k++)
 		if (cg->procs_fd[k] >= 0) {
 			close(cg->procs_fd[k]);
 			cg->procs_fd[k] = -1;
@@ -546,11 +612,36 @@ void limits_cgroup_events(const struct limits_cgroup *cg, struct limits_events *
 	}
 }
 
+int limits_cgroup_cpu_usec(const struct limits_cgroup *cg, uint64_t *ret)
+{
+	char path[4352], buf[4096];
+	int r;
+
+	/* v1 first: a v2 directory may be there for memory or pids only */
+	if (cg->dir[CG_V1_CPUACCT]) {
+		snprintf(path, sizeof(path), "%s/cpuacct.usage", cg->dir[CG_V1_CPUACCT]);
+		r = read_small(path, buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		*ret = strtoull(buf, NULL, 10) / 1000u; /* ns */
+		return 0;
+	}
+	if (cg->dir[CG_V2]) {
+		snprintf(path, sizeof(path), "%s/cpu.stat", cg->dir[CG_V2]);
+		r = read_small(path, buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		*ret = key_value(buf, "usage_usec");
+		return 0;
+	}
+	return -ENOENT;
+}
+
 bool limits_cgroup_kill(const struct limits_cgroup *cg)
 {
 	bool empty = true;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < CG_N; k++)
 		if (cg->dir[k] && !cg_dir_kill(cg->dir[k], k == CG_V2))
 			empty = false;
 	return empty;
@@ -559,7 +650,7 @@ bool limits_cgroup_kill(const struct limits_cgroup *cg)
 void limits_cgroup_destroy(struct limits_cgroup *cg)
 {
 	limits_cgroup_started(cg);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < CG_N; k++) {
 		if (!cg->dir[k])
 			continue;
 		cg_dir_remove(cg->dir[k], k == CG_V2);

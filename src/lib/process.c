@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
@@ -227,49 +230,98 @@ static int pidfd_open_compat(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-/* Start argv through posix_spawn with the requested stdio, cwd and group. */
-static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, int status_w, pid_t *ret)
+/* What the vfork'ed child of start_exec needs; it shares our memory. */
+struct exec_args {
+	const struct spawn_opts *o;
+	int pipe_w, out_w, in_r, null_fd, status_w;
+	pid_t parent;
+	int err;                  /* set by the child when it cannot exec */
+};
+
+/* The child of start_exec: system calls only, then exec. */
+static int exec_child(void *arg)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t all, none;
-	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-	int r;
+	struct exec_args *a = arg;
+	const struct spawn_opts *o = a->o;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	if (!o->inherit_stdin)
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (o->capture_stdout)
-		posix_spawn_file_actions_adddup2(&fa, pipe_w, 1);
-	else if (out_w >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_w, 1);
-	if (o->capture_stderr)
-		posix_spawn_file_actions_adddup2(&fa, pipe_w, 2);
-	if (status_w >= 0)
-		posix_spawn_file_actions_adddup2(&fa, status_w, o->status_fd);
-	if (status_w >= 0 && o->status_fd2 > 2)
-		posix_spawn_file_actions_adddup2(&fa, status_w, o->status_fd2);
-	if (o->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-
-	sigfillset(&all);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &dfl, NULL);
+	/* Nothing outlives its caller: if we die, the command dies. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != a->parent)
+		goto fail;
+	if (o->own_group && setpgid(0, 0) < 0)
+		goto fail;
+	if (a->in_r >= 0 && dup2(a->in_r, 0) < 0)
+		goto fail;
+	if (a->null_fd >= 0 && dup2(a->null_fd, 0) < 0)
+		goto fail;
+	if (o->capture_stdout && dup2(a->pipe_w, 1) < 0)
+		goto fail;
+	else if (!o->capture_stdout && a->out_w >= 0 && dup2(a->out_w, 1) < 0)
+		goto fail;
+	if (o->capture_stderr && dup2(a->pipe_w, 2) < 0)
+		goto fail;
+	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	/* dup2 clears close-on-exec on the copies only */
+	if (a->status_w >= 0 && (dup2(a->status_w, o->status_fd) < 0 ||
+				 (o->status_fd2 > 2 && dup2(a->status_w, o->status_fd2) < 0)))
+		goto fail;
 	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	if (o->own_group) {
-		flags |= POSIX_SPAWN_SETPGROUP;
-		posix_spawnattr_setpgroup(&attr, 0);
-	}
-	posix_spawnattr_setflags(&attr, flags);
-
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* A bare name is looked up on PATH, as a shell would. */
-	r = (strchr(o->argv[0], '/') ? posix_spawn : posix_spawnp)(ret, o->argv[0], &fa, &attr,
-								   (char *const *)o->argv,
-								   o->envp ? o->envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	return -r;
+	if (strchr(o->argv[0], '/'))
+		execve(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
+	else
+		execvpe(o->argv[0], (char *const *)o->argv, o->envp ? o->envp : environ);
+fail:
+	a->err = errno ? errno : EINVAL;
+	_exit(127);
+}
+
+/* Start argv the way posix_spawn does (a vfork-like clone on a stack of
+ * its own, every signal blocked meanwhile, so it is safe in threaded
+ * callers), but with the parent-death signal set, which posix_spawn
+ * cannot do. An exec failure comes back as -errno, as from posix_spawn. */
+static int start_exec(const struct spawn_opts *o, int pipe_w, int out_w, int in_r, int status_w, pid_t *ret)
+{
+	_cleanup_close_ int null_fd = -1;
+	struct exec_args a = {
+		.o = o, .pipe_w = pipe_w, .out_w = out_w, .in_r = in_r, .null_fd = -1, .status_w = status_w,
+		.parent = getpid(),
+	};
+	sigset_t all, old;
+	size_t stack_size = 256 * 1024;
+	void *stack;
+	pid_t pid;
+
+	if (!o->inherit_stdin) {
+		null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null_fd < 0)
+			return -errno;
+		a.null_fd = null_fd;
+	}
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone(exec_child, (char *)stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	int err = pid < 0 ? errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, stack_size);
+	if (pid < 0)
+		return -err;
+	if (a.err) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -a.err;
+	}
+	*ret = pid;
+	return 0;
 }
 
 /* A failure of ours in the forked child, before the runner ran: the line
@@ -327,12 +379,13 @@ static void child_blank_cmdline(void)
 		memset(area + first + 1, 0, n - first - 1);
 }
 
+
 /* The same set-up, then the limits (cgroups joined, rlimits set), then
  * child_main in the forked child, or an exec of argv. Only for
  * single-threaded callers: the child runs ordinary code. */
-static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int status_w, pid_t *ret)
+static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int in_r, int status_w, pid_t *ret)
 {
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 
 	pid = fork();
 	if (pid < 0)
@@ -347,7 +400,13 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 				(void)sigaction(sig, &dfl, NULL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Nothing outlives cordon: the runner's init and the light
+		 * runner take the rest of the tree down with them. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+			_exit(127);
 		if (o->own_group && setpgid(0, 0) < 0)
+			_exit(127);
+		if (in_r >= 0 && dup2(in_r, 0) < 0)
 			_exit(127);
 		if (!o->inherit_stdin) {
 			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -396,6 +455,63 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 	}
 	*ret = pid;
 	return 0;
+}
+
+/* Our stdin, relayed to the child's pipe: a small buffer, never blocking
+ * on either side (the terminal stays as it is: no O_NONBLOCK on a file
+ * description others share). */
+struct stdin_relay {
+	int in_w;                 /* -1: closed */
+	bool eof;                 /* our stdin ended or the child's side closed */
+	char buf[4096];
+	size_t len, off;
+};
+
+static void stdin_relay_read(struct stdin_relay *sr)
+{
+	ssize_t l = read(0, sr->buf, sizeof(sr->buf));
+
+	if (l < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (l <= 0) {
+		sr->eof = true;
+		return;
+	}
+	sr->len = (size_t)l;
+	sr->off = 0;
+}
+
+static void stdin_relay_write(struct stdin_relay *sr)
+{
+	sigset_t pipe_set, old;
+	ssize_t w;
+
+	/* A reader that is gone raises SIGPIPE: keep it from us, take it. */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	w = write(sr->in_w, sr->buf + sr->off, sr->len - sr->off);
+	if (w < 0 && errno == EPIPE)
+		(void)sigtimedwait(&pipe_set, NULL, &(struct timespec){ 0, 0 });
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (w < 0) {
+		if (errno != EINTR && errno != EAGAIN)
+			sr->eof = true;
+		return;
+	}
+	sr->off += (size_t)w;
+	if (sr->off == sr->len)
+		sr->len = sr->off = 0;
+}
+
+/* Stop the tree and collect the child. */
+static void end_tree(const struct spawn_opts *o, pid_t pid, int *status, struct rusage *ru)
+{
+	kill_tree(pid);
+	if (o->own_group)
+		kill(-pid, SIGKILL);
+	while (wait4(pid, status, 0, ru) < 0 && errno == EINTR)
+		;
 }
 
 /* A pipe for the status channel whose write end is above fd, so the
@@ -449,20 +565,21 @@ static int status_read(int fd, char **ret, size_t *ret_len)
 
 int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 {
-	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1, out_r = -1, out_w = -1, status_r = -1,
+	_cleanup_close_ int pipe_r = -1, pipe_w = -1, pidfd = -1, out_r = -1, out_w = -1, in_r = -1, status_r = -1,
 			    status_w = -1;
 	struct capture cap = { .cap = o->cap, .relay_cap = o->relay ? o->relay_cap : 0 };
 	struct capture out = { .relay_cap = o->relay_cap };
+	struct stdin_relay in = { .in_w = -1 };
 	struct rusage ru = {};
 	uint64_t limit_at = o->relay ? o->relay_cap : o->cap;
-	bool over = false, output_killed = false;
-	uint64_t start = now_usec(), deadline = 0;
+	bool over = false, output_killed = false, stopped = false, cpu_killed = false;
+	uint64_t start = now_usec(), deadline = 0, next_cpu_check = 0, tree_cpu = 0;
 	bool capturing = o->capture_stdout || o->capture_stderr;
 	bool exited = false, timed_out = false;
 	int status = 0, r;
 	char *status_buf = NULL;
 	size_t status_len = 0;
-	pid_t pid;
+	pid_t pid = -1;
 
 	cap.buf = malloc(o->cap + 1);
 	if (!cap.buf)
@@ -488,26 +605,45 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		out_r = p[0];
 		out_w = p[1];
 	}
+	if (o->relay_stdin && o->inherit_stdin) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			free(cap.buf);
+			return -errno;
+		}
+		in_r = p[0];
+		in.in_w = p[1];
+		set_nonblock(in.in_w);
+	}
 
 	if (o->status_fd > 2) {
 		/* above both numbers, so neither dup2 lands on the pipe itself */
 		r = status_pipe(o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd, &status_r, &status_w);
 		if (r < 0) {
+			if (in.in_w >= 0)
+				close(in.in_w);
 			free(cap.buf);
 			return r;
 		}
 	}
 
-	r = o->child_main || o->limits ? start_forked(o, pipe_w, out_w, status_w, &pid)
-				       : start_exec(o, pipe_w, out_w, status_w, &pid);
-	if (r < 0) {
-		free(cap.buf);
-		return r;
-	}
+	r = o->child_main || o->limits ? start_forked(o, pipe_w, out_w, in_r, status_w, &pid)
+				       : start_exec(o, pipe_w, out_w, in_r, status_w, &pid);
 	/* Only the child's copies may keep the channel open. */
 	if (status_w >= 0) {
 		close(status_w);
 		status_w = -1;
+	}
+	if (in_r >= 0) {
+		close(in_r);
+		in_r = -1;
+	}
+	if (r < 0) {
+		if (in.in_w >= 0)
+			close(in.in_w);
+		free(cap.buf);
+		return r;
 	}
 	if (pipe_w >= 0) {
 		close(pipe_w);
@@ -528,19 +664,37 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 	 * grandchild that keeps the pipe open must not keep us here: once the
 	 * child is gone we drain what is buffered and stop. */
 	while (!exited) {
-		struct pollfd pfd[3];
-		int nfd = 0, wait_ms = -1, out_i = -1;
+		struct pollfd pfd[5];
+		int nfd = 0, wait_ms = -1, out_i = -1, cap_i = -1, in_i = -1, inw_i = -1;
 
-		if (pipe_r >= 0)
+		if (pipe_r >= 0) {
+			cap_i = nfd;
 			pfd[nfd++] = (struct pollfd){ .fd = pipe_r, .events = POLLIN };
+		}
 		if (out_r >= 0) {
 			out_i = nfd;
 			pfd[nfd++] = (struct pollfd){ .fd = out_r, .events = POLLIN };
+		}
+		if (in.in_w >= 0 && !in.eof && in.len == 0) {
+			/* a background job reading its terminal is stopped
+			 * (SIGTTIN): read only while in the foreground */
+			if (tcgetpgrp(0) == getpgrp()) {
+				in_i = nfd;
+				pfd[nfd++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+			} else if (wait_ms < 0 || wait_ms > 100)
+				wait_ms = 100;
+		} else if (in.in_w >= 0 && in.len > 0) {
+			inw_i = nfd;
+			pfd[nfd++] = (struct pollfd){ .fd = in.in_w, .events = POLLOUT };
 		}
 		if (pidfd >= 0)
 			pfd[nfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		else
 			wait_ms = 10; /* no pidfd: poll waitpid */
+		if (o->stop && (wait_ms < 0 || wait_ms > 100))
+			wait_ms = 100; /* a signal just before poll must not wait long */
+		if (o->cpu_cg && o->cpu_limit_usec && (wait_ms < 0 || wait_ms > 50))
+			wait_ms = 50;
 		if (deadline) {
 			uint64_t now = now_usec();
 			int left = now >= deadline ? 0 : (int)((deadline - now + 999) / 1000);
@@ -554,11 +708,18 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			r = -errno;
 			kill_tree(pid);
 			waitpid(pid, NULL, 0);
+			if (in.in_w >= 0)
+				close(in.in_w);
 			free(cap.buf);
 			return r;
 		}
 
-		if (pipe_r >= 0 && pr > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (o->stop && *o->stop) {
+			stopped = true;
+			end_tree(o, pid, &status, &ru);
+			break;
+		}
+		if (cap_i >= 0 && pr > 0 && (pfd[cap_i].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int cr = capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
 			if (cr <= 0) {
 				close(pipe_r);
@@ -571,17 +732,32 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 				out_r = -1;
 			}
 		}
+		if (in_i >= 0 && pr > 0 && (pfd[in_i].revents & (POLLIN | POLLHUP | POLLERR)))
+			stdin_relay_read(&in);
+		if (inw_i >= 0 && pr > 0 && (pfd[inw_i].revents & (POLLOUT | POLLHUP | POLLERR)))
+			stdin_relay_write(&in);
+		if (in.in_w >= 0 && in.eof) {
+			/* the command sees the end of its input */
+			close(in.in_w);
+			in.in_w = -1;
+		}
 
 		/* Over the output cap: count and drop, or end the tree. */
 		if (limit_at && (cap.total > limit_at || out.total > limit_at)) {
 			over = true;
 			if (o->stop_at_cap) {
 				output_killed = true;
-				kill_tree(pid);
-				if (o->own_group)
-					kill(-pid, SIGKILL);
-				while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-					;
+				end_tree(o, pid, &status, &ru);
+				break;
+			}
+		}
+
+		/* The tree's CPU time, not one process's: past the limit it goes. */
+		if (o->cpu_cg && o->cpu_limit_usec && now_usec() >= next_cpu_check) {
+			next_cpu_check = now_usec() + 50000;
+			if (limits_cgroup_cpu_usec(o->cpu_cg, &tree_cpu) >= 0 && tree_cpu >= o->cpu_limit_usec) {
+				cpu_killed = true;
+				end_tree(o, pid, &status, &ru);
 				break;
 			}
 		}
@@ -594,14 +770,12 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 
 		if (deadline && now_usec() >= deadline) {
 			timed_out = true;
-			kill_tree(pid);
-			if (o->own_group)
-				kill(-pid, SIGKILL);
-			while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-				;
+			end_tree(o, pid, &status, &ru);
 			exited = true;
 		}
 	}
+	if (in.in_w >= 0)
+		close(in.in_w);
 
 	if (pipe_r >= 0)
 		(void)capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
@@ -633,6 +807,8 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		.stdout_total = out.total,
 		.cpu_usec = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
 			    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec),
+		.stopped = stopped,
+		.cpu_killed = cpu_killed,
 	};
 	return 0;
 }

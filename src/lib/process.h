@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 /* Low-level spawning shared by probes and cordon_run. */
 
 struct limits_spawn;
+struct limits_cgroup;
 
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
@@ -42,6 +44,16 @@ struct spawn_opts {
 	 * ended is returned in spawn_result.status. 0: none. */
 	int status_fd;
 	int status_fd2;           /* > 2: the same pipe's write end at this number too */
+	/* With inherit_stdin: the child's stdin is a pipe we feed from ours,
+	 * so a command cannot write to our terminal through fd 0. */
+	bool relay_stdin;
+	/* Set non-zero (a signal handler of the caller's): kill the tree and
+	 * return with stopped. Checked at least every 100 ms. */
+	const volatile sig_atomic_t *stop;
+	/* The whole tree's CPU time, read from its cgroup every ~50 ms: past
+	 * cpu_limit_usec the tree is killed (cpu_killed). */
+	const struct limits_cgroup *cpu_cg;
+	uint64_t cpu_limit_usec;
 };
 
 struct spawn_result {
@@ -58,6 +70,8 @@ struct spawn_result {
 	uint64_t cpu_usec;        /* user + system time of the child and what it reaped */
 	char *status;             /* with status_fd: what was written (NUL-terminated, capped); else NULL */
 	size_t status_len;
+	bool stopped;             /* *stop was set: the tree was killed */
+	bool cpu_killed;          /* the tree's CPU time passed cpu_limit_usec */
 };
 
 /* Most of a status channel that is kept. */

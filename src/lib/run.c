@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "runlimits.h"
@@ -110,6 +111,8 @@ static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const stru
 		return CORDON_LIMIT_TIMEOUT;
 	if (sr->output_killed)
 		return CORDON_LIMIT_OUTPUT;
+	if (sr->cpu_killed)
+		return CORDON_LIMIT_CPU;
 	if (l && l->memory && ev->oom_kills > 0)
 		return CORDON_LIMIT_MEMORY;
 	/* bwrap reports its command's death by signal N as exit 128+N */
@@ -146,7 +149,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	struct cordon_classification cls = {};
 	struct spawn_result sr = {};
 	struct cordon_limits_plan plan = {};
-	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1 } };
+	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1, -1 } };
 	struct limits_spawn ls = {};
 	struct limits_events ev = {};
 	int r;
@@ -187,6 +190,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		.relay = o.passthrough,
 		.inherit_stdin = o.passthrough,
 		.own_group = !o.passthrough,
+		.stop = o.stop,
 	};
 	if (o.runner_main && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
 	    strcmp(argv[0], cordon_runner_path()) == 0) {
@@ -199,6 +203,26 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	if (o.passthrough && o.passthrough_max_output) {
 		so.pipe_stdout = true;
 		so.relay_cap = o.passthrough_max_output;
+		/* A terminal on stdin is also a way out to the terminal (the
+		 * command may write to fd 0): it gets a pipe we feed instead. */
+		so.relay_stdin = isatty(STDIN_FILENO);
+		/* ... and the native runner takes away write access to every
+		 * terminal device (the caller's pty is reachable by path) */
+		if (so.relay_stdin && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
+		    strcmp(argv[0], cordon_runner_path()) == 0) {
+			size_t n;
+			char *flag;
+
+			r = strv_push(&argv, "--no-terminal");
+			if (r < 0)
+				return r;
+			/* right after "exec": before "--" and the command */
+			n = strv_length(argv);
+			flag = argv[n - 1];
+			memmove(argv + 3, argv + 2, (n - 3) * sizeof(char *));
+			argv[2] = flag;
+			so.argv = (const char *const *)argv;
+		}
 	}
 
 	r = cordon_limits_check(o.limits, confined, &plan, NULL);
@@ -209,6 +233,10 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		if (r < 0)
 			return r;
 		so.limits = &ls;
+		if (o.limits->cpu_seconds && plan.mechanism[CORDON_LIMIT_CPU] != CORDON_MECHANISM_RLIMIT) {
+			so.cpu_cg = &cg;
+			so.cpu_limit_usec = o.limits->cpu_seconds * 1000000u;
+		}
 	}
 	r = spawn_run(&so, &sr);
 	limits_cgroup_started(&cg);

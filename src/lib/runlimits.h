@@ -19,7 +19,7 @@
 
 /* What the forked child applies; async-signal-safe to use after fork. */
 struct limits_spawn {
-	int procs_fd[3];          /* cgroup.procs to join; -1: none */
+	int procs_fd[4];          /* cgroup.procs to join; -1: none */
 	struct {
 		int resource;
 		rlim_t value;
@@ -28,10 +28,10 @@ struct limits_spawn {
 	bool ignore_sigxfsz;      /* over the file-size limit a write fails with EFBIG */
 };
 
-/* The cgroups of one run: a v2 directory, or v1 memory and pids ones. */
+/* The cgroups of one run: a v2 directory, or v1 memory, pids and cpuacct ones. */
 struct limits_cgroup {
-	char *dir[3];             /* v2; v1 memory; v1 pids; NULL when unused */
-	int procs_fd[3];
+	char *dir[4];             /* v2; v1 memory; v1 pids; v1 cpuacct; NULL when unused */
+	int procs_fd[4];
 };
 
 /* Build the cgroups the plan asks for (sweeping stale cordon-* siblings
@@ -53,6 +53,10 @@ struct limits_events {
 	uint64_t mem_failcnt;
 };
 void limits_cgroup_events(const struct limits_cgroup *cg, struct limits_events *ret);
+
+/* CPU time (user + system) of everything in the run's CPU cgroup, in
+ * microseconds. -ENOENT when the run has no CPU cgroup. */
+int limits_cgroup_cpu_usec(const struct limits_cgroup *cg, uint64_t *ret);
 
 /* Kill everything left in the cgroups; true when they are empty. */
 bool limits_cgroup_kill(const struct limits_cgroup *cg);

@@ -12,7 +12,21 @@ cd "$tmp"
 PY=/usr/bin/python3
 field() { json_field "$tmp/o.json" "$1"; }
 cg_memory=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' /proc/self/cgroup)
-stale_cgroups() { ls -d /sys/fs/cgroup/pids/cordon-* "/sys/fs/cgroup/memory${cg_memory%/}"/cordon-* 2>/dev/null | grep -c . ; }
+# cordon-PID-N cgroups of this build's cordon, or of a cordon that is gone
+# (other cordons on the machine may be running their own tests meanwhile)
+cordon_exe=$(readlink -f "$CORDON")
+stale_cgroups() {
+        local d p n=0
+        for d in /sys/fs/cgroup/pids/cordon-* "/sys/fs/cgroup/memory${cg_memory%/}"/cordon-* \
+                 /sys/fs/cgroup/unified/cordon-* /sys/fs/cgroup/cpuacct/cordon-*; do
+                [ -d "$d" ] || continue
+                p=${d##*/cordon-}; p=${p%%-*}
+                if [ ! -e /proc/$p ] || [ "$(readlink -f /proc/$p/exe 2>/dev/null)" = "$cordon_exe" ]; then
+                        n=$((n + 1))
+                fi
+        done
+        echo $n
+}
 
 have_cgroups=0
 # Unprivileged and with no delegated cgroup, the cgroup-only cases cannot
@@ -28,6 +42,34 @@ elif [ "$(id -u)" != 0 ]; then
 else
         skip "probe reports cgroup limit mechanisms" "no writable memory/pids cgroup here"
 fi
+
+# --cpu binds the tree: is there a cgroup here to count it?
+"$CORDON" run --cpu 1 --json -- true > "$tmp/o.json" 2>/dev/null
+cpu_mech=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["limits"]["cpu"])' "$tmp/o.json")
+# four busy processes, each writing its own CPU time to DIR/PID every 10 ms
+burn='import os,sys,time
+d=sys.argv[1]
+os.fork(); os.fork()
+f=os.path.join(d, str(os.getpid())); last=-1
+while True:
+    t=time.process_time()
+    if t-last>=0.01:
+        open(f+".t","w").write("%f"%t); os.replace(f+".t",f); last=t'
+burned() { python3 -c 'import os,sys; d=sys.argv[1]; print("%.2f" % sum(float(open(os.path.join(d,n)).read() or 0) for n in os.listdir(d) if not n.endswith(".t")))' "$1"; }
+case $cpu_mech in
+cgroup2|cgroup1) ok "--cpu is counted for the whole run by $cpu_mech" ;;
+rlimit)
+        # no CPU cgroup: said so, and refused under --limits-fallback fail
+        "$CORDON" run --cpu 1 -- true 2> "$tmp/err"
+        grep -q "^cordon: warning: --cpu is enforced by RLIMIT_CPU (each process" "$tmp/err" &&
+                ok "no CPU cgroup here: --cpu warns it binds each process only" || not_ok "--cpu rlimit warning" "$(cat "$tmp/err")"
+        "$CORDON" run --cpu 1 --limits-fallback fail -- true 2> "$tmp/err"
+        rc=$?
+        [ $rc = 125 ] && grep -q "^cordon: --cpu: no cgroup here" "$tmp/err" &&
+                ok "no CPU cgroup here: --cpu --limits-fallback fail refuses (125)" || not_ok "--cpu fallback fail" "rc=$rc" "$(cat "$tmp/err")"
+        ;;
+*) not_ok "--cpu mechanism" "$(cat "$tmp/o.json")" ;;
+esac
 
 for iso in full light bwrap; do
         case $iso in bwrap) sel=(--backend bwrap) ;; *) sel=(--isolation $iso) ;; esac
@@ -77,6 +119,20 @@ for iso in full light bwrap; do
                 not_ok "$iso: cpu limit" "$ms ms" "$(head -c 600 "$tmp/o.json")"
         fi
 
+        # cpu, the whole tree: four busy children get ~1 CPU second together
+        if [ "$cpu_mech" != rlimit ]; then
+                rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"
+                "$CORDON" run "${sel[@]}" --workspace "$tmp" --cpu 1 --timeout 20 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2>/dev/null
+                n=$(ls "$tmp/cpu" | grep -vc '\.t$')
+                total=$(burned "$tmp/cpu")
+                if [ "$(field verdict)" = limit_exceeded ] && [ "$(field limit)" = cpu ] && [ "$(field limit_mechanism)" = "$cpu_mech" ] &&
+                   [ "$n" = 4 ] && python3 -c "import sys; sys.exit(0 if 0.5 <= $total <= 1.6 else 1)"; then
+                        ok "$iso: 4 busy processes under --cpu 1 are killed after $total CPU s together, by $cpu_mech"
+                else
+                        not_ok "$iso: cpu limit binds the tree" "$n processes, $total CPU s" "$(head -c 600 "$tmp/o.json")"
+                fi
+        fi
+
         # file size: EFBIG, and the file stops at the limit
         rm -f "$tmp/f"
         "$CORDON" run "${sel[@]}" --workspace "$tmp" --max-file-size 1M -- sh -c "head -c 20M /dev/zero > '$tmp/f'" 2> "$tmp/err"
@@ -118,7 +174,70 @@ for iso in full light bwrap; do
         fi
 done
 
+# --max-output on a terminal: the command's stdin is then a pipe cordon feeds,
+# and the native runner takes write access to terminal devices away, so
+# fd 0, /dev/tty and the pty by path are no ways around the cap. A python
+# pty harness is the terminal; it types one line and counts what it shows.
+on_pty() {
+        python3 - "$@" <<'PY'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.write(fd, b"abc\n")
+out, end = b"", time.time() + 20
+while time.time() < end:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.write("%d %s" % (out.count(b"x"), "got:abc" if b"got:abc" in out else "-"))
+PY
+}
+tty_writes=(
+        'import os; os.write(0, b"x" * 100000)'
+        'import os; f = os.open("/dev/tty", os.O_WRONLY); os.write(f, b"x" * 100000)'
+        'import glob, os
+for p in glob.glob("/dev/pts/[0-9]*"):
+    try:
+        os.write(os.open(p, os.O_WRONLY | os.O_NOCTTY), b"x" * 100000)
+    except OSError as e:
+        print(p, e)'
+)
+tty_names=("write to fd 0" "write to /dev/tty" "write to /dev/pts/N by path")
+for iso in full light bwrap; do
+        case $iso in bwrap) sel=(--backend bwrap) ;; *) sel=(--isolation $iso) ;; esac
+        if [ $iso = bwrap ] && ! command -v bwrap >/dev/null; then skip "bwrap tty" "no bwrap"; continue; fi
+        for i in 0 1 2; do
+                res=$(on_pty "$CORDON" run "${sel[@]}" --max-output 100 -- $PY -c "${tty_writes[$i]}")
+                n=${res%% *}
+                [ "$n" -le 100 ] && ok "$iso: --max-output 100 on a terminal, ${tty_names[$i]}: $n bytes shown" ||
+                        not_ok "$iso: --max-output 100 on a terminal, ${tty_names[$i]}" "$n bytes of it reached the terminal"
+        done
+        res=$(on_pty "$CORDON" run "${sel[@]}" --max-output 100 -- sh -c 'read x; echo got:$x')
+        [ "${res#* }" = got:abc ] && ok "$iso: the terminal's input still reaches the command through the relay" ||
+                not_ok "$iso: stdin relay" "$res"
+done
+# control: the same writes from a plain process on the terminal get through
+for i in 0 1 2; do
+        res=$(on_pty $PY -c "${tty_writes[$i]}")
+        n=${res%% *}
+        [ "$n" -ge 100000 ] && ok "control: without cordon, ${tty_names[$i]} shows $n bytes" ||
+                not_ok "control: ${tty_names[$i]}" "$n bytes"
+done
+
 # controls: the same abuse, small, runs past each limit without it
+if [ "$cpu_mech" != rlimit ]; then
+        rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"
+        "$CORDON" run --workspace "$tmp" --timeout 4 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2>/dev/null
+        total=$(burned "$tmp/cpu")
+        python3 -c "import sys; sys.exit(0 if $total > 2.0 else 1)" &&
+                ok "control: without --cpu the 4 busy processes burn $total CPU s in 4 s" || not_ok "control: cpu tree" "$total CPU s"
+fi
 "$CORDON" run --json -- $PY -c 'b=bytearray(512<<20); print(len(b))' > "$tmp/o.json" 2>/dev/null
 [ "$(field verdict)" = ok ] && ok "control: 512 MiB allocation succeeds without --memory" || not_ok "control: memory" "$(cat "$tmp/o.json")"
 rm -f "$tmp/f"; "$CORDON" run --workspace "$tmp" -- sh -c "head -c 2M /dev/zero > '$tmp/f'"
@@ -193,6 +312,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || [ $unpriv_no_cgroups =
         else
                 not_ok "fallback warn" "$(cat "$tmp/err")" "$(head -c 600 "$tmp/o.json")"
         fi
+        # an unprivileged user here has no CPU cgroup either (v2 root and v1
+        # are root's): the same four busy processes, RLIMIT_CPU each
+        if [ "$cpu_mech" != rlimit ]; then
+                rm -rf "$tmp/cpu"; mkdir "$tmp/cpu"; chmod 777 "$tmp/cpu"
+                "${nobody[@]}" "$CORDON" run --workspace "$tmp" --cpu 1 --timeout 20 --json -- $PY -c "$burn" "$tmp/cpu" > "$tmp/o.json" 2> "$tmp/err"
+                total=$(burned "$tmp/cpu")
+                if grep -q "^cordon: warning: --cpu is enforced by RLIMIT_CPU" "$tmp/err" && [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["limits"]["cpu"])' "$tmp/o.json")" = rlimit ]; then
+                        ok "unprivileged, no CPU cgroup: --cpu warns it is per process (4 processes then burned $total CPU s)"
+                else
+                        not_ok "unprivileged --cpu warning" "$(cat "$tmp/err")" "$(head -c 400 "$tmp/o.json")"
+                fi
+                "${nobody[@]}" "$CORDON" run --workspace "$tmp" --cpu 1 --limits-fallback fail -- true 2> "$tmp/err"
+                rc=$?
+                [ $rc = 125 ] && grep -q "^cordon: --cpu: no cgroup here" "$tmp/err" &&
+                        ok "unprivileged: --cpu --limits-fallback fail refuses (125)" || not_ok "--cpu fallback fail" "rc=$rc" "$(cat "$tmp/err")"
+        fi
         "${nobody[@]}" "$CORDON" run --workspace "$tmp" --max-processes 64 -- true 2> "$tmp/err"
         rc=$?
         [ $rc = 125 ] && grep -q "^cordon: --max-processes: " "$tmp/err" && ok "--max-processes without a pids cgroup is refused (125)" || not_ok "processes refused" "rc=$rc" "$(cat "$tmp/err")"
@@ -213,11 +348,11 @@ out=$("$CORDON" explain --memory 256M --max-processes 64 --cpu 1 -- true)
 if [ $unpriv_no_cgroups = 1 ]; then
         # the plan says the run would be refused, and why
         grep -q "would refuse: --max-processes: " <<<"$out" &&
-                out=$("$CORDON" explain --memory 256M --cpu 1 -- true) && grep -q "CPU seconds per process" <<<"$out" &&
+                out=$("$CORDON" explain --memory 256M --cpu 1 -- true) && grep -Eq "CPU seconds (for the whole run|per process)" <<<"$out" &&
                 grep -q "RLIMIT_AS" <<<"$out" &&
                 ok "explain says --max-processes would be refused, and describes the rlimits in words" || not_ok "explain" "$out"
 else
-        grep -q "processes and threads for the whole run" <<<"$out" && grep -q "CPU seconds per process" <<<"$out" &&
+        grep -q "processes and threads for the whole run" <<<"$out" && grep -Eq "CPU seconds (for the whole run|per process)" <<<"$out" &&
                 ok "explain describes the limits in words" || not_ok "explain" "$out"
 fi
 finish

@@ -3,9 +3,11 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -191,4 +193,129 @@ Test(run, killed_by_signal_reported)
 	cr_assert(strstr(res->annotated, "Exit code: 137 (killed by signal 9, KILL)"), "%s", res->annotated);
 	cordon_result_free(res);
 	cordon_confined_free(c);
+}
+
+/* A middle process runs `sh -c 'echo $$ > FILE; exec sleep 300'` (through
+ * spawn_run when spawned, else a plain fork+exec), and is SIGKILLed once the
+ * pid is written. Returns the command's pid. */
+static pid_t start_and_kill_middle(bool spawned, const char *file)
+{
+	char script[256];
+	pid_t middle, cmd = 0;
+	int status;
+
+	unlink(file);
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 300.4545", file);
+	middle = fork();
+	cr_assert_geq(middle, 0);
+	if (middle == 0) {
+		const char *argv[] = { "/bin/sh", "-c", script, NULL };
+		struct spawn_opts o = { .argv = argv, .cap = 64, .capture_stdout = true, .capture_stderr = true };
+		struct spawn_result res;
+
+		if (spawned)
+			_exit(spawn_run(&o, &res) < 0 ? 1 : 0);
+		if (fork() == 0) {
+			execv("/bin/sh", (char *const *)argv);
+			_exit(127);
+		}
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < 200 && cmd <= 0; i++) {
+		FILE *f = fopen(file, "re");
+
+		if (f) {
+			if (fscanf(f, "%d", &cmd) != 1)
+				cmd = 0;
+			fclose(f);
+		}
+		if (cmd <= 0)
+			usleep(10 * 1000);
+	}
+	cr_assert_gt(cmd, 0, "the command never started");
+	kill(middle, SIGKILL);
+	waitpid(middle, &status, 0);
+	unlink(file);
+	return cmd;
+}
+
+/* gone, or a zombie waiting for a reaper */
+static bool pid_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	alive = fgets(buf, sizeof(buf), f) && strrchr(buf, ')') && strrchr(buf, ')')[2] != 'Z';
+	fclose(f);
+	return alive;
+}
+
+Test(run, a_spawned_command_dies_with_its_caller)
+{
+	pid_t cmd = start_and_kill_middle(true, "/tmp/cordon-live-pdeath");
+	bool gone = false;
+
+	for (int i = 0; i < 200 && !gone; i++) {
+		gone = !pid_alive(cmd);
+		if (!gone)
+			usleep(10 * 1000);
+	}
+	if (!gone)
+		kill(cmd, SIGKILL);
+	cr_assert(gone, "the command outlived the process that spawned it");
+}
+
+Test(run, control_a_plain_child_outlives_its_caller)
+{
+	pid_t cmd = start_and_kill_middle(false, "/tmp/cordon-live-pdeath-control");
+	bool alive;
+
+	usleep(300 * 1000);
+	alive = pid_alive(cmd);
+	kill(cmd, SIGKILL);
+	cr_assert(alive, "without the parent-death signal the command should have survived");
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_alarm(int sig)
+{
+	stop_flag = sig;
+}
+
+Test(run, stop_flag_kills_the_tree_and_returns)
+{
+	pid_t middle = fork();
+	int status;
+
+	cr_assert_geq(middle, 0);
+	if (middle == 0) {
+		const char *argv[] = { "/bin/sh", "-c", "setsid sleep 300.4646 & sleep 300.4747", NULL };
+		struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+		struct cordon_run_opts o = { .timeout_ms = 20000, .stop = &stop_flag };
+		struct cordon_result *res = NULL;
+		uint64_t t0 = now_usec();
+
+		signal(SIGALRM, on_alarm);
+		alarm(1);
+		if (cordon_run(c, &o, &res) < 0)
+			_exit(10);
+		if (now_usec() - t0 > 3000000)
+			_exit(11); /* the stop took too long */
+		if (res->verdict == CORDON_VERDICT_TIMEOUT)
+			_exit(12);
+		usleep(100 * 1000);
+		if (marker_alive("300.4646") || marker_alive("300.4747"))
+			_exit(13);
+		_exit(0);
+	}
+	waitpid(middle, &status, 0);
+	cr_assert(WIFEXITED(status), "the middle process died");
+	cr_assert_eq(WEXITSTATUS(status), 0, "stop: failure %d", WEXITSTATUS(status));
 }
