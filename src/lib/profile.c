@@ -1823,6 +1823,19 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 }
 
 /* Drop rules whose path does not exist, each reported. */
+/* A lifted group entry needs a grant: a read grant for credentials, a write
+ * grant otherwise, and under workspace-write the workspace is one (a .vscode
+ * there is writable once lifted, whether or not it exists yet). */
+static bool bypass_granted(const struct cordon_profile *p, unsigned g, const struct profile_rules *grants,
+			   const char *path)
+{
+	for (size_t j = 0; j < grants->n; j++)
+		if (path_is_under(grants->v[j].path, path) || path_is_under(path, grants->v[j].path))
+			return true;
+	return g != GROUP_CREDENTIALS && p->mode == CORDON_MODE_WORKSPACE_WRITE && p->workspace &&
+	       path_is_under(path, p->workspace);
+}
+
 static int prune_missing(struct cordon_profile *p, struct profile_rules *rs, const struct raw_list *raw)
 {
 	size_t o = 0;
@@ -2034,9 +2047,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 				return fail(l, -EINVAL, raw ? &raw->where : NULL,
 					    "%s is not an entry of the built-in group %s", b->path,
 					    builtin_group_names[g]);
-			for (size_t j = 0; j < grants->n; j++)
-				if (path_is_under(grants->v[j].path, b->path) || path_is_under(b->path, grants->v[j].path))
-					granted = true;
+			granted = bypass_granted(p, g, grants, b->path);
 			if (!granted)
 				return fail(l, -EINVAL, raw ? &raw->where : NULL,
 					    "bypassing %s grants nothing by itself: also list it under filesystem.%s",
@@ -2128,13 +2139,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 		size_t o = 0;
 
 		for (size_t i = 0; i < rs->n; i++) {
-			bool granted = false;
-
-			for (size_t j = 0; j < grants->n; j++)
-				if (path_is_under(grants->v[j].path, rs->v[i].path) ||
-				    path_is_under(rs->v[i].path, grants->v[j].path))
-					granted = true;
-			if (granted) {
+			if (bypass_granted(p, g, grants, rs->v[i].path)) {
 				rs->v[o++] = rs->v[i];
 				continue;
 			}

@@ -339,4 +339,24 @@ else
         not_ok "the next run loads the same profile" "$out"
 fi
 
+# Lifting a persistence entry takes effect for a path that does not exist
+# yet: run makes it; without the lift the same mkdir is refused.
+cat > "$BASE/lift.json" <<'EOF'
+{ "extends": "workspace-write", "groups": { "persistence": { "bypass": ["$WORKSPACE/.vscode"] } } }
+EOF
+rm -rf "$ws/.vscode"
+out=$(crun -- mkdir "$ws/.vscode")
+if [ "$(j exit_code <<<"$out")" != 0 ] && [ ! -d "$ws/.vscode" ]; then
+        ok "control: without the lift, a missing .vscode cannot be made"
+else
+        not_ok "control: a missing .vscode is protected" "$out"
+fi
+out=$(crun --profile "$BASE/lift.json" -- mkdir "$ws/.vscode")
+if [ "$(j exit_code <<<"$out")" = 0 ] && [ -d "$ws/.vscode" ]; then
+        ok "groups.persistence.bypass lifts a path that does not exist yet (run makes it)"
+else
+        not_ok "the lift of a missing path takes effect" "$out"
+fi
+rm -rf "$ws/.vscode"
+
 finish
