@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1890,19 +1891,31 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 	if (!out)
 		return -ENOMEM;
 	switch ((enum builtin_group)g) {
-	case GROUP_CREDENTIALS:
-		for (size_t i = 0; home && policy_default_deny_read[i].path; i++) {
-			_cleanup_free_ char *j = path_join(home, policy_default_deny_read[i].path), *c = NULL;
+	case GROUP_CREDENTIALS: {
+		/* as the policy has them: below HOME and the passwd home, and a
+		 * root caller's system secrets */
+		struct passwd *pw = getpwuid(getuid());
+		const char *homes[2] = { home, pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL };
 
-			if (!j)
-				return -ENOMEM;
-			if (cordon_canonicalize(j, &c, NULL) < 0)
-				continue;
-			r = strv_push(&out, c);
+		for (size_t h = 0; h < 2; h++)
+			for (size_t i = 0; homes[h] && policy_default_deny_read[i].path; i++) {
+				_cleanup_free_ char *j = path_join(homes[h], policy_default_deny_read[i].path), *c = NULL;
+
+				if (!j)
+					return -ENOMEM;
+				if (cordon_canonicalize(j, &c, NULL) < 0 || strv_contains(out, c))
+					continue;
+				r = strv_push(&out, c);
+				if (r < 0)
+					return r;
+			}
+		for (size_t i = 0; geteuid() == 0 && policy_root_deny_read[i]; i++) {
+			r = strv_push(&out, policy_root_deny_read[i]);
 			if (r < 0)
 				return r;
 		}
 		break;
+	}
 	case GROUP_PERSISTENCE:
 		for (size_t i = 0; p->workspace && policy_default_protect[i]; i++) {
 			_cleanup_free_ char *j = path_join(p->workspace, policy_default_protect[i]), *c = NULL;

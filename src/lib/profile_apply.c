@@ -230,6 +230,10 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 	r = cordon_canonicalize(joined ? joined : path, &c, NULL);
 	if (r < 0)
 		return r;
+	/* the temp roots, as a run would have them */
+	r = policy_warm(NULL);
+	if (r < 0)
+		return r;
 	r = profile_group_members(p, p->home, 0, &creds);
 	if (r < 0)
 		return r;

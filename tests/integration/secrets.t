@@ -147,4 +147,25 @@ if [ "$(id -u)" = 0 ]; then
         done
 fi
 
+# cordon why answers as a run does, for the paths above
+why_deny() { # why_deny DESC PATH OP: exit 1 and the word deny
+        if out=$("$CORDON" why --path "$2" --op "$3" 2>&1); then
+                not_ok "why: $1 says allow" "$out"
+        elif grep -q '^deny: ' <<<"$out"; then
+                ok "why: $1 is denied, as at run time"
+        else
+                not_ok "why: $1" "$out"
+        fi
+}
+why_deny "~/.aws/credentials (absent: created later, still hidden)" "$H/.aws/credentials" read
+if [ -n "${pw_home:-}" ] && [ "$pw_home" != "$H" ]; then
+        why_deny "the passwd home's ~/.ssh under HOME=$H" "$pw_home/.ssh/id_rsa" read
+fi
+[ "$(id -u)" = 0 ] && why_deny "as root: /etc/shadow" /etc/shadow read
+if "$CORDON" why --path /tmp/x --op write >/dev/null 2>&1; then
+        ok "why: a write to the private /tmp is allowed, as at run time"
+else
+        not_ok "why: /tmp/x write" "$("$CORDON" why --path /tmp/x --op write 2>&1)"
+fi
+
 finish
