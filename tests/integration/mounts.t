@@ -113,7 +113,7 @@ if [ "$(id -u)" = 0 ]; then
         j=$(crun -- chmod 4755 "$sysfile")
         expect_refused "as root: chmod 4755 on a root-owned system file" "$j" test "$(stat_of "$sysfile")" = "$before"
         j=$(crun -- sh -c "echo pwned >> '$sysfile'")
-        expect_refused "as root: appending to a root-owned system file" "$j" grep -qv pwned "$sysfile"
+        expect_refused "as root: appending to a root-owned system file" "$j" sh -c "! grep -q pwned '$sysfile'"
 fi
 
 # --- /dev is the sandbox's own -----------------------------------------------
