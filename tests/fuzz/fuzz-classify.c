@@ -8,7 +8,9 @@
  *   byte 1   flags: 1 = the status is an allowed exit code,
  *                   2 = signatures come from a header (else the bwrap set),
  *                   4 = pad the output so it straddles 32 KiB (the
- *                       classifier's block size) by byte 2 bytes
+ *                       classifier's block size) by byte 2 bytes,
+ *                   8 = the value is Seatbelt's (else bwrap's): only there
+ *                       is a line both fatal and a denial a denial
  *   byte 2   padding shift
  *   header   (flag 2) lines "d<denial>", "f<fatal>", "i<informational>",
  *            ended by an empty line; other lines are ignored
@@ -121,7 +123,9 @@ static enum cordon_verdict reference(const struct cordon_confined *c, int status
 		for (char **f = fatal; *f; f++)
 			if (**f && strlen(*f) <= te - ts && memcmp(low + ts, *f, strlen(*f)) == 0)
 				is_fatal = true;
-		if (want_fatal && is_fatal && !is_info && !has_denial) {
+		/* a line both fatal and a denial is a denial for sandbox-exec
+		 * only (a refused nested sandbox); elsewhere the runner failed */
+		if (want_fatal && is_fatal && !is_info && (!has_denial || c->enforcement != CORDON_ENFORCEMENT_SEATBELT)) {
 			verdict = CORDON_VERDICT_RUNNER_FAILED;
 			*ret_ls = ls;
 			*ret_le = le;
@@ -204,6 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (data[1] & 4)
 		pad = PAD_TARGET - data[2];
+	c.enforcement = data[1] & 8 ? CORDON_ENFORCEMENT_SEATBELT : CORDON_ENFORCEMENT_BWRAP;
 
 	/* The output in its own allocation, so ASan sees reads past it. */
 	len = pad + (n - start);

@@ -78,7 +78,7 @@ static struct cordon_policy *policy(const char *mode, enum cordon_net net, bool 
 		if (strncmp(p->deny[i].path, "/tmp/", 5) == 0)
 			p->deny[kept++] = p->deny[i];
 		else
-			free(p->deny[i].path);
+			free(p->deny[i].path), free(p->deny[i].absent_at);
 	}
 	p->n_deny = kept;
 	return p;
