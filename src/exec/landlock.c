@@ -146,17 +146,23 @@ static bool path_under_dev(const char *path)
 	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0;
 }
 
-static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *path, const char *name)
+/* type: the entry's S_IFMT when the caller knows it (readdir's d_type,
+ * from the same directory the fd was opened in), or 0 to fstat. */
+static int add_fd_rule_typed(struct builder *b, int fd, mode_t type, uint64_t allowed, const char *path,
+			     const char *name)
 {
 	struct landlock_path_beneath_attr attr = {};
 	struct stat st;
 
-	if (fstat(fd, &st) < 0)
-		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot stat %s%s%s: %s", path,
-			    name ? "/" : "", name ? name : "", strerror(errno));
-	if (S_ISLNK(st.st_mode))
+	if (!type) {
+		if (fstat(fd, &st) < 0)
+			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot stat %s%s%s: %s", path,
+				    name ? "/" : "", name ? name : "", strerror(errno));
+		type = st.st_mode & S_IFMT;
+	}
+	if (type == S_IFLNK)
 		return 0; /* only reachable from a walked directory: see hide_beneath */
-	if (!S_ISDIR(st.st_mode))
+	if (type != S_IFDIR)
 		allowed &= FS_FILE;
 	allowed &= b->handled_fs;
 	if (allowed == 0)
@@ -172,6 +178,11 @@ static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *
 			    name ? "/" : "", name ? name : "", strerror(errno));
 	b->n_rules++;
 	return 0;
+}
+
+static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *path, const char *name)
+{
+	return add_fd_rule_typed(b, fd, 0, allowed, path, name);
 }
 
 /* If the denied path D lies strictly beneath DIR, the next component of D
@@ -295,7 +306,16 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s", dir,
 				    de->d_name, strerror(errno));
 		}
-		r = add_fd_rule(b, fd, allowed, dir, de->d_name);
+		/* d_type saves an fstat per entry; O_PATH|O_NOFOLLOW opened
+		 * this very entry, and a swap since makes at worst a rule on
+		 * what the name is now (a directory's rights on a file are
+		 * refused by the kernel: then we look again) */
+		r = add_fd_rule_typed(b, fd,
+				      de->d_type == DT_DIR ? S_IFDIR : de->d_type == DT_LNK ? S_IFLNK
+							  : de->d_type == DT_UNKNOWN ? 0 : S_IFREG,
+				      allowed, dir, de->d_name);
+		if (r == -EINVAL)
+			r = add_fd_rule(b, fd, allowed, dir, de->d_name);
 		if (r < 0)
 			return r;
 	}
@@ -387,6 +407,112 @@ static int resolve_absent(const char *path, char **ret)
 
 /* Canonicalise deny_read; a path that does not exist is hidden by name in
  * its parent (resolve_absent). */
+/* Resolving every deny_read path with realpath(3) costs a lstat and a
+ * readlink per component: with the credential catalogue that was a
+ * thousand syscalls a launch. The paths share a few parents (HOME,
+ * ~/.config, ...): each parent is resolved once, and the entry itself is
+ * looked at with one lstat (realpath only when it is a symlink). */
+#define PARENT_CACHE_MAX 256
+
+struct parent_cache {
+	size_t n;
+	struct {
+		char *raw;      /* the parent as written */
+		char *canon;    /* realpath of it, or NULL */
+		int err;        /* why not (-errno) */
+	} v[PARENT_CACHE_MAX];
+};
+
+static void parent_cache_done(struct parent_cache *pc)
+{
+	for (size_t i = 0; i < pc->n; i++) {
+		free(pc->v[i].raw);
+		free(pc->v[i].canon);
+	}
+	pc->n = 0;
+}
+
+/* The canonical parent of path (absolute), memoised; -errno if it has none. */
+static int cached_parent(struct parent_cache *pc, const char *path, const char **ret)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash == path ? 1 : (size_t)(slash - path);
+	char *raw, *canon;
+	int err = 0;
+
+	for (size_t i = 0; i < pc->n; i++)
+		if (strlen(pc->v[i].raw) == len && strncmp(pc->v[i].raw, path, len) == 0) {
+			*ret = pc->v[i].canon;
+			return pc->v[i].err;
+		}
+	if (pc->n >= PARENT_CACHE_MAX)
+		return -E2BIG; /* the caller resolves without the cache */
+	raw = strndup(path, len);
+	if (!raw)
+		return -ENOMEM;
+	canon = realpath(raw, NULL);
+	if (!canon)
+		err = -errno;
+	pc->v[pc->n].raw = raw;
+	pc->v[pc->n].canon = canon;
+	pc->v[pc->n].err = err;
+	pc->n++;
+	*ret = canon;
+	return err;
+}
+
+/* A deny_read path resolved as realpath would (ENOENT: absent, then the
+ * canonical parent joined with its name, as resolve_absent gives). */
+static int resolve_cached(struct parent_cache *pc, const char *path, char **ret, bool *ret_absent)
+{
+	const char *parent = NULL, *base = strrchr(path, '/') + 1;
+	struct stat st;
+	char *joined;
+	int r;
+
+	if (path[0] != '/' || !base[0] || strcmp(path, "/") == 0)
+		return (*ret = realpath(path, NULL)) ? 0 : -errno;
+	r = cached_parent(pc, path, &parent);
+	if (r == -E2BIG) {
+		/* realpath(3) as ever, then the absent case as resolve_absent */
+		if ((*ret = realpath(path, NULL)))
+			return 0;
+		if (errno != ENOENT)
+			return -errno;
+		r = resolve_absent(path, ret);
+		if (r == 0)
+			*ret_absent = true;
+		return r;
+	}
+	if (r < 0)
+		return r;
+	if (asprintf(&joined, "%s%s%s", parent, strcmp(parent, "/") == 0 ? "" : "/", base) < 0)
+		return -ENOMEM;
+	if (lstat(joined, &st) < 0) {
+		r = -errno;
+		if (r == -ENOENT) {
+			*ret_absent = true;
+			*ret = joined;
+			return 0;
+		}
+		free(joined);
+		return r;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char *canon = realpath(joined, NULL);
+
+		r = canon ? 0 : -errno;
+		free(joined);
+		if (r == -ENOENT)
+			return resolve_absent(path, ret) == 0 ? (*ret_absent = true, 0) : -ENOENT;
+		if (r < 0)
+			return r;
+		joined = canon;
+	}
+	*ret = joined;
+	return 0;
+}
+
 /* path (canonical) is at or below one of roots (canonical, NULL-terminated). */
 static bool below_any(const char *path, char *const *roots)
 {
@@ -426,31 +552,29 @@ static int resolve_denied(const char *const *list, const char *const *writable_l
 	size_t n = 0, cap = 0;
 	struct stat st;
 
+	struct parent_cache pc = {};
+
 	for (size_t i = 0; list && list[i]; i++) {
-		char *canon = realpath(list[i], NULL);
 		bool absent = false;
+		char *canon = NULL;
+		int r0 = resolve_cached(&pc, list[i], &canon, &absent);
 
-		if (!canon) {
-			int r = -errno;
+		if (r0 < 0) {
+			int r = r0;
 
-			if (r == -ENOENT) {
-				/* Not there (yet): hide the name in its parent. */
-				r = resolve_absent(list[i], &canon);
-				absent = true;
-			}
 			/* EACCES: below a hidden directory (mode 000), out of
 			 * the command's reach as much as ours */
 			if (r == -ENOENT || r == -ENOTDIR || r == -EACCES)
 				continue;
 			if (r < 0) {
-				denied_free(d, n);
+				denied_free(d, n), parent_cache_done(&pc);
 				return errbuf_set(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s",
 					    list[i], strerror(-r));
 			}
 		}
 		if (absent && !writable && !(writable = canonical_roots(writable_list))) {
 			free(canon);
-			denied_free(d, n);
+			denied_free(d, n), parent_cache_done(&pc);
 			return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
 		}
 		if (absent && below_any(canon, writable)) {
@@ -464,7 +588,7 @@ static int resolve_denied(const char *const *list, const char *const *writable_l
 			int r = -errno;
 
 			free(canon);
-			denied_free(d, n);
+			denied_free(d, n), parent_cache_done(&pc);
 			return errbuf_set(err, errlen, r, "landlock: cannot stat deny_read path %s: %s", list[i],
 				    strerror(-r));
 		}
@@ -475,7 +599,7 @@ static int resolve_denied(const char *const *list, const char *const *writable_l
 			grown = reallocarray(d, cap, sizeof(*d));
 			if (!grown) {
 				free(canon);
-				denied_free(d, n);
+				denied_free(d, n), parent_cache_done(&pc);
 				return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
 			}
 			d = grown;
@@ -484,6 +608,7 @@ static int resolve_denied(const char *const *list, const char *const *writable_l
 		d[n].is_dir = S_ISDIR(st.st_mode);
 		n++;
 	}
+	parent_cache_done(&pc);
 	*ret = d;
 	*ret_n = n;
 	return 0;

@@ -77,6 +77,7 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 	_cleanup_free_ char *pending = pending_in;
 	unsigned hops = 0;
 	size_t pos = 0, plen;
+	bool missing = false;
 
 	if (!pending)
 		return -ENOMEM;
@@ -105,6 +106,7 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 		if (n == 2 && comp[0] == '.' && comp[1] == '.') {
 			/* ".." applies to the already resolved prefix */
 			pop_component(resolved, &rlen);
+			missing = false; /* what comes next may exist again */
 			continue;
 		}
 
@@ -112,9 +114,13 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 		if (r < 0)
 			return error_set(reterr, r, "path '%.*s' is too long once resolved", (int)len, path);
 
+		if (missing)
+			continue; /* below a missing component: nothing to look at */
 		if (lstat(resolved, &st) < 0) {
-			if (errno == ENOENT || errno == ENOTDIR)
+			if (errno == ENOENT || errno == ENOTDIR) {
+				missing = true;
 				continue; /* a missing tail is kept verbatim */
+			}
 			return error_set(reterr, -errno, "cannot inspect '%s': %m", resolved);
 		}
 		if (!S_ISLNK(st.st_mode))
