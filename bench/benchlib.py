@@ -14,6 +14,21 @@ import subprocess
 import sys
 import time
 
+
+# A confined argv from `cordon confine` expects a pipe's write end at its
+# status fd (3, and 4 for cordon's runner nested in bwrap): its runner
+# reports failures there, and refuses to start without it. One pipe serves
+# every launch; a failure record in it would not block (the runs succeed).
+_STATUS = []
+
+
+def status_fds():
+    if not _STATUS:
+        r, w = os.pipe()
+        _STATUS.extend([r, w])
+    return [(os.POSIX_SPAWN_DUP2, _STATUS[1], 3), (os.POSIX_SPAWN_DUP2, _STATUS[1], 4)]
+
+
 SPAWN_TIMEOUT_S = 30
 
 
@@ -25,7 +40,7 @@ def spawn_wait(argv, env, cwd, devnull, timeout=SPAWN_TIMEOUT_S):
     pid = os.posix_spawn(argv[0], argv, env, setpgroup=0,
                          file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0),
                                        (os.POSIX_SPAWN_DUP2, devnull, 1),
-                                       (os.POSIX_SPAWN_DUP2, devnull, 2)])
+                                       (os.POSIX_SPAWN_DUP2, devnull, 2)] + status_fds())
     pidfd = os.pidfd_open(pid)
     try:
         ready, _, _ = select.select([pidfd], [], [], timeout)
@@ -83,7 +98,7 @@ def spawn_many(argv, k, env, cwd, devnull, timeout=120):
     pids = [os.posix_spawn(argv[0], argv, env, setpgroup=0,
                            file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0),
                                          (os.POSIX_SPAWN_DUP2, devnull, 1),
-                                         (os.POSIX_SPAWN_DUP2, devnull, 2)])
+                                         (os.POSIX_SPAWN_DUP2, devnull, 2)] + status_fds())
             for _ in range(k)]
     bad = 0
     end_by = time.monotonic() + timeout
