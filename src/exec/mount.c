@@ -467,6 +467,11 @@ void mount_apply(struct exec_ctx *x)
 					break;
 				die("pin", "%s: %m", path);
 			}
+			/* A file on the way to a protected path (a worktree's
+			 * .git: "gitdir: ..." says where git's hooks and config
+			 * are) is itself what git reads: read-only, not just pinned. */
+			if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
+				die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
 			break;
 
 		case STEP_PROTECT:

@@ -235,4 +235,20 @@ else
         not_ok "the private /tmp is discarded" "$j"
 fi
 
+# --- a worktree's .git is a file: "gitdir: ..." says which hooks git runs --
+if command -v git >/dev/null; then
+        git init -q "$BASE/repo" && git -C "$BASE/repo" -c user.email=t@example.org -c user.name=t commit -q --allow-empty -m x &&
+                git -C "$BASE/repo" worktree add -q "$BASE/wt" 2>/dev/null
+        cp "$BASE/wt/.git" "$BASE/wt-git.orig"
+        cp "$BASE/wt/.git" "$BASE/wt-git.control" && echo "gitdir: ./evil" > "$BASE/wt-git.control" &&
+                ok "control: a .git file can be rewritten unconfined"
+        j=$( (cd "$BASE/wt" && "$CORDON" run --backend native --json -- sh -c "echo 'gitdir: ./evil' > .git") 2>/dev/null)
+        expect_refused "a worktree's .git file cannot be pointed elsewhere" "$j" cmp -s "$BASE/wt/.git" "$BASE/wt-git.orig"
+        if git -C "$BASE/wt" status >/dev/null 2>&1; then
+                ok "the host's git still works in the worktree afterwards"
+        else
+                not_ok "host git in the worktree" "$(git -C "$BASE/wt" status 2>&1 | head -3)"
+        fi
+fi
+
 finish
