@@ -174,7 +174,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
-			r = close_fds_keep_status(p->unix_gate ? x->gate_fd : -1);
+			r = close_fds_keep_status(exec_gates(x) ? x->gate_fd : -1);
 			if (r < 0)
 				die("close fds", "%s", strerror(-r));
 			break;
@@ -199,12 +199,12 @@ _Noreturn void command_main(struct exec_ctx *x)
 			r = seccomp_apply(&p->seccomp, err, sizeof(err));
 			if (r < 0)
 				die("seccomp", "%s", err[0] ? err : strerror(-r));
-			/* after the main filter: its EPERM outranks the gate's notification */
-			if (p->unix_gate) {
+			/* after the main filter: its EPERM outranks the gates' notification */
+			if (exec_gates(x)) {
 				err[0] = '\0';
-				r = unix_gate_install(x->gate_fd, err, sizeof(err));
+				r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
 				if (r < 0)
-					die("unix gate", "%s", err[0] ? err : strerror(-r));
+					die("gate", "%s", err[0] ? err : strerror(-r));
 			}
 			break;
 		case STEP_EXEC:
