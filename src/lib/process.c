@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -332,7 +333,7 @@ static void child_blank_cmdline(void)
  * single-threaded callers: the child runs ordinary code. */
 static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int status_w, pid_t *ret)
 {
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	pid = fork();
 	if (pid < 0)
@@ -360,6 +361,11 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int s
 			_exit(127);
 		if (o->cwd && chdir(o->cwd) < 0)
 			_exit(127);
+		/* If cordon is killed, the run goes with it (the runner's init
+		 * takes its pid namespace down), limits or not. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(127); /* gone before the prctl */
 		if (o->limits && limits_child_apply(o->limits) < 0) {
 			static const char msg[] = "cordon: limits: cannot join the run's cgroup or set its rlimits\n";
 
