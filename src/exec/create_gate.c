@@ -152,10 +152,22 @@ static int peek_string(pid_t tid, uint64_t addr, char *buf, size_t size)
 	return -ENAMETOOLONG;
 }
 
+/* The caller's fd: the pidfd is opened the first time one is needed (the
+ * common creations, relative to the working directory, need none). */
 static int take_fd(const struct cop *c, int fd)
 {
-	long r = syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	struct cop *m = (struct cop *)c;
+	long r;
 
+	if (m->pidfd < 0) {
+		r = syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+		if (r < 0 && errno == EINVAL)
+			r = syscall(SYS_pidfd_open, c->tid, 0); /* before 6.9: thread-group leaders only */
+		if (r < 0)
+			return -errno;
+		m->pidfd = (int)r;
+	}
+	r = syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
 	return r < 0 ? -errno : (int)r;
 }
 
@@ -607,16 +619,8 @@ static void do_bind(const struct cop *c, int sockfd, uint64_t addr, uint64_t add
 void create_gate_handle(int listener, const struct create_set *s, const struct seccomp_notif *n)
 {
 	const __u64 *a = n->data.args;
-	struct cop c = { .listener = listener, .id = n->id, .tid = (pid_t)n->pid, .set = s };
-	long pidfd = syscall(SYS_pidfd_open, c.tid, PIDFD_THREAD);
+	struct cop c = { .listener = listener, .id = n->id, .tid = (pid_t)n->pid, .pidfd = -1, .set = s };
 
-	if (pidfd < 0 && errno == EINVAL)
-		pidfd = syscall(SYS_pidfd_open, c.tid, 0); /* before 6.9: thread-group leaders only */
-	if (pidfd < 0) {
-		reply(&c, 0, -errno);
-		return;
-	}
-	c.pidfd = (int)pidfd;
 	switch (n->data.nr) {
 #ifdef SYS_open
 	case SYS_open:
@@ -669,5 +673,6 @@ void create_gate_handle(int listener, const struct create_set *s, const struct s
 		reply(&c, 0, -ENOSYS);
 		break;
 	}
-	close(c.pidfd);
+	if (c.pidfd >= 0)
+		close(c.pidfd);
 }

@@ -237,15 +237,18 @@ unsigned exec_gates(const struct exec_ctx *x)
  * init may still reach it with pidfd_getfd and process_vm_readv). */
 static void confine_init(struct exec_ctx *x)
 {
-	struct landlock_report rep;
 	char err[512] = "";
 	int r;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("init", "no_new_privs: %m");
-	r = landlock_apply(&x->plan->landlock, &rep, err, sizeof(err));
+	/* built once: the command enforces the same ruleset fd (harden.c) */
+	r = landlock_prepare(&x->plan->landlock, &x->landlock, &x->landlock_fd, err, sizeof(err));
+	if (r == 0)
+		r = landlock_restrict(x->landlock_fd, err, sizeof(err));
 	if (r < 0)
 		die("landlock", "init: %s", err[0] ? err : strerror(-r));
+	x->init_ruleset = true;
 }
 
 /* After the fork (the command drops its own capabilities with
@@ -286,6 +289,8 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 		x->expect_parent = 1;
 		command_main(x);
 	}
+	if (x->init_ruleset && x->landlock_fd >= 0)
+		close(x->landlock_fd); /* the command has its copy */
 	if (pair[1] >= 0) {
 		close(pair[1]);
 		r = unix_gate_receive(pair[0], cmd, ret_listener);
@@ -341,7 +346,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
 			 * status channel is close-on-exec). */
-			(void)close_fds_keep_status(-1);
+			(void)close_fds_keep_status(-1, -1);
 			cmd = start_command(x, &listener);
 			break;
 		case STEP_NAMESPACES:

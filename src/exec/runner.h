@@ -43,6 +43,8 @@ struct exec_ctx {
 	struct create_set create;       /* init: the names the creation gate refuses (missing protected paths) */
 
 	int gate_fd;                    /* command: its end of the gates' handoff socketpair, or -1 */
+	bool init_ruleset;              /* init enforces the plan's Landlock ruleset, landlock_fd (-1: none) */
+	int landlock_fd;
 
 	struct landlock_report landlock;
 };
@@ -64,8 +66,8 @@ _Noreturn void die_said(const char *step);
 int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
 
-/* harden.c: close every fd above 2 but the status channel's. */
-int close_fds_keep_status(int extra);
+/* harden.c: close every fd above 2 but the status channel's and extra, extra2. */
+int close_fds_keep_status(int extra, int extra2);
 
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
