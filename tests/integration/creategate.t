@@ -212,6 +212,43 @@ sleep 1.5
 kill -9 $RUNPID
 wait $RUNPID 2>/dev/null
 
+# ---- init performs the calls: the command cannot reach into it -------------
+cat > "$BIN/getfd.py" <<'EOF2'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+target = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+child = 0
+if not target:
+    child = os.fork()
+    if child == 0:
+        os.pause()
+    target = child
+pfd = os.pidfd_open(target)
+got, err = 0, ""
+for fd in range(0, 16):
+    r = libc.syscall(438, pfd, fd, 0)
+    if r >= 0:
+        got += 1
+        os.close(r)
+    else:
+        err = os.strerror(ctypes.get_errno())
+if child:
+    os.kill(child, 9)
+print("took", got, "fds", err)
+sys.exit(0 if got else 1)
+EOF2
+if "$PY" "$BIN/getfd.py" >/dev/null 2>&1; then
+        j=$(crun "$WS" -- "$PY" "$BIN/getfd.py" 1)
+        out=$(field output <<<"$j")
+        if [ "$(field exit_code <<<"$j")" != 0 ] && grep -q "took 0 fds Operation not permitted" <<<"$out"; then
+                ok "pidfd_getfd of init's fds (its listener) from inside: EPERM for every fd"
+        else
+                not_ok "pidfd_getfd of init's fds" "$j"
+        fi
+else
+        not_ok "control: pidfd_getfd of a child's fds unconfined"
+fi
+
 # ---- what explain says --------------------------------------------------------
 ex=$(cd "$WS" && HOME=$H "$CORDON" explain --backend native -- true 2>&1)
 grep -q "creation gate" <<<"$ex" && ! grep -qi "stub" <<<"$ex" && ok "explain names the creation gate, no stubs" ||
