@@ -181,6 +181,29 @@ static bool on_proc(int fd, bool root_only)
 	return !root_only || (fstat(fd, &st) == 0 && st.st_ino == PROC_ROOT_INO);
 }
 
+/* May the caller follow a magic link in the procfs directory dir? Init
+ * follows it with its own rights, and may always reach into itself (its
+ * status pipe, its listener): so never in init's own /proc/1. The kernel's
+ * ptrace check stands for the caller's other processes (same uid and
+ * domain). */
+static bool magic_allowed(int dir)
+{
+	char self[64], path[PATH_MAX];
+	ssize_t n;
+	char *end;
+	long pid;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
+	n = readlink(self, path, sizeof(path) - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	pid = strtol(path + 6, &end, 10);
+	return end != path + 6 && (*end == '/' || *end == '\0') && pid > 1;
+}
+
 /* The directory a caller's (dirfd, path) starts from; -1 for an absolute
  * path (the walk starts at /, which init shares with the caller). */
 static int start_dir(const struct cop *c, int dirfd, const char *path)
@@ -253,6 +276,8 @@ static int walk(const struct cop *c, int dir, const char *path, bool follow_last
 
 			if (on_proc(cur, false) && !on_proc(cur, true)) {
 				/* a magic link: the kernel jumps to the caller's file */
+				if (!magic_allowed(cur))
+					return -EACCES;
 				if (last) {
 					ret->magic = true;
 					ret->exists = true;

@@ -125,6 +125,21 @@ deny "echo > /proc/self/cwd/.envrc" .envrc 'echo x > /proc/self/cwd/.envrc'
 deny "AF_UNIX bind on .envrc" .envrc "$PY $BIN/bind.py .envrc"
 deny "mkdir .idea through an absolute path" .idea 'mkdir "$PWD/.idea"'
 deny "a new .cordon* name (prefix)" .cordon-new 'echo x > .cordon-new'
+deny "mkfifo .envrc (mknod)" .envrc 'mkfifo .envrc'
+
+# the gate stands under --net host too (the unix gate does not)
+ctl=$BASE/ctl.nethost
+mkdir -p "$ctl"
+if (cd "$ctl" && mkdir .git) && [ -d "$ctl/.git" ]; then
+        j=$(crun "$WS" --net host -- sh -c 'mkdir .git')
+        if [ "$(field verdict <<<"$j")" = denied ] && [ ! -e "$WS/.git" ]; then
+                ok "--net host: mkdir .git refused, nothing on the host"
+        else
+                not_ok "--net host: mkdir .git" "$j"
+        fi
+else
+        not_ok "control: mkdir .git unconfined"
+fi
 
 # the race: unconfined it makes .envrc; inside, never
 ctl=$BASE/ctl.race
@@ -221,7 +236,7 @@ child = 0
 if not target:
     child = os.fork()
     if child == 0:
-        os.pause()
+        import signal; signal.pause()
     target = child
 pfd = os.pidfd_open(target)
 got, err = 0, ""
@@ -247,6 +262,44 @@ if "$PY" "$BIN/getfd.py" >/dev/null 2>&1; then
         fi
 else
         not_ok "control: pidfd_getfd of a child's fds unconfined"
+fi
+
+# init follows /proc magic links for the caller: never into init itself
+# (its status pipe would take forged records)
+cat > "$BIN/reopen.py" <<'EOF2'
+import os, sys
+target = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+child = 0
+if not target:
+    child = os.fork()
+    if child == 0:
+        import signal; signal.pause()
+    target = child
+got, err = 0, ""
+for fd in range(0, 16):
+    try:
+        os.close(os.open(f"/proc/{target}/fd/{fd}", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644))
+        got += 1
+    except OSError as e:
+        err = err or e.strerror
+if child:
+    os.kill(child, 9)
+print("reopened", got, err)
+sys.exit(0 if got else 1)
+EOF2
+if "$PY" "$BIN/reopen.py" >/dev/null 2>&1; then
+        j=$(crun "$WS" -- "$PY" "$BIN/reopen.py" 1)
+        out=$(field output <<<"$j")
+        if [ "$(field exit_code <<<"$j")" != 0 ] && grep -q "reopened 0 Permission denied" <<<"$out"; then
+                ok "open(/proc/1/fd/N, O_CREAT) from inside: init's files stay out of reach"
+        else
+                not_ok "open(/proc/1/fd/N, O_CREAT)" "$j"
+        fi
+        j=$(crun "$WS" -- "$PY" "$BIN/reopen.py")
+        [ "$(field exit_code <<<"$j")" = 0 ] && ok "open(/proc/CHILD/fd/N, O_CREAT) of its own child works inside" ||
+                not_ok "reopen a child's fds inside" "$j"
+else
+        not_ok "control: reopen a child's fds through /proc unconfined"
 fi
 
 # ---- what explain says --------------------------------------------------------
