@@ -28,7 +28,11 @@
  * existing FIFO with no reader fails with ENXIO instead of waiting (init
  * must not block); opening a terminal through the gate never makes it the
  * caller's controlling terminal, and /dev/tty opens the caller's own
- * controlling terminal only when it is one of the sandbox's ptys.
+ * controlling terminal only when it is one of the sandbox's ptys; a
+ * Landlock domain a sandboxed process adds for itself does not bind the
+ * calls init performs for it (its own seccomp filters do: their EPERM
+ * comes before the notification); linkat(fd, "", AT_EMPTY_PATH) fails as
+ * it would without CAP_DAC_READ_SEARCH.
  */
 
 #include <stdbool.h>
