@@ -326,6 +326,10 @@ static int walk(const struct cop *c, int dir, const char *path, bool follow_last
 		rest = (char *)next;
 		continue;
 done:
+		/* the last name in init's own /proc/1 (a link's old name the
+		 * kernel would follow): out of reach, as the magic links above */
+		if (on_proc(cur, false) && !on_proc(cur, true) && !magic_allowed(cur))
+			return -EACCES;
 		snprintf(ret->name, sizeof(ret->name), "%s%s", comp, *after == '/' ? "/" : "");
 		ret->dir = TAKE_FD(cur);
 		return 0;
