@@ -4,8 +4,8 @@
  *
  *   full:  runner --clone(user,mount,pid[,net])--> init (pid 1) --fork--> command
  *          The runner stays in the host's namespaces: it forwards signals,
- *          relays the command's exit status or signal, and removes the
- *          protection stubs afterwards.
+ *          relays the command's exit status or signal. It makes nothing
+ *          on the host (missing protected paths: create_gate.h).
  *   light: runner (subreaper) --fork--> command
  *          The runner waits, forwards signals, and kills every descendant
  *          when the command ends or cordon dies (its parent-death signal).
@@ -116,16 +116,11 @@ _Noreturn static void run_light(struct exec_ctx *x)
 _Noreturn static void run_full(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	int status, r;
+	int status;
 	pid_t pid;
 
 	if (!getcwd(x->cwd, sizeof(x->cwd)))
 		die("chdir", "cannot read the working directory: %m");
-	r = protect_prepare(x);
-	if (r < 0) {
-		protect_cleanup(x);
-		die_said("protect"); /* protect_prepare said why */
-	}
 	x->shared = mmap(NULL, sizeof(*x->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (x->shared == MAP_FAILED)
 		die("namespaces", "mmap: %m");
@@ -137,7 +132,6 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (pid < 0) {
 		int err = errno;
 
-		protect_cleanup(x);
 		errno = err;
 		if (userns_unavailable(err))
 			die("namespaces", "no usable user namespace here (%m: unprivileged user namespaces are off, "
@@ -148,7 +142,6 @@ _Noreturn static void run_full(struct exec_ctx *x)
 		init_main(x);
 
 	status = supervise(x, pid);
-	protect_cleanup(x);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
 		exit_like(x->shared->status);
 	if (x->shared->ns_unusable)

@@ -71,20 +71,22 @@ static int drop_caps(void)
 }
 
 /* Close every fd above 2 but the status channel (close-on-exec, so execve
- * closes it too) and `extra` (-1: none; the unix gate's, which the command
- * hands to init before execve). */
-int close_fds_keep_status(int extra)
+ * closes it too) and `extra`, `extra2` (-1: none; the gate's handoff
+ * socket and init's Landlock ruleset, both closed before execve). */
+int close_fds_keep_status(int extra, int extra2)
 {
-	int keep[2] = { status_channel_fd(), extra }, lo = 3;
+	int keep[3] = { status_channel_fd(), extra, extra2 }, lo = 3;
 	struct rlimit rl;
 
-	if (keep[0] > keep[1]) {
-		int t = keep[0];
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
 
-		keep[0] = keep[1];
-		keep[1] = t;
-	}
-	for (int k = 0; k < 2; k++) {
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (int k = 0; k < 3; k++) {
 		if (keep[k] < lo)
 			continue;
 		if (keep[k] > lo && syscall(__NR_close_range, (unsigned)lo, (unsigned)keep[k] - 1, 0u) < 0)
@@ -99,7 +101,7 @@ fallback:
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
 	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
-		if ((int)fd != keep[0] && (int)fd != keep[1])
+		if ((int)fd != keep[0] && (int)fd != keep[1] && (int)fd != keep[2])
 			(void)close((int)fd);
 	return 0;
 }
@@ -132,6 +134,15 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 	char ttys[3][64];
 	size_t n = 0;
 
+	if (p->isolation != CORDON_ISOLATION_LIGHT && x->init_ruleset) {
+		/* init built it and enforces it already: the same rules, a
+		 * domain of the command's own nested inside init's */
+		int r = landlock_restrict(x->landlock_fd, err, errlen);
+
+		if (x->landlock_fd >= 0)
+			close(x->landlock_fd);
+		return r;
+	}
 	if (p->isolation != CORDON_ISOLATION_LIGHT)
 		return landlock_apply(&rules, &x->landlock, err, errlen);
 	for (; p->landlock.writable && p->landlock.writable[n]; n++) {
@@ -174,7 +185,8 @@ _Noreturn void command_main(struct exec_ctx *x)
 				die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
-			r = close_fds_keep_status(p->unix_gate ? x->gate_fd : -1);
+			r = close_fds_keep_status(exec_gates(x) ? x->gate_fd : -1,
+						  x->init_ruleset ? x->landlock_fd : -1);
 			if (r < 0)
 				die("close fds", "%s", strerror(-r));
 			break;
@@ -199,12 +211,12 @@ _Noreturn void command_main(struct exec_ctx *x)
 			r = seccomp_apply(&p->seccomp, err, sizeof(err));
 			if (r < 0)
 				die("seccomp", "%s", err[0] ? err : strerror(-r));
-			/* after the main filter: its EPERM outranks the gate's notification */
-			if (p->unix_gate) {
+			/* after the main filter: its EPERM outranks the gates' notification */
+			if (exec_gates(x)) {
 				err[0] = '\0';
-				r = unix_gate_install(x->gate_fd, err, sizeof(err));
+				r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
 				if (r < 0)
-					die("unix gate", "%s", err[0] ? err : strerror(-r));
+					die("gate", "%s", err[0] ? err : strerror(-r));
 			}
 			break;
 		case STEP_EXEC:

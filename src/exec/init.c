@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +24,15 @@
 #include <unistd.h>
 
 #include "process.h"
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#endif
+#ifndef PR_CAP_AMBIENT_CLEAR_ALL
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
 #include "runner.h"
+#include "syscall_filter.h"
 #include "unix_gate.h"
 
 /* The runner's own failure lines must read as the runner failing, never as
@@ -227,15 +236,58 @@ void init_reap(struct exec_ctx *x, pid_t cmd)
 		}
 }
 
-/* Fork the command; with the unix gate, take its notification listener. */
+unsigned exec_gates(const struct exec_ctx *x)
+{
+	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (x->create.n ? NOTIFY_CREATE : 0);
+}
+
+/* Init performs the gated calls, so before the fork it takes the command's
+ * Landlock ruleset (the command's own domain then nests inside init's, and
+ * init may still reach it with pidfd_getfd and process_vm_readv). */
+static void confine_init(struct exec_ctx *x)
+{
+	char err[512] = "";
+	int r;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("init", "no_new_privs: %m");
+	/* built once: the command enforces the same ruleset fd (harden.c) */
+	r = landlock_prepare(&x->plan->landlock, &x->landlock, &x->landlock_fd, err, sizeof(err));
+	if (r == 0)
+		r = landlock_restrict(x->landlock_fd, err, sizeof(err));
+	if (r < 0)
+		die("landlock", "init: %s", err[0] ? err : strerror(-r));
+	x->init_ruleset = true;
+}
+
+/* After the fork (the command drops its own capabilities with
+ * CAP_SETPCAP, which it inherits from init): every capability but
+ * CAP_SYS_PTRACE, which reaches a caller that made itself non-dumpable.
+ * Without CAP_DAC_OVERRIDE and the rest, what init makes for the command
+ * meets the same permission checks as the command. */
+static int drop_init_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	d[0].effective = d[0].permitted = 1u << CAP_SYS_PTRACE;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -errno;
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/* Fork the command; with a gate, take its notification listener. */
 static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 {
 	int pair[2] = { -1, -1 }, r;
 	pid_t cmd;
 
 	*ret_listener = -1;
-	if (x->plan->unix_gate && (r = unix_gate_pair(pair)) < 0)
-		die("unix gate", "socketpair: %s", strerror(-r));
+	if (exec_gates(x)) {
+		confine_init(x);
+		if ((r = unix_gate_pair(pair)) < 0)
+			die("gate", "socketpair: %s", strerror(-r));
+	}
 	x->gate_fd = pair[1];
 	cmd = fork();
 	if (cmd < 0)
@@ -246,13 +298,20 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 		x->expect_parent = 1;
 		command_main(x);
 	}
+	if (x->init_ruleset && x->landlock_fd >= 0)
+		close(x->landlock_fd); /* the command has its copy */
 	if (pair[1] >= 0) {
 		close(pair[1]);
 		r = unix_gate_receive(pair[0], cmd, ret_listener);
 		if (r < 0) {
 			/* fail closed: nothing runs ungated */
 			(void)kill(cmd, SIGKILL);
-			die("unix gate", "cannot take the command's listener: %s", strerror(-r));
+			die("gate", "cannot take the command's listener: %s", strerror(-r));
+		}
+		r = drop_init_caps();
+		if (r < 0) {
+			(void)kill(cmd, SIGKILL);
+			die("init", "cannot drop capabilities: %s", strerror(-r));
 		}
 	}
 	return cmd;
@@ -296,7 +355,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
 			 * status channel is close-on-exec). */
-			(void)close_fds_keep_status(-1);
+			(void)close_fds_keep_status(-1, -1);
 			cmd = start_command(x, &listener);
 			break;
 		case STEP_NAMESPACES:

@@ -621,7 +621,8 @@ static void append_missing(char *buf, size_t size, const char *what)
 	snprintf(buf + used, size - used, "%s%s", used ? ", " : "", what);
 }
 
-int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, char *err, size_t errlen)
+int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep, int *ret_fd, char *err,
+		     size_t errlen)
 {
 	struct landlock_report report = {};
 	struct ruleset_attr attr = {};
@@ -689,6 +690,7 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 	if (abi == 0) {
 		append_missing(report.missing, sizeof(report.missing), "landlock");
 		*rep = report;
+		*ret_fd = -1;
 		return 0;
 	}
 	if (!(fs & LANDLOCK_ACCESS_FS_TRUNCATE))
@@ -732,15 +734,40 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 	if (k < 0)
 		return k;
 
+	report.fs = true;
+	report.net = net != 0;
+	report.scope = scoped != 0;
+	*rep = report;
+	*ret_fd = TAKE_FD(ruleset_fd);
+	return 0;
+}
+
+int landlock_restrict(int ruleset_fd, char *err, size_t errlen)
+{
+	int k;
+
+	if (ruleset_fd < 0)
+		return 0; /* no Landlock here, as the report says */
 	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0) {
 		k = -errno;
 		return errbuf_set(err, errlen, k, "landlock: cannot enforce the ruleset: %s%s", strerror(-k),
 			    k == -EPERM ? " (no_new_privs must be set first)" : "");
 	}
+	return 0;
+}
 
-	report.fs = true;
-	report.net = net != 0;
-	report.scope = scoped != 0;
+int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, char *err, size_t errlen)
+{
+	struct landlock_report report;
+	_cleanup_close_ int fd = -1;
+	int k;
+
+	k = landlock_prepare(r, &report, &fd, err, errlen);
+	if (k < 0)
+		return k;
+	k = landlock_restrict(fd, err, errlen);
+	if (k < 0)
+		return k;
 	*rep = report;
 	return 0;
 }

@@ -82,3 +82,12 @@ int landlock_get_abi(void);
  * Besides the features asked for, rep->missing names the filesystem fences
  * the ABI lacks: "landlock-truncate (ABI 3)", "landlock-ioctl-dev (ABI 5)". */
 int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, char *err, size_t errlen);
+
+/* landlock_apply in two halves: build the ruleset (0 and its fd in *ret_fd,
+ * -1 when the kernel has no Landlock; rep as above), then enforce it on the
+ * calling thread. One ruleset enforced by two processes gives each a domain
+ * with the same rules, the second nested in the first, for the price of
+ * one build (init and the command, see create_gate.h). */
+int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep, int *ret_fd, char *err,
+		     size_t errlen);
+int landlock_restrict(int ruleset_fd, char *err, size_t errlen);

@@ -402,6 +402,33 @@ static int make_hide_store(void)
 	return TAKE_FD(mnt);
 }
 
+/* The private tmpfs dirs that are no writable root turn read-only (only
+ * the tmpfs itself: roots bound back below it keep their own mounts), so
+ * the mounts alone fence writes there, for init too (it performs the
+ * creation gate's calls). */
+static void seal_private_dirs(const struct plan *p)
+{
+	for (size_t i = 0; p->private_tmp && plan_private_dirs[i]; i++) {
+		const char *d = plan_private_dirs[i];
+		bool writable = false;
+		struct stat st;
+		int r;
+
+		for (size_t j = 0; p->landlock.writable && p->landlock.writable[j]; j++) {
+			const char *w = p->landlock.writable[j];
+			size_t m = strlen(w);
+
+			/* the dir is writable, or lies below a writable root */
+			writable |= strncmp(d, w, m) == 0 && (d[m] == '\0' || d[m] == '/' || m == 1);
+		}
+		if (writable || lstat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		r = set_attr(AT_FDCWD, d, 0, MOUNT_ATTR_RDONLY, 0);
+		if (r < 0)
+			die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
+	}
+}
+
 static int attach_tree_clone(int dfd, const char *name, const char *path)
 {
 	_cleanup_close_ int fd = (int)syscall(__NR_open_tree, dfd, name, OPEN_TREE_CLONE | O_CLOEXEC);
@@ -421,6 +448,9 @@ void mount_apply(struct exec_ctx *x)
 	size_t t = 0;
 	int r;
 
+	/* what exists is bound below, what is missing is gated (protect.c) */
+	if (protect_prepare(x) < 0)
+		die_said("protect");
 	hold_trees(x, &h);
 
 	for (size_t i = 0; i < p->n_steps; i++) {
@@ -462,7 +492,7 @@ void mount_apply(struct exec_ctx *x)
 		case STEP_PIN:
 			path = step_path(s, buf);
 			if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
-				/* Missing, or below a stub: nothing to rename. */
+				/* Missing: nothing to rename (its creation is gated). */
 				if (errno == ENOENT || errno == ENOTDIR)
 					break;
 				die("pin", "%s: %m", path);
@@ -547,6 +577,7 @@ void mount_apply(struct exec_ctx *x)
 	 * mounts of their own and stay writable). */
 	if (have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
 		die("dev", "cannot make /dev read-only: %s", strerror(-r));
+	seal_private_dirs(p);
 	free(h.root);
 	free(h.back);
 }

@@ -421,6 +421,14 @@ int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t
 }
 
 
+static bool has_protect(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_steps; i++)
+		if (p->steps[i].kind == STEP_PROTECT)
+			return true;
+	return false;
+}
+
 static void print_list(FILE *out, const char *const *v, const char *none)
 {
 	if (!v || !v[0]) {
@@ -473,10 +481,11 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_PROTECT:
 			if (s->path[s->len - 1] == '*')
-				fprintf(out, "read-only: every existing entry matching %.*s\n", P);
+				fprintf(out, "read-only: every existing entry matching %.*s; no new one can be "
+					     "made (creation gate)\n", P);
 			else
-				fprintf(out, "read-only: %.*s (if missing, its first missing component is stubbed "
-					     "so it cannot be created)\n",
+				fprintf(out, "read-only: %.*s (if missing, init refuses to make its first missing "
+					     "component: creation gate; nothing is made on the host)\n",
 					P);
 			break;
 		case STEP_HIDE:
@@ -503,6 +512,13 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 				}
 				fprintf(out, " (EACCES otherwise)\n");
 			}
+			if (has_protect(p))
+				fprintf(out, "     creation gate (when a protected path is missing at start): init "
+					     "performs every mkdir, mknod, open/openat with O_CREAT, creat, symlink, "
+					     "link, rename and bind (seccomp user notification) on the parent it "
+					     "resolved as the caller would, refusing with EACCES the first missing "
+					     "component of a protected path; init holds the command's Landlock "
+					     "ruleset and no capability but CAP_SYS_PTRACE\n");
 			break;
 		case STEP_SETSID:
 			fprintf(out, "setsid: new session, no controlling terminal\n");

@@ -24,7 +24,7 @@ enum step_kind {
 	STEP_TMPFS,        /* path: a private tmpfs */
 	STEP_BIND_BACK,    /* path: a writable root below a private tmpfs, bound back from the host */
 	STEP_PIN,          /* path: bound onto itself, so it cannot be renamed or removed */
-	STEP_PROTECT,      /* path: bound read-only; missing: its first missing component stubbed */
+	STEP_PROTECT,      /* path: bound read-only; missing: its first missing component cannot be made (create_gate.h) */
 	STEP_HIDE,         /* path: an empty, inaccessible read-only directory, or /dev/null */
 	STEP_PROC,         /* a fresh /proc for the new pid namespace */
 	STEP_LOOPBACK,     /* bring lo up in the new network namespace */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "create_gate.h"
 #include "landlock.h"
 #include "plan.h"
 
@@ -20,19 +21,10 @@ struct shared_status {
 	int ns_unusable;        /* the user namespace came without capabilities: nothing ran */
 };
 
-/* A --protect path resolved by the runner before the clone. */
+/* A --protect path that exists, resolved by init before the mounts. */
 struct protect_target {
 	size_t step;            /* index of its STEP_PROTECT */
-	char *path;             /* what to bind read-only: the path, or the stub standing for it */
-};
-
-/* A stub the runner made, or found, and may remove when the run ends. */
-struct stub {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	bool created;           /* by this runner */
-	int lock;               /* index into exec_ctx.locks */
+	char *path;             /* what to bind read-only */
 };
 
 struct exec_ctx {
@@ -49,13 +41,11 @@ struct exec_ctx {
 
 	struct protect_target *targets;
 	size_t n_targets;
-	struct stub *stubs;
-	size_t n_stubs;
-	int locks[8];                   /* LOCK_SH on writable roots holding stubs */
-	const char *lock_roots[8];
-	size_t n_locks;
+	struct create_set create;       /* init: the names the creation gate refuses (missing protected paths) */
 
-	int gate_fd;                    /* command: its end of the unix gate's handoff socketpair, or -1 */
+	int gate_fd;                    /* command: its end of the gates' handoff socketpair, or -1 */
+	bool init_ruleset;              /* init enforces the plan's Landlock ruleset, landlock_fd (-1: none) */
+	int landlock_fd;
 
 	struct landlock_report landlock;
 };
@@ -77,8 +67,8 @@ _Noreturn void die_said(const char *step);
 int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
 
-/* harden.c: close every fd above 2 but the status channel's. */
-int close_fds_keep_status(int extra);
+/* harden.c: close every fd above 2 but the status channel's and extra, extra2. */
+int close_fds_keep_status(int extra, int extra2);
 
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
@@ -90,9 +80,13 @@ int ns_loopback_up(void);
 /* mount.c: the mount steps of the plan, in init. */
 void mount_apply(struct exec_ctx *x);
 
-/* protect.c: resolve --protect paths, make stubs, lock, and clean up. */
+/* protect.c, in init before the mounts: the existing --protect paths to
+ * bind (x->targets) and the missing ones' names to refuse (x->create).
+ * Says why on failure. */
 int protect_prepare(struct exec_ctx *x);
-void protect_cleanup(struct exec_ctx *x);
+
+/* The notification filter the command loads (NOTIFY_* bits), 0: none. */
+unsigned exec_gates(const struct exec_ctx *x);
 
 /* harden.c: the command's own steps, then execve. Never returns. */
 _Noreturn void command_main(struct exec_ctx *x);

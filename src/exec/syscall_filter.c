@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Loading the runner's seccomp filter: one of the two BPF programs that
+ * Loading the runner's seccomp filters: BPF programs that
  * libseccomp compiled at build time from syscall_filter_build.c, so a
  * launch neither compiles a filter nor links libseccomp.
  */
@@ -64,25 +64,41 @@ int seccomp_apply(const struct seccomp_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-int seccomp_precompiled_unix_gate(const struct sock_filter **ret, size_t *ret_len)
+int seccomp_precompiled_notify(unsigned which, const struct sock_filter **ret, size_t *ret_len)
 {
-	*ret = seccomp_bpf_unix_gate;
-	*ret_len = ELEMENTSOF(seccomp_bpf_unix_gate);
-	return 0;
+	switch (which) {
+	case NOTIFY_UNIX:
+		*ret = seccomp_bpf_notify_unix;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_unix);
+		return 0;
+	case NOTIFY_CREATE:
+		*ret = seccomp_bpf_notify_create;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_create);
+		return 0;
+	case NOTIFY_UNIX | NOTIFY_CREATE:
+		*ret = seccomp_bpf_notify_both;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_both);
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
-int seccomp_apply_unix_gate(int *ret_listener, char *err, size_t errlen)
+int seccomp_apply_notify(unsigned which, int *ret_listener, char *err, size_t errlen)
 {
-	struct sock_fprog prog = {
-		.len = (unsigned short)ELEMENTSOF(seccomp_bpf_unix_gate),
-		.filter = (struct sock_filter *)seccomp_bpf_unix_gate,
-	};
+	const struct sock_filter *insns;
+	struct sock_fprog prog;
+	size_t n;
 	long fd;
 	int r;
 
 	r = check_no_new_privs(err, errlen);
 	if (r < 0)
 		return r;
+	r = seccomp_precompiled_notify(which, &insns, &n);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: no notification filter for %#x", which);
+	prog = (struct sock_fprog){ .len = (unsigned short)n, .filter = (struct sock_filter *)insns };
 	/* WAIT_KILLABLE_RECV (5.19): once init has taken a notification, only
 	 * a fatal signal ends the wait, so a signal cannot make the kernel
 	 * restart a call init has already performed (a connect done twice, a
@@ -92,7 +108,7 @@ int seccomp_apply_unix_gate(int *ret_listener, char *err, size_t errlen)
 	if (fd < 0 && errno == EINVAL)
 		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	if (fd < 0)
-		return errbuf_set(err, errlen, -errno, "seccomp: cannot load the unix gate's filter: %s",
+		return errbuf_set(err, errlen, -errno, "seccomp: cannot load the notification filter: %s",
 			    strerror(errno));
 	*ret_listener = (int)fd;
 	return 0;

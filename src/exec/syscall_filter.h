@@ -33,10 +33,15 @@ int seccomp_build(const struct seccomp_opts *o, void **ret, char *err, size_t er
 /* The precompiled program for these options. */
 int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter **ret, size_t *ret_len);
 
-/* The unix-socket gate (unix_gate.c): connect, sendto with an address,
- * sendmsg and sendmmsg become user notifications. Load it after
- * seccomp_apply; 0 and the listener fd in *ret_listener, or -errno with a
- * reason in err. */
-int seccomp_apply_unix_gate(int *ret_listener, char *err, size_t errlen);
-int seccomp_build_unix_gate(void **ret, char *err, size_t errlen);
-int seccomp_precompiled_unix_gate(const struct sock_filter **ret, size_t *ret_len);
+/* The notification filter of the gates init serves (unix_gate.c,
+ * create_gate.c), the union of `which`: NOTIFY_UNIX (connect, sendto with
+ * an address, sendmsg, sendmmsg), NOTIFY_CREATE (every call that makes a
+ * name). Load it after seccomp_apply; 0 and the listener fd in
+ * *ret_listener, or -errno with a reason in err. */
+enum {
+	NOTIFY_UNIX = 1 << 0,
+	NOTIFY_CREATE = 1 << 1,
+};
+int seccomp_apply_notify(unsigned which, int *ret_listener, char *err, size_t errlen);
+int seccomp_build_notify(unsigned which, void **ret, char *err, size_t errlen);
+int seccomp_precompiled_notify(unsigned which, const struct sock_filter **ret, size_t *ret_len);

@@ -351,17 +351,30 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
 }
 
 /*
- * The unix-socket gate's filter (loaded after the main one, so the main
- * one's EPERM wins): every call that names a destination address goes to
- * the pid-1 init as a user notification. sendto only when dest_addr is set
- * (send(2) is sendto without one); sendmsg and sendmmsg always, their
- * address sits in memory the filter cannot read.
+ * The notification filter (loaded after the main one, so the main one's
+ * EPERM wins), the union of the gates asked for in `which`; the pid-1 init
+ * answers each call (unix_gate.c dispatches by syscall number).
+ *
+ * NOTIFY_UNIX: every call that names a destination address. sendto only
+ * when dest_addr is set (send(2) is sendto without one); sendmsg and
+ * sendmmsg always, their address sits in memory the filter cannot read.
+ *
+ * NOTIFY_CREATE: every call that makes a name (create_gate.c). open and
+ * openat only with O_CREAT, so the plain opens of the hot path never leave
+ * the kernel; O_TMPFILE makes no name (the linkat that would is gated).
+ * bind always: its family sits in memory the filter cannot read.
  */
-int seccomp_build_unix_gate(scmp_filter_ctx *ret, char *err, size_t errlen)
+int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t errlen)
 {
+	static const char *const creating[] = {
+		"mkdir", "mkdirat", "mknod", "mknodat", "creat", "symlink", "symlinkat",
+		"link", "linkat", "rename", "renameat", "renameat2", "bind",
+	};
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
-	int r;
+	int r, nr;
 
+	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE)))
+		return errbuf_set(err, errlen, -EINVAL, "seccomp: no such notification filter");
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
@@ -371,11 +384,31 @@ int seccomp_build_unix_gate(scmp_filter_ctx *ret, char *err, size_t errlen)
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0)) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0)) < 0)
+	if ((which & NOTIFY_UNIX) &&
+	    ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
+	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
+	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0)) < 0 ||
+	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0)) < 0))
 		return errbuf_set(err, errlen, r, "seccomp: cannot add the unix gate's rules: %s", strerror(-r));
+	if (!(which & NOTIFY_CREATE)) {
+		*ret = TAKE_PTR(ctx);
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(creating); i++) {
+		nr = resolve(creating[i], -1);
+		if (nr < 0)
+			continue; /* not on this architecture (open, mkdir... on arm64) */
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+		if (r < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot gate %s: %s", creating[i], strerror(-r));
+	}
+	nr = resolve("open", -1);
+	if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT))) < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot gate open: %s", strerror(-r));
+	r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot gate openat: %s", strerror(-r));
 	*ret = TAKE_PTR(ctx);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "create_gate.h"
 #include "errbuf.h"
 #include "runner.h"
 #include "syscall_filter.h"
@@ -76,20 +77,20 @@ int unix_gate_pair(int ret[2])
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ret) < 0 ? -errno : 0;
 }
 
-int unix_gate_install(int fd, char *err, size_t errlen)
+int unix_gate_install(int fd, unsigned which, char *err, size_t errlen)
 {
 	_cleanup_close_ int listener = -EBADF, sock = fd;
 	char ack = 0;
 	int r;
 
-	r = seccomp_apply_unix_gate(&listener, err, errlen);
+	r = seccomp_apply_notify(which, &listener, err, errlen);
 	if (r < 0)
 		return r;
 	/* write/read are not gated: no sendmsg here, it would wait on init */
 	if (write(sock, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
-		return errbuf_set(err, errlen, -EIO, "unix gate: cannot tell init the listener: %s", strerror(errno));
+		return errbuf_set(err, errlen, -EIO, "gate: cannot tell init the listener: %s", strerror(errno));
 	if (read(sock, &ack, 1) != 1 || ack != 1)
-		return errbuf_set(err, errlen, -EIO, "unix gate: init did not take the listener");
+		return errbuf_set(err, errlen, -EIO, "gate: init did not take the listener");
 	return 0;
 }
 
@@ -528,6 +529,10 @@ static void handle(struct gate *g)
 	memset(&n, 0, sizeof(n)); /* the kernel insists */
 	if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0)
 		return; /* ENOENT: the caller went away before we took it */
+	if (create_gate_nr(n.data.nr)) {
+		create_gate_handle(g->listener, g->create, &n);
+		return;
+	}
 	op = calloc(1, sizeof(*op));
 	if (!op) {
 		reply(g, n.id, 0, -ENOMEM);
@@ -576,6 +581,7 @@ _Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener)
 		.diag = gate_diag_open(),
 		.allow = p->allow_unix,
 		.deny_tcp = p->landlock.deny_tcp && landlock_get_abi() >= 4,
+		.create = &x->create,
 	};
 	struct pollfd fds[2 + GATE_MAX_PARKED];
 	bool listening = true;

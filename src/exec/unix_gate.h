@@ -38,16 +38,18 @@ struct exec_ctx;
  * over; ret[0] stays in init, ret[1] goes to the command. */
 int unix_gate_pair(int ret[2]);
 
-/* The command, right after the main seccomp filter: load the gate's
- * filter, tell init the listener's number on fd, wait until init holds
- * it, close both. 0 or -errno with a reason in err. */
-int unix_gate_install(int fd, char *err, size_t errlen);
+/* The command, right after the main seccomp filter: load the
+ * notification filter of the gates in `which` (NOTIFY_*), tell init the
+ * listener's number on fd, wait until init holds it, close both. 0 or
+ * -errno with a reason in err. The same handoff and loop serve the
+ * creation gate (create_gate.h): one filter, one listener. */
+int unix_gate_install(int fd, unsigned which, char *err, size_t errlen);
 
 /* Init, after the fork: take the listener from the command (cmd). 0 and
  * *ret_listener >= 0; 0 and -1 when the command ended before handing it
  * over (its status tells why); -errno on failure. Closes fd. */
 int unix_gate_receive(int fd, pid_t cmd, int *ret_listener);
 
-/* Init's wait loop with the gate: signals through a signalfd, and every
- * notification answered. Returns never: init_reap exits with the command. */
+/* Init's wait loop with the gates: signals through a signalfd, and every
+ * notification answered (dispatched by syscall number). Returns never: init_reap exits with the command. */
 _Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener);

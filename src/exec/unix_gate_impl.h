@@ -18,6 +18,7 @@
 #define GATE_MAX_PARKED_BYTES (64u << 20)
 
 struct gate_op;
+struct create_set;
 
 struct gate {
 	int listener;                  /* the seccomp notification fd; -1 once every filter user is gone */
@@ -25,6 +26,7 @@ struct gate {
 	uint32_t seq;
 	const char *const *allow;      /* --allow-unix-socket paths */
 	bool deny_tcp;                 /* the command's Landlock refuses TCP connect */
+	const struct create_set *create; /* the creation gate's refusals */
 	struct gate_op *parked[GATE_MAX_PARKED];
 	size_t n_parked;
 	size_t parked_bytes;

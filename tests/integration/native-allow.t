@@ -3,7 +3,7 @@
 #
 # The native runner lets ordinary work through: writes in the workspace and
 # the private /tmp, git, python, a C compiler, pipes, job control; exit codes
-# and signals come back faithfully; protection stubs leave nothing behind.
+# and signals come back faithfully; protection makes nothing in the workspace.
 # Each check runs unconfined first (the control) so a failure means cordon.
 set -u
 
@@ -99,9 +99,9 @@ j=$(cd "$WS" && HOME=$H CORDON_IT_KEEP=kept-value "$CORDON" run --backend native
 out=$(field output <<<"$j")
 grep -q '^kept-value$' <<<"$out" && ok "--keep-env passes the variable" || { not_ok "--keep-env"; diag "$j"; }
 
-# no stubs left behind, nothing new in git status
+# nothing cordon made in the workspace, nothing new in git status
 st=$(git -C "$WS" status --porcelain)
-[ -z "$st" ] && ok "no stubs or litter left in the workspace" || { not_ok "the workspace has litter"; diag "$st"; }
+[ -z "$st" ] && ok "no placeholder or litter in the workspace" || { not_ok "the workspace has litter"; diag "$st"; }
 
 # light isolation works too
 j=$(crun --isolation light sh -c 'echo light > light-file && cat light-file && rm light-file')

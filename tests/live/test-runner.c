@@ -152,30 +152,34 @@ Test(runner, writes_outside_the_roots_are_refused)
 	cr_assert_eq(access(target, F_OK), 0);
 }
 
-Test(runner, protected_paths_and_their_stubs)
+/* Missing protected paths cannot be made (the creation gate says EACCES),
+ * and nothing stands for them on the host, during the run or after. */
+Test(runner, protected_missing_paths_cannot_be_made)
 {
-	char protect_hooks[128], protect_mcp[128], cmd[512];
+	char protect_hooks[128], protect_mcp[128], cmd[640];
 	struct run r;
 
 	snprintf(protect_hooks, sizeof(protect_hooks), "%s/.git/hooks", dir);
 	snprintf(protect_mcp, sizeof(protect_mcp), "%s/.mcp.json", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "cd %s; echo x > .mcp.json; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; mv .git .g; "
+		 "cd %s; ls -A; echo listed; echo x > .mcp.json; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; "
 		 "echo ok > plain && echo wrote-plain",
 		 dir);
 	RUN(&r, "--write", dir, "--protect", protect_hooks, "--protect", protect_mcp, "--", "/bin/sh", "-c", cmd);
 	EXITED(&r, 0);
 	cr_assert(strstr(r.output, "wrote-plain"), "%s", r.output);
-	cr_assert(strstr(r.output, "Read-only file system") || strstr(r.output, "Is a directory"), "%s", r.output);
-	cr_assert(strstr(r.output, "Device or resource busy") || strstr(r.output, "Read-only"), "%s", r.output);
+	/* the workspace was empty inside too: no placeholder */
+	cr_assert_eq(strncmp(r.output, "listed\n", 7), 0, "%s", r.output);
+	cr_assert(strstr(r.output, "cannot create .mcp.json: Permission denied"), "%s", r.output);
+	cr_assert(strstr(r.output, "mkdir: cannot create directory") && strstr(r.output, "Permission denied"), "%s",
+		  r.output);
 
-	/* the stubs are gone, only the real write is left */
 	char mcp[160], git[160], plain[160];
 	snprintf(mcp, sizeof(mcp), "%s/.mcp.json", dir);
 	snprintf(git, sizeof(git), "%s/.git", dir);
 	snprintf(plain, sizeof(plain), "%s/plain", dir);
-	cr_assert_eq(access(mcp, F_OK), -1, "stub left behind");
-	cr_assert_eq(access(git, F_OK), -1, "stub left behind");
+	cr_assert_eq(access(mcp, F_OK), -1, "%s made", mcp);
+	cr_assert_eq(access(git, F_OK), -1, "%s made", git);
 	cr_assert_eq(access(plain, F_OK), 0);
 }
 

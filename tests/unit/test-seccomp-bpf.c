@@ -11,8 +11,8 @@
 
 #include "syscall_filter.h"
 
-/* gate: the unix gate's filter instead of the main one */
-static void compare_one(bool deny_inet, bool gate)
+/* gate: the notification filter for these NOTIFY_* bits instead of the main one */
+static void compare_one(bool deny_inet, unsigned gate)
 {
 	const struct seccomp_opts o = { .deny_inet = deny_inet };
 	const struct sock_filter *pre;
@@ -24,9 +24,9 @@ static void compare_one(bool deny_inet, bool gate)
 
 	cr_assert_not_null(f);
 	if (gate) {
-		cr_assert_eq(seccomp_precompiled_unix_gate(&pre, &n), 0);
+		cr_assert_eq(seccomp_precompiled_notify(gate, &pre, &n), 0);
 		cr_assert_gt(n, 5);
-		cr_assert_eq(seccomp_build_unix_gate(&ctx, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(seccomp_build_notify(gate, &ctx, err, sizeof(err)), 0, "%s", err);
 	} else {
 		cr_assert_eq(seccomp_precompiled(&o, &pre, &n), 0);
 		cr_assert_gt(n, 10);
@@ -46,26 +46,40 @@ static void compare_one(bool deny_inet, bool gate)
 
 static void compare(bool deny_inet)
 {
-	compare_one(deny_inet, false);
+	compare_one(deny_inet, 0);
 }
 
-Test(seccomp_bpf, precompiled_unix_gate_matches_libseccomp)
+Test(seccomp_bpf, precompiled_notify_filters_match_libseccomp)
 {
-	compare_one(false, true);
+	compare_one(false, NOTIFY_UNIX);
+	compare_one(false, NOTIFY_CREATE);
+	compare_one(false, NOTIFY_UNIX | NOTIFY_CREATE);
 }
 
-/* The gate's program notifies (and so differs from both main programs):
- * some instruction returns SECCOMP_RET_USER_NOTIF. */
-Test(seccomp_bpf, unix_gate_program_notifies)
+/* The gates' programs notify (and so differ from both main programs):
+ * some instruction returns SECCOMP_RET_USER_NOTIF; the union is longer
+ * than either part; an unknown set is refused. */
+Test(seccomp_bpf, notify_programs_notify)
 {
+	const unsigned sets[] = { NOTIFY_UNIX, NOTIFY_CREATE, NOTIFY_UNIX | NOTIFY_CREATE };
 	const struct sock_filter *pre;
-	size_t n, notify = 0;
+	size_t n, len[3];
 
-	cr_assert_eq(seccomp_precompiled_unix_gate(&pre, &n), 0);
-	for (size_t i = 0; i < n; i++)
-		if (pre[i].code == (BPF_RET | BPF_K) && (pre[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
-			notify++;
-	cr_assert_geq(notify, 1, "no instruction returns USER_NOTIF");
+	for (size_t s = 0; s < 3; s++) {
+		size_t notify = 0;
+
+		cr_assert_eq(seccomp_precompiled_notify(sets[s], &pre, &n), 0);
+		for (size_t i = 0; i < n; i++)
+			if (pre[i].code == (BPF_RET | BPF_K) &&
+			    (pre[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+				notify++;
+		cr_assert_geq(notify, 1, "no instruction returns USER_NOTIF");
+		len[s] = n;
+	}
+	cr_assert_gt(len[2], len[0]);
+	cr_assert_gt(len[2], len[1]);
+	cr_assert_eq(seccomp_precompiled_notify(0, &pre, &n), -EINVAL);
+	cr_assert_eq(seccomp_precompiled_notify(4, &pre, &n), -EINVAL);
 }
 
 Test(seccomp_bpf, precompiled_default_matches_libseccomp)

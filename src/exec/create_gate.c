@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The creation gate in the pid-1 init (see create_gate.h): resolve the name
+ * a call would make exactly as the caller's kernel walk would, decide on
+ * the parent's inode, and perform the call on that parent.
+ *
+ * The walk goes one component at a time from the caller's directory
+ * (pidfd_getfd of its dirfd, /proc/TID/cwd for AT_FDCWD, / for an absolute
+ * path): a symlink is read and spliced in (absolute: from /), "self" and
+ * "thread-self" in /proc's root are the caller's TID, and procfs magic
+ * links (fd/N, cwd, root, exe) are followed by the kernel, which jumps to
+ * the caller's file. The parent ends as an O_PATH fd; the check and the
+ * call both use it and one component name, so nothing is looked up twice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "create_gate.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+
+#define MAX_HOPS 40     /* the kernel's MAXSYMLINKS */
+#define PROC_ROOT_INO 1
+
+int create_set_add(struct create_set *s, const char *dir, const char *name, bool prefix)
+{
+	struct stat st;
+
+	if (strlen(name) >= sizeof(s->v[0].name))
+		return -ENAMETOOLONG;
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino && s->v[i].prefix == prefix &&
+		    strcmp(s->v[i].name, name) == 0)
+			return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct create_rule *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = (struct create_rule){ .dev = st.st_dev, .ino = st.st_ino, .prefix = prefix };
+	strcpy(s->v[s->n].name, name);
+	s->n++;
+	return 0;
+}
+
+void create_set_done(struct create_set *s)
+{
+	free(s->v);
+	*s = (struct create_set){};
+}
+
+bool create_gate_nr(int nr)
+{
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+	case SYS_creat:
+	case SYS_mkdir:
+	case SYS_mknod:
+	case SYS_symlink:
+	case SYS_link:
+	case SYS_rename:
+#endif
+	case SYS_openat:
+	case SYS_mkdirat:
+	case SYS_mknodat:
+	case SYS_symlinkat:
+	case SYS_linkat:
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_bind:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One call being answered. */
+struct cop {
+	int listener;
+	uint64_t id;
+	pid_t tid;
+	int pidfd;
+	const struct create_set *set;
+};
+
+/* The parent a name would be made in, and the name. */
+struct resolved {
+	int dir;                /* O_PATH */
+	char name[NAME_MAX + 2]; /* with the caller's trailing slash, if any */
+	bool magic;             /* a procfs magic link: the kernel follows it to an existing file */
+	bool exists;
+	struct stat st;         /* lstat of name, when it exists */
+};
+
+static void resolved_done(struct resolved *r)
+{
+	if (r->dir >= 0)
+		close(r->dir);
+	r->dir = -1;
+}
+
+/* A NUL-terminated string of at most PATH_MAX bytes out of the caller. */
+static int peek_string(pid_t tid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		size_t page = 4096 - ((addr + got) & 4095), want = size - got < page ? size - got : page;
+		struct iovec local = { buf + got, want }, remote = { (void *)(uintptr_t)(addr + got), want };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+
+		if (n <= 0)
+			return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+		if (memchr(buf + got, '\0', (size_t)n))
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* The caller's fd: the pidfd is opened the first time one is needed (the
+ * common creations, relative to the working directory, need none). */
+static int take_fd(const struct cop *c, int fd)
+{
+	struct cop *m = (struct cop *)c;
+	long r;
+
+	if (m->pidfd < 0) {
+		r = syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+		if (r < 0 && errno == EINVAL)
+			r = syscall(SYS_pidfd_open, c->tid, 0); /* before 6.9: thread-group leaders only */
+		if (r < 0)
+			return -errno;
+		m->pidfd = (int)r;
+	}
+	r = syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	return r < 0 ? -errno : (int)r;
+}
+
+static bool on_proc(int fd, bool root_only)
+{
+	struct statfs s;
+	struct stat st;
+
+	if (fstatfs(fd, &s) < 0 || s.f_type != PROC_SUPER_MAGIC)
+		return false;
+	return !root_only || (fstat(fd, &st) == 0 && st.st_ino == PROC_ROOT_INO);
+}
+
+/* May the caller follow a magic link in the procfs directory dir? Init
+ * follows it with its own rights, and may always reach into itself (its
+ * status pipe, its listener): so never in init's own /proc/1. The kernel's
+ * ptrace check stands for the caller's other processes (same uid and
+ * domain). */
+static bool magic_allowed(int dir)
+{
+	char self[64], path[PATH_MAX];
+	ssize_t n;
+	char *end;
+	long pid;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
+	n = readlink(self, path, sizeof(path) - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	pid = strtol(path + 6, &end, 10);
+	return end != path + 6 && (*end == '/' || *end == '\0') && pid > 1;
+}
+
+/* The directory a caller's (dirfd, path) starts from; -1 for an absolute
+ * path (the walk starts at /, which init shares with the caller). */
+static int start_dir(const struct cop *c, int dirfd, const char *path)
+{
+	char proc[64];
+	int fd;
+
+	if (path[0] == '/')
+		return -1;
+	if (dirfd != AT_FDCWD)
+		return take_fd(c, dirfd);
+	snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)c->tid);
+	fd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Walk path from dir (taken over; -1: path is absolute) to its last
+ * component; follow_last: a trailing symlink is followed as well. */
+static int walk(const struct cop *c, int dir, const char *path, bool follow_last, struct resolved *ret)
+{
+	_cleanup_close_ int cur = dir;
+	char buf[2 * PATH_MAX], *rest = buf;
+	unsigned hops = 0;
+	size_t len = strlen(path);
+
+	if (len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (len == 0)
+		return -ENOENT;
+	memcpy(buf, path, len + 1);
+	for (;;) {
+		char comp[NAME_MAX + 1], link[PATH_MAX];
+		const char *after, *next;
+		struct stat st;
+		size_t n;
+		bool last, trailing;
+		int fd;
+
+		if (*rest == '/' || cur < 0) {
+			if (*rest != '/')
+				return -EBADF;
+			if (cur >= 0)
+				close(cur);
+			cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (cur < 0)
+				return -errno;
+			rest += strspn(rest, "/");
+		}
+		if (!*rest)
+			strcpy(rest, "."); /* "/" itself: it exists */
+		n = strcspn(rest, "/");
+		if (n > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(comp, rest, n);
+		comp[n] = '\0';
+		after = rest + n;
+		next = after + strspn(after, "/");
+		last = *next == '\0';
+
+		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) && on_proc(cur, true))
+			snprintf(comp, sizeof(comp), "%d", (int)c->tid);
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (!last || errno != ENOENT)
+				return -errno;
+			ret->exists = false; /* the name to make */
+			goto done;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+			ssize_t l;
+
+			if (on_proc(cur, false) && !on_proc(cur, true)) {
+				/* a magic link: the kernel jumps to the caller's file */
+				if (!magic_allowed(cur))
+					return -EACCES;
+				if (last) {
+					ret->magic = true;
+					ret->exists = true;
+					ret->st = st;
+					goto done;
+				}
+				fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (fd < 0)
+					return -errno;
+				close(cur);
+				cur = fd;
+				rest = (char *)next;
+				continue;
+			}
+			if (++hops > MAX_HOPS)
+				return -ELOOP;
+			l = readlinkat(cur, comp, link, sizeof(link) - 1);
+			if (l < 0)
+				return -errno;
+			link[l] = '\0';
+			if (l == 0)
+				return -ENOENT;
+			/* splice: the link's text, then what followed it */
+			trailing = *after == '/';
+			n = strlen(next);
+			if ((size_t)l + 1 + n + 1 > sizeof(buf))
+				return -ENAMETOOLONG;
+			memmove(buf + l + 1, next, n + 1);
+			memcpy(buf, link, (size_t)l);
+			buf[l] = n || trailing ? '/' : '\0';
+			rest = buf;
+			continue;
+		}
+		if (last) {
+			ret->exists = true;
+			ret->st = st;
+			goto done;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(cur);
+		cur = fd;
+		rest = (char *)next;
+		continue;
+done:
+		/* the last name in init's own /proc/1 (a link's old name the
+		 * kernel would follow): out of reach, as the magic links above */
+		if (on_proc(cur, false) && !on_proc(cur, true) && !magic_allowed(cur))
+			return -EACCES;
+		snprintf(ret->name, sizeof(ret->name), "%s%s", comp, *after == '/' ? "/" : "");
+		ret->dir = TAKE_FD(cur);
+		return 0;
+	}
+}
+
+/* Resolve the caller's (dirfd, path) into ret. */
+static int resolve_path(const struct cop *c, int dirfd, const char *path, bool follow_last, struct resolved *ret)
+{
+	int dir;
+
+	*ret = (struct resolved){ .dir = -1 };
+	if (!path[0])
+		return -ENOENT;
+	dir = start_dir(c, dirfd, path);
+	if (dir < 0 && path[0] != '/')
+		return dir;
+	return walk(c, dir, path, follow_last, ret);
+}
+
+/* The same for the path at addr in the caller's memory. */
+static int resolve_arg(const struct cop *c, int dirfd, uint64_t addr, bool follow_last, struct resolved *ret)
+{
+	char path[PATH_MAX];
+	int r;
+
+	*ret = (struct resolved){ .dir = -1 };
+	r = peek_string(c->tid, addr, path, sizeof(path));
+	return r < 0 ? r : resolve_path(c, dirfd, path, follow_last, ret);
+}
+
+/* May the name be made in the directory? Refused when (its inode, name) is
+ * a missing protected path's first missing component. */
+static int decide(const struct cop *c, const struct resolved *r)
+{
+	size_t len = strcspn(r->name, "/");
+	struct stat st;
+
+	if (fstat(r->dir, &st) < 0)
+		return -errno; /* fail closed */
+	for (size_t i = 0; i < c->set->n; i++) {
+		const struct create_rule *rule = &c->set->v[i];
+		size_t n = strlen(rule->name);
+
+		if (rule->dev != st.st_dev || rule->ino != st.st_ino)
+			continue;
+		if (rule->prefix ? len >= n && strncmp(r->name, rule->name, n) == 0
+				 : len == n && strncmp(r->name, rule->name, n) == 0)
+			return -EACCES;
+	}
+	return 0;
+}
+
+/* The caller's umask, from /proc/TID/status, made init's own for the call. */
+static int take_umask(const struct cop *c)
+{
+	char path[64], buf[2048];
+	_cleanup_close_ int fd = -1;
+	const char *at;
+	ssize_t n;
+	unsigned long m;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	at = strstr(buf, "\nUmask:");
+	if (!at)
+		return -EIO;
+	m = strtoul(at + 7, NULL, 8);
+	umask((mode_t)(m & 0777));
+	return 0;
+}
+
+static bool still_valid(const struct cop *c)
+{
+	return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) == 0;
+}
+
+static void reply(const struct cop *c, int64_t val, int error)
+{
+	struct seccomp_notif_resp r = { .id = c->id, .val = error ? 0 : val, .error = error };
+
+	/* ENOENT: the caller is gone, or a fatal signal ended its wait */
+	(void)ioctl(c->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+/* The caller's controlling terminal, if it is one of the sandbox's ptys:
+ * what /dev/tty opens for it. -ENXIO when it has none. */
+static int caller_tty(const struct cop *c, int flags)
+{
+	char path[64], buf[1024], *p;
+	_cleanup_close_ int fd = -1;
+	unsigned long tty;
+	unsigned maj, min;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* ") S ppid pgrp session tty_nr" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %lu", &tty) != 1)
+		return -EIO;
+	maj = (unsigned)((tty >> 8) & 0xfff);
+	min = (unsigned)((tty & 0xff) | ((tty >> 12) & 0xfff00));
+	if (tty == 0 || maj < 136 || maj > 143)
+		return -ENXIO;
+	snprintf(path, sizeof(path), "/dev/pts/%u", (maj - 136) * 256 + min);
+	fd = open(path, (flags & ~O_CREAT) | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : TAKE_FD(fd);
+}
+
+static bool is_dev_tty(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 5 && minor(st->st_rdev) == 0;
+}
+
+static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mode_t mode)
+{
+	struct resolved r;
+	_cleanup_close_ int fd = -1;
+	bool follow = !(flags & (O_EXCL | O_NOFOLLOW));
+	struct stat st;
+	int e;
+
+	e = resolve_arg(c, dirfd, path, follow, &r);
+	if (e == 0 && !r.exists)
+		e = take_umask(c);
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0)
+		e = decide(c, &r);
+	if (e == 0 && r.exists && is_dev_tty(&r.st))
+		fd = caller_tty(c, flags);
+	else if (e == 0) {
+		/* Never block init (a FIFO without a reader, a lease): the
+		 * caller's blocking mode is put back below. A magic link is
+		 * the kernel's to follow; anything else was resolved. */
+		fd = openat(r.dir, r.name, flags | O_NONBLOCK | O_CLOEXEC | (r.magic || !follow ? 0 : O_NOFOLLOW), mode);
+		if (fd < 0)
+			fd = -errno;
+	}
+	resolved_done(&r);
+	if (e == -ESRCH)
+		return;
+	if (e == 0 && fd >= 0 && fstat(fd, &st) == 0 && is_dev_tty(&st)) {
+		/* /dev/tty reached some other way: init's terminal is not the caller's */
+		close(fd);
+		fd = caller_tty(c, flags);
+	}
+	if (e == 0 && fd < 0)
+		e = fd;
+	if (e < 0) {
+		reply(c, 0, e);
+		return;
+	}
+	if (!(flags & O_NONBLOCK)) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	struct seccomp_notif_addfd add = {
+		.id = c->id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (unsigned)fd,
+		.newfd_flags = (unsigned)(flags & O_CLOEXEC),
+	};
+	if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+		reply(c, 0, -errno); /* e.g. EMFILE: the caller's table is full */
+}
+
+/* mkdir, mknod, symlink: one new name, made on the resolved parent. */
+static void do_make(const struct cop *c, int nr, int dirfd, uint64_t path, mode_t mode, dev_t dev, uint64_t target)
+{
+	char text[PATH_MAX];
+	struct resolved r;
+	int e;
+
+	e = resolve_arg(c, dirfd, path, false, &r);
+	if (e == 0 && target)
+		e = peek_string(c->tid, target, text, sizeof(text));
+	if (e == 0 && !target)
+		e = take_umask(c);
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0)
+		e = decide(c, &r);
+	if (e == 0) {
+		if (target)
+			e = symlinkat(text, r.dir, r.name);
+		else if (nr == SYS_mknodat
+#ifdef SYS_mknod
+			 || nr == SYS_mknod
+#endif
+		)
+			e = mknodat(r.dir, r.name, mode, dev);
+		else
+			e = mkdirat(r.dir, r.name, mode);
+		e = e < 0 ? -errno : 0;
+	}
+	resolved_done(&r);
+	if (e != -ESRCH)
+		reply(c, 0, e);
+}
+
+/* link and rename: the new name is decided; the old one is the caller's. */
+static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t oldpath, int newdir, uint64_t newpath,
+			   unsigned flags)
+{
+	struct resolved o = { .dir = -1 }, n = { .dir = -1 };
+	_cleanup_close_ int empty = -1;
+	char old[PATH_MAX];
+	int e;
+
+	e = peek_string(c->tid, oldpath, old, sizeof(old));
+	if (e == 0 && link && (flags & AT_EMPTY_PATH) && !old[0]) {
+		/* linkat(fd, "", ..., AT_EMPTY_PATH): the caller's fd itself */
+		empty = olddir == AT_FDCWD ? start_dir(c, AT_FDCWD, ".") : take_fd(c, olddir);
+		if (empty < 0)
+			e = empty;
+	} else if (e == 0)
+		e = resolve_path(c, olddir, old, false, &o);
+	if (e == 0)
+		e = resolve_arg(c, newdir, newpath, false, &n);
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0)
+		e = decide(c, &n);
+	if (e == 0) {
+		if (link)
+			e = linkat(empty >= 0 ? empty : o.dir, empty >= 0 ? "" : o.name, n.dir, n.name, (int)flags);
+		else
+			e = (int)syscall(SYS_renameat2, o.dir, o.name, n.dir, n.name, flags);
+		e = e < 0 ? -errno : 0;
+	}
+	resolved_done(&o);
+	resolved_done(&n);
+	if (e != -ESRCH)
+		reply(c, 0, e);
+}
+
+/* bind: a pathname unix address makes a name; any other is performed as
+ * asked (Landlock, applied to init too, refuses TCP binds the same way). */
+static void do_bind(const struct cop *c, int sockfd, uint64_t addr, uint64_t addrlen)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_storage ss = {};
+	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+	_cleanup_close_ int sock = -1, here = -1;
+	struct resolved r = { .dir = -1 };
+	int e = 0;
+
+	if ((int)addrlen < 0 || addrlen > sizeof(ss))
+		e = -EINVAL;
+	if (e == 0 && addrlen) {
+		struct iovec local = { &ss, addrlen }, remote = { (void *)(uintptr_t)addr, addrlen };
+
+		if (process_vm_readv(c->tid, &local, 1, &remote, 1, 0) != (ssize_t)addrlen)
+			e = -EFAULT;
+	}
+	if (e == 0) {
+		sock = take_fd(c, sockfd);
+		if (sock < 0)
+			e = sock;
+	}
+	if (e == 0 && ss.ss_family == AF_UNIX && addrlen > off && un->sun_path[0]) {
+		char path[sizeof(un->sun_path) + 1];
+		size_t n = strnlen(un->sun_path, addrlen - off);
+		int dir;
+
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		dir = start_dir(c, AT_FDCWD, path);
+		e = dir < 0 && path[0] != '/' ? dir : walk(c, dir, path, false, &r);
+	}
+	if (e == 0 && r.dir >= 0)
+		e = take_umask(c);
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0 && r.dir >= 0)
+		e = decide(c, &r);
+	if (e == 0 && r.dir >= 0) {
+		/* bind by the one component, from the resolved parent */
+		struct sockaddr_un by = { .sun_family = AF_UNIX };
+
+		size_t len = strlen(r.name);
+
+		if (len >= sizeof(by.sun_path))
+			len = sizeof(by.sun_path) - 1; /* cannot be: it was part of a sun_path */
+		memcpy(by.sun_path, r.name, len);
+		here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (here < 0 || fchdir(r.dir) < 0)
+			e = -errno;
+		else {
+			e = bind(sock, (struct sockaddr *)&by, (socklen_t)(off + strlen(by.sun_path) + 1)) < 0 ? -errno : 0;
+			(void)!fchdir(here);
+		}
+	} else if (e == 0)
+		e = bind(sock, addrlen ? (struct sockaddr *)&ss : NULL, (socklen_t)addrlen) < 0 ? -errno : 0;
+	resolved_done(&r);
+	if (e != -ESRCH)
+		reply(c, 0, e);
+}
+
+void create_gate_handle(int listener, const struct create_set *s, const struct seccomp_notif *n)
+{
+	const __u64 *a = n->data.args;
+	struct cop c = { .listener = listener, .id = n->id, .tid = (pid_t)n->pid, .pidfd = -1, .set = s };
+
+	switch (n->data.nr) {
+#ifdef SYS_open
+	case SYS_open:
+		do_open(&c, AT_FDCWD, a[0], (int)a[1], (mode_t)a[2]);
+		break;
+	case SYS_creat:
+		do_open(&c, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, (mode_t)a[1]);
+		break;
+	case SYS_mkdir:
+		do_make(&c, n->data.nr, AT_FDCWD, a[0], (mode_t)a[1], 0, 0);
+		break;
+	case SYS_mknod:
+		do_make(&c, n->data.nr, AT_FDCWD, a[0], (mode_t)a[1], (dev_t)(unsigned)a[2], 0);
+		break;
+	case SYS_symlink:
+		do_make(&c, n->data.nr, AT_FDCWD, a[1], 0, 0, a[0]);
+		break;
+	case SYS_link:
+		do_link_rename(&c, true, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+		break;
+	case SYS_rename:
+		do_link_rename(&c, false, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+		break;
+#endif
+	case SYS_openat:
+		do_open(&c, (int)a[0], a[1], (int)a[2], (mode_t)a[3]);
+		break;
+	case SYS_mkdirat:
+		do_make(&c, n->data.nr, (int)a[0], a[1], (mode_t)a[2], 0, 0);
+		break;
+	case SYS_mknodat:
+		do_make(&c, n->data.nr, (int)a[0], a[1], (mode_t)a[2], (dev_t)(unsigned)a[3], 0);
+		break;
+	case SYS_symlinkat:
+		do_make(&c, n->data.nr, (int)a[1], a[2], 0, 0, a[0]);
+		break;
+	case SYS_linkat:
+		do_link_rename(&c, true, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
+		break;
+	case SYS_renameat:
+		do_link_rename(&c, false, (int)a[0], a[1], (int)a[2], a[3], 0);
+		break;
+	case SYS_renameat2:
+		do_link_rename(&c, false, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
+		break;
+	case SYS_bind:
+		do_bind(&c, (int)a[0], a[1], a[2]);
+		break;
+	default:
+		reply(&c, 0, -ENOSYS);
+		break;
+	}
+	if (c.pidfd >= 0)
+		close(c.pidfd);
+}

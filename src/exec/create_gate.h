@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The creation gate (full isolation, whenever a protected path is missing
+ * at start). A mount needs a name that exists, and making a placeholder on
+ * the host shows it to the host, outlives a SIGKILL of cordon and breaks a
+ * host `git init`. So nothing is made: init records, for each missing
+ * protected path, its deepest existing ancestor A (device and inode) and
+ * the next component C, and the command's notification filter sends every
+ * call that makes a name (mkdir, mknod, open/openat with O_CREAT, creat,
+ * symlink, link, rename, bind; and their *at forms) to init. Init resolves
+ * the new name's parent as the caller would (its dirfd or working
+ * directory, symlinks followed, a trailing one too where the kernel would
+ * follow it, /proc/self as the caller's), refuses (A, C) with EACCES, and
+ * otherwise performs the call itself on the parent it resolved, with the
+ * caller's umask, answering with the result (an open's fd is installed in
+ * the caller). Nothing the caller changes after the check is used.
+ *
+ * Init performs these calls as the command would: the same mounts, the
+ * same Landlock ruleset (applied in init before the fork, so the command's
+ * own domain nests inside it), no capability but CAP_SYS_PTRACE (to reach
+ * a caller that made itself non-dumpable), and the private tmpfs dirs that
+ * are not writable roots are read-only mounts.
+ *
+ * Limitations: a name the host creates during the run (a host `git init`)
+ * is not protected for the rest of that run; a blocking open(O_CREAT) of an
+ * existing FIFO with no reader fails with ENXIO instead of waiting (init
+ * must not block); opening a terminal through the gate never makes it the
+ * caller's controlling terminal, and /dev/tty opens the caller's own
+ * controlling terminal only when it is one of the sandbox's ptys; a
+ * Landlock domain a sandboxed process adds for itself does not bind the
+ * calls init performs for it (its own seccomp filters do: their EPERM
+ * comes before the notification); linkat(fd, "", AT_EMPTY_PATH) fails as
+ * it would without CAP_DAC_READ_SEARCH.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct seccomp_notif;
+
+struct create_rule {
+	dev_t dev;              /* the deepest existing ancestor A */
+	ino_t ino;
+	bool prefix;            /* name is a prefix ("/ws/.cordon*") */
+	char name[256];         /* the component C that may not be made in A */
+};
+
+struct create_set {
+	struct create_rule *v;
+	size_t n, cap;
+};
+
+/* Record that name may not be made in the directory dir (an existing
+ * path); prefix: no name starting with it. 0, or -errno (dir is no
+ * directory: -ENOTDIR). */
+int create_set_add(struct create_set *s, const char *dir, const char *name, bool prefix);
+void create_set_done(struct create_set *s);
+
+/* A syscall number the creation gate answers. */
+bool create_gate_nr(int nr);
+
+/* Answer notification n (one of create_gate_nr's) on listener. */
+void create_gate_handle(int listener, const struct create_set *s, const struct seccomp_notif *n);
