@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1177,4 +1178,31 @@ Test(profile, lift_names_are_checked_with_did_you_mean)
 			found |= strcmp(names[k], policy_default_deny_read[i].group) == 0;
 		cr_expect(found, "%s missing", policy_default_deny_read[i].group);
 	}
+}
+
+Test(profile, lift_covers_the_passwd_home_and_system_only_when_named)
+{
+	_cleanup_free_ char *ws = NULL, *home = make_home(&ws);
+	_cleanup_profile_ struct cordon_profile *p = NULL, *sys = NULL;
+	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
+	const char *text = "{\"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}";
+	const char *text_sys = "{\"groups\": {\"credentials\": {\"lift\": [\"system\"]}}}";
+	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *pw_aws = NULL, *pw_canon = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	/* the passwd home too, when HOME points elsewhere, as the policy has it */
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0) {
+		pw_aws = join(pw->pw_dir, ".aws");
+		if (cordon_canonicalize(pw_aws, &pw_canon, NULL) == 0)
+			cr_expect(profile_rules_contain(&p->lifted_credentials, pw_canon), "%s not lifted", pw_canon);
+	}
+	cr_expect(!profile_rules_contain(&p->lifted_credentials, "/etc/shadow"), "cloud does not lift system");
+	cr_assert_eq(profile_load_buffer(text_sys, strlen(text_sys), "sys.json", &env, &sys, &e), 0, "%s", e.message);
+	/* a root caller's secrets are only there to lift for root */
+	cr_expect_eq(profile_rules_contain(&sys->lifted_credentials, "/etc/shadow"), geteuid() == 0);
+	for (size_t i = 0; i < sys->lifted_credentials.n; i++)
+		cr_expect(strncmp(sys->lifted_credentials.v[i].path, "/etc/", 5) == 0, "%s",
+			  sys->lifted_credentials.v[i].path);
 }
