@@ -216,6 +216,8 @@ static const char *note_kind_name(enum profile_note_kind k)
 		return "empty_token";
 	case PROFILE_NOTE_BYPASS:
 		return "bypass";
+	case PROFILE_NOTE_LIFT:
+		return "lift";
 	}
 	return "note";
 }

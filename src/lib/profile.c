@@ -206,6 +206,7 @@ struct loader {
 	struct raw_list read, write, deny_read, protect, allow_vars;
 	struct raw_list allow_unix;             /* network.allow_unix_sockets */
 	struct raw_list bypass[_GROUP_MAX];
+	struct raw_list lift;                   /* groups.credentials.lift: group names */
 	struct raw_group *groups;
 	size_t n_groups;
 	bool net_set;
@@ -255,6 +256,7 @@ static void loader_clear(struct loader *l)
 	raw_list_clear(&l->allow_unix);
 	for (size_t i = 0; i < _GROUP_MAX; i++)
 		raw_list_clear(&l->bypass[i]);
+	raw_list_clear(&l->lift);
 	for (size_t i = 0; i < l->n_groups; i++)
 		raw_list_clear(&l->groups[i].paths);
 	free(l->groups);
@@ -580,6 +582,57 @@ static bool group_name_valid(const char *s)
 	return true;
 }
 
+/* groups.credentials.lift: names of credential groups, checked against the
+ * catalogue's so a typo is an error, never a lift of nothing. */
+static int read_lift(struct loader *l, const struct where *w, const json_t *v)
+{
+	const char *names[32];
+	size_t i, n = profile_credential_groups(names, ELEMENTSOF(names));
+	json_t *e;
+	int r;
+
+	r = expect(l, w, v, JSON_ARRAY, "an array of credential group names");
+	if (r < 0)
+		return r;
+	json_array_foreach(v, i, e) {
+		struct where we = where_child(w, NULL, i);
+		const char *s, *best = NULL;
+		unsigned best_d = 3;
+		char list[512] = "";
+		size_t o = 0, k;
+
+		r = get_string(l, &we, e, 64, &s);
+		if (r < 0)
+			return r;
+		for (k = 0; k < n && strcmp(names[k], s) != 0; k++)
+			;
+		if (k == n) {
+			for (k = 0; k < n; k++) {
+				unsigned d = profile_edit_distance(s, names[k], 2);
+
+				if (d < best_d) {
+					best_d = d;
+					best = names[k];
+				}
+				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k ? ", " : "", names[k]);
+				if (o >= sizeof(list))
+					o = sizeof(list) - 1;
+			}
+			if (best)
+				return fail(l, -EINVAL, &we, "no credential group \"%.100s\", did you mean \"%s\"?", s,
+					    best);
+			return fail(l, -EINVAL, &we, "no credential group \"%.100s\" (groups: %s)", s, list);
+		}
+		r = count_rule(l, &we);
+		if (r < 0)
+			return r;
+		r = raw_push(&l->lift, s, &we);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int read_groups(struct loader *l, const struct where *w, json_t *v)
 {
 	const char *key;
@@ -603,21 +656,26 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v)
 				break;
 		if (g < _GROUP_MAX) {
 			static const char *const known[] = { "bypass", NULL };
+			static const char *const known_credentials[] = { "bypass", "lift", NULL };
 			const char *bk;
 			json_t *bv;
 			size_t bi = 0;
 
 			if (!json_is_object(m))
-				return fail(l, -EINVAL, &wm,
-					    "\"%s\" is a built-in group: it takes {\"bypass\": [paths]}, not %s", key,
+				return fail(l, -EINVAL, &wm, "\"%s\" is a built-in group: it takes {%s}, not %s", key,
+					    g == GROUP_CREDENTIALS ? "\"bypass\": [paths], \"lift\": [group names]"
+								   : "\"bypass\": [paths]",
 					    json_type_name(m));
 			json_object_foreach(m, bk, bv) {
 				struct where wb = where_child(&wm, bk, bi);
-				int k = match_key(l, &wm, bk, bi, known);
+				int k = match_key(l, &wm, bk, bi, g == GROUP_CREDENTIALS ? known_credentials : known);
 
 				if (k < 0)
 					return k;
-				r = read_path_list(l, &wb, bv, false, &l->bypass[g]);
+				if (k == 1)
+					r = read_lift(l, &wb, bv);
+				else
+					r = read_path_list(l, &wb, bv, false, &l->bypass[g]);
 				if (r < 0)
 					return r;
 				bi++;
@@ -1958,7 +2016,8 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 static const char *denied_by_credentials(const struct cordon_profile *p, char *const *members, const char *path)
 {
 	STRV_FOREACH(m, members)
-		if (path_is_under(path, *m) && !profile_rules_contain(&p->bypass_credentials, *m))
+		if (path_is_under(path, *m) && !profile_rules_contain(&p->bypass_credentials, *m) &&
+		    !profile_rules_contain(&p->lifted_credentials, *m))
 			return *m;
 	return NULL;
 }
@@ -1967,6 +2026,45 @@ static void members_freep(char **(*m)[_GROUP_MAX])
 {
 	for (size_t g = 0; g < _GROUP_MAX; g++)
 		strv_free((*m)[g]);
+}
+
+/* groups.credentials.lift: each named group once (the first naming keeps
+ * its origin through extends), and every entry it uncovers, noted. */
+static int resolve_lift(struct loader *l, struct cordon_profile *p)
+{
+	_cleanup_strv_free_ char **names = NULL, **paths = NULL, **groups = NULL;
+	int r;
+
+	for (size_t i = 0; i < l->lift.n; i++) {
+		if (strv_contains(names, l->lift.v[i].spelled))
+			continue;
+		r = strv_push(&names, l->lift.v[i].spelled);
+		if (r < 0)
+			return r;
+		r = rules_push(&p->lift_credentials, l->lift.v[i].spelled, l->lift.v[i].spelled, &l->lift.v[i].where);
+		if (r < 0)
+			return r;
+	}
+	if (!names)
+		return 0;
+	r = profile_credential_lift_paths(l->home, names, &paths, &groups);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; paths[i]; i++) {
+		const struct raw_entry *raw = NULL;
+
+		for (size_t j = 0; j < l->lift.n && !raw; j++)
+			if (strcmp(l->lift.v[j].spelled, groups[i]) == 0)
+				raw = &l->lift.v[j];
+		r = rules_push(&p->lifted_credentials, paths[i], groups[i], &raw->where);
+		if (r < 0)
+			return r;
+		r = note_add(p, PROFILE_NOTE_LIFT, paths[i], &raw->where,
+			     "%s is readable: the credential group %s is lifted", paths[i], groups[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int resolve(struct loader *l, struct cordon_profile *p)
@@ -2049,6 +2147,10 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 			return r;
 	}
 
+	r = resolve_lift(l, p);
+	if (r < 0)
+		return r;
+
 	/* Bypass: one member at a time, and it grants nothing by itself. */
 	for (size_t g = 0; g < _GROUP_MAX; g++)
 		for (size_t i = 0; i < bypass_out[g]->n; i++) {
@@ -2091,7 +2193,7 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 				    d->origin.file, d->origin.pointer);
 		if (c)
 			return fail(l, -EPERM, raw ? &raw->where : NULL,
-				    "%s is under %s of the built-in group credentials, and deny always wins (bypass it under groups.credentials)",
+				    "%s is under %s of the built-in group credentials, and deny always wins (lift its group or bypass it under groups.credentials)",
 				    rule->path, c);
 		r = note_add(p, PROFILE_NOTE_READ_NOOP, rule->path, raw ? &raw->where : &builtin,
 			     "%s is readable anyway: the whole system is, except what is denied", rule->path);
@@ -2236,6 +2338,8 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->bypass_credentials);
 	rules_clear(&p->bypass_persistence);
 	rules_clear(&p->bypass_system_write);
+	rules_clear(&p->lift_credentials);
+	rules_clear(&p->lifted_credentials);
 	profile_origin_clear(&p->net_origin);
 	rules_clear(&p->allow_vars);
 	for (size_t i = 0; i < p->n_set_vars; i++) {

@@ -85,6 +85,7 @@ enum profile_note_kind {
 	PROFILE_NOTE_MISSING_PATH, /* expanded to a path that does not exist: skipped */
 	PROFILE_NOTE_EMPTY_TOKEN,  /* @git:... found nothing */
 	PROFILE_NOTE_BYPASS,       /* a built-in group entry lifted (and granted) */
+	PROFILE_NOTE_LIFT,         /* a credential entry lifted with its group by name */
 };
 
 struct profile_note {
@@ -155,6 +156,12 @@ struct cordon_profile {
 
 	/* Built-in group entries lifted by groups.NAME.bypass. */
 	struct profile_rules bypass_credentials, bypass_persistence, bypass_system_write;
+	/* groups.credentials.lift: the credential groups lifted by name (path
+	 * and spelled hold the name), and what they uncover: each canonical
+	 * catalogue entry (path), its group (spelled), the lift's origin.
+	 * Naming the group is the grant: no filesystem.read is needed, and
+	 * nothing outside the named groups is uncovered. */
+	struct profile_rules lift_credentials, lifted_credentials;
 
 	enum profile_net net;
 	struct profile_origin net_origin;

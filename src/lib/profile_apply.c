@@ -69,6 +69,21 @@ static int fail_rule(struct cordon_error *reterr, int r, const struct profile_or
 	return r;
 }
 
+/* Drop the built-in read-denies named in rs. No public setter removes a
+ * default, so this one step edits the policy directly. */
+static void undeny(struct cordon_policy *pol, const struct profile_rules *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t j = 0; j < pol->n_deny; j++)
+			if (strcmp(pol->deny[j].path, rs->v[i].path) == 0) {
+				free(pol->deny[j].path);
+				free(pol->deny[j].absent_at);
+				memmove(&pol->deny[j], &pol->deny[j + 1], (pol->n_deny - j - 1) * sizeof(pol->deny[0]));
+				pol->n_deny--;
+				break;
+			}
+}
+
 int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *pol = NULL;
@@ -87,17 +102,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 		return error_set(reterr, r, "cannot set the network mode");
 
 	/* Bypassed built-in entries: the loader has checked each is a member
-	 * and granted elsewhere. No public setter removes a default, so this
-	 * one step edits the policy directly. */
-	for (size_t i = 0; i < p->bypass_credentials.n; i++)
-		for (size_t j = 0; j < pol->n_deny; j++)
-			if (strcmp(pol->deny[j].path, p->bypass_credentials.v[i].path) == 0) {
-				free(pol->deny[j].path);
-				free(pol->deny[j].absent_at);
-				memmove(&pol->deny[j], &pol->deny[j + 1], (pol->n_deny - j - 1) * sizeof(pol->deny[0]));
-				pol->n_deny--;
-				break;
-			}
+	 * and granted elsewhere. Lifted groups: the loader listed exactly the
+	 * entries of the named groups (the profile's own deny_read is added
+	 * below, so it still wins). */
+	undeny(pol, &p->bypass_credentials);
+	undeny(pol, &p->lifted_credentials);
 	for (size_t i = 0; i < p->bypass_persistence.n; i++)
 		for (size_t j = 0; pol->protect && pol->protect[j]; j++)
 			if (strcmp(pol->protect[j], p->bypass_persistence.v[i].path) == 0) {
@@ -253,7 +262,8 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		goto done;
 	}
 	STRV_FOREACH(m, creds)
-		if (path_is_under(c, *m) && !profile_rules_contain(&p->bypass_credentials, *m)) {
+		if (path_is_under(c, *m) && !profile_rules_contain(&p->bypass_credentials, *m) &&
+		    !profile_rules_contain(&p->lifted_credentials, *m)) {
 			decide(&d, false, "(built-in)", "/groups/credentials",
 			       "%s is hidden by %s, an entry of the built-in group credentials", c, *m);
 			goto done;
@@ -280,6 +290,10 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		if (rule)
 			decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s%s", c,
 			       rule->spelled, exec_note);
+		else if ((rule = profile_rules_covering(&p->lifted_credentials, c)))
+			decide(&d, true, rule->origin.file, rule->origin.pointer,
+			       "%s is readable: the credential group %s is lifted (its entry %s)%s", c, rule->spelled,
+			       rule->path, exec_note);
 		else
 			decide(&d, true, p->mode_origin.file, p->mode_origin.pointer,
 			       "the whole system is readable under mode %s, except what is denied%s",
@@ -372,18 +386,22 @@ static int add_rules(json_t *o, const char *key, const struct profile_rules *rs)
 	return add(o, key, TAKE_PTR(a));
 }
 
-static int add_bypass(json_t *groups, const char *name, const struct profile_rules *rs)
+/* lift: the group names (NULL for groups that have none). */
+static int add_bypass(json_t *groups, const char *name, const struct profile_rules *rs,
+		      const struct profile_rules *lift)
 {
 	_cleanup_json_ json_t *g = NULL;
 	int r;
 
-	if (rs->n == 0)
+	if (rs->n == 0 && (!lift || lift->n == 0))
 		return 0;
 	g = json_object();
 	if (!g)
 		return -ENOMEM;
 	r = add_rules(g, "bypass", rs);
 	if (r < 0)
+		return r;
+	if (lift && (r = add_rules(g, "lift", lift)) < 0)
 		return r;
 	return add(groups, name, TAKE_PTR(g));
 }
@@ -425,9 +443,9 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 	if ((r = add_rules(fs, "read", &p->read)) < 0 || (r = add_rules(fs, "write", &p->write)) < 0 ||
 	    (r = add_rules(fs, "deny_read", &p->deny_read)) < 0 || (r = add_rules(fs, "protect", &p->protect)) < 0)
 		return r;
-	if ((r = add_bypass(groups, "credentials", &p->bypass_credentials)) < 0 ||
-	    (r = add_bypass(groups, "persistence", &p->bypass_persistence)) < 0 ||
-	    (r = add_bypass(groups, "system_write", &p->bypass_system_write)) < 0)
+	if ((r = add_bypass(groups, "credentials", &p->bypass_credentials, &p->lift_credentials)) < 0 ||
+	    (r = add_bypass(groups, "persistence", &p->bypass_persistence, NULL)) < 0 ||
+	    (r = add_bypass(groups, "system_write", &p->bypass_system_write, NULL)) < 0)
 		return r;
 	/* danger-full-access confines no network: stating a mode would be
 	 * false, and the loader refuses one beside it */

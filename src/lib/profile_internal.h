@@ -38,3 +38,13 @@ const char *const *profile_known_keys(const char *section);
 const struct profile_rule *profile_rules_covering(const struct profile_rules *rs, const char *path);
 /* Whether a rule names exactly path. */
 bool profile_rules_contain(const struct profile_rules *rs, const char *path);
+
+/* The credential groups a profile can lift by name (the catalogue's, in
+ * its order, then "system" for a root caller's secrets) into out, at most
+ * cap - 1 of them and NULL-terminated; returns how many. */
+size_t profile_credential_groups(const char **out, size_t cap);
+/* The canonical catalogue entries that lifting groups uncovers, below home
+ * and the passwd home (and a root caller's system secrets for "system"),
+ * each with its group in ret_groups (same index). An entry that resolves to
+ * an entry of a group not lifted is left out. */
+int profile_credential_lift_paths(const char *home, char *const *groups, char ***ret_paths, char ***ret_groups);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -903,6 +904,20 @@ Test(profile, schema_names_exactly_the_loaders_keys)
 			cr_expect_not_null(json_object_get(gp, known[n]), "groups lacks %s", known[n]);
 		cr_expect_eq(json_object_size(gp), n);
 	}
+	/* groups.credentials.lift: exactly the credential groups the loader takes */
+	{
+		json_t *g = resolve_ref(root, json_object_get(props, "groups"));
+		json_t *c = json_object_get(json_object_get(g, "properties"), "credentials");
+		json_t *lift = json_object_get(json_object_get(c, "properties"), "lift");
+		json_t *en = json_object_get(json_object_get(lift, "items"), "enum");
+		const char *names[32];
+		size_t n = profile_credential_groups(names, ELEMENTSOF(names));
+
+		cr_assert(json_is_array(en), "the schema has no enum for groups.credentials.lift");
+		cr_expect_eq(json_array_size(en), n);
+		for (size_t i = 0; i < n && i < json_array_size(en); i++)
+			cr_expect_str_eq(json_string_value(json_array_get(en, i)), names[i]);
+	}
 	json_decref(root);
 }
 
@@ -969,4 +984,225 @@ Test(profile, extends_a_fifo_does_not_hang, .timeout = 10)
 	cr_expect_eq(profile_load(top, &corpus_env, &p, &e), -EINVAL);
 	cr_expect(strstr(e.message, "cannot read") != NULL, "%s", e.message);
 	cr_expect_eq(profile_load(fifo, &corpus_env, &p, &e), -EINVAL);
+}
+
+/* ---- credential groups lifted by name --------------------------------------------- */
+
+static bool policy_denies(const struct cordon_policy *pol, const char *path)
+{
+	for (size_t i = 0; i < pol->n_deny; i++)
+		if (strcmp(pol->deny[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* A home under a fresh canonical temp directory, HOME pointing at it. */
+static char *make_home(char **ret_ws)
+{
+	_cleanup_free_ char *tmp = make_tmpdir(), *base = NULL;
+	char *home;
+
+	cr_assert_eq(cordon_canonicalize(tmp, &base, NULL), 0);
+	home = join(base, "home");
+	*ret_ws = join(base, "ws");
+	cr_assert_eq(mkdir(home, 0755), 0);
+	cr_assert_eq(mkdir(*ret_ws, 0755), 0);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+	return home;
+}
+
+Test(profile, lift_uncovers_exactly_the_named_groups)
+{
+	_cleanup_free_ char *ws = NULL, *home = make_home(&ws), *text = NULL, *json = NULL;
+	_cleanup_free_ char *aws = join(home, ".aws"), *amazonq = join(home, ".aws/amazonq"), *ssh = join(home, ".ssh");
+	_cleanup_free_ char *npmrc = join(home, ".npmrc"), *gcloud = join(home, ".config/gcloud");
+	_cleanup_profile_ struct cordon_profile *p = NULL, *def = NULL;
+	_cleanup_policy_ struct cordon_policy *pol = NULL, *defpol = NULL;
+	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
+	struct profile_decision d;
+	struct cordon_error e = {};
+	char buf[PATH_MAX];
+	size_t lift_notes = 0;
+
+	cr_assert_eq(mkdir(aws, 0700), 0);
+	cr_assert_eq(mkdir(amazonq, 0700), 0);
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	/* no read grant: naming the group is the grant */
+	text = strdup("{\n \"groups\": {\n  \"credentials\": {\"lift\": [\"cloud\"]}\n }\n}\n");
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(p->lift_credentials.n, 1);
+	cr_expect_str_eq(p->lift_credentials.v[0].path, "cloud");
+	cr_expect(profile_rules_contain(&p->lifted_credentials, aws));
+	cr_expect(profile_rules_contain(&p->lifted_credentials, gcloud), "a lift covers entries that do not exist yet");
+	cr_expect(!profile_rules_contain(&p->lifted_credentials, amazonq), "~/.aws/amazonq is agents, not cloud");
+	cr_expect(!profile_rules_contain(&p->lifted_credentials, ssh));
+	for (size_t i = 0; i < p->lifted_credentials.n; i++) {
+		cr_expect_str_eq(p->lifted_credentials.v[i].spelled, "cloud");
+		cr_expect_str_eq(p->lifted_credentials.v[i].origin.pointer, "/groups/credentials/lift/0");
+	}
+	for (size_t i = 0; i < p->n_notes; i++)
+		lift_notes += p->notes[i].kind == PROFILE_NOTE_LIFT;
+	cr_expect_eq(lift_notes, p->lifted_credentials.n, "profile show lists every lifted entry");
+
+	/* the policy: cloud's entries gone, everything else as in the default */
+	cr_assert_eq(profile_apply(p, &pol, &e), 0, "%s", e.message);
+	cr_assert_eq(profile_load("default", &env, &def, &e), 0, "%s", e.message);
+	cr_assert_eq(profile_apply(def, &defpol, &e), 0, "%s", e.message);
+	cr_expect(policy_denies(defpol, aws), "control: the default hides ~/.aws");
+	cr_expect(!policy_denies(pol, aws));
+	cr_expect(!policy_denies(pol, gcloud));
+	cr_expect(policy_denies(pol, amazonq));
+	cr_expect(policy_denies(pol, ssh));
+	cr_expect(policy_denies(pol, npmrc));
+	for (size_t i = 0; i < defpol->n_deny; i++)
+		if (!profile_rules_contain(&p->lifted_credentials, defpol->deny[i].path))
+			cr_expect(policy_denies(pol, defpol->deny[i].path), "%s lost", defpol->deny[i].path);
+
+	/* why names the lift */
+	snprintf(buf, sizeof(buf), "%s/config", aws);
+	cr_assert_eq(profile_why_path(p, buf, PROFILE_OP_READ, &d), 0);
+	cr_expect(d.allow, "%s", d.reason);
+	cr_expect_str_eq(d.file, "lift.json");
+	cr_expect_str_eq(d.pointer, "/groups/credentials/lift/0");
+	cr_expect(strstr(d.reason, "credential group cloud is lifted") != NULL, "%s", d.reason);
+	cr_assert_eq(profile_why_path(def, buf, PROFILE_OP_READ, &d), 0);
+	cr_expect(!d.allow, "control: the default denies %s", buf);
+	snprintf(buf, sizeof(buf), "%s/token", amazonq);
+	cr_assert_eq(profile_why_path(p, buf, PROFILE_OP_READ, &d), 0);
+	cr_expect(!d.allow, "%s", d.reason);
+	snprintf(buf, sizeof(buf), "%s/id_ed25519", ssh);
+	cr_assert_eq(profile_why_path(p, buf, PROFILE_OP_READ, &d), 0);
+	cr_expect(!d.allow);
+
+	/* a read grant below a lifted entry is no contradiction any more */
+	free(text);
+	text = strdup("{\"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}, \"filesystem\": {\"read\": [\"~/.aws\"]}}");
+	profile_free(TAKE_PTR(p));
+	cr_expect_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	free(text);
+	text = strdup("{\"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}, \"filesystem\": {\"read\": [\"~/.ssh\"]}}");
+	profile_free(TAKE_PTR(p));
+	cr_expect_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), -EPERM);
+
+	/* the JSON form says lift, and loads back to it */
+	free(text);
+	text = strdup("{\"groups\": {\"credentials\": {\"lift\": [\"registries\", \"cloud\", \"registries\"]}}}");
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(profile_to_json(p, &json), 0);
+	cr_expect(strstr(json, "\"lift\": [\n        \"registries\",\n        \"cloud\"\n      ]") != NULL, "%s", json);
+}
+
+Test(profile, lift_never_uncovers_an_entry_of_another_group)
+{
+	_cleanup_free_ char *ws = NULL, *home = make_home(&ws);
+	_cleanup_free_ char *aws = join(home, ".aws"), *ssh = join(home, ".ssh");
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	_cleanup_policy_ struct cordon_policy *pol = NULL;
+	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
+	const char *text = "{\"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}";
+	struct profile_decision d;
+	struct cordon_error e = {};
+	char buf[PATH_MAX];
+
+	/* ~/.aws is a symlink onto ~/.ssh: lifting cloud must not show the keys */
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	cr_assert_eq(symlink(".ssh", aws), 0);
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	cr_expect(!profile_rules_contain(&p->lifted_credentials, ssh));
+	cr_assert_eq(profile_apply(p, &pol, &e), 0, "%s", e.message);
+	cr_expect(policy_denies(pol, ssh), "~/.ssh stays hidden behind a lifted ~/.aws symlink");
+	snprintf(buf, sizeof(buf), "%s/id_ed25519", aws);
+	cr_assert_eq(profile_why_path(p, buf, PROFILE_OP_READ, &d), 0);
+	cr_expect(!d.allow, "%s", d.reason);
+}
+
+Test(profile, lift_merges_through_extends)
+{
+	_cleanup_free_ char *ws = NULL, *home = make_home(&ws);
+	_cleanup_free_ char *dir = make_tmpdir();
+	_cleanup_free_ char *parent = join(dir, "parent.json"), *child = join(dir, "child.json");
+	_cleanup_free_ char *aws = join(home, ".aws"), *npmrc = join(home, ".npmrc"), *ssh = join(home, ".ssh");
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	_cleanup_policy_ struct cordon_policy *pol = NULL;
+	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
+	struct cordon_error e = {};
+
+	write_file(parent, "{\"extends\": \"workspace-write\",\n \"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}\n");
+	write_file(child, "{\"extends\": \"parent.json\",\n"
+			  " \"groups\": {\"credentials\": {\"lift\": [\"registries\", \"cloud\"]}}}\n");
+	cr_assert_eq(profile_load(child, &env, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(p->lift_credentials.n, 2);
+	cr_expect_str_eq(p->lift_credentials.v[0].path, "cloud");
+	cr_expect_str_eq(p->lift_credentials.v[0].origin.file, parent);
+	cr_expect_str_eq(p->lift_credentials.v[1].path, "registries");
+	cr_expect_str_eq(p->lift_credentials.v[1].origin.file, child);
+	cr_expect_str_eq(p->lift_credentials.v[1].origin.pointer, "/groups/credentials/lift/0");
+	cr_assert_eq(profile_apply(p, &pol, &e), 0, "%s", e.message);
+	cr_expect(!policy_denies(pol, aws));
+	cr_expect(!policy_denies(pol, npmrc));
+	cr_expect(policy_denies(pol, ssh));
+	/* a child's deny_read still wins over its parent's lift */
+	write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"deny_read\": [\"~/.aws\"]}}\n");
+	profile_free(TAKE_PTR(p));
+	cordon_policy_free(TAKE_PTR(pol));
+	cr_assert_eq(mkdir(aws, 0700), 0);
+	cr_assert_eq(profile_load(child, &env, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(profile_apply(p, &pol, &e), 0, "%s", e.message);
+	cr_expect(policy_denies(pol, aws));
+}
+
+Test(profile, lift_names_are_checked_with_did_you_mean)
+{
+	const char *text = "{\n  \"groups\": {\n    \"credentials\": {\"lift\": [\"cloud\", \"regsitries\"]}\n  }\n}\n";
+	const char *names[32];
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	struct cordon_error e = {};
+	size_t n = profile_credential_groups(names, ELEMENTSOF(names));
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "p.json", &corpus_env, &p, &e), -EINVAL);
+	cr_expect_str_eq(e.file, "p.json");
+	cr_expect_eq(e.line, 3);
+	cr_expect_eq(e.column, 39);
+	cr_expect_str_eq(e.path, "/groups/credentials/lift/1");
+	cr_expect_str_eq(e.message, "p.json:3:39: at /groups/credentials/lift/1: no credential group \"regsitries\", "
+				    "did you mean \"registries\"?");
+	/* every group of the catalogue, and the root caller's "system" */
+	cr_expect_eq(n, 11);
+	cr_expect_str_eq(names[0], "ssh");
+	cr_expect_str_eq(names[n - 1], "system");
+	cr_expect_null(names[n]);
+	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < n; k++)
+			found |= strcmp(names[k], policy_default_deny_read[i].group) == 0;
+		cr_expect(found, "%s missing", policy_default_deny_read[i].group);
+	}
+}
+
+Test(profile, lift_covers_the_passwd_home_and_system_only_when_named)
+{
+	_cleanup_free_ char *ws = NULL, *home = make_home(&ws);
+	_cleanup_profile_ struct cordon_profile *p = NULL, *sys = NULL;
+	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
+	const char *text = "{\"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}";
+	const char *text_sys = "{\"groups\": {\"credentials\": {\"lift\": [\"system\"]}}}";
+	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *pw_aws = NULL, *pw_canon = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "lift.json", &env, &p, &e), 0, "%s", e.message);
+	/* the passwd home too, when HOME points elsewhere, as the policy has it */
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0) {
+		pw_aws = join(pw->pw_dir, ".aws");
+		if (cordon_canonicalize(pw_aws, &pw_canon, NULL) == 0)
+			cr_expect(profile_rules_contain(&p->lifted_credentials, pw_canon), "%s not lifted", pw_canon);
+	}
+	cr_expect(!profile_rules_contain(&p->lifted_credentials, "/etc/shadow"), "cloud does not lift system");
+	cr_assert_eq(profile_load_buffer(text_sys, strlen(text_sys), "sys.json", &env, &sys, &e), 0, "%s", e.message);
+	/* a root caller's secrets are only there to lift for root */
+	cr_expect_eq(profile_rules_contain(&sys->lifted_credentials, "/etc/shadow"), geteuid() == 0);
+	for (size_t i = 0; i < sys->lifted_credentials.n; i++)
+		cr_expect(strncmp(sys->lifted_credentials.v[i].path, "/etc/", 5) == 0, "%s",
+			  sys->lifted_credentials.v[i].path);
 }
