@@ -59,6 +59,31 @@ static size_t line_len(const char *s)
 	return strcspn(s, "\n");
 }
 
+/* A description goes on in the lines below that are indented deeper than
+ * a flag: join them, then keep what fits on one line of a completion menu. */
+static void join_continuation(const char *end, char *desc, size_t desclen)
+{
+	const size_t keep = 90;
+	size_t n = strlen(desc);
+
+	while (*end == '\n' && strncmp(end + 1, "        ", 8) == 0) {
+		const char *l = end + 1 + strspn(end + 1, " ");
+		end = l + line_len(l);
+		if (n + 1 < desclen) {
+			desc[n++] = ' ';
+			copy(desc + n, desclen - n, l, (size_t)(end - l));
+			n = strlen(desc);
+		}
+	}
+	if (n > keep) {
+		char *cut = desc + keep;
+		while (cut > desc && *cut != ' ')
+			cut--;
+		if (cut > desc)
+			snprintf(cut, desclen - (size_t)(cut - desc), "...");
+	}
+}
+
 /* In a help text, the flag line "  NAME[ META]  DESCRIPTION" (returns true),
  * or else the first mention "NAME META" (a synopsis): META and DESCRIPTION
  * into meta and desc. */
@@ -79,6 +104,7 @@ static bool find_help(const char *text, const char *name, char *meta, size_t met
 		}
 		p += strspn(p, " ");
 		copy(desc, desclen, p, (size_t)(end - p));
+		join_continuation(end, desc, desclen);
 		return true;
 	}
 	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
@@ -178,6 +204,14 @@ static void collect(void)
 		set_value_kind(o, meta, meta[0] != '\0');
 	}
 	add_opt(s, "--help")->kind = VALUE_NONE;
+
+	for (size_t i = 0; i < n_subs; i++)
+		for (size_t k = 0; k < subs[i].n_opts; k++)
+			if (strcmp(subs[i].opts[k].name, "--help") == 0 && !subs[i].opts[k].desc[0])
+				snprintf(subs[i].opts[k].desc, sizeof(subs[i].opts[k].desc), "show this command's options");
+	for (size_t i = 0; i < n_subs; i++)
+		if (!subs[i].desc[0] && subs[i].command == CLI_HELP)
+			snprintf(subs[i].desc, sizeof(subs[i].desc), "show the commands");
 }
 
 /* Print s with every character in bad replaced by rep (NULL: dropped). */
@@ -296,7 +330,11 @@ static void gen_zsh(void)
 			const struct opt *o = &s->opts[k];
 			/* repeatable flags may be given more than once */
 			printf("\t\t\t'*%s[", o->name);
-			put_escaped(o->desc, "'[]:\\", NULL);
+			for (const char *c = o->desc; *c; c++) /* inside '...[...]' */
+				if (*c == '\'')
+					fputs("'\\''", stdout);
+				else if (!strchr("[]:\\", *c))
+					putchar(*c);
 			putchar(']');
 			switch (o->kind) {
 			case VALUE_NONE:

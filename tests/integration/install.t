@@ -145,7 +145,8 @@ expect_completion "bash: cordon profile <TAB> offers the actions" "diff list sch
 expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
 expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
 
-# zsh and fish are not installed here: check what the files say, not how a shell reads them.
+# zsh and fish need not be installed (install-deps does not): check what the
+# files say, and where the shell is there, how it reads them.
 if grep -q '^#compdef cordon' "$zshc" && grep -q "'\*--timeout\[" "$zshc" && grep -q "'1:action:(list show validate schema diff)'" "$zshc"; then
 	ok "zsh completion: #compdef, run's --timeout, profile's actions"
 else
@@ -161,8 +162,18 @@ for sh in zsh fish; do
 	if command -v "$sh" >/dev/null; then
 		f=$zshc; [ "$sh" = fish ] && f=$fishc
 		check "$sh -n reads its completion file" "$sh" -n "$f"
+	else
+		diag "$sh is not installed: its completion file is checked by content only"
 	fi
 done
+if command -v fish >/dev/null; then
+	got=$(fish --no-config -c 'source $argv[1]; complete -C "cordon ru"; complete -C "cordon probe --ti"; complete -C "cordon run --ti"' "$fishc" 2>&1 | cut -f1 | tr '\n' ' ')
+	if [ "$got" = "run --timeout " ]; then
+		ok "fish: cordon ru<TAB> offers run; --ti<TAB> offers --timeout for run, nothing for probe"
+	else
+		not_ok "fish: cordon ru<TAB> offers run; --ti<TAB> offers --timeout for run, nothing for probe" "got: '$got'"
+	fi
+fi
 
 # ---- a program built against the installed library with pkg-config ----
 work=$dest/consumer
