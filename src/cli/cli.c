@@ -272,12 +272,6 @@ void cli_args_done(struct cli_args *a)
 	*a = (struct cli_args){};
 }
 
-struct flag {
-	const char *name;
-	unsigned commands; /* bit (1 << CLI_*) per subcommand that accepts it */
-	bool has_value;
-};
-
 #define C(x) (1u << (x))
 #define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))
 #define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN))
@@ -298,7 +292,7 @@ static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
-static const struct flag flags[] = {
+static const struct cli_flag flags[] = {
 	{ "--profile", POLICY_CMDS | C(CLI_WHY), true },
 	{ "--mode", POLICY_CMDS, true },
 	{ "--workspace", POLICY_CMDS | C(CLI_PROFILE) | C(CLI_WHY), true },
@@ -363,6 +357,26 @@ static const struct {
 	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
 	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
 };
+
+/* The tables, read by gen-completions: completions come from what the parser accepts. */
+const struct cli_flag *cli_flag_table(size_t *ret_n)
+{
+	*ret_n = ELEMENTSOF(flags);
+	return flags;
+}
+
+const char *cli_command_name(size_t i, enum cli_command *ret)
+{
+	if (i >= ELEMENTSOF(commands))
+		return NULL;
+	*ret = commands[i].command;
+	return commands[i].name;
+}
+
+const char *cli_profile_action_name(size_t i)
+{
+	return i < ELEMENTSOF(profile_actions) ? profile_actions[i].name : NULL;
+}
 
 static int check_profile_args(const struct cli_args *a, char *err, size_t errlen)
 {
@@ -572,7 +586,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 
 	for (; i < argc; i++) {
 		const char *arg = argv[i], *value = NULL;
-		const struct flag *f = NULL;
+		const struct cli_flag *f = NULL;
 		_cleanup_free_ char *name = NULL;
 
 		if (strcmp(arg, "--") == 0) {

@@ -110,6 +110,20 @@ int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p,
  * the pointer of the array), sorted. NULL-terminated; caller frees. */
 int cli_profile_flatten(const char *json, char ***ret);
 
+/* One row of the flag table: the parser, the completions and the man pages'
+ * checks all read it. */
+struct cli_flag {
+	const char *name;
+	unsigned commands; /* bit (1 << CLI_*) per subcommand that accepts it */
+	bool has_value;
+};
+
+const struct cli_flag *cli_flag_table(size_t *ret_n);
+/* The i-th subcommand name (with its enum in *ret), NULL past the end. */
+const char *cli_command_name(size_t i, enum cli_command *ret);
+/* The i-th `cordon profile` action, NULL past the end. */
+const char *cli_profile_action_name(size_t i);
+
 /* The usage text for a subcommand (or the overview for CLI_NONE). */
 const char *cli_usage(enum cli_command c);
 

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# `meson install` into a temporary destdir: every file a package ships is
+# where it belongs (binary, library and its soname links, header, cordon.pc,
+# profile schema, man pages, completions); the man pages render and name
+# every flag their command accepts; bash completes from the installed file;
+# a program built with only `pkg-config --cflags --libs cordon` against the
+# installed library confines an argv. Runs as root and as any user: nothing
+# is written outside the temporary directory.
+set -u
+. "$(dirname "$0")/tap.sh"
+: "${CORDON_BUILDDIR:?CORDON_BUILDDIR must point at the build directory}"
+
+dest=$(mktemp -d "${TMPDIR:-/tmp}/cordon-install-XXXXXX")
+trap 'rm -rf "$dest"' EXIT
+
+if out=$(meson install -C "$CORDON_BUILDDIR" --no-rebuild --quiet --destdir "$dest" 2>&1); then
+	ok "meson install --destdir succeeds"
+else
+	not_ok "meson install --destdir succeeds" "$out"
+	finish
+	exit
+fi
+
+# Where meson put things: the configured prefix and directories.
+eval "$(meson introspect "$CORDON_BUILDDIR" --buildoptions | python3 -c '
+import json, os, shlex, sys
+o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
+for k in ("bindir", "libdir", "includedir", "datadir", "mandir"):
+	print("%s=%s" % (k, shlex.quote(os.path.join(o["prefix"], o[k]))))
+')"
+root=$dest
+bin=$root$bindir lib=$root$libdir inc=$root$includedir share=$root$datadir man=$root$mandir
+version=$("$CORDON" --version | awk '{print $2}')
+
+want_file() { # want_file DESC PATH
+	if [ -f "$2" ] && [ ! -L "$2" ] && [ -s "$2" ]; then ok "$1"; else not_ok "$1" "missing or empty: ${2#$root}"; fi
+}
+want_link() { # want_link DESC PATH TARGET
+	local t
+	t=$(readlink "$2" 2>/dev/null)
+	if [ -L "$2" ] && [ "$t" = "$3" ] && [ -f "$2" ]; then ok "$1"; else not_ok "$1" "${2#$root} -> '${t}', want '$3'"; fi
+}
+
+if [ -x "$bin/cordon" ] && [ "$("$bin/cordon" --version)" = "cordon $version" ]; then
+	ok "bin/cordon is installed and runs (--version)"
+else
+	not_ok "bin/cordon is installed and runs (--version)" "$(ls -l "$bin" 2>&1)"
+fi
+want_file "libcordon.so.$version is installed" "$lib/libcordon.so.$version"
+want_link "libcordon.so.0 -> libcordon.so.$version" "$lib/libcordon.so.0" "libcordon.so.$version"
+want_link "libcordon.so -> libcordon.so.0 (the development link)" "$lib/libcordon.so" "libcordon.so.0"
+soname=$(readelf -d "$lib/libcordon.so.$version" 2>&1 | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [ "$soname" = libcordon.so.0 ]; then ok "the library's SONAME is libcordon.so.0"; else not_ok "the library's SONAME is libcordon.so.0" "SONAME: '$soname'"; fi
+# -fvisibility=hidden + CORDON_API: the ABI is the header's functions, nothing else
+leaked=$(nm -D --defined-only "$lib/libcordon.so.$version" | awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^cordon_/ {print $3}')
+exported=$(nm -D --defined-only "$lib/libcordon.so.$version" | awk '$2 == "T" && $3 ~ /^cordon_/' | wc -l)
+if [ -z "$leaked" ] && [ "$exported" -gt 20 ]; then
+	ok "the library exports only cordon_* ($exported functions)"
+else
+	not_ok "the library exports only cordon_* ($exported functions)" "not cordon_*: $(echo $leaked | head -c 500)"
+fi
+want_file "include/cordon/cordon.h is installed" "$inc/cordon/cordon.h"
+want_file "pkgconfig/cordon.pc is installed" "$lib/pkgconfig/cordon.pc"
+want_file "share/cordon/profile.schema.json is installed" "$share/cordon/profile.schema.json"
+if cmp -s "$share/cordon/profile.schema.json" <("$CORDON" profile schema); then
+	ok "the installed schema is the one cordon profile schema prints"
+else
+	not_ok "the installed schema is the one cordon profile schema prints"
+fi
+
+# ---- man pages ----
+pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile"
+for p in $pages; do
+	f=$man/man1/$p.1
+	if [ ! -s "$f" ]; then
+		not_ok "man page $p(1) is installed" "missing: ${f#$root} (built with -Dman=disabled, or without scdoc? scripts/install-deps installs it)"
+		continue
+	fi
+	# man -l renders the file itself; LANG=C keeps '-' as '-', a wide
+	# MANWIDTH keeps a flag from being hyphenated across lines.
+	text=$(LANG=C MANWIDTH=1000 man -l "$f" 2>&1)
+	name=${p/cordon-/cordon }
+	if grep -q "^ *$name - " <<<"$text" && grep -q "^SYNOPSIS" <<<"$text"; then
+		ok "man -l renders $p(1) with NAME and SYNOPSIS"
+	else
+		not_ok "man -l renders $p(1) with NAME and SYNOPSIS" "${text:0:1000}"
+	fi
+	warn=$(groff -man -Tutf8 -ww -z "$f" 2>&1)
+	if [ -z "$warn" ]; then ok "groff reads $p(1) without warnings"; else not_ok "groff reads $p(1) without warnings" "$warn"; fi
+done
+
+# Every flag the parser accepts for a command is in that command's page:
+# gen-completions prints the table the parser and the completions use.
+gen=$CORDON_BUILDDIR/src/cli/gen-completions
+if table=$("$gen" flags) && [ "$(wc -l <<<"$table")" -gt 40 ]; then
+	missing=
+	while read -r sub flag; do
+		[ "$sub" = help ] && p=cordon || p=cordon-$sub
+		[ -s "$man/man1/$p.1" ] || { missing+=" $p(1)"; continue; }
+		LANG=C MANWIDTH=1000 man -l "$man/man1/$p.1" 2>/dev/null | grep -qE -- "(^|[^-[:alnum:]])$flag([^-[:alnum:]]|$)" ||
+			missing+=" $p:$flag"
+	done <<<"$table"
+	if [ -z "$missing" ]; then
+		ok "every flag of the flag table is in its command's man page ($(wc -l <<<"$table") flags)"
+	else
+		not_ok "every flag of the flag table is in its command's man page" "missing:$missing"
+	fi
+else
+	not_ok "gen-completions prints the flag table" "$table"
+fi
+
+# ---- completions ----
+bashc=$share/bash-completion/completions/cordon
+zshc=$share/zsh/site-functions/_cordon
+fishc=$share/fish/vendor_completions.d/cordon.fish
+want_file "bash completion is installed" "$bashc"
+want_file "zsh completion is installed" "$zshc"
+want_file "fish completion is installed" "$fishc"
+
+complete_bash() { # complete_bash WORD... : what bash offers for the last word
+	bash --norc --noprofile -c '
+		source "$1" || exit 1
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_cordon cordon "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" || exit 1
+		printf "%s\n" "${COMPREPLY[@]}"' bash "$bashc" "$@"
+}
+expect_completion() { # expect_completion DESC WANT WORD...
+	local desc=$1 want=$2 got
+	shift 2
+	got=$(complete_bash "$@" 2>&1 | sort | tr '\n' ' ')
+	got=${got% }
+	if [ "$got" = "$want" ]; then ok "$desc"; else not_ok "$desc" "words: $*" "got:  '$got'" "want: '$want'"; fi
+}
+expect_completion "bash: cordon ru<TAB> offers run" "run" cordon ru
+expect_completion "bash: cordon pro<TAB> offers probe and profile" "probe profile" cordon pro
+expect_completion "bash: cordon run --ti<TAB> offers --timeout" "--timeout" cordon run --ti
+expect_completion "bash: cordon probe --<TAB> offers only probe's flags" "--help --json --refresh" cordon probe --
+expect_completion "bash: cordon confine --ti<TAB> offers nothing (run's flag, not confine's)" "" cordon confine --ti
+expect_completion "bash: cordon run --net <TAB> offers none and host" "host none" cordon run --net ""
+expect_completion "bash: cordon run --mode <TAB> offers the three modes" \
+	"danger-full-access read-only workspace-write" cordon run --mode ""
+expect_completion "bash: cordon profile <TAB> offers the actions" "diff list schema show validate" cordon profile ""
+expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
+expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
+
+# zsh and fish need not be installed (install-deps does not): check what the
+# files say, and where the shell is there, how it reads them.
+if grep -q '^#compdef cordon' "$zshc" && grep -q "'\*--timeout\[" "$zshc" && grep -q "'1:action:(list show validate schema diff)'" "$zshc"; then
+	ok "zsh completion: #compdef, run's --timeout, profile's actions"
+else
+	not_ok "zsh completion: #compdef, run's --timeout, profile's actions" "$(head -c 600 "$zshc")"
+fi
+if grep -q "^complete -c cordon -n '__fish_seen_subcommand_from run' -l timeout -x" "$fishc" &&
+   ! grep -q "^complete -c cordon -n '__fish_seen_subcommand_from probe' -l timeout" "$fishc"; then
+	ok "fish completion: --timeout for run, not for probe"
+else
+	not_ok "fish completion: --timeout for run, not for probe" "$(grep -- '-l timeout' "$fishc")"
+fi
+for sh in zsh fish; do
+	if command -v "$sh" >/dev/null; then
+		f=$zshc; [ "$sh" = fish ] && f=$fishc
+		check "$sh -n reads its completion file" "$sh" -n "$f"
+	else
+		diag "$sh is not installed: its completion file is checked by content only"
+	fi
+done
+if command -v fish >/dev/null; then
+	got=$(fish --no-config -c 'source $argv[1]; complete -C "cordon ru"; complete -C "cordon probe --ti"; complete -C "cordon run --ti"' "$fishc" 2>&1 | cut -f1 | tr '\n' ' ')
+	if [ "$got" = "run --timeout " ]; then
+		ok "fish: cordon ru<TAB> offers run; --ti<TAB> offers --timeout for run, nothing for probe"
+	else
+		not_ok "fish: cordon ru<TAB> offers run; --ti<TAB> offers --timeout for run, nothing for probe" "got: '$got'"
+	fi
+fi
+
+# ---- a program built against the installed library with pkg-config ----
+work=$dest/consumer
+mkdir -p "$work/ws"
+cat >"$work/consumer.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <cordon/cordon.h>
+
+int main(int argc, char **argv)
+{
+	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
+	const char *const cmd[] = { "echo", "hello", NULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = { 0 };
+	int r;
+
+	if (argc != 2)
+		return 2;
+	strcpy(info.path, "/opt/cordon-consumer/bin/cordon");
+	r = cordon_policy_new("workspace-write", argv[1], &p, &e);
+	if (r < 0) {
+		fprintf(stderr, "cordon_policy_new: %d %s\n", r, e.message);
+		return 1;
+	}
+	r = cordon_confine_with(&info, cmd, p, &c, &e);
+	if (r < 0) {
+		fprintf(stderr, "cordon_confine_with: %d %s\n", r, e.message);
+		return 1;
+	}
+	printf("enforcement=%s\n", cordon_enforcement_to_string(c->enforcement));
+	for (char **a = c->argv; *a; a++)
+		printf("argv: %s\n", *a);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+	return 0;
+}
+EOF
+export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
+if flags=$(pkg-config --cflags --libs cordon 2>&1) && grep -q -- "-lcordon" <<<"$flags" && grep -q -- "-I$inc" <<<"$flags"; then
+	ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon"
+else
+	not_ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon" "$flags"
+fi
+modver=$(pkg-config --modversion cordon 2>&1)
+if [ "$modver" = "$version" ]; then ok "pkg-config --modversion cordon is $version"; else not_ok "pkg-config --modversion cordon is $version" "$modver"; fi
+# control: the flags are what makes it link: with --cflags alone it does not
+# shellcheck disable=SC2086
+if cc -std=c17 -o "$work/consumer-nolibs" "$work/consumer.c" $(pkg-config --cflags cordon) 2>/dev/null; then
+	not_ok "control: with --cflags but not --libs the consumer does not link"
+else
+	ok "control: with --cflags but not --libs the consumer does not link"
+fi
+# shellcheck disable=SC2086 # pkg-config's output is meant to be split
+if out=$(cc -std=c17 -Wall -Wextra -Werror -o "$work/consumer" "$work/consumer.c" $flags 2>&1); then
+	ok "cc builds the consumer with pkg-config's flags"
+else
+	not_ok "cc builds the consumer with pkg-config's flags" "$out"
+fi
+needed=$(readelf -d "$work/consumer" 2>&1 | sed -n 's/.*(NEEDED).*\[\(libcordon[^]]*\)\]/\1/p')
+if [ "$needed" = libcordon.so.0 ]; then ok "the consumer needs libcordon.so.0 (the soname)"; else not_ok "the consumer needs libcordon.so.0 (the soname)" "NEEDED: '$needed'"; fi
+resolved=$(LD_LIBRARY_PATH=$lib ldd "$work/consumer" 2>&1 | awk '$1 == "libcordon.so.0" {print $3}')
+if [ "$resolved" = "$lib/libcordon.so.0" ]; then
+	ok "the loader takes libcordon.so.0 from the installed tree"
+else
+	not_ok "the loader takes libcordon.so.0 from the installed tree" "resolved: '$resolved'"
+fi
+out=$(LD_LIBRARY_PATH=$lib "$work/consumer" "$work/ws" 2>&1)
+rc=$?
+ws=$(cd "$work/ws" && pwd -P)
+argv=$(sed -n 's/^argv: //p' <<<"$out")
+if [ $rc -eq 0 ] && grep -qx "enforcement=native" <<<"$out" &&
+   [ "$(sed -n 1p <<<"$argv")" = /opt/cordon-consumer/bin/cordon ] && [ "$(sed -n 2p <<<"$argv")" = exec ] &&
+   [ "$(tail -n 3 <<<"$argv" | tr '\n' ' ')" = "-- echo hello " ] && grep -qx -- "$ws" <<<"$argv"; then
+	ok "the consumer confines echo hello: the runner's argv, the workspace writable, the command last"
+else
+	not_ok "the consumer confines echo hello: the runner's argv, the workspace writable, the command last" "exit $rc" "$out"
+fi
+finish
