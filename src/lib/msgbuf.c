@@ -331,6 +331,17 @@ static void strv_free_zero(char **v, size_t n)
 	free(v);
 }
 
+void msgbuf_strv_free(char **v)
+{
+	size_t n = 0;
+
+	if (!v)
+		return;
+	while (v[n])
+		n++;
+	strv_free_zero(v, n);
+}
+
 int msgbuf_get_strv(struct msgbuf *b, size_t max_count, size_t max_len, char ***ret)
 {
 	size_t saved = b->off, i;

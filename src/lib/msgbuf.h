@@ -84,8 +84,10 @@ int msgbuf_get_string_direct(struct msgbuf *b, size_t max_len, unsigned flags,
 /* A malloc'd copy with a terminating NUL; ret_len may be NULL. */
 int msgbuf_get_string(struct msgbuf *b, size_t max_len, unsigned flags, char **ret,
 		      size_t *ret_len);
-/* A NULL-terminated vector (free with strv_free); NUL inside is refused. */
+/* A NULL-terminated vector (free with msgbuf_strv_free); NUL inside is refused. */
 int msgbuf_get_strv(struct msgbuf *b, size_t max_count, size_t max_len, char ***ret);
+/* Zero (environment values are secrets) and free a vector; NULL is fine. */
+void msgbuf_strv_free(char **v);
 
 /* ---- frames ----------------------------------------------------------- */
 

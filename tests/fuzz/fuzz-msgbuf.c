@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "msgbuf.h"
-#include "strv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -80,7 +79,7 @@ static void getters(struct msgbuf *b, uint16_t sel)
 				check(msgbuf_len(again) == before - msgbuf_len(b));
 				check(memcmp(msgbuf_ptr(again), start, msgbuf_len(again)) == 0);
 			}
-			strv_free(v);
+			msgbuf_strv_free(v);
 			break;
 		}
 		if (r < 0) {

@@ -60,7 +60,8 @@ Test(msgbuf, round_trip_every_type)
 	cr_assert_str_eq(v[1], "commit");
 	cr_assert_str_eq(v[3], "");
 	cr_assert_null(v[4]);
-	strv_free(v);
+	msgbuf_strv_free(v);
+	msgbuf_strv_free(NULL);
 	cr_assert_eq(msgbuf_len(b), 0);
 	cr_assert_eq(msgbuf_get_u8(b, &u8), -EBADMSG, "nothing left");
 }
@@ -429,7 +430,7 @@ Test(msgframe, socketpair_round_trip_passes_an_fd_cloexec)
 	cr_assert_eq(c, 'z');
 	cr_assert_eq(msgbuf_get_strv(f.body, MSG_ARGC_MAX, MSG_ARG_MAX, &v), 0);
 	cr_assert_str_eq(v[2], "list");
-	strv_free(v);
+	msgbuf_strv_free(v);
 	msg_frame_done(&f);
 
 	/* a whole 1 MiB body, through the non-blocking reader */
