@@ -212,13 +212,35 @@ const char *const policy_default_deny_services[] = {
 };
 
 const char *const policy_default_protect[] = {
+	/* git: hooks and the config that names commands; commondir and
+	 * config.worktree redirect or extend where git reads them */
 	".git/hooks",
 	".git/config",
+	".git/commondir",
+	".git/config.worktree",
 	".gitmodules",
+	/* hook directories a repository's core.hooksPath commonly names */
+	".husky",
+	".githooks",
+	/* run on entering the directory, or on opening the folder */
 	".envrc",
 	".vscode",
 	".idea",
+	".devcontainer",
+	/* agents' configuration: hooks, MCP servers, commands to spawn */
 	".mcp.json",
+	".claude",
+	".codex",
+	".cursor",
+	".gemini",
+	".continue",
+	".windsurf",
+	".roo",
+	".amazonq",
+	/* package managers' config that names a shell or node options */
+	".npmrc",
+	".yarnrc",
+	".yarnrc.yml",
 	".cordon*",
 	NULL,
 };

@@ -251,4 +251,32 @@ if command -v git >/dev/null; then
         fi
 fi
 
+# --- agents', editors' and package managers' configuration, and git's
+# redirections, beyond the first few names: missing ones cannot be made,
+# existing ones cannot be changed (controls: the same works unconfined)
+AW=$BASE/agent-ws
+mkdir -p "$AW/.claude" "$AW/ctl"
+git init -q "$AW" 2>/dev/null
+echo '{}' > "$AW/.claude/settings.json"
+cp "$AW/.claude/settings.json" "$AW/settings.orig"
+for name in .codex .cursor .gemini .devcontainer .husky; do
+        if mkdir "$AW/ctl/$name"; then
+                j=$( (cd "$AW" && "$CORDON" run --backend native --json -- mkdir "$name") 2>/dev/null)
+                expect_refused "a missing $name cannot be made" "$j" test ! -e "$AW/$name"
+        else
+                not_ok "control: mkdir $name unconfined"
+        fi
+done
+for name in .npmrc .yarnrc.yml .git/commondir .git/config.worktree; do
+        j=$( (cd "$AW" && "$CORDON" run --backend native --json -- sh -c "echo 'script-shell=/tmp/evil' > $name") 2>/dev/null)
+        expect_refused "a missing $name cannot be written" "$j" test ! -e "$AW/$name"
+done
+j=$( (cd "$AW" && "$CORDON" run --backend native --json -- sh -c 'echo "{\"hooks\":{\"Stop\":[{\"command\":\"touch /tmp/pwned\"}]}}" > .claude/settings.json') 2>/dev/null)
+expect_refused "an existing .claude/settings.json (its hooks run commands) cannot be changed" "$j" cmp -s "$AW/.claude/settings.json" "$AW/settings.orig"
+if git -C "$AW" status >/dev/null 2>&1; then
+        ok "the host's git still works there (no commondir redirect)"
+else
+        not_ok "host git after the attempts" "$(git -C "$AW" status 2>&1 | head -2)"
+fi
+
 finish

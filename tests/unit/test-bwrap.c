@@ -131,12 +131,36 @@ static void expect(const char *got, const char *fmt)
 #define ENV " --json-status-fd 3"
 #define DENY " --perms 0000 --tmpfs %2$s/.ssh --remount-ro %2$s/.ssh --ro-bind /dev/null %2$s/.netrc"
 /* The default protected set, sorted, .git pinned before what is below it;
- * .cordon* (a prefix pattern) matches nothing in the empty workspace. */
-#define PROTECT                                                                                        \
-	" --ro-bind-try %1$s/.envrc %1$s/.envrc --bind-try %1$s/.git %1$s/.git"                       \
-	" --ro-bind-try %1$s/.git/config %1$s/.git/config --ro-bind-try %1$s/.git/hooks %1$s/.git/hooks" \
-	" --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"         \
-	" --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
+ * .cordon* (a prefix pattern) matches nothing in the empty workspace.
+ * PROTECT_HEAD and PROTECT_TAIL are split where ".cordon" would sort. */
+#define PROTECT_HEAD \
+	" --ro-bind-try %1$s/.amazonq %1$s/.amazonq --ro-bind-try %1$s/.claude %1$s/.claude" \
+	" --ro-bind-try %1$s/.codex %1$s/.codex --ro-bind-try %1$s/.continue %1$s/.continue"
+#define PROTECT_TAIL \
+	" --ro-bind-try %1$s/.cursor %1$s/.cursor" \
+	" --ro-bind-try %1$s/.devcontainer %1$s/.devcontainer --ro-bind-try %1$s/.envrc %1$s/.envrc" \
+	" --ro-bind-try %1$s/.gemini %1$s/.gemini --bind-try %1$s/.git %1$s/.git" \
+	" --ro-bind-try %1$s/.git/commondir %1$s/.git/commondir" \
+	" --ro-bind-try %1$s/.git/config %1$s/.git/config" \
+	" --ro-bind-try %1$s/.git/config.worktree %1$s/.git/config.worktree" \
+	" --ro-bind-try %1$s/.git/hooks %1$s/.git/hooks --ro-bind-try %1$s/.githooks %1$s/.githooks" \
+	" --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.husky %1$s/.husky" \
+	" --ro-bind-try %1$s/.idea %1$s/.idea --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json" \
+	" --ro-bind-try %1$s/.npmrc %1$s/.npmrc --ro-bind-try %1$s/.roo %1$s/.roo" \
+	" --ro-bind-try %1$s/.vscode %1$s/.vscode --ro-bind-try %1$s/.windsurf %1$s/.windsurf" \
+	" --ro-bind-try %1$s/.yarnrc %1$s/.yarnrc --ro-bind-try %1$s/.yarnrc.yml %1$s/.yarnrc.yml"
+#define PROTECT PROTECT_HEAD PROTECT_TAIL
+/* The same where .git is a file: read-only itself, nothing bound below it. */
+#define PROTECT_GITFILE PROTECT_HEAD \
+	" --ro-bind-try %1$s/.cursor %1$s/.cursor" \
+	" --ro-bind-try %1$s/.devcontainer %1$s/.devcontainer --ro-bind-try %1$s/.envrc %1$s/.envrc" \
+	" --ro-bind-try %1$s/.gemini %1$s/.gemini --ro-bind-try %1$s/.git %1$s/.git" \
+	" --ro-bind-try %1$s/.githooks %1$s/.githooks" \
+	" --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.husky %1$s/.husky" \
+	" --ro-bind-try %1$s/.idea %1$s/.idea --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json" \
+	" --ro-bind-try %1$s/.npmrc %1$s/.npmrc --ro-bind-try %1$s/.roo %1$s/.roo" \
+	" --ro-bind-try %1$s/.vscode %1$s/.vscode --ro-bind-try %1$s/.windsurf %1$s/.windsurf" \
+	" --ro-bind-try %1$s/.yarnrc %1$s/.yarnrc --ro-bind-try %1$s/.yarnrc.yml %1$s/.yarnrc.yml"
 #define NESTED_WS " -- " RUNNER " exec --status-fd 4 --isolation light --net none --write %1$s --write /tmp --write /dev/shm --"
 
 Test(bwrap, workspace_write_net_none_nests_the_runner_and_protects)
@@ -188,11 +212,7 @@ Test(bwrap, pins_ancestors_and_skips_what_needs_no_bind)
 	cr_assert_eq(cordon_policy_protect(p, "/etc/passwd", &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_protect(p, "/tmp/cordon-not-the-hosts/hooks", &e), 0, "%s", e.message);
 	s = confine_policy(p, 0);
-	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s"
-		  " --ro-bind-try %1$s/.envrc %1$s/.envrc --bind-try %1$s/.git %1$s/.git"
-		  " --ro-bind-try %1$s/.git/config %1$s/.git/config --ro-bind-try %1$s/.git/hooks %1$s/.git/hooks"
-		  " --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"
-		  " --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
+	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s" PROTECT
 		  " --bind-try %1$s/a %1$s/a --bind-try %1$s/a/b %1$s/a/b --ro-bind-try %1$s/a/b/c %1$s/a/b/c"
 		  " --ro-bind-try %1$s/x %1$s/x --ro-bind-try %1$s/x-y %1$s/x-y" DENY ENV NESTED_WS " touch x");
 	cordon_policy_free(p);
@@ -215,11 +235,7 @@ Test(bwrap, git_file_is_protected_and_nothing_bound_below_it)
 	fclose(f);
 	p = policy("workspace-write", CORDON_NET_NONE, false);
 	s = confine_policy(p, 0);
-	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s"
-		  " --ro-bind-try %1$s/.envrc %1$s/.envrc --ro-bind-try %1$s/.git %1$s/.git"
-		  " --ro-bind-try %1$s/.gitmodules %1$s/.gitmodules --ro-bind-try %1$s/.idea %1$s/.idea"
-		  " --ro-bind-try %1$s/.mcp.json %1$s/.mcp.json --ro-bind-try %1$s/.vscode %1$s/.vscode"
-		  DENY ENV NESTED_WS " touch x");
+	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s" PROTECT_GITFILE DENY ENV NESTED_WS " touch x");
 	cordon_policy_free(p);
 }
 
@@ -267,9 +283,9 @@ Test(bwrap, prefix_pattern_covers_existing_entries)
 	cr_assert_eq(mkdir(path, 0755), 0);
 	p = policy("workspace-write", CORDON_NET_NONE, false);
 	s = confine_policy(p, 0);
-	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s"
-		  " --ro-bind-try %1$s/.cordon %1$s/.cordon --ro-bind-try %1$s/.cordon.json %1$s/.cordon.json" PROTECT
-		  DENY ENV NESTED_WS " touch x");
+	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s" PROTECT_HEAD
+		  " --ro-bind-try %1$s/.cordon %1$s/.cordon --ro-bind-try %1$s/.cordon.json %1$s/.cordon.json"
+		  PROTECT_TAIL DENY ENV NESTED_WS " touch x");
 	cordon_policy_free(p);
 }
 
