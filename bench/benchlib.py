@@ -58,10 +58,18 @@ def spawn_wait(argv, env, cwd, devnull, timeout=SPAWN_TIMEOUT_S):
     return elapsed, os.waitstatus_to_exitcode(status)
 
 
+def _with_status_fds():
+    """In the child: the status pipe at fds 3 and 4 (see status_fds)."""
+    w = status_fds()[0][1]
+    os.dup2(w, 3)
+    os.dup2(w, 4)
+
+
 def run_capture(argv, env=None, cwd=None, timeout=60):
     try:
+        status_fds()  # the pipe exists before the fork
         p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
-                           timeout=timeout, stdin=subprocess.DEVNULL)
+                           timeout=timeout, stdin=subprocess.DEVNULL, preexec_fn=_with_status_fds)
         return p.returncode, p.stdout, p.stderr
     except FileNotFoundError as e:
         return 127, "", str(e)

@@ -77,6 +77,45 @@ static bool env_needs_setenv(const struct cordon_policy *p, const char *entry, c
 	return !matches_any(policy_default_env, name) && !matches_any((const char *const *)p->keep_env, name);
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+/* --deny-read for each entry's path, without repeats: several absent
+ * entries share a first missing component (~/.config for all of
+ * ~/.config/...). A small open-addressing set keeps this linear: confine is
+ * on every launch's path. Pure: memory only. */
+static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p)
+{
+	size_t cap = 16;
+	_cleanup_free_ const char **set = NULL;
+
+	while (cap < 2 * p->n_deny + 2)
+		cap <<= 1;
+	set = calloc(cap, sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_deny; i++) {
+		const char *d = deny_entry_native_path(p, &p->deny[i]);
+		size_t k;
+
+		if (!d)
+			continue;
+		for (k = fnv1a(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
+			;
+		if (set[k])
+			continue; /* a repeat */
+		set[k] = d;
+		strvb_add_many(sb, "--deny-read", d, NULL);
+	}
+	return 0;
+}
+
 static int native_confine(const struct cordon_backend_info *b, const char *const *argv,
 			  const struct cordon_policy *p, struct cordon_confined *c,
 			  struct cordon_error *reterr)
@@ -106,17 +145,10 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		strvb_add(&sb, "--private-tmp");
 	/* What does not exist yet is hidden too (by Landlock omission: a
 	 * store created during the run stays unreadable), once per name. */
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const char *d = deny_entry_native_path(p, &p->deny[i]);
-		bool seen = false;
-
-		for (size_t j = 0; d && j < i && !seen; j++) {
-			const char *e = deny_entry_native_path(p, &p->deny[j]);
-
-			seen = e && strcmp(e, d) == 0;
-		}
-		if (d && !seen)
-			strvb_add_many(&sb, "--deny-read", d, NULL);
+	r = add_deny_reads(&sb, p);
+	if (r < 0) {
+		strvb_done(&sb);
+		return r;
 	}
 	if (!light && ws_write)
 		STRV_FOREACH(prot, p->protect)
