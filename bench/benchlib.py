@@ -58,18 +58,14 @@ def spawn_wait(argv, env, cwd, devnull, timeout=SPAWN_TIMEOUT_S):
     return elapsed, os.waitstatus_to_exitcode(status)
 
 
-def _with_status_fds():
-    """In the child: the status pipe at fds 3 and 4 (see status_fds)."""
-    w = status_fds()[0][1]
-    os.dup2(w, 3)
-    os.dup2(w, 4)
-
-
 def run_capture(argv, env=None, cwd=None, timeout=60):
+    # the status pipe at fds 3 and 4 (see status_fds), through a shell so
+    # subprocess's own fd closing cannot take them away
+    w = status_fds()[0][1]
+    wrapped = ["/bin/sh", "-c", 'exec 3>&%d 4>&%d; exec "$@"' % (w, w), "sh", *argv]
     try:
-        status_fds()  # the pipe exists before the fork
-        p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
-                           timeout=timeout, stdin=subprocess.DEVNULL, preexec_fn=_with_status_fds)
+        p = subprocess.run(wrapped, env=env, cwd=cwd, capture_output=True, text=True,
+                           timeout=timeout, stdin=subprocess.DEVNULL, pass_fds=(w,))
         return p.returncode, p.stdout, p.stderr
     except FileNotFoundError as e:
         return 127, "", str(e)
