@@ -383,30 +383,42 @@ unsigned profile_edit_distance(const char *a, const char *b, unsigned cap)
 	return row[lb] > cap ? cap + 1 : row[lb];
 }
 
+/* For a word that is none of names[0..n): the closest of them (edit
+ * distance at most 2), or NULL; and all of them, comma-separated, in list. */
+static const char *closest_name(const char *word, const char *const *names, size_t n, char *list, size_t listlen)
+{
+	const char *best = NULL;
+	unsigned best_d = 3;
+	size_t o = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = profile_edit_distance(word, names[i], 2);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+		o += (size_t)snprintf(list + o, listlen - o, "%s%s", i ? ", " : "", names[i]);
+		if (o >= listlen)
+			o = listlen - 1;
+	}
+	return best;
+}
+
 /* The index of key in known (NULL-terminated), or an "unknown key" error. */
 static int match_key(struct loader *l, const struct where *parent, const char *key, size_t index,
 		     const char *const *known)
 {
 	struct where w = where_key(parent, key, index);
-	const char *best = NULL;
-	unsigned best_d = 3;
-	char list[512] = "";
-	size_t o = 0;
+	const char *best;
+	char list[512];
+	size_t n = 0;
 
-	for (size_t i = 0; known[i]; i++)
-		if (strcmp(known[i], key) == 0)
-			return (int)i;
-	for (size_t i = 0; known[i]; i++) {
-		unsigned d = profile_edit_distance(key, known[i], 2);
-
-		if (d < best_d) {
-			best_d = d;
-			best = known[i];
-		}
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", known[i]);
-		if (o >= sizeof(list))
-			o = sizeof(list) - 1;
-	}
+	for (; known[n]; n++)
+		if (strcmp(known[n], key) == 0)
+			return (int)n;
+	best = closest_name(key, known, n, list, sizeof(list));
 	if (best)
 		return fail(l, -EINVAL, &w, "unknown key \"%.100s\", did you mean \"%s\"?", key, best);
 	return fail(l, -EINVAL, &w, "unknown key \"%.100s\" (known: %s)", key, list);
@@ -596,10 +608,9 @@ static int read_lift(struct loader *l, const struct where *w, const json_t *v)
 		return r;
 	json_array_foreach(v, i, e) {
 		struct where we = where_child(w, NULL, i);
-		const char *s, *best = NULL;
-		unsigned best_d = 3;
-		char list[512] = "";
-		size_t o = 0, k;
+		const char *s, *best;
+		char list[512];
+		size_t k;
 
 		r = get_string(l, &we, e, 64, &s);
 		if (r < 0)
@@ -607,17 +618,7 @@ static int read_lift(struct loader *l, const struct where *w, const json_t *v)
 		for (k = 0; k < n && strcmp(names[k], s) != 0; k++)
 			;
 		if (k == n) {
-			for (k = 0; k < n; k++) {
-				unsigned d = profile_edit_distance(s, names[k], 2);
-
-				if (d < best_d) {
-					best_d = d;
-					best = names[k];
-				}
-				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", k ? ", " : "", names[k]);
-				if (o >= sizeof(list))
-					o = sizeof(list) - 1;
-			}
+			best = closest_name(s, names, n, list, sizeof(list));
 			if (best)
 				return fail(l, -EINVAL, &we, "no credential group \"%.100s\", did you mean \"%s\"?", s,
 					    best);
