@@ -315,6 +315,33 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	return 0;
 }
 
+/* A filter that allows by default, for the native architecture only:
+ * syscalls through another ABI (i386 int $0x80, x32) kill the process.
+ * raw_rc: seccomp_load returns the kernel's own errno, not libseccomp's
+ * -ECANCELED (the main filter's callers report it). */
+static int new_filter(scmp_filter_ctx *ret, bool raw_rc, char *err, size_t errlen)
+{
+	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	if (raw_rc && (r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1)) < 0)
+		return errbuf_set(err, errlen, r, "seccomp: cannot set the raw-errno attribute: %s", strerror(-r));
+#else
+	(void)raw_rc;
+#endif
+	*ret = TAKE_PTR(ctx);
+	return 0;
+}
+
 int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err, size_t errlen)
 {
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
@@ -325,24 +352,9 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
 	if (o->allow_userns)
 		return errbuf_set(err, errlen, -EINVAL, "seccomp: allow_userns is reserved and must be false");
 
-	/* Only the native architecture: syscalls through another ABI
-	 * (i386 int $0x80, x32) kill the process. */
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	r = new_filter(&ctx, true, err, errlen);
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
-	/* The kernel's own errno from seccomp_load, not libseccomp's -ECANCELED. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot set the raw-errno attribute: %s", strerror(-r));
-#endif
-
+		return r;
 	r = add_rules(ctx, o, err, errlen);
 	if (r < 0)
 		return r;
@@ -375,15 +387,9 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 
 	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE)))
 		return errbuf_set(err, errlen, -EINVAL, "seccomp: no such notification filter");
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return errbuf_set(err, errlen, -ENOMEM, "seccomp: cannot create a filter");
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	r = new_filter(&ctx, false, err, errlen);
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot set the bad-architecture action: %s", strerror(-r));
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot set the NNP attribute: %s", strerror(-r));
+		return r;
 	if ((which & NOTIFY_UNIX) &&
 	    ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
 	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
