@@ -222,6 +222,18 @@ static int start_dir(const struct cop *c, int dirfd, const char *path)
 
 /* Walk path from dir (taken over; -1: path is absolute) to its last
  * component; follow_last: a trailing symlink is followed as well. */
+/* One component down: *cur becomes the directory comp names in it. */
+static int descend(int *cur, const char *comp, int flags)
+{
+	int fd = openat(*cur, comp, O_PATH | O_DIRECTORY | O_CLOEXEC | flags);
+
+	if (fd < 0)
+		return -errno;
+	close(*cur);
+	*cur = fd;
+	return 0;
+}
+
 static int walk(const struct cop *c, int dir, const char *path, bool follow_last, struct resolved *ret)
 {
 	_cleanup_close_ int cur = dir;
@@ -240,7 +252,7 @@ static int walk(const struct cop *c, int dir, const char *path, bool follow_last
 		struct stat st;
 		size_t n;
 		bool last, trailing;
-		int fd;
+		int r;
 
 		if (*rest == '/' || cur < 0) {
 			if (*rest != '/')
@@ -284,11 +296,8 @@ static int walk(const struct cop *c, int dir, const char *path, bool follow_last
 					ret->st = st;
 					goto done;
 				}
-				fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-				if (fd < 0)
-					return -errno;
-				close(cur);
-				cur = fd;
+				if ((r = descend(&cur, comp, 0)) < 0)
+					return r;
 				rest = (char *)next;
 				continue;
 			}
@@ -318,11 +327,8 @@ static int walk(const struct cop *c, int dir, const char *path, bool follow_last
 		}
 		if (!S_ISDIR(st.st_mode))
 			return -ENOTDIR;
-		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		close(cur);
-		cur = fd;
+		if ((r = descend(&cur, comp, O_NOFOLLOW)) < 0)
+			return r;
 		rest = (char *)next;
 		continue;
 done:

@@ -162,6 +162,16 @@ static int make_mount_point(const char *path, bool dir)
 	return 0;
 }
 
+/* A tree held since before the tmpfs went on (*fd, taken over), moved onto
+ * path below it: the mount point made first, a directory or a file. */
+static int attach_held(int *fd, const char *path, bool dir)
+{
+	_cleanup_close_ int held = TAKE_FD(*fd);
+	int r = make_mount_point(path, dir);
+
+	return r < 0 ? r : attach_tree(held, path);
+}
+
 static bool done_already(const struct exec_ctx *x, size_t upto, const char *path)
 {
 	for (size_t i = 0; i < x->n_targets && x->targets[i].step < upto; i++)
@@ -312,15 +322,11 @@ static void apply_dev(struct held_trees *h)
 		if (h->dev[i] < 0)
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		r = make_mount_point(path, false);
-		if (r == 0)
-			r = attach_tree(h->dev[i], path);
+		r = attach_held(&h->dev[i], path, false);
 		if (r < 0) {
 			errno = -r;
 			die("dev", "%s: %m", path);
 		}
-		close(h->dev[i]);
-		h->dev[i] = -1;
 	}
 	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
 		die("dev", "cannot make /dev/pts and /dev/shm: %m");
@@ -349,17 +355,13 @@ static void apply_tmpfs(const char *path, struct held_trees *h)
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
 		die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
-		r = make_mount_point(h->resolv_path, false);
-		if (r == 0)
-			r = attach_tree(h->resolv, h->resolv_path);
+		r = attach_held(&h->resolv, h->resolv_path, false);
 		if (r == 0)
 			r = set_attr(AT_FDCWD, h->resolv_path, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 		if (r < 0) {
 			errno = -r;
 			die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
 		}
-		close(h->resolv);
-		h->resolv = -1;
 	}
 }
 
@@ -478,15 +480,11 @@ void mount_apply(struct exec_ctx *x)
 			path = step_path(s, buf);
 			if (fstat(h.back[i], &st) < 0)
 				die("bind back", "%s: %m", path);
-			r = make_mount_point(path, S_ISDIR(st.st_mode));
-			if (r == 0)
-				r = attach_tree(h.back[i], path);
+			r = attach_held(&h.back[i], path, S_ISDIR(st.st_mode));
 			if (r < 0) {
 				errno = -r;
 				die("bind back", "%s: %m", path);
 			}
-			close(h.back[i]);
-			h.back[i] = -1;
 			break;
 
 		case STEP_PIN:
@@ -562,16 +560,13 @@ void mount_apply(struct exec_ctx *x)
 		}
 	}
 	if (h.cwd >= 0) {
-		r = make_mount_point(x->cwd, true);
-		if (r == 0)
-			r = attach_tree(h.cwd, x->cwd);
+		r = attach_held(&h.cwd, x->cwd, true);
 		if (r == 0)
 			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0) {
 			errno = -r;
 			die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
 		}
-		close(h.cwd);
 	}
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
