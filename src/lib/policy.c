@@ -432,14 +432,19 @@ static int deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 	return r;
 }
 
-static int resolve_passwd_home(char **ret)
+int policy_other_home(const char *home, char **ret)
 {
 	struct passwd *pw = getpwuid(getuid());
+	char *canon = NULL;
 
 	*ret = NULL;
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' || cordon_canonicalize(pw->pw_dir, &canon, NULL) < 0)
 		return 0;
-	return cordon_canonicalize(pw->pw_dir, ret, NULL);
+	if (home && strcmp(canon, home) == 0)
+		free(canon);
+	else
+		*ret = canon;
+	return 0;
 }
 
 static int resolve_home(char **ret)
@@ -558,8 +563,8 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 		return r;
 	/* HOME may point elsewhere than the passwd home (HOME=/x cordon
 	 * run): both hold the caller's secrets. */
-	r = resolve_passwd_home(&pw_home);
-	if (r == 0 && pw_home && (!p->home || strcmp(pw_home, p->home) != 0))
+	r = policy_other_home(p->home, &pw_home);
+	if (r == 0 && pw_home)
 		r = deny_home_secrets(p, pw_home, reterr);
 	if (r < 0)
 		return r;

@@ -60,6 +60,10 @@ struct policy_secret {
 };
 extern const struct policy_secret policy_default_deny_read[];
 extern const char *const policy_root_deny_read[];
+/* The caller's passwd home, canonical, when it is another directory than
+ * home (canonical, may be NULL): the catalogue applies below both. *ret is
+ * malloc'd, or NULL (the same directory, or none that can be resolved). */
+int policy_other_home(const char *home, char **ret);
 /* Sockets that lead out of any sandbox (container engines, the system and
  * session buses, the user's runtime directory), hidden always; and local
  * service sockets (databases), hidden when the network is "none". */

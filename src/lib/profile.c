@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1953,9 +1952,13 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 	case GROUP_CREDENTIALS: {
 		/* as the policy has them: below HOME and the passwd home, and a
 		 * root caller's system secrets */
-		struct passwd *pw = getpwuid(getuid());
-		const char *homes[2] = { home, pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL };
+		_cleanup_free_ char *other = NULL;
+		const char *homes[2] = { home, NULL };
 
+		r = policy_other_home(home, &other);
+		if (r < 0)
+			return r;
+		homes[1] = other;
 		for (size_t h = 0; h < 2; h++)
 			for (size_t i = 0; homes[h] && policy_default_deny_read[i].path; i++) {
 				_cleanup_free_ char *j = path_join(homes[h], policy_default_deny_read[i].path), *c = NULL;

@@ -6,7 +6,6 @@
  * entries below the homes.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,12 +47,16 @@ int profile_credential_lift_paths(const char *home, char *const *groups, char **
 {
 	_cleanup_strv_free_ char **lift = calloc(1, sizeof(char *)), **lift_group = calloc(1, sizeof(char *)),
 				 **kept = calloc(1, sizeof(char *));
-	struct passwd *pw = getpwuid(getuid());
-	const char *homes[2] = { home, pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL };
+	_cleanup_free_ char *other = NULL;
+	const char *homes[2] = { home, NULL };
 	int r;
 
 	if (!lift || !lift_group || !kept)
 		return -ENOMEM;
+	r = policy_other_home(home, &other);
+	if (r < 0)
+		return r;
+	homes[1] = other;
 	for (size_t h = 0; h < 2; h++) {
 		if (!homes[h] || strcmp(homes[h], "/") == 0)
 			continue;
