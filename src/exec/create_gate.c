@@ -76,8 +76,14 @@ int create_set_add(struct create_set *s, const char *dir, const char *name, bool
 
 void create_set_done(struct create_set *s)
 {
+	gate_rules_done(&s->names);
 	free(s->v);
 	*s = (struct create_set){};
+}
+
+bool create_set_active(const struct create_set *s)
+{
+	return s->n > 0 || gate_rules_active(&s->names);
 }
 
 bool create_gate_nr(int nr)
@@ -100,6 +106,7 @@ bool create_gate_nr(int nr)
 	case SYS_renameat:
 	case SYS_renameat2:
 	case SYS_bind:
+	case SYS_truncate:
 		return true;
 	default:
 		return false;
@@ -367,6 +374,50 @@ static int resolve_arg(const struct cop *c, int dirfd, uint64_t addr, bool follo
 	return r < 0 ? r : resolve_path(c, dirfd, path, follow_last, ret);
 }
 
+/* The path of the name in the directory, as init (and so the caller) sees
+ * it now. -ENOENT: the directory was removed meanwhile; 1: dir is no
+ * place in the tree (a pipe /dev/stdout led to). */
+static int path_of(int dir, const char *name, char *buf, size_t size)
+{
+	char self[64];
+	size_t nl = strcspn(name, "/");
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
+	n = readlink(self, buf, size - 1);
+	if (n <= 0)
+		return -EACCES; /* fail closed */
+	buf[n] = '\0';
+	if (buf[0] != '/')
+		return 1; /* no name in the tree: a pipe, a socket, an anonymous inode */
+	if ((size_t)n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		return -ENOENT;
+	if (!name[0] || (nl == 1 && name[0] == '.'))
+		return 0;
+	if ((size_t)n + 1 + nl + 1 > size)
+		return -ENAMETOOLONG;
+	if (n > 1)
+		buf[n++] = '/';
+	memcpy(buf + n, name, nl);
+	buf[(size_t)n + nl] = '\0';
+	return 0;
+}
+
+/* By name, on the path now: what the write gate protects (gate_rules.h).
+ * holder: a rename, which would carry a protection along. */
+static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (!gate_rules_active(&c->set->names))
+		return 0;
+	r = path_of(dir, name, path, sizeof(path));
+	if (r != 0)
+		return r < 0 ? r : 0;
+	return gate_rules_check(&c->set->names, path, holder) ? -EACCES : 0;
+}
+
 /* May the name be made in the directory? Refused when (its inode, name) is
  * a missing protected path's first missing component. */
 static int decide(const struct cop *c, const struct resolved *r)
@@ -387,6 +438,12 @@ static int decide(const struct cop *c, const struct resolved *r)
 			return -EACCES;
 	}
 	return 0;
+}
+
+/* A file init opened for the caller through a magic link: its path now. */
+static int decide_fd(const struct cop *c, int fd)
+{
+	return decide_names(c, fd, "", false);
 }
 
 /* The caller's umask, from /proc/TID/status, made init's own for the call. */
@@ -463,6 +520,35 @@ static bool is_dev_tty(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 5 && minor(st->st_rdev) == 0;
 }
 
+/* A magic link (/proc/PID/fd/N) names a file, not a place: found first
+ * without opening it for writing (O_TRUNC would already empty it), then
+ * decided by its path, then opened through what was found. */
+static int decide_magic(const struct cop *c, struct resolved *r)
+{
+	char proc[64];
+	int fd, e;
+
+	fd = openat(r->dir, r->name, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = decide_fd(c, fd);
+	if (e < 0) {
+		close(fd);
+		return e;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	close(r->dir);
+	r->dir = fd; /* kept open: the name below is its magic link */
+	snprintf(r->name, sizeof(r->name), "%s", proc);
+	return 0;
+}
+
+/* Would the open change what is there: make it, write it, empty it? */
+static bool writes(int flags, bool exists)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) || ((flags & O_CREAT) && !exists);
+}
+
 static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mode_t mode)
 {
 	struct resolved r;
@@ -478,6 +564,8 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 		e = -ESRCH;
 	if (e == 0)
 		e = decide(c, &r);
+	if (e == 0 && writes(flags, r.exists))
+		e = r.magic ? decide_magic(c, &r) : decide_names(c, r.dir, r.name, false);
 	if (e == 0 && r.exists && is_dev_tty(&r.st))
 		fd = caller_tty(c, flags);
 	else if (e == 0) {
@@ -534,6 +622,8 @@ static void do_make(const struct cop *c, int nr, int dirfd, uint64_t path, mode_
 		e = -ESRCH;
 	if (e == 0)
 		e = decide(c, &r);
+	if (e == 0)
+		e = decide_names(c, r.dir, r.name, false);
 	if (e == 0) {
 		if (target)
 			e = symlinkat(text, r.dir, r.name);
@@ -575,6 +665,12 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 		e = -ESRCH;
 	if (e == 0)
 		e = decide(c, &n);
+	/* both names: a hard link or a move out of a protection would make
+	 * its file writable under another name */
+	if (e == 0)
+		e = decide_names(c, n.dir, n.name, !link);
+	if (e == 0)
+		e = empty >= 0 ? decide_fd(c, empty) : decide_names(c, o.dir, o.name, !link);
 	if (e == 0) {
 		if (link)
 			e = linkat(empty >= 0 ? empty : o.dir, empty >= 0 ? "" : o.name, n.dir, n.name, (int)flags);
@@ -628,6 +724,8 @@ static void do_bind(const struct cop *c, int sockfd, uint64_t addr, uint64_t add
 		e = -ESRCH;
 	if (e == 0 && r.dir >= 0)
 		e = decide(c, &r);
+	if (e == 0 && r.dir >= 0)
+		e = decide_names(c, r.dir, r.name, false);
 	if (e == 0 && r.dir >= 0) {
 		/* bind by the one component, from the resolved parent */
 		struct sockaddr_un by = { .sun_family = AF_UNIX };
@@ -646,6 +744,35 @@ static void do_bind(const struct cop *c, int sockfd, uint64_t addr, uint64_t add
 		}
 	} else if (e == 0)
 		e = bind(sock, addrlen ? (struct sockaddr *)&ss : NULL, (socklen_t)addrlen) < 0 ? -errno : 0;
+	resolved_done(&r);
+	if (e != -ESRCH)
+		reply(c, 0, e);
+}
+
+/* truncate(path): what it empties is decided like an open for writing. */
+static void do_truncate(const struct cop *c, uint64_t path, off_t length)
+{
+	char proc[64];
+	struct resolved r;
+	_cleanup_close_ int fd = -1;
+	int e;
+
+	e = resolve_arg(c, AT_FDCWD, path, true, &r);
+	if (e == 0 && !r.exists)
+		e = -ENOENT;
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0 && !r.magic)
+		e = decide_names(c, r.dir, r.name, false);
+	if (e == 0) {
+		fd = openat(r.dir, r.name, O_PATH | O_CLOEXEC | (r.magic ? 0 : O_NOFOLLOW));
+		e = fd < 0 ? -errno : r.magic ? decide_fd(c, fd) : 0;
+	}
+	if (e == 0) {
+		/* by the file found, not by the name again */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		e = truncate(proc, length) < 0 ? -errno : 0;
+	}
 	resolved_done(&r);
 	if (e != -ESRCH)
 		reply(c, 0, e);
@@ -703,6 +830,9 @@ void create_gate_handle(int listener, const struct create_set *s, const struct s
 		break;
 	case SYS_bind:
 		do_bind(&c, (int)a[0], a[1], a[2]);
+		break;
+	case SYS_truncate:
+		do_truncate(&c, a[0], (off_t)a[1]);
 		break;
 	default:
 		reply(&c, 0, -ENOSYS);

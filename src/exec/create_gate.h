@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "gate_rules.h"
+
 struct seccomp_notif;
 
 struct create_rule {
@@ -51,6 +53,7 @@ struct create_rule {
 struct create_set {
 	struct create_rule *v;
 	size_t n, cap;
+	struct gate_rules names;        /* the write gate: what no call may make, change or move (gate_rules.h) */
 };
 
 /* Record that name may not be made in the directory dir (an existing
@@ -58,6 +61,9 @@ struct create_set {
  * directory: -ENOTDIR). */
 int create_set_add(struct create_set *s, const char *dir, const char *name, bool prefix);
 void create_set_done(struct create_set *s);
+
+/* Whether the gate has anything to decide. */
+bool create_set_active(const struct create_set *s);
 
 /* A syscall number the creation gate answers. */
 bool create_gate_nr(int nr);

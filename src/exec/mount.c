@@ -440,6 +440,41 @@ static int attach_tree_clone(int dfd, const char *name, const char *path)
 	return attach_tree(fd, path);
 }
 
+/* Bind target read-only onto itself. A writable root below it (a cache
+ * the profile names below a protected HOME dot-entry) is taken first, as
+ * it is, and put back on top: it stays writable. */
+static void protect_target(const struct plan *p, const char *target)
+{
+	size_t tl = strlen(target), n = 0;
+	int r;
+
+	for (size_t w = 0; p->write[w]; w++)
+		n++;
+	int keep[n ? n : 1];
+
+	for (size_t w = 0; w < n; w++) {
+		keep[w] = -1;
+		if (strncmp(p->write[w], target, tl) != 0 || p->write[w][tl] != '/')
+			continue;
+		keep[w] = clone_tree(p->write[w], true);
+		if (keep[w] < 0 && keep[w] != -ENOENT)
+			die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
+	}
+	if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+		die("protect", "%s: %m", target);
+	r = make_readonly(target);
+	if (r < 0)
+		die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
+	for (size_t w = 0; w < n; w++) {
+		if (keep[w] < 0)
+			continue;
+		r = attach_tree(keep[w], p->write[w]);
+		close(keep[w]);
+		if (r < 0)
+			die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-r));
+	}
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
@@ -508,11 +543,7 @@ void mount_apply(struct exec_ctx *x)
 
 				if (done_already(x, i, target))
 					continue;
-				if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-					die("protect", "%s: %m", target);
-				r = make_readonly(target);
-				if (r < 0)
-					die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
+				protect_target(p, target);
 			}
 			break;
 

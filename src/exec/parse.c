@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,14 @@ const char exec_usage[] =
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
 	"                          entry with that prefix (full isolation)\n"
+	"  --protect-name NAME     no entry called NAME (or starting with NAME*) can be made,\n"
+	"                          replaced, renamed, linked or written, nor anything below it,\n"
+	"                          at any depth below a writable root (full isolation)\n"
+	"  --protect-git           the same for what makes git run code, in every .git below a\n"
+	"                          writable root: the .git entry itself, and its config,\n"
+	"                          config.worktree, commondir, gitdir, hooks and info (also in\n"
+	"                          modules/ and worktrees/; not in objects, refs or logs)\n"
+	"  --unprotect PATH        no --protect-name or --protect-git rule applies at or below PATH\n"
 	"  --keep-env NAME         pass NAME (or every NAME with a PREFIX*) from the environment\n"
 	"  --setenv NAME           pass NAME with its value from this runner's environment\n"
 	"                          (whatever the allow-list says; never a value in this line)\n"
@@ -97,6 +106,7 @@ enum {
 	SEEN_REPORT = 1u << 3,
 	SEEN_STATUS_FD = 1u << 4,
 	SEEN_NO_TERMINAL = 1u << 5,
+	SEEN_PROTECT_GIT = 1u << 6,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -165,6 +175,23 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return r;
 		return list_add(l, flag, value, err, errlen);
 	}
+	if (strcmp(flag, "--unprotect") == 0) {
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(&f->unprotect, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--protect-name") == 0) {
+		size_t n = strnlen(value, NAME_MAX + 1);
+
+		if (n == 0 || n > NAME_MAX || strchr(value, '/') || strcmp(value, ".") == 0 || strcmp(value, "..") == 0 ||
+		    strcmp(value, "*") == 0 || (strchr(value, '*') && strchr(value, '*') != value + n - 1))
+			return errbuf_set(err, errlen, -EINVAL,
+				    "--protect-name: '%.*s' is not one file name (no '/', '.' or '..'; '*' only at the end "
+				    "of a prefix)",
+				    SHOW, value);
+		return list_add(&f->protect_name, flag, value, err, errlen);
+	}
 	if (strcmp(flag, "--allow-unix-socket") == 0) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
@@ -222,7 +249,7 @@ static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
-		"--status-fd", "--allow-unix-socket",
+		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -256,7 +283,8 @@ void exec_flags_done(struct exec_flags *f)
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
 	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1 };
-	struct exec_list *lists[] = { &f.write, &f.deny_read, &f.protect, &f.keep_env, &f.setenv, &f.allow_unix };
+	struct exec_list *lists[] = { &f.write,   &f.deny_read, &f.protect,    &f.keep_env,
+				      &f.setenv,  &f.allow_unix, &f.protect_name, &f.unprotect };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;
@@ -293,8 +321,12 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			*ret = f;
 			return 0;
 		}
-		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0 || strcmp(a, "--no-terminal") == 0) {
-			unsigned bit = a[2] == 'p' ? SEEN_PRIVATE_TMP : a[2] == 'r' ? SEEN_REPORT : SEEN_NO_TERMINAL;
+		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0 || strcmp(a, "--no-terminal") == 0 ||
+		    strcmp(a, "--protect-git") == 0) {
+			unsigned bit = a[2] == 'r' ? SEEN_REPORT
+				     : a[2] == 'n' ? SEEN_NO_TERMINAL
+				     : a[4] == 'o' ? SEEN_PROTECT_GIT
+						   : SEEN_PRIVATE_TMP;
 
 			if (seen & bit) {
 				r = errbuf_set(err, errlen, -EINVAL, "%s given twice", a);
@@ -305,6 +337,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 				f.private_tmp = true;
 			else if (bit == SEEN_REPORT)
 				f.report = true;
+			else if (bit == SEEN_PROTECT_GIT)
+				f.protect_git = true;
 			else
 				f.no_terminal = true;
 			continue;

@@ -35,6 +35,9 @@ struct exec_flags {
 	struct exec_list write;           /* --write PATH: writable root */
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
+	struct exec_list protect_name;    /* --protect-name NAME: that name, at any depth below a writable root; may end in '*' */
+	struct exec_list unprotect;       /* --unprotect PATH: no name rule applies at or below PATH */
+	bool protect_git;                 /* --protect-git: what runs code in every .git below a writable root */
 	struct exec_list keep_env;        /* --keep-env NAME (or PREFIX*) */
 	struct exec_list setenv;          /* --setenv NAME: passed with its value from the runner's environment */
 	struct exec_list allow_unix;      /* --allow-unix-socket PATH: a host socket the unix gate admits */

@@ -312,6 +312,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 											 : REQUIRE_NETNS));
 		if (f->isolation == CORDON_ISOLATION_LIGHT && f->private_tmp)
 			return errbuf_set(err, errlen, -EINVAL, "--private-tmp needs --isolation full (a mount namespace)");
+		if (f->isolation == CORDON_ISOLATION_LIGHT && (f->protect_name.n > 0 || f->protect_git))
+			return errbuf_set(err, errlen, -EINVAL,
+				    "--protect-name and --protect-git need --isolation full: Landlock cannot refuse a "
+				    "name below a writable root");
 		if (f->isolation == CORDON_ISOLATION_LIGHT && f->protect.n > 0)
 			return errbuf_set(err, errlen, -EINVAL,
 				    "--protect needs --isolation full: Landlock cannot keep a path read-only "
@@ -336,6 +340,9 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.steps = (struct step *)blob;
 	p.max_steps = n_steps;
 	writable = (const char **)(blob + n_steps * sizeof(struct step));
+	p.protect_names = f->protect_name.v;
+	p.unprotect = f->unprotect.v;
+	p.protect_git = f->protect_git;
 	p.write = writable + n_writable;
 
 	for (size_t i = 0; i < f->write.n; i++)
@@ -512,13 +519,28 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 				}
 				fprintf(out, " (EACCES otherwise)\n");
 			}
-			if (has_protect(p))
-				fprintf(out, "     creation gate (when a protected path is missing at start): init "
-					     "performs every mkdir, mknod, open/openat with O_CREAT, creat, symlink, "
-					     "link, rename and bind (seccomp user notification) on the parent it "
-					     "resolved as the caller would, refusing with EACCES the first missing "
-					     "component of a protected path; init holds the command's Landlock "
-					     "ruleset and no capability but CAP_SYS_PTRACE\n");
+			if (has_protect(p) || p->protect_git || (p->protect_names && p->protect_names[0])) {
+				fprintf(out, "     write gate: init performs every mkdir, mknod, open/openat that "
+					     "creates, writes or truncates, creat, truncate, symlink, link, rename "
+					     "and bind (seccomp user notification) on the parent it resolved as the "
+					     "caller would, and refuses with EACCES, by name on the path at the time "
+					     "of the call (a host rename detaching a mount changes nothing): the "
+					     "protected paths above and what lies below them");
+				if (p->protect_names && p->protect_names[0]) {
+					fprintf(out, "; at any depth below a writable root (not below node_modules):");
+					print_list(out, p->protect_names, "");
+				}
+				if (p->protect_git)
+					fprintf(out, "; in every .git at any depth: the .git entry, config, "
+						     "config.worktree, commondir, gitdir, hooks, info (not objects, "
+						     "refs, logs)");
+				if (p->unprotect && p->unprotect[0]) {
+					fprintf(out, "; no rule by name at or below");
+					print_list(out, p->unprotect, "");
+				}
+				fprintf(out, "; init holds the command's Landlock ruleset and no capability but "
+					     "CAP_SYS_PTRACE\n");
+			}
 			break;
 		case STEP_SETSID:
 			fprintf(out, "setsid: new session, no controlling terminal\n");

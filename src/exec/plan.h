@@ -69,6 +69,9 @@ struct plan {
 	struct landlock_rules landlock;
 	struct seccomp_opts seccomp;
 	const char *const *write;       /* the --write roots, NULL-terminated */
+	const char *const *protect_names; /* --protect-name, NULL-terminated (the write gate) */
+	const char *const *unprotect;   /* --unprotect, NULL-terminated */
+	bool protect_git;               /* --protect-git */
 	const char *const *keep_env;
 	const char *const *setenv;
 	char *const *command;

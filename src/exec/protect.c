@@ -210,6 +210,13 @@ int protect_prepare(struct exec_ctx *x)
 	size_t n = 0;
 	int r;
 
+	/* the write gate's rules by name: from the plan alone, before the
+	 * mounts (the roots' inodes are the host's) */
+	r = gate_rules_init(&x->create.names, p, ephemeral);
+	if (r < 0) {
+		say("protect", "cannot build the write gate's rules: %s", strerror(-r));
+		return r;
+	}
 	for (size_t i = 0; i < p->n_steps; i++)
 		n += p->steps[i].kind == STEP_PROTECT;
 	if (n == 0)

@@ -371,16 +371,27 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
  * when dest_addr is set (send(2) is sendto without one); sendmsg and
  * sendmmsg always, their address sits in memory the filter cannot read.
  *
- * NOTIFY_CREATE: every call that makes a name (create_gate.c). open and
- * openat only with O_CREAT, so the plain opens of the hot path never leave
- * the kernel; O_TMPFILE makes no name (the linkat that would is gated).
- * bind always: its family sits in memory the filter cannot read.
+ * NOTIFY_CREATE: every call that makes a name or changes a file by name
+ * (create_gate.c, the write gate). open and openat only when they create,
+ * write or truncate (O_CREAT, O_WRONLY, O_RDWR, O_TRUNC), so the reads of
+ * the hot path never leave the kernel; truncate by path. bind always: its
+ * family sits in memory the filter cannot read.
  */
 int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t errlen)
 {
 	static const char *const creating[] = {
 		"mkdir", "mkdirat", "mknod", "mknodat", "creat", "symlink", "symlinkat",
-		"link", "linkat", "rename", "renameat", "renameat2", "bind",
+		"link", "linkat", "rename", "renameat", "renameat2", "bind", "truncate",
+	};
+	/* the flag tests an open is sent for: any one of them */
+	static const struct {
+		unsigned mask, value;
+	} writing[] = {
+		{ O_CREAT, O_CREAT },
+		{ O_TRUNC, O_TRUNC },
+		{ O_ACCMODE, O_WRONLY },
+		{ O_ACCMODE, O_RDWR },
+		{ O_ACCMODE, O_ACCMODE }, /* 3: the kernel reads it as read-write */
 	};
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	int r, nr;
@@ -409,12 +420,15 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 			return errbuf_set(err, errlen, r, "seccomp: cannot gate %s: %s", creating[i], strerror(-r));
 	}
 	nr = resolve("open", -1);
-	if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT))) < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot gate open: %s", strerror(-r));
-	r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "seccomp: cannot gate openat: %s", strerror(-r));
+	for (size_t i = 0; i < ELEMENTSOF(writing); i++) {
+		if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						     SCMP_A1(SCMP_CMP_MASKED_EQ, writing[i].mask, writing[i].value))) < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot gate open: %s", strerror(-r));
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, writing[i].mask, writing[i].value));
+		if (r < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot gate openat: %s", strerror(-r));
+	}
 	*ret = TAKE_PTR(ctx);
 	return 0;
 }

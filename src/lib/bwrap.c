@@ -291,7 +291,9 @@ CORDON_API size_t cordon_backend_gaps(const struct cordon_backend_info *b, char 
 		       "other refused syscalls are open); " : "",
 		     b->lacks & CORDON_LACKS_NAMESPACES ? "no fresh /dev, /proc or pid namespace; " : "",
 		     "host unix sockets outside /run are reachable; persistence paths that do not exist yet "
-		     "(for .cordon*: when the policy was built) are not protected");
+		     "(for .cordon*: when the policy was built) are not protected, nor below the top of the "
+		     "workspace (nested repositories, pkg/.vscode), nor after the host replaces one by rename "
+		     "(no write gate)");
 	return r < 0 ? 0 : (size_t)r;
 }
 

@@ -41,6 +41,26 @@
 #include "process.h"
 #include "strv.h"
 
+/* The write gate's rules by name (src/exec/gate_rules.h): what runs code
+ * at any depth below a writable root. A writable root inside a HOME
+ * dot-entry is a tool's cache (~/.npm, ~/.cargo, ~/.cache/pip): it holds
+ * third-party trees (a cargo git checkout has a .git), and nobody opens a
+ * folder or enters a directory there, so no rule by name applies inside. */
+static void add_protect_rules(struct strv_builder *sb, const struct cordon_policy *p)
+{
+	size_t hl = p->home ? strlen(p->home) : 0;
+
+	strvb_add(sb, "--protect-git");
+	for (size_t i = 0; policy_default_protect[i]; i++)
+		if (policy_protect_is_name(policy_default_protect[i]))
+			strvb_add_many(sb, "--protect-name", policy_default_protect[i], NULL);
+	STRV_FOREACH(u, p->unprotect)
+		strvb_add_many(sb, "--unprotect", *u, NULL);
+	STRV_FOREACH(root, p->writable_roots)
+		if (hl > 1 && strncmp(*root, p->home, hl) == 0 && (*root)[hl] == '/' && (*root)[hl + 1] == '.')
+			strvb_add_many(sb, "--unprotect", *root, NULL);
+}
+
 static const char *const native_denials[] = {
 	"permission denied",
 	"operation not permitted",
@@ -150,9 +170,11 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		strvb_done(&sb);
 		return r;
 	}
-	if (!light && ws_write)
+	if (!light && ws_write) {
 		STRV_FOREACH(prot, p->protect)
 			strvb_add_many(&sb, "--protect", *prot, NULL);
+		add_protect_rules(&sb, p);
+	}
 	STRV_FOREACH(sock, p->allow_unix)
 		strvb_add_many(&sb, "--allow-unix-socket", *sock, NULL);
 	STRV_FOREACH(name, p->keep_env)

@@ -22,7 +22,6 @@
 extern char **environ;
 
 /* Caps on what one policy may hold (attacker-influenced via flags/profiles). */
-#define POLICY_MAX_ENTRIES 4096
 #define ENV_NAME_MAX 256
 #define ENV_VALUE_MAX (128 * 1024)
 
@@ -506,6 +505,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect_files);
 	strv_free(p->protect_links);
 	strv_free(p->protect_expanded);
+	strv_free(p->unprotect);
 	strv_free(p->allow_unix);
 	strv_free(p->env);
 	strv_free(p->keep_env);
@@ -607,6 +607,9 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	r = compute_writable_roots(p);
 	if (r < 0)
 		return r;
+	STRV_FOREACH(root, p->writable_roots)
+		if ((r = policy_protect_reach(p, *root)) < 0)
+			return error_set(reterr, r, "cannot protect what %s reaches", *root);
 	/* cordon's profiles where XDG_CONFIG_HOME moves them out of HOME */
 	r = protect_xdg_profiles(p);
 	if (r < 0)
@@ -781,7 +784,11 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 					 canon, p->deny[i].path);
 	if (strv_length(p->writable_roots) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many writable paths (at most %d)", POLICY_MAX_ENTRIES);
-	return strv_push_unique(&p->writable_roots, canon);
+	r = strv_push_unique(&p->writable_roots, canon);
+	if (r < 0)
+		return r;
+	r = policy_protect_reach(p, canon);
+	return r < 0 ? error_set(reterr, r, "cannot protect what %s reaches", canon) : 0;
 }
 
 /* The one table of feature names: the policy, the native provider's argv

@@ -27,6 +27,9 @@ enum {
 	REQUIRE_NETNS          = 1u << 6,
 };
 
+/* A cap on each list a caller can grow. */
+#define POLICY_MAX_ENTRIES 4096
+
 struct cordon_policy {
 	enum cordon_mode mode;
 	enum cordon_net net;
@@ -44,6 +47,8 @@ struct cordon_policy {
 				    * likewise: bwrap would protect the target, not the link */
 	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
 				    * that existed when the pattern was added (bwrap binds these) */
+	char **unprotect;          /* lifted persistence paths: no rule by name applies at or below
+				    * them (a profile's groups.persistence.bypass) */
 	char **allow_unix;         /* canonical socket paths the runner's unix gate admits */
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
@@ -77,6 +82,12 @@ const char *deny_entry_native_path(const struct cordon_policy *p, const struct d
 /* Note what bwrap needs to know about protected path (protect_files,
  * protect_links, protect_expanded); reads the filesystem. policy_protect.c */
 int policy_note_protect(struct cordon_policy *p, const char *path);
+/* What a new writable root reaches: HOME's start-up files and dot-entries,
+ * PATH directories below it, protected (policy_protect.c). */
+int policy_protect_reach(struct cordon_policy *p, const char *root);
+/* The single names of policy_default_protect, protected at any depth
+ * below a writable root by the native runner (--protect-name). */
+bool policy_protect_is_name(const char *entry);
 /* The built-in protected set, relative to the workspace. NULL-terminated.
  * Entries ending in '*' are prefixes matched by the runner. */
 extern const char *const policy_default_protect[];

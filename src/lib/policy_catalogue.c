@@ -7,6 +7,8 @@
  */
 #include <stddef.h>
 
+#include <string.h>
+
 #include "policy.h"
 
 /*
@@ -260,8 +262,16 @@ const char *const policy_default_protect_home[] = {
 	 * the next run's policy (the probe cache is safe: probe.c trusts it
 	 * only to name the binary it would pick anyway) */
 	".config/cordon",
+	/* and, once HOME is writable, every dot-entry, made or not: ~/.ssh,
+	 * ~/.gitconfig, ~/.config/systemd, ~/.local/bin, autostart entries */
+	".*",
 	NULL,
 };
+
+bool policy_protect_is_name(const char *entry)
+{
+	return !strchr(entry, '/');
+}
 
 const char *const policy_default_env[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_*", "TZ", "TERM", "SHELL", "TMPDIR",

@@ -101,3 +101,52 @@ int policy_note_protect(struct cordon_policy *p, const char *path)
 
 	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
 }
+
+/*
+ * Persistence where a writable root reaches the user's HOME or PATH: the
+ * shell start-up files and every HOME dot-entry (no new one either: no
+ * ~/.ssh, ~/.kube, ~/.gitconfig made when absent; a cache the profile
+ * names below one is a writable root of its own and stays writable), and
+ * every PATH directory below the root (a program planted there runs when
+ * the user types its name). Idempotent; called when a root is added.
+ */
+int policy_protect_reach(struct cordon_policy *p, const char *root)
+{
+	_cleanup_free_ char *path_copy = NULL;
+	const char *env;
+	char *save = NULL;
+	int r;
+
+	/* the sandbox's /tmp is its own: what lies below is gone with it */
+	if (p->mode != CORDON_MODE_WORKSPACE_WRITE || strcmp(root, "/tmp") == 0)
+		return 0;
+	if (p->home && path_is_under(p->home, root))
+		for (size_t i = 0; policy_default_protect_home[i]; i++) {
+			_cleanup_free_ char *m = path_join(p->home, policy_default_protect_home[i]);
+
+			if (!m)
+				return -ENOMEM;
+			if (strv_contains(p->protect, m) || strv_contains(p->unprotect, m))
+				continue;
+			if ((r = strv_push_unique(&p->protect, m)) < 0 || (r = policy_note_protect(p, m)) < 0)
+				return r;
+		}
+	env = secure_getenv("PATH");
+	if (!env || !(path_copy = strdup(env)))
+		return env ? -ENOMEM : 0;
+	for (char *d = strtok_r(path_copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *canon = NULL;
+
+		/* relative entries name no fixed place; the root itself cannot
+		 * be kept read-only and stay a root */
+		if (d[0] != '/' || cordon_canonicalize(d, &canon, NULL) < 0 || strcmp(canon, root) == 0 ||
+		    !path_is_under(canon, root) || strv_contains(p->protect, canon) ||
+		    strv_contains(p->unprotect, canon))
+			continue;
+		if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
+			return -E2BIG;
+		if ((r = strv_push_unique(&p->protect, canon)) < 0 || (r = policy_note_protect(p, canon)) < 0)
+			return r;
+	}
+	return 0;
+}

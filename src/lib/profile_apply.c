@@ -13,6 +13,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
+#include "protect_names.h"
 #include "profile_internal.h"
 #include "provider.h"
 #include "strv.h"
@@ -107,7 +108,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	 * below, so it still wins). */
 	undeny(pol, &p->bypass_credentials);
 	undeny(pol, &p->lifted_credentials);
-	for (size_t i = 0; i < p->bypass_persistence.n; i++)
+	for (size_t i = 0; i < p->bypass_persistence.n; i++) {
+		/* and no rule by name at or below it (the runner's write gate) */
+		r = strv_push_unique(&pol->unprotect, p->bypass_persistence.v[i].path);
+		if (r < 0)
+			return r;
 		for (size_t j = 0; pol->protect && pol->protect[j]; j++)
 			if (strcmp(pol->protect[j], p->bypass_persistence.v[i].path) == 0) {
 				size_t n = strv_length(pol->protect);
@@ -116,6 +121,7 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 				memmove(&pol->protect[j], &pol->protect[j + 1], (n - j) * sizeof(char *));
 				break;
 			}
+	}
 
 	for (size_t i = 0; i < p->deny_read.n; i++) {
 		r = cordon_policy_deny_read(pol, p->deny_read.v[i].path, &e);
@@ -220,9 +226,41 @@ static bool member_covers(const char *member, const char *path)
 	return path_is_under(path, member);
 }
 
+/* What the native runner's write gate refuses by name (protect_names.h),
+ * relative to the longest writable root holding c, as native.c asks it:
+ * no rule inside a cache below a HOME dot-entry, nor at or below a
+ * bypassed persistence entry. */
+static const char *protected_by_name(const struct cordon_profile *p, const char *c)
+{
+	const char *root = NULL, *rel;
+	size_t hl = p->home ? strlen(p->home) : 0;
+
+	for (size_t i = 0; i < p->write.n; i++)
+		if (path_is_under(c, p->write.v[i].path) && (!root || strlen(p->write.v[i].path) > strlen(root)))
+			root = p->write.v[i].path;
+	if (p->workspace && path_is_under(c, p->workspace) && (!root || strlen(p->workspace) > strlen(root)))
+		root = p->workspace;
+	for (const char *const *t = policy_temp_roots(); t && *t; t++)
+		if (strcmp(*t, "/tmp") != 0 && path_is_under(c, *t) && (!root || strlen(*t) > strlen(root)))
+			root = *t;
+	if (!root)
+		return NULL;
+	if (hl > 1 && strncmp(root, p->home, hl) == 0 && root[hl] == '/' && root[hl + 1] == '.')
+		return NULL;
+	for (size_t i = 0; i < p->bypass_persistence.n; i++)
+		if (path_is_under(c, p->bypass_persistence.v[i].path))
+			return NULL;
+	rel = c + strlen(root);
+	rel += *rel == '/';
+	if (protect_match_names(policy_default_protect, rel))
+		return "a protected name (editor, agent or tool configuration)";
+	return protect_match_git(rel);
+}
+
 int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
 		     struct profile_decision *ret)
 {
+	const char *why;
 	_cleanup_strv_free_ char **creds = NULL, **persist = NULL;
 	_cleanup_free_ char *c = NULL, *joined = NULL;
 	struct profile_decision d = {};
@@ -317,6 +355,12 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 			       "%s is kept read-only by %s, an entry of the built-in group persistence", c, *m);
 			goto done;
 		}
+	if ((why = protected_by_name(p, c))) {
+		decide(&d, false, "(built-in)", "/groups/persistence",
+		       "%s is refused by the write gate (native runner): %s, at any depth below a writable root", c,
+		       why);
+		goto done;
+	}
 	rule = profile_rules_covering(&p->write, c);
 	if (rule) {
 		decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s", c, rule->spelled);

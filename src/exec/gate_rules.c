@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The write gate's rules by name (see gate_rules.h): built once in init,
+ * then asked per gated call with the path the call resolved to.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gate_rules.h"
+#include "plan.h"
+#include "protect_names.h"
+
+/* rel at or below base (component-wise); base's last component a prefix
+ * when prefix. */
+static bool at_or_below(const char *rel, const char *base, bool prefix)
+{
+	size_t bl = strlen(base);
+
+	if (bl == 0)
+		return true;
+	if (prefix) {
+		const char *slash = strrchr(base, '/');
+		size_t dl = slash ? (size_t)(slash - base) + 1 : 0, pl = bl - dl;
+
+		if (strncmp(rel, base, dl) != 0)
+			return false;
+		return strncmp(rel + dl, base + dl, pl) == 0;
+	}
+	return strncmp(rel, base, bl) == 0 && (rel[bl] == '\0' || rel[bl] == '/');
+}
+
+/* base (a literal protection) strictly below rel. */
+static bool holds(const char *rel, const char *base)
+{
+	size_t rl = strlen(rel);
+
+	if (rl == 0)
+		return false; /* the root itself: mounted, a rename of it fails */
+	return strncmp(base, rel, rl) == 0 && base[rl] == '/';
+}
+
+const char *gate_rules_match(const struct gate_rules *g, size_t root, const char *rel, bool holder)
+{
+	const char *why = NULL;
+
+	for (size_t i = 0; i < g->n_lits; i++) {
+		const struct gate_path *l = &g->lits[i];
+
+		if (l->root != root)
+			continue;
+		if (at_or_below(rel, l->rel, l->prefix))
+			return "a protected path";
+		if (holder && holds(rel, l->rel))
+			return "a directory holding a protected path";
+	}
+	/* --unprotect lifts the rules by name, never a literal protection */
+	for (size_t i = 0; i < g->n_carve; i++)
+		if (g->carve[i].root == root && at_or_below(rel, g->carve[i].rel, false))
+			return NULL;
+	why = protect_match_names(g->names, rel);
+	if (!why && g->git)
+		why = protect_match_git(rel);
+	return why;
+}
+
+static bool under(const char *path, const char *dir, size_t n)
+{
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	int best = -1;
+
+	for (size_t i = 0; i < g->n_roots; i++)
+		if (under(path, g->roots[i].path, g->roots[i].len) &&
+		    (best < 0 || g->roots[i].len > g->roots[(size_t)best].len))
+			best = (int)i;
+	if (best >= 0) {
+		const char *r = path + g->roots[(size_t)best].len;
+
+		*rel = r + (*r == '/');
+		return best;
+	}
+	/* Not by name: a root the host renamed meanwhile, found by inode. */
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, len + 1);
+	for (size_t k = len; k > 0; k--) {
+		struct stat st;
+
+		if (k != len && buf[k] != '/')
+			continue;
+		buf[k] = '\0';
+		if (stat(buf, &st) == 0)
+			for (size_t i = 0; i < g->n_roots; i++)
+				if (g->roots[i].dev == st.st_dev && g->roots[i].ino == st.st_ino) {
+					*rel = path + k + (path[k] == '/');
+					return (int)i;
+				}
+	}
+	return -1;
+}
+
+const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder)
+{
+	const char *rel;
+	int root = gate_rules_root(g, path, &rel);
+
+	return root < 0 ? NULL : gate_rules_match(g, (size_t)root, rel, holder);
+}
+
+static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n, const char *path)
+{
+	size_t len = strlen(path);
+	bool prefix = len && path[len - 1] == '*';
+	const char *rel;
+	struct gate_path *nv;
+	int root;
+
+	/* by name only: at start the roots are where the plan says */
+	root = -1;
+	for (size_t i = 0; i < g->n_roots; i++)
+		if (under(path, g->roots[i].path, g->roots[i].len) &&
+		    (root < 0 || g->roots[i].len > g->roots[(size_t)root].len))
+			root = (int)i;
+	if (root < 0)
+		return 0; /* outside every writable root: read-only anyway */
+	rel = path + g->roots[(size_t)root].len;
+	rel += *rel == '/';
+	nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = (struct gate_path){ .root = (size_t)root, .prefix = prefix, .rel = strndup(rel, strlen(rel) - prefix) };
+	if (!nv[*n].rel)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
+{
+	size_t n = 0;
+	int r;
+
+	*g = (struct gate_rules){ .names = p->protect_names, .git = p->protect_git };
+	for (size_t i = 0; p->write && p->write[i]; i++)
+		n++;
+	g->roots = calloc(n ? n : 1, sizeof(*g->roots));
+	if (!g->roots)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (ephemeral(p, p->write[i]) || stat(p->write[i], &st) < 0)
+			continue; /* gone with the sandbox, or nothing there to write */
+		g->roots[g->n_roots++] = (struct gate_root){
+			.path = (char *)p->write[i], .len = strlen(p->write[i]), .dev = st.st_dev, .ino = st.st_ino,
+		};
+	}
+	for (size_t i = 0; i < p->n_steps; i++) {
+		char path[PATH_MAX];
+
+		if (p->steps[i].kind != STEP_PROTECT || p->steps[i].len >= sizeof(path))
+			continue;
+		memcpy(path, p->steps[i].path, p->steps[i].len);
+		path[p->steps[i].len] = '\0';
+		if ((r = add_path(g, &g->lits, &g->n_lits, path)) < 0)
+			return r;
+	}
+	for (size_t i = 0; p->unprotect && p->unprotect[i]; i++)
+		if ((r = add_path(g, &g->carve, &g->n_carve, p->unprotect[i])) < 0)
+			return r;
+	return 0;
+}
+
+bool gate_rules_active(const struct gate_rules *g)
+{
+	return g->n_roots > 0 && (g->n_lits > 0 || g->git || (g->names && g->names[0]));
+}
+
+void gate_rules_done(struct gate_rules *g)
+{
+	for (size_t i = 0; i < g->n_lits; i++)
+		free(g->lits[i].rel);
+	for (size_t i = 0; i < g->n_carve; i++)
+		free(g->carve[i].rel);
+	free(g->lits);
+	free(g->carve);
+	free(g->roots);
+	*g = (struct gate_rules){};
+}

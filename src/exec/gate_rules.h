@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The write gate's rules (create_gate.h is the gate). Mounts protect what
+ * exists at start, and a host rename detaches them: git's lock-file rename
+ * on `git config`, an editor's atomic save, a `git init` or `mkdir .vscode`
+ * on the host while a run goes on. So the gate also decides by name, on the
+ * path a call resolves to at the time of the call:
+ *
+ *   - literal protections (--protect PATH, PATH may end in '*'): PATH and
+ *     everything below it;
+ *   - names (--protect-name NAME): an entry called NAME, and everything
+ *     below it, at any depth below a writable root (except below a
+ *     node_modules directory: a package manager's third-party trees);
+ *   - git (--protect-git): in every directory called .git at any depth,
+ *     the entries that make git run code or read it from elsewhere
+ *     (config, config.worktree, commondir, gitdir, hooks, info, also in
+ *     modules/ and worktrees/), and the .git entry itself (a gitdir: file
+ *     could point git anywhere); never objects, refs or logs, which git
+ *     writes in normal work.
+ *
+ * A path is taken relative to the longest writable root holding it; a
+ * longer root below a protection carves it out (a cache the profile
+ * names below a protected HOME dot-entry), and so does --unprotect.
+ *
+ * No scan of the tree is made at start: the check runs per call, on the
+ * path, so its cost does not grow with the depth or size of the tree, and
+ * entries made after start (by the host or the run) are covered alike.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct plan;
+
+struct gate_root {
+	char *path;             /* as given (--write) */
+	size_t len;
+	dev_t dev;              /* at start: found again by inode if the host renames it */
+	ino_t ino;
+};
+
+struct gate_path {
+	size_t root;            /* index into roots */
+	char *rel;              /* below it, no leading '/'; "" is the root itself */
+	bool prefix;            /* the last component is a prefix ("…/.cordon*") */
+};
+
+struct gate_rules {
+	struct gate_root *roots;
+	size_t n_roots;
+	const char *const *names;       /* NULL-terminated, or NULL */
+	bool git;
+	struct gate_path *lits, *carve;
+	size_t n_lits, n_carve;
+};
+
+/* From the plan's writable roots, --protect, --protect-name, --protect-git
+ * and --unprotect (roots that do not exist are skipped). */
+int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *));
+void gate_rules_done(struct gate_rules *g);
+bool gate_rules_active(const struct gate_rules *g);
+
+/* Pure: the rule that protects rel (below root), or NULL. holder: also
+ * when rel holds a literal protection (a rename of its ancestor would
+ * carry it away). */
+const char *gate_rules_match(const struct gate_rules *g, size_t root, const char *rel, bool holder);
+
+/* The root holding the absolute path (the longest by name; else by
+ * inode, after a host rename): its index, and *rel the rest. -1: none. */
+int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel);
+
+/* Both: the rule protecting the absolute path, or NULL. */
+const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The rules by name of the native runner's write gate (src/exec/
+ * gate_rules.h), pure, so `cordon why` and the runner say the same thing.
+ * rel is a path below a writable root, without a leading '/'.
+ */
+
+#include <stdbool.h>
+
+/* An entry of names (entries with a '/' are skipped; one ending in '*' is
+ * a prefix) is a component of rel, not below a node_modules directory:
+ * the matching name, or NULL. */
+const char *protect_match_names(const char *const *names, const char *rel);
+
+/* rel is a .git entry, or what makes git run code inside one (config,
+ * config.worktree, commondir, gitdir, hooks, info; not below objects,
+ * refs, logs): a reason, or NULL. */
+const char *protect_match_git(const char *rel);

@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The write gate: nothing a run writes is run later by the host. What
+# makes git run code (config, hooks, info, commondir, a .git entry) in
+# every repository at any depth, editor and agent configuration at any
+# depth, HOME's dot-entries and PATH directories once HOME is writable —
+# none can be made, written, replaced, linked or moved from inside, also
+# after the host replaces the protected file by rename during the run (the
+# mount a rename detaches is not what holds), and the host's own trigger
+# (git status, bash -i) then finds no marker. Each refusal has an
+# unconfined control that plants the same payload and sees it fire.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+
+unset TMPDIR
+BASE=$(mktemp -d /var/tmp/cordon-persist.XXXXXX)
+chmod 755 "$BASE"
+PIDS=()
+cleanup() {
+        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+        rm -rf "$BASE"
+}
+trap cleanup EXIT
+
+H=$BASE/home
+mkdir -p "$H"
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+export GIT_CONFIG_NOSYSTEM=1
+
+crun() { # crun WS ARGS... : cordon run in WS, HOME=$H, interactive: the command's own exit status
+        local ws=$1
+        shift
+        (cd "$ws" && HOME=$H "$CORDON" run --backend native --keep-env 'GIT_*' "$@")
+}
+not() { ! "$@"; }
+
+new_repo() { # new_repo DIR: a repository with one commit
+        mkdir -p "$1" && git -C "$1" init -q && git -C "$1" commit -q --allow-empty -m init
+}
+payload() { # payload MARKER: the fsmonitor line a host `git status` runs
+        printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$1"
+}
+fires() { # fires DIR MARKER: a host git status in DIR runs a planted fsmonitor
+        rm -f "$2"
+        (cd "$1" && HOME=$H git status >/dev/null 2>&1)
+        [ -e "$2" ]
+}
+
+# ---------------------------------------------------------------------------
+# 1. A nested repository's config, at depth, and the host's git status there
+W=$BASE/ws1
+new_repo "$W"
+new_repo "$W/a/b/sub"
+M=$BASE/mark1
+crun "$W" -- sh -c "printf '[core]\n\tfsmonitor = \"touch $M; false\"\n' >> a/b/sub/.git/config" 2>/dev/null
+check "a nested repository's .git/config cannot be appended to from inside" [ $? -ne 0 ]
+check "... and the host's git status in that directory runs nothing" not fires "$W/a/b/sub" "$M"
+cp "$W/a/b/sub/.git/config" "$BASE/sub.config"
+payload "$M" >> "$W/a/b/sub/.git/config"
+check "control: the same append outside makes the host's git status run it" fires "$W/a/b/sub" "$M"
+cp "$BASE/sub.config" "$W/a/b/sub/.git/config"
+
+crun "$W" -- sh -c 'printf "#!/bin/sh\ntouch '"$M"'\n" > a/b/sub/.git/hooks/pre-commit; chmod +x a/b/sub/.git/hooks/pre-commit' 2>/dev/null
+check "a nested repository's hook cannot be planted" [ ! -e "$W/a/b/sub/.git/hooks/pre-commit" ]
+crun "$W" -- mkdir a/b/sub/.git/info/x 2>/dev/null
+check "... nor anything made in its info/" [ ! -e "$W/a/b/sub/.git/info/x" ]
+
+# 2. A gitdir: pointer, a new repository, a moved or linked config
+crun "$W" -- sh -c 'mkdir -p evil && cp -r a/b/sub/.git/. evil/ 2>/dev/null; printf "gitdir: %s/evil\n" "$PWD" > a/.git' 2>/dev/null
+check "a .git file (gitdir: pointer) cannot be made in a subdirectory" [ ! -e "$W/a/.git" ]
+crun "$W" -- git init -q fresh 2>/dev/null
+check "a new repository cannot be made below the workspace (its .git is a .git entry)" [ ! -e "$W/fresh/.git" ]
+mkdir -p "$BASE/ctl" && git -C "$BASE/ctl" init -q fresh
+check "control: git init works unconfined" [ -d "$BASE/ctl/fresh/.git" ]
+crun "$W" -- ln .git/config linked 2>/dev/null
+check "a hard link to .git/config cannot be made (it would be writable under another name)" [ ! -e "$W/linked" ]
+crun "$W" -- mv a/b/sub/.git a/b/sub/moved 2>/dev/null
+check "a nested .git cannot be moved away (and its config written under another name)" [ -d "$W/a/b/sub/.git" ]
+crun "$W" -- "$PY" -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+open("x", "w").write("[core]\n\tfsmonitor = touch '"$M"'\n")
+AT_FDCWD = -100
+r = libc.renameat2(AT_FDCWD, b"x", AT_FDCWD, b".git/config", 2)  # RENAME_EXCHANGE
+raise SystemExit(0 if r == 0 else 1)' 2>/dev/null
+check "renameat2(RENAME_EXCHANGE) onto .git/config is refused" [ $? -ne 0 ]
+check "... and the host's git status runs nothing" not fires "$W" "$M"
+crun "$W" -- truncate -s 0 .git/config 2>/dev/null
+check "truncate(2) of .git/config is refused" [ -s "$W/.git/config" ]
+
+# 3. Normal git work still lands on the host
+echo hello > "$W/file"
+crun "$W" -- sh -c 'git add file && git commit -q -m "from inside" && git checkout -q -b topic && git stash list >/dev/null'
+check "git add, commit and checkout -b work inside" [ $? -eq 0 ]
+check "... and the commit is on the host" [ "$(git -C "$W" log -1 --format=%s topic)" = "from inside" ]
+crun "$W" -- git -C a/b/sub commit -q --allow-empty -m nested
+check "a commit in a nested repository works too" [ "$(git -C "$W/a/b/sub" log -1 --format=%s)" = nested ]
+crun "$W" -- git config user.name evil 2>/dev/null
+check "git config (a lock file renamed over .git/config) is refused" [ $? -ne 0 ]
+
+# 4. Submodule and worktree git directories
+new_repo "$BASE/up"
+git -C "$W" -c protocol.file.allow=always submodule add -q "$BASE/up" mods/up >/dev/null 2>&1
+git -C "$W" worktree add -q "$BASE/wt1" >/dev/null 2>&1
+if [ -d "$W/.git/modules/mods/up" ] && [ -d "$W/.git/worktrees/wt1" ]; then
+        crun "$W" -- sh -c "payload() { :; }; printf '[core]\n\tfsmonitor = \"touch $M; false\"\n' >> .git/modules/mods/up/config" 2>/dev/null
+        check "a submodule's config in .git/modules is refused" not fires "$W/mods/up" "$M"
+        crun "$W" -- sh -c 'echo x > .git/modules/mods/up/hooks/post-checkout' 2>/dev/null
+        check "a submodule's hook in .git/modules is refused" [ ! -e "$W/.git/modules/mods/up/hooks/post-checkout" ]
+        crun "$W" -- sh -c 'echo /tmp/elsewhere > .git/worktrees/wt1/gitdir; echo x > .git/worktrees/wt1/config.worktree' 2>/dev/null
+        check "a linked worktree's gitdir and config.worktree are refused" \
+                [ "$(cat "$W/.git/worktrees/wt1/gitdir")" = "$BASE/wt1/.git" -a ! -e "$W/.git/worktrees/wt1/config.worktree" ]
+        crun "$BASE/wt1" -- sh -c 'echo "gitdir: /tmp" > .git' 2>/dev/null
+        check "a linked worktree's own .git file is refused" grep -q "$W/.git/worktrees/wt1" "$BASE/wt1/.git"
+else
+        skip "submodule and worktree git directories" "git could not make them here"
+        skip "a submodule's hook" "as above"; skip "worktree gitdir" "as above"; skip "worktree .git file" "as above"
+fi
+
+# 5. Editor and agent configuration at any depth; node_modules is third-party
+crun "$W" -- sh -c 'mkdir -p pkg/.vscode && echo "{}" > pkg/.vscode/tasks.json' 2>/dev/null
+check "pkg/.vscode/tasks.json cannot be made" [ ! -e "$W/pkg/.vscode" ]
+crun "$W" -- sh -c 'mkdir -p x/y/z && echo "{}" > x/y/z/.mcp.json' 2>/dev/null
+check "a .mcp.json three levels down cannot be made" [ ! -e "$W/x/y/z/.mcp.json" ]
+mkdir -p "$W/tools/.claude"
+crun "$W" -- sh -c 'echo "{\"hooks\":{}}" > tools/.claude/settings.json' 2>/dev/null
+check "an existing nested .claude/ gets no new settings.json" [ ! -e "$W/tools/.claude/settings.json" ]
+crun "$W" -- sh -c 'echo "script-shell=/tmp/evil" > pkg/.npmrc; echo "export X=1" > x/.envrc' 2>/dev/null
+check "nested .npmrc and .envrc cannot be made" [ ! -e "$W/pkg/.npmrc" -a ! -e "$W/x/.envrc" ]
+crun "$W" -- sh -c 'mkdir -p node_modules/dep/.vscode && echo "{}" > node_modules/dep/.vscode/settings.json'
+check "a package's own .vscode below node_modules can be laid down" [ -e "$W/node_modules/dep/.vscode/settings.json" ]
+mkdir -p "$BASE/ctl/pkg/.vscode" && echo '{}' > "$BASE/ctl/pkg/.vscode/tasks.json"
+check "control: the same nested tasks.json can be made unconfined" [ -e "$BASE/ctl/pkg/.vscode/tasks.json" ]
+
+# 6. The host replaces a protected file by rename during the run: the
+# detached mount is not what protects it.
+W6=$BASE/ws6
+new_repo "$W6"
+echo 'export A=1' > "$W6/.envrc"
+(cd "$W6" && HOME=$H "$CORDON" run --backend native -- sh -c '
+        while [ ! -e go ]; do sleep 0.05; done
+        printf "[core]\n\tfsmonitor = \"touch '"$M"'; false\"\n" >> .git/config 2>/dev/null && echo CONFIG-WRITTEN
+        echo "touch '"$M"'" >> .envrc 2>/dev/null && echo ENVRC-WRITTEN
+        echo "{}" > .vscode/tasks.json 2>/dev/null && echo TASKS-WRITTEN
+        echo "{}" > sub/.vscode/tasks.json 2>/dev/null && echo SUBTASKS-WRITTEN
+        :' > "$BASE/ws6.out" 2>&1) &
+PIDS+=($!)
+RUNPID=$!
+sleep 1
+git -C "$W6" config user.name renamed          # config.lock renamed over .git/config
+printf 'export A=2\n' > "$W6/.envrc.tmp" && mv "$W6/.envrc.tmp" "$W6/.envrc"   # an editor's atomic save
+mkdir -p "$W6/.vscode" "$W6/sub/.vscode"       # a folder opened on the host meanwhile
+touch "$W6/go"
+wait "$RUNPID"
+check "after the host's git config (rename), .git/config stays unwritable inside" not grep -q CONFIG-WRITTEN "$BASE/ws6.out"
+check "... the host's own change is there, and its git status runs nothing" \
+        [ "$(git -C "$W6" config user.name)" = renamed -a ! -e "$M" ]
+fires "$W6" "$M"; r=$?
+check "... (host git status: no marker)" [ $r -ne 0 ]
+check "after an atomic save on the host, .envrc stays unwritable inside" not grep -q ENVRC-WRITTEN "$BASE/ws6.out"
+check "a .vscode the host makes during the run gets no tasks.json from inside" \
+        not grep -q TASKS-WRITTEN "$BASE/ws6.out"
+check "... nor a nested one" not grep -q SUBTASKS-WRITTEN "$BASE/ws6.out"
+
+# 7. HOME writable (workspace = HOME): dot-entries, start-up files, PATH
+HW=$BASE/hw
+mkdir -p "$HW/project" "$HW/bin" "$HW/.config" "$HW/.cache/pip"
+echo '# rc' > "$HW/.bashrc"
+hrun() { (cd "$HW" && HOME=$HW PATH="$HW/bin:$PATH" "$CORDON" run --backend native --keep-env 'GIT_*' "$@"); }
+hrun -- sh -c "echo 'touch $M' >> .bashrc" 2>/dev/null
+check "HOME as workspace: ~/.bashrc cannot be appended to" not grep -q touch "$HW/.bashrc"
+rm -f "$M"; HOME=$HW bash -i -c true </dev/null >/dev/null 2>&1
+check "... and the host's bash -i runs nothing" [ ! -e "$M" ]
+echo "touch $M" >> "$HW/.bashrc.ctl" && cp "$HW/.bashrc" "$BASE/rc.save" && cat "$HW/.bashrc.ctl" >> "$HW/.bashrc"
+rm -f "$M"; HOME=$HW bash -i -c true </dev/null >/dev/null 2>&1
+check "control: the same line appended outside runs in the host's bash -i" [ -e "$M" ]
+cp "$BASE/rc.save" "$HW/.bashrc"; rm -f "$HW/.bashrc.ctl"
+hrun -- sh -c 'mkdir -p .ssh && echo key > .ssh/authorized_keys' 2>/dev/null
+check "... ~/.ssh cannot be made when absent" [ ! -e "$HW/.ssh" ]
+hrun -- sh -c 'echo x > .gitconfig; echo x > .newdot; mkdir -p .config/systemd/user; mkdir -p .local/bin' 2>/dev/null
+check "... nor ~/.gitconfig, a new dot-entry, systemd user units or ~/.local/bin" \
+        [ ! -e "$HW/.gitconfig" -a ! -e "$HW/.newdot" -a ! -e "$HW/.config/systemd" -a ! -e "$HW/.local" ]
+hrun -- sh -c 'printf "#!/bin/sh\ntouch '"$M"'\n" > bin/ls; chmod +x bin/ls' 2>/dev/null
+check "... a PATH directory below HOME (~/bin) gets no planted command" [ ! -e "$HW/bin/ls" ]
+hrun -- sh -c 'echo ok > project/notes.txt && echo ok > top.txt'
+check "... while ordinary files in HOME and its projects are written" [ -e "$HW/project/notes.txt" -a -e "$HW/top.txt" ]
+hrun --profile python -- sh -c 'echo cached > .cache/pip/wheel' 2>/dev/null
+check "... and a cache the profile names below a dot-entry stays writable" [ -e "$HW/.cache/pip/wheel" ]
+hrun -- sh -c 'echo x > .cache/other' 2>/dev/null
+check "... but not the dot-entry around it" [ ! -e "$HW/.cache/other" ]
+
+# 8. A profile's bypass lifts exactly what it names
+cat > "$BASE/bypass.json" <<EOF
+{ "meta": {"name": "b", "version": "1"}, "extends": "workspace-write",
+  "groups": { "persistence": { "bypass": ["\$WORKSPACE/.vscode"] } } }
+EOF
+W8=$BASE/ws8
+mkdir -p "$W8"
+crun "$W8" --profile "$BASE/bypass.json" -- sh -c 'mkdir .vscode && echo "{}" > .vscode/settings.json'
+check "groups.persistence.bypass of \$WORKSPACE/.vscode lets it be made" [ -e "$W8/.vscode/settings.json" ]
+crun "$W8" --profile "$BASE/bypass.json" -- sh -c 'mkdir -p p/.vscode' 2>/dev/null
+check "... but not a nested one it does not name" [ ! -e "$W8/p/.vscode" ]
+
+finish
