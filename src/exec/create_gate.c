@@ -141,7 +141,21 @@ static int decide_names(const struct cop *c, int dir, const char *name, bool hol
 	r = path_of(dir, name, path, sizeof(path));
 	if (r != 0)
 		return r < 0 ? r : 0;
-	return gate_rules_check(&c->set->names, path, holder) ? -EACCES : 0;
+	return gate_rules_check(&c->set->names, path, holder) || gate_rules_hidden(&c->set->names, path) ? -EACCES : 0;
+}
+
+/* A read: refused only at or below a hidden path (gate_rules_hidden). */
+static int decide_read(const struct cop *c, int dir, const char *name)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (c->set->names.n_hides == 0)
+		return 0;
+	r = path_of(dir, name, path, sizeof(path));
+	if (r != 0)
+		return r < 0 ? r : 0;
+	return gate_rules_hidden(&c->set->names, path) ? -EACCES : 0;
 }
 
 /* May the name be made in the directory? Refused when (its inode, name) is
@@ -151,6 +165,9 @@ static int decide(const struct cop *c, const struct resolved *r)
 	size_t len = strcspn(r->name, "/");
 	struct stat st;
 
+	if (strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0 || strcmp(r->name, "./") == 0 ||
+	    strcmp(r->name, "../") == 0)
+		return 0; /* names no new entry */
 	if (fstat(r->dir, &st) < 0)
 		return -errno; /* fail closed */
 	for (size_t i = 0; i < c->set->n; i++) {
@@ -249,7 +266,7 @@ static bool is_dev_tty(const struct stat *st)
 /* A magic link (/proc/PID/fd/N) names a file, not a place: found first
  * without opening it for writing (O_TRUNC would already empty it), then
  * decided by its path, then opened through what was found. */
-static int decide_magic(const struct cop *c, struct resolved *r)
+static int decide_magic(const struct cop *c, struct resolved *r, bool write)
 {
 	char proc[64];
 	int fd, e;
@@ -257,7 +274,7 @@ static int decide_magic(const struct cop *c, struct resolved *r)
 	fd = openat(r->dir, r->name, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	e = decide_fd(c, fd);
+	e = write ? decide_fd(c, fd) : decide_read(c, fd, "");
 	if (e < 0) {
 		close(fd);
 		return e;
@@ -288,10 +305,12 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 		e = take_umask(c);
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
-	if (e == 0)
+	if (e == 0 && (flags & O_CREAT))
 		e = decide(c, &r);
-	if (e == 0 && writes(flags, r.exists))
-		e = r.magic ? decide_magic(c, &r) : decide_names(c, r.dir, r.name, false);
+	if (e == 0 && (writes(flags, r.exists) || c->set->names.read_gate))
+		e = r.magic ? decide_magic(c, &r, writes(flags, r.exists))
+		    : writes(flags, r.exists) ? decide_names(c, r.dir, r.name, false)
+					      : decide_read(c, r.dir, r.name);
 	if (e == 0 && r.exists && is_dev_tty(&r.st))
 		fd = caller_tty(c, flags);
 	else if (e == 0) {

@@ -2,20 +2,25 @@
 #pragma once
 
 /*
- * The creation gate (full isolation, whenever a protected path is missing
- * at start). A mount needs a name that exists, and making a placeholder on
- * the host shows it to the host, outlives a SIGKILL of cordon and breaks a
- * host `git init`. So nothing is made: init records, for each missing
- * protected path, its deepest existing ancestor A (device and inode) and
- * the next component C, and the command's notification filter sends every
- * call that makes a name (mkdir, mknod, open/openat with O_CREAT, creat,
- * symlink, link, rename, bind; and their *at forms) to init. Init resolves
- * the new name's parent as the caller would (its dirfd or working
- * directory, symlinks followed, a trailing one too where the kernel would
- * follow it, /proc/self as the caller's), refuses (A, C) with EACCES, and
- * otherwise performs the call itself on the parent it resolved, with the
- * caller's umask, answering with the result (an open's fd is installed in
- * the caller). Nothing the caller changes after the check is used.
+ * The write gate (full isolation, whenever anything below a writable root
+ * is protected). A mount needs a name that exists, a placeholder made on
+ * the host shows to the host and outlives a SIGKILL of cordon, and a
+ * read-only bind on a file detaches when the host renames over it. So the
+ * command's notification filter sends init every call that makes a name
+ * (mkdir, mknod, open/openat with O_CREAT, creat, symlink, link, rename,
+ * bind; and their *at forms), every open that writes or truncates, and
+ * truncate; with a hidden file inside a writable root, every open. Init
+ * resolves the path as the caller would (gate_walk.h: its dirfd or working
+ * directory, symlinks followed where the kernel would, /proc/self as the
+ * caller's) and refuses with EACCES:
+ *   - a missing protected path's first missing component, by the parent's
+ *     inode (create_set_add);
+ *   - by name, on the path at the time of the call (gate_rules.h): the
+ *     protected paths and names, git's code entries, hidden paths; links
+ *     and renames on both names.
+ * Otherwise it performs the call itself on the parent it resolved, with
+ * the caller's umask, answering with the result (an open's fd is installed
+ * in the caller). Nothing the caller changes after the check is used.
  *
  * Init performs these calls as the command would: the same mounts, the
  * same Landlock ruleset (applied in init before the fork, so the command's
@@ -23,16 +28,15 @@
  * a caller that made itself non-dumpable), and the private tmpfs dirs that
  * are not writable roots are read-only mounts.
  *
- * Limitations: a name the host creates during the run (a host `git init`)
- * is not protected for the rest of that run; a blocking open(O_CREAT) of an
- * existing FIFO with no reader fails with ENXIO instead of waiting (init
- * must not block); opening a terminal through the gate never makes it the
- * caller's controlling terminal, and /dev/tty opens the caller's own
- * controlling terminal only when it is one of the sandbox's ptys; a
- * Landlock domain a sandboxed process adds for itself does not bind the
- * calls init performs for it (its own seccomp filters do: their EPERM
- * comes before the notification); linkat(fd, "", AT_EMPTY_PATH) fails as
- * it would without CAP_DAC_READ_SEARCH.
+ * Limitations: a blocking open(O_CREAT) (or a write-open) of an existing
+ * FIFO with no reader fails with ENXIO instead of waiting (init must not
+ * block); opening a terminal through the gate never makes it the caller's
+ * controlling terminal, and /dev/tty opens the caller's own controlling
+ * terminal only when it is one of the sandbox's ptys; a Landlock domain a
+ * sandboxed process adds for itself does not bind the calls init performs
+ * for it (its own seccomp filters do: their EPERM comes before the
+ * notification); linkat(fd, "", AT_EMPTY_PATH) fails as it would without
+ * CAP_DAC_READ_SEARCH.
  */
 
 #include <stdbool.h>

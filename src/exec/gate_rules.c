@@ -107,6 +107,22 @@ int gate_rules_root(const struct gate_rules *g, const char *path, const char **r
 	return -1;
 }
 
+bool gate_rules_hidden(const struct gate_rules *g, const char *path)
+{
+	const char *rel;
+	int root;
+
+	if (g->n_hides == 0)
+		return false;
+	root = gate_rules_root(g, path, &rel);
+	if (root < 0)
+		return false;
+	for (size_t i = 0; i < g->n_hides; i++)
+		if (g->hides[i].root == (size_t)root && at_or_below(rel, g->hides[i].rel, false))
+			return true;
+	return false;
+}
+
 const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder)
 {
 	const char *rel;
@@ -144,6 +160,30 @@ static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n,
 	return 0;
 }
 
+/* path with every symlink resolved (what does not exist yet kept as
+ * written below the deepest existing ancestor), when that is elsewhere. */
+static bool resolved_elsewhere(const char *path, char *buf, size_t size)
+{
+	char tmp[PATH_MAX], *at;
+	size_t len = strlen(path);
+
+	if (len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, path, len + 1);
+	for (;;) {
+		char real[PATH_MAX];
+
+		if (realpath(tmp, real)) {
+			int n = snprintf(buf, size, "%s%s", real, path + strlen(tmp));
+
+			return n > 0 && (size_t)n < size && strcmp(buf, path) != 0;
+		}
+		if (errno != ENOENT || !(at = strrchr(tmp, '/')) || at == tmp)
+			return false;
+		*at = '\0';
+	}
+}
+
 int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
 {
 	size_t n = 0;
@@ -165,7 +205,7 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 		};
 	}
 	for (size_t i = 0; i < p->n_steps; i++) {
-		char path[PATH_MAX];
+		char path[PATH_MAX], real[PATH_MAX];
 
 		if (p->steps[i].kind != STEP_PROTECT || p->steps[i].len >= sizeof(path))
 			continue;
@@ -173,6 +213,27 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 		path[p->steps[i].len] = '\0';
 		if ((r = add_path(g, &g->lits, &g->n_lits, path)) < 0)
 			return r;
+		/* through a symlink (at it or on the way): where it leads is
+		 * protected too, and the link itself stays protected by name */
+		if (!strchr(path, '*') && resolved_elsewhere(path, real, sizeof(real)) &&
+		    (r = add_path(g, &g->lits, &g->n_lits, real)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < p->n_steps; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		size_t before = g->n_hides;
+
+		if (p->steps[i].kind != STEP_HIDE || p->steps[i].len >= sizeof(path))
+			continue;
+		memcpy(path, p->steps[i].path, p->steps[i].len);
+		path[p->steps[i].len] = '\0';
+		if ((r = add_path(g, &g->hides, &g->n_hides, path)) < 0)
+			return r;
+		/* a directory's stand-in holds unless the host replaces the
+		 * whole directory; a file is replaced by every atomic save */
+		if (g->n_hides > before && (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+			g->read_gate = true;
 	}
 	for (size_t i = 0; p->unprotect && p->unprotect[i]; i++)
 		if ((r = add_path(g, &g->carve, &g->n_carve, p->unprotect[i])) < 0)
@@ -182,7 +243,7 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 
 bool gate_rules_active(const struct gate_rules *g)
 {
-	return g->n_roots > 0 && (g->n_lits > 0 || g->git || (g->names && g->names[0]));
+	return g->n_roots > 0 && (g->n_lits > 0 || g->n_hides > 0 || g->git || (g->names && g->names[0]));
 }
 
 void gate_rules_done(struct gate_rules *g)
@@ -191,6 +252,9 @@ void gate_rules_done(struct gate_rules *g)
 		free(g->lits[i].rel);
 	for (size_t i = 0; i < g->n_carve; i++)
 		free(g->carve[i].rel);
+	for (size_t i = 0; i < g->n_hides; i++)
+		free(g->hides[i].rel);
+	free(g->hides);
 	free(g->lits);
 	free(g->carve);
 	free(g->roots);

@@ -20,6 +20,11 @@
  *     could point git anywhere); never objects, refs or logs, which git
  *     writes in normal work.
  *
+ *   - hidden paths (--deny-read inside a writable root: HOME as the
+ *     workspace holds ~/.git-credentials): no call reads, writes, links or
+ *     moves them, and when one is a file or does not exist yet (a store the
+ *     host makes during the run) every open is decided, reads too.
+ *
  * A path is taken relative to the longest writable root holding it; a
  * longer root below a protection carves it out (a cache the profile
  * names below a protected HOME dot-entry), and so does --unprotect.
@@ -53,8 +58,9 @@ struct gate_rules {
 	size_t n_roots;
 	const char *const *names;       /* NULL-terminated, or NULL */
 	bool git;
-	struct gate_path *lits, *carve;
-	size_t n_lits, n_carve;
+	struct gate_path *lits, *carve, *hides;
+	size_t n_lits, n_carve, n_hides;
+	bool read_gate;         /* a hidden file, or a missing hidden path, inside a writable root: every open is decided */
 };
 
 /* From the plan's writable roots, --protect, --protect-name, --protect-git
@@ -71,6 +77,11 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 /* The root holding the absolute path (the longest by name; else by
  * inode, after a host rename): its index, and *rel the rest. -1: none. */
 int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel);
+
+/* Is the absolute path at or below a --deny-read path inside a writable
+ * root? (The mount standing in for it there detaches when the host
+ * renames over it; the gate's decision by name does not.) */
+bool gate_rules_hidden(const struct gate_rules *g, const char *path);
 
 /* Both: the rule protecting the absolute path, or NULL. */
 const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder);

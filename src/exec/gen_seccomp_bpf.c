@@ -59,7 +59,9 @@ int main(void)
 	if (emit("seccomp_bpf_default", &def, 0) < 0 || emit("seccomp_bpf_deny_inet", &no_inet, 0) < 0 ||
 	    emit("seccomp_bpf_notify_unix", NULL, NOTIFY_UNIX) < 0 ||
 	    emit("seccomp_bpf_notify_create", NULL, NOTIFY_CREATE) < 0 ||
-	    emit("seccomp_bpf_notify_both", NULL, NOTIFY_UNIX | NOTIFY_CREATE) < 0)
+	    emit("seccomp_bpf_notify_both", NULL, NOTIFY_UNIX | NOTIFY_CREATE) < 0 ||
+	    emit("seccomp_bpf_notify_create_read", NULL, NOTIFY_CREATE | NOTIFY_READ) < 0 ||
+	    emit("seccomp_bpf_notify_all", NULL, NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ) < 0)
 		return 1;
 	return fflush(stdout) == 0 ? 0 : 1;
 }

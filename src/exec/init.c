@@ -238,7 +238,8 @@ void init_reap(struct exec_ctx *x, pid_t cmd)
 
 unsigned exec_gates(const struct exec_ctx *x)
 {
-	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0);
+	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0) |
+	       (x->create.names.read_gate ? NOTIFY_READ | NOTIFY_CREATE : 0);
 }
 
 /* Init performs the gated calls, so before the fork it takes the command's

@@ -79,6 +79,14 @@ int seccomp_precompiled_notify(unsigned which, const struct sock_filter **ret, s
 		*ret = seccomp_bpf_notify_both;
 		*ret_len = ELEMENTSOF(seccomp_bpf_notify_both);
 		return 0;
+	case NOTIFY_CREATE | NOTIFY_READ:
+		*ret = seccomp_bpf_notify_create_read;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_create_read);
+		return 0;
+	case NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ:
+		*ret = seccomp_bpf_notify_all;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_all);
+		return 0;
 	default:
 		return -EINVAL;
 	}

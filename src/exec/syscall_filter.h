@@ -36,11 +36,13 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 /* The notification filter of the gates init serves (unix_gate.c,
  * create_gate.c), the union of `which`: NOTIFY_UNIX (connect, sendto with
  * an address, sendmsg, sendmmsg), NOTIFY_CREATE (every call that makes a
- * name). Load it after seccomp_apply; 0 and the listener fd in
+ * name or changes a file by name), NOTIFY_READ (with NOTIFY_CREATE: every
+ * open). Load it after seccomp_apply; 0 and the listener fd in
  * *ret_listener, or -errno with a reason in err. */
 enum {
 	NOTIFY_UNIX = 1 << 0,
 	NOTIFY_CREATE = 1 << 1,
+	NOTIFY_READ = 1 << 2,   /* with NOTIFY_CREATE: every open, reads too (a hidden file inside a writable root) */
 };
 int seccomp_apply_notify(unsigned which, int *ret_listener, char *err, size_t errlen);
 int seccomp_build_notify(unsigned which, void **ret, char *err, size_t errlen);

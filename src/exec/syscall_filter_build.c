@@ -375,7 +375,8 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
  * (create_gate.c, the write gate). open and openat only when they create,
  * write or truncate (O_CREAT, O_WRONLY, O_RDWR, O_TRUNC), so the reads of
  * the hot path never leave the kernel; truncate by path. bind always: its
- * family sits in memory the filter cannot read.
+ * family sits in memory the filter cannot read. NOTIFY_READ: every open,
+ * whatever its flags.
  */
 int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t errlen)
 {
@@ -396,7 +397,8 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	int r, nr;
 
-	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE)))
+	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ)) ||
+	    ((which & NOTIFY_READ) && !(which & NOTIFY_CREATE)))
 		return errbuf_set(err, errlen, -EINVAL, "seccomp: no such notification filter");
 	r = new_filter(&ctx, false, err, errlen);
 	if (r < 0)
@@ -420,6 +422,17 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 			return errbuf_set(err, errlen, r, "seccomp: cannot gate %s: %s", creating[i], strerror(-r));
 	}
 	nr = resolve("open", -1);
+	if (which & NOTIFY_READ) {
+		/* every open: a hidden file the host may replace by rename
+		 * inside a writable root is refused by name (create_gate.c) */
+		if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot gate open: %s", strerror(-r));
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 0);
+		if (r < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot gate openat: %s", strerror(-r));
+		*ret = TAKE_PTR(ctx);
+		return 0;
+	}
 	for (size_t i = 0; i < ELEMENTSOF(writing); i++) {
 		if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
 						     SCMP_A1(SCMP_CMP_MASKED_EQ, writing[i].mask, writing[i].value))) < 0)

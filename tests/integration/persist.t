@@ -205,4 +205,60 @@ check "groups.persistence.bypass of \$WORKSPACE/.vscode lets it be made" [ -e "$
 crun "$W8" --profile "$BASE/bypass.json" -- sh -c 'mkdir -p p/.vscode' 2>/dev/null
 check "... but not a nested one it does not name" [ ! -e "$W8/p/.vscode" ]
 
+# 9. HOME writable: a credential file the host replaces by rename, a store
+# the host makes during the run, a hard link to one
+HC=$BASE/hc
+mkdir -p "$HC/project"
+echo 'https://u:OLDTOKEN@example.invalid' > "$HC/.git-credentials"
+(cd "$HC" && HOME=$HC "$CORDON" run --backend native -- sh -c '
+        cat .git-credentials 2>/dev/null && echo READ-BEFORE
+        ln .git-credentials project/copy 2>/dev/null && echo LINKED
+        while [ ! -e project/go ]; do sleep 0.05; done
+        cat .git-credentials 2>/dev/null && echo READ-AFTER
+        cat .docker/config.json 2>/dev/null && echo READ-NEW-STORE
+        cat /proc/self/cwd/.git-credentials 2>/dev/null && echo READ-MAGIC
+        ls -a . >/dev/null && echo LISTED
+        :' > "$BASE/hc.out" 2>&1) &
+PIDS+=($!)
+RUNPID=$!
+sleep 1
+echo 'https://u:NEWTOKEN@example.invalid' > "$HC/.gc.tmp" && mv "$HC/.gc.tmp" "$HC/.git-credentials"  # git credential store's rewrite
+mkdir -p "$HC/.docker" && echo '{"auths":{"x":{"auth":"TOKEN"}}}' > "$HC/.docker/config.json"  # docker login meanwhile
+touch "$HC/project/go"
+wait "$RUNPID"
+check "HOME as workspace: ~/.git-credentials is unreadable" not grep -q READ-BEFORE "$BASE/hc.out"
+check "... and cannot be hard-linked to a readable name" not grep -q LINKED "$BASE/hc.out"
+check "... still unreadable after the host replaces it by rename" not grep -q -e READ-AFTER -e NEWTOKEN "$BASE/hc.out"
+check "... a store the host makes during the run is unreadable" not grep -q -e READ-NEW-STORE -e TOKEN "$BASE/hc.out"
+check "... also through a /proc magic link" not grep -q READ-MAGIC "$BASE/hc.out"
+check "... while HOME itself lists" grep -q LISTED "$BASE/hc.out"
+check "control: the host reads both" grep -q NEWTOKEN "$HC/.git-credentials"
+
+# 10. A protected path that is a symlink: its target is protected too
+W10=$BASE/ws10
+mkdir -p "$W10/conf"
+echo 'export A=1' > "$W10/conf/envrc"
+ln -s conf/envrc "$W10/.envrc"
+crun "$W10" -- sh -c 'echo "touch '"$M"'" >> conf/envrc; ln -sf conf/other .envrc' 2>/dev/null
+check "a protected .envrc that is a symlink: its target cannot be written" not grep -q touch "$W10/conf/envrc"
+check "... nor the link replaced" [ "$(readlink "$W10/.envrc")" = conf/envrc ]
+
+# 11. npm: a workspace .npmrc naming a script shell, and the host's npm run
+if command -v npm >/dev/null; then
+        W11=$BASE/ws11
+        mkdir -p "$W11/pkg"
+        echo '{"name":"p","version":"1.0.0","scripts":{"t":"true"}}' > "$W11/pkg/package.json"
+        printf '#!/bin/sh\ntouch %s\n' "$M" > "$BASE/evil-shell" && chmod +x "$BASE/evil-shell"
+        crun "$W11" -- sh -c "echo 'script-shell=$BASE/evil-shell' > pkg/.npmrc" 2>/dev/null
+        rm -f "$M"; (cd "$W11/pkg" && HOME=$H npm run -s t >/dev/null 2>&1)
+        check "a nested .npmrc (script-shell) cannot be planted: the host's npm run runs nothing" \
+                [ ! -e "$W11/pkg/.npmrc" -a ! -e "$M" ]
+        echo "script-shell=$BASE/evil-shell" > "$W11/pkg/.npmrc"
+        rm -f "$M"; (cd "$W11/pkg" && HOME=$H npm run -s t >/dev/null 2>&1)
+        check "control: the same .npmrc made outside makes the host's npm run run it" [ -e "$M" ]
+else
+        skip "a nested .npmrc (script-shell)" "npm is not installed (scripts/install-deps installs it)"
+        skip "control: .npmrc" "npm is not installed"
+fi
+
 finish
