@@ -66,6 +66,12 @@ cp "$BASE/sub.config" "$W/a/b/sub/.git/config"
 
 crun "$W" -- sh -c 'printf "#!/bin/sh\ntouch '"$M"'\n" > a/b/sub/.git/hooks/pre-commit; chmod +x a/b/sub/.git/hooks/pre-commit' 2>/dev/null
 check "a nested repository's hook cannot be planted" [ ! -e "$W/a/b/sub/.git/hooks/pre-commit" ]
+rm -f "$M"; git -C "$W/a/b/sub" commit -q --allow-empty -m host >/dev/null 2>&1
+check "... and the host's git commit there runs no hook" [ ! -e "$M" ]
+printf '#!/bin/sh\ntouch %s\n' "$M" > "$W/a/b/sub/.git/hooks/pre-commit" && chmod +x "$W/a/b/sub/.git/hooks/pre-commit"
+rm -f "$M"; git -C "$W/a/b/sub" commit -q --allow-empty -m host >/dev/null 2>&1
+check "control: the same hook made outside runs on the host's git commit" [ -e "$M" ]
+rm -f "$W/a/b/sub/.git/hooks/pre-commit" "$M"
 crun "$W" -- mkdir a/b/sub/.git/info/x 2>/dev/null
 check "... nor anything made in its info/" [ ! -e "$W/a/b/sub/.git/info/x" ]
 
