@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "create_gate.h"
+#include "gate_common.h"
 #include "gate_walk.h"
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
@@ -216,15 +217,12 @@ static int take_umask(const struct cop *c)
 
 static bool still_valid(const struct cop *c)
 {
-	return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &c->id) == 0;
+	return gate_id_valid(c->listener, c->id);
 }
 
 static void reply(const struct cop *c, int64_t val, int error)
 {
-	struct seccomp_notif_resp r = { .id = c->id, .val = error ? 0 : val, .error = error };
-
-	/* ENOENT: the caller is gone, or a fatal signal ended its wait */
-	(void)ioctl(c->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	gate_reply(c->listener, c->id, val, error);
 }
 
 /* The caller's controlling terminal, if it is one of the sandbox's ptys:

@@ -21,11 +21,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "gate_common.h"
 #include "gate_walk.h"
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 #define MAX_HOPS 40     /* the kernel's MAXSYMLINKS */
 #define PROC_ROOT_INO 1
@@ -63,18 +60,15 @@ int gate_peek_string(pid_t tid, uint64_t addr, char *buf, size_t size)
 int gate_take_fd(const struct cop *c, int fd)
 {
 	struct cop *m = (struct cop *)c;
-	long r;
 
 	if (m->pidfd < 0) {
-		r = syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
-		if (r < 0 && errno == EINVAL)
-			r = syscall(SYS_pidfd_open, c->tid, 0); /* before 6.9: thread-group leaders only */
+		int r = gate_pidfd_open(c->tid);
+
 		if (r < 0)
-			return -errno;
-		m->pidfd = (int)r;
+			return r;
+		m->pidfd = r;
 	}
-	r = syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
-	return r < 0 ? -errno : (int)r;
+	return gate_pidfd_getfd(c->pidfd, fd);
 }
 
 static bool on_proc(int fd, bool root_only)

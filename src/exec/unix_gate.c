@@ -27,15 +27,13 @@
 
 #include "cleanup.h"
 #include "create_gate.h"
+#include "gate_common.h"
 #include "errbuf.h"
 #include "runner.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
 #include "unix_gate_impl.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif
@@ -94,22 +92,6 @@ int unix_gate_install(int fd, unsigned which, char *err, size_t errlen)
 	return 0;
 }
 
-static int open_pidfd(pid_t tid)
-{
-	long fd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-
-	if (fd < 0 && errno == EINVAL)
-		fd = syscall(SYS_pidfd_open, tid, 0); /* before 6.9: thread-group leaders only */
-	return fd < 0 ? -errno : (int)fd;
-}
-
-static int take_fd(int pidfd, int fd)
-{
-	long r = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-
-	return r < 0 ? -errno : (int)r;
-}
-
 int unix_gate_receive(int fd, pid_t cmd, int *ret_listener)
 {
 	_cleanup_close_ int sock = fd, pidfd = -EBADF;
@@ -125,10 +107,10 @@ int unix_gate_receive(int fd, pid_t cmd, int *ret_listener)
 	}
 	if (n != (ssize_t)sizeof(number))
 		return n < 0 ? -errno : -EIO;
-	pidfd = open_pidfd(cmd);
+	pidfd = gate_pidfd_open(cmd);
 	if (pidfd < 0)
 		return pidfd;
-	listener = take_fd(pidfd, number);
+	listener = gate_pidfd_getfd(pidfd, number);
 	if (listener < 0)
 		return listener;
 	if (write(sock, "\1", 1) != 1) {
@@ -163,33 +145,6 @@ static void op_free(struct gate_op *op)
 	if (op->pidfd >= 0)
 		close(op->pidfd);
 	free(op);
-}
-
-static void reply(const struct gate *g, uint64_t id, int64_t val, int error)
-{
-	struct seccomp_notif_resp r = { .id = id, .val = error ? 0 : val, .error = error };
-
-	/* ENOENT: the caller is gone, or a fatal signal ended its wait */
-	(void)ioctl(g->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
-static bool still_valid(const struct gate *g, uint64_t id)
-{
-	return ioctl(g->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-/* Copy len bytes at addr out of the caller (init is not filtered). */
-static int peek(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
-
-	if (len == 0)
-		return 0;
-	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return errno == ESRCH ? -ESRCH : -EFAULT;
-	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 static bool is_tcp(const struct gate_op *op)
@@ -231,7 +186,7 @@ static int copy_address(struct gate_op *op, struct gate_msg *m, uint64_t at, uin
 	if (len > sizeof(m->addr))
 		return -EINVAL;
 	m->addrlen = (socklen_t)len;
-	return peek(op->tid, at, &m->addr, len);
+	return gate_peek(op->tid, at, &m->addr, len);
 }
 
 /* SCM_RIGHTS numbers are the caller's: swap in init's copies of the same
@@ -264,7 +219,7 @@ static int translate_control(struct gate_op *op, struct gate_msg *m)
 			int fd, mine;
 
 			memcpy(&fd, v + i, sizeof(fd));
-			mine = take_fd(op->pidfd, fd);
+			mine = gate_pidfd_getfd(op->pidfd, fd);
 			if (mine < 0)
 				return -EBADF;
 			m->fds[m->n_fds++] = mine;
@@ -304,7 +259,7 @@ static int prepare_msg(struct gate *g, struct gate_op *op, struct gate_msg *m, u
 	for (size_t i = 0; i < n_iov && off < total; i++) {
 		size_t n = iov[i].iov_len < total - off ? iov[i].iov_len : total - off;
 
-		if ((r = peek(op->tid, (uint64_t)(uintptr_t)iov[i].iov_base, m->data + off, n)) < 0)
+		if ((r = gate_peek(op->tid, (uint64_t)(uintptr_t)iov[i].iov_base, m->data + off, n)) < 0)
 			return r;
 		off += n;
 	}
@@ -317,7 +272,7 @@ static int prepare_msg(struct gate *g, struct gate_op *op, struct gate_msg *m, u
 		if (!m->control)
 			return -ENOMEM;
 		m->controllen = controllen;
-		if ((r = peek(op->tid, control, m->control, controllen)) < 0 || (r = translate_control(op, m)) < 0)
+		if ((r = gate_peek(op->tid, control, m->control, controllen)) < 0 || (r = translate_control(op, m)) < 0)
 			return r;
 	}
 	return decide_address(g, op, m, false);
@@ -330,14 +285,14 @@ static int prepare_msghdr(struct gate *g, struct gate_op *op, struct gate_msg *m
 	struct msghdr h;
 	int r;
 
-	if ((r = peek(op->tid, at, &h, sizeof(h))) < 0)
+	if ((r = gate_peek(op->tid, at, &h, sizeof(h))) < 0)
 		return r;
 	if (h.msg_iovlen > GATE_MAX_IOV)
 		return -EMSGSIZE;
 	iov = calloc(h.msg_iovlen + 1, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
-	if ((r = peek(op->tid, (uint64_t)(uintptr_t)h.msg_iov, iov, h.msg_iovlen * sizeof(*iov))) < 0)
+	if ((r = gate_peek(op->tid, (uint64_t)(uintptr_t)h.msg_iov, iov, h.msg_iovlen * sizeof(*iov))) < 0)
 		return r;
 	return prepare_msg(g, op, m, (uint64_t)(uintptr_t)h.msg_name, h.msg_name ? h.msg_namelen : 0, iov,
 			   h.msg_iovlen, (uint64_t)(uintptr_t)h.msg_control, h.msg_controllen);
@@ -349,10 +304,10 @@ static int prepare(struct gate *g, struct gate_op *op, const struct seccomp_noti
 	size_t want = 1;
 	int r, fl;
 
-	op->pidfd = open_pidfd(op->tid);
+	op->pidfd = gate_pidfd_open(op->tid);
 	if (op->pidfd < 0)
 		return op->pidfd;
-	op->sock = take_fd(op->pidfd, (int)a[0]);
+	op->sock = gate_pidfd_getfd(op->pidfd, (int)a[0]);
 	if (op->sock < 0)
 		return op->sock;
 	if (getsockopt(op->sock, SOL_SOCKET, SO_DOMAIN, &op->domain, &(socklen_t){ sizeof(int) }) < 0 ||
@@ -468,11 +423,11 @@ static bool op_run(struct gate *g, struct gate_op *op)
 	if (!error)
 		error = op->error;
 	if (op->nr != SYS_sendmmsg) {
-		reply(g, op->id, op->done ? (int64_t)op->msgs[0].sent : 0, op->done ? 0 : error ? error : -EIO);
+		gate_reply(g->listener, op->id, op->done ? (int64_t)op->msgs[0].sent : 0, op->done ? 0 : error ? error : -EIO);
 		return true;
 	}
 	/* msg_len goes back into the caller's vector, if it is still the caller */
-	for (size_t i = 0; i < op->done && still_valid(g, op->id); i++) {
+	for (size_t i = 0; i < op->done && gate_id_valid(g->listener, op->id); i++) {
 		unsigned len = (unsigned)op->msgs[i].sent;
 		struct iovec local = { &len, sizeof(len) },
 			     remote = { (void *)(uintptr_t)(op->mmsg_at + i * sizeof(struct mmsghdr) +
@@ -481,7 +436,7 @@ static bool op_run(struct gate *g, struct gate_op *op)
 
 		(void)process_vm_writev(op->tid, &local, 1, &remote, 1, 0);
 	}
-	reply(g, op->id, (int64_t)op->done, op->done || !error ? 0 : error);
+	gate_reply(g->listener, op->id, (int64_t)op->done, op->done || !error ? 0 : error);
 	return true;
 }
 
@@ -535,7 +490,7 @@ static void handle(struct gate *g)
 	}
 	op = calloc(1, sizeof(*op));
 	if (!op) {
-		reply(g, n.id, 0, -ENOMEM);
+		gate_reply(g->listener, n.id, 0, -ENOMEM);
 		return;
 	}
 	*op = (struct gate_op){ .id = n.id, .tid = (pid_t)n.pid, .nr = n.data.nr, .pidfd = -1, .sock = -1 };
@@ -544,16 +499,16 @@ static void handle(struct gate *g)
 		op->nonblock = true;
 	/* Everything read and taken: is it still the same caller? (a pid
 	 * reused since RECV would have given us another process's fd) */
-	if (!still_valid(g, op->id)) {
+	if (!gate_id_valid(g->listener, op->id)) {
 		op_free(op);
 		return;
 	}
 	if (r < 0)
-		reply(g, op->id, 0, r);
+		gate_reply(g->listener, op->id, 0, r);
 	else if (op->nr == SYS_connect)
-		reply(g, op->id, 0, do_connect(op));
+		gate_reply(g->listener, op->id, 0, do_connect(op));
 	else if (op->n_msgs == 0)
-		reply(g, op->id, 0, 0); /* sendmmsg with vlen 0 */
+		gate_reply(g->listener, op->id, 0, 0); /* sendmmsg with vlen 0 */
 	else if (!op_run(g, op)) {
 		park(g, op);
 		return;
@@ -621,7 +576,7 @@ _Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener)
 
 			if (!fds[2 + i].revents && r != 0)
 				continue;
-			if (!still_valid(&g, op->id))
+			if (!gate_id_valid(g.listener, op->id))
 				unpark(&g, i);
 			else if (fds[2 + i].revents && op_run(&g, op))
 				unpark(&g, i);

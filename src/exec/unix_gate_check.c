@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "gate_walk.h"
 #include "unix_gate_impl.h"
 
 int gate_diag_open(void)
@@ -114,54 +115,37 @@ static bool allowed_by_name(const char *const *allow, const struct stat *st)
 	return false;
 }
 
-/* "/proc/self/..." and "/proc/thread-self/..." name the caller's own
- * entries, not init's: rewritten to "/proc/TID/...". Other ways into
- * /proc/self (a symlink to it) resolve as init; harmless for the decision,
- * which admits only the sandbox's own sockets and the allowed ones. */
-static const char *as_caller(const char *path, pid_t tid, char *buf, size_t n)
-{
-	static const char *const selves[] = { "/proc/self", "/proc/thread-self" };
-
-	for (size_t i = 0; i < ELEMENTSOF(selves); i++) {
-		size_t len = strlen(selves[i]);
-
-		if (strncmp(path, selves[i], len) == 0 && (path[len] == '/' || path[len] == '\0')) {
-			int w = snprintf(buf, n, "/proc/%d%s", (int)tid, path + len);
-
-			return w > 0 && (size_t)w < n ? buf : path;
-		}
-	}
-	return path;
-}
-
 int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
 {
-	_cleanup_close_ int cwd = -EBADF, fd = -EBADF;
-	char proc[64], rewritten[160];
+	struct cop c = { .listener = g->listener, .tid = tid, .pidfd = -1 };
+	_cleanup_close_ int fd = -EBADF;
+	struct resolved r;
 	struct stat st;
-	int r;
+	int e;
 
-	path = as_caller(path, tid, rewritten, sizeof(rewritten));
-
-	if (path[0] != '/') {
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)tid);
-		cwd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (cwd < 0)
-			return -errno;
+	/* Resolved as the caller's connect would (gate_walk.h: its working
+	 * directory, symlinks followed, /proc/self its own), then held by
+	 * an O_PATH fd: what is decided is what is connected to. */
+	e = gate_resolve_path(&c, AT_FDCWD, path, true, &r);
+	if (e == 0 && !r.exists)
+		e = -ENOENT;
+	if (e == 0) {
+		fd = openat(r.dir, r.name, O_PATH | O_CLOEXEC | (r.magic ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			e = -errno;
 	}
-	/* Init shares the caller's mount namespace and root (chroot needs a
-	 * capability the command dropped). O_PATH follows symlinks, as
-	 * connect does; a missing path or a non-socket fails as it would. */
-	fd = openat(path[0] == '/' ? AT_FDCWD : cwd, path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	gate_resolved_done(&r);
+	if (c.pidfd >= 0)
+		close(c.pidfd);
+	if (e < 0)
+		return e;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED;
 	if (!allowed_by_name(g->allow, &st)) {
-		r = bound_in_sandbox(g->diag, ++g->seq, st.st_dev, st.st_ino);
-		if (r <= 0)
+		e = bound_in_sandbox(g->diag, ++g->seq, st.st_dev, st.st_ino);
+		if (e <= 0)
 			return -EACCES; /* a host socket, or the kernel cannot tell: refuse */
 	}
 	*ret_fd = TAKE_FD(fd);
