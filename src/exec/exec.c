@@ -67,7 +67,7 @@ static void signals_setup(struct exec_ctx *x)
 		sigaddset(&x->forward, forwarded[i]);
 	sigaddset(&x->forward, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &x->forward, &x->old_mask) < 0)
-		die("signals", "%m");
+		exec_die("signals", "%m");
 }
 
 /* Errors that mean "no usable user namespace here", not "something broke". */
@@ -89,23 +89,23 @@ _Noreturn static void run_light(struct exec_ctx *x)
 
 	signals_setup(x);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-		die("subreaper", "%m");
+		exec_die("subreaper", "%m");
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
-		die("pdeathsig", "%m");
+		exec_die("pdeathsig", "%m");
 	if (getppid() != parent)
-		die("pdeathsig", "the parent is gone");
+		exec_die("pdeathsig", "the parent is gone");
 	x->runner_parent = parent;
 	child = fork();
 	if (child < 0)
-		die("fork", "%m");
+		exec_die("fork", "%m");
 	if (child == 0) {
 		x->runner_parent = 0;
 		x->expect_parent = getppid();
 		command_main(x);
 	}
-	status = supervise(x, child);
+	status = exec_supervise(x, child);
 	(void)kill_descendants(getpid());
-	exit_like(status);
+	exec_exit_like(status);
 }
 
 #define NO_USERNS_HINT                                                                               \
@@ -120,10 +120,10 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	pid_t pid;
 
 	if (!getcwd(x->cwd, sizeof(x->cwd)))
-		die("chdir", "cannot read the working directory: %m");
+		exec_die("chdir", "cannot read the working directory: %m");
 	x->shared = mmap(NULL, sizeof(*x->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (x->shared == MAP_FAILED)
-		die("namespaces", "mmap: %m");
+		exec_die("namespaces", "mmap: %m");
 
 	signals_setup(x);
 	/* One clone makes every namespace (the user namespace first, so it
@@ -134,26 +134,26 @@ _Noreturn static void run_full(struct exec_ctx *x)
 
 		errno = err;
 		if (userns_unavailable(err))
-			die("namespaces", "no usable user namespace here (%m: unprivileged user namespaces are off, "
+			exec_die("namespaces", "no usable user namespace here (%m: unprivileged user namespaces are off, "
 			    "restricted or exhausted); " NO_USERNS_HINT);
-		die("namespaces", "cannot create user, mount and pid namespaces: %m");
+		exec_die("namespaces", "cannot create user, mount and pid namespaces: %m");
 	}
 	if (pid == 0)
 		init_main(x);
 
-	status = supervise(x, pid);
+	status = exec_supervise(x, pid);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
-		exit_like(x->shared->status);
+		exec_exit_like(x->shared->status);
 	if (x->shared->ns_unusable)
 		/* The namespace came but gave no capability in it (e.g. an LSM
 		 * restricting unprivileged user namespaces); nothing ran. */
-		die("id map", "the user namespace gives no capabilities here (cannot map ids); " NO_USERNS_HINT);
+		exec_die("id map", "the user namespace gives no capabilities here (cannot map ids); " NO_USERNS_HINT);
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		_exit(EXEC_EXIT_FAILED); /* init said why */
 	if (WIFSIGNALED(status))
-		die("init", "killed by signal %d (%s) before the command ended", WTERMSIG(status),
+		exec_die("init", "killed by signal %d (%s) before the command ended", WTERMSIG(status),
 		    sigabbrev_np(WTERMSIG(status)) ?: "?");
-	die("init", "ended without the command's status");
+	exec_die("init", "ended without the command's status");
 }
 
 int cordon_exec_main(int argc, char **argv)
@@ -167,11 +167,11 @@ int cordon_exec_main(int argc, char **argv)
 	r = exec_parse(argc, argv, &f, err, sizeof(err));
 	/* First, so that every failure after this is reported on it. */
 	if (f.status_fd >= 0 && status_channel_open(f.status_fd) < 0) {
-		say("status-fd", "fd %d is not open: %m", f.status_fd);
+		exec_say("status-fd", "fd %d is not open: %m", f.status_fd);
 		return EXEC_EXIT_FAILED;
 	}
 	if (r < 0)
-		die("flags", "%s", err);
+		exec_die("flags", "%s", err);
 	if (f.help) {
 		fputs(exec_usage, stdout);
 		exec_flags_done(&f);
@@ -179,14 +179,14 @@ int cordon_exec_main(int argc, char **argv)
 	}
 	r = plan_compile(&f, &plan, err, sizeof(err));
 	if (r < 0)
-		die("plan", "%s", err);
+		exec_die("plan", "%s", err);
 	x.plan = &plan;
 	(void)sigprocmask(SIG_SETMASK, NULL, &x.old_mask);
 	x.uid = getuid();
 	x.gid = getgid();
 	r = env_build(&plan, environ, &x.envp, err, sizeof(err));
 	if (r < 0)
-		die("environment", "%s", err);
+		exec_die("environment", "%s", err);
 
 	if (plan.isolation == CORDON_ISOLATION_FULL)
 		run_full(&x);

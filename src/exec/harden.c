@@ -171,24 +171,24 @@ _Noreturn void command_main(struct exec_ctx *x)
 		case STEP_SETSID:
 			/* EPERM when we lead our own session already: fine */
 			if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
-				die("setsid", "%m");
+				exec_die("setsid", "%m");
 			break;
 		case STEP_PDEATHSIG:
 			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-				die("pdeathsig", "%m");
+				exec_die("pdeathsig", "%m");
 			/* the parent may have gone before the prctl */
 			if (x->expect_parent && getppid() != x->expect_parent)
-				die("pdeathsig", "the parent is gone");
+				exec_die("pdeathsig", "the parent is gone");
 			break;
 		case STEP_RLIMIT_CORE:
 			if (setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) < 0)
-				die("rlimit", "RLIMIT_CORE: %m");
+				exec_die("rlimit", "RLIMIT_CORE: %m");
 			break;
 		case STEP_CLOSE_FDS:
 			r = close_fds_keep_status(exec_gates(x) ? x->gate_fd : -1,
 						  x->init_ruleset ? x->landlock_fd : -1);
 			if (r < 0)
-				die("close fds", "%s", strerror(-r));
+				exec_die("close fds", "%s", strerror(-r));
 			break;
 		case STEP_ENV:
 			environ = x->envp;
@@ -196,39 +196,39 @@ _Noreturn void command_main(struct exec_ctx *x)
 		case STEP_DROP_CAPS:
 			r = drop_caps();
 			if (r < 0)
-				die("capabilities", "%s", strerror(-r));
+				exec_die("capabilities", "%s", strerror(-r));
 			break;
 		case STEP_NO_NEW_PRIVS:
 			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-				die("no_new_privs", "%m");
+				exec_die("no_new_privs", "%m");
 			break;
 		case STEP_LANDLOCK:
 			r = apply_landlock(x, err, sizeof(err));
 			if (r < 0)
-				die("landlock", "%s", err[0] ? err : strerror(-r));
+				exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 			break;
 		case STEP_SECCOMP:
 			r = seccomp_apply(&p->seccomp, err, sizeof(err));
 			if (r < 0)
-				die("seccomp", "%s", err[0] ? err : strerror(-r));
+				exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
 			/* after the main filter: its EPERM outranks the gates' notification */
 			if (exec_gates(x)) {
 				err[0] = '\0';
 				r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
 				if (r < 0)
-					die("gate", "%s", err[0] ? err : strerror(-r));
+					exec_die("gate", "%s", err[0] ? err : strerror(-r));
 			}
 			break;
 		case STEP_EXEC:
 			if (p->report)
 				report(x);
 			if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)
-				die("execve", "cannot restore the signal mask: %m");
+				exec_die("execve", "cannot restore the signal mask: %m");
 			if (strchr(p->command[0], '/'))
 				execve(p->command[0], p->command, x->envp);
 			else
 				execvp(p->command[0], p->command);
-			die("execve", "%s: %m", p->command[0]);
+			exec_die("execve", "%s: %m", p->command[0]);
 		case STEP_NAMESPACES:
 		case STEP_MAP_IDS:
 		case STEP_RO_ROOT:
@@ -246,5 +246,5 @@ _Noreturn void command_main(struct exec_ctx *x)
 			break;
 		}
 	}
-	die("execve", "the plan has no execve step");
+	exec_die("execve", "the plan has no execve step");
 }

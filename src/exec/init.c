@@ -35,143 +35,7 @@
 #include "syscall_filter.h"
 #include "unix_gate.h"
 
-/* The runner's own failure lines must read as the runner failing, never as
- * the sandbox denying the command something: a line that carries a denial
- * phrase ("cordon: landlock: cannot open /: Permission denied") would be
- * classified as a denial. So errno texts that are denial signatures are
- * written as their errno names. Each name is shorter: rewritten in place. */
-static void name_denial_errnos(char *line)
-{
-	static const struct {
-		const char *text, *name;
-	} map[] = {
-		{ "Permission denied", "EACCES" },
-		{ "Operation not permitted", "EPERM" },
-		{ "Read-only file system", "EROFS" },
-		{ "Device or resource busy", "EBUSY" },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t tl = strlen(map[i].text), nl = strlen(map[i].name);
-		char *at;
-
-		while ((at = strcasestr(line, map[i].text))) {
-			memcpy(at, map[i].name, nl);
-			memmove(at + nl, at + tl, strlen(at + tl) + 1);
-		}
-	}
-}
-
-/* The runner's status channel, and the last line said (for die_said). A
- * runner process is single-threaded; each forked copy has its own. */
-static int status_fd = -1;
-static char last_line[1024];
-
-int status_channel_open(int fd)
-{
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return -errno;
-	status_fd = fd;
-	return 0;
-}
-
-int status_channel_fd(void)
-{
-	return status_fd;
-}
-
-/* One record, one write: "STEP\tERRNO-NAME\tLINE\n". Tabs and newlines
- * in the step or line would split fields or records: written as spaces. */
-static void status_record(const char *step, int err, const char *line)
-{
-	char rec[1400];
-	const char *name = err > 0 ? strerrorname_np(err) : NULL;
-	int n;
-
-	if (status_fd < 0)
-		return;
-	n = snprintf(rec, sizeof(rec), "%s\t%s\t%s", step, name ?: "-", line);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(rec) - 2)
-		n = sizeof(rec) - 2;
-	for (int i = 0, tabs = 0; i < n; i++) {
-		if (rec[i] == '\t' && tabs < 2) {
-			tabs++;
-			continue;
-		}
-		if (rec[i] == '\t' || rec[i] == '\n')
-			rec[i] = ' ';
-	}
-	rec[n++] = '\n';
-	(void)!write(status_fd, rec, (size_t)n);
-}
-
-static void vsay(const char *step, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-
-static void vsay(const char *step, const char *fmt, va_list ap)
-{
-	char line[1024];
-	int n, m;
-
-	n = snprintf(line, sizeof(line), "cordon: %s: ", step);
-	if (n < 0)
-		n = 0;
-	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-	if (m < 0)
-		m = 0;
-	n += m;
-	if ((size_t)n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n] = '\0';
-	name_denial_errnos(line);
-	memcpy(last_line, line, sizeof(last_line));
-	n = (int)strlen(line);
-	line[n++] = '\n';
-	/* one write, so the line arrives whole */
-	(void)!write(STDERR_FILENO, line, (size_t)n);
-}
-
-void say(const char *step, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	errno = saved; /* for %m */
-	vsay(step, fmt, ap);
-	va_end(ap);
-	errno = saved;
-}
-
-_Noreturn void die(const char *step, const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	errno = saved;
-	vsay(step, fmt, ap);
-	va_end(ap);
-	/* errno means something only where the message used it */
-	status_record(step, strstr(fmt, "%m") ? saved : 0, last_line);
-	_exit(EXEC_EXIT_FAILED);
-}
-
-_Noreturn void die_said(const char *step)
-{
-	char line[sizeof(last_line) + 64];
-
-	if (last_line[0])
-		status_record(step, 0, last_line);
-	else {
-		snprintf(line, sizeof(line), "cordon: %s: failed", step);
-		status_record(step, 0, line);
-	}
-	_exit(EXEC_EXIT_FAILED);
-}
-
-_Noreturn void exit_like(int status)
+_Noreturn void exec_exit_like(int status)
 {
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
@@ -191,7 +55,7 @@ _Noreturn void exit_like(int status)
 	_exit(EXEC_EXIT_FAILED);
 }
 
-int supervise(struct exec_ctx *x, pid_t child)
+int exec_supervise(struct exec_ctx *x, pid_t child)
 {
 	for (;;) {
 		siginfo_t si;
@@ -201,7 +65,7 @@ int supervise(struct exec_ctx *x, pid_t child)
 		if (sig < 0) {
 			if (errno == EINTR)
 				continue;
-			die("wait", "sigwaitinfo: %m");
+			exec_die("wait", "sigwaitinfo: %m");
 		}
 		if (sig != SIGCHLD) {
 			/* light: our parent-death signal (SIGTERM), or any signal
@@ -219,7 +83,7 @@ int supervise(struct exec_ctx *x, pid_t child)
 			if (p == child)
 				return status;
 		if (p < 0 && errno != EINTR && errno != ECHILD)
-			die("wait", "waitpid: %m");
+			exec_die("wait", "waitpid: %m");
 	}
 }
 
@@ -251,13 +115,13 @@ static void confine_init(struct exec_ctx *x)
 	int r;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die("init", "no_new_privs: %m");
+		exec_die("init", "no_new_privs: %m");
 	/* built once: the command enforces the same ruleset fd (harden.c) */
 	r = landlock_prepare(&x->plan->landlock, &x->landlock, &x->landlock_fd, err, sizeof(err));
 	if (r == 0)
 		r = landlock_restrict(x->landlock_fd, err, sizeof(err));
 	if (r < 0)
-		die("landlock", "init: %s", err[0] ? err : strerror(-r));
+		exec_die("landlock", "init: %s", err[0] ? err : strerror(-r));
 	x->init_ruleset = true;
 }
 
@@ -287,12 +151,12 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 	if (exec_gates(x)) {
 		confine_init(x);
 		if ((r = unix_gate_pair(pair)) < 0)
-			die("gate", "socketpair: %s", strerror(-r));
+			exec_die("gate", "socketpair: %s", strerror(-r));
 	}
 	x->gate_fd = pair[1];
 	cmd = fork();
 	if (cmd < 0)
-		die("init", "fork: %m");
+		exec_die("init", "fork: %m");
 	if (cmd == 0) {
 		if (pair[0] >= 0)
 			close(pair[0]);
@@ -307,12 +171,12 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 		if (r < 0) {
 			/* fail closed: nothing runs ungated */
 			(void)kill(cmd, SIGKILL);
-			die("gate", "cannot take the command's listener: %s", strerror(-r));
+			exec_die("gate", "cannot take the command's listener: %s", strerror(-r));
 		}
 		r = drop_init_caps();
 		if (r < 0) {
 			(void)kill(cmd, SIGKILL);
-			die("init", "cannot drop capabilities: %s", strerror(-r));
+			exec_die("init", "cannot drop capabilities: %s", strerror(-r));
 		}
 	}
 	return cmd;
@@ -328,7 +192,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 	 * cannot show whether it died first; the command's own check and the
 	 * runner's kill of this process cover that window. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		die("pdeathsig", "%m");
+		exec_die("pdeathsig", "%m");
 
 	for (size_t i = 0; i < p->n_steps; i++) {
 		switch (p->steps[i].kind) {
@@ -340,18 +204,18 @@ _Noreturn void init_main(struct exec_ctx *x)
 				_exit(EXEC_EXIT_FAILED);
 			}
 			if (r < 0)
-				die("id map", "%s", strerror(-r));
+				exec_die("id map", "%s", strerror(-r));
 			/* every mount step is applied in one go, in plan order */
 			mount_apply(x);
 			break;
 		case STEP_LOOPBACK:
 			r = ns_loopback_up();
 			if (r < 0)
-				die("loopback", "%s", strerror(-r));
+				exec_die("loopback", "%s", strerror(-r));
 			break;
 		case STEP_CHDIR:
 			if (x->cwd[0] && chdir(x->cwd) < 0)
-				die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
+				exec_die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
 			break;
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
@@ -383,7 +247,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 		}
 	}
 	if (cmd < 0)
-		die("init", "the plan has no init step");
+		exec_die("init", "the plan has no init step");
 	if (listener >= 0)
 		unix_gate_serve(x, cmd, listener);
 
@@ -395,7 +259,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 		if (sig < 0) {
 			if (errno == EINTR)
 				continue;
-			die("init", "sigwaitinfo: %m");
+			exec_die("init", "sigwaitinfo: %m");
 		}
 		if (sig != SIGCHLD) {
 			(void)kill(cmd, sig);

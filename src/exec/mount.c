@@ -89,7 +89,7 @@ static const struct {
 static const char *step_path(const struct step *s, char *buf)
 {
 	if (s->len >= PATH_MAX)
-		die(step_name(s->kind), "path too long");
+		exec_die(step_name(s->kind), "path too long");
 	memcpy(buf, s->path, s->len);
 	buf[s->len] = '\0';
 	return buf;
@@ -239,7 +239,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	h->root = calloc(n_write + 1, sizeof(int));
 	h->back = calloc(p->n_steps + 1, sizeof(int));
 	if (!h->root || !h->back)
-		die("mount", "out of memory");
+		exec_die("mount", "out of memory");
 	for (size_t i = 0; i < n_write; i++) {
 		h->root[i] = -1;
 		if (!rebinds(p, i))
@@ -249,7 +249,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 			continue; /* does not exist: nothing to write there */
 		if (fd < 0) {
 			errno = -fd;
-			die("read-only root", "%s: cannot take the writable root: %m%s", p->write[i],
+			exec_die("read-only root", "%s: cannot take the writable root: %m%s", p->write[i],
 			    fd == -ENOSYS ? " (the runner needs open_tree and mount_setattr, Linux 5.12)" : "");
 		}
 		h->root[i] = fd;
@@ -261,7 +261,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		fd = clone_tree(step_path(&p->steps[i], buf), true);
 		if (fd < 0 && fd != -ENOENT) {
 			errno = -fd;
-			die("bind back", "%s: %m", buf);
+			exec_die("bind back", "%s: %m", buf);
 		}
 		h->back[i] = fd;
 	}
@@ -269,14 +269,14 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		snprintf(buf, sizeof(buf), "/dev/%s", dev_nodes[i]);
 		h->dev[i] = (int)syscall(__NR_open_tree, AT_FDCWD, buf, OPEN_TREE_CLONE | O_CLOEXEC);
 		if (h->dev[i] < 0 && errno != ENOENT)
-			die("dev", "%s: %m", buf);
+			exec_die("dev", "%s: %m", buf);
 	}
 	h->cwd = -1;
 	if (cwd_needs_binding(x)) {
 		h->cwd = clone_tree(x->cwd, true);
 		if (h->cwd < 0 && h->cwd != -ENOENT) {
 			errno = -h->cwd;
-			die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
+			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
 		}
 	}
 	/* Name resolution with the host's network may go through a file in
@@ -286,7 +286,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	    strncmp(h->resolv_path, "/run/", 5) == 0) {
 		h->resolv = (int)syscall(__NR_open_tree, AT_FDCWD, h->resolv_path, OPEN_TREE_CLONE | O_CLOEXEC);
 		if (h->resolv < 0)
-			die("tmpfs", "%s: %m", h->resolv_path);
+			exec_die("tmpfs", "%s: %m", h->resolv_path);
 	}
 }
 
@@ -296,7 +296,7 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 
 	if (r < 0) {
 		errno = -r;
-		die("read-only root", "cannot make / read-only: %m");
+		exec_die("read-only root", "cannot make / read-only: %m");
 	}
 	for (size_t i = 0; p->write[i]; i++) {
 		if (h->root[i] < 0)
@@ -304,7 +304,7 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 		r = attach_tree(h->root[i], p->write[i]);
 		if (r < 0) {
 			errno = -r;
-			die("read-only root", "%s: cannot bind the writable root back: %m", p->write[i]);
+			exec_die("read-only root", "%s: cannot bind the writable root back: %m", p->write[i]);
 		}
 		close(h->root[i]);
 		h->root[i] = -1;
@@ -317,7 +317,7 @@ static void apply_dev(struct held_trees *h)
 	int r;
 
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) < 0)
-		die("dev", "cannot mount a tmpfs on /dev: %m");
+		exec_die("dev", "cannot mount a tmpfs on /dev: %m");
 	for (size_t i = 0; dev_nodes[i]; i++) {
 		if (h->dev[i] < 0)
 			continue;
@@ -325,18 +325,18 @@ static void apply_dev(struct held_trees *h)
 		r = attach_held(&h->dev[i], path, false);
 		if (r < 0) {
 			errno = -r;
-			die("dev", "%s: %m", path);
+			exec_die("dev", "%s: %m", path);
 		}
 	}
 	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
-		die("dev", "cannot make /dev/pts and /dev/shm: %m");
+		exec_die("dev", "cannot make /dev/pts and /dev/shm: %m");
 	/* A devpts of our own: only the sandbox's terminals are in it. */
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
-		die("dev", "cannot mount a fresh devpts on /dev/pts: %m");
+		exec_die("dev", "cannot mount a fresh devpts on /dev/pts: %m");
 	for (size_t i = 0; i < ELEMENTSOF(dev_links); i++) {
 		snprintf(path, sizeof(path), "/dev/%s", dev_links[i].name);
 		if (symlink(dev_links[i].target, path) < 0)
-			die("dev", "%s: %m", path);
+			exec_die("dev", "%s: %m", path);
 	}
 }
 
@@ -350,17 +350,17 @@ static void apply_tmpfs(const char *path, struct held_trees *h)
 	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (strcmp(path, "/var/run") == 0)
 			return;
-		die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
+		exec_die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
 	}
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
-		die("tmpfs", "%s: %m", path);
+		exec_die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
 		r = attach_held(&h->resolv, h->resolv_path, false);
 		if (r == 0)
 			r = set_attr(AT_FDCWD, h->resolv_path, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 		if (r < 0) {
 			errno = -r;
-			die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
+			exec_die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
 		}
 	}
 }
@@ -385,22 +385,22 @@ static int make_hide_store(void)
 
 	fs = (int)syscall(__NR_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
 	if (fs < 0)
-		die("hide", "fsopen tmpfs: %m");
+		exec_die("hide", "fsopen tmpfs: %m");
 	if (syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "4", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		die("hide", "cannot configure a tmpfs: %m");
+		exec_die("hide", "cannot configure a tmpfs: %m");
 	mnt = (int)syscall(__NR_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */,
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | 0x00000008 /* MOUNT_ATTR_NOEXEC */);
 	if (mnt < 0)
-		die("hide", "fsmount: %m");
+		exec_die("hide", "fsmount: %m");
 	if (mkdirat(mnt, "d", 0) < 0 || (f = openat(mnt, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0 ||
 	    fchmod(f, 0) < 0 || fchmodat(mnt, "d", 0, 0) < 0)
-		die("hide", "cannot make the stand-ins: %m");
+		exec_die("hide", "cannot make the stand-ins: %m");
 	close(TAKE_FD(f)); /* a file open for writing would keep the mount writable */
 	r = set_attr(mnt, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
 	if (r < 0)
-		die("hide", "cannot make the stand-ins read-only: %s", strerror(-r));
+		exec_die("hide", "cannot make the stand-ins read-only: %s", strerror(-r));
 	return TAKE_FD(mnt);
 }
 
@@ -427,7 +427,7 @@ static void seal_private_dirs(const struct plan *p)
 			continue;
 		r = set_attr(AT_FDCWD, d, 0, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0)
-			die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
+			exec_die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
 	}
 }
 
@@ -458,20 +458,20 @@ static void protect_target(const struct plan *p, const char *target)
 			continue;
 		keep[w] = clone_tree(p->write[w], true);
 		if (keep[w] < 0 && keep[w] != -ENOENT)
-			die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
+			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
 	}
 	if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-		die("protect", "%s: %m", target);
+		exec_die("protect", "%s: %m", target);
 	r = make_readonly(target);
 	if (r < 0)
-		die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
+		exec_die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
 	for (size_t w = 0; w < n; w++) {
 		if (keep[w] < 0)
 			continue;
 		r = attach_tree(keep[w], p->write[w]);
 		close(keep[w]);
 		if (r < 0)
-			die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-r));
+			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-r));
 	}
 }
 
@@ -487,7 +487,7 @@ void mount_apply(struct exec_ctx *x)
 
 	/* what exists is bound below, what is missing is gated (protect.c) */
 	if (protect_prepare(x) < 0)
-		die_said("protect");
+		exec_die_said("protect");
 	hold_trees(x, &h);
 
 	for (size_t i = 0; i < p->n_steps; i++) {
@@ -514,11 +514,11 @@ void mount_apply(struct exec_ctx *x)
 				break; /* does not exist: nothing to bind */
 			path = step_path(s, buf);
 			if (fstat(h.back[i], &st) < 0)
-				die("bind back", "%s: %m", path);
+				exec_die("bind back", "%s: %m", path);
 			r = attach_held(&h.back[i], path, S_ISDIR(st.st_mode));
 			if (r < 0) {
 				errno = -r;
-				die("bind back", "%s: %m", path);
+				exec_die("bind back", "%s: %m", path);
 			}
 			break;
 
@@ -528,13 +528,13 @@ void mount_apply(struct exec_ctx *x)
 				/* Missing: nothing to rename (its creation is gated). */
 				if (errno == ENOENT || errno == ENOTDIR)
 					break;
-				die("pin", "%s: %m", path);
+				exec_die("pin", "%s: %m", path);
 			}
 			/* A file on the way to a protected path (a worktree's
 			 * .git: "gitdir: ..." says where git's hooks and config
 			 * are) is itself what git reads: read-only, not just pinned. */
 			if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
-				die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
+				exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
 			break;
 
 		case STEP_PROTECT:
@@ -553,7 +553,7 @@ void mount_apply(struct exec_ctx *x)
 				/* Nothing there (or unreachable): nothing to hide. */
 				if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
 					break;
-				die("hide", "%s: %m", path);
+				exec_die("hide", "%s: %m", path);
 			}
 			/* An empty, read-only, mode-000 stand-in: opening it fails
 			 * with EACCES, a denial a person (and classify) can read. */
@@ -562,13 +562,13 @@ void mount_apply(struct exec_ctx *x)
 			r = attach_tree_clone(hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
 			if (r < 0) {
 				errno = -r;
-				die("hide", "%s: %m", path);
+				exec_die("hide", "%s: %m", path);
 			}
 			break;
 
 		case STEP_PROC:
 			if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-				die("proc", "cannot mount a fresh /proc: %m");
+				exec_die("proc", "cannot mount a fresh /proc: %m");
 			break;
 
 		case STEP_NAMESPACES:
@@ -596,13 +596,13 @@ void mount_apply(struct exec_ctx *x)
 			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0) {
 			errno = -r;
-			die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
+			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
 		}
 	}
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
 	if (have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
-		die("dev", "cannot make /dev read-only: %s", strerror(-r));
+		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
 	seal_private_dirs(p);
 	free(h.root);
 	free(h.back);

@@ -214,7 +214,7 @@ int protect_prepare(struct exec_ctx *x)
 	 * mounts (the roots' inodes are the host's) */
 	r = gate_rules_init(&x->create.names, p, ephemeral);
 	if (r < 0) {
-		say("protect", "cannot build the write gate's rules: %s", strerror(-r));
+		exec_say("protect", "cannot build the write gate's rules: %s", strerror(-r));
 		return r;
 	}
 	for (size_t i = 0; i < p->n_steps; i++)
@@ -237,7 +237,7 @@ int protect_prepare(struct exec_ctx *x)
 		path[s->len] = '\0';
 		r = path[s->len - 1] == '*' ? resolve_prefix(x, i, path) : resolve_one(x, i, path, 0);
 		if (r < 0) {
-			say("protect", "%s: %s", path,
+			exec_say("protect", "%s: %s", path,
 			    r == -ELOOP ? "a dangling symlink cannot be kept read-only" : strerror(-r));
 			return r;
 		}

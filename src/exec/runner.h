@@ -55,12 +55,12 @@ struct exec_ctx {
 /* One line "cordon: STEP: REASON" on stderr and, with a status channel,
  * the record "STEP\tERRNO-NAME\tcordon: STEP: REASON\n" on it (ERRNO-NAME
  * is "-" unless fmt uses %m), then _exit(125). */
-_Noreturn void die(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void exec_die(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same line, without exiting or a record. */
-void say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Exit 125 after a say() that said why: the record carries the last line
+void exec_say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit 125 after an exec_say() that said why: the record carries the last line
  * said (or "cordon: STEP: failed"). */
-_Noreturn void die_said(const char *step);
+_Noreturn void exec_die_said(const char *step);
 
 /* The status channel (--status-fd): made close-on-exec here, so the
  * command never has it. -errno if fd is not open. */
@@ -94,8 +94,8 @@ _Noreturn void command_main(struct exec_ctx *x);
 /* init.c */
 _Noreturn void init_main(struct exec_ctx *x);
 /* Wait for child, forwarding x->forward to it; returns its wait status. */
-int supervise(struct exec_ctx *x, pid_t child);
+int exec_supervise(struct exec_ctx *x, pid_t child);
 /* Reap what has ended; when it is cmd, publish its status and exit. */
 void init_reap(struct exec_ctx *x, pid_t cmd);
 /* End this process as status says (same exit code, or same signal). */
-_Noreturn void exit_like(int status);
+_Noreturn void exec_exit_like(int status);

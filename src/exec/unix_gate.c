@@ -546,7 +546,7 @@ _Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener)
 	sfd = signalfd(-1, &x->forward, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		(void)kill(cmd, SIGKILL);
-		die("init", "signalfd: %m");
+		exec_die("init", "signalfd: %m");
 	}
 	for (;;) {
 		size_t n_parked = g.n_parked;
@@ -563,7 +563,7 @@ _Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener)
 			if (errno == EINTR)
 				continue;
 			(void)kill(cmd, SIGKILL);
-			die("init", "poll: %m");
+			exec_die("init", "poll: %m");
 		}
 		if (fds[0].revents)
 			signals(x, sfd, cmd);

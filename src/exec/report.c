@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * How the runner says it failed: one line "cordon: STEP: REASON" for
+ * people on stderr, and with a status channel (--status-fd) one record
+ * for callers, which is what they trust (a command printing "cordon: ..."
+ * is just a command printing).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+/* The runner's own failure lines must read as the runner failing, never as
+ * the sandbox denying the command something: a line that carries a denial
+ * phrase ("cordon: landlock: cannot open /: Permission denied") would be
+ * classified as a denial. So errno texts that are denial signatures are
+ * written as their errno names. Each name is shorter: rewritten in place. */
+static void name_denial_errnos(char *line)
+{
+	static const struct {
+		const char *text, *name;
+	} map[] = {
+		{ "Permission denied", "EACCES" },
+		{ "Operation not permitted", "EPERM" },
+		{ "Read-only file system", "EROFS" },
+		{ "Device or resource busy", "EBUSY" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t tl = strlen(map[i].text), nl = strlen(map[i].name);
+		char *at;
+
+		while ((at = strcasestr(line, map[i].text))) {
+			memcpy(at, map[i].name, nl);
+			memmove(at + nl, at + tl, strlen(at + tl) + 1);
+		}
+	}
+}
+
+/* The runner's status channel, and the last line said (for exec_die_said). A
+ * runner process is single-threaded; each forked copy has its own. */
+static int status_fd = -1;
+static char last_line[1024];
+
+int status_channel_open(int fd)
+{
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	status_fd = fd;
+	return 0;
+}
+
+int status_channel_fd(void)
+{
+	return status_fd;
+}
+
+/* One record, one write: "STEP\tERRNO-NAME\tLINE\n". Tabs and newlines
+ * in the step or line would split fields or records: written as spaces. */
+static void status_record(const char *step, int err, const char *line)
+{
+	char rec[1400];
+	const char *name = err > 0 ? strerrorname_np(err) : NULL;
+	int n;
+
+	if (status_fd < 0)
+		return;
+	n = snprintf(rec, sizeof(rec), "%s\t%s\t%s", step, name ?: "-", line);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(rec) - 2)
+		n = sizeof(rec) - 2;
+	for (int i = 0, tabs = 0; i < n; i++) {
+		if (rec[i] == '\t' && tabs < 2) {
+			tabs++;
+			continue;
+		}
+		if (rec[i] == '\t' || rec[i] == '\n')
+			rec[i] = ' ';
+	}
+	rec[n++] = '\n';
+	(void)!write(status_fd, rec, (size_t)n);
+}
+
+static void vsay(const char *step, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void vsay(const char *step, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n, m;
+
+	n = snprintf(line, sizeof(line), "cordon: %s: ", step);
+	if (n < 0)
+		n = 0;
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	if (m < 0)
+		m = 0;
+	n += m;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n] = '\0';
+	name_denial_errnos(line);
+	memcpy(last_line, line, sizeof(last_line));
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	/* one write, so the line arrives whole */
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+void exec_say(const char *step, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	errno = saved; /* for %m */
+	vsay(step, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+_Noreturn void exec_die(const char *step, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	errno = saved;
+	vsay(step, fmt, ap);
+	va_end(ap);
+	/* errno means something only where the message used it */
+	status_record(step, strstr(fmt, "%m") ? saved : 0, last_line);
+	_exit(EXEC_EXIT_FAILED);
+}
+
+_Noreturn void exec_die_said(const char *step)
+{
+	char line[sizeof(last_line) + 64];
+
+	if (last_line[0])
+		status_record(step, 0, last_line);
+	else {
+		snprintf(line, sizeof(line), "cordon: %s: failed", step);
+		status_record(step, 0, line);
+	}
+	_exit(EXEC_EXIT_FAILED);
+}
