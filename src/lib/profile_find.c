@@ -183,9 +183,9 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
 		}
 		if (strlen(path) >= PATH_MAX)
 			return from ? loader_fail(l, -ENAMETOOLONG, from_where, "profile path is longer than %d bytes",
-					   PATH_MAX - 1)
+						  PATH_MAX - 1)
 				    : loader_fail_file(l, -ENAMETOOLONG, "(profile)", 0, 0,
-						"profile path is longer than %d bytes", PATH_MAX - 1);
+						       "profile path is longer than %d bytes", PATH_MAX - 1);
 		r = doc_read_file(path, path, ret);
 		if (r == -EFBIG)
 			return loader_fail_file(l, r, path, 0, 0, "profile is larger than the 1 MiB limit");
@@ -221,10 +221,12 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
 	text = builtin_text(name, &len);
 	if (!text)
 		return from ? loader_fail(l, -ENOENT, from_where,
-				   "no profile named \"%.100s\" (not in the user or installed profile directories, not built in)",
-				   name)
+					  "no profile named \"%.100s\" (not in the user or installed profile "
+					  "directories, not built in)",
+					  name)
 			    : loader_fail_file(l, -ENOENT, name, 0, 0,
-					"no profile by that name (not in the user or installed profile directories, not built in)");
+					       "no profile by that name (not in the user or installed profile "
+					       "directories, not built in)");
 	if (asprintf(&ident, "builtin:%s", name) < 0)
 		return -ENOMEM;
 	/* no dir: a built-in profile extends built-in profiles only */

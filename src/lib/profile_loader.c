@@ -297,7 +297,7 @@ int loader_count_rule(struct loader *l, const struct where *w)
 {
 	if (++l->n_rules > PROFILE_MAX_RULES)
 		return loader_fail(l, -E2BIG, w, "more than %d rules in this profile and the profiles it extends",
-			    PROFILE_MAX_RULES);
+				   PROFILE_MAX_RULES);
 	return 0;
 }
 
@@ -389,8 +389,8 @@ int where_origin(const struct where *w, struct profile_origin *ret)
 	return 0;
 }
 
-int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, const char *path,
-		    const struct where *w, const char *fmt, ...)
+int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, const char *path, const struct where *w,
+		     const char *fmt, ...)
 {
 	struct profile_note *nn = realloc(p->notes, (p->n_notes + 1) * sizeof(*nn));
 	struct profile_note *n;

@@ -110,11 +110,12 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 		}
 		if (strncmp(s, "@git:", 5) == 0)
 			return loader_fail(l, -EINVAL, &e->where,
-				    "unknown token \"%.100s\" (known: @git:config-files, @git:hooks-path)", s);
+					   "unknown token \"%.100s\" (known: @git:config-files, @git:hooks-path)", s);
 		for (size_t g = 0; g < _GROUP_MAX; g++)
 			if (strcmp(s + 1, builtin_group_names[g]) == 0)
-				return loader_fail(l, -EINVAL, &e->where,
-					    "\"%s\" is a built-in group: it always applies; only its bypass can be set", s);
+				return loader_fail(
+					l, -EINVAL, &e->where,
+					"\"%s\" is a built-in group: it always applies; only its bypass can be set", s);
 		for (size_t i = 0; i < l->n_groups; i++)
 			if (strcmp(l->groups[i].name, s + 1) == 0) {
 				out = calloc(1, sizeof(char *));
@@ -152,9 +153,10 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 			if (strlen(tokens[t]) == n && strncmp(tokens[t], s, n) == 0)
 				break;
 		if (!tokens[t])
-			return loader_fail(l, -EINVAL, &e->where,
-				    "unknown token \"%.*s\" (known: $WORKSPACE, $HOME, $TMPDIR, $XDG_CONFIG_HOME)",
-				    (int)(n > 100 ? 100 : n), s);
+			return loader_fail(
+				l, -EINVAL, &e->where,
+				"unknown token \"%.*s\" (known: $WORKSPACE, $HOME, $TMPDIR, $XDG_CONFIG_HOME)",
+				(int)(n > 100 ? 100 : n), s);
 		base = t == 0 ? p->workspace : t == 1 ? l->home : t == 2 ? l->tmpdir : l->xdg;
 		if (!base)
 			return loader_fail(l, -EINVAL, &e->where, "\"%s\" is not set", tokens[t]);
@@ -191,8 +193,8 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 		if (r < 0)
 			return r;
 		if (!paths[0] && in->v[i].spelled[0] == '@') {
-			r = profile_note_add(p, PROFILE_NOTE_EMPTY_TOKEN, NULL, &in->v[i].where, "%s names no path here",
-				     in->v[i].spelled);
+			r = profile_note_add(p, PROFILE_NOTE_EMPTY_TOKEN, NULL, &in->v[i].where,
+					     "%s names no path here", in->v[i].spelled);
 			if (r < 0)
 				return r;
 		}
@@ -205,15 +207,15 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 				return r;
 			if (strcmp(c, "/") == 0 && kind != LIST_READ)
 				return loader_fail(l, -EINVAL, &in->v[i].where, "\"%.100s\" is the whole filesystem",
-					    in->v[i].spelled);
+						   in->v[i].spelled);
 			/* Missing read, write and read-deny paths are checked
 			 * like the others, then skipped and reported (prune). */
 			if (kind != LIST_PROTECT && kind != LIST_BYPASS && kind != LIST_SOCKET && stat(c, &st) < 0 &&
 			    errno != ENOENT && errno != ENOTDIR)
 				return loader_fail(l, -errno, &in->v[i].where, "cannot inspect %s: %m", c);
 			if (++l->n_rules > PROFILE_MAX_RULES)
-				return loader_fail(l, -E2BIG, &in->v[i].where,
-					    "more than %d rules once expanded", PROFILE_MAX_RULES);
+				return loader_fail(l, -E2BIG, &in->v[i].where, "more than %d rules once expanded",
+						   PROFILE_MAX_RULES);
 			r = rules_push(out, c, in->v[i].spelled, &in->v[i].where);
 			if (r < 0)
 				return r;
@@ -390,8 +392,8 @@ static int check_not_denied(struct loader *l, const struct cordon_profile *p, ch
 				   d->origin.file, d->origin.pointer);
 	if (c)
 		return loader_fail(l, -EPERM, raw ? &raw->where : NULL,
-				   "%s is under %s of the built-in group credentials, and deny always wins%s", rule->path,
-				   c, hint);
+				   "%s is under %s of the built-in group credentials, and deny always wins%s",
+				   rule->path, c, hint);
 	return 0;
 }
 
@@ -430,7 +432,7 @@ static int resolve_lift(struct loader *l, struct cordon_profile *p)
 		if (r < 0)
 			return r;
 		r = profile_note_add(p, PROFILE_NOTE_LIFT, paths[i], &raw->where,
-			     "%s is readable: the credential group %s is lifted", paths[i], groups[i]);
+				     "%s is readable: the credential group %s is lifted", paths[i], groups[i]);
 		if (r < 0)
 			return r;
 	}
@@ -530,14 +532,16 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 
 			if (!strv_contains(members[g], b->path))
 				return loader_fail(l, -EINVAL, raw ? &raw->where : NULL,
-					    "%s is not an entry of the built-in group %s", b->path,
-					    builtin_group_names[g]);
+						   "%s is not an entry of the built-in group %s", b->path,
+						   builtin_group_names[g]);
 			if (!bypass_granted(p, g, grants, b->path))
-				return loader_fail(l, -EINVAL, raw ? &raw->where : NULL,
-					    "bypassing %s grants nothing by itself: also list it under filesystem.%s",
-					    b->path, g == GROUP_CREDENTIALS ? "read" : "write");
+				return loader_fail(
+					l, -EINVAL, raw ? &raw->where : NULL,
+					"bypassing %s grants nothing by itself: also list it under filesystem.%s",
+					b->path, g == GROUP_CREDENTIALS ? "read" : "write");
 			r = profile_note_add(p, PROFILE_NOTE_BYPASS, b->path, raw ? &raw->where : &builtin,
-				     "%s is lifted from the built-in group %s", b->path, builtin_group_names[g]);
+					     "%s is lifted from the built-in group %s", b->path,
+					     builtin_group_names[g]);
 			if (r < 0)
 				return r;
 		}
@@ -552,7 +556,7 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 		if (r < 0)
 			return r;
 		r = profile_note_add(p, PROFILE_NOTE_READ_NOOP, rule->path, raw ? &raw->where : &builtin,
-			     "%s is readable anyway: the whole system is, except what is denied", rule->path);
+				     "%s is readable anyway: the whole system is, except what is denied", rule->path);
 		if (r < 0)
 			return r;
 	}
@@ -563,36 +567,41 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 
 		if (p->mode != CORDON_MODE_WORKSPACE_WRITE)
 			return loader_fail(l, -EINVAL, raw ? &raw->where : NULL,
-				    "filesystem.write needs mode workspace-write, not %s", cordon_mode_to_string(p->mode));
+					   "filesystem.write needs mode workspace-write, not %s",
+					   cordon_mode_to_string(p->mode));
 		r = check_not_denied(l, p, members[GROUP_CREDENTIALS], rule, raw, "");
 		if (r < 0)
 			return r;
 		STRV_FOREACH(m, members[GROUP_PERSISTENCE])
 			if (path_is_under(rule->path, *m) && !profile_rules_contain(&p->bypass_persistence, *m))
 				return loader_fail(l, -EPERM, raw ? &raw->where : NULL,
-					    "%s is under %s of the built-in group persistence, which stays read-only: bypass it under groups.persistence to allow this",
-					    rule->path, *m);
+						   "%s is under %s of the built-in group persistence, which stays "
+						   "read-only: bypass it under groups.persistence to allow this",
+						   rule->path, *m);
 		d = profile_rules_covering(&p->protect, rule->path);
 		if (d)
 			return loader_fail(l, -EPERM, raw ? &raw->where : NULL,
-				    "%s is under the protected %s (%s at %s), which stays read-only", rule->path, d->path,
-				    d->origin.file, d->origin.pointer);
+					   "%s is under the protected %s (%s at %s), which stays read-only", rule->path,
+					   d->path, d->origin.file, d->origin.pointer);
 		/* a HOME below a system directory is still the user's */
 		if (p->home && path_is_under(rule->path, p->home))
 			continue;
 		STRV_FOREACH(m, members[GROUP_SYSTEM_WRITE])
 			if (path_is_under(rule->path, *m) && !profile_rules_contain(&p->bypass_system_write, *m))
 				return loader_fail(l, -EPERM, raw ? &raw->where : NULL,
-					    "%s is under %s of the built-in group system_write: bypass it under groups.system_write to allow this",
-					    rule->path, *m);
+						   "%s is under %s of the built-in group system_write: bypass it under "
+						   "groups.system_write to allow this",
+						   rule->path, *m);
 	}
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS) {
 		if (l->deny_read.n || l->protect.n)
-			return loader_fail(l, -EINVAL, l->deny_read.n ? &l->deny_read.v[0].where : &l->protect.v[0].where,
-				    "mode danger-full-access enforces nothing: this rule could not hold");
+			return loader_fail(l, -EINVAL,
+					   l->deny_read.n ? &l->deny_read.v[0].where : &l->protect.v[0].where,
+					   "mode danger-full-access enforces nothing: this rule could not hold");
 		if (p->net == PROFILE_NET_NONE && l->net_set)
-			return loader_fail(l, -EINVAL, &l->net_where,
-				    "mode danger-full-access enforces nothing: network.mode \"none\" could not hold");
+			return loader_fail(
+				l, -EINVAL, &l->net_where,
+				"mode danger-full-access enforces nothing: network.mode \"none\" could not hold");
 	}
 
 	if ((r = prune_missing(p, &p->read, &l->read)) < 0 || (r = prune_missing(p, &p->write, &l->write)) < 0 ||
