@@ -258,16 +258,14 @@ int loader_fail_unknown(struct loader *l, int r, const struct where *w, const ch
 }
 
 /* The index of key in known (NULL-terminated), or an "unknown key" error. */
-static int match_key(struct loader *l, const struct where *parent, const char *key, size_t index,
-		     const char *const *known)
+static int match_key(struct loader *l, const struct where *wk, const char *key, const char *const *known)
 {
-	struct where w = where_key(parent, key, index);
 	size_t n = 0;
 
 	for (; known[n]; n++)
 		if (strcmp(known[n], key) == 0)
 			return (int)n;
-	return loader_fail_unknown(l, -EINVAL, &w, "unknown key", "known", key, known, n);
+	return loader_fail_unknown(l, -EINVAL, wk, "unknown key", "known", key, known, n);
 }
 
 int loader_expect(struct loader *l, const struct where *w, const json_t *v, json_type type, const char *what)
@@ -346,7 +344,7 @@ int loader_read_list(struct loader *l, const struct where *w, const json_t *v, c
 	return 0;
 }
 
-int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read)
+int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read, void *ctx)
 {
 	const char *key;
 	json_t *m;
@@ -360,7 +358,7 @@ int loader_read_members(struct loader *l, const struct where *w, json_t *v, load
 		struct where wk = where_key(w, key, index);
 		struct where wm = where_child(w, key, index);
 
-		r = read(l, &wk, &wm, key, m);
+		r = read(l, &wk, &wm, key, m, ctx);
 		if (r < 0)
 			return r;
 		index++;
@@ -426,55 +424,55 @@ int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, cons
 
 /* ---- reading an object ------------------------------------------------------ */
 
-int loader_read_object(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o)
+/* What an ordered object holds between checking its keys and reading them. */
+struct object_pass {
+	const struct loader_object *o;
+	json_t *values[16]; /* the largest table, the top level, has 11 keys */
+	struct where wheres[16];
+};
+
+static int read_value(struct loader *l, const struct where *wv, json_t *v, const struct loader_key *k)
 {
-	json_t *values[32] = {};
-	size_t indexes[32] = {}, n = 0;
-	const char *key;
-	json_t *m;
-	size_t index = 0;
 	int r;
 
-	r = loader_expect(l, w, v, JSON_OBJECT, "an object");
-	if (r < 0)
+	if (k->what && (r = loader_expect(l, wv, v, k->type, k->what)) < 0)
 		return r;
+	return k->read(l, wv, v, k);
+}
+
+static int read_known_member(struct loader *l, const struct where *wk, const struct where *wv, const char *key,
+			     json_t *v, void *ctx)
+{
+	struct object_pass *op = ctx;
+	int i = match_key(l, wk, key, op->o->keys);
+
+	if (i < 0)
+		return i;
+	if (!op->o->ordered)
+		return read_value(l, wv, v, &op->o->readers[i]);
+	op->values[i] = v;
+	op->wheres[i] = *wv;
+	return 0;
+}
+
+int loader_read_object(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o)
+{
+	struct object_pass op = { .o = o };
+	size_t n = 0;
+	int r;
+
 	while (o->keys[n])
 		n++;
-	if (n > ELEMENTSOF(values))
+	if (n > ELEMENTSOF(op.values))
 		return -EINVAL; /* a table too large: a bug here, not in the profile */
-	json_object_foreach(v, key, m) {
-		struct where wm = where_child(w, key, index);
-		const struct loader_key *k;
-		int i = match_key(l, w, key, index, o->keys);
-
-		if (i < 0)
-			return i;
-		if (o->ordered) {
-			values[i] = m;
-			indexes[i] = index++;
-			continue;
-		}
-		k = &o->readers[i];
-		if (k->what && (r = loader_expect(l, &wm, m, k->type, k->what)) < 0)
-			return r;
-		r = k->read(l, &wm, m, k);
-		if (r < 0)
-			return r;
-		index++;
-	}
-	if (!o->ordered)
-		return 0;
+	r = loader_read_members(l, w, v, read_known_member, &op);
+	if (r < 0 || !o->ordered)
+		return r;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
-			const struct loader_key *k = &o->readers[i];
-			struct where wm;
-
-			if (!values[i] || k->first != (pass == 0))
+			if (!op.values[i] || o->readers[i].first != (pass == 0))
 				continue;
-			wm = where_child(w, o->keys[i], indexes[i]);
-			if (k->what && (r = loader_expect(l, &wm, values[i], k->type, k->what)) < 0)
-				return r;
-			r = k->read(l, &wm, values[i], k);
+			r = read_value(l, &op.wheres[i], op.values[i], &o->readers[i]);
 			if (r < 0)
 				return r;
 		}

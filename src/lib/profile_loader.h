@@ -175,10 +175,10 @@ int loader_read_list(struct loader *l, const struct where *w, const json_t *v, c
 
 /* An object whose keys the profile chooses (group, variable and command
  * names), so there is no table of them: read is called for each member in
- * document order, wk pointing at its key, wv at its value. */
+ * document order, wk pointing at its key, wv at its value, with ctx. */
 typedef int loader_member_fn(struct loader *l, const struct where *wk, const struct where *wv, const char *key,
-			     json_t *value);
-int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read);
+			     json_t *value, void *ctx);
+int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read, void *ctx);
 
 struct loader_object;
 

@@ -172,7 +172,8 @@ static const struct loader_key builtin_group_readers[_GROUP_MAX][2] = {
 
 /* One member of groups: a built-in group's body, or a group of paths the
  * profile names (lists add across extends). */
-static int read_group(struct loader *l, const struct where *wk, const struct where *wm, const char *key, json_t *m)
+static int read_group(struct loader *l, const struct where *wk, const struct where *wm, const char *key, json_t *m,
+		      void *ctx)
 {
 	struct raw_group *grp = NULL;
 	size_t g;
@@ -213,7 +214,7 @@ static int read_group(struct loader *l, const struct where *wk, const struct whe
 
 static int read_groups(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	return loader_read_members(l, w, v, read_group);
+	return loader_read_members(l, w, v, read_group, NULL);
 }
 
 /* ---- network ------------------------------------------------------------------ */

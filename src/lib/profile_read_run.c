@@ -41,7 +41,7 @@ static int read_allow_vars(struct loader *l, const struct where *w, json_t *v, c
 /* One NAME: value of set_vars; scalars override, so a later file's value
  * replaces. */
 static int read_set_var(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
-			json_t *val)
+			json_t *val, void *ctx)
 {
 	const char *s;
 	size_t j;
@@ -75,7 +75,7 @@ static int read_set_var(struct loader *l, const struct where *wk, const struct w
 
 static int read_set_vars(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	return loader_read_members(l, w, v, read_set_var);
+	return loader_read_members(l, w, v, read_set_var, NULL);
 }
 
 const char *const loader_environment_keys[] = { "allow_vars", "set_vars", NULL };
@@ -264,7 +264,7 @@ static const struct loader_key env_match_readers[] = { { read_string }, STRING_A
 static const struct loader_object env_match_object = { env_match_keys, env_match_readers };
 
 static int read_env_match(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
-			  json_t *m)
+			  json_t *m, void *ctx)
 {
 	if (!env_name_valid(name, false))
 		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a variable name", name);
@@ -273,7 +273,7 @@ static int read_env_match(struct loader *l, const struct where *wk, const struct
 
 static int read_rule_env(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	return loader_read_members(l, w, v, read_env_match);
+	return loader_read_members(l, w, v, read_env_match, NULL);
 }
 
 static const char *const rule_keys[] = { "argv", "env", NULL };
@@ -319,7 +319,7 @@ static const struct loader_key command_readers[] = {
 static const struct loader_object command_object = { command_keys, command_readers };
 
 static int read_command(struct loader *l, const struct where *wk, const struct where *wv, const char *cmd,
-			json_t *c)
+			json_t *c, void *ctx)
 {
 	if (!cmd[0] || strchr(cmd, '/'))
 		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a command name", cmd);
@@ -328,7 +328,7 @@ static int read_command(struct loader *l, const struct where *wk, const struct w
 
 int loader_read_command_policies(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	int r = loader_read_members(l, w, v, read_command);
+	int r = loader_read_members(l, w, v, read_command, NULL);
 
 	if (r < 0)
 		return r;
