@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <math.h> /* isfinite */
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +29,7 @@
 #include "probe.h"
 #include "process.h"
 #include "strv.h"
+#include "units.h"
 
 /* Caps on what the command line may carry. */
 #define CLI_MAX_REPEATS 4096
@@ -72,7 +72,7 @@ static const char usage_overview[] =
 	"                       landlock-net, landlock-scope, seccomp, userns, pidns, netns)\n"
 
 #define LIMIT_FLAGS                                                                            \
-	"limit options (sizes take k, M, G suffixes):\n"                                      \
+	"limit options (sizes take k, M, G, T; durations ms, s, m, h, bare = seconds):\n"     \
 	"  --timeout SECONDS    wall clock: kill the command and everything it started\n"     \
 	"  --cpu SECONDS        CPU seconds of the whole run (a cgroup counts it; else RLIMIT_CPU per process)\n"  \
 	"  --memory BYTES       memory of the whole run (cgroup), else RLIMIT_AS per process\n" \
@@ -212,50 +212,36 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 int cli_parse_seconds(const char *s, int *ret_ms)
 {
-	char *end;
-	double v;
+	uint64_t usec;
 
-	if (!s || !*s || s[0] == '-' || s[0] == '+' || strchr(s, ' '))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 7 * 24 * 3600.0)
+	/* the one grammar of units.h: "10", "1.5", "10m", "500ms" */
+	if (units_parse_duration(s, &usec) < 0 || usec == 0 || usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
 		return -EINVAL;
 	/* round up so a tiny positive timeout is never "none" */
-	double ms = v * 1000.0;
-	*ret_ms = (int)ms + ((double)(int)ms < ms);
+	*ret_ms = (int)((usec + 999) / 1000);
+	return 0;
+}
+
+int cli_parse_cpu_seconds(const char *s, uint64_t *ret)
+{
+	uint64_t usec;
+
+	/* RLIMIT_CPU and the cgroup check count whole seconds */
+	if (units_parse_duration(s, &usec) < 0 || usec % UNITS_USEC_PER_SEC || usec < UNITS_USEC_PER_SEC ||
+	    usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
+		return -EINVAL;
+	*ret = usec / UNITS_USEC_PER_SEC;
 	return 0;
 }
 
 int cli_parse_size(const char *s, uint64_t *ret)
 {
-	uint64_t v, mult = 1;
-	char *end;
+	uint64_t v;
 
-	if (!s || !*s || s[0] < '0' || s[0] > '9')
+	/* the one grammar of units.h: "64k", "1M", "2GiB", "1T" */
+	if (units_parse_size(s, &v) < 0 || v == 0 || v > (1ull << 40))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (*end) {
-		switch (*end) {
-		case 'k': case 'K': mult = 1ull << 10; break;
-		case 'm': case 'M': mult = 1ull << 20; break;
-		case 'g': case 'G': mult = 1ull << 30; break;
-		default: return -EINVAL;
-		}
-		end++;
-		if (*end == 'i' && end[1] == 'B')
-			end += 2;
-		else if (*end == 'B')
-			end++;
-		if (*end)
-			return -EINVAL;
-	}
-	if (v == 0 || v > (1ull << 40) / mult)
-		return -EINVAL;
-	*ret = v * mult;
+	*ret = v;
 	return 0;
 }
 
@@ -514,12 +500,12 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		a->limits.fallback_fail = value[0] == 'f';
 		a->fallback_set = true;
 	} else if (strcmp(name, "--cpu") == 0) {
-		if (parse_count(value, 1, 7 * 24 * 3600, &a->limits.cpu_seconds) < 0)
+		if (cli_parse_cpu_seconds(value, &a->limits.cpu_seconds) < 0)
 			return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from 1 to 604800", value);
 		a->limits_set = true;
 	} else if (strcmp(name, "--memory") == 0) {
 		if (cli_parse_size(value, &a->limits.memory) < 0 || a->limits.memory < (1ull << 20))
-			return fail(err, errlen, "--memory: '%s' is not a size between 1M and 1T (suffixes k, M, G)", value);
+			return fail(err, errlen, "--memory: '%s' is not a size between 1M and 1T (suffixes k, M, G, T)", value);
 		a->limits_set = true;
 	} else if (strcmp(name, "--max-processes") == 0) {
 		/* the runner and its init count too */
@@ -528,7 +514,7 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		a->limits_set = true;
 	} else if (strcmp(name, "--max-file-size") == 0) {
 		if (cli_parse_size(value, &a->limits.file_size) < 0)
-			return fail(err, errlen, "--max-file-size: '%s' is not a size between 1 and 1T (suffixes k, M, G)", value);
+			return fail(err, errlen, "--max-file-size: '%s' is not a size between 1 and 1T (suffixes k, M, G, T)", value);
 		a->limits_set = true;
 	} else if (strcmp(name, "--max-open-files") == 0) {
 		/* below 16 the runner cannot set the sandbox up */

@@ -95,9 +95,13 @@ struct cli_args {
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen);
 void cli_args_done(struct cli_args *a);
 
-/* "10", "1.5", "0.25" seconds -> milliseconds; must be > 0 and <= 1 week. */
+/* Sizes and durations in the grammar of src/lib/units.h, the same a
+ * profile's limits take. */
+/* "10", "1.5", "10m", "500ms" -> milliseconds (rounded up); > 0, <= 1 week. */
 int cli_parse_seconds(const char *s, int *ret_ms);
-/* "4096", "64k", "1M", "2G" (binary multiples) -> bytes; > 0 and <= 1 TiB. */
+/* "30", "10m", "1h" -> whole CPU seconds, 1 .. 604800. */
+int cli_parse_cpu_seconds(const char *s, uint64_t *ret);
+/* "4096", "64k", "1M", "2GiB", "1T" (binary multiples) -> bytes; > 0, <= 1 TiB. */
 int cli_parse_size(const char *s, uint64_t *ret);
 
 /* Put a loaded profile's limits into a, under the limit flags a already has

@@ -184,56 +184,27 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 
 /* ---- Reading: positions ------------------------------------------------------
  *
- * A cursor over text jansson has already accepted, so the grammar is known
- * to hold; bounds are still checked on every step. */
+ * Found by walking the text jansson has already accepted (json_locate). */
 
-static struct json_cursor locate_root(const char *json, size_t len)
+static const char *locate_root(const char *json, size_t len)
 {
-	struct json_cursor c = { json, json + len };
-
-	json_skip_ws(&c);
-	return c;
+	return json_locate(json, len, NULL, 0, false);
 }
 
 /* The key of member k (document order) of the top-level object. */
-static struct json_cursor locate_key(const char *json, size_t len, size_t k)
+static const char *locate_key(const char *json, size_t len, size_t k)
 {
-	struct json_cursor c = locate_root(json, len);
-
-	c.p++; /* '{' */
-	json_skip_ws(&c);
-	for (size_t i = 0; i < k && c.p < c.end; i++) {
-		json_skip_string(&c);
-		json_skip_ws(&c);
-		c.p++; /* ':' */
-		json_skip_ws(&c);
-		json_skip_value(&c);
-		json_skip_comma(&c);
-	}
-	return c;
+	return json_locate(json, len, &k, 1, true);
 }
 
 /* The value of member k, or element j of it when j != SIZE_MAX. */
-static struct json_cursor locate_value(const char *json, size_t len, size_t k, size_t j)
+static const char *locate_value(const char *json, size_t len, size_t k, size_t j)
 {
-	struct json_cursor c = locate_key(json, len, k);
+	const size_t steps[2] = { k, j };
 
-	json_skip_string(&c);
-	json_skip_ws(&c);
-	c.p++; /* ':' */
-	json_skip_ws(&c);
-	if (j == SIZE_MAX)
-		return c;
-	c.p++; /* '[' */
-	json_skip_ws(&c);
-	for (size_t i = 0; i < j && c.p < c.end; i++) {
-		json_skip_value(&c);
-		json_skip_comma(&c);
-	}
-	return c;
+	return json_locate(json, len, steps, j == SIZE_MAX ? 1 : 2, false);
 }
 
-/* 1-based line, and column in characters as jansson counts them. */
 /* ---- Reading: errors --------------------------------------------------------- */
 
 struct reader {
@@ -278,7 +249,7 @@ static int fail_value(const struct reader *rd, const struct field *f, size_t ele
 /* An error about f's value (elem == SIZE_MAX) or one of its elements. */
 static int fail_value(const struct reader *rd, const struct field *f, size_t elem, const char *fmt, ...)
 {
-	struct json_cursor at = locate_value(rd->json, rd->len, f->index, elem);
+	const char *at = locate_value(rd->json, rd->len, f->index, elem);
 	char what[64], path[96], msg[400];
 	va_list ap;
 
@@ -292,7 +263,7 @@ static int fail_value(const struct reader *rd, const struct field *f, size_t ele
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return fail_at(rd, at.p, path, "%s %s", what, msg);
+	return fail_at(rd, at, path, "%s %s", what, msg);
 }
 
 static int read_strv(const struct reader *rd, const struct field *f, bool is_argv, char ***ret)
@@ -494,7 +465,7 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 			_cleanup_json_ json_t *k_json = json_string(key);
 			_cleanup_free_ char *shown = k_json ? json_show(k_json) : NULL;
 
-			return fail_at(rd, locate_key(rd->json, rd->len, index).p, "$", "unknown key %.200s",
+			return fail_at(rd, locate_key(rd->json, rd->len, index), "$", "unknown key %.200s",
 				       shown ? shown : "?");
 		}
 		fields[k] = (struct field){ .key = keys[k], .index = index, .value = value };
@@ -503,7 +474,7 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 
 	for (size_t k = 0; k < KEY_FIRST_OPTIONAL; k++)
 		if (!fields[k].value)
-			return fail_at(rd, locate_root(rd->json, rd->len).p, "$", "missing key \"%s\"", keys[k]);
+			return fail_at(rd, locate_root(rd->json, rd->len), "$", "missing key \"%s\"", keys[k]);
 
 	if ((r = read_strv(rd, &fields[KEY_ARGV], true, &c->argv)) < 0 ||
 	    (r = read_mode(rd, &fields[KEY_MODE], &c->mode)) < 0 ||
@@ -522,7 +493,7 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 	if (!fields[KEY_STATUS_FD].value != !fields[KEY_STATUS_FORMAT].value) {
 		size_t k = fields[KEY_STATUS_FD].value ? KEY_STATUS_FORMAT : KEY_STATUS_FD;
 
-		return fail_at(rd, locate_root(rd->json, rd->len).p, "$",
+		return fail_at(rd, locate_root(rd->json, rd->len), "$",
 			       "missing key \"%s\" (status_fd and status_format come together)", keys[k]);
 	}
 	if (fields[KEY_STATUS_FORMAT].value &&
@@ -564,7 +535,7 @@ CORDON_API int cordon_confined_from_json(const char *json, size_t len, struct co
 		return r;
 	}
 	if (!json_is_object(root))
-		return fail_at(&rd, locate_root(json, len).p, "$", "expected an object, not %s",
+		return fail_at(&rd, locate_root(json, len), "$", "expected an object, not %s",
 			       json_type_name(root));
 
 	r = read_fields(&rd, root, &c);

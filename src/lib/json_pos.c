@@ -55,6 +55,45 @@ void json_skip_comma(struct json_cursor *c)
 	json_skip_ws(c);
 }
 
+/* The member after the cursor's key: key, ':', value. */
+static void skip_to_member_value(struct json_cursor *c)
+{
+	json_skip_string(c);
+	json_skip_ws(c);
+	c->p++; /* ':' */
+	json_skip_ws(c);
+}
+
+const char *json_locate(const char *text, size_t len, const size_t *steps, size_t n, bool at_key)
+{
+	struct json_cursor c = { text, text + len };
+
+	json_skip_ws(&c);
+	for (size_t i = 0; i < n && c.p < c.end; i++) {
+		if (*c.p == '{') {
+			c.p++;
+			json_skip_ws(&c);
+			for (size_t k = 0; k < steps[i] && c.p < c.end; k++) {
+				skip_to_member_value(&c);
+				json_skip_value(&c);
+				json_skip_comma(&c);
+			}
+			if (i == n - 1 && at_key)
+				break;
+			skip_to_member_value(&c);
+		} else if (*c.p == '[') {
+			c.p++;
+			json_skip_ws(&c);
+			for (size_t k = 0; k < steps[i] && c.p < c.end; k++) {
+				json_skip_value(&c);
+				json_skip_comma(&c);
+			}
+		} else
+			break;
+	}
+	return c.p < c.end ? c.p : c.end;
+}
+
 void json_position_of(const char *text, const char *at, int *ret_line, int *ret_column)
 {
 	int line = 1, column = 1;

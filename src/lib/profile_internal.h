@@ -38,6 +38,10 @@ const char *const *profile_known_keys(const char *section);
 const struct profile_rule *profile_rules_covering(const struct profile_rules *rs, const char *path);
 /* Whether a rule names exactly path. */
 bool profile_rules_contain(const struct profile_rules *rs, const char *path);
+/* The entry of the built-in group credentials (members, as
+ * profile_group_members gives them) that hides path under p, neither
+ * bypassed nor lifted; NULL if none does. */
+const char *profile_credentials_hiding(const struct cordon_profile *p, char *const *members, const char *path);
 
 /* The credential groups a profile can lift by name (the catalogue's, in
  * its order, then "system" for a root caller's secrets) into out, at most

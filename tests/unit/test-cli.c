@@ -115,7 +115,20 @@ Test(cli, sizes_and_seconds)
 	cr_assert_eq(ms, 1);
 	cr_assert_eq(cli_parse_seconds("nan", &ms), -EINVAL);
 	cr_assert_eq(cli_parse_seconds("1e9", &ms), -EINVAL);
-	cr_assert_eq(cli_parse_seconds("3s", &ms), -EINVAL);
+	/* one grammar with profiles (units.h): "3s" was refused here while a
+	 * profile's "3s" was taken; now both mean 3 seconds */
+	cr_assert_eq(cli_parse_seconds("3s", &ms), 0);
+	cr_assert_eq(ms, 3000);
+	cr_assert_eq(cli_parse_seconds("10m", &ms), 0);
+	cr_assert_eq(ms, 600000);
+	cr_assert_eq(cli_parse_seconds("3 s", &ms), -EINVAL);
+	cr_assert_eq(cli_parse_cpu_seconds("1m", &v), 0);
+	cr_assert_eq(v, 60);
+	cr_assert_eq(cli_parse_cpu_seconds("1.5", &v), -EINVAL);
+	cr_assert_eq(cli_parse_cpu_seconds("0", &v), -EINVAL);
+	cr_assert_eq(cli_parse_cpu_seconds("169h", &v), -EINVAL);
+	cr_assert_eq(cli_parse_size("1T", &v), 0);
+	cr_assert_eq(v, 1ull << 40);
 }
 
 Test(cli, help_and_version)

@@ -243,6 +243,20 @@ Test(profile, raw_nul_byte_refused_with_position)
 	cr_expect_str_eq(e.message, "p.json:2:22: NUL byte in profile");
 }
 
+/* A buffer may come without a file name: its directory is then ".", which
+ * once went into a copy of the (empty) name, one byte too small (ASan
+ * builds see that). */
+Test(profile, buffer_without_file_name)
+{
+	const char text[] = "{\"mode\": \"read-only\"}";
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, sizeof(text) - 1, "", &corpus_env, &p, &e), 0, "%s", e.message);
+	cr_expect_str_eq(p->file, "");
+	cr_expect_eq(p->mode, CORDON_MODE_READ_ONLY);
+}
+
 Test(profile, size_cap)
 {
 	size_t n = PROFILE_MAX_BYTES + 1;

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The profile loader's core: where a value stands (file, line, column, JSON
+ * pointer), the errors that say so, did-you-mean for unknown names, the
+ * small typed getters, and read_object(), the one loop over an object's
+ * keys that every section reader goes through. jansson keeps no positions
+ * for values, so they are found again by walking the (already validated)
+ * text along the value's path (json_locate, as confined_json.c does).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "json_pos.h"
+#include "profile_loader.h"
+
+const char *const builtin_group_names[_GROUP_MAX + 1] = {
+	[GROUP_CREDENTIALS] = "credentials",
+	[GROUP_PERSISTENCE] = "persistence",
+	[GROUP_SYSTEM_WRITE] = "system_write",
+	[_GROUP_MAX] = NULL,
+};
+
+/* ---- positions and pointers ---------------------------------------------- */
+
+static const char *locate(const struct where *w)
+{
+	size_t steps[LOADER_MAX_STEPS];
+
+	for (size_t i = 0; i < w->n; i++)
+		steps[i] = w->steps[i].index;
+	return json_locate(w->doc->text, w->doc->len, steps, w->n, w->at_key);
+}
+
+/* JSON pointer (RFC 6901) of w into buf. */
+static void pointer_of(const struct where *w, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < w->n && o + 1 < size; i++) {
+		buf[o++] = '/';
+		if (w->steps[i].key) {
+			for (const char *k = w->steps[i].key; *k && o + 2 < size; k++) {
+				if (*k == '~' || *k == '/') {
+					buf[o++] = '~';
+					buf[o++] = *k == '~' ? '0' : '1';
+				} else
+					buf[o++] = *k;
+			}
+		} else
+			o += (size_t)snprintf(buf + o, size - o, "%zu", w->steps[i].index);
+		if (o >= size)
+			o = size - 1;
+	}
+	buf[o < size ? o : size - 1] = '\0';
+}
+
+/* ---- documents and raw lists --------------------------------------------- */
+
+void doc_free(struct doc *d)
+{
+	if (!d)
+		return;
+	free(d->file);
+	free(d->dir);
+	free(d->identity);
+	free(d->text);
+	json_decref(d->root);
+	free(d);
+}
+
+void raw_list_clear(struct raw_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].spelled);
+	free(l->v);
+	*l = (struct raw_list){};
+}
+
+void loader_clear(struct loader *l)
+{
+	free(l->home);
+	free(l->tmpdir);
+	free(l->xdg);
+	free(l->user_dir);
+	free(l->data_dir);
+	free(l->system_gitconfig);
+	free(l->workspace_given);
+	git_paths_clear(&l->git);
+	raw_list_clear(&l->read);
+	raw_list_clear(&l->write);
+	raw_list_clear(&l->deny_read);
+	raw_list_clear(&l->protect);
+	raw_list_clear(&l->allow_vars);
+	raw_list_clear(&l->allow_unix);
+	for (size_t i = 0; i < _GROUP_MAX; i++)
+		raw_list_clear(&l->bypass[i]);
+	raw_list_clear(&l->lift);
+	for (size_t i = 0; i < l->n_groups; i++)
+		raw_list_clear(&l->groups[i].paths);
+	free(l->groups);
+	free(l->vars);
+	for (size_t i = 0; i < l->n_docs; i++)
+		doc_free(l->docs[i]);
+	free(l->docs);
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Copy with truncation, always terminated. */
+static void copy_trunc(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int failv(struct loader *l, int r, const struct where *w, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static int failv(struct loader *l, int r, const struct where *w, const char *fmt, va_list ap)
+{
+	struct cordon_error *e = l->reterr;
+	char msg[sizeof(e->message)], pointer[sizeof(e->path)] = "";
+	char out[sizeof(e->file) + sizeof(e->path) + sizeof(e->message) + 64];
+	int line = 0, column = 0;
+
+	if (!e)
+		return r;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	memset(e, 0, sizeof(*e));
+	if (w && w->doc) {
+		json_position_of(w->doc->text, locate(w), &line, &column);
+		pointer_of(w, pointer, sizeof(pointer));
+		copy_trunc(e->file, sizeof(e->file), w->doc->file);
+	}
+	e->line = line;
+	e->column = column;
+	copy_trunc(e->path, sizeof(e->path), pointer);
+	if (!w || !w->doc)
+		copy_trunc(out, sizeof(out), msg);
+	else if (pointer[0])
+		snprintf(out, sizeof(out), "%s:%d:%d: at %s: %s", e->file, line, column, pointer, msg);
+	else
+		snprintf(out, sizeof(out), "%s:%d:%d: %s", e->file, line, column, msg);
+	copy_trunc(e->message, sizeof(e->message), out);
+	return r;
+}
+
+int loader_fail(struct loader *l, int r, const struct where *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = failv(l, r, w, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* An error about a whole file, before there is JSON to point into. */
+int loader_fail_file(struct loader *l, int r, const char *file, int line, int column, const char *fmt, ...)
+{
+	struct cordon_error *e = l->reterr;
+	char msg[sizeof(e->message)], out[sizeof(e->file) + sizeof(e->message) + 64];
+	va_list ap;
+
+	if (!e)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	memset(e, 0, sizeof(*e));
+	copy_trunc(e->file, sizeof(e->file), file);
+	e->line = line;
+	e->column = column;
+	if (line > 0)
+		snprintf(out, sizeof(out), "%s:%d:%d: %s", e->file, line, column, msg);
+	else
+		snprintf(out, sizeof(out), "%s: %s", e->file, msg);
+	copy_trunc(e->message, sizeof(e->message), out);
+	return r;
+}
+
+unsigned profile_edit_distance(const char *a, const char *b, unsigned cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[65];
+
+	if (la > 64 || lb > 64)
+		return cap + 1;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0], best;
+
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], v;
+
+			v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+/* For a word that is none of names[0..n): the closest of them (edit
+ * distance at most 2), or NULL; and all of them, comma-separated, in list. */
+static const char *closest_name(const char *word, const char *const *names, size_t n, char *list, size_t listlen)
+{
+	const char *best = NULL;
+	unsigned best_d = 3;
+	size_t o = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = profile_edit_distance(word, names[i], 2);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+		o += (size_t)snprintf(list + o, listlen - o, "%s%s", i ? ", " : "", names[i]);
+		if (o >= listlen)
+			o = listlen - 1;
+	}
+	return best;
+}
+
+int loader_fail_unknown(struct loader *l, int r, const struct where *w, const char *what, const char *label,
+			const char *word, const char *const *names, size_t n)
+{
+	char list[512];
+	const char *best = closest_name(word, names, n, list, sizeof(list));
+
+	if (best)
+		return loader_fail(l, r, w, "%s \"%.100s\", did you mean \"%s\"?", what, word, best);
+	return loader_fail(l, r, w, "%s \"%.100s\" (%s: %s)", what, word, label, list);
+}
+
+/* The index of key in known (NULL-terminated), or an "unknown key" error. */
+static int match_key(struct loader *l, const struct where *wk, const char *key, const char *const *known)
+{
+	size_t n = 0;
+
+	for (; known[n]; n++)
+		if (strcmp(known[n], key) == 0)
+			return (int)n;
+	return loader_fail_unknown(l, -EINVAL, wk, "unknown key", "known", key, known, n);
+}
+
+int loader_expect(struct loader *l, const struct where *w, const json_t *v, json_type type, const char *what)
+{
+	if (json_typeof(v) == type)
+		return 0;
+	return loader_fail(l, -EINVAL, w, "expected %s, not %s", what, json_type_name(v));
+}
+
+int loader_get_string(struct loader *l, const struct where *w, const json_t *v, size_t max, const char **ret)
+{
+	const char *s;
+	int r = loader_expect(l, w, v, JSON_STRING, "a string");
+
+	if (r < 0)
+		return r;
+	s = json_string_value(v);
+	if (strlen(s) != json_string_length(v))
+		return loader_fail(l, -EINVAL, w, "a NUL byte is not allowed in a string");
+	if (max && strlen(s) > max)
+		return loader_fail(l, max == PATH_MAX - 1 ? -ENAMETOOLONG : -EINVAL, w, "longer than %zu bytes", max);
+	*ret = s;
+	return 0;
+}
+
+int loader_count_rule(struct loader *l, const struct where *w)
+{
+	if (++l->n_rules > PROFILE_MAX_RULES)
+		return loader_fail(l, -E2BIG, w, "more than %d rules in this profile and the profiles it extends",
+				   PROFILE_MAX_RULES);
+	return 0;
+}
+
+int raw_list_push(struct raw_list *list, const char *s, const struct where *w)
+{
+	struct raw_entry *nv = realloc(list->v, (list->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	list->v = nv;
+	nv[list->n].spelled = strdup(s);
+	if (!nv[list->n].spelled)
+		return -ENOMEM;
+	nv[list->n].where = *w;
+	list->n++;
+	return 0;
+}
+
+int loader_read_list(struct loader *l, const struct where *w, const json_t *v, const char *what, size_t max,
+		     loader_check_fn *check, intptr_t arg, struct raw_list *out)
+{
+	size_t i;
+	json_t *e;
+	int r;
+
+	r = loader_expect(l, w, v, JSON_ARRAY, what);
+	if (r < 0)
+		return r;
+	json_array_foreach(v, i, e) {
+		struct where we = where_child(w, NULL, i);
+		const char *s;
+
+		r = loader_get_string(l, &we, e, max, &s);
+		if (r < 0)
+			return r;
+		r = check(l, &we, s, arg);
+		if (r < 0)
+			return r;
+		r = loader_count_rule(l, &we);
+		if (r < 0)
+			return r;
+		r = raw_list_push(out, s, &we);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read, void *ctx)
+{
+	const char *key;
+	json_t *m;
+	size_t index = 0;
+	int r;
+
+	r = loader_expect(l, w, v, JSON_OBJECT, "an object");
+	if (r < 0)
+		return r;
+	json_object_foreach(v, key, m) {
+		struct where wk = where_key(w, key, index);
+		struct where wm = where_child(w, key, index);
+
+		r = read(l, &wk, &wm, key, m, ctx);
+		if (r < 0)
+			return r;
+		index++;
+	}
+	return 0;
+}
+
+/* ---- origins and notes ------------------------------------------------------ */
+
+int where_origin(const struct where *w, struct profile_origin *ret)
+{
+	char pointer[256];
+
+	if (!w->doc) {
+		ret->file = strdup("(built-in)");
+		ret->pointer = strdup("");
+	} else {
+		pointer_of(w, pointer, sizeof(pointer));
+		ret->file = strdup(w->doc->file);
+		ret->pointer = strdup(pointer);
+	}
+	if (!ret->file || !ret->pointer) {
+		profile_origin_clear(ret);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, const char *path, const struct where *w,
+		     const char *fmt, ...)
+{
+	struct profile_note *nn = realloc(p->notes, (p->n_notes + 1) * sizeof(*nn));
+	struct profile_note *n;
+	va_list ap;
+	int r;
+
+	if (!nn)
+		return -ENOMEM;
+	p->notes = nn;
+	n = &nn[p->n_notes];
+	*n = (struct profile_note){ .kind = kind };
+	va_start(ap, fmt);
+	r = vasprintf(&n->text, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	if (path) {
+		n->path = strdup(path);
+		if (!n->path) {
+			free(n->text);
+			return -ENOMEM;
+		}
+	}
+	r = where_origin(w, &n->origin);
+	if (r < 0) {
+		free(n->text);
+		free(n->path);
+		return r;
+	}
+	p->n_notes++;
+	return 0;
+}
+
+/* ---- reading an object ------------------------------------------------------ */
+
+/* What an ordered object holds between checking its keys and reading them. */
+struct object_pass {
+	const struct loader_object *o;
+	json_t *values[16]; /* the largest table, the top level, has 11 keys */
+	struct where wheres[16];
+};
+
+static int read_value(struct loader *l, const struct where *wv, json_t *v, const struct loader_key *k)
+{
+	int r;
+
+	if (k->what && (r = loader_expect(l, wv, v, k->type, k->what)) < 0)
+		return r;
+	return k->read(l, wv, v, k);
+}
+
+static int read_known_member(struct loader *l, const struct where *wk, const struct where *wv, const char *key,
+			     json_t *v, void *ctx)
+{
+	struct object_pass *op = ctx;
+	int i = match_key(l, wk, key, op->o->keys);
+
+	if (i < 0)
+		return i;
+	if (!op->o->ordered)
+		return read_value(l, wv, v, &op->o->readers[i]);
+	op->values[i] = v;
+	op->wheres[i] = *wv;
+	return 0;
+}
+
+int loader_read_object(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o)
+{
+	struct object_pass op = { .o = o };
+	size_t n = 0;
+	int r;
+
+	while (o->keys[n])
+		n++;
+	if (n > ELEMENTSOF(op.values))
+		return -EINVAL; /* a table too large: a bug here, not in the profile */
+	r = loader_read_members(l, w, v, read_known_member, &op);
+	if (r < 0 || !o->ordered)
+		return r;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if (!op.values[i] || o->readers[i].first != (pass == 0))
+				continue;
+			r = read_value(l, &op.wheres[i], op.values[i], &o->readers[i]);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+int loader_read_nested(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	return loader_read_object(l, w, v, k->object);
+}

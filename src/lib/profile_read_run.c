@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading the sections about what runs: environment, limits and
+ * command_policies (the last is checked, then refused: nothing enforces it
+ * yet). Pure, like profile_read.c; sizes and durations read with the one
+ * grammar of units.h, the same the CLI's flags take.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "json_pos.h"
+#include "policy.h"
+#include "profile_loader.h"
+#include "units.h"
+
+#define ENV_VALUE_MAX (128 * 1024)
+
+/* ---- environment ------------------------------------------------------------ */
+
+static int check_var_pattern(struct loader *l, const struct where *w, const char *s, intptr_t unused)
+{
+	if (!env_name_valid(s, true))
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a variable name or pattern (NAME, PREFIX_* or *)", s);
+	if (env_name_is_injection(s))
+		return loader_fail(l, -EPERM, w,
+				   "refusing to pass %s into the sandbox: it makes a loader or interpreter run code chosen from outside",
+				   s);
+	return 0;
+}
+
+static int read_allow_vars(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	return loader_read_list(l, w, v, "an array of variable names", 0, check_var_pattern, 0, &l->allow_vars);
+}
+
+/* One NAME: value of set_vars; scalars override, so a later file's value
+ * replaces. */
+static int read_set_var(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
+			json_t *val, void *ctx)
+{
+	const char *s;
+	size_t j;
+	int r;
+
+	if (!env_name_valid(name, false))
+		return loader_fail(l, -EINVAL, wk, "\"%.100s\" is not a variable name", name);
+	if (env_name_is_injection(name))
+		return loader_fail(l, -EPERM, wk,
+				   "refusing to set %s: it makes a loader or interpreter run code chosen from outside", name);
+	r = loader_get_string(l, wv, val, ENV_VALUE_MAX, &s);
+	if (r < 0)
+		return r;
+	r = loader_count_rule(l, wv);
+	if (r < 0)
+		return r;
+	for (j = 0; j < l->n_vars; j++)
+		if (strcmp(l->vars[j].name, name) == 0)
+			break;
+	if (j == l->n_vars) {
+		struct raw_var *nv = realloc(l->vars, (l->n_vars + 1) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->vars = nv;
+		l->n_vars++;
+	}
+	l->vars[j] = (struct raw_var){ .name = name, .value = s, .where = *wv };
+	return 0;
+}
+
+static int read_set_vars(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	return loader_read_members(l, w, v, read_set_var, NULL);
+}
+
+const char *const loader_environment_keys[] = { "allow_vars", "set_vars", NULL };
+static const struct loader_key environment_readers[] = {
+	{ read_allow_vars },
+	{ read_set_vars, .type = JSON_OBJECT, .what = "an object of NAME: value" },
+};
+const struct loader_object loader_environment_object = { loader_environment_keys, environment_readers };
+
+/* ---- limits ------------------------------------------------------------------ */
+
+const char *const loader_limit_keys[] = {
+	[PROFILE_LIMIT_TIMEOUT] = "timeout",
+	[PROFILE_LIMIT_CPU] = "cpu",
+	[PROFILE_LIMIT_MEMORY] = "memory",
+	[PROFILE_LIMIT_MAX_PROCESSES] = "max_processes",
+	[PROFILE_LIMIT_MAX_FILE_SIZE] = "max_file_size",
+	[PROFILE_LIMIT_MAX_OPEN_FILES] = "max_open_files",
+	[PROFILE_LIMIT_MAX_OUTPUT] = "max_output",
+	[PROFILE_LIMIT_ON_OUTPUT_LIMIT] = "on_output_limit",
+	[PROFILE_LIMIT_FALLBACK] = "limits_fallback",
+	[_PROFILE_LIMIT_MAX] = NULL,
+};
+
+enum limit_kind { LIMIT_SECONDS, LIMIT_SIZE, LIMIT_COUNT };
+
+/* The numeric limits: kind and range, by PROFILE_LIMIT_*. */
+static const struct limit_range {
+	enum limit_kind kind;
+	uint64_t min, max;
+	const char *range;
+} limit_ranges[_PROFILE_LIMIT_MAX] = {
+	[PROFILE_LIMIT_TIMEOUT] = { LIMIT_SECONDS, 1, 604800, "from 1 second to 1 week" },
+	[PROFILE_LIMIT_CPU] = { LIMIT_SECONDS, 1, 604800, "from 1 second to 1 week" },
+	[PROFILE_LIMIT_MEMORY] = { LIMIT_SIZE, 1ull << 20, 1ull << 40, "from 1M to 1T" },
+	[PROFILE_LIMIT_MAX_PROCESSES] = { LIMIT_COUNT, 1, 4194304, "from 1 to 4194304" },
+	[PROFILE_LIMIT_MAX_FILE_SIZE] = { LIMIT_SIZE, 1, 1ull << 40, "from 1 byte to 1T" },
+	[PROFILE_LIMIT_MAX_OPEN_FILES] = { LIMIT_COUNT, 3, 1048576, "from 3 to 1048576" },
+	[PROFILE_LIMIT_MAX_OUTPUT] = { LIMIT_SIZE, 1, 1ull << 30, "from 1 byte to 1G" },
+};
+
+/* A limit key read: its bit and where it was set. */
+static void limit_set(struct loader *l, const struct where *w, const struct loader_key *k)
+{
+	l->limits.set |= 1u << k->arg;
+	l->limit_where[k->arg] = *w;
+}
+
+/* A string limit in the one grammar: a size in bytes, or a duration in
+ * whole seconds (the profile keeps seconds: "1500ms" would not fit). */
+static int parse_limit_string(struct loader *l, const struct where *w, const char *s, enum limit_kind kind,
+			      uint64_t *ret)
+{
+	uint64_t usec;
+
+	if (kind == LIMIT_SIZE) {
+		if (units_parse_size(s, ret) < 0)
+			return loader_fail(l, -EINVAL, w,
+					   "\"%.64s\" is not a size (a number of bytes, or with a k, M, G or T suffix)", s);
+		return 0;
+	}
+	if (units_parse_duration(s, &usec) < 0)
+		return loader_fail(l, -EINVAL, w, "\"%.64s\" is not a duration (seconds, or with an ms, s, m or h suffix)",
+				   s);
+	if (usec % UNITS_USEC_PER_SEC)
+		return loader_fail(l, -EINVAL, w, "\"%.64s\" is not a whole number of seconds", s);
+	*ret = usec / UNITS_USEC_PER_SEC;
+	return 0;
+}
+
+/* A number at k->offset of l->limits, by limit_ranges[k->arg]. */
+static int read_limit_number(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	const struct limit_range *lr = &limit_ranges[k->arg];
+	uint64_t n;
+	int r;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0)
+			return loader_fail(l, -EINVAL, w, "must be %s, not %" JSON_INTEGER_FORMAT, lr->range,
+					   json_integer_value(v));
+		n = (uint64_t)json_integer_value(v);
+	} else if (json_is_string(v) && lr->kind != LIMIT_COUNT) {
+		const char *s;
+
+		r = loader_get_string(l, w, v, 64, &s);
+		if (r < 0)
+			return r;
+		r = parse_limit_string(l, w, s, lr->kind, &n);
+		if (r < 0)
+			return r;
+	} else
+		return loader_fail(l, -EINVAL, w, "expected %s, not %s",
+				   lr->kind == LIMIT_COUNT  ? "an integer"
+				   : lr->kind == LIMIT_SIZE ? "a size (integer or \"64M\")"
+							    : "seconds (integer or \"5m\")",
+				   json_type_name(v));
+	if (n < lr->min || n > lr->max)
+		return loader_fail(l, -ERANGE, w, "must be %s, not %" PRIu64, lr->range, n);
+	*(uint64_t *)(void *)((char *)&l->limits + k->offset) = n;
+	limit_set(l, w, k);
+	return 0;
+}
+
+/* on_output_limit and limits_fallback: one of two words, by k->arg. */
+static int read_limit_choice(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	static const char *const words[_PROFILE_LIMIT_MAX][2] = {
+		[PROFILE_LIMIT_ON_OUTPUT_LIMIT] = { "truncate", "kill" },
+		[PROFILE_LIMIT_FALLBACK] = { "warn", "fail" },
+	};
+	const char *const *two = words[k->arg];
+	const char *s;
+	bool second;
+	int r = loader_get_string(l, w, v, 0, &s);
+
+	if (r < 0)
+		return r;
+	if (strcmp(s, two[0]) != 0 && strcmp(s, two[1]) != 0)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not %s or %s", s, two[0], two[1]);
+	second = strcmp(s, two[1]) == 0;
+	if (k->arg == PROFILE_LIMIT_ON_OUTPUT_LIMIT)
+		l->limits.on_output_limit = second ? PROFILE_OUTPUT_KILL : PROFILE_OUTPUT_TRUNCATE;
+	else
+		l->limits.fallback_fail = second;
+	limit_set(l, w, k);
+	return 0;
+}
+
+#define LIMIT_NUMBER(key, field) \
+	[key] = { read_limit_number, offsetof(struct profile_limits, field), key }
+
+static const struct loader_key limit_readers[] = {
+	LIMIT_NUMBER(PROFILE_LIMIT_TIMEOUT, timeout_seconds),
+	LIMIT_NUMBER(PROFILE_LIMIT_CPU, cpu_seconds),
+	LIMIT_NUMBER(PROFILE_LIMIT_MEMORY, memory),
+	LIMIT_NUMBER(PROFILE_LIMIT_MAX_PROCESSES, max_processes),
+	LIMIT_NUMBER(PROFILE_LIMIT_MAX_FILE_SIZE, max_file_size),
+	LIMIT_NUMBER(PROFILE_LIMIT_MAX_OPEN_FILES, max_open_files),
+	LIMIT_NUMBER(PROFILE_LIMIT_MAX_OUTPUT, max_output),
+	[PROFILE_LIMIT_ON_OUTPUT_LIMIT] = { read_limit_choice, .arg = PROFILE_LIMIT_ON_OUTPUT_LIMIT },
+	[PROFILE_LIMIT_FALLBACK] = { read_limit_choice, .arg = PROFILE_LIMIT_FALLBACK },
+};
+const struct loader_object loader_limits_object = { loader_limit_keys, limit_readers };
+
+/* ---- command_policies ---------------------------------------------------------
+ *
+ * The shape the tool-sandbox issue will enforce,
+ *   { "CMD": { "default": "allow|deny|approve", "profile": "NAME",
+ *              "allow"|"deny"|"approve": [ { "argv": { "exact"|"prefix"|"contains": [..] },
+ *                                            "env": { "NAME": { "equals": "v" } | { "one_of": [..] } } } ] } }
+ * checked, then refused: nothing enforces it yet. */
+
+static int read_string_array(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(v, i, e) {
+		struct where we = where_child(w, NULL, i);
+		const char *s;
+		int r = loader_get_string(l, &we, e, 0, &s);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A string, at most k->arg bytes (0: any), kept nowhere. */
+static int read_string(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	const char *s;
+
+	return loader_get_string(l, w, v, (size_t)k->arg, &s);
+}
+
+#define STRING_ARRAY { read_string_array, .type = JSON_ARRAY, .what = "an array of strings" }
+
+static const char *const argv_match_keys[] = { "exact", "prefix", "contains", NULL };
+static const struct loader_key argv_match_readers[] = { STRING_ARRAY, STRING_ARRAY, STRING_ARRAY };
+static const struct loader_object argv_match_object = { argv_match_keys, argv_match_readers };
+
+static const char *const env_match_keys[] = { "equals", "one_of", NULL };
+static const struct loader_key env_match_readers[] = { { read_string }, STRING_ARRAY };
+static const struct loader_object env_match_object = { env_match_keys, env_match_readers };
+
+static int read_env_match(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
+			  json_t *m, void *ctx)
+{
+	if (!env_name_valid(name, false))
+		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a variable name", name);
+	return loader_read_object(l, wv, m, &env_match_object);
+}
+
+static int read_rule_env(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	return loader_read_members(l, w, v, read_env_match, NULL);
+}
+
+static const char *const rule_keys[] = { "argv", "env", NULL };
+static const struct loader_key rule_readers[] = {
+	{ loader_read_nested, .object = &argv_match_object },
+	{ read_rule_env },
+};
+static const struct loader_object rule_object = { rule_keys, rule_readers };
+
+static int read_rules(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(v, i, e) {
+		struct where we = where_child(w, NULL, i);
+		int r = loader_read_object(l, &we, e, &rule_object);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int read_command_default(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	const char *s;
+	int r = loader_get_string(l, w, v, 0, &s);
+
+	if (r < 0)
+		return r;
+	if (strcmp(s, "allow") != 0 && strcmp(s, "deny") != 0 && strcmp(s, "approve") != 0)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not allow, deny or approve", s);
+	return 0;
+}
+
+#define RULES { read_rules, .type = JSON_ARRAY, .what = "an array of rules" }
+
+static const char *const command_keys[] = { "default", "profile", "allow", "deny", "approve", NULL };
+static const struct loader_key command_readers[] = {
+	{ read_command_default }, { read_string, .arg = 255 }, RULES, RULES, RULES,
+};
+static const struct loader_object command_object = { command_keys, command_readers };
+
+static int read_command(struct loader *l, const struct where *wk, const struct where *wv, const char *cmd,
+			json_t *c, void *ctx)
+{
+	if (!cmd[0] || strchr(cmd, '/'))
+		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a command name", cmd);
+	return loader_read_object(l, wv, c, &command_object);
+}
+
+int loader_read_command_policies(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	int r = loader_read_members(l, w, v, read_command, NULL);
+
+	if (r < 0)
+		return r;
+	return loader_fail(l, -EOPNOTSUPP, w, "command_policies needs the tool-sandbox supervisor, not yet available");
+}

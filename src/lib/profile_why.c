@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Why a loaded profile allows or denies a path or a host: the decision and
+ * the rule that made it (file and JSON pointer), as `cordon why` prints.
+ * Decided in the order the policy enforces: read-denies and the built-in
+ * groups first, then grants.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "policy.h"
+#include "protect_names.h"
+#include "profile_internal.h"
+#include "provider.h"
+#include "strv.h"
+
+const char *profile_op_to_string(enum profile_op op)
+{
+	switch (op) {
+	case PROFILE_OP_READ:
+		return "read";
+	case PROFILE_OP_WRITE:
+		return "write";
+	case PROFILE_OP_EXEC:
+		return "exec";
+	}
+	return "invalid";
+}
+
+int profile_op_from_string(const char *s, enum profile_op *ret)
+{
+	for (int i = PROFILE_OP_READ; i <= PROFILE_OP_EXEC; i++)
+		if (s && strcmp(s, profile_op_to_string((enum profile_op)i)) == 0) {
+			*ret = (enum profile_op)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static void decide(struct profile_decision *d, bool allow, const char *file, const char *pointer, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+static void decide(struct profile_decision *d, bool allow, const char *file, const char *pointer, const char *fmt,
+		   ...)
+{
+	va_list ap;
+
+	d->allow = allow;
+	snprintf(d->file, sizeof(d->file), "%s", file ? file : "(built-in)");
+	snprintf(d->pointer, sizeof(d->pointer), "%s", pointer ? pointer : "");
+	va_start(ap, fmt);
+	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
+	va_end(ap);
+}
+
+static bool member_covers(const char *member, const char *path)
+{
+	size_t n = strlen(member);
+
+	if (n > 0 && member[n - 1] == '*')
+		return strncmp(path, member, n - 1) == 0;
+	return path_is_under(path, member);
+}
+
+/* What the native runner's write gate refuses by name (protect_names.h),
+ * relative to the longest writable root holding c, as native.c asks it:
+ * no rule inside a cache below a HOME dot-entry, nor at or below a
+ * bypassed persistence entry. */
+static const char *protected_by_name(const struct cordon_profile *p, const char *c)
+{
+	const char *root = NULL, *rel;
+	size_t hl = p->home ? strlen(p->home) : 0;
+
+	for (size_t i = 0; i < p->write.n; i++)
+		if (path_is_under(c, p->write.v[i].path) && (!root || strlen(p->write.v[i].path) > strlen(root)))
+			root = p->write.v[i].path;
+	if (p->workspace && path_is_under(c, p->workspace) && (!root || strlen(p->workspace) > strlen(root)))
+		root = p->workspace;
+	for (const char *const *t = policy_temp_roots(); t && *t; t++)
+		if (strcmp(*t, "/tmp") != 0 && path_is_under(c, *t) && (!root || strlen(*t) > strlen(root)))
+			root = *t;
+	if (!root)
+		return NULL;
+	if (hl > 1 && strncmp(root, p->home, hl) == 0 && root[hl] == '/' && root[hl + 1] == '.')
+		return NULL;
+	for (size_t i = 0; i < p->bypass_persistence.n; i++)
+		if (path_is_under(c, p->bypass_persistence.v[i].path))
+			return NULL;
+	rel = c + strlen(root);
+	rel += *rel == '/';
+	if (protect_match_names(policy_default_protect, rel))
+		return "a protected name (editor, agent or tool configuration)";
+	return protect_match_git(rel);
+}
+
+int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
+		     struct profile_decision *ret)
+{
+	_cleanup_strv_free_ char **creds = NULL, **persist = NULL;
+	_cleanup_free_ char *c = NULL, *joined = NULL;
+	struct profile_decision d = {};
+	const struct profile_rule *rule;
+	const char *why;
+	const char *hiding;
+	int r;
+
+	if (!p || !path || !ret || op > PROFILE_OP_EXEC)
+		return -EINVAL;
+	if (path[0] != '/' && p->workspace) {
+		joined = path_join(p->workspace, path);
+		if (!joined)
+			return -ENOMEM;
+	}
+	r = cordon_canonicalize(joined ? joined : path, &c, NULL);
+	if (r < 0)
+		return r;
+	/* the temp roots, as a run would have them */
+	r = policy_warm(NULL);
+	if (r < 0)
+		return r;
+	r = profile_group_members(p, p->home, 0, &creds);
+	if (r < 0)
+		return r;
+	r = profile_group_members(p, p->home, 1, &persist);
+	if (r < 0)
+		return r;
+
+	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS) {
+		decide(&d, true, p->mode_origin.file, p->mode_origin.pointer,
+		       "mode danger-full-access confines nothing: %s is allowed", c);
+		goto done;
+	}
+	rule = profile_rules_covering(&p->deny_read, c);
+	if (rule) {
+		decide(&d, false, rule->origin.file, rule->origin.pointer, "%s is hidden by the read-deny %s", c,
+		       rule->spelled);
+		goto done;
+	}
+	hiding = profile_credentials_hiding(p, creds, c);
+	if (hiding) {
+		decide(&d, false, "(built-in)", "/groups/credentials",
+		       "%s is hidden by %s, an entry of the built-in group credentials", c, hiding);
+		goto done;
+	}
+	for (size_t i = 0; policy_default_deny_sockets[i]; i++)
+		if (path_is_under(c, policy_default_deny_sockets[i])) {
+			decide(&d, false, "(built-in)", "",
+			       "%s is hidden: %s is a socket or directory that leads out of any sandbox", c,
+			       policy_default_deny_sockets[i]);
+			goto done;
+		}
+	if (p->net != PROFILE_NET_HOST)
+		for (size_t i = 0; policy_default_deny_services[i]; i++)
+			if (path_is_under(c, policy_default_deny_services[i])) {
+				decide(&d, false, p->net_origin.file, p->net_origin.pointer,
+				       "%s is hidden: local service sockets are hidden while network.mode is none", c);
+				goto done;
+			}
+
+	if (op == PROFILE_OP_READ || op == PROFILE_OP_EXEC) {
+		const char *exec_note = op == PROFILE_OP_EXEC ? " (no execute-only gate yet: what is readable may run)" : "";
+
+		rule = profile_rules_covering(&p->read, c);
+		if (rule)
+			decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s%s", c,
+			       rule->spelled, exec_note);
+		else if ((rule = profile_rules_covering(&p->lifted_credentials, c)))
+			decide(&d, true, rule->origin.file, rule->origin.pointer,
+			       "%s is readable: the credential group %s is lifted (its entry %s)%s", c, rule->spelled,
+			       rule->path, exec_note);
+		else
+			decide(&d, true, p->mode_origin.file, p->mode_origin.pointer,
+			       "the whole system is readable under mode %s, except what is denied%s",
+			       cordon_mode_to_string(p->mode), exec_note);
+		goto done;
+	}
+
+	if (p->mode == CORDON_MODE_READ_ONLY) {
+		decide(&d, false, p->mode_origin.file, p->mode_origin.pointer, "mode read-only writes nothing");
+		goto done;
+	}
+	rule = profile_rules_covering(&p->protect, c);
+	if (rule) {
+		decide(&d, false, rule->origin.file, rule->origin.pointer, "%s is kept read-only by %s", c,
+		       rule->spelled);
+		goto done;
+	}
+	STRV_FOREACH(m, persist)
+		if (member_covers(*m, c) && !profile_rules_contain(&p->bypass_persistence, *m)) {
+			decide(&d, false, "(built-in)", "/groups/persistence",
+			       "%s is kept read-only by %s, an entry of the built-in group persistence", c, *m);
+			goto done;
+		}
+	if ((why = protected_by_name(p, c))) {
+		decide(&d, false, "(built-in)", "/groups/persistence",
+		       "%s is refused by the write gate (native runner): %s, at any depth below a writable root", c,
+		       why);
+		goto done;
+	}
+	rule = profile_rules_covering(&p->write, c);
+	if (rule) {
+		decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s", c, rule->spelled);
+		goto done;
+	}
+	if (p->workspace && path_is_under(c, p->workspace)) {
+		decide(&d, true, p->workspace_origin.file, p->workspace_origin.pointer,
+		       "%s is in the workspace %s", c, p->workspace);
+		goto done;
+	}
+	for (const char *const *t = policy_temp_roots(); t && *t; t++)
+		if (path_is_under(c, *t)) {
+			decide(&d, true, "(built-in)", "", "%s is in the temp directory %s", c, *t);
+			goto done;
+		}
+	decide(&d, false, p->mode_origin.file, p->mode_origin.pointer,
+	       "no write grant covers %s: mode %s writes the workspace, temp and filesystem.write only", c,
+	       cordon_mode_to_string(p->mode));
+done:
+	*ret = d;
+	return 0;
+}
+
+int profile_why_host(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret)
+{
+	struct profile_decision d = {};
+
+	if (!p || !host || !ret || !host[0] || port > 65535)
+		return -EINVAL;
+	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS || p->net == PROFILE_NET_HOST)
+		decide(&d, true, p->net_origin.file, p->net_origin.pointer, "network.mode is %s: %.200s port %u is allowed",
+		       p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "unconfined" : "host", host, port);
+	else
+		decide(&d, false, p->net_origin.file, p->net_origin.pointer,
+		       "network.mode is none: only the sandbox's own loopback, so %.200s port %u is unreachable", host,
+		       port);
+	*ret = d;
+	return 0;
+}
