@@ -5,8 +5,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "cleanup.h"
 #include "cordon/cordon.h"
 #include "profile.h"
+
+/* cordon refused or failed before the command ran */
+#define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
 
 enum cli_command {
 	CLI_NONE,
@@ -110,13 +116,46 @@ int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p,
  * the pointer of the array), sorted. NULL-terminated; caller frees. */
 int cli_profile_flatten(const char *json, char ***ret);
 
-/* One row of the flag table: the parser, the completions and the man pages'
- * checks all read it. */
+/* Where a flag's line goes in its command's --help text. */
+enum cli_flag_section {
+	CLI_SECTION_HIDDEN,  /* not listed (--help itself) */
+	CLI_SECTION_OWN,     /* the command's own options, under its description */
+	CLI_SECTION_LIMIT,   /* "limit options" */
+	CLI_SECTION_POLICY,  /* "policy options" */
+};
+
+struct cli_flag;
+
+/* Store the flag's value in a (value is NULL for a flag without one);
+ * -EINVAL with a message naming the flag and the value in err. */
+typedef int (*cli_flag_handler)(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+				size_t errlen);
+
+/* One row of the flag table: the parser, the --help texts, the completions
+ * and the man pages' checks all read it. A name may have one row per
+ * family of commands (each with its own help); the rows of one name never
+ * share a command. Adding a flag is one row (and its field in cli_args). */
 struct cli_flag {
 	const char *name;
-	unsigned commands; /* bit (1 << CLI_*) per subcommand that accepts it */
+	unsigned commands;          /* bit (1 << CLI_*) per subcommand that accepts it */
 	bool has_value;
+	cli_flag_handler handler;
+	size_t field;               /* offsetof(struct cli_args, X) for the generic handlers */
+	enum cli_flag_section section;
+	const char *meta;           /* the value in --help: "DIR", "none|host"; NULL without one */
+	const char *help;           /* the description; each "\n" starts a continuation line */
 };
+
+#define CLI_CMD(x) (1u << (x))
+
+/* Generic handlers for rows whose field is a bool (set), a const char *
+ * (non-empty) or a char ** (repeatable, non-empty, capped). */
+int cli_flag_bool(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+int cli_flag_string(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+int cli_flag_repeat(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+
+/* A message into err; returns -EINVAL. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 const struct cli_flag *cli_flag_table(size_t *ret_n);
 /* The i-th subcommand name (with its enum in *ret), NULL past the end. */
@@ -139,5 +178,35 @@ int cli_why(const struct cli_args *a);
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
+
+/* ---- cli_policy.c: from the flags to a confined value; each says why it failed ---- */
+
+/* NAME as a built-in, a path or a looked-up name; embedded: the built-in
+ * only, never a file. */
+int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret);
+/* --profile P, else the embedded default. */
+int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
+/* The profile, then the flags on top: scalars replace, lists add. */
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret);
+/* --backend or CORDON_BACKEND, else the (cached) probe. */
+int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret);
+/* Policy -> backend -> confined. ret_info may be NULL. */
+int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+			  struct cordon_backend_info *ret_info, struct cordon_confined **ret);
+
+/* ---- cli_json.c ---- */
+
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);
+/* A JSON string of text that may not be UTF-8 (json null for NULL). */
+json_t *cli_json_text(const char *s, size_t len);
+/* o, compact and ASCII-only, as one line on stdout. */
+int cli_print_json(json_t *o);
+void cli_print_unavailable_json(const char *message);
+/* `cordon run --json`'s object for a command that ran; NULL on ENOMEM. */
+json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *res,
+			const struct cordon_backend_info *info);

@@ -23,8 +23,6 @@
 
 #define say cli_say
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
-
 static int print_json_to(json_t *o, FILE *f, size_t flags)
 {
 	if (!o || json_dumpf(o, f, flags) < 0)
@@ -35,7 +33,7 @@ static int print_json_to(json_t *o, FILE *f, size_t flags)
 }
 
 /* Load NAME the way run does: --profile P, or the embedded default. */
-static int load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
+int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
 {
 	struct profile_env env = { .workspace = workspace };
 	struct cordon_error e = {};
@@ -228,7 +226,7 @@ static int profile_show(const struct cli_args *a)
 	_cleanup_free_ char *text = NULL;
 	int r;
 
-	if (load_named(a->operands[0], a->workspace, false, &p) < 0)
+	if (cli_load_named(a->operands[0], a->workspace, false, &p) < 0)
 		return 1;
 	r = profile_to_json(p, &text);
 	if (r < 0) {
@@ -433,8 +431,8 @@ static int profile_diff(const struct cli_args *a)
 	size_t i = 0, k = 0;
 	int r = 0;
 
-	if (load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
-	    load_named(a->operands[1], a->workspace, false, &pb) < 0)
+	if (cli_load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
+	    cli_load_named(a->operands[1], a->workspace, false, &pb) < 0)
 		return 2;
 	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
 	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {
@@ -488,55 +486,4 @@ int cli_profile(const struct cli_args *a)
 	}
 	fputs(cli_usage(CLI_PROFILE), stderr);
 	return 2;
-}
-
-/* ---- why ----------------------------------------------------------------- */
-
-int cli_why(const struct cli_args *a)
-{
-	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
-	struct profile_decision d;
-	int r;
-
-	if (load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
-		return 2;
-	if (a->why_path)
-		r = profile_why_path(p, a->why_path, a->op, &d);
-	else
-		r = profile_why_host(p, a->why_host, a->port, &d);
-	if (r < 0) {
-		if (a->why_path)
-			say("--path %s: %s", a->why_path, strerror(-r));
-		else
-			say("--host %s: %s", a->why_host, strerror(-r));
-		return 2;
-	}
-	if (a->json) {
-		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
-							      d.allow ? "allow" : "deny", "reason", d.reason, "file",
-							      d.file, "pointer", d.pointer, "profile", p->name,
-							      "profile_file", p->file);
-
-		if (!o) {
-			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
-			return 2;
-		}
-		if (a->why_path) {
-			json_object_set_new(o, "path", json_string(a->why_path));
-			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
-		} else {
-			json_object_set_new(o, "host", json_string(a->why_host));
-			json_object_set_new(o, "port", json_integer(a->port));
-		}
-		if (print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0)
-			return 2;
-	} else {
-		printf("%s: %s\n", d.allow ? "allow" : "deny", d.reason);
-		if (d.pointer[0])
-			printf("  rule: %s at %s\n", d.file, d.pointer);
-		else
-			printf("  rule: %s\n", d.file);
-		fflush(stdout);
-	}
-	return d.allow ? 0 : 1;
 }

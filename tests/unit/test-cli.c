@@ -340,3 +340,47 @@ Test(cli, profile_flatten_is_sorted_one_value_per_line)
 	strv_free(lines);
 	cr_assert_eq(cli_profile_flatten("{bad", &lines), -EINVAL);
 }
+
+Test(cli, flag_table_rows_are_unique_and_every_listed_row_is_in_usage)
+{
+	size_t n;
+	const struct cli_flag *f = cli_flag_table(&n);
+
+	cr_assert_gt(n, 30);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_not_null(f[i].handler, "%s", f[i].name);
+		cr_assert_not_null(f[i].help, "%s", f[i].name);
+		cr_assert_eq(f[i].meta != NULL, f[i].has_value, "%s: a value needs a name in --help", f[i].name);
+		for (size_t k = i + 1; k < n; k++)
+			cr_assert(strcmp(f[i].name, f[k].name) != 0 || !(f[i].commands & f[k].commands),
+				  "%s: two rows for one command", f[i].name);
+		for (enum cli_command c = CLI_RUN; c <= CLI_WHY; c++) {
+			char line[128];
+
+			if (!(f[i].commands & CLI_CMD(c)) || f[i].section == CLI_SECTION_HIDDEN)
+				continue;
+			snprintf(line, sizeof(line), "\n  %s%s%s ", f[i].name, f[i].meta ? " " : "", f[i].meta ?: "");
+			cr_assert(strstr(cli_usage(c), line), "%s missing from the usage of command %d", line + 1, c);
+		}
+	}
+}
+
+Test(cli, one_name_parses_by_the_row_of_its_command)
+{
+	char *why[] = { "cordon", "why", "--workspace", "/w", "--path", "x", "--op", "read", "--json" };
+	char *run[] = { "cordon", "run", "--workspace", "/v", "--json", "--", "true" };
+	char *probe[] = { "cordon", "probe", "--workspace", "/w" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(why), why, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.workspace, "/w");
+	cr_assert(a.json && a.op == PROFILE_OP_READ);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(run), run, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.workspace, "/v");
+	cr_assert(a.json);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(probe), probe, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--workspace: unknown option for `cordon probe`; try `cordon probe --help`");
+}
