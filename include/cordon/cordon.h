@@ -39,10 +39,17 @@ extern "C" {
 /* What cordon_confine returns when nothing on this host can enforce the policy. */
 #define CORDON_SANDBOX_UNAVAILABLE (-ENOSYS)
 
-/* Exit code a runner uses for its own setup failures (the command never ran). */
+/* Exit code a runner uses for its own setup failures (the command never ran);
+ * also `cordon`'s own for every refusal (bad flag, profile error, --require,
+ * no backend). */
 #define CORDON_EXIT_RUNNER_FAILED 125
-/* Exit code of `cordon run` on a wall-clock timeout. */
+/* Exit code of `cordon run` on a wall-clock timeout (cordon_result.exit_code too). */
 #define CORDON_EXIT_TIMEOUT 124
+/* The native runner's, as a shell's: the command exists but cannot be
+ * executed (EACCES, ENOEXEC, ...), or does not exist (ENOENT). The runner
+ * reports it on its status channel: the verdict is RUNNER_FAILED. */
+#define CORDON_EXIT_CANNOT_EXECUTE 126
+#define CORDON_EXIT_NOT_FOUND 127
 /* Exit code of a command a limit ended with SIGKILL (128 + 9). */
 #define CORDON_EXIT_LIMIT_KILLED 137
 
@@ -427,7 +434,11 @@ struct cordon_run_opts {
 };
 
 struct cordon_result {
-	int exit_code;           /* the command's exit code; -1 if killed by a signal */
+	/* The command's exit code, as `cordon run --json` reports it:
+	 * CORDON_EXIT_TIMEOUT when the timeout ended it (signal then says how),
+	 * 126/127 when the runner could not execute it, -1 (JSON null) when a
+	 * signal killed it otherwise. */
+	int exit_code;
 	int signal;              /* the signal that killed it, 0 if none */
 	enum cordon_verdict verdict;
 	char *runner_line;       /* for RUNNER_FAILED, else NULL */

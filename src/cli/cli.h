@@ -198,6 +198,10 @@ int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret
 int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
 			  struct cordon_backend_info *ret_info, struct cordon_confined **ret);
 
+/* The exit code for cordon_run's error r: 127/126 when c has no runner and
+ * its command could not be started, else 125. */
+int cli_exec_failure_code(const struct cordon_confined *c, int r);
+
 /* ---- cli_json.c ---- */
 
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */

@@ -37,20 +37,20 @@ int cli_confine(const struct cli_args *a)
 
 	r = cli_load_profile(a, &prof);
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	/* The confined argv cannot carry limits: cordon run applies them. */
 	if (prof->limits.set & ~(1u << PROFILE_LIMIT_FALLBACK)) {
 		say("profile %s sets limits, which only `cordon run` enforces (the confined argv cannot carry them): "
 		    "use `cordon run --profile`, or a profile without limits", prof->name);
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	r = cli_confine_from_args(a, prof, &info, &c);
 	if (r < 0)
-		return r == CORDON_SANDBOX_UNAVAILABLE ? CLI_EXIT_REFUSED : 2;
+		return CLI_EXIT_REFUSED;
 	r = cordon_confined_to_json(c, &json);
 	if (r < 0) {
 		say("cannot encode the confined value: %s", strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	puts(json);
 	return 0;
@@ -68,7 +68,7 @@ int cli_classify(const struct cli_args *a)
 	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, false, &cj, &cl);
 	if (r < 0) {
 		say("--confined %s: %s", a->confined_file, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	r = cordon_confined_from_json(cj, cl, &c, &e);
 	if (r < 0) {
@@ -76,13 +76,13 @@ int cli_classify(const struct cli_args *a)
 			say("%s:%d:%d: %s", a->confined_file, e.line, e.column, e.message);
 		else
 			say("%s: %s", a->confined_file, e.message);
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->output_file) {
 		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, false, &out, &ol);
 		if (r < 0) {
 			say("--output %s: %s", a->output_file, r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
-			return 2;
+			return CLI_EXIT_REFUSED;
 		}
 	}
 	/* With a status channel only its records say "runner failed": without
@@ -90,20 +90,20 @@ int cli_classify(const struct cli_args *a)
 	if (c->status_format != CORDON_STATUS_NONE && !a->status_records_file) {
 		say("%s reports runner failures on fd %d: pass what was written there with --status-records FILE "
 		    "(an empty file if nothing)", a->confined_file, c->status_fd);
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->status_records_file) {
 		r = read_file_capped(a->status_records_file, CLI_CONFINED_MAX, false, &rec, &rl);
 		if (r < 0) {
 			say("--status-records %s: %s", a->status_records_file,
 			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-			return 2;
+			return CLI_EXIT_REFUSED;
 		}
 	}
 	r = cordon_classify_status(c, a->status, rec, rl, out ?: "", ol, &cls);
 	if (r < 0) {
 		say("cannot classify: %s", strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:s,s:o}", "verdict", cordon_verdict_to_string(cls.verdict),
@@ -173,7 +173,7 @@ int cli_probe(const struct cli_args *a)
 		r = cordon_probe_backend(*b, 2000, &rep);
 		if (r < 0) {
 			say("probing %s failed: %s", cordon_backend_to_string(*b), strerror(-r));
-			return 1;
+			return CLI_EXIT_REFUSED;
 		}
 		if (a->json)
 			json_array_append_new(arr, json_pack("{s:s,s:b,s:s?,s:s,s:s,s:I}",
@@ -193,7 +193,7 @@ int cli_probe(const struct cli_args *a)
 	r = cordon_backend_select(select_flags, &info);
 	if (r < 0) {
 		say("cannot select a backend: %s", strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b},s:{s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:b,s:s,s:s}}",
@@ -298,11 +298,11 @@ static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p
 
 	r = cli_select_backend(a, &info);
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
 	if (r < 0) {
 		say("%s", e.message[0] ? e.message : strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	printf("bwrap backend (%s), grade %s:\n", c->argv[0], cordon_grade_to_string(c->grade));
 	while (c->argv[i] && strcmp(c->argv[i], "--") != 0) {
@@ -326,7 +326,7 @@ static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p
 	r = c->argv[i] ? cordon_explain_plan((const char *const *)c->argv + i + 1, stdout) : -EINVAL;
 	if (r < 0) {
 		say("cannot explain the plan: %s", strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	return explain_limits(a, c);
 }
@@ -344,17 +344,17 @@ int cli_explain(const struct cli_args *a)
 
 	r = cli_load_profile(a, &prof);
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	eff = *a;
 	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
 	if (r < 0) {
 		say("%s", err);
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	a = &eff;
 	r = cli_build_policy(a, prof, &p);
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	if (cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS) {
 		printf("danger-full-access: the command runs unconfined, exactly as given.\n");
 		return 0;
@@ -365,13 +365,13 @@ int cli_explain(const struct cli_args *a)
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
 	if (r < 0) {
 		say("%s", e.message[0] ? e.message : strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	/* c->argv is [RUNNER, "exec", flags..., "--", argv...] */
 	r = cordon_explain_plan((const char *const *)c->argv + 1, stdout);
 	if (r < 0) {
 		say("cannot explain the plan: %s", strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	return explain_limits(a, c);
 }
@@ -385,7 +385,7 @@ int cli_why(const struct cli_args *a)
 	int r;
 
 	if (cli_load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	if (a->why_path)
 		r = profile_why_path(p, a->why_path, a->op, &d);
 	else
@@ -395,7 +395,7 @@ int cli_why(const struct cli_args *a)
 			say("--path %s: %s", a->why_path, strerror(-r));
 		else
 			say("--host %s: %s", a->why_host, strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
@@ -405,7 +405,7 @@ int cli_why(const struct cli_args *a)
 
 		if (!o) {
 			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
-			return 2;
+			return CLI_EXIT_REFUSED;
 		}
 		if (a->why_path) {
 			json_object_set_new(o, "path", json_string(a->why_path));
@@ -415,7 +415,7 @@ int cli_why(const struct cli_args *a)
 			json_object_set_new(o, "port", json_integer(a->port));
 		}
 		if (cli_print_json(o) < 0)
-			return 2;
+			return CLI_EXIT_REFUSED;
 	} else {
 		printf("%s: %s\n", d.allow ? "allow" : "deny", d.reason);
 		if (d.pointer[0])

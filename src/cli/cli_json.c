@@ -123,9 +123,8 @@ json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *re
 		json_decref(jo);
 		return NULL;
 	}
-	json_object_set_new(obj, "exit_code",
-			    res->verdict == CORDON_VERDICT_TIMEOUT ? json_integer(CORDON_EXIT_TIMEOUT)
-			    : res->signal ? json_null() : json_integer(res->exit_code));
+	/* the struct's exit_code, -1 as null */
+	json_object_set_new(obj, "exit_code", res->exit_code < 0 ? json_null() : json_integer(res->exit_code));
 	json_object_set_new(obj, "signal", res->signal ? json_integer(res->signal) : json_null());
 	json_object_set_new(obj, "verdict", json_string(cordon_verdict_to_string(res->verdict)));
 	json_object_set_new(obj, "runner_line",

@@ -137,7 +137,7 @@ static int profile_list(const struct cli_args *a)
 	int r;
 
 	if (!arr)
-		return 1;
+		return CLI_EXIT_REFUSED;
 	if ((r = dir_profiles(user_dir, &user)) < 0)
 		say("cannot list %s: %s", user_dir, strerror(-r));
 	if ((r = dir_profiles(data_dir, &installed)) < 0)
@@ -161,7 +161,7 @@ static int profile_list(const struct cli_args *a)
 				snprintf(fname, sizeof(fname), "%s.json", *n);
 				file = path_join(source == 0 ? user_dir : data_dir, fname);
 				if (!file)
-					return 1;
+					return CLI_EXIT_REFUSED;
 				desc = file_description(file, &invalid);
 			} else {
 				_cleanup_(json_decrefp) json_t *j = NULL;
@@ -169,12 +169,12 @@ static int profile_list(const struct cli_args *a)
 				size_t len;
 
 				if (asprintf(&file, "builtin:%s", *n) < 0)
-					return 1;
+					return CLI_EXIT_REFUSED;
 				if (profile_builtin_text(*n, &text, &len) == 0 && (j = json_loadb(text, len, 0, NULL)))
 					desc = description_of(j);
 			}
 			if (strv_push(&seen, *n) < 0)
-				return 1;
+				return CLI_EXIT_REFUSED;
 			if (a->json) {
 				json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s?,s:b,s:s?}", "name", *n, "source",
 								     source_names[source], "file", file, "description", desc,
@@ -193,7 +193,7 @@ static int profile_list(const struct cli_args *a)
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:s?,s:s}", "profiles", arr, "user_dir", user_dir,
 							      "installed_dir", data_dir);
-		return print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? 1 : 0;
+		return print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
 	printf("\nuser profiles: %s%s\ninstalled profiles: %s%s\n", user_dir ? user_dir : "(no HOME)",
 	       user_dir && access(user_dir, F_OK) < 0 ? " (does not exist)" : "", data_dir,
@@ -227,18 +227,18 @@ static int profile_show(const struct cli_args *a)
 	int r;
 
 	if (cli_load_named(a->operands[0], a->workspace, false, &p) < 0)
-		return 1;
+		return CLI_EXIT_REFUSED;
 	r = profile_to_json(p, &text);
 	if (r < 0) {
 		say("cannot encode profile %s: %s", p->name, strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = NULL, *notes = json_array(), *chain = json_array(),
 					       *prof = json_loads(text, 0, NULL);
 
 		if (!notes || !chain || !prof)
-			return 1;
+			return CLI_EXIT_REFUSED;
 		STRV_FOREACH(c, p->chain)
 			json_array_append_new(chain, json_string(*c));
 		for (size_t i = 0; i < p->n_notes; i++)
@@ -248,7 +248,7 @@ static int profile_show(const struct cli_args *a)
 							       "pointer", p->notes[i].origin.pointer));
 		o = json_pack("{s:s,s:s,s:O,s:O,s:O}", "name", p->name, "file", p->file, "chain", chain, "profile", prof,
 			      "notes", notes);
-		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? 1 : 0;
+		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
 	puts(text);
 	fflush(stdout);
@@ -433,11 +433,11 @@ static int profile_diff(const struct cli_args *a)
 
 	if (cli_load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
 	    cli_load_named(a->operands[1], a->workspace, false, &pb) < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
 	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {
 		say("cannot compare the profiles: %s", strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	/* Both sorted: one merge pass finds what differs, deterministically. */
 	while (r >= 0 && (la[i] || lb[k])) {
@@ -449,11 +449,11 @@ static int profile_diff(const struct cli_args *a)
 			continue;
 		}
 		if (asprintf(&line, "%c %s", c < 0 ? '-' : '+', c < 0 ? la[i++] : lb[k++]) < 0)
-			return 2;
+			return CLI_EXIT_REFUSED;
 		r = strv_consume(&out, line);
 	}
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	if (!out)
 		return 0;
 	qsort(out, strv_length(out), sizeof(char *), cmp_diff_line);
@@ -478,12 +478,12 @@ int cli_profile(const struct cli_args *a)
 	case CLI_PROFILE_SCHEMA:
 		for (size_t i = 0; i < ELEMENTSOF(embedded_schema); i++)
 			fwrite(embedded_schema[i].text, 1, embedded_schema[i].len, stdout);
-		return fflush(stdout) == 0 ? 0 : 1;
+		return fflush(stdout) == 0 ? 0 : CLI_EXIT_REFUSED;
 	case CLI_PROFILE_DIFF:
 		return profile_diff(a);
 	case CLI_PROFILE_NONE:
 		break;
 	}
 	fputs(cli_usage(CLI_PROFILE), stderr);
-	return 2;
+	return CLI_EXIT_REFUSED;
 }

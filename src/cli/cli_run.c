@@ -20,6 +20,28 @@
 
 #define say cli_say
 
+/* Without a runner (danger-full-access) the command itself is what could
+ * not be started: exit as a shell would. */
+int cli_exec_failure_code(const struct cordon_confined *c, int r)
+{
+	if (c->enforcement != CORDON_ENFORCEMENT_NONE)
+		return CLI_EXIT_REFUSED;
+	switch (-r) {
+	case ENOENT:
+		return CORDON_EXIT_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+	case ENOEXEC:
+	case EISDIR:
+	case ENOTDIR:
+	case ELOOP:
+	case ETXTBSY:
+		return CORDON_EXIT_CANNOT_EXECUTE;
+	default:
+		return CLI_EXIT_REFUSED;
+	}
+}
+
 static int exit_status_of(const struct cordon_result *res)
 {
 	if (res->verdict == CORDON_VERDICT_TIMEOUT)
@@ -158,7 +180,7 @@ int cli_run(const struct cli_args *a)
 	}
 	if (r < 0) {
 		say("cannot run %s: %s", c->argv[0], strerror(-r));
-		return CLI_EXIT_REFUSED;
+		return cli_exec_failure_code(c, r);
 	}
 
 	if (a->json) {

@@ -35,7 +35,8 @@ static const char head_run[] =
 	"runner_line, output, truncated, duration_ms, enforcement, grade, limit (which limit\n"
 	"fired, or null), limit_mechanism, limits (the mechanism per limit), limits_warning.\n"
 	"Exit codes: the command's own (also when it handled a limit's error itself); 124 on\n"
-	"timeout; 137 when a limit's SIGKILL ended it; 125 when cordon refuses or fails\n"
+	"timeout; 126 when COMMAND cannot be executed, 127 when it does not exist (as in a\n"
+	"shell); 137 when a limit's SIGKILL ended it; 125 when cordon refuses or fails\n"
 	"before the command runs.\n";
 
 static const char head_confine[] =
@@ -90,7 +91,7 @@ static const char head_profile[] =
 	"  schema    the profile JSON Schema (draft 2020-12)\n"
 	"  diff      the differences of two resolved profiles, one line each:\n"
 	"            \"- /path: value\" only in A, \"+ /path: value\" only in B;\n"
-	"            exit 0 when they are the same, 1 when they differ, 2 on trouble\n";
+	"            exit 0 when they are the same, 1 when they differ, 125 on trouble\n";
 
 static const char head_why[] =
 	"usage: cordon why [--profile P] [--workspace DIR] --path PATH --op read|write|exec [--json]\n"
@@ -99,7 +100,7 @@ static const char head_why[] =
 	"Says whether a command confined by profile P (default: the built-in `default`)\n"
 	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"
 	"file it is in and its JSON path, or \"(built-in)\" for cordon's own defaults.\n"
-	"A relative PATH is taken in the workspace. Exit 0 allowed, 1 denied, 2 trouble.\n";
+	"A relative PATH is taken in the workspace. Exit 0 allowed, 1 denied, 125 trouble.\n";
 
 static const char *const section_titles[] = {
 	[CLI_SECTION_HIDDEN] = NULL,

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	r = cli_parse(argc, argv, &a, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "cordon: %s\n", err);
-		return argc > 1 && strcmp(argv[1], "run") == 0 ? CORDON_EXIT_RUNNER_FAILED : 2;
+		return CLI_EXIT_REFUSED;
 	}
 	scrub_values(argc, argv);
 	if (a.help || a.sub == CLI_HELP) {
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	case CLI_HELP:
 	default:
 		fputs(cli_usage(CLI_NONE), stderr);
-		r = 2;
+		r = CLI_EXIT_REFUSED;
 		break;
 	}
 	cli_args_done(&a);

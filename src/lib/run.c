@@ -266,9 +266,11 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	res->grade = confined->grade;
 	res->mode = confined->mode;
 
-	if (sr.timed_out)
+	if (sr.timed_out) {
+		/* what `cordon run` exits with, also in the struct */
 		res->verdict = CORDON_VERDICT_TIMEOUT;
-	else {
+		res->exit_code = CORDON_EXIT_TIMEOUT;
+	} else {
 		int status = sr.signal ? 128 + sr.signal : sr.exit_code;
 
 		/* The status channel, where there is one, says whether the

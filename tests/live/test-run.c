@@ -172,6 +172,8 @@ Test(run, timeout_kills_the_whole_tree_including_setsid_children)
 
 	res = run(c, 1000, 0);
 	cr_assert_eq(res->verdict, CORDON_VERDICT_TIMEOUT);
+	/* the struct says what `cordon run` exits with, as its JSON does */
+	cr_assert_eq(res->exit_code, CORDON_EXIT_TIMEOUT);
 	cr_assert_lt(res->duration_ms, 3000);
 	cr_assert(strstr(res->annotated, "Exit code: 124\n"), "%s", res->annotated);
 	cr_assert(strstr(res->annotated, "[cordon: timed out after 1000 ms"), "%s", res->annotated);
