@@ -431,6 +431,12 @@ struct cordon_run_opts {
 	 * is killed and cordon_run returns. Checked at least every 100 ms.
 	 * NULL: never. */
 	const volatile sig_atomic_t *stop;
+	/* Captured runs (not passthrough): the command reads our stdin (a
+	 * terminal through a pipe cordon feeds) instead of /dev/null. */
+	bool capture_stdin;
+	/* Captured runs: stdout alone in output, stderr in stderr_output; the
+	 * verdict, limit and annotation read both (stdout, then stderr). */
+	bool separate_stderr;
 };
 
 struct cordon_result {
@@ -442,7 +448,7 @@ struct cordon_result {
 	int signal;              /* the signal that killed it, 0 if none */
 	enum cordon_verdict verdict;
 	char *runner_line;       /* for RUNNER_FAILED, else NULL */
-	char *output;            /* captured merged output, NUL-terminated, at most max_output bytes */
+	char *output;            /* captured merged output (stdout alone with separate_stderr), NUL-terminated, at most max_output bytes */
 	size_t output_len;
 	uint64_t output_total;   /* bytes the command produced (captured + dropped) */
 	bool truncated;
@@ -451,9 +457,14 @@ struct cordon_result {
 	enum cordon_grade grade;
 	enum cordon_mode mode;
 	char *annotated;         /* what an agent reads: exit line, output, marker */
-	enum cordon_limit limit; /* the limit that fired, or CORDON_LIMIT_NONE */
+	/* The limit that fired, or CORDON_LIMIT_NONE; set also when the command
+	 * exited 0 (forks refused by the pids limit): verdict is then OK. */
+	enum cordon_limit limit;
 	enum cordon_limit_mechanism limit_mechanism;
 	struct cordon_limits_plan limits; /* how each limit was enforced */
+	char *stderr_output;     /* with separate_stderr: stderr, NUL-terminated, at most max_output; else NULL */
+	size_t stderr_len;
+	uint64_t stderr_total;   /* bytes of stderr (captured + dropped) */
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

@@ -70,6 +70,8 @@ struct cli_args {
 	struct cordon_limits limits; /* --cpu, --memory, --max-processes, ... */
 	bool limits_set;           /* any of them given */
 	bool json;
+	bool separate_stderr;      /* --separate-stderr */
+	bool json_schema;          /* --json-schema */
 
 	/* probe */
 	bool refresh;
@@ -194,9 +196,10 @@ int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
 int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret);
 /* --backend or CORDON_BACKEND, else the (cached) probe. */
 int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret);
-/* Policy -> backend -> confined. ret_info may be NULL. */
+/* Policy -> backend -> confined. ret_info may be NULL; *ret_kind says which
+ * step refused: policy, unavailable or require. */
 int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
-			  struct cordon_backend_info *ret_info, struct cordon_confined **ret);
+			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind);
 
 /* The exit code for cordon_run's error r: 127/126 when c has no runner and
  * its command could not be started, else 125. */
@@ -210,7 +213,19 @@ char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);
 json_t *cli_json_text(const char *s, size_t len);
 /* o, compact and ASCII-only, as one line on stdout. */
 int cli_print_json(json_t *o);
-void cli_print_unavailable_json(const char *message);
-/* `cordon run --json`'s object for a command that ran; NULL on ENOMEM. */
+/* Remembered for the JSON of a refusal: what cordon said last (cli_say
+ * does it), and where the problem is (a profile's file:line:column). */
+void cli_note_message(const char *message);
+void cli_note_origin(const struct cordon_error *e);
+/* A refusal (kind: usage, profile, policy, require, unavailable, limits,
+ * spawn): with --json, the one object `cordon run --json` prints for it,
+ * with what cordon said last. Returns code. */
+int cli_refuse(const struct cli_args *a, const char *kind, int code);
+/* `cordon run --json`'s object for a command that ran; stopped: the signal
+ * that stopped the run, or 0. NULL on ENOMEM. */
 json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *res,
-			const struct cordon_backend_info *info);
+			const struct cordon_backend_info *info, int stopped);
+/* share/cordon/result.schema.json, as built in; the exit code. */
+int cli_print_result_schema(void);
+/* Base64 (RFC 4648, padded) of len bytes. Caller frees. */
+char *cli_base64(const unsigned char *s, size_t len);

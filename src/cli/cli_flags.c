@@ -356,6 +356,10 @@ static const struct cli_flag flags[] = {
 	/* the commands' own options */
 	{ "--json", C(CLI_RUN), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "capture and print one JSON object" },
+	{ "--separate-stderr", C(CLI_RUN), false, cli_flag_bool, F(separate_stderr), CLI_SECTION_OWN, NULL,
+	  "with --json: stdout in output, stderr in stderr (default: merged)" },
+	{ "--json-schema", C(CLI_RUN), false, cli_flag_bool, F(json_schema), CLI_SECTION_OWN, NULL,
+	  "print the JSON Schema of --json's object and exit" },
 	{ "--json", C(CLI_CONFINE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "accepted for scripts that always pass it: the output is JSON either way" },
 	{ "--confined", C(CLI_CLASSIFY), true, cli_flag_string, F(confined_file), CLI_SECTION_OWN, "FILE",
@@ -559,6 +563,11 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 {
 	switch (a->sub) {
 	case CLI_RUN:
+		if (a->json_schema)
+			return a->command ? fail(err, errlen, "--json-schema takes no command") : 0;
+		if (a->separate_stderr && !a->json)
+			return fail(err, errlen, "--separate-stderr goes with --json");
+		_fallthrough_;
 	case CLI_CONFINE:
 	case CLI_EXPLAIN:
 		if (!a->command || !a->command[0][0])

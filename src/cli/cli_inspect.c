@@ -44,7 +44,8 @@ int cli_confine(const struct cli_args *a)
 		    "use `cordon run --profile`, or a profile without limits", prof->name);
 		return CLI_EXIT_REFUSED;
 	}
-	r = cli_confine_from_args(a, prof, &info, &c);
+	const char *kind;
+	r = cli_confine_from_args(a, prof, &info, &c, &kind);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
 	r = cordon_confined_to_json(c, &json);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * JSON for the command line: text that may not be UTF-8, one compact
- * object per line on stdout, and `cordon run --json`'s result object.
+ * object per line on stdout, and `cordon run --json`'s object: the same
+ * fields for every outcome (share/cordon/result.schema.json), a refusal's
+ * as much as a finished command's.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -12,6 +14,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
+#include "result_schema_embedded.h"
 
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len)
 {
@@ -81,12 +84,108 @@ int cli_print_json(json_t *o)
 	return 0;
 }
 
-void cli_print_unavailable_json(const char *message)
+/* The last thing cordon said, and where (a profile's file:line:column),
+ * for the JSON of a refusal: messages are said once, as they happen. */
+static char last_message[1024];
+static struct cordon_error last_origin;
+
+void cli_note_message(const char *message)
 {
-	_cleanup_(json_decrefp) json_t *o = json_pack("{s:n,s:n,s:s,s:n,s:s,s:b,s:i,s:s,s:n,s:s}",
-		"exit_code", "signal", "verdict", "unavailable", "runner_line", "output", "",
-		"truncated", 0, "duration_ms", 0, "enforcement", "none", "grade", "message", message);
-	cli_print_json(o);
+	snprintf(last_message, sizeof(last_message), "%s", message);
+}
+
+void cli_note_origin(const struct cordon_error *e)
+{
+	last_origin = *e;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *cli_base64(const unsigned char *s, size_t len)
+{
+	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < len ? (uint32_t)s[i + 1] << 8 : 0) |
+			     (i + 2 < len ? s[i + 2] : 0);
+
+		*o++ = b64[v >> 18 & 63];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		*o++ = i + 2 < len ? b64[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* KEY: the text, invalid UTF-8 as U+FFFD, for reading; KEY_base64: the
+ * exact bytes, only when they are not UTF-8 (else null). */
+static int set_text(json_t *o, const char *key, const char *key64, const char *s, size_t len)
+{
+	_cleanup_free_ char *clean = NULL, *raw = NULL;
+	size_t n;
+
+	clean = utf8_sanitize(s, len, &n);
+	if (!clean)
+		return -ENOMEM;
+	if (n != len || memcmp(clean, s, len) != 0) {
+		raw = cli_base64((const unsigned char *)s, len);
+		if (!raw)
+			return -ENOMEM;
+	}
+	if (json_object_set_new(o, key, json_stringn(clean, n)) < 0 ||
+	    json_object_set_new(o, key64, raw ? json_string(raw) : json_null()) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Every field, at what it is when nothing ran. */
+static json_t *skeleton(void)
+{
+	return json_pack("{s:n,s:n,s:s,s:n,s:s,s:n,s:i,s:n,s:n,s:n,s:b,s:i,s:n,s:s,s:n,s:b,s:n,s:n,s:{},s:n,s:n}",
+			 "exit_code", "signal", "verdict", "refused", "runner_line", "output", "", "output_base64",
+			 "output_bytes", 0, "stderr", "stderr_base64", "stderr_bytes", "truncated", 0, "duration_ms", 0,
+			 "mode", "enforcement", "none", "grade", "backend_from_cache", 0, "limit", "limit_mechanism",
+			 "limits", "limits_warning", "error");
+}
+
+static json_t *nullable_string(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+/* {kind, message, file, line, column, pointer}: what cordon said last. */
+static json_t *error_object(const char *kind)
+{
+	const struct cordon_error *e = &last_origin;
+
+	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "kind", kind, "message", cli_json_text(last_message, strlen(last_message)),
+			 "file", nullable_string(e->file), "line", e->line > 0 ? json_integer(e->line) : json_null(),
+			 "column", e->column > 0 ? json_integer(e->column) : json_null(), "pointer",
+			 nullable_string(e->path));
+}
+
+int cli_refuse(const struct cli_args *a, const char *kind, int code)
+{
+	_cleanup_(json_decrefp) json_t *o = NULL;
+
+	if (!a->json)
+		return code;
+	o = skeleton();
+	if (!o)
+		return code;
+	json_object_set_new(o, "exit_code", json_integer(code));
+	if (strcmp(kind, "unavailable") == 0)
+		json_object_set_new(o, "verdict", json_string("unavailable"));
+	if (a->separate_stderr) {
+		json_object_set_new(o, "stderr", json_string(""));
+		json_object_set_new(o, "stderr_bytes", json_integer(0));
+	}
+	json_object_set_new(o, "error", error_object(kind));
+	(void)cli_print_json(o);
+	return code;
 }
 
 static bool limit_is_set(const struct cli_args *a, enum cordon_limit k)
@@ -113,15 +212,19 @@ static bool limit_is_set(const struct cli_args *a, enum cordon_limit k)
 	return false;
 }
 
-/* The object `cordon run --json` prints for a command that ran. */
-json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *res, const struct cordon_backend_info *info)
+/* The object `cordon run --json` prints for a command that ran; stopped:
+ * the signal that stopped the run, or 0. */
+json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *res, const struct cordon_backend_info *info,
+			int stopped)
 {
-	_cleanup_(json_decrefp) json_t *obj = json_object();
-	json_t *jo = cli_json_text(res->output, res->output_len);
+	_cleanup_(json_decrefp) json_t *obj = skeleton();
 
-	if (!obj || !jo) {
-		json_decref(jo);
+	if (!obj || set_text(obj, "output", "output_base64", res->output, res->output_len) < 0)
 		return NULL;
+	if (res->stderr_output) {
+		if (set_text(obj, "stderr", "stderr_base64", res->stderr_output, res->stderr_len) < 0)
+			return NULL;
+		json_object_set_new(obj, "stderr_bytes", json_integer((json_int_t)res->stderr_total));
 	}
 	/* the struct's exit_code, -1 as null */
 	json_object_set_new(obj, "exit_code", res->exit_code < 0 ? json_null() : json_integer(res->exit_code));
@@ -129,7 +232,6 @@ json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *re
 	json_object_set_new(obj, "verdict", json_string(cordon_verdict_to_string(res->verdict)));
 	json_object_set_new(obj, "runner_line",
 			    res->runner_line ? cli_json_text(res->runner_line, strlen(res->runner_line)) : json_null());
-	json_object_set_new(obj, "output", jo);
 	json_object_set_new(obj, "output_bytes", json_integer((json_int_t)res->output_total));
 	json_object_set_new(obj, "truncated", json_boolean(res->truncated));
 	json_object_set_new(obj, "duration_ms", json_integer((json_int_t)res->duration_ms));
@@ -150,5 +252,15 @@ json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *re
 	json_object_set_new(obj, "limits", mech);
 	json_object_set_new(obj, "limits_warning",
 			    res->limits.warning[0] ? json_string(res->limits.warning) : json_null());
+	if (stopped) {
+		json_object_set_new(obj, "error", error_object("stopped"));
+	}
 	return TAKE_PTR(obj);
+}
+
+int cli_print_result_schema(void)
+{
+	for (size_t i = 0; i < ELEMENTSOF(embedded_result_schema); i++)
+		fwrite(embedded_result_schema[i].text, 1, embedded_result_schema[i].len, stdout);
+	return fflush(stdout) == 0 ? 0 : CLI_EXIT_REFUSED;
 }

@@ -21,13 +21,14 @@
 
 void cli_say(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
-	fputs("cordon: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "cordon: %s\n", line);
+	cli_note_message(line);
 }
 
 #define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
@@ -155,25 +156,30 @@ int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret
 	return r;
 }
 
-/* Policy -> backend -> confined, or a message and a negative code. */
+/* Policy -> backend -> confined, or a message, a negative code and which
+ * step refused (a kind for cli_refuse). */
 int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
-			  struct cordon_backend_info *ret_info, struct cordon_confined **ret)
+			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	struct cordon_backend_info info = { .backend = CORDON_BACKEND_UNAVAILABLE };
 	struct cordon_error e = {};
 	int r;
 
+	*ret_kind = "policy";
 	r = cli_build_policy(a, prof, &p);
 	if (r < 0)
 		return r;
 	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS) {
+		*ret_kind = "unavailable";
 		r = cli_select_backend(a, &info);
 		if (r < 0)
 			return r;
 	}
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, ret, &e);
 	if (r < 0) {
+		/* a feature the policy requires that this backend cannot give */
+		*ret_kind = r == CORDON_SANDBOX_UNAVAILABLE ? "unavailable" : r == -EOPNOTSUPP ? "require" : "policy";
 		say("%s", e.message[0] ? e.message : strerror(-r));
 		return r;
 	}

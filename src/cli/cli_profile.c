@@ -44,8 +44,10 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, struc
 		env.data_profile_dir = "";
 	}
 	r = profile_load(name, &env, ret, &e);
-	if (r < 0)
+	if (r < 0) {
+		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));
+	}
 	return r;
 }
 

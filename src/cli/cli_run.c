@@ -102,27 +102,27 @@ int cli_run(const struct cli_args *a)
 	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cli_args eff;
+	const char *kind;
 	char err[512];
 	int r;
 
+	if (a->json_schema)
+		return cli_print_result_schema();
 	r = cli_load_profile(a, &prof);
 	if (r < 0)
-		return CLI_EXIT_REFUSED;
+		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
 	/* the profile's limits under the flags: from here on, a is the merge */
 	eff = *a;
 	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
 	if (r < 0) {
 		say("%s", err);
-		return CLI_EXIT_REFUSED;
+		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
 	}
 	a = &eff;
 
-	r = cli_confine_from_args(a, prof, &info, &c);
-	if (r < 0) {
-		if (a->json && r == CORDON_SANDBOX_UNAVAILABLE)
-			cli_print_unavailable_json("no sandbox backend can enforce this policy here; nothing was run");
-		return CLI_EXIT_REFUSED;
-	}
+	r = cli_confine_from_args(a, prof, &info, &c, &kind);
+	if (r < 0)
+		return cli_refuse(a, kind, CLI_EXIT_REFUSED);
 
 	/* Limits that cannot be enforced are refused before anything runs;
 	 * a weaker mechanism is used only with a word about it. */
@@ -131,7 +131,7 @@ int cli_run(const struct cli_args *a)
 	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
 	if (r < 0) {
 		say("%s", e.message);
-		return CLI_EXIT_REFUSED;
+		return cli_refuse(a, "limits", CLI_EXIT_REFUSED);
 	}
 	if (plan.warning[0])
 		say("warning: %s", plan.warning);
@@ -164,6 +164,9 @@ int cli_run(const struct cli_args *a)
 		.output_terminate = a->output_terminate,
 		.limits = a->limits_set ? &a->limits : NULL,
 		.stop = &run_stop_signal,
+		/* the command's input is ours, captured or not */
+		.capture_stdin = a->json,
+		.separate_stderr = a->separate_stderr,
 	};
 	r = cordon_run(c, &o, &res);
 	kill_descendants(getpid());
@@ -176,15 +179,19 @@ int cli_run(const struct cli_args *a)
 		int sig = run_stop_signal;
 
 		say("stopped by SIG%s: the command and everything it started were killed", sigabbrev_np(sig) ?: "?");
+		if (!a->json || r < 0)
+			return cli_refuse(a, "stopped", 128 + sig);
+		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, sig);
+		(void)cli_print_json(obj);
 		return 128 + sig;
 	}
 	if (r < 0) {
 		say("cannot run %s: %s", c->argv[0], strerror(-r));
-		return cli_exec_failure_code(c, r);
+		return cli_refuse(a, "spawn", cli_exec_failure_code(c, r));
 	}
 
 	if (a->json) {
-		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info);
+		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, 0);
 
 		if (cli_print_json(obj) < 0)
 			return CLI_EXIT_REFUSED;
@@ -207,6 +214,8 @@ int cli_run(const struct cli_args *a)
 			if (res->limit == CORDON_LIMIT_OUTPUT)
 				say("output limit reached: at most %" PRIu64 " bytes of stdout and of stderr were shown, the rest "
 				    "was counted and dropped", a->max_output);
+			else if (res->limit != CORDON_LIMIT_NONE)
+				say_limit(a, res); /* it fired, and the command coped */
 			break;
 		case CORDON_VERDICT_UNAVAILABLE:
 			break;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -383,4 +384,42 @@ Test(cli, one_name_parses_by_the_row_of_its_command)
 	cli_args_done(&a);
 	cr_assert_eq(parse(ARGC(probe), probe, &a, err), -EINVAL);
 	cr_assert_str_eq(err, "--workspace: unknown option for `cordon probe`; try `cordon probe --help`");
+}
+
+Test(cli, base64_matches_rfc4648)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" }, { "\xff\xfe", "//4=" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *b = cli_base64((const unsigned char *)cases[i].in, strlen(cases[i].in));
+
+		cr_assert_str_eq(b, cases[i].out, "case %zu", i);
+		free(b);
+	}
+}
+
+Test(cli, separate_stderr_and_json_schema)
+{
+	char *sep[] = { "cordon", "run", "--json", "--separate-stderr", "--", "true" };
+	char *alone[] = { "cordon", "run", "--separate-stderr", "--", "true" };
+	char *schema[] = { "cordon", "run", "--json-schema" };
+	char *schema_cmd[] = { "cordon", "run", "--json-schema", "--", "true" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(sep), sep, &a, err), 0, "%s", err);
+	cr_assert(a.json && a.separate_stderr);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(alone), alone, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--separate-stderr goes with --json");
+	cr_assert_eq(parse(ARGC(schema), schema, &a, err), 0, "%s", err);
+	cr_assert(a.json_schema && !a.command);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(schema_cmd), schema_cmd, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--json-schema takes no command");
 }
