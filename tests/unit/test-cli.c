@@ -423,3 +423,34 @@ Test(cli, separate_stderr_and_json_schema)
 	cr_assert_eq(parse(ARGC(schema_cmd), schema_cmd, &a, err), -EINVAL);
 	cr_assert_str_eq(err, "--json-schema takes no command");
 }
+
+Test(cli, result_json_keeps_bytes_that_are_not_utf8)
+{
+	struct cordon_result res = {
+		.exit_code = -1, .signal = 9, .verdict = CORDON_VERDICT_OK, .output = "a\xff" "b", .output_len = 3,
+		.output_total = 3, .stderr_output = "ok\n", .stderr_len = 3, .stderr_total = 7,
+	};
+	struct cordon_backend_info info = {};
+	struct cli_args a = { .json = true };
+	json_t *o = cli_result_json(&a, &res, &info, 0), *stopped;
+
+	cr_assert_not_null(o);
+	cr_assert(json_is_null(json_object_get(o, "exit_code")), "killed: null, as -1 in the struct");
+	cr_assert_eq(json_integer_value(json_object_get(o, "signal")), 9);
+	cr_assert_str_eq(json_string_value(json_object_get(o, "output")), "a\xef\xbf\xbd" "b");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "output_base64")), "Yf9i");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "stderr")), "ok\n");
+	cr_assert(json_is_null(json_object_get(o, "stderr_base64")), "UTF-8: no base64");
+	cr_assert_eq(json_integer_value(json_object_get(o, "stderr_bytes")), 7);
+	cr_assert(json_is_null(json_object_get(o, "error")));
+
+	/* stopped: the same fields, and error says what stopped it */
+	cli_note_message("stopped by SIGTERM");
+	stopped = cli_result_json(&a, &res, &info, 15);
+	cr_assert_eq(json_object_size(stopped), json_object_size(o));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(stopped, "error"), "kind")), "stopped");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(stopped, "error"), "message")),
+			 "stopped by SIGTERM");
+	json_decref(stopped);
+	json_decref(o);
+}
