@@ -192,6 +192,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
 int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret);
 /* --profile P, else the embedded default. */
 int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
+/* --profile, and its limits under a's flags in *ret_merged (a copy of a:
+ * not to be cli_args_done'd). -EINVAL with a message said: the profile's
+ * file:line:column, or its limits key. */
+int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged);
 /* The profile, then the flags on top: scalars replace, lists add. */
 int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret);
 /* --backend or CORDON_BACKEND, else the (cached) probe. */

@@ -345,7 +345,15 @@ static int flag_status(struct cli_args *a, const struct cli_flag *f, const char 
 	return 0;
 }
 
-/* ---- the table ---- */
+/* ---- the table ----
+ *
+ * A new flag is a field in struct cli_args (cli.h) and one row here: the
+ * generic handlers store a bool, a non-empty string or a repeatable list by
+ * the row's offset; a flag that needs checking gets its own handler (one in
+ * another file, e.g. cli_net.c, is declared in cli.h). --help, the
+ * completions and the man pages' check (install.t: every row's flag is in
+ * docs/man/cordon-COMMAND.1.scd) follow from the row.
+ */
 
 #define C CLI_CMD
 #define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))

@@ -340,18 +340,11 @@ int cli_explain(const struct cli_args *a)
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cordon_error e = {};
 	struct cli_args eff;
-	char err[512];
 	int r;
 
-	r = cli_load_profile(a, &prof);
+	r = cli_load_merged(a, &prof, &eff);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
-	eff = *a;
-	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
-	if (r < 0) {
-		say("%s", err);
-		return CLI_EXIT_REFUSED;
-	}
 	a = &eff;
 	r = cli_build_policy(a, prof, &p);
 	if (r < 0)

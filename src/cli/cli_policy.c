@@ -89,6 +89,25 @@ int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret)
 	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, ret);
 }
 
+int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged)
+{
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	char err[512];
+	int r;
+
+	r = cli_load_profile(a, &prof);
+	if (r < 0)
+		return r;
+	*ret_merged = *a; /* the vectors stay a's */
+	r = cli_apply_profile_limits(ret_merged, prof, err, sizeof(err));
+	if (r < 0) {
+		say("%s", err);
+		return r;
+	}
+	*ret_prof = TAKE_PTR(prof);
+	return 0;
+}
+
 /* The profile, then the flags on top: scalars replace, lists add. */
 int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
 {

@@ -103,21 +103,14 @@ int cli_run(const struct cli_args *a)
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cli_args eff;
 	const char *kind;
-	char err[512];
 	int r;
 
 	if (a->json_schema)
 		return cli_print_result_schema();
-	r = cli_load_profile(a, &prof);
+	/* the profile's limits under the flags: from here on, a is the merge */
+	r = cli_load_merged(a, &prof, &eff);
 	if (r < 0)
 		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
-	/* the profile's limits under the flags: from here on, a is the merge */
-	eff = *a;
-	r = cli_apply_profile_limits(&eff, prof, err, sizeof(err));
-	if (r < 0) {
-		say("%s", err);
-		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
-	}
 	a = &eff;
 
 	r = cli_confine_from_args(a, prof, &info, &c, &kind);
