@@ -9,7 +9,8 @@ tmp=$(mktemp -d /var/tmp/cordon-it-json.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CACHE_HOME=$tmp/cache
 ws=$tmp/ws
-mkdir -p "$ws"
+outside=$tmp/outside # writable here, outside the sandbox's workspace
+mkdir -p "$ws" "$outside"
 cd "$ws"
 
 # expect_rc DESC WANT CMD... : the exit code of CMD (stdout and stderr dropped)
@@ -223,10 +224,11 @@ if [ "$native" = native ]; then
            [ "$(field "$tmp/timeout.json" verdict)" = timeout ] && [ "$(field "$tmp/timeout.json" limit)" = timeout ] &&
                 ok "timeout: exit_code 124 (as the struct's), verdict timeout" || not_ok "timeout json" "$(cat "$tmp/timeout.json")"
 
-        jrun denied -- touch /etc/cordon-json-test
+        jrun denied -- touch "$outside/denied"
         valid "a denial" "$tmp/denied.json"
-        [ "$(field "$tmp/denied.json" verdict)" = denied ] && [ ! -e /etc/cordon-json-test ] &&
-                ok "a denial: verdict denied, /etc untouched" || not_ok "denied json" "$(cat "$tmp/denied.json")"
+        [ "$(field "$tmp/denied.json" verdict)" = denied ] && [ ! -e "$outside/denied" ] &&
+                ok "a denial: verdict denied, nothing made outside the workspace" || not_ok "denied json" "$(cat "$tmp/denied.json")"
+        touch "$outside/control" && ok "control: the same touch outside the sandbox works" || not_ok "control: touch outside"
 
         jrun missing -- "$tmp/no-such-command"
         valid "a missing command" "$tmp/missing.json"
@@ -268,7 +270,7 @@ err" ] && [ "$(field "$tmp/merged.json" stderr)" = null ] && [ "$(field "$tmp/me
         expect_rc "--separate-stderr without --json is refused" 125 "$CORDON" run --separate-stderr -- true
 
         # a denial seen on stderr alone still reads as one
-        "$CORDON" run --json --separate-stderr -- touch /etc/cordon-json-test > "$tmp/sepdenied.json"
+        "$CORDON" run --json --separate-stderr -- touch "$outside/denied" > "$tmp/sepdenied.json"
         [ "$(field "$tmp/sepdenied.json" verdict)" = denied ] && [ "$(field "$tmp/sepdenied.json" output)" = "" ] &&
                 ok "--separate-stderr: a denial written to stderr is still denied" || not_ok "separate denial" "$(cat "$tmp/sepdenied.json")"
 
