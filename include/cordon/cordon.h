@@ -39,10 +39,17 @@ extern "C" {
 /* What cordon_confine returns when nothing on this host can enforce the policy. */
 #define CORDON_SANDBOX_UNAVAILABLE (-ENOSYS)
 
-/* Exit code a runner uses for its own setup failures (the command never ran). */
+/* Exit code a runner uses for its own setup failures (the command never ran);
+ * also `cordon`'s own for every refusal (bad flag, profile error, --require,
+ * no backend). */
 #define CORDON_EXIT_RUNNER_FAILED 125
-/* Exit code of `cordon run` on a wall-clock timeout. */
+/* Exit code of `cordon run` on a wall-clock timeout (cordon_result.exit_code too). */
 #define CORDON_EXIT_TIMEOUT 124
+/* The native runner's, as a shell's: the command exists but cannot be
+ * executed (EACCES, ENOEXEC, ...), or does not exist (ENOENT). The runner
+ * reports it on its status channel: the verdict is RUNNER_FAILED. */
+#define CORDON_EXIT_CANNOT_EXECUTE 126
+#define CORDON_EXIT_NOT_FOUND 127
 /* Exit code of a command a limit ended with SIGKILL (128 + 9). */
 #define CORDON_EXIT_LIMIT_KILLED 137
 
@@ -424,14 +431,24 @@ struct cordon_run_opts {
 	 * is killed and cordon_run returns. Checked at least every 100 ms.
 	 * NULL: never. */
 	const volatile sig_atomic_t *stop;
+	/* Captured runs (not passthrough): the command reads our stdin (a
+	 * terminal through a pipe cordon feeds) instead of /dev/null. */
+	bool capture_stdin;
+	/* Captured runs: stdout alone in output, stderr in stderr_output; the
+	 * verdict, limit and annotation read both (stdout, then stderr). */
+	bool separate_stderr;
 };
 
 struct cordon_result {
-	int exit_code;           /* the command's exit code; -1 if killed by a signal */
+	/* The command's exit code, as `cordon run --json` reports it:
+	 * CORDON_EXIT_TIMEOUT when the timeout ended it (signal then says how),
+	 * 126/127 when the runner could not execute it, -1 (JSON null) when a
+	 * signal killed it otherwise. */
+	int exit_code;
 	int signal;              /* the signal that killed it, 0 if none */
 	enum cordon_verdict verdict;
 	char *runner_line;       /* for RUNNER_FAILED, else NULL */
-	char *output;            /* captured merged output, NUL-terminated, at most max_output bytes */
+	char *output;            /* captured merged output (stdout alone with separate_stderr), NUL-terminated, at most max_output bytes */
 	size_t output_len;
 	uint64_t output_total;   /* bytes the command produced (captured + dropped) */
 	bool truncated;
@@ -440,9 +457,14 @@ struct cordon_result {
 	enum cordon_grade grade;
 	enum cordon_mode mode;
 	char *annotated;         /* what an agent reads: exit line, output, marker */
-	enum cordon_limit limit; /* the limit that fired, or CORDON_LIMIT_NONE */
+	/* The limit that fired, or CORDON_LIMIT_NONE; set also when the command
+	 * exited 0 (forks refused by the pids limit): verdict is then OK. */
+	enum cordon_limit limit;
 	enum cordon_limit_mechanism limit_mechanism;
 	struct cordon_limits_plan limits; /* how each limit was enforced */
+	char *stderr_output;     /* with separate_stderr: stderr, NUL-terminated, at most max_output; else NULL */
+	size_t stderr_len;
+	uint64_t stderr_total;   /* bytes of stderr (captured + dropped) */
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

@@ -5,8 +5,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "cleanup.h"
 #include "cordon/cordon.h"
 #include "profile.h"
+
+/* cordon refused or failed before the command ran */
+#define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
 
 enum cli_command {
 	CLI_NONE,
@@ -64,6 +70,8 @@ struct cli_args {
 	struct cordon_limits limits; /* --cpu, --memory, --max-processes, ... */
 	bool limits_set;           /* any of them given */
 	bool json;
+	bool separate_stderr;      /* --separate-stderr */
+	bool json_schema;          /* --json-schema */
 
 	/* probe */
 	bool refresh;
@@ -114,13 +122,46 @@ int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p,
  * the pointer of the array), sorted. NULL-terminated; caller frees. */
 int cli_profile_flatten(const char *json, char ***ret);
 
-/* One row of the flag table: the parser, the completions and the man pages'
- * checks all read it. */
+/* Where a flag's line goes in its command's --help text. */
+enum cli_flag_section {
+	CLI_SECTION_HIDDEN,  /* not listed (--help itself) */
+	CLI_SECTION_OWN,     /* the command's own options, under its description */
+	CLI_SECTION_LIMIT,   /* "limit options" */
+	CLI_SECTION_POLICY,  /* "policy options" */
+};
+
+struct cli_flag;
+
+/* Store the flag's value in a (value is NULL for a flag without one);
+ * -EINVAL with a message naming the flag and the value in err. */
+typedef int (*cli_flag_handler)(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+				size_t errlen);
+
+/* One row of the flag table: the parser, the --help texts, the completions
+ * and the man pages' checks all read it. A name may have one row per
+ * family of commands (each with its own help); the rows of one name never
+ * share a command. Adding a flag is one row (and its field in cli_args). */
 struct cli_flag {
 	const char *name;
-	unsigned commands; /* bit (1 << CLI_*) per subcommand that accepts it */
+	unsigned commands;          /* bit (1 << CLI_*) per subcommand that accepts it */
 	bool has_value;
+	cli_flag_handler handler;
+	size_t field;               /* offsetof(struct cli_args, X) for the generic handlers */
+	enum cli_flag_section section;
+	const char *meta;           /* the value in --help: "DIR", "none|host"; NULL without one */
+	const char *help;           /* the description; each "\n" starts a continuation line */
 };
+
+#define CLI_CMD(x) (1u << (x))
+
+/* Generic handlers for rows whose field is a bool (set), a const char *
+ * (non-empty) or a char ** (repeatable, non-empty, capped). */
+int cli_flag_bool(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+int cli_flag_string(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+int cli_flag_repeat(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+
+/* A message into err; returns -EINVAL. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 const struct cli_flag *cli_flag_table(size_t *ret_n);
 /* The i-th subcommand name (with its enum in *ret), NULL past the end. */
@@ -143,5 +184,56 @@ int cli_why(const struct cli_args *a);
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
+
+/* ---- cli_policy.c: from the flags to a confined value; each says why it failed ---- */
+
+/* NAME as a built-in, a path or a looked-up name; embedded: the built-in
+ * only, never a file. */
+int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret);
+/* --profile P, else the embedded default. */
+int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
+/* --profile, and its limits under a's flags in *ret_merged (a copy of a:
+ * not to be cli_args_done'd). -EINVAL with a message said: the profile's
+ * file:line:column, or its limits key. */
+int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged);
+/* The profile, then the flags on top: scalars replace, lists add. */
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret);
+/* --backend or CORDON_BACKEND, else the (cached) probe. */
+int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret);
+/* Policy -> backend -> confined. ret_info may be NULL; *ret_kind says which
+ * step refused: policy, unavailable or require. */
+int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind);
+
+/* The exit code for cordon_run's error r: 127/126 when c has no runner and
+ * its command could not be started, else 125. */
+int cli_exec_failure_code(const struct cordon_confined *c, int r);
+
+/* ---- cli_json.c ---- */
+
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);
+/* A JSON string of text that may not be UTF-8 (json null for NULL). */
+json_t *cli_json_text(const char *s, size_t len);
+/* o, compact and ASCII-only, as one line on stdout. */
+int cli_print_json(json_t *o);
+/* Remembered for the JSON of a refusal: what cordon said last (cli_say
+ * does it), and where the problem is (a profile's file:line:column). */
+void cli_note_message(const char *message);
+void cli_note_origin(const struct cordon_error *e);
+/* A refusal (kind: usage, profile, policy, require, unavailable, limits,
+ * spawn): with --json, the one object `cordon run --json` prints for it,
+ * with what cordon said last. Returns code. */
+int cli_refuse(const struct cli_args *a, const char *kind, int code);
+/* `cordon run --json`'s object for a command that ran; stopped: the signal
+ * that stopped the run, or 0. NULL on ENOMEM. */
+json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *res,
+			const struct cordon_backend_info *info, int stopped);
+/* share/cordon/result.schema.json, as built in; the exit code. */
+int cli_print_result_schema(void);
+/* Base64 (RFC 4648, padded) of len bytes. Caller frees. */
+char *cli_base64(const unsigned char *s, size_t len);

@@ -23,8 +23,6 @@
 
 #define say cli_say
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
-
 static int print_json_to(json_t *o, FILE *f, size_t flags)
 {
 	if (!o || json_dumpf(o, f, flags) < 0)
@@ -35,7 +33,7 @@ static int print_json_to(json_t *o, FILE *f, size_t flags)
 }
 
 /* Load NAME the way run does: --profile P, or the embedded default. */
-static int load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
+int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
 {
 	struct profile_env env = { .workspace = workspace };
 	struct cordon_error e = {};
@@ -46,8 +44,10 @@ static int load_named(const char *name, const char *workspace, bool embedded, st
 		env.data_profile_dir = "";
 	}
 	r = profile_load(name, &env, ret, &e);
-	if (r < 0)
+	if (r < 0) {
+		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));
+	}
 	return r;
 }
 
@@ -139,7 +139,7 @@ static int profile_list(const struct cli_args *a)
 	int r;
 
 	if (!arr)
-		return 1;
+		return CLI_EXIT_REFUSED;
 	if ((r = dir_profiles(user_dir, &user)) < 0)
 		say("cannot list %s: %s", user_dir, strerror(-r));
 	if ((r = dir_profiles(data_dir, &installed)) < 0)
@@ -163,7 +163,7 @@ static int profile_list(const struct cli_args *a)
 				snprintf(fname, sizeof(fname), "%s.json", *n);
 				file = path_join(source == 0 ? user_dir : data_dir, fname);
 				if (!file)
-					return 1;
+					return CLI_EXIT_REFUSED;
 				desc = file_description(file, &invalid);
 			} else {
 				_cleanup_(json_decrefp) json_t *j = NULL;
@@ -171,12 +171,12 @@ static int profile_list(const struct cli_args *a)
 				size_t len;
 
 				if (asprintf(&file, "builtin:%s", *n) < 0)
-					return 1;
+					return CLI_EXIT_REFUSED;
 				if (profile_builtin_text(*n, &text, &len) == 0 && (j = json_loadb(text, len, 0, NULL)))
 					desc = description_of(j);
 			}
 			if (strv_push(&seen, *n) < 0)
-				return 1;
+				return CLI_EXIT_REFUSED;
 			if (a->json) {
 				json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s?,s:b,s:s?}", "name", *n, "source",
 								     source_names[source], "file", file, "description", desc,
@@ -195,7 +195,7 @@ static int profile_list(const struct cli_args *a)
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:s?,s:s}", "profiles", arr, "user_dir", user_dir,
 							      "installed_dir", data_dir);
-		return print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? 1 : 0;
+		return print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
 	printf("\nuser profiles: %s%s\ninstalled profiles: %s%s\n", user_dir ? user_dir : "(no HOME)",
 	       user_dir && access(user_dir, F_OK) < 0 ? " (does not exist)" : "", data_dir,
@@ -228,19 +228,19 @@ static int profile_show(const struct cli_args *a)
 	_cleanup_free_ char *text = NULL;
 	int r;
 
-	if (load_named(a->operands[0], a->workspace, false, &p) < 0)
-		return 1;
+	if (cli_load_named(a->operands[0], a->workspace, false, &p) < 0)
+		return CLI_EXIT_REFUSED;
 	r = profile_to_json(p, &text);
 	if (r < 0) {
 		say("cannot encode profile %s: %s", p->name, strerror(-r));
-		return 1;
+		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = NULL, *notes = json_array(), *chain = json_array(),
 					       *prof = json_loads(text, 0, NULL);
 
 		if (!notes || !chain || !prof)
-			return 1;
+			return CLI_EXIT_REFUSED;
 		STRV_FOREACH(c, p->chain)
 			json_array_append_new(chain, json_string(*c));
 		for (size_t i = 0; i < p->n_notes; i++)
@@ -250,7 +250,7 @@ static int profile_show(const struct cli_args *a)
 							       "pointer", p->notes[i].origin.pointer));
 		o = json_pack("{s:s,s:s,s:O,s:O,s:O}", "name", p->name, "file", p->file, "chain", chain, "profile", prof,
 			      "notes", notes);
-		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? 1 : 0;
+		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
 	puts(text);
 	fflush(stdout);
@@ -433,13 +433,13 @@ static int profile_diff(const struct cli_args *a)
 	size_t i = 0, k = 0;
 	int r = 0;
 
-	if (load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
-	    load_named(a->operands[1], a->workspace, false, &pb) < 0)
-		return 2;
+	if (cli_load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
+	    cli_load_named(a->operands[1], a->workspace, false, &pb) < 0)
+		return CLI_EXIT_REFUSED;
 	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
 	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {
 		say("cannot compare the profiles: %s", strerror(-r));
-		return 2;
+		return CLI_EXIT_REFUSED;
 	}
 	/* Both sorted: one merge pass finds what differs, deterministically. */
 	while (r >= 0 && (la[i] || lb[k])) {
@@ -451,11 +451,11 @@ static int profile_diff(const struct cli_args *a)
 			continue;
 		}
 		if (asprintf(&line, "%c %s", c < 0 ? '-' : '+', c < 0 ? la[i++] : lb[k++]) < 0)
-			return 2;
+			return CLI_EXIT_REFUSED;
 		r = strv_consume(&out, line);
 	}
 	if (r < 0)
-		return 2;
+		return CLI_EXIT_REFUSED;
 	if (!out)
 		return 0;
 	qsort(out, strv_length(out), sizeof(char *), cmp_diff_line);
@@ -480,63 +480,12 @@ int cli_profile(const struct cli_args *a)
 	case CLI_PROFILE_SCHEMA:
 		for (size_t i = 0; i < ELEMENTSOF(embedded_schema); i++)
 			fwrite(embedded_schema[i].text, 1, embedded_schema[i].len, stdout);
-		return fflush(stdout) == 0 ? 0 : 1;
+		return fflush(stdout) == 0 ? 0 : CLI_EXIT_REFUSED;
 	case CLI_PROFILE_DIFF:
 		return profile_diff(a);
 	case CLI_PROFILE_NONE:
 		break;
 	}
 	fputs(cli_usage(CLI_PROFILE), stderr);
-	return 2;
-}
-
-/* ---- why ----------------------------------------------------------------- */
-
-int cli_why(const struct cli_args *a)
-{
-	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
-	struct profile_decision d;
-	int r;
-
-	if (load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
-		return 2;
-	if (a->why_path)
-		r = profile_why_path(p, a->why_path, a->op, &d);
-	else
-		r = profile_why_host(p, a->why_host, a->port, &d);
-	if (r < 0) {
-		if (a->why_path)
-			say("--path %s: %s", a->why_path, strerror(-r));
-		else
-			say("--host %s: %s", a->why_host, strerror(-r));
-		return 2;
-	}
-	if (a->json) {
-		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
-							      d.allow ? "allow" : "deny", "reason", d.reason, "file",
-							      d.file, "pointer", d.pointer, "profile", p->name,
-							      "profile_file", p->file);
-
-		if (!o) {
-			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
-			return 2;
-		}
-		if (a->why_path) {
-			json_object_set_new(o, "path", json_string(a->why_path));
-			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
-		} else {
-			json_object_set_new(o, "host", json_string(a->why_host));
-			json_object_set_new(o, "port", json_integer(a->port));
-		}
-		if (print_json_to(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII) < 0)
-			return 2;
-	} else {
-		printf("%s: %s\n", d.allow ? "allow" : "deny", d.reason);
-		if (d.pointer[0])
-			printf("  rule: %s at %s\n", d.file, d.pointer);
-		else
-			printf("  rule: %s\n", d.file);
-		fflush(stdout);
-	}
-	return d.allow ? 0 : 1;
+	return CLI_EXIT_REFUSED;
 }

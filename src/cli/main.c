@@ -27,6 +27,18 @@ static void scrub_values(int argc, char **argv)
 	}
 }
 
+/* Did `cordon run` ask for --json (before any "--")? Then a command line
+ * it cannot parse is answered in JSON too. */
+static bool run_wants_json(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "run") != 0)
+		return false;
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_args a;
@@ -47,8 +59,10 @@ int main(int argc, char **argv)
 
 	r = cli_parse(argc, argv, &a, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "cordon: %s\n", err);
-		return argc > 1 && strcmp(argv[1], "run") == 0 ? CORDON_EXIT_RUNNER_FAILED : 2;
+		struct cli_args none = { .sub = CLI_RUN, .json = run_wants_json(argc, argv) };
+
+		cli_say("%s", err);
+		return cli_refuse(&none, "usage", CLI_EXIT_REFUSED);
 	}
 	scrub_values(argc, argv);
 	if (a.help || a.sub == CLI_HELP) {
@@ -86,7 +100,7 @@ int main(int argc, char **argv)
 	case CLI_HELP:
 	default:
 		fputs(cli_usage(CLI_NONE), stderr);
-		r = 2;
+		r = CLI_EXIT_REFUSED;
 		break;
 	}
 	cli_args_done(&a);

@@ -228,7 +228,9 @@ _Noreturn void command_main(struct exec_ctx *x)
 				execve(p->command[0], p->command, x->envp);
 			else
 				execvp(p->command[0], p->command);
-			exec_die("execve", "%s: %m", p->command[0]);
+			/* the command, not the sandbox, failed: exit as a shell would */
+			exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve", "%s: %m",
+			      p->command[0]);
 		case STEP_NAMESPACES:
 		case STEP_MAP_IDS:
 		case STEP_RO_ROOT:

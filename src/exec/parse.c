@@ -56,7 +56,9 @@ const char exec_usage[] =
 	"  --report                print one 'cordon-report:' line on stderr before execve\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
-	"writes its record): the line is for people, the record is what callers trust.\n";
+	"writes its record): the line is for people, the record is what callers trust.\n"
+	"A command that cannot be executed exits 126, one that does not exist 127 (as in a\n"
+	"shell), with the same line and record (step execve).\n";
 
 /* N of --status-fd: decimal, 3 to EXEC_MAX_STATUS_FD (0-2 are stdio). */
 static int parse_status_fd(const char *s, int *ret)

@@ -123,18 +123,34 @@ void exec_say(const char *step, const char *fmt, ...)
 	errno = saved;
 }
 
-_Noreturn void exec_die(const char *step, const char *fmt, ...)
+_Noreturn static void vdie(int code, const char *step, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+_Noreturn static void vdie(int code, const char *step, const char *fmt, va_list ap)
 {
 	int saved = errno;
+
+	errno = saved; /* for %m */
+	vsay(step, fmt, ap);
+	/* errno means something only where the message used it */
+	status_record(step, strstr(fmt, "%m") ? saved : 0, last_line);
+	_exit(code);
+}
+
+_Noreturn void exec_die(const char *step, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	errno = saved;
-	vsay(step, fmt, ap);
-	va_end(ap);
-	/* errno means something only where the message used it */
-	status_record(step, strstr(fmt, "%m") ? saved : 0, last_line);
-	_exit(EXEC_EXIT_FAILED);
+	vdie(EXEC_EXIT_FAILED, step, fmt, ap);
+}
+
+_Noreturn void exec_die_code(int code, const char *step, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(code, step, fmt, ap);
 }
 
 _Noreturn void exec_die_said(const char *step)

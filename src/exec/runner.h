@@ -51,11 +51,16 @@ struct exec_ctx {
 };
 
 #define EXEC_EXIT_FAILED 125
+/* As a shell's: the command cannot be executed (126), or is not there (127). */
+#define EXEC_EXIT_CANNOT_EXEC 126
+#define EXEC_EXIT_NOT_FOUND 127
 
 /* One line "cordon: STEP: REASON" on stderr and, with a status channel,
  * the record "STEP\tERRNO-NAME\tcordon: STEP: REASON\n" on it (ERRNO-NAME
  * is "-" unless fmt uses %m), then _exit(125). */
 _Noreturn void exec_die(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with the exit code given. */
+_Noreturn void exec_die_code(int code, const char *step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same line, without exiting or a record. */
 void exec_say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit 125 after an exec_say() that said why: the record carries the last line

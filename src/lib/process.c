@@ -265,6 +265,8 @@ static int exec_child(void *arg)
 		goto fail;
 	if (o->capture_stderr && dup2(a->pipe_w, 2) < 0)
 		goto fail;
+	if (o->split_stderr && a->out_w >= 0 && dup2(a->out_w, 2) < 0)
+		goto fail;
 	if (o->cwd && chdir(o->cwd) < 0)
 		goto fail;
 	/* dup2 clears close-on-exec on the copies only */
@@ -418,6 +420,8 @@ static int start_forked(const struct spawn_opts *o, int pipe_w, int out_w, int i
 			_exit(127);
 		if (!o->capture_stdout && out_w >= 0 && dup2(out_w, 1) < 0)
 			_exit(127);
+		if (o->split_stderr && out_w >= 0 && dup2(out_w, 2) < 0)
+			_exit(127);
 		if (o->cwd && chdir(o->cwd) < 0)
 			_exit(127);
 		if (o->limits && limits_child_apply(o->limits) < 0) {
@@ -570,6 +574,10 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			    status_w = -1;
 	struct capture cap = { .cap = o->cap, .relay_cap = o->relay ? o->relay_cap : 0 };
 	struct capture out = { .relay_cap = o->relay_cap };
+	/* split_stderr: the second pipe carries stderr, kept, never relayed */
+	bool split = o->split_stderr && o->capture_stdout && !o->capture_stderr;
+	int out_relay = split ? -1 : 1;
+	_cleanup_free_ char *err_buf = NULL;
 	struct stdin_relay in = { .in_w = -1 };
 	struct rusage ru = {};
 	uint64_t limit_at = o->relay ? o->relay_cap : o->cap;
@@ -596,7 +604,16 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		pipe_r = p[0];
 		pipe_w = p[1];
 	}
-	if (o->pipe_stdout && o->relay && !o->capture_stdout) {
+	if (split) {
+		err_buf = malloc(o->cap + 1);
+		if (!err_buf) {
+			free(cap.buf);
+			return -ENOMEM;
+		}
+		out.buf = err_buf;
+		out.cap = o->cap;
+	}
+	if ((o->pipe_stdout && o->relay && !o->capture_stdout) || split) {
 		int p[2];
 
 		if (pipe2(p, O_CLOEXEC) < 0) {
@@ -728,7 +745,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 			}
 		}
 		if (out_i >= 0 && pr > 0 && (pfd[out_i].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (capture_read(out_r, &out, 1) <= 0) {
+			if (capture_read(out_r, &out, out_relay) <= 0) {
 				close(out_r);
 				out_r = -1;
 			}
@@ -781,7 +798,7 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 	if (pipe_r >= 0)
 		(void)capture_read(pipe_r, &cap, o->relay ? (o->capture_stdout ? 1 : 2) : -1);
 	if (out_r >= 0)
-		(void)capture_read(out_r, &out, 1);
+		(void)capture_read(out_r, &out, out_relay);
 	if (limit_at && (cap.total > limit_at || out.total > limit_at))
 		over = true;
 
@@ -805,12 +822,18 @@ int spawn_run(const struct spawn_opts *o, struct spawn_result *ret)
 		.duration_us = now_usec() - start,
 		.output_over = over,
 		.output_killed = output_killed,
-		.stdout_total = out.total,
+		.stdout_total = split ? 0 : out.total,
 		.cpu_usec = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
 			    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec),
 		.stopped = stopped,
 		.cpu_killed = cpu_killed,
+		.err_len = out.len,
+		.err_total = split ? out.total : 0,
 	};
+	if (split) {
+		err_buf[out.len] = '\0';
+		ret->err_output = TAKE_PTR(err_buf);
+	}
 	return 0;
 }
 

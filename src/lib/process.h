@@ -54,6 +54,9 @@ struct spawn_opts {
 	 * cpu_limit_usec the tree is killed (cpu_killed). */
 	const struct limits_cgroup *cpu_cg;
 	uint64_t cpu_limit_usec;
+	/* With capture_stdout and not capture_stderr: stderr gets a pipe of
+	 * its own, captured (up to cap) into spawn_result.err_output. */
+	bool split_stderr;
 };
 
 struct spawn_result {
@@ -72,6 +75,9 @@ struct spawn_result {
 	size_t status_len;
 	bool stopped;             /* *stop was set: the tree was killed */
 	bool cpu_killed;          /* the tree's CPU time passed cpu_limit_usec */
+	char *err_output;         /* with split_stderr: stderr, NUL-terminated, at most cap bytes; else NULL */
+	size_t err_len;
+	uint64_t err_total;
 };
 
 /* Most of a status channel that is kept. */

@@ -26,6 +26,7 @@ CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r)
 		return NULL;
 	free(r->runner_line);
 	free(r->output);
+	free(r->stderr_output);
 	free(r->annotated);
 	free(r);
 	return NULL;
@@ -33,14 +34,15 @@ CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
 
-static int annotate(struct cordon_result *res, int timeout_ms)
+/* text: what the command printed (stdout then stderr when they were apart) */
+static int annotate(struct cordon_result *res, const char *text, size_t len, int timeout_ms)
 {
 	_cleanup_free_ char *head = NULL, *tail = NULL, *trunc = NULL;
 	int status = res->signal ? 128 + res->signal : res->exit_code;
 	const char *sep;
 
 	if (res->verdict == CORDON_VERDICT_OK && status == 0 && !res->truncated) {
-		res->annotated = strdup(res->output);
+		res->annotated = strndup(text, len);
 		return res->annotated ? 0 : -ENOMEM;
 	}
 	if (status != 0 || res->verdict == CORDON_VERDICT_TIMEOUT) {
@@ -83,8 +85,8 @@ static int annotate(struct cordon_result *res, int timeout_ms)
 		break;
 	}
 
-	sep = (res->output_len > 0 && res->output[res->output_len - 1] != '\n') ? "\n" : "";
-	if (asprintf(&res->annotated, "%s%s%s%s%s%s%s", head ?: "", res->output, (trunc || tail) ? sep : "",
+	sep = (len > 0 && text[len - 1] != '\n') ? "\n" : "";
+	if (asprintf(&res->annotated, "%s%.*s%s%s%s%s%s", head ?: "", (int)len, text, (trunc || tail) ? sep : "",
 		     trunc ?: "", trunc ? "\n" : "", tail ?: "", tail ? "\n" : "") < 0) {
 		res->annotated = NULL;
 		return -ENOMEM;
@@ -125,7 +127,8 @@ static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const stru
 	    (sr->cpu_usec + 100000u >= l->cpu_seconds * 1000000u ||
 	     (sr->cpu_usec < 100000u && sr->duration_us + 100000u >= l->cpu_seconds * 1000000u)))
 		return CORDON_LIMIT_CPU;
-	if (l && l->processes && ev->pids_max > 0 && failed)
+	/* the kernel refused forks: the limit fired, whatever the exit */
+	if (l && l->processes && ev->pids_max > 0)
 		return CORDON_LIMIT_PROCESSES;
 	if (l && l->memory && failed &&
 	    (ev->mem_failcnt > 0 || output_says(sr, "cannot allocate memory") || output_says(sr, "memoryerror") ||
@@ -186,9 +189,10 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		.timeout_ms = o.timeout_ms,
 		.cap = o.max_output,
 		.capture_stdout = !o.passthrough,
-		.capture_stderr = true,
+		.capture_stderr = o.passthrough || !o.separate_stderr,
+		.split_stderr = !o.passthrough && o.separate_stderr,
 		.relay = o.passthrough,
-		.inherit_stdin = o.passthrough,
+		.inherit_stdin = o.passthrough || o.capture_stdin,
 		.own_group = !o.passthrough,
 		.stop = o.stop,
 	};
@@ -206,23 +210,27 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		/* A terminal on stdin is also a way out to the terminal (the
 		 * command may write to fd 0): it gets a pipe we feed instead. */
 		so.relay_stdin = isatty(STDIN_FILENO);
-		/* ... and the native runner takes away write access to every
-		 * terminal device (the caller's pty is reachable by path) */
-		if (so.relay_stdin && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
-		    strcmp(argv[0], cordon_runner_path()) == 0) {
-			size_t n;
-			char *flag;
+	}
+	/* Captured runs reading our stdin: a terminal the same way (and the
+	 * command is in a process group of its own: it could not read it). */
+	if (!o.passthrough && o.capture_stdin)
+		so.relay_stdin = isatty(STDIN_FILENO);
+	/* ... and the native runner takes away write access to every
+	 * terminal device (the caller's pty is reachable by path) */
+	if (so.relay_stdin && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
+	    strcmp(argv[0], cordon_runner_path()) == 0) {
+		size_t n;
+		char *flag;
 
-			r = strv_push(&argv, "--no-terminal");
-			if (r < 0)
-				return r;
-			/* right after "exec": before "--" and the command */
-			n = strv_length(argv);
-			flag = argv[n - 1];
-			memmove(argv + 3, argv + 2, (n - 3) * sizeof(char *));
-			argv[2] = flag;
-			so.argv = (const char *const *)argv;
-		}
+		r = strv_push(&argv, "--no-terminal");
+		if (r < 0)
+			return r;
+		/* right after "exec": before "--" and the command */
+		n = strv_length(argv);
+		flag = argv[n - 1];
+		memmove(argv + 3, argv + 2, (n - 3) * sizeof(char *));
+		argv[2] = flag;
+		so.argv = (const char *const *)argv;
 	}
 
 	r = cordon_limits_check(o.limits, confined, &plan, NULL);
@@ -252,42 +260,70 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		free(sr.output);
+		free(sr.err_output);
 		return -ENOMEM;
 	}
+	res->stderr_output = sr.err_output;
+	res->stderr_len = sr.err_len;
+	res->stderr_total = sr.err_total;
 	res->limits = plan;
 	res->exit_code = sr.exit_code;
 	res->signal = sr.signal;
 	res->output = sr.output;
 	res->output_len = sr.output_len;
 	res->output_total = sr.output_total;
-	res->truncated = sr.output_total > sr.output_len || sr.output_over;
+	res->truncated = sr.output_total > sr.output_len || sr.err_total > sr.err_len || sr.output_over;
+
+	/* Kept apart, the streams are still read as one for the verdict, the
+	 * limit and the annotation: stdout, then stderr. */
+	_cleanup_free_ char *both = NULL;
+	struct spawn_result view = sr;
+	if (sr.err_output) {
+		size_t n = sr.output_len;
+		bool nl = n > 0 && sr.output[n - 1] != '\n' && sr.err_len > 0;
+
+		both = malloc(n + nl + sr.err_len + 1);
+		if (!both)
+			return -ENOMEM;
+		memcpy(both, sr.output, n);
+		if (nl)
+			both[n++] = '\n';
+		memcpy(both + n, sr.err_output, sr.err_len);
+		both[n + sr.err_len] = '\0';
+		view.output = both;
+		view.output_len = n + sr.err_len;
+	}
 	res->duration_ms = sr.duration_us / 1000;
 	res->enforcement = confined->enforcement;
 	res->grade = confined->grade;
 	res->mode = confined->mode;
 
-	if (sr.timed_out)
+	if (sr.timed_out) {
+		/* what `cordon run` exits with, also in the struct */
 		res->verdict = CORDON_VERDICT_TIMEOUT;
-	else {
+		res->exit_code = CORDON_EXIT_TIMEOUT;
+	} else {
 		int status = sr.signal ? 128 + sr.signal : sr.exit_code;
 
 		/* The status channel, where there is one, says whether the
 		 * runner failed; the output never does then. */
-		r = cordon_classify_status(confined, status, status_record, sr.status_len, sr.output, sr.output_len,
-					   &cls);
+		r = cordon_classify_status(confined, status, status_record, sr.status_len, view.output,
+					   view.output_len, &cls);
 		if (r < 0)
 			return r;
 		res->verdict = cls.verdict;
 		res->runner_line = cls.line;
 	}
-	res->limit = limit_fired(&o, &sr, &ev);
+	res->limit = limit_fired(&o, &view, &ev);
 	res->limit_mechanism = plan.mechanism[res->limit];
+	/* A limit that fired is always reported (limit); it is the verdict
+	 * only when the command did not succeed anyway: exit 0 is OK. */
 	if (res->limit != CORDON_LIMIT_NONE && res->limit != CORDON_LIMIT_TIMEOUT &&
-	    res->verdict != CORDON_VERDICT_RUNNER_FAILED &&
+	    res->verdict != CORDON_VERDICT_RUNNER_FAILED && (sr.signal || sr.exit_code != 0) &&
 	    !(res->limit == CORDON_LIMIT_OUTPUT && !sr.output_killed))
 		res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 
-	r = annotate(res, o.timeout_ms);
+	r = annotate(res, view.output, view.output_len, o.timeout_ms);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(res);

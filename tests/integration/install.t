@@ -67,6 +67,12 @@ if cmp -s "$share/cordon/profile.schema.json" <("$CORDON" profile schema); then
 else
 	not_ok "the installed schema is the one cordon profile schema prints"
 fi
+want_file "share/cordon/result.schema.json is installed" "$share/cordon/result.schema.json"
+if cmp -s "$share/cordon/result.schema.json" <("$CORDON" run --json-schema); then
+	ok "the installed result schema is the one cordon run --json-schema prints"
+else
+	not_ok "the installed result schema is the one cordon run --json-schema prints"
+fi
 
 # ---- man pages ----
 pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile"

@@ -293,20 +293,20 @@ fi
 
 # confine cannot carry limits: refused, not dropped.
 err=$("$CORDON" confine --profile "$BASE/it.json" --json -- true 2>&1); rc=$?
-if [ $rc -eq 2 ] && grep -q "sets limits, which only \`cordon run\` enforces" <<<"$err"; then
-        ok "confine refuses a profile with limits (exit 2)"
+if [ $rc -eq 125 ] && grep -q "sets limits, which only \`cordon run\` enforces" <<<"$err"; then
+        ok "confine refuses a profile with limits (exit 125)"
 else
         not_ok "confine with limits" "rc=$rc" "$err"
 fi
-# Errors name the problem; usage errors exit 2, run keeps 125.
+# Errors name the problem; every refusal of every subcommand exits 125.
 err=$("$CORDON" run --profile no-such-profile -- true 2>&1); rc=$?
 if [ $rc -eq 125 ] && grep -q "no-such-profile: no profile by that name" <<<"$err"; then ok "run --profile missing: 125, named"; else not_ok "run missing profile" "rc=$rc $err"; fi
 err=$("$CORDON" run --profile "$inv/limits-range.json" -- true 2>&1); rc=$?
 if [ $rc -eq 125 ] && grep -q "at /limits/timeout: must be from 1 second to 1 week, not 0" <<<"$err"; then ok "run with an invalid profile: 125 with the loader's message"; else not_ok "run invalid profile" "rc=$rc $err"; fi
 err=$("$CORDON" why --path x 2>&1); rc=$?
-if [ $rc -eq 2 ] && [ "$err" = "cordon: --path needs --op read, write or exec" ]; then ok "why usage error: exit 2, named"; else not_ok "why usage" "rc=$rc $err"; fi
+if [ $rc -eq 125 ] && [ "$err" = "cordon: --path needs --op read, write or exec" ]; then ok "why usage error: exit 125, named"; else not_ok "why usage" "rc=$rc $err"; fi
 err=$("$CORDON" profile frob 2>&1); rc=$?
-if [ $rc -eq 2 ] && grep -q "unknown profile action 'frob'" <<<"$err"; then ok "profile usage error: exit 2, named"; else not_ok "profile usage" "rc=$rc $err"; fi
+if [ $rc -eq 125 ] && grep -q "unknown profile action 'frob'" <<<"$err"; then ok "profile usage error: exit 125, named"; else not_ok "profile usage" "rc=$rc $err"; fi
 for sub in "profile" "profile show" "why" "run" "confine" "explain"; do
         # shellcheck disable=SC2086
         if "$CORDON" $sub --help | grep -q "^usage: cordon ${sub%% *}"; then ok "cordon $sub --help"; else not_ok "cordon $sub --help"; fi

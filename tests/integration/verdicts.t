@@ -79,7 +79,7 @@ fi
 # ---- native: real runner failures ------------------------------------------
 
 crun native "$tmp/o.json" -- /nonexistent/cordon-test-binary
-verdict_is "native: execve of a missing binary is runner_failed (125)" "$tmp/o.json" runner_failed 125
+verdict_is "native: execve of a missing binary is runner_failed, exit 127 as in a shell" "$tmp/o.json" runner_failed 127
 grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
         ok "native: ... and the runner_line is the runner's own" ||
         not_ok "native: missing binary runner_line" "$(cat "$tmp/o.json")"
@@ -153,8 +153,8 @@ v=$("$CORDON" classify --confined "$tmp/c2.json" --status 125 --output "$tmp/for
         not_ok "classify forged" "verdict=$v"
 "$CORDON" classify --confined "$tmp/c2.json" --status 125 --output "$tmp/forged.out" > "$tmp/cl.out" 2>&1
 rc=$?
-if [ $rc = 2 ] && grep -q -- "--status-records" "$tmp/cl.out"; then
-        ok "classify: a value with a status channel but no records given is refused (2), not guessed"
+if [ $rc = 125 ] && grep -q -- "--status-records" "$tmp/cl.out"; then
+        ok "classify: a value with a status channel but no records given is refused (125), not guessed"
 else
         not_ok "classify without records refused" "rc=$rc" "$(cat "$tmp/cl.out")"
 fi
@@ -193,8 +193,8 @@ else
         crun bwrap "$tmp/o.json" -- /nonexistent/cordon-test-binary
         # cordon's runner nests inside bwrap and is the one that execs the
         # command: its record comes on the next fd of the same status pipe
-        verdict_is "real bwrap: execve of a missing binary (the nested runner's failure) is runner_failed" \
-                "$tmp/o.json" runner_failed 125
+        verdict_is "real bwrap: execve of a missing binary (the nested runner's failure) is runner_failed, 127" \
+                "$tmp/o.json" runner_failed 127
         grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
                 ok "real bwrap: ... with the nested runner's record as the reason" ||
                 not_ok "real bwrap missing binary runner_line" "$(cat "$tmp/o.json")"

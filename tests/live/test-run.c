@@ -75,6 +75,67 @@ Test(run, output_and_errors_merged_in_order)
 	cordon_confined_free(c);
 }
 
+/* Apart on request: stdout in output, stderr in stderr_output, each with
+ * its count; the verdict and the annotation read both. */
+Test(run, separate_stderr_keeps_the_streams_apart)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo out; echo 'x: Permission denied' >&2; echo out2; exit 1", NULL };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_BWRAP, argv);
+	struct cordon_run_opts o = { .separate_stderr = true };
+	struct cordon_result *res = NULL;
+
+	cr_assert_eq(cordon_run(c, &o, &res), 0);
+	cr_assert_str_eq(res->output, "out\nout2\n");
+	cr_assert_eq(res->output_total, 9);
+	cr_assert_str_eq(res->stderr_output, "x: Permission denied\n");
+	cr_assert_eq(res->stderr_len, 21);
+	cr_assert_eq(res->stderr_total, 21);
+	/* the denial is on stderr only, and still seen */
+	cr_assert_eq(res->verdict, CORDON_VERDICT_DENIED, "%s", cordon_verdict_to_string(res->verdict));
+	cr_assert(strstr(res->annotated, "out2\nx: Permission denied\n"), "%s", res->annotated);
+	cordon_result_free(res);
+
+	/* control: merged, as by default, nothing apart */
+	o.separate_stderr = false;
+	cr_assert_eq(cordon_run(c, &o, &res), 0);
+	cr_assert_str_eq(res->output, "out\nx: Permission denied\nout2\n");
+	cr_assert_null(res->stderr_output);
+	cr_assert_eq(res->verdict, CORDON_VERDICT_DENIED);
+	cordon_result_free(res);
+	cordon_confined_free(c);
+}
+
+/* Captured, yet reading the caller's stdin (a pipe here) instead of
+ * /dev/null; in a child, whose fd 0 the test may replace. */
+Test(run, capture_stdin_reads_the_callers_input)
+{
+	const char *argv[] = { "/bin/cat", NULL };
+
+	for (int capture = 0; capture <= 1; capture++) {
+		int p[2], status;
+		pid_t pid;
+
+		cr_assert_eq(pipe(p), 0);
+		cr_assert_eq(write(p[1], "fed\n", 4), 4);
+		close(p[1]);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+			struct cordon_run_opts o = { .capture_stdin = capture };
+			struct cordon_result *res = NULL;
+
+			if (dup2(p[0], 0) < 0 || cordon_run(c, &o, &res) < 0)
+				_exit(10);
+			_exit(strcmp(res->output, capture ? "fed\n" : "") == 0 ? 0 : 11);
+		}
+		close(p[0]);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "capture_stdin=%d: status %#x", capture,
+			  status);
+	}
+}
+
 Test(run, exit_zero_output_returned_as_is)
 {
 	const char *argv[] = { "/bin/sh", "-c", "echo 'touch: Read-only file system'", NULL };
@@ -172,6 +233,8 @@ Test(run, timeout_kills_the_whole_tree_including_setsid_children)
 
 	res = run(c, 1000, 0);
 	cr_assert_eq(res->verdict, CORDON_VERDICT_TIMEOUT);
+	/* the struct says what `cordon run` exits with, as its JSON does */
+	cr_assert_eq(res->exit_code, CORDON_EXIT_TIMEOUT);
 	cr_assert_lt(res->duration_ms, 3000);
 	cr_assert(strstr(res->annotated, "Exit code: 124\n"), "%s", res->annotated);
 	cr_assert(strstr(res->annotated, "[cordon: timed out after 1000 ms"), "%s", res->annotated);

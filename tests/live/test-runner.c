@@ -188,8 +188,9 @@ Test(runner, setup_failures_say_cordon_and_exit_125)
 	char link[128];
 	struct run r;
 
+	/* the command, not the setup, failed: a shell's 127 */
 	RUN(&r, "--", "/nonexistent/command");
-	EXITED(&r, 125);
+	EXITED(&r, 127);
 	cr_assert_eq(strncmp(r.output, "cordon: execve: /nonexistent/command: ", 38), 0, "%s", r.output);
 
 	RUN(&r, "--bogus", "--", "/bin/true");
@@ -289,12 +290,12 @@ Test(runner, failures_are_recorded_on_the_status_fd)
 
 	/* the command process, before execve */
 	RUN_STATUS(&r, rec, "--", "/nonexistent/command");
-	EXITED(&r, 125);
+	EXITED(&r, 127);
 	cr_assert(STARTS(rec, "execve\tENOENT\tcordon: execve: /nonexistent/command: "), "%s", rec);
 	cr_assert_eq(strchr(rec, '\n'), rec + strlen(rec) - 1, "one record: %s", rec);
 	/* ... under light isolation too (no init) */
 	RUN_STATUS(&r, rec, "--isolation", "light", "--", "/nonexistent/command");
-	EXITED(&r, 125);
+	EXITED(&r, 127);
 	cr_assert(STARTS(rec, "execve\tENOENT\t"), "%s", rec);
 	/* the runner itself: a bad flag, wherever it sits */
 	RUN_STATUS(&r, rec, "--bogus", "--", "/bin/true");

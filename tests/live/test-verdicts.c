@@ -133,11 +133,25 @@ Test(verdicts, native_real_failures_are_runner_failed)
 	for (int in_process = 0; in_process <= 1; in_process++) {
 		struct cordon_result *res = run(c, in_process);
 
-		cr_assert_eq(res->exit_code, CORDON_EXIT_RUNNER_FAILED, "%s", res->output);
+		/* as a shell: not there is 127, reported by the runner */
+		cr_assert_eq(res->exit_code, CORDON_EXIT_NOT_FOUND, "%s", res->output);
 		cr_assert_eq(res->verdict, CORDON_VERDICT_RUNNER_FAILED, "in_process=%d", in_process);
 		cr_assert_not_null(res->runner_line);
 		cr_expect_eq(strncmp(res->runner_line, "cordon: execve: /nonexistent/cordon-test-binary", 47), 0, "%s",
 			     res->runner_line);
+		cordon_result_free(res);
+	}
+	cordon_confined_free(c);
+
+	/* there but not executable (a readable file without x bits): 126 */
+	const char *noexec[] = { "/etc/passwd", NULL };
+	c = native(p, noexec);
+	for (int in_process = 0; in_process <= 1; in_process++) {
+		struct cordon_result *res = run(c, in_process);
+
+		cr_assert_eq(res->exit_code, CORDON_EXIT_CANNOT_EXECUTE, "%s", res->output);
+		cr_assert_eq(res->verdict, CORDON_VERDICT_RUNNER_FAILED, "in_process=%d", in_process);
+		cr_expect(res->runner_line && strstr(res->runner_line, "/etc/passwd"), "%s", res->runner_line);
 		cordon_result_free(res);
 	}
 	cordon_confined_free(c);

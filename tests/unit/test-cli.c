@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -352,4 +353,117 @@ Test(cli, profile_flatten_is_sorted_one_value_per_line)
 	cr_assert_str_eq(lines[4], "/mode: \"read-only\"");
 	strv_free(lines);
 	cr_assert_eq(cli_profile_flatten("{bad", &lines), -EINVAL);
+}
+
+Test(cli, flag_table_rows_are_unique_and_every_listed_row_is_in_usage)
+{
+	size_t n;
+	const struct cli_flag *f = cli_flag_table(&n);
+
+	cr_assert_gt(n, 30);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_not_null(f[i].handler, "%s", f[i].name);
+		cr_assert_not_null(f[i].help, "%s", f[i].name);
+		cr_assert_eq(f[i].meta != NULL, f[i].has_value, "%s: a value needs a name in --help", f[i].name);
+		for (size_t k = i + 1; k < n; k++)
+			cr_assert(strcmp(f[i].name, f[k].name) != 0 || !(f[i].commands & f[k].commands),
+				  "%s: two rows for one command", f[i].name);
+		for (enum cli_command c = CLI_RUN; c <= CLI_WHY; c++) {
+			char line[128];
+
+			if (!(f[i].commands & CLI_CMD(c)) || f[i].section == CLI_SECTION_HIDDEN)
+				continue;
+			snprintf(line, sizeof(line), "\n  %s%s%s ", f[i].name, f[i].meta ? " " : "", f[i].meta ?: "");
+			cr_assert(strstr(cli_usage(c), line), "%s missing from the usage of command %d", line + 1, c);
+		}
+	}
+}
+
+Test(cli, one_name_parses_by_the_row_of_its_command)
+{
+	char *why[] = { "cordon", "why", "--workspace", "/w", "--path", "x", "--op", "read", "--json" };
+	char *run[] = { "cordon", "run", "--workspace", "/v", "--json", "--", "true" };
+	char *probe[] = { "cordon", "probe", "--workspace", "/w" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(why), why, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.workspace, "/w");
+	cr_assert(a.json && a.op == PROFILE_OP_READ);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(run), run, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.workspace, "/v");
+	cr_assert(a.json);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(probe), probe, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--workspace: unknown option for `cordon probe`; try `cordon probe --help`");
+}
+
+Test(cli, base64_matches_rfc4648)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" }, { "\xff\xfe", "//4=" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *b = cli_base64((const unsigned char *)cases[i].in, strlen(cases[i].in));
+
+		cr_assert_str_eq(b, cases[i].out, "case %zu", i);
+		free(b);
+	}
+}
+
+Test(cli, separate_stderr_and_json_schema)
+{
+	char *sep[] = { "cordon", "run", "--json", "--separate-stderr", "--", "true" };
+	char *alone[] = { "cordon", "run", "--separate-stderr", "--", "true" };
+	char *schema[] = { "cordon", "run", "--json-schema" };
+	char *schema_cmd[] = { "cordon", "run", "--json-schema", "--", "true" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(sep), sep, &a, err), 0, "%s", err);
+	cr_assert(a.json && a.separate_stderr);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(alone), alone, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--separate-stderr goes with --json");
+	cr_assert_eq(parse(ARGC(schema), schema, &a, err), 0, "%s", err);
+	cr_assert(a.json_schema && !a.command);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(schema_cmd), schema_cmd, &a, err), -EINVAL);
+	cr_assert_str_eq(err, "--json-schema takes no command");
+}
+
+Test(cli, result_json_keeps_bytes_that_are_not_utf8)
+{
+	struct cordon_result res = {
+		.exit_code = -1, .signal = 9, .verdict = CORDON_VERDICT_OK, .output = "a\xff" "b", .output_len = 3,
+		.output_total = 3, .stderr_output = "ok\n", .stderr_len = 3, .stderr_total = 7,
+	};
+	struct cordon_backend_info info = {};
+	struct cli_args a = { .json = true };
+	json_t *o = cli_result_json(&a, &res, &info, 0), *stopped;
+
+	cr_assert_not_null(o);
+	cr_assert(json_is_null(json_object_get(o, "exit_code")), "killed: null, as -1 in the struct");
+	cr_assert_eq(json_integer_value(json_object_get(o, "signal")), 9);
+	cr_assert_str_eq(json_string_value(json_object_get(o, "output")), "a\xef\xbf\xbd" "b");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "output_base64")), "Yf9i");
+	cr_assert_str_eq(json_string_value(json_object_get(o, "stderr")), "ok\n");
+	cr_assert(json_is_null(json_object_get(o, "stderr_base64")), "UTF-8: no base64");
+	cr_assert_eq(json_integer_value(json_object_get(o, "stderr_bytes")), 7);
+	cr_assert(json_is_null(json_object_get(o, "error")));
+
+	/* stopped: the same fields, and error says what stopped it */
+	cli_note_message("stopped by SIGTERM");
+	stopped = cli_result_json(&a, &res, &info, 15);
+	cr_assert_eq(json_object_size(stopped), json_object_size(o));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(stopped, "error"), "kind")), "stopped");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(stopped, "error"), "message")),
+			 "stopped by SIGTERM");
+	json_decref(stopped);
+	json_decref(o);
 }

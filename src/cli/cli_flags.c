@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The command line's one flag table and the parser that reads it. Each row
+ * says which commands take the flag, whether it has a value, what stores it
+ * (a handler), and how --help shows it: the usage texts (cli_usage.c), the
+ * shell completions (gen_completions.c) and the man pages' check all read
+ * the same rows. Sizes and durations are parsed here, in one place.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "strv.h"
+#include "units.h"
+
+#define _fallthrough_ __attribute__((__fallthrough__))
+
+/* Caps on what the command line may carry. */
+#define CLI_MAX_REPEATS 4096
+
+int cli_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define fail cli_fail
+
+/* ---- sizes, durations, counts ---- */
+
+int cli_parse_seconds(const char *s, int *ret_ms)
+{
+	uint64_t usec;
+
+	/* the one grammar of units.h: "10", "1.5", "10m", "500ms" */
+	if (units_parse_duration(s, &usec) < 0 || usec == 0 || usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
+		return -EINVAL;
+	/* round up so a tiny positive timeout is never "none" */
+	*ret_ms = (int)((usec + 999) / 1000);
+	return 0;
+}
+
+int cli_parse_cpu_seconds(const char *s, uint64_t *ret)
+{
+	uint64_t usec;
+
+	/* RLIMIT_CPU and the cgroup check count whole seconds */
+	if (units_parse_duration(s, &usec) < 0 || usec % UNITS_USEC_PER_SEC || usec < UNITS_USEC_PER_SEC ||
+	    usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
+		return -EINVAL;
+	*ret = usec / UNITS_USEC_PER_SEC;
+	return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t *ret)
+{
+	uint64_t v;
+
+	/* the one grammar of units.h: "64k", "1M", "2GiB", "1T" */
+	if (units_parse_size(s, &v) < 0 || v == 0 || v > (1ull << 40))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* A whole number in [min, max]; no sign, no spaces, no suffix. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* ---- handlers ---- */
+
+#define FIELD(a, f, type) ((type *)((char *)(a) + (f)->field))
+
+int cli_flag_bool(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)value, (void)err, (void)errlen;
+	*FIELD(a, f, bool) = true;
+	return 0;
+}
+
+int cli_flag_string(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	if (!*value)
+		return fail(err, errlen, "%s needs a value", f->name);
+	*FIELD(a, f, const char *) = value;
+	return 0;
+}
+
+int cli_flag_repeat(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	char ***v = FIELD(a, f, char **);
+
+	if (strv_length(*v) >= CLI_MAX_REPEATS)
+		return fail(err, errlen, "%s given more than %d times", f->name, CLI_MAX_REPEATS);
+	if (!*value)
+		return fail(err, errlen, "%s needs a non-empty value", f->name);
+	return strv_push(v, value);
+}
+
+static int flag_profile(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (!*value)
+		return fail(err, errlen, "--profile needs a profile name or path");
+	a->profile = value;
+	return 0;
+}
+
+static int flag_path(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (!*value)
+		return fail(err, errlen, "--path needs a path");
+	a->why_path = value;
+	return 0;
+}
+
+static int flag_workspace(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (!*value)
+		return fail(err, errlen, "--workspace needs a directory");
+	a->workspace = value;
+	return 0;
+}
+
+static int flag_op(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (profile_op_from_string(value, &a->op) < 0)
+		return fail(err, errlen, "--op: unknown operation '%s': valid operations are read, write, exec", value);
+	a->op_set = true;
+	return 0;
+}
+
+static int flag_host(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (!*value || strlen(value) > 253)
+		return fail(err, errlen, "--host: '%.100s' is not a host name or address", value);
+	a->why_host = value;
+	return 0;
+}
+
+static int flag_port(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	uint64_t port;
+
+	(void)f;
+	if (parse_count(value, 1, 65535, &port) < 0)
+		return fail(err, errlen, "--port: '%s' is not a port number from 1 to 65535", value);
+	a->port = (unsigned)port;
+	a->port_set = true;
+	return 0;
+}
+
+static int flag_mode(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	enum cordon_mode m;
+
+	(void)f;
+	if (cordon_mode_from_string(value, &m) < 0)
+		return fail(err, errlen,
+			    "--mode: unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
+			    value);
+	a->mode = value;
+	return 0;
+}
+
+static int flag_net(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cordon_net_from_string(value, &a->net) < 0)
+		return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host", value);
+	a->net_set = true;
+	return 0;
+}
+
+static int flag_backend(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cordon_backend_from_string(value, &a->backend) < 0)
+		return fail(err, errlen,
+			    "--backend: unknown backend '%s': valid backends are native, bwrap, seatbelt, unavailable",
+			    value);
+	a->backend_set = true;
+	return 0;
+}
+
+static int flag_isolation(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cordon_isolation_from_string(value, &a->isolation) < 0)
+		return fail(err, errlen, "--isolation: unknown isolation '%s': valid values are full, light", value);
+	a->isolation_set = true;
+	return 0;
+}
+
+static int flag_setenv(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	const char *eq = strchr(value, '=');
+
+	if (!eq || eq == value)
+		return fail(err, errlen, "--setenv: expected NAME=VALUE, got '%s'", value);
+	return cli_flag_repeat(a, f, value, err, errlen);
+}
+
+static int flag_timeout(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cli_parse_seconds(value, &a->timeout_ms) < 0)
+		return fail(err, errlen, "--timeout: '%s' is not a number of seconds greater than 0 (at most one week)",
+			    value);
+	return 0;
+}
+
+static int flag_max_output(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cli_parse_size(value, &a->max_output) < 0 || a->max_output > (1ull << 30))
+		return fail(err, errlen, "--max-output: '%s' is not a size between 1 and 1G (suffixes k, M, G)", value);
+	a->max_output_set = true;
+	return 0;
+}
+
+static int flag_on_output_limit(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+				size_t errlen)
+{
+	(void)f;
+	if (strcmp(value, "truncate") != 0 && strcmp(value, "terminate") != 0)
+		return fail(err, errlen, "--on-output-limit: '%s' is not truncate or terminate", value);
+	a->output_terminate = value[1] == 'e';
+	a->output_action_set = true;
+	return 0;
+}
+
+static int flag_limits_fallback(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+				size_t errlen)
+{
+	(void)f;
+	if (strcmp(value, "warn") != 0 && strcmp(value, "fail") != 0)
+		return fail(err, errlen, "--limits-fallback: '%s' is not warn or fail", value);
+	a->limits.fallback_fail = value[0] == 'f';
+	a->fallback_set = true;
+	return 0;
+}
+
+static int flag_cpu(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cli_parse_cpu_seconds(value, &a->limits.cpu_seconds) < 0)
+		return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from 1 to 604800", value);
+	a->limits_set = true;
+	return 0;
+}
+
+static int flag_memory(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cli_parse_size(value, &a->limits.memory) < 0 || a->limits.memory < (1ull << 20))
+		return fail(err, errlen, "--memory: '%s' is not a size between 1M and 1T (suffixes k, M, G, T)", value);
+	a->limits_set = true;
+	return 0;
+}
+
+static int flag_max_processes(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+			      size_t errlen)
+{
+	(void)f;
+	/* the runner and its init count too */
+	if (parse_count(value, 4, 4194304, &a->limits.processes) < 0)
+		return fail(err, errlen, "--max-processes: '%s' is not a whole number from 4 to 4194304", value);
+	a->limits_set = true;
+	return 0;
+}
+
+static int flag_max_file_size(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+			      size_t errlen)
+{
+	(void)f;
+	if (cli_parse_size(value, &a->limits.file_size) < 0)
+		return fail(err, errlen, "--max-file-size: '%s' is not a size between 1 and 1T (suffixes k, M, G, T)", value);
+	a->limits_set = true;
+	return 0;
+}
+
+static int flag_max_open_files(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+			       size_t errlen)
+{
+	(void)f;
+	/* below 16 the runner cannot set the sandbox up */
+	if (parse_count(value, 16, 1048576, &a->limits.open_files) < 0)
+		return fail(err, errlen, "--max-open-files: '%s' is not a whole number from 16 to 1048576", value);
+	a->limits_set = true;
+	return 0;
+}
+
+static int flag_status(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	(void)f;
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || !*value || *end || v < 0 || v > 255 + 128)
+		return fail(err, errlen, "--status: '%s' is not an exit status (0-383)", value);
+	a->status = (int)v;
+	a->status_set = true;
+	return 0;
+}
+
+/* ---- the table ----
+ *
+ * A new flag is a field in struct cli_args (cli.h) and one row here: the
+ * generic handlers store a bool, a non-empty string or a repeatable list by
+ * the row's offset; a flag that needs checking gets its own handler (one in
+ * another file, e.g. cli_net.c, is declared in cli.h). --help, the
+ * completions and the man pages' check (install.t: every row's flag is in
+ * docs/man/cordon-COMMAND.1.scd) follow from the row.
+ */
+
+#define C CLI_CMD
+#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))
+#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN))
+#define F(x) offsetof(struct cli_args, x)
+
+static const struct cli_flag flags[] = {
+	/* the commands' own options */
+	{ "--json", C(CLI_RUN), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "capture and print one JSON object" },
+	{ "--separate-stderr", C(CLI_RUN), false, cli_flag_bool, F(separate_stderr), CLI_SECTION_OWN, NULL,
+	  "with --json: stdout in output, stderr in stderr (default: merged)" },
+	{ "--json-schema", C(CLI_RUN), false, cli_flag_bool, F(json_schema), CLI_SECTION_OWN, NULL,
+	  "print the JSON Schema of --json's object and exit" },
+	{ "--json", C(CLI_CONFINE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "accepted for scripts that always pass it: the output is JSON either way" },
+	{ "--confined", C(CLI_CLASSIFY), true, cli_flag_string, F(confined_file), CLI_SECTION_OWN, "FILE",
+	  "the confined value, as `cordon confine` printed it" },
+	{ "--status", C(CLI_CLASSIFY), true, flag_status, 0, CLI_SECTION_OWN, "N",
+	  "the exit code, or 128+S for a command killed by signal S" },
+	{ "--output", C(CLI_CLASSIFY), true, cli_flag_string, F(output_file), CLI_SECTION_OWN, "FILE",
+	  "the command's merged output (default: none)" },
+	{ "--status-records", C(CLI_CLASSIFY), true, cli_flag_string, F(status_records_file), CLI_SECTION_OWN,
+	  "FILE", "what the runner wrote on its status channel (an empty file if nothing)" },
+	{ "--json", C(CLI_CLASSIFY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "one object: verdict, runner_line" },
+	{ "--json", C(CLI_PROBE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "one object: backends, selected, grade, kernel and limits facts" },
+	{ "--refresh", C(CLI_PROBE), false, cli_flag_bool, F(refresh), CLI_SECTION_OWN, NULL,
+	  "replace the per-user probe cache with the fresh result" },
+	{ "--profile", C(CLI_WHY), true, flag_profile, 0, CLI_SECTION_OWN, "P",
+	  "the profile to ask (default: the built-in `default`)" },
+	{ "--workspace", C(CLI_PROFILE) | C(CLI_WHY), true, flag_workspace, 0, CLI_SECTION_OWN, "DIR",
+	  "what $WORKSPACE and relative paths mean (default: the\nprofile's, else the current directory)" },
+	{ "--path", C(CLI_WHY), true, flag_path, 0, CLI_SECTION_OWN, "PATH",
+	  "the path to ask about (relative: in the workspace)" },
+	{ "--op", C(CLI_WHY), true, flag_op, 0, CLI_SECTION_OWN, "read|write|exec", "what is done to PATH" },
+	{ "--host", C(CLI_WHY), true, flag_host, 0, CLI_SECTION_OWN, "HOST", "the host to ask about" },
+	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST" },
+	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "machine-readable output (list, show)" },
+	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port)" },
+
+	/* limits */
+	{ "--timeout", LIMIT_CMDS, true, flag_timeout, 0, CLI_SECTION_LIMIT, "SECONDS",
+	  "wall clock: kill the command and everything it started" },
+	{ "--cpu", LIMIT_CMDS, true, flag_cpu, 0, CLI_SECTION_LIMIT, "SECONDS",
+	  "CPU seconds of the whole run (a cgroup counts it; else RLIMIT_CPU per process)" },
+	{ "--memory", LIMIT_CMDS, true, flag_memory, 0, CLI_SECTION_LIMIT, "BYTES",
+	  "memory of the whole run (cgroup), else RLIMIT_AS per process" },
+	{ "--max-processes", LIMIT_CMDS, true, flag_max_processes, 0, CLI_SECTION_LIMIT, "N",
+	  "processes and threads of the whole run (pids cgroup; the\n"
+	  "runner's own count); refused where no pids cgroup is writable" },
+	{ "--max-file-size", LIMIT_CMDS, true, flag_max_file_size, 0, CLI_SECTION_LIMIT, "BYTES",
+	  "largest file the command may write (RLIMIT_FSIZE: EFBIG)" },
+	{ "--max-open-files", LIMIT_CMDS, true, flag_max_open_files, 0, CLI_SECTION_LIMIT, "N",
+	  "open file descriptors per process (RLIMIT_NOFILE)" },
+	{ "--max-output", LIMIT_CMDS, true, flag_max_output, 0, CLI_SECTION_LIMIT, "BYTES",
+	  "output kept with --json (default 1M); interactive: stdout and\nstderr relayed each up to BYTES" },
+	{ "--on-output-limit", LIMIT_CMDS, true, flag_on_output_limit, 0, CLI_SECTION_LIMIT, "truncate|terminate",
+	  "past --max-output: count and drop the rest\n(default), or kill the command and everything it started" },
+	{ "--limits-fallback", LIMIT_CMDS, true, flag_limits_fallback, 0, CLI_SECTION_LIMIT, "warn|fail",
+	  "when only a weaker mechanism is available: run and\nsay so (default), or refuse (exit 125)" },
+
+	/* policy */
+	{ "--profile", POLICY_CMDS, true, flag_profile, 0, CLI_SECTION_POLICY, "P",
+	  "a built-in name, a path, or NAME looked up in\n~/.config/cordon/profiles then the installed profiles\n"
+	  "(default: the built-in `default`; see `cordon profile`)" },
+	{ "--mode", POLICY_CMDS, true, flag_mode, 0, CLI_SECTION_POLICY, "MODE",
+	  "read-only | workspace-write (default) | danger-full-access" },
+	{ "--workspace", POLICY_CMDS, true, flag_workspace, 0, CLI_SECTION_POLICY, "DIR",
+	  "the writable workspace root (default: current directory)" },
+	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host", "network access (default: none)" },
+	{ "--backend", POLICY_CMDS, true, flag_backend, 0, CLI_SECTION_POLICY, "B",
+	  "native | bwrap | seatbelt | unavailable (skips probing;\nCORDON_BACKEND does the same)" },
+	{ "--isolation", POLICY_CMDS, true, flag_isolation, 0, CLI_SECTION_POLICY, "full|light",
+	  "native runner only; light = Landlock + seccomp, no namespaces" },
+	{ "--deny-read", POLICY_CMDS, true, cli_flag_repeat, F(deny_read), CLI_SECTION_POLICY, "PATH",
+	  "hide PATH from the sandbox (repeatable)" },
+	{ "--protect", POLICY_CMDS, true, cli_flag_repeat, F(protect), CLI_SECTION_POLICY, "PATH",
+	  "keep PATH read-only inside the workspace (repeatable)" },
+	{ "--allow-unix-socket", POLICY_CMDS, true, cli_flag_repeat, F(allow_unix), CLI_SECTION_POLICY, "PATH",
+	  "let the sandbox connect to this host unix socket\n(native, full isolation, --net none; repeatable)" },
+	{ "--keep-env", POLICY_CMDS, true, cli_flag_repeat, F(keep_env), CLI_SECTION_POLICY, "NAME",
+	  "pass NAME (or PREFIX*) through the environment filter" },
+	{ "--setenv", POLICY_CMDS, true, flag_setenv, F(setenv), CLI_SECTION_POLICY, "NAME=VALUE",
+	  "set a variable inside the sandbox" },
+	{ "--require", POLICY_CMDS, true, cli_flag_repeat, F(require), CLI_SECTION_POLICY, "FEATURE",
+	  "refuse instead of degrading without FEATURE (landlock,\n"
+	  "landlock-net, landlock-scope, seccomp, userns, pidns, netns)" },
+
+	{ "--help", ~0u, false, cli_flag_bool, F(help), CLI_SECTION_HIDDEN, NULL, "show this command's options" },
+};
+
+static const struct {
+	const char *name;
+	enum cli_command command;
+} commands[] = {
+	{ "run", CLI_RUN },
+	{ "confine", CLI_CONFINE },
+	{ "classify", CLI_CLASSIFY },
+	{ "probe", CLI_PROBE },
+	{ "explain", CLI_EXPLAIN },
+	{ "profile", CLI_PROFILE },
+	{ "why", CLI_WHY },
+	{ "help", CLI_HELP },
+	{ "--help", CLI_HELP },
+	{ "-h", CLI_HELP },
+	{ "--version", CLI_VERSION },
+};
+
+static const struct {
+	const char *name;
+	enum cli_profile_action action;
+	size_t min, max; /* operands */
+	const char *operands;
+	bool json, workspace;
+} profile_actions[] = {
+	{ "list", CLI_PROFILE_LIST, 0, 0, "", true, false },
+	{ "show", CLI_PROFILE_SHOW, 1, 1, "one profile NAME", true, true },
+	{ "validate", CLI_PROFILE_VALIDATE, 1, CLI_MAX_REPEATS, "at least one FILE", false, true },
+	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
+	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
+};
+
+const struct cli_flag *cli_flag_table(size_t *ret_n)
+{
+	*ret_n = ELEMENTSOF(flags);
+	return flags;
+}
+
+const char *cli_command_name(size_t i, enum cli_command *ret)
+{
+	if (i >= ELEMENTSOF(commands))
+		return NULL;
+	*ret = commands[i].command;
+	return commands[i].name;
+}
+
+const char *cli_profile_action_name(size_t i)
+{
+	return i < ELEMENTSOF(profile_actions) ? profile_actions[i].name : NULL;
+}
+
+/* The row of name that c accepts, or NULL. */
+static const struct cli_flag *find_flag(const char *name, enum cli_command c)
+{
+	for (size_t k = 0; k < ELEMENTSOF(flags); k++)
+		if (strcmp(flags[k].name, name) == 0 && (flags[k].commands & C(c)))
+			return &flags[k];
+	return NULL;
+}
+
+/* ---- the parser ---- */
+
+void cli_args_done(struct cli_args *a)
+{
+	strv_free(a->deny_read);
+	strv_free(a->protect);
+	strv_free(a->allow_unix);
+	strv_free(a->keep_env);
+	strv_free(a->setenv);
+	strv_free(a->require);
+	strv_free(a->command);
+	strv_free(a->operands);
+	*a = (struct cli_args){};
+}
+
+static int check_profile_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	size_t n = strv_length(a->operands);
+
+	if (a->action == CLI_PROFILE_NONE)
+		return fail(err, errlen, "`cordon profile` needs an action: list, show, validate, schema or diff");
+	for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++) {
+		if (profile_actions[k].action != a->action)
+			continue;
+		if (n < profile_actions[k].min || n > profile_actions[k].max) {
+			if (profile_actions[k].max == 0)
+				return fail(err, errlen, "unexpected argument '%s': `cordon profile %s` takes none",
+					    a->operands[0], profile_actions[k].name);
+			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
+				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
+		}
+		if (a->json && !profile_actions[k].json)
+			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
+		if (a->workspace && !profile_actions[k].workspace)
+			return fail(err, errlen, "--workspace: not available for `cordon profile %s`",
+				    profile_actions[k].name);
+	}
+	return 0;
+}
+
+static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	if (a->operands)
+		return fail(err, errlen, "unexpected argument '%s': ask with --path PATH --op OP or --host HOST --port N",
+			    a->operands[0]);
+	if (!a->why_path == !a->why_host)
+		return fail(err, errlen, "`cordon why` needs either --path PATH --op OP or --host HOST --port N");
+	if (a->why_path && !a->op_set)
+		return fail(err, errlen, "--path needs --op read, write or exec");
+	if (a->why_path && a->port_set)
+		return fail(err, errlen, "--port goes with --host, not --path");
+	if (a->why_host && !a->port_set)
+		return fail(err, errlen, "--host needs --port N");
+	if (a->why_host && a->op_set)
+		return fail(err, errlen, "--op goes with --path, not --host");
+	return 0;
+}
+
+/* What the whole command line must say once every flag is read. */
+static int check_args(const struct cli_args *a, const char *sub, char *err, size_t errlen)
+{
+	switch (a->sub) {
+	case CLI_RUN:
+		if (a->json_schema)
+			return a->command ? fail(err, errlen, "--json-schema takes no command") : 0;
+		if (a->separate_stderr && !a->json)
+			return fail(err, errlen, "--separate-stderr goes with --json");
+		_fallthrough_;
+	case CLI_CONFINE:
+	case CLI_EXPLAIN:
+		if (!a->command || !a->command[0][0])
+			return fail(err, errlen, "no command to run: put it after `--`, e.g. `cordon %s -- ls`", sub);
+		return 0;
+	case CLI_CLASSIFY:
+		if (!a->confined_file)
+			return fail(err, errlen, "--confined FILE is required");
+		if (!a->status_set)
+			return fail(err, errlen, "--status N is required");
+		_fallthrough_;
+	case CLI_PROBE:
+		if (a->command)
+			return fail(err, errlen, "unexpected argument '%s'", a->command[0]);
+		return 0;
+	case CLI_PROFILE:
+		return check_profile_args(a, err, errlen);
+	case CLI_WHY:
+		return check_why_args(a, err, errlen);
+	case CLI_NONE:
+	case CLI_HELP:
+	case CLI_VERSION:
+		break;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
+{
+	struct cli_args a = {};
+	int i = 2, r;
+
+	if (argc < 2)
+		return fail(err, errlen, "no command given; try `cordon --help`");
+	for (size_t k = 0; k < ELEMENTSOF(commands); k++)
+		if (strcmp(argv[1], commands[k].name) == 0)
+			a.sub = commands[k].command;
+	if (a.sub == CLI_NONE)
+		return fail(err, errlen, "unknown command '%s'; try `cordon --help`", argv[1]);
+	if (a.sub == CLI_HELP || a.sub == CLI_VERSION) {
+		*ret = a;
+		return 0;
+	}
+	if (a.sub == CLI_PROFILE && argc > 2 && argv[2][0] != '-') {
+		for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++)
+			if (strcmp(argv[2], profile_actions[k].name) == 0)
+				a.action = profile_actions[k].action;
+		if (a.action == CLI_PROFILE_NONE)
+			return fail(err, errlen,
+				    "unknown profile action '%s': valid actions are list, show, validate, schema, diff", argv[2]);
+		i = 3;
+	}
+
+	for (; i < argc; i++) {
+		const char *arg = argv[i], *value = NULL;
+		const struct cli_flag *f;
+		_cleanup_free_ char *name = NULL;
+
+		if (strcmp(arg, "--") == 0) {
+			i++;
+			break;
+		}
+		if (arg[0] != '-' && (a.sub == CLI_PROFILE || a.sub == CLI_WHY)) {
+			/* operands may come before, between or after flags */
+			if (strv_length(a.operands) >= CLI_MAX_REPEATS) {
+				r = fail(err, errlen, "too many arguments");
+				goto bad;
+			}
+			r = strv_push(&a.operands, arg);
+			if (r < 0)
+				goto bad;
+			continue;
+		}
+		if (arg[0] != '-')
+			break; /* the command starts here */
+
+		const char *eq = strchr(arg, '=');
+		name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup(arg);
+		if (!name) {
+			cli_args_done(&a);
+			return -ENOMEM;
+		}
+		f = find_flag(name, a.sub);
+		if (!f) {
+			r = fail(err, errlen, "%s: unknown option for `cordon %s`; try `cordon %s --help`", name, argv[1], argv[1]);
+			goto bad;
+		}
+		if (f->has_value) {
+			if (eq)
+				value = eq + 1;
+			else if (i + 1 < argc)
+				value = argv[++i];
+			else {
+				r = fail(err, errlen, "%s needs a value", name);
+				goto bad;
+			}
+		} else if (eq) {
+			r = fail(err, errlen, "%s takes no value", name);
+			goto bad;
+		}
+		r = f->handler(&a, f, value, err, errlen);
+		if (r < 0)
+			goto bad;
+	}
+	if (a.help) {
+		*ret = a;
+		return 0;
+	}
+
+	for (; i < argc; i++) {
+		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_WHY ? &a.operands : &a.command;
+
+		if (strv_length(*v) >= 65536) {
+			r = fail(err, errlen, "the command has too many arguments");
+			goto bad;
+		}
+		r = strv_push(v, argv[i]);
+		if (r < 0)
+			goto bad;
+	}
+	r = check_args(&a, argv[1], err, errlen);
+	if (r < 0)
+		goto bad;
+	*ret = a;
+	return 0;
+bad:
+	cli_args_done(&a);
+	return r;
+}

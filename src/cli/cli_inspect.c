@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The commands that look without running: confine (the confined value as
+ * JSON), classify (a verdict for a process the caller ran), probe (which
+ * backends work here), explain (the runner's plan in words), why (which
+ * rule decides a path or a host).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "exec.h"
+#include "fileio.h"
+#include "probe.h"
+
+#define say cli_say
+
+/* Caps on the files classify reads. */
+#define CLI_CLASSIFY_MAX_OUTPUT (256u * 1024 * 1024)
+#define CLI_CONFINED_MAX (1024 * 1024)
+
+int cli_confine(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_free_ char *json = NULL;
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	struct cordon_backend_info info;
+	int r;
+
+	r = cli_load_profile(a, &prof);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	/* The confined argv cannot carry limits: cordon run applies them. */
+	if (prof->limits.set & ~(1u << PROFILE_LIMIT_FALLBACK)) {
+		say("profile %s sets limits, which only `cordon run` enforces (the confined argv cannot carry them): "
+		    "use `cordon run --profile`, or a profile without limits", prof->name);
+		return CLI_EXIT_REFUSED;
+	}
+	const char *kind;
+	r = cli_confine_from_args(a, prof, &info, &c, &kind);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	r = cordon_confined_to_json(c, &json);
+	if (r < 0) {
+		say("cannot encode the confined value: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	puts(json);
+	return 0;
+}
+
+int cli_classify(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_free_ char *cj = NULL, *out = NULL, *rec = NULL;
+	struct cordon_classification cls = {};
+	struct cordon_error e = {};
+	size_t cl = 0, ol = 0, rl = 0;
+	int r;
+
+	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, false, &cj, &cl);
+	if (r < 0) {
+		say("--confined %s: %s", a->confined_file, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	r = cordon_confined_from_json(cj, cl, &c, &e);
+	if (r < 0) {
+		if (e.line > 0)
+			say("%s:%d:%d: %s", a->confined_file, e.line, e.column, e.message);
+		else
+			say("%s: %s", a->confined_file, e.message);
+		return CLI_EXIT_REFUSED;
+	}
+	if (a->output_file) {
+		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, false, &out, &ol);
+		if (r < 0) {
+			say("--output %s: %s", a->output_file, r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
+			return CLI_EXIT_REFUSED;
+		}
+	}
+	/* With a status channel only its records say "runner failed": without
+	 * them no verdict could tell, so none is given. */
+	if (c->status_format != CORDON_STATUS_NONE && !a->status_records_file) {
+		say("%s reports runner failures on fd %d: pass what was written there with --status-records FILE "
+		    "(an empty file if nothing)", a->confined_file, c->status_fd);
+		return CLI_EXIT_REFUSED;
+	}
+	if (a->status_records_file) {
+		r = read_file_capped(a->status_records_file, CLI_CONFINED_MAX, false, &rec, &rl);
+		if (r < 0) {
+			say("--status-records %s: %s", a->status_records_file,
+			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+			return CLI_EXIT_REFUSED;
+		}
+	}
+	r = cordon_classify_status(c, a->status, rec, rl, out ?: "", ol, &cls);
+	if (r < 0) {
+		say("cannot classify: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:s,s:o}", "verdict", cordon_verdict_to_string(cls.verdict),
+							      "runner_line", cls.line ? cli_json_text(cls.line, strlen(cls.line)) : json_null());
+		cli_print_json(o);
+	} else if (cls.line)
+		printf("%s: %s\n", cordon_verdict_to_string(cls.verdict), cls.line);
+	else
+		printf("%s\n", cordon_verdict_to_string(cls.verdict));
+	free(cls.line);
+	return 0;
+}
+
+/* Kernel facts, gathered without trusting any one probe. */
+static int userns_works(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static bool seccomp_available(void)
+{
+	return access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
+}
+
+int cli_probe(const struct cli_args *a)
+{
+	_cleanup_(json_decrefp) json_t *arr = json_array();
+	struct cordon_backend_info info;
+	unsigned select_flags = CORDON_SELECT_DISK_CACHE | (a->refresh ? CORDON_SELECT_REFRESH : 0);
+	int r, abi = kernel_landlock_abi(), userns = userns_works();
+	bool sc = seccomp_available();
+
+	struct cordon_limits_probe lp = {};
+	(void)cordon_limits_probe(&lp);
+	/* how --cpu would be counted: the check says */
+	struct cordon_limits_plan cpu_plan = {};
+	(void)cordon_limits_check(&(struct cordon_limits){ .cpu_seconds = 1 }, NULL, &cpu_plan, NULL);
+	enum cordon_limit_mechanism cpu_m = cpu_plan.mechanism[CORDON_LIMIT_CPU];
+	if (!a->json) {
+		printf("kernel: landlock ABI %d, user namespaces %s, seccomp %s\n", abi,
+		       userns > 0 ? "usable" : "unusable", sc ? "available" : "unavailable");
+		printf("limits: memory by %s, processes by %s, cpu by %s; file size and open files by rlimits\n",
+		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_memory ? "cgroup v1" : "RLIMIT_AS (weaker: per process)",
+		       lp.cgroup2 ? "cgroup v2" : lp.cgroup1_pids ? "cgroup v1" : "nothing (--max-processes is refused)",
+		       cpu_m == CORDON_MECHANISM_CGROUP2 ? "cgroup v2 (the whole run)"
+		       : cpu_m == CORDON_MECHANISM_CGROUP1 ? "cgroup v1 cpuacct (the whole run)"
+		       : "RLIMIT_CPU (weaker: per process)");
+		if (!lp.cgroup2)
+			printf("  cgroup v2 unused: %s\n", lp.cgroup2_reason);
+		if (!lp.cgroup1_memory || !lp.cgroup1_pids)
+			printf("  cgroup v1 %s: %s\n", lp.cgroup1_memory || lp.cgroup1_pids ? "partly usable" : "unused",
+			       lp.cgroup1_reason);
+	}
+
+	for (const enum cordon_backend *b = cordon_backend_chain(); *b != CORDON_BACKEND_UNAVAILABLE; b++) {
+		struct cordon_probe_report rep;
+
+		r = cordon_probe_backend(*b, 2000, &rep);
+		if (r < 0) {
+			say("probing %s failed: %s", cordon_backend_to_string(*b), strerror(-r));
+			return CLI_EXIT_REFUSED;
+		}
+		if (a->json)
+			json_array_append_new(arr, json_pack("{s:s,s:b,s:s?,s:s,s:s,s:I}",
+				"backend", cordon_backend_to_string(rep.backend), "usable", rep.usable,
+				"grade", rep.usable ? cordon_grade_to_string(rep.grade) : NULL,
+				"path", rep.path, "reason", rep.reason, "duration_us", (json_int_t)rep.duration_us));
+		else if (rep.usable)
+			printf("backend %-9s usable, grade %s (%s, %.1f ms)%s%s\n", cordon_backend_to_string(rep.backend),
+			       cordon_grade_to_string(rep.grade), rep.path, rep.duration_us / 1000.0,
+			       rep.reason[0] ? ": " : "", rep.reason);
+		else
+			printf("backend %-9s unusable: %s\n", cordon_backend_to_string(rep.backend), rep.reason);
+	}
+
+	if (a->backend_set)
+		cordon_pin_backend(a->backend);
+	r = cordon_backend_select(select_flags, &info);
+	if (r < 0) {
+		say("cannot select a backend: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b},s:{s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:b,s:s,s:s}}",
+			"backends", json_incref(arr),
+			"selected", cordon_backend_to_string(info.backend),
+			"grade", info.backend == CORDON_BACKEND_UNAVAILABLE ? NULL : cordon_grade_to_string(info.grade),
+			"pinned", info.pinned, "from_cache", info.from_cache,
+			"kernel", "landlock_abi", abi, "user_namespaces", userns > 0, "seccomp", sc,
+			"limits",
+			"memory", lp.cgroup2 ? "cgroup2" : lp.cgroup1_memory ? "cgroup1" : "rlimit",
+			"processes", lp.cgroup2 ? "cgroup2" : lp.cgroup1_pids ? "cgroup1" : "none",
+			"cpu", cordon_limit_mechanism_to_string(cpu_m), "file_size", "rlimit", "open_files", "rlimit",
+			"cgroup2", lp.cgroup2, "cgroup1_memory", lp.cgroup1_memory, "cgroup1_pids", lp.cgroup1_pids,
+			"cgroup2_reason", lp.cgroup2_reason, "cgroup1_reason", lp.cgroup1_reason);
+		cli_print_json(o);
+	} else if (info.backend == CORDON_BACKEND_UNAVAILABLE)
+		printf("selected: unavailable — cordon will refuse to run anything except --mode danger-full-access\n");
+	else
+		printf("selected: %s, grade %s%s%s\n", cordon_backend_to_string(info.backend),
+		       cordon_grade_to_string(info.grade), info.pinned ? " (pinned)" : "",
+		       info.from_cache ? " (from the probe cache)" : "");
+	return info.backend == CORDON_BACKEND_UNAVAILABLE ? 1 : 0;
+}
+
+/* The limits, in words, as cordon run would enforce them here. */
+static int explain_limits(const struct cli_args *a, const struct cordon_confined *c)
+{
+	struct cordon_limits_plan plan;
+	struct cordon_error e = {};
+	int r;
+
+	if (!a->limits_set && !a->timeout_ms && !a->max_output_set)
+		return 0;
+	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
+	if (r < 0) {
+		printf("limits: cordon run would refuse: %s\n", e.message);
+		return 0;
+	}
+	printf("limits (applied by cordon run before the runner starts, inherited by everything it starts):\n");
+	if (a->timeout_ms)
+		printf("  wall clock %d ms: then the command and everything it started are killed (exit 124)\n",
+		       a->timeout_ms);
+	if (a->limits.cpu_seconds && plan.mechanism[CORDON_LIMIT_CPU] == CORDON_MECHANISM_RLIMIT)
+		printf("  %" PRIu64 " CPU seconds per process (RLIMIT_CPU; weaker: no cgroup here counts the run): "
+		       "SIGKILL at the limit (exit 137)\n", a->limits.cpu_seconds);
+	else if (a->limits.cpu_seconds)
+		printf("  %" PRIu64 " CPU seconds for the whole run (%s CPU accounting, checked every 50 ms): then the "
+		       "command and everything it started are killed (exit 137)\n", a->limits.cpu_seconds,
+		       plan.mechanism[CORDON_LIMIT_CPU] == CORDON_MECHANISM_CGROUP2 ? "cgroup v2" : "cgroup v1");
+	if (a->limits.memory)
+		printf("  %" PRIu64 " bytes of memory %s\n", a->limits.memory,
+		       plan.mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_RLIMIT
+		       ? "of address space per process (RLIMIT_AS; weaker: no cgroup is writable here)"
+		       : plan.mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_CGROUP2
+		       ? "for the whole run, swap included (cgroup v2 memory.max): the kernel kills inside it (exit 137)"
+		       : "for the whole run, swap included (cgroup v1 memory controller): the kernel kills inside it (exit 137)");
+	if (a->limits.processes)
+		printf("  %" PRIu64 " processes and threads for the whole run, the runner's included (%s pids.max): "
+		       "forks beyond fail with EAGAIN\n", a->limits.processes,
+		       plan.mechanism[CORDON_LIMIT_PROCESSES] == CORDON_MECHANISM_CGROUP2 ? "cgroup v2" : "cgroup v1");
+	if (a->limits.file_size)
+		printf("  files up to %" PRIu64 " bytes (RLIMIT_FSIZE, SIGXFSZ ignored): a longer write fails with EFBIG\n",
+		       a->limits.file_size);
+	if (a->limits.open_files)
+		printf("  %" PRIu64 " open file descriptors per process (RLIMIT_NOFILE): EMFILE beyond\n",
+		       a->limits.open_files);
+	if (a->max_output_set)
+		printf("  output: %" PRIu64 " bytes kept (--json) or relayed per stream (interactive); beyond it %s\n",
+		       a->max_output, a->output_terminate ? "the command and everything it started are killed (exit 137)"
+		       : "the rest is counted and dropped, the command runs on");
+	if (plan.warning[0])
+		printf("  warning: %s\n", plan.warning);
+	return 0;
+}
+
+/* bwrap's options that take values, and how many. */
+static int bwrap_arity(const char *opt)
+{
+	static const char *const two[] = { "--ro-bind", "--ro-bind-try", "--bind", "--bind-try", "--setenv", NULL };
+	static const char *const one[] = { "--dev", "--proc", "--tmpfs", "--size", "--perms", "--remount-ro",
+					   "--cap-drop", NULL };
+
+	for (size_t i = 0; two[i]; i++)
+		if (strcmp(opt, two[i]) == 0)
+			return 2;
+	for (size_t i = 0; one[i]; i++)
+		if (strcmp(opt, one[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* --backend bwrap: bwrap's own options one to a line (environment values
+ * left out), what it does not enforce, then the nested runner's plan. */
+static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	struct cordon_backend_info info;
+	struct cordon_error e = {};
+	char gaps[1024];
+	size_t i = 1;
+	int r;
+
+	r = cli_select_backend(a, &info);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
+	if (r < 0) {
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	printf("bwrap backend (%s), grade %s:\n", c->argv[0], cordon_grade_to_string(c->grade));
+	while (c->argv[i] && strcmp(c->argv[i], "--") != 0) {
+		int n = bwrap_arity(c->argv[i]);
+
+		printf("  %s", c->argv[i]);
+		for (int k = 1; k <= n && c->argv[i + k]; k++)
+			printf(" %s", strcmp(c->argv[i], "--setenv") == 0 && k == 2 ? "(value)" : c->argv[i + k]);
+		putchar('\n');
+		i += 1 + (size_t)n;
+	}
+	(void)cordon_backend_gaps(&info, gaps, sizeof(gaps));
+	printf("not enforced here: %s\n", gaps);
+	if (info.lacks & CORDON_LACKS_RUNNER) {
+		printf("then execve %s directly: cordon's runner does not nest (see cordon probe)\n",
+		       c->argv[i] && c->argv[i + 1] ? c->argv[i + 1] : "?");
+		return explain_limits(a, c);
+	}
+	printf("then, inside bwrap's namespaces (which give what light isolation lists as given up, "
+	       "except as said above):\n");
+	r = c->argv[i] ? cordon_explain_plan((const char *const *)c->argv + i + 1, stdout) : -EINVAL;
+	if (r < 0) {
+		say("cannot explain the plan: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	return explain_limits(a, c);
+}
+
+int cli_explain(const struct cli_args *a)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	struct cordon_error e = {};
+	struct cli_args eff;
+	int r;
+
+	r = cli_load_merged(a, &prof, &eff);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	a = &eff;
+	r = cli_build_policy(a, prof, &p);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	if (cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS) {
+		printf("danger-full-access: the command runs unconfined, exactly as given.\n");
+		return 0;
+	}
+	if (a->backend_set && a->backend == CORDON_BACKEND_BWRAP)
+		return explain_bwrap(a, p);
+	snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
+	if (r < 0) {
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	/* c->argv is [RUNNER, "exec", flags..., "--", argv...] */
+	r = cordon_explain_plan((const char *const *)c->argv + 1, stdout);
+	if (r < 0) {
+		say("cannot explain the plan: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	return explain_limits(a, c);
+}
+
+/* ---- why ----------------------------------------------------------------- */
+
+int cli_why(const struct cli_args *a)
+{
+	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	struct profile_decision d;
+	int r;
+
+	if (cli_load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
+		return CLI_EXIT_REFUSED;
+	if (a->why_path)
+		r = profile_why_path(p, a->why_path, a->op, &d);
+	else
+		r = profile_why_host(p, a->why_host, a->port, &d);
+	if (r < 0) {
+		if (a->why_path)
+			say("--path %s: %s", a->why_path, strerror(-r));
+		else
+			say("--host %s: %s", a->why_host, strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
+							      d.allow ? "allow" : "deny", "reason", d.reason, "file",
+							      d.file, "pointer", d.pointer, "profile", p->name,
+							      "profile_file", p->file);
+
+		if (!o) {
+			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
+			return CLI_EXIT_REFUSED;
+		}
+		if (a->why_path) {
+			json_object_set_new(o, "path", json_string(a->why_path));
+			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
+		} else {
+			json_object_set_new(o, "host", json_string(a->why_host));
+			json_object_set_new(o, "port", json_integer(a->port));
+		}
+		if (cli_print_json(o) < 0)
+			return CLI_EXIT_REFUSED;
+	} else {
+		printf("%s: %s\n", d.allow ? "allow" : "deny", d.reason);
+		if (d.pointer[0])
+			printf("  rule: %s at %s\n", d.file, d.pointer);
+		else
+			printf("  rule: %s\n", d.file);
+		fflush(stdout);
+	}
+	return d.allow ? 0 : 1;
+}

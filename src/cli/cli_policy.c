@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * From the command line to a confined value, shared by run, confine and
+ * explain: the profile, the flags on top of it, the backend.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "policy.h"
+#include "probe.h"
+#include "strv.h"
+
+#define say cli_say
+#define fail cli_fail
+
+void cli_say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "cordon: %s\n", line);
+	cli_note_message(line);
+}
+
+#define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
+
+int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen)
+{
+	const struct profile_limits *l = &p->limits;
+
+	if (HAS_LIMIT(l, TIMEOUT) && !a->timeout_ms)
+		a->timeout_ms = (int)(l->timeout_seconds * 1000); /* at most a week: fits */
+	if (HAS_LIMIT(l, CPU) && !a->limits.cpu_seconds) {
+		a->limits.cpu_seconds = l->cpu_seconds;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MEMORY) && !a->limits.memory) {
+		a->limits.memory = l->memory;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_PROCESSES) && !a->limits.processes) {
+		/* the runner and its init count too (as for --max-processes) */
+		if (l->max_processes < 4)
+			return fail(err, errlen, "%s: at %s: limits.max_processes %" PRIu64
+				    " is too few: the runner itself needs 4; give at least 4",
+				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].file,
+				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].pointer, l->max_processes);
+		a->limits.processes = l->max_processes;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_FILE_SIZE) && !a->limits.file_size) {
+		a->limits.file_size = l->max_file_size;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_OPEN_FILES) && !a->limits.open_files) {
+		/* below 16 the runner cannot set the sandbox up */
+		if (l->max_open_files < 16)
+			return fail(err, errlen, "%s: at %s: limits.max_open_files %" PRIu64
+				    " is too few: the runner needs 16 to set the sandbox up; give at least 16",
+				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].file,
+				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].pointer, l->max_open_files);
+		a->limits.open_files = l->max_open_files;
+		a->limits_set = true;
+	}
+	if (HAS_LIMIT(l, MAX_OUTPUT) && !a->max_output_set) {
+		a->max_output = l->max_output;
+		a->max_output_set = true;
+	}
+	if (HAS_LIMIT(l, ON_OUTPUT_LIMIT) && !a->output_action_set)
+		a->output_terminate = l->on_output_limit == PROFILE_OUTPUT_KILL;
+	if (HAS_LIMIT(l, FALLBACK) && !a->fallback_set)
+		a->limits.fallback_fail = l->fallback_fail;
+	return 0;
+}
+
+/* --profile P, else the embedded default: never a file, so what runs without
+ * --profile is exactly what is compiled in. */
+int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret)
+{
+	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, ret);
+}
+
+int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged)
+{
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	char err[512];
+	int r;
+
+	r = cli_load_profile(a, &prof);
+	if (r < 0)
+		return r;
+	*ret_merged = *a; /* the vectors stay a's */
+	r = cli_apply_profile_limits(ret_merged, prof, err, sizeof(err));
+	if (r < 0) {
+		say("%s", err);
+		return r;
+	}
+	*ret_prof = TAKE_PTR(prof);
+	return 0;
+}
+
+/* The profile, then the flags on top: scalars replace, lists add. */
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	struct cordon_profile q = *prof; /* a shallow copy: prof itself stays untouched */
+	struct cordon_error e = {};
+	int r;
+
+	if (a->mode) {
+		(void)cordon_mode_from_string(a->mode, &q.mode);
+		/* only workspace-write has write grants; read-only writes nothing */
+		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
+			q.write = (struct profile_rules){};
+	}
+	r = profile_apply(&q, &p, &e);
+	if (r < 0) {
+		say("%s", e.message);
+		return r;
+	}
+	if (a->net_set)
+		cordon_policy_set_net(p, a->net);
+	if (a->isolation_set)
+		cordon_policy_set_isolation(p, a->isolation);
+	STRV_FOREACH(s, a->deny_read)
+		if ((r = cordon_policy_deny_read(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->protect)
+		if ((r = cordon_policy_protect(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->allow_unix)
+		if ((r = cordon_policy_allow_unix_socket(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->keep_env)
+		if ((r = cordon_policy_keep_env(p, *s, &e)) < 0)
+			goto bad;
+	STRV_FOREACH(s, a->setenv) {
+		_cleanup_free_ char *name = strndup(*s, strcspn(*s, "="));
+		if (!name)
+			return -ENOMEM;
+		if ((r = cordon_policy_set_env(p, name, *s + strlen(name) + 1, &e)) < 0)
+			goto bad;
+	}
+	STRV_FOREACH(s, a->require)
+		if ((r = cordon_policy_require(p, *s, &e)) < 0)
+			goto bad;
+	*ret = TAKE_PTR(p);
+	return 0;
+bad:
+	say("%s", e.message);
+	return r;
+}
+
+int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret)
+{
+	int r;
+
+	if (a->backend_set)
+		cordon_pin_backend(a->backend);
+	r = cordon_backend_select(CORDON_SELECT_DISK_CACHE, ret);
+	if (r == -EINVAL)
+		say("CORDON_BACKEND='%s' is not a backend: valid backends are native, bwrap, seatbelt, unavailable",
+		    getenv("CORDON_BACKEND") ?: "");
+	else if (r < 0)
+		say("cannot select a sandbox backend: %s", strerror(-r));
+	return r;
+}
+
+/* Policy -> backend -> confined, or a message, a negative code and which
+ * step refused (a kind for cli_refuse). */
+int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	struct cordon_backend_info info = { .backend = CORDON_BACKEND_UNAVAILABLE };
+	struct cordon_error e = {};
+	int r;
+
+	*ret_kind = "policy";
+	r = cli_build_policy(a, prof, &p);
+	if (r < 0)
+		return r;
+	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS) {
+		*ret_kind = "unavailable";
+		r = cli_select_backend(a, &info);
+		if (r < 0)
+			return r;
+	}
+	r = cordon_confine_with(&info, (const char *const *)a->command, p, ret, &e);
+	if (r < 0) {
+		/* a feature the policy requires that this backend cannot give */
+		*ret_kind = r == CORDON_SANDBOX_UNAVAILABLE ? "unavailable" : r == -EOPNOTSUPP ? "require" : "policy";
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return r;
+	}
+	if (ret_info)
+		*ret_info = info;
+	return 0;
+}

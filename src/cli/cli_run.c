@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `cordon run`: confine, check the limits, run, and report how it ended:
+ * in words on stderr, or as one JSON object on stdout (--json).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "exec.h"
+#include "process.h"
+
+#define say cli_say
+
+/* Without a runner (danger-full-access) the command itself is what could
+ * not be started: exit as a shell would. */
+int cli_exec_failure_code(const struct cordon_confined *c, int r)
+{
+	if (c->enforcement != CORDON_ENFORCEMENT_NONE)
+		return CLI_EXIT_REFUSED;
+	switch (-r) {
+	case ENOENT:
+		return CORDON_EXIT_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+	case ENOEXEC:
+	case EISDIR:
+	case ENOTDIR:
+	case ELOOP:
+	case ETXTBSY:
+		return CORDON_EXIT_CANNOT_EXECUTE;
+	default:
+		return CLI_EXIT_REFUSED;
+	}
+}
+
+static int exit_status_of(const struct cordon_result *res)
+{
+	if (res->verdict == CORDON_VERDICT_TIMEOUT)
+		return CORDON_EXIT_TIMEOUT;
+	if (res->signal)
+		return 128 + res->signal;
+	return res->exit_code;
+}
+
+/* The one interactive line saying which limit ended the command. */
+static void say_limit(const struct cli_args *a, const struct cordon_result *res)
+{
+	const char *how = cordon_limit_mechanism_to_string(res->limit_mechanism);
+
+	switch (res->limit) {
+	case CORDON_LIMIT_CPU:
+		say("CPU limit of %" PRIu64 " s reached (%s); the process was killed", a->limits.cpu_seconds, how);
+		break;
+	case CORDON_LIMIT_MEMORY:
+		say("memory limit of %" PRIu64 " bytes reached (%s)%s", a->limits.memory, how,
+		    res->signal == SIGKILL ? "; the command was killed" : "");
+		break;
+	case CORDON_LIMIT_PROCESSES:
+		say("process limit of %" PRIu64 " reached (%s); forks beyond it were refused", a->limits.processes, how);
+		break;
+	case CORDON_LIMIT_FILE_SIZE:
+		say("file size limit of %" PRIu64 " bytes reached (%s); writes beyond it failed with EFBIG",
+		    a->limits.file_size, how);
+		break;
+	case CORDON_LIMIT_OPEN_FILES:
+		say("open files limit of %" PRIu64 " reached (%s)", a->limits.open_files, how);
+		break;
+	case CORDON_LIMIT_OUTPUT:
+		say("output limit of %" PRIu64 " bytes reached; the command and everything it started were killed",
+		    a->max_output);
+		break;
+	case CORDON_LIMIT_TIMEOUT:
+	case CORDON_LIMIT_NONE:
+	case _CORDON_LIMIT_MAX:
+		break;
+	}
+}
+
+/* The signal that asked cordon run to stop; cordon_run polls it. */
+static volatile sig_atomic_t run_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	run_stop_signal = sig;
+}
+
+int cli_run(const struct cli_args *a)
+{
+	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
+	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
+	struct cordon_backend_info info;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
+	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
+	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	struct cli_args eff;
+	const char *kind;
+	int r;
+
+	if (a->json_schema)
+		return cli_print_result_schema();
+	/* the profile's limits under the flags: from here on, a is the merge */
+	r = cli_load_merged(a, &prof, &eff);
+	if (r < 0)
+		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
+	a = &eff;
+
+	r = cli_confine_from_args(a, prof, &info, &c, &kind);
+	if (r < 0)
+		return cli_refuse(a, kind, CLI_EXIT_REFUSED);
+
+	/* Limits that cannot be enforced are refused before anything runs;
+	 * a weaker mechanism is used only with a word about it. */
+	struct cordon_limits_plan plan;
+	struct cordon_error e = {};
+	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
+	if (r < 0) {
+		say("%s", e.message);
+		return cli_refuse(a, "limits", CLI_EXIT_REFUSED);
+	}
+	if (plan.warning[0])
+		say("warning: %s", plan.warning);
+
+	/* Orphans the command leaves behind come back to us, and we end them. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* Like system(3): ^C belongs to the command; we report how it ended.
+	 * In --json mode ^C, like SIGTERM and SIGHUP in both modes, stops
+	 * the run: the whole tree is killed, then we exit 128+sig. (SIGKILL
+	 * of cordon: the children's parent-death signals end the tree.) */
+	sigfillset(&stop.sa_mask);
+	if (!a->json) {
+		sigaction(SIGINT, &ign, &old_int);
+		sigaction(SIGQUIT, &ign, &old_quit);
+	} else
+		sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
+	sigaction(SIGHUP, &stop, &old_hup);
+	fflush(stdout);
+	fflush(stderr);
+
+	struct cordon_run_opts o = {
+		.timeout_ms = a->timeout_ms,
+		.max_output = a->max_output,
+		.passthrough = !a->json,
+		/* we are single-threaded and link the runner: enter it in the
+		 * child instead of exec'ing ourselves again */
+		.runner_main = cordon_exec_main,
+		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
+		.output_terminate = a->output_terminate,
+		.limits = a->limits_set ? &a->limits : NULL,
+		.stop = &run_stop_signal,
+		/* the command's input is ours, captured or not */
+		.capture_stdin = a->json,
+		.separate_stderr = a->separate_stderr,
+	};
+	r = cordon_run(c, &o, &res);
+	kill_descendants(getpid());
+	sigaction(SIGINT, &old_int, NULL);
+	if (!a->json)
+		sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (run_stop_signal) {
+		int sig = run_stop_signal;
+
+		say("stopped by SIG%s: the command and everything it started were killed", sigabbrev_np(sig) ?: "?");
+		if (!a->json || r < 0)
+			return cli_refuse(a, "stopped", 128 + sig);
+		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, sig);
+		(void)cli_print_json(obj);
+		return 128 + sig;
+	}
+	if (r < 0) {
+		say("cannot run %s: %s", c->argv[0], strerror(-r));
+		return cli_refuse(a, "spawn", cli_exec_failure_code(c, r));
+	}
+
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, 0);
+
+		if (cli_print_json(obj) < 0)
+			return CLI_EXIT_REFUSED;
+	} else {
+		switch (res->verdict) {
+		case CORDON_VERDICT_DENIED:
+			fprintf(stderr, "[cordon: access denied under %s mode]\n", cordon_mode_to_string(res->mode));
+			break;
+		case CORDON_VERDICT_RUNNER_FAILED:
+			fprintf(stderr, "[cordon: the %s runner reported an error, so the command may never have run: %s]\n",
+				cordon_enforcement_to_string(res->enforcement), res->runner_line);
+			break;
+		case CORDON_VERDICT_TIMEOUT:
+			say("timed out after %d ms; the command and everything it started were killed", a->timeout_ms);
+			break;
+		case CORDON_VERDICT_LIMIT_EXCEEDED:
+			say_limit(a, res);
+			break;
+		case CORDON_VERDICT_OK:
+			if (res->limit == CORDON_LIMIT_OUTPUT)
+				say("output limit reached: at most %" PRIu64 " bytes of stdout and of stderr were shown, the rest "
+				    "was counted and dropped", a->max_output);
+			else if (res->limit != CORDON_LIMIT_NONE)
+				say_limit(a, res); /* it fired, and the command coped */
+			break;
+		case CORDON_VERDICT_UNAVAILABLE:
+			break;
+		}
+	}
+	return exit_status_of(res);
+}
