@@ -610,6 +610,9 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	STRV_FOREACH(root, p->writable_roots)
 		if ((r = policy_protect_reach(p, *root)) < 0)
 			return error_set(reterr, r, "cannot protect what %s reaches", *root);
+	r = policy_protect_hooks_paths(p);
+	if (r < 0)
+		return error_set(reterr, r, "cannot read where git takes the workspace's hooks from");
 	/* cordon's profiles where XDG_CONFIG_HOME moves them out of HOME */
 	r = protect_xdg_profiles(p);
 	if (r < 0)

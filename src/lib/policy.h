@@ -85,6 +85,8 @@ int policy_note_protect(struct cordon_policy *p, const char *path);
 /* What a new writable root reaches: HOME's start-up files and dot-entries,
  * PATH directories below it, protected (policy_protect.c). */
 int policy_protect_reach(struct cordon_policy *p, const char *root);
+/* core.hooksPath targets below a writable root, protected (policy_protect.c). */
+int policy_protect_hooks_paths(struct cordon_policy *p);
 /* The single names of policy_default_protect, protected at any depth
  * below a writable root by the native runner (--protect-name). */
 bool policy_protect_is_name(const char *entry);

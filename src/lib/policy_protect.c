@@ -16,6 +16,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "git_config.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -149,4 +150,45 @@ int policy_protect_reach(struct cordon_policy *p, const char *root)
 			return r;
 	}
 	return 0;
+}
+
+/*
+ * Where git takes its hooks from for the workspace's repository (found
+ * upward from the workspace, a linked worktree's common config included)
+ * and from the user's and the system's config: a core.hooksPath
+ * (`scripts/hooks`, husky's `.husky`) inside a writable root is where a
+ * planted file runs on the host's next `git commit`. Each one below a
+ * writable root is protected like .git/hooks. Read from the files, never
+ * by running git.
+ */
+int policy_protect_hooks_paths(struct cordon_policy *p)
+{
+	struct git_paths g = {};
+	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
+	int r;
+
+	if (p->mode != CORDON_MODE_WORKSPACE_WRITE || !p->workspace)
+		return 0;
+	r = git_paths_read_repo(p->home, xdg, "/etc/gitconfig", p->workspace, &g);
+	if (r < 0)
+		return r;
+	STRV_FOREACH(h, g.hooks_paths) {
+		_cleanup_free_ char *canon = NULL;
+		bool writable = false;
+
+		if (cordon_canonicalize(*h, &canon, NULL) < 0)
+			continue;
+		STRV_FOREACH(root, p->writable_roots)
+			writable |= strcmp(*root, "/tmp") != 0 && path_is_under(canon, *root);
+		if (!writable || strv_contains(p->protect, canon) || strv_contains(p->unprotect, canon))
+			continue;
+		if (strv_length(p->protect) >= POLICY_MAX_ENTRIES) {
+			r = -E2BIG;
+			break;
+		}
+		if ((r = strv_push_unique(&p->protect, canon)) < 0 || (r = policy_note_protect(p, canon)) < 0)
+			break;
+	}
+	git_paths_clear(&g);
+	return r < 0 ? r : 0;
 }

@@ -19,6 +19,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "fileio.h"
+#include "git_config.h"
 #include "profile_internal.h"
 #include "strv.h"
 
@@ -27,6 +28,7 @@
 
 struct git_reader {
 	const char *home;
+	const char *worktree;   /* the repository's top: what a relative hooksPath is relative to, or NULL */
 	struct git_paths *out;
 	size_t n_files;
 };
@@ -142,12 +144,14 @@ static int git_parse(struct git_reader *g, const char *path, char *text, unsigne
 				return r;
 		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
 			/* A relative hooksPath is relative to whichever repository
-			 * runs the hook: no single path to name; skipped. */
+			 * runs the hook: named only for a known repository. */
 			_cleanup_free_ char *hp = NULL;
 
-			if (eq[1] != '/' && eq[1] != '~')
+			if (eq[1] != '/' && eq[1] != '~' && !g->worktree)
 				continue;
-			hp = git_expand(g, eq + 1, NULL);
+			if (!eq[1])
+				continue;
+			hp = git_expand(g, eq + 1, g->worktree);
 			if (!hp || strlen(hp) >= PATH_MAX)
 				continue;
 			r = strv_push_unique(&g->out->hooks_paths, hp);
@@ -228,4 +232,106 @@ int git_paths_read(const char *home, const char *xdg_config_home, const char *sy
 fail:
 	git_paths_clear(&out);
 	return r;
+}
+
+/* The git directory of the repository holding dir, found upward as git
+ * does: a .git directory, or a .git file "gitdir: X". */
+static int git_find_repo(const char *dir, char **ret_worktree, char **ret_gitdir)
+{
+	_cleanup_free_ char *d = strdup(dir);
+
+	if (!d)
+		return -ENOMEM;
+	for (;;) {
+		_cleanup_free_ char *dot = path_join(d, ".git"), *text = NULL;
+		struct stat st;
+		size_t len = 0;
+
+		if (!dot)
+			return -ENOMEM;
+		if (lstat(dot, &st) == 0 && S_ISDIR(st.st_mode)) {
+			*ret_worktree = TAKE_PTR(d);
+			*ret_gitdir = TAKE_PTR(dot);
+			return 0;
+		}
+		if (lstat(dot, &st) == 0 && S_ISREG(st.st_mode) &&
+		    read_file_capped(dot, 4096, true, &text, &len) == 0 && strncmp(text, "gitdir:", 7) == 0) {
+			char *v = text + 7;
+
+			v += strspn(v, " \t");
+			v[strcspn(v, "\r\n")] = '\0';
+			*ret_gitdir = v[0] == '/' ? strdup(v) : path_join(d, v);
+			*ret_worktree = TAKE_PTR(d);
+			return *ret_gitdir ? 0 : -ENOMEM;
+		}
+		char *slash = strrchr(d, '/');
+
+		if (!slash || slash == d)
+			return -ENOENT;
+		*slash = '\0';
+	}
+}
+
+int git_paths_read_repo(const char *home, const char *xdg_config_home, const char *system_config, const char *dir,
+			struct git_paths *ret)
+{
+	_cleanup_free_ char *worktree = NULL, *gitdir = NULL, *common = NULL, *text = NULL;
+	struct git_paths out = {};
+	size_t len = 0;
+	int r;
+
+	r = git_find_repo(dir, &worktree, &gitdir);
+	if (r == -ENOENT) {
+		*ret = out;
+		return 0; /* no repository: nothing of its own to read */
+	}
+	if (r < 0)
+		return r;
+	/* a linked worktree's common directory holds the shared config */
+	{
+		_cleanup_free_ char *cd = path_join(gitdir, "commondir");
+
+		if (!cd)
+			return -ENOMEM;
+		if (read_file_capped(cd, 4096, true, &text, &len) == 0) {
+			text[strcspn(text, "\r\n")] = '\0';
+			common = text[0] == '/' ? strdup(text) : path_join(gitdir, text);
+			if (!common)
+				return -ENOMEM;
+		}
+	}
+
+	struct git_reader g = { .home = home, .worktree = worktree, .out = &out };
+	_cleanup_free_ char *xdg = NULL, *global = NULL, *local = NULL, *wtcfg = NULL;
+	const char *files[5];
+	size_t n = 0;
+
+	if (xdg_config_home && xdg_config_home[0] == '/')
+		xdg = path_join(xdg_config_home, "git/config");
+	else if (home)
+		xdg = path_join(home, ".config/git/config");
+	if (home)
+		global = path_join(home, ".gitconfig");
+	local = path_join(common ? common : gitdir, "config");
+	wtcfg = path_join(gitdir, "config.worktree");
+	if (!local || !wtcfg)
+		return -ENOMEM;
+	if (system_config && system_config[0])
+		files[n++] = system_config;
+	if (xdg)
+		files[n++] = xdg;
+	if (global)
+		files[n++] = global;
+	files[n++] = local;
+	files[n++] = wtcfg;
+	for (size_t i = 0; i < n; i++) {
+		r = git_read_file(&g, files[i], 0);
+		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG &&
+		    r != -ENAMETOOLONG) {
+			git_paths_clear(&out);
+			return r;
+		}
+	}
+	*ret = out;
+	return 0;
 }

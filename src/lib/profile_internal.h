@@ -10,14 +10,7 @@
  * a repository must not grant itself anything. config_files lists the three
  * candidates even when missing (so a protect rule holds when one is created
  * later) and every included file that exists. Never spawns git. */
-struct git_paths {
-	char **config_files;
-	char **hooks_paths;
-};
-
-int git_paths_read(const char *home, const char *xdg_config_home, const char *system_config,
-		   struct git_paths *ret);
-void git_paths_clear(struct git_paths *g);
+#include "git_config.h"
 
 /* Edit distance with a cap: returns cap + 1 when it is more. */
 unsigned profile_edit_distance(const char *a, const char *b, unsigned cap);

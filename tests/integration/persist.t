@@ -267,4 +267,23 @@ else
         skip "control: .npmrc" "npm is not installed"
 fi
 
+# 12. A repository's core.hooksPath names where git takes hooks from
+W12=$BASE/ws12
+new_repo "$W12"
+git -C "$W12" config core.hooksPath tools/hooks
+mkdir -p "$W12/tools/hooks" "$W12/sub"
+crun "$W12/sub" --workspace "$W12" -- sh -c 'printf "#!/bin/sh\ntouch '"$M"'\n" > ../tools/hooks/pre-commit; chmod +x ../tools/hooks/pre-commit' 2>/dev/null
+rm -f "$M"; git -C "$W12" commit -q --allow-empty -m host >/dev/null 2>&1
+check "a hook in the repository's core.hooksPath (tools/hooks) cannot be planted: the host's git commit runs none" \
+        [ ! -e "$W12/tools/hooks/pre-commit" -a ! -e "$M" ]
+printf '#!/bin/sh\ntouch %s\n' "$M" > "$W12/tools/hooks/pre-commit" && chmod +x "$W12/tools/hooks/pre-commit"
+rm -f "$M"; git -C "$W12" commit -q --allow-empty -m host >/dev/null 2>&1
+check "control: the same hook made outside runs on the host's git commit" [ -e "$M" ]
+rm -f "$W12/tools/hooks/pre-commit"
+mkdir -p "$W12/lib"
+git -C "$W12" config core.hooksPath "$W12/lib"     # absolute, in the workspace
+crun "$W12/lib" --workspace "$W12/lib" -- sh -c 'echo x > post-checkout' 2>/dev/null
+check "... an absolute hooksPath inside a writable root too, from a workspace below the repository's top" \
+        [ ! -e "$W12/lib/post-checkout" ]
+
 finish
