@@ -153,7 +153,7 @@ int policy_protect_reach(struct cordon_policy *p, const char *root)
 }
 
 /*
- * Where git takes its hooks from for the workspace's repository (found
+ * Where git takes its hooks and configuration from for the workspace's repository (found
  * upward from the workspace, a linked worktree's common config included)
  * and from the user's and the system's config: a core.hooksPath
  * (`scripts/hooks`, husky's `.husky`) inside a writable root is where a
@@ -172,6 +172,11 @@ int policy_protect_hooks_paths(struct cordon_policy *p)
 	r = git_paths_read_repo(p->home, xdg, "/etc/gitconfig", p->workspace, &g);
 	if (r < 0)
 		return r;
+	/* and a file the configuration includes (include.path, includeIf)
+	 * that a run could write: it can set core.fsmonitor as well */
+	STRV_FOREACH(f, g.config_files)
+		if ((r = strv_push_unique(&g.hooks_paths, *f)) < 0)
+			goto done;
 	STRV_FOREACH(h, g.hooks_paths) {
 		_cleanup_free_ char *canon = NULL;
 		bool writable = false;
@@ -189,6 +194,7 @@ int policy_protect_hooks_paths(struct cordon_policy *p)
 		if ((r = strv_push_unique(&p->protect, canon)) < 0 || (r = policy_note_protect(p, canon)) < 0)
 			break;
 	}
+done:
 	git_paths_clear(&g);
 	return r < 0 ? r : 0;
 }

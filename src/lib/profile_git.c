@@ -132,11 +132,18 @@ static int git_parse(struct git_reader *g, const char *path, char *text, unsigne
 		git_value(eq + 1);
 		rstrip(eq + 1);
 
-		if (strcmp(section, "include") == 0 && strcmp(key, "path") == 0) {
+		/* includeIf is taken as if its condition held: what git may
+		 * read counts, and deciding gitdir:/onbranch: conditions here
+		 * would be a second git */
+		if ((strcmp(section, "include") == 0 || strncmp(section, "includeif", 9) == 0) && strcmp(key, "path") == 0) {
 			_cleanup_free_ char *inc = git_expand(g, eq + 1, dir);
 
 			if (!inc || !inc[0])
 				continue;
+			/* named even while missing: a run could make it */
+			r = strv_push_unique(&g->out->config_files, inc);
+			if (r < 0)
+				return r;
 			if (depth + 1 > PROFILE_GIT_INCLUDE_DEPTH)
 				continue; /* git refuses deeper includes; so do we */
 			r = git_read_file(g, inc, depth + 1);

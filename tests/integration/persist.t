@@ -286,4 +286,14 @@ crun "$W12/lib" --workspace "$W12/lib" -- sh -c 'echo x > post-checkout' 2>/dev/
 check "... an absolute hooksPath inside a writable root too, from a workspace below the repository's top" \
         [ ! -e "$W12/lib/post-checkout" ]
 
+# 13. A file the repository's config includes is configuration too
+W13=$BASE/ws13
+new_repo "$W13"
+echo '[user]' > "$W13/team.gitconfig"
+git -C "$W13" config include.path ../team.gitconfig
+git -C "$W13" config 'includeIf.gitdir:/nowhere/.path' ../other.gitconfig
+crun "$W13" -- sh -c "printf '[core]\n\tfsmonitor = \"touch $M; false\"\n' >> team.gitconfig; echo x > other.gitconfig" 2>/dev/null
+check "a file .git/config includes cannot be written: the host's git status runs nothing" not fires "$W13" "$M"
+check "... nor an includeIf target made" [ ! -e "$W13/other.gitconfig" ]
+
 finish
