@@ -35,6 +35,16 @@
 #include "syscall_filter.h"
 #include "unix_gate.h"
 
+void exec_forward_signal(pid_t to, int sig)
+{
+	/* The command leads its own session and process group (setsid): the
+	 * group is what a terminal's ^C reaches, a shell's children included.
+	 * Init is no group leader: it gets the signal alone. */
+	if (getpgid(to) == to && kill(-to, sig) == 0)
+		return;
+	(void)kill(to, sig);
+}
+
 _Noreturn void exec_exit_like(int status)
 {
 	if (WIFEXITED(status))
@@ -75,7 +85,7 @@ int exec_supervise(struct exec_ctx *x, pid_t child)
 				(void)kill_descendants(getpid());
 				_exit(128 + SIGKILL);
 			}
-			(void)kill(child, sig);
+			exec_forward_signal(child, sig);
 			continue;
 		}
 		/* light: orphans re-parent to us (subreaper); reap them too */
@@ -262,7 +272,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 			exec_die("init", "sigwaitinfo: %m");
 		}
 		if (sig != SIGCHLD) {
-			(void)kill(cmd, sig);
+			exec_forward_signal(cmd, sig);
 			continue;
 		}
 		init_reap(x, cmd);

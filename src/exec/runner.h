@@ -102,5 +102,7 @@ _Noreturn void init_main(struct exec_ctx *x);
 int exec_supervise(struct exec_ctx *x, pid_t child);
 /* Reap what has ended; when it is cmd, publish its status and exit. */
 void init_reap(struct exec_ctx *x, pid_t cmd);
+/* Pass sig on to the process to, and to its process group if it leads one. */
+void exec_forward_signal(pid_t to, int sig);
 /* End this process as status says (same exit code, or same signal). */
 _Noreturn void exec_exit_like(int status);

@@ -524,7 +524,7 @@ static void signals(struct exec_ctx *x, int sfd, pid_t cmd)
 		if (si.ssi_signo == SIGCHLD)
 			init_reap(x, cmd);
 		else
-			(void)kill(cmd, (int)si.ssi_signo);
+			exec_forward_signal(cmd, (int)si.ssi_signo);
 	}
 }
 
