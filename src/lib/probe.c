@@ -163,6 +163,18 @@ static int pinned_info(enum cordon_backend b, struct cordon_backend_info *ret)
 	return 0;
 }
 
+int probe_backend_info(enum cordon_backend b, struct cordon_backend_info *ret)
+{
+	switch (b) {
+	case CORDON_BACKEND_NATIVE:
+	case CORDON_BACKEND_BWRAP:
+	case CORDON_BACKEND_SEATBELT:
+	case CORDON_BACKEND_UNAVAILABLE:
+		return pinned_info(b, ret);
+	}
+	return -EINVAL;
+}
+
 /* The cache may only say which backend works here, never which binary to
  * run: a file that names any other binary than the one we would pick
  * anyway is not trusted. (A sandbox that can write the cache, say through a
