@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cordon_spawn for real, through cordon.h only: many confined processes at
+ * once from one poll loop the test owns, the caller's own stdio fds, and
+ * the launch's limits applied without the caller copying them.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cordon/cordon.h"
+#include "common.h"
+
+#define N_CHILDREN 32
+
+static char dir[64];
+
+static void setup(void)
+{
+	const char *cordon = getenv("CORDON");
+
+	cr_assert_not_null(cordon, "CORDON must name the built binary");
+	cr_assert_eq(cordon_set_runner_path(cordon), 0);
+	snprintf(dir, sizeof(dir), "/var/tmp/cordon-spawn.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	unsetenv("TMPDIR");
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+}
+
+TestSuite(spawn, .init = setup, .fini = teardown);
+
+static void skip_unless_native(void)
+{
+	struct cordon_probe_report rep = {};
+
+	cr_assert_eq(cordon_probe_backend(CORDON_BACKEND_NATIVE, 5000, &rep), 0);
+	live_skip_unless(rep.usable, "the native runner cannot run here: %s", rep.reason);
+}
+
+static struct cordon_launch *launch(const struct cordon_launch_opts *extra)
+{
+	struct cordon_launch_opts o = extra ? *extra : (struct cordon_launch_opts){};
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+
+	o.workspace = dir;
+	o.backend_set = true;
+	o.backend = CORDON_BACKEND_NATIVE;
+	cr_assert_eq(cordon_launch_new(NULL, &o, &l, &e), 0, "%s", e.message);
+	return l;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+Test(spawn, thirty_two_at_once_from_one_poll_loop, .timeout = 120)
+{
+	struct cordon_launch *l;
+	struct cordon_child *c[N_CHILDREN];
+	struct cordon_result *res[N_CHILDREN] = {};
+	char script[N_CHILDREN][160];
+	struct cordon_error e = {};
+	size_t left = N_CHILDREN;
+	uint64_t start;
+
+	skip_unless_native();
+	l = launch(NULL);
+	start = now_ms();
+	for (int i = 0; i < N_CHILDREN; i++) {
+		/* each one also tries to write outside its workspace: confined,
+		 * so that fails, and it says so; then a distinct exit code */
+		snprintf(script[i], sizeof(script[i]),
+			 "echo child %d; sleep 1; if touch /etc/cordon-spawn-%d 2>/dev/null; then echo WROTE; fi; exit %d",
+			 i, i, 10 + i);
+		const char *argv[] = { "/bin/sh", "-c", script[i], NULL };
+
+		cr_assert_eq(cordon_spawn(l, argv, NULL, NULL, &c[i], &e), 0, "%d: %s", i, e.message);
+		cr_assert_gt(cordon_child_pid(c[i]), 0);
+		cr_assert_geq(cordon_child_output_fd(c[i]), 0, "output is captured by default");
+	}
+	/* every child has been started before any is collected */
+	while (left > 0) {
+		struct pollfd pfd[N_CHILDREN * CORDON_CHILD_MAX_POLLFDS];
+		size_t at[N_CHILDREN], n_of[N_CHILDREN], n = 0;
+		int timeout = -1;
+
+		for (int i = 0; i < N_CHILDREN; i++) {
+			at[i] = n;
+			n_of[i] = res[i] ? 0 : cordon_child_pollfds(c[i], pfd + n, &timeout);
+			n += n_of[i];
+		}
+		int pr = poll(pfd, n, timeout);
+		cr_assert(pr >= 0 || errno == EINTR);
+		for (int i = 0; i < N_CHILDREN; i++) {
+			if (res[i])
+				continue;
+			int r = cordon_child_step(c[i], pfd + at[i], pr > 0 ? n_of[i] : 0);
+
+			cr_assert_geq(r, 0, "child %d: %s", i, strerror(-r));
+			if (r == 1) {
+				cr_assert_eq(cordon_collect(c[i], &res[i]), 0);
+				left--;
+			}
+		}
+	}
+	uint64_t took = now_ms() - start;
+
+	for (int i = 0; i < N_CHILDREN; i++) {
+		char want[32];
+
+		cr_assert_eq(res[i]->exit_code, 10 + i, "child %d exited %d: %s", i, res[i]->exit_code, res[i]->output);
+		cr_assert_eq(res[i]->enforcement, CORDON_ENFORCEMENT_NATIVE);
+		snprintf(want, sizeof(want), "child %d\n", i);
+		cr_assert_str_eq(res[i]->output, want, "child %d said: %s", i, res[i]->output);
+		cr_assert_null(strstr(res[i]->output, "WROTE"));
+		cordon_result_free(res[i]);
+		cordon_child_free(c[i]);
+	}
+	/* one after another they would take 32 s and more */
+	cr_assert_lt(took, 16000, "32 children took %llu ms: not run at once", (unsigned long long)took);
+	/* control: unconfined, the same write works (as root) or fails for
+	 * want of permission, not of a sandbox; only root shows it */
+	if (geteuid() == 0) {
+		int fd = open("/etc/cordon-spawn-control", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		cr_assert_geq(fd, 0, "unconfined, root can write /etc");
+		close(fd);
+		unlink("/etc/cordon-spawn-control");
+	}
+	cordon_launch_free(l);
+}
+
+Test(spawn, caller_stdio_fds)
+{
+	struct cordon_launch *l;
+	struct cordon_child *c = NULL;
+	struct cordon_result *res = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "/bin/sh", "-c", "read x; echo \"got $x\"; echo oops >&2; exit 3", NULL };
+	int in[2], out[2];
+	char buf[64] = "";
+	ssize_t got;
+
+	skip_unless_native();
+	l = launch(NULL);
+	cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	cr_assert_eq(write(in[1], "hello\n", 6), 6);
+	close(in[1]);
+	struct cordon_stdio io = { .in = in[0], .out = out[1], .err = -1 };
+	cr_assert_eq(cordon_spawn(l, argv, &io, NULL, &c, &e), 0, "%s", e.message);
+	/* the child has its own copies: ours may go at once */
+	close(in[0]);
+	close(out[1]);
+	cr_assert_eq(cordon_wait(c, &res), 0);
+	cr_assert_eq(res->exit_code, 3);
+	/* stdout went to the caller's pipe, stderr alone was captured */
+	got = read(out[0], buf, sizeof(buf) - 1);
+	cr_assert_gt(got, 0);
+	cr_assert_str_eq(buf, "got hello\n");
+	cr_assert_str_eq(res->output, "oops\n");
+	close(out[0]);
+	cordon_result_free(res);
+	cordon_child_free(c);
+
+	/* with passthrough there are no caller fds to take */
+	struct cordon_run_opts ro = { .passthrough = true };
+	cr_assert_eq(cordon_spawn(l, argv, &io, &ro, &c, &e), -EINVAL);
+	cordon_launch_free(l);
+}
+
+Test(spawn, launch_limits_and_kill)
+{
+	struct cordon_launch_opts o = { .timeout_ms = 500 };
+	struct cordon_launch *l;
+	struct cordon_child *c = NULL;
+	struct cordon_result *res = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "/bin/sh", "-c", "sleep 30", NULL };
+
+	skip_unless_native();
+	/* the launch's timeout holds without the caller passing it */
+	l = launch(&o);
+	cr_assert_eq(cordon_spawn(l, argv, NULL, NULL, &c, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_collect(c, &res), -EBUSY, "not before it has ended");
+	cr_assert_eq(cordon_wait(c, &res), 0);
+	cr_assert_eq(res->verdict, CORDON_VERDICT_TIMEOUT);
+	cr_assert_lt(res->duration_ms, 10000);
+	cordon_result_free(res);
+	cordon_child_free(c);
+	cordon_launch_free(l);
+
+	/* cordon_child_kill ends the tree at once */
+	l = launch(NULL);
+	cr_assert_eq(cordon_spawn(l, argv, NULL, NULL, &c, &e), 0, "%s", e.message);
+	cordon_child_kill(c);
+	cr_assert_eq(cordon_wait(c, &res), 0);
+	cr_assert_eq(res->signal, SIGKILL);
+	cr_assert_lt(res->duration_ms, 5000);
+	cordon_result_free(res);
+	cordon_child_free(c);
+	cordon_launch_free(l);
+}
