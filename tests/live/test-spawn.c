@@ -5,12 +5,15 @@
  * the launch's limits applied without the caller copying them.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -219,4 +222,113 @@ Test(spawn, launch_limits_and_kill)
 	cordon_result_free(res);
 	cordon_child_free(c);
 	cordon_launch_free(l);
+}
+
+/* Does any process in pid's tree (pid included) carry needle in its
+ * command line? Counts the processes seen into *seen. */
+static bool tree_cmdline_has(pid_t pid, const char *needle, int *seen)
+{
+	char path[96], buf[8192];
+	bool found = false;
+	ssize_t l;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		l = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (l > 0) {
+			(*seen)++;
+			for (ssize_t i = 0; i < l; i++)
+				if (buf[i] == '\0')
+					buf[i] = ' ';
+			buf[l] = '\0';
+			found = strstr(buf, needle) != NULL;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return found;
+	l = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (l <= 0)
+		return found;
+	buf[l] = '\0';
+	for (char *s = buf, *end; *s; s = end) {
+		long c = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		found |= tree_cmdline_has((pid_t)c, needle, seen);
+	}
+	return found;
+}
+
+/* Drive c until the file want exists (the child touches it once up). */
+static void step_until_file(struct cordon_child *c, const char *want)
+{
+	uint64_t until = now_ms() + 20000;
+
+	while (now_ms() < until) {
+		struct pollfd pfd[CORDON_CHILD_MAX_POLLFDS];
+		int timeout = 50;
+		size_t n = cordon_child_pollfds(c, pfd, &timeout);
+		int pr = poll(pfd, n, timeout);
+		int r = cordon_child_step(c, pfd, pr > 0 ? n : 0);
+
+		cr_assert_geq(r, 0);
+		cr_assert_eq(r, 0, "the child ended before it said %s", want);
+		if (access(want, F_OK) == 0)
+			return;
+	}
+	cr_assert_fail("the child never got going");
+}
+
+Test(spawn, env_values_travel_in_envp_never_argv)
+{
+	const char *set[] = { "CORDON_T_SECRET=s3cr3t-4f9a", NULL };
+	struct cordon_launch_opts o = { .set_env = set };
+	struct cordon_launch *l;
+	struct cordon_child *c = NULL;
+	struct cordon_result *res = NULL;
+	struct cordon_error e = {};
+	char marker[128], script[256];
+	int seen = 0;
+
+	skip_unless_native();
+	l = launch(&o);
+	snprintf(marker, sizeof(marker), "%s/up", dir);
+	snprintf(script, sizeof(script), "echo \"v=$CORDON_T_SECRET\"; : > '%s'; sleep 30", marker);
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+
+	cr_assert_eq(cordon_spawn(l, argv, NULL, NULL, &c, &e), 0, "%s", e.message);
+	step_until_file(c, marker);
+	/* the whole tree is up: runner, its init, the shell, sleep */
+	cr_assert(!tree_cmdline_has(cordon_child_pid(c), "s3cr3t-4f9a", &seen),
+		  "the value is in a command line of the confined tree");
+	cr_assert_geq(seen, 2, "only %d processes seen: the check looked at nothing", seen);
+	cordon_child_kill(c);
+	cr_assert_eq(cordon_wait(c, &res), 0);
+	cr_assert_not_null(strstr(res->output, "v=s3cr3t-4f9a\n"), "the command did not get it: %s", res->output);
+	cordon_result_free(res);
+	cordon_child_free(c);
+	cordon_launch_free(l);
+
+	/* control: the same check sees a value that is in argv */
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", "sleep 30; true", "s3cr3t-4f9a", (char *)NULL);
+		_exit(127);
+	}
+	seen = 0;
+	for (int i = 0; i < 200 && !tree_cmdline_has(pid, "s3cr3t-4f9a", &seen); i++, seen = 0)
+		usleep(10000);
+	cr_assert(tree_cmdline_has(pid, "s3cr3t-4f9a", &seen), "the check cannot see argv");
+	kill(-pid, SIGKILL); /* the shell and its sleep */
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
