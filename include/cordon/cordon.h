@@ -491,7 +491,10 @@ struct cordon_run_opts {
 	 * by calling it with (argc, argv) from "exec" on, instead of exec'ing the
 	 * cordon binary again: one exec and one dynamic link less per launch.
 	 * Only for single-threaded callers that link the runner (the cordon CLI
-	 * passes cordon_exec_main). NULL: always exec. */
+	 * passes cordon_exec_main): when the caller has more than one thread
+	 * at spawn time the runner is exec'd instead (and cordon_exec_main
+	 * called directly in such a process refuses, exit 125). NULL: always
+	 * exec. */
 	int (*runner_main)(int argc, char **argv);
 	/* With passthrough: relay at most this many bytes of stdout and of
 	 * stderr each (0: unlimited; stdout is then inherited directly). */

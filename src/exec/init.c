@@ -158,7 +158,7 @@ _Noreturn void die(const char *step, const char *fmt, ...)
 	_exit(EXEC_EXIT_FAILED);
 }
 
-_Noreturn void die_said(const char *step)
+int record_said(const char *step)
 {
 	char line[sizeof(last_line) + 64];
 
@@ -168,7 +168,12 @@ _Noreturn void die_said(const char *step)
 		snprintf(line, sizeof(line), "cordon: %s: failed", step);
 		status_record(step, 0, line);
 	}
-	_exit(EXEC_EXIT_FAILED);
+	return EXEC_EXIT_FAILED;
+}
+
+_Noreturn void die_said(const char *step)
+{
+	_exit(record_said(step));
 }
 
 _Noreturn void exit_like(int status)

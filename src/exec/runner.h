@@ -61,6 +61,9 @@ void say(const char *step, const char *fmt, ...) __attribute__((format(printf, 2
 /* Exit 125 after a say() that said why: the record carries the last line
  * said (or "cordon: STEP: failed"). */
 _Noreturn void die_said(const char *step);
+/* The same record, returning 125 instead of exiting (for a refusal the
+ * caller must see: cordon_exec_main called in a process it cannot fork). */
+int record_said(const char *step);
 
 /* The status channel (--status-fd): made close-on-exec here, so the
  * command never has it. -errno if fd is not open. */

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,12 @@ bool env_name_valid(const char *name, bool allow_glob)
 
 /* ---- temp roots, memoised ---- */
 
+/* The one memo this module keeps: written once, under the lock, then only
+ * read. Only success is kept, so a failed first try (a bad TMPDIR) is tried
+ * again, which pthread_once could not do. */
 static char *temp_roots[3];
 static bool temp_roots_ready;
+static pthread_mutex_t temp_roots_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int compute_temp_roots(char **out, struct cordon_error *reterr)
 {
@@ -152,20 +157,28 @@ fail:
 
 const char *const *policy_temp_roots(void)
 {
+	static char *const none[] = { NULL };
+
+	/* acquire: a reader that sees ready sees the roots written before it */
+	if (!__atomic_load_n(&temp_roots_ready, __ATOMIC_ACQUIRE))
+		return (const char *const *)none;
 	return (const char *const *)temp_roots;
 }
 
 int policy_warm(struct cordon_error *reterr)
 {
-	int r;
+	int r = 0;
 
-	if (temp_roots_ready)
+	if (__atomic_load_n(&temp_roots_ready, __ATOMIC_ACQUIRE))
 		return 0;
-	r = compute_temp_roots(temp_roots, reterr);
-	if (r < 0)
-		return r;
-	temp_roots_ready = true;
-	return 0;
+	pthread_mutex_lock(&temp_roots_lock);
+	if (!temp_roots_ready) {
+		r = compute_temp_roots(temp_roots, reterr);
+		if (r >= 0)
+			__atomic_store_n(&temp_roots_ready, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&temp_roots_lock);
+	return r < 0 ? r : 0;
 }
 
 

@@ -141,3 +141,6 @@ int kill_tree(pid_t pid);
 int kill_descendants(pid_t pid);
 
 uint64_t now_usec(void);
+
+/* Threads of this process (entries of /proc/self/task), or -errno. */
+int process_count_threads(void);

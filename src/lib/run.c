@@ -246,7 +246,10 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		.caller_stdio = caller_stdio,
 		.stdio_fd = { stdio ? stdio->in : -1, stdio ? stdio->out : -1, stdio ? stdio->err : -1 },
 	};
-	if (c->o.runner_main && runs_our_runner(c->argv)) {
+	/* In-process only where the fork copies no other thread's locks
+	 * half-held: a multi-threaded caller execs the runner instead (the
+	 * runner would refuse to run in it anyway). */
+	if (c->o.runner_main && runs_our_runner(c->argv) && process_count_threads() == 1) {
 		c->so.child_main = c->o.runner_main;
 		c->so.child_argv_skip = 1;
 	}
