@@ -27,7 +27,6 @@
 
 extern char **environ;
 
-#define KILL_TREE_MAX_PIDS 4096
 #define KILL_TREE_MAX_ROUNDS 64
 
 uint64_t now_usec(void)
@@ -91,20 +90,75 @@ int find_executable(const char *name, char **ret)
 	return -ENOENT;
 }
 
-/* Append the children of every thread of pid to out. */
-static void collect_children(pid_t pid, pid_t *out, size_t *n, size_t max)
+/* A growing list of pids: a tree has as many as it has, not a fixed cap
+ * past which the rest would survive. */
+struct pid_list {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int pid_list_push(struct pid_list *l, pid_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		pid_t *v = reallocarray(l->v, cap, sizeof(pid_t));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = pid;
+	return 0;
+}
+
+/* The whole of a /proc file, however long: a cut-off read could end in
+ * the middle of a pid ("12" of "1234") and name another process. */
+static int read_whole(int fd, char **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		if (cap - len < 4096 + 1) {
+			char *b = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+			cap = cap ? cap * 2 : 8192;
+		}
+		ssize_t l = read(fd, buf + len, cap - len - 1);
+
+		if (l < 0 && errno == EINTR)
+			continue;
+		if (l < 0)
+			return -errno;
+		if (l == 0)
+			break;
+		len += (size_t)l;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/* Append the children of every thread of pid to out. A process that is
+ * gone has none; only running out of memory is an error. */
+static int collect_children(pid_t pid, struct pid_list *out)
 {
 	char dpath[64];
 	DIR *d;
 	struct dirent *de;
+	int r = 0;
 
 	snprintf(dpath, sizeof(dpath), "/proc/%d/task", (int)pid);
 	d = opendir(dpath);
 	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char cpath[384], buf[4096];
-		ssize_t l;
+		return 0;
+	while (r >= 0 && (de = readdir(d))) {
+		_cleanup_free_ char *buf = NULL;
+		char cpath[384];
 		int fd;
 
 		if (de->d_name[0] == '.')
@@ -113,57 +167,63 @@ static void collect_children(pid_t pid, pid_t *out, size_t *n, size_t max)
 		fd = open(cpath, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		l = read(fd, buf, sizeof(buf) - 1);
+		r = read_whole(fd, &buf);
 		close(fd);
-		if (l <= 0)
-			continue;
-		buf[l] = '\0';
-		for (char *s = buf, *end; *s && *n < max; s = end) {
+		if (r == -ENOMEM)
+			break;
+		r = 0;
+		for (char *s = buf, *end; s && *s; s = end) {
 			long c = strtol(s, &end, 10);
+
 			if (end == s)
 				break;
-			if (c > 0)
-				out[(*n)++] = (pid_t)c;
+			if (c > 0 && (r = pid_list_push(out, (pid_t)c)) < 0)
+				break;
 		}
 	}
 	closedir(d);
+	return r;
 }
 
-/* Stop and kill every descendant of pid, leaves first. */
+/* Stop and kill every descendant of pid, leaves first. Out of memory, it
+ * still kills every one it found, then says so. */
 int kill_descendants(pid_t pid)
 {
-	_cleanup_free_ pid_t *pids = calloc(2 * KILL_TREE_MAX_PIDS, sizeof(pid_t));
-	pid_t *prev;
-	size_t prev_n = 0;
-	int killed = 0;
+	struct pid_list cur = {}, prev = {};
+	int killed = 0, r = 0;
 
-	if (pid <= 0 || !pids)
-		return pids ? 0 : -ENOMEM;
-	prev = pids + KILL_TREE_MAX_PIDS;
+	if (pid <= 0)
+		return 0;
 	for (int round = 0; round < KILL_TREE_MAX_ROUNDS; round++) {
-		size_t n = 0;
-
+		cur.n = 0;
+		r = pid_list_push(&cur, pid);
+		if (r < 0)
+			break;
 		/* Breadth-first walk; stop each process so it cannot fork away
 		 * while we look at the rest. */
-		pids[n++] = pid;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < cur.n && r >= 0; i++) {
 			if (i > 0)
-				kill(pids[i], SIGSTOP);
-			collect_children(pids[i], pids, &n, KILL_TREE_MAX_PIDS);
+				kill(cur.v[i], SIGSTOP);
+			r = collect_children(cur.v[i], &cur);
 		}
-		if (n == 1)
+		if (r >= 0 && cur.n == 1)
 			break;
 		/* Killed children stay listed until their parent reaps them:
 		 * the same set twice means nothing new appeared. */
-		if (n == prev_n && memcmp(pids, prev, n * sizeof(pid_t)) == 0)
+		if (r >= 0 && cur.n == prev.n && memcmp(cur.v, prev.v, cur.n * sizeof(pid_t)) == 0)
 			break;
-		for (size_t i = n; i-- > 1;)
-			if (kill(pids[i], SIGKILL) == 0)
+		for (size_t i = cur.n; i-- > 1;)
+			if (kill(cur.v[i], SIGKILL) == 0)
 				killed++;
-		memcpy(prev, pids, n * sizeof(pid_t));
-		prev_n = n;
+		if (r < 0)
+			break;
+		struct pid_list t = prev;
+		prev = cur;
+		cur = t;
 	}
-	return killed;
+	free(cur.v);
+	free(prev.v);
+	return r < 0 ? r : killed;
 }
 
 int kill_tree(pid_t pid)
@@ -173,9 +233,11 @@ int kill_tree(pid_t pid)
 	if (pid <= 1)
 		return 0;
 	killed = kill_descendants(pid);
+	if (killed < 0)
+		killed = 0; /* out of memory: it killed all it found; pid goes too */
 	if (kill(pid, SIGKILL) == 0)
 		killed++;
-	return killed < 0 ? 0 : killed;
+	return killed;
 }
 
 int fd_set_nonblock(int fd)

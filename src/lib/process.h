@@ -135,9 +135,11 @@ int find_executable(const char *name, char **ret);
 
 /* SIGKILL every descendant of pid (walking /proc/PID/task/TID/children,
  * stopping each first so it cannot fork away), then pid itself. Repeats until
- * no descendant is left or a bound is hit. Returns how many were signalled. */
+ * no new descendant appears (64 rounds at most); no cap on how many there
+ * are. Returns how many were signalled. */
 int kill_tree(pid_t pid);
-/* The same for every descendant of pid, sparing pid itself. */
+/* The same for every descendant of pid, sparing pid itself. -ENOMEM when
+ * the walk ran out of memory (every descendant it found is killed). */
 int kill_descendants(pid_t pid);
 
 uint64_t now_usec(void);
