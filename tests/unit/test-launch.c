@@ -47,7 +47,7 @@ static void setup(void)
 	write_profile("{ \"mode\": \"workspace-write\",\n"
 		      "  \"filesystem\": { \"write\": [\"$WORKSPACE/build\"] },\n"
 		      "  \"environment\": { \"set_vars\": { \"FROM_PROFILE\": \"1\" } },\n"
-		      "  \"limits\": { \"timeout\": \"30s\", \"max_processes\": 64, \"max_output\": 8192,\n"
+		      "  \"limits\": { \"timeout\": \"30s\", \"max_open_files\": 64, \"max_output\": 8192,\n"
 		      "              \"on_output_limit\": \"kill\" } }\n");
 }
 
@@ -107,7 +107,7 @@ Test(launch, profile_alone_gives_policy_limits_and_run_options)
 	cr_assert_eq(cordon_launch_backend(l)->backend, CORDON_BACKEND_NATIVE);
 
 	cr_assert_not_null(cordon_launch_limits(l));
-	cr_assert_eq(cordon_launch_limits(l)->processes, 64);
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 64);
 	cordon_launch_run_opts(l, &ro);
 	cr_assert_eq(ro.timeout_ms, 30000);
 	cr_assert_eq(ro.max_output, 8192);
@@ -138,7 +138,7 @@ Test(launch, overrides_replace_scalars_and_add_to_lists)
 		.set_env = setenv_, .write = write_,
 		.timeout_ms = 5000,
 		.output_terminate_set = true, .output_terminate = false,
-		.limits = { .processes = 16 },
+		.limits = { .open_files = 32 },
 	};
 	struct cordon_launch *l = NULL;
 	struct cordon_run_opts ro = {};
@@ -154,7 +154,7 @@ Test(launch, overrides_replace_scalars_and_add_to_lists)
 	cr_assert_eq(ro.timeout_ms, 5000, "the override wins");
 	cr_assert_eq(ro.max_output, 8192, "the profile fills what is not overridden");
 	cr_assert(!ro.output_terminate);
-	cr_assert_eq(cordon_launch_limits(l)->processes, 16);
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 32);
 	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
 	cr_assert(has((const char *const *)c->envp, "FROM_LAUNCH=2"));
 	cr_assert(has((const char *const *)c->envp, "FROM_PROFILE=1"));
@@ -244,12 +244,12 @@ Test(launch, profile_limit_too_small_names_its_key)
 	struct cordon_launch *l = NULL;
 	struct cordon_error e = {};
 
-	write_profile("{ \"limits\": { \"max_processes\": 2 } }\n");
+	write_profile("{ \"limits\": { \"max_open_files\": 8 } }\n");
 	p = load(ws);
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
-	cr_assert_not_null(strstr(e.message, "/limits/max_processes"), "%s", e.message);
+	cr_assert_not_null(strstr(e.message, "/limits/max_open_files"), "%s", e.message);
 	/* the override wins, so the profile's value is never used */
-	o.limits.processes = 8;
+	o.limits.open_files = 32;
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
 	cordon_launch_free(l);
 	cordon_profile_free(p);
