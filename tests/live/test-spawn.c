@@ -332,3 +332,51 @@ Test(spawn, env_values_travel_in_envp_never_argv)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
+
+/* The caller's fds may be any numbers, 0, 1 and 2 included and crossed:
+ * here the child's stdout is our fd 0 and its stderr our fd 1. Unconfined
+ * (danger-full-access) so it runs anywhere; run in a forked child, whose
+ * fds 0 and 1 we may replace. */
+Test(spawn, caller_fds_crossed_onto_0_1_2)
+{
+	int a[2], b[2];
+	pid_t pid;
+
+	cr_assert_eq(pipe2(a, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(b, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct cordon_launch_opts o = { .mode = "danger-full-access", .workspace = dir };
+		struct cordon_launch *l = NULL;
+		struct cordon_child *c = NULL;
+		struct cordon_result *res = NULL;
+		const char *argv[] = { "/bin/sh", "-c", "echo to-out; echo to-err >&2; exit 5", NULL };
+
+		if (dup2(a[1], 0) < 0 || dup2(b[1], 1) < 0)
+			_exit(10);
+		close(a[1]);
+		close(b[1]);
+		struct cordon_stdio io = { .in = -1, .out = 0, .err = 1 };
+		if (cordon_launch_new(NULL, &o, &l, NULL) < 0)
+			_exit(11);
+		if (cordon_spawn(l, argv, &io, NULL, &c, NULL) < 0)
+			_exit(12);
+		if (cordon_wait(c, &res) < 0)
+			_exit(13);
+		_exit(res->exit_code == 5 && res->output_len == 0 && res->enforcement == CORDON_ENFORCEMENT_NONE ? 0 : 14);
+	}
+	close(a[1]);
+	close(b[1]);
+	int ws;
+	char out[64] = "", err[64] = "";
+
+	cr_assert_eq(waitpid(pid, &ws, 0), pid);
+	cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the child failed at step %d", WEXITSTATUS(ws));
+	cr_assert_gt(read(a[0], out, sizeof(out) - 1), 0);
+	cr_assert_gt(read(b[0], err, sizeof(err) - 1), 0);
+	cr_assert_str_eq(out, "to-out\n");
+	cr_assert_str_eq(err, "to-err\n");
+	close(a[0]);
+	close(b[0]);
+}
