@@ -7,6 +7,21 @@
  * spawn the confined argv (cordon_run does it for you), then classify what
  * came back as ok, denied or runner-failed.
  *
+ * A front end (the CLI, the supervisor) usually starts one level up: load a
+ * profile (cordon_profile_load), build a launch from it and its own
+ * overrides (cordon_launch_new: policy, backend, limits, run options, all
+ * checked once), then cordon_spawn as many commands through it as it likes,
+ * driving them from its own poll loop, or cordon_wait for one.
+ *
+ * Threads: any function may be called from any thread, as long as one
+ * object is not changed by one thread while another uses it (a policy's
+ * setters) and nobody calls setenv meanwhile (cordon_policy_new reads the
+ * environment). The process-wide state (the pinned backend, the runner
+ * path, the memoised probe and temp roots, the cgroup layout) is locked or
+ * set once; profiles and launches are immutable once built, so many
+ * threads may spawn through one. Only cordon_run_opts.runner_main needs a
+ * single-threaded caller (cordon_run execs the runner otherwise).
+ *
  * Errors: every fallible function returns int, >= 0 on success and -errno on
  * failure. Out-parameters come last and are written only on success. Where a
  * function takes a struct cordon_error *reterr, it may be NULL; when it is not,
