@@ -445,13 +445,25 @@ static int deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 	return r;
 }
 
+/* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's
+ * static buffer would be shared with every other thread. */
+static char *passwd_home(void)
+{
+	struct passwd pwd, *pw = NULL;
+	char buf[16384];
+
+	if (getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) != 0 || !pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+		return NULL;
+	return strdup(pw->pw_dir);
+}
+
 int policy_other_home(const char *home, char **ret)
 {
-	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *pw_dir = passwd_home();
 	char *canon = NULL;
 
 	*ret = NULL;
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' || cordon_canonicalize(pw->pw_dir, &canon, NULL) < 0)
+	if (!pw_dir || cordon_canonicalize(pw_dir, &canon, NULL) < 0)
 		return 0;
 	if (home && strcmp(canon, home) == 0)
 		free(canon);
@@ -463,12 +475,10 @@ int policy_other_home(const char *home, char **ret)
 static int resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
-	struct passwd *pw;
+	_cleanup_free_ char *pw_dir = NULL;
 
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
+	if (!home || home[0] != '/')
+		home = pw_dir = passwd_home();
 	if (!home || home[0] != '/') {
 		*ret = NULL;
 		return 0;
