@@ -7,6 +7,21 @@
  * spawn the confined argv (cordon_run does it for you), then classify what
  * came back as ok, denied or runner-failed.
  *
+ * A front end (the CLI, the supervisor) usually starts one level up: load a
+ * profile (cordon_profile_load), build a launch from it and its own
+ * overrides (cordon_launch_new: policy, backend, limits, run options, all
+ * checked once), then cordon_spawn as many commands through it as it likes,
+ * driving them from its own poll loop, or cordon_wait for one.
+ *
+ * Threads: any function may be called from any thread, as long as one
+ * object is not changed by one thread while another uses it (a policy's
+ * setters) and nobody calls setenv meanwhile (cordon_policy_new reads the
+ * environment). The process-wide state (the pinned backend, the runner
+ * path, the memoised probe and temp roots, the cgroup layout) is locked or
+ * set once; profiles and launches are immutable once built, so many
+ * threads may spawn through one. Only cordon_run_opts.runner_main needs a
+ * single-threaded caller (cordon_run execs the runner otherwise).
+ *
  * Errors: every fallible function returns int, >= 0 on success and -errno on
  * failure. Out-parameters come last and are written only on success. Where a
  * function takes a struct cordon_error *reterr, it may be NULL; when it is not,
@@ -24,6 +39,7 @@
 #pragma once
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -408,6 +424,83 @@ struct cordon_limits_probe {
 };
 CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret);
 
+/* ---- Profiles ------------------------------------------------------------
+ *
+ * A profile is one JSON file saying what a session may do (a built-in name
+ * such as "default", a path, or NAME looked up in the user's and the
+ * installed profile directories). cordon_profile_load parses it, resolves
+ * its extends chain, expands path tokens and checks everything it can
+ * without building a policy; what cordon cannot enforce is refused here.
+ * The handle is immutable after load: every accessor is a read, safe from
+ * any thread. The caller owns it and frees it with cordon_profile_free;
+ * strings and vectors an accessor returns are owned by the handle.
+ */
+struct cordon_profile_handle;
+
+struct cordon_profile_opts {
+	/* The workspace ($WORKSPACE in the profile, and the policy's root);
+	 * NULL: the profile's "workspace" key, else the current directory. */
+	const char *workspace;
+	/* $HOME and ~ for path tokens; NULL: the environment's HOME. */
+	const char *home;
+	/* Look NAME up among the embedded profiles only, never in a file:
+	 * what runs is exactly what is compiled in. */
+	bool builtin_only;
+};
+
+/* name_or_path: a path when it contains '/' or ends in ".json", else
+ * ~/.config/cordon/profiles/NAME.json, else the installed NAME.json, else
+ * the embedded NAME. NULL: the embedded "default" (as with builtin_only).
+ * opts may be NULL. Errors: see the error codes above, plus -ENOENT (no
+ * such profile), -EOPNOTSUPP (a key cordon cannot enforce yet), -EPERM (a
+ * rule against a deny or a protected path), -ERANGE (a limit out of range),
+ * -ELOOP (an extends cycle); reterr gets "file:line:column: at /pointer: what". */
+CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon_profile_opts *opts,
+				   struct cordon_profile_handle **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profile_handle *p);
+
+/* What was asked for ("default" for NULL), and the file it came from
+ * ("builtin:NAME" when embedded). Never NULL. */
+CORDON_API const char *cordon_profile_name(const struct cordon_profile_handle *p);
+CORDON_API const char *cordon_profile_file(const struct cordon_profile_handle *p);
+/* meta.description; NULL when unset. */
+CORDON_API const char *cordon_profile_description(const struct cordon_profile_handle *p);
+CORDON_API enum cordon_mode cordon_profile_mode(const struct cordon_profile_handle *p);
+/* Canonical workspace; NULL only for danger-full-access without one. */
+CORDON_API const char *cordon_profile_workspace(const struct cordon_profile_handle *p);
+CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle *p);
+
+enum cordon_profile_list {
+	CORDON_PROFILE_READ,        /* filesystem.read: canonical paths */
+	CORDON_PROFILE_WRITE,       /* filesystem.write */
+	CORDON_PROFILE_DENY_READ,   /* filesystem.deny_read */
+	CORDON_PROFILE_PROTECT,     /* filesystem.protect */
+	CORDON_PROFILE_UNIX_SOCKETS, /* network.allow_unix_sockets */
+	CORDON_PROFILE_ENV_ALLOW,   /* environment.allow: names and PREFIX* patterns */
+	CORDON_PROFILE_ENV_SET,     /* environment.set: NAME=VALUE */
+	_CORDON_PROFILE_LIST_MAX,
+};
+/* One of the profile's lists, NULL-terminated and read-only (empty, never
+ * NULL, for a valid which; NULL for an invalid one). */
+CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_handle *p,
+						  enum cordon_profile_list which);
+
+/* The profile's "limits" section. A zero field is one the profile leaves
+ * unset; the _set flags say whether the two choices were made. */
+struct cordon_profile_limits {
+	uint64_t timeout_ms;
+	uint64_t max_output;          /* bytes */
+	bool output_terminate_set;
+	bool output_terminate;        /* on_output_limit: "kill" */
+	bool fallback_set;            /* limits_fallback given: limits.fallback_fail holds it */
+	struct cordon_limits limits;
+};
+CORDON_API void cordon_profile_limits(const struct cordon_profile_handle *p, struct cordon_profile_limits *ret);
+
+/* The resolved profile as JSON (extends merged, paths expanded, sorted
+ * keys); it loads back to the same profile. *ret is malloc'd. */
+CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *p, char **ret);
+
 /* ---- Run ----------------------------------------------------------------- */
 
 struct cordon_run_opts {
@@ -420,7 +513,10 @@ struct cordon_run_opts {
 	 * by calling it with (argc, argv) from "exec" on, instead of exec'ing the
 	 * cordon binary again: one exec and one dynamic link less per launch.
 	 * Only for single-threaded callers that link the runner (the cordon CLI
-	 * passes cordon_exec_main). NULL: always exec. */
+	 * passes cordon_exec_main): when the caller has more than one thread
+	 * at spawn time the runner is exec'd instead (and cordon_exec_main
+	 * called directly in such a process refuses, exit 125). NULL: always
+	 * exec. */
 	int (*runner_main)(int argc, char **argv);
 	/* With passthrough: relay at most this many bytes of stdout and of
 	 * stderr each (0: unlimited; stdout is then inherited directly). */
@@ -473,6 +569,152 @@ struct cordon_result {
 CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 			  struct cordon_result **ret);
 CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r);
+
+/* ---- Launch ---------------------------------------------------------------
+ *
+ * One launch = a profile plus a front end's overrides, turned once, in the
+ * library, into everything a run needs: the policy, the backend, the merged
+ * limits (checked here, once) and the run options. A front end (the CLI,
+ * the supervisor) fills cordon_launch_opts from its flags or messages and
+ * never merges by hand. Overrides follow the CLI's rule: scalars replace the
+ * profile's, lists add to it. Immutable once built: confining and spawning
+ * through it only read it, from any thread. The caller owns it and frees it
+ * with cordon_launch_free.
+ */
+struct cordon_launch;
+
+struct cordon_launch_opts {
+	const char *mode;                 /* NULL: the profile's; else as cordon_policy_new;
+					   * a mode other than workspace-write drops the profile's
+					   * write grants */
+	const char *workspace;            /* NULL: the profile's; else the profile is loaded again
+					   * with it ($WORKSPACE tokens expand at load) */
+	bool net_set;
+	enum cordon_net net;
+	bool isolation_set;
+	enum cordon_isolation isolation;
+	/* Use this backend unprobed, for this launch only (nothing
+	 * process-wide is pinned); else cordon_backend_select with the disk
+	 * cache. Ignored under danger-full-access. */
+	bool backend_set;
+	enum cordon_backend backend;
+	/* Lists added to the profile's: NULL-terminated, each may be NULL. */
+	const char *const *read;          /* refused (-EPERM) at or under a read-deny: deny wins;
+					   * anything else is readable anyway */
+	const char *const *write;         /* cordon_policy_add_writable */
+	const char *const *deny_read;     /* cordon_policy_deny_read */
+	const char *const *protect;       /* cordon_policy_protect */
+	const char *const *allow_unix_sockets;
+	const char *const *keep_env;      /* names or PREFIX* */
+	const char *const *set_env;       /* NAME=VALUE; injection variables are refused */
+	const char *const *require;       /* cordon_policy_require feature names */
+	/* Limits: a set (non-zero) value replaces the profile's. */
+	int timeout_ms;                   /* 1 .. one week */
+	uint64_t max_output;              /* 1 .. 1 GiB */
+	bool output_terminate_set;
+	bool output_terminate;
+	bool fallback_set;                /* limits.fallback_fail holds the choice */
+	struct cordon_limits limits;      /* cpu 1..604800 s, memory 1M..1T, processes 4..4194304,
+					   * file_size 1..1T, open_files 16..1048576 */
+};
+
+/* profile: NULL means the embedded "default" (never a file). opts may be
+ * NULL. Refuses what cannot run: a bad override (-EINVAL, naming it), a
+ * rule against a deny (-EPERM), limits that cannot be enforced here or
+ * only by a weaker mechanism under limits_fallback "fail" (-EOPNOTSUPP),
+ * no backend that can enforce the policy (CORDON_SANDBOX_UNAVAILABLE). The
+ * profile is not kept: the caller may free it at once. */
+CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
+				 struct cordon_launch **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_launch *cordon_launch_free(struct cordon_launch *l);
+
+/* What the launch was built into; owned by it, valid while it lives. */
+CORDON_API const struct cordon_policy *cordon_launch_policy(const struct cordon_launch *l);
+CORDON_API const struct cordon_backend_info *cordon_launch_backend(const struct cordon_launch *l);
+/* The merged resource limits; NULL when none is set. */
+CORDON_API const struct cordon_limits *cordon_launch_limits(const struct cordon_launch *l);
+/* How each limit will be enforced (plan->warning: what is weaker, or ""). */
+CORDON_API const struct cordon_limits_plan *cordon_launch_limits_plan(const struct cordon_launch *l);
+/* Write the launch's run options into *o (timeout_ms, max_output,
+ * output_terminate, limits, pointing into the launch); the caller's own
+ * fields (cwd, passthrough, stop, runner_main, ...) are left as they are.
+ * A max_output of 0 means none was set (cordon_run's default). */
+CORDON_API void cordon_launch_run_opts(const struct cordon_launch *l, struct cordon_run_opts *o);
+/* cordon_confine_with(the launch's backend, argv, the launch's policy). Pure. */
+CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *const *argv,
+				     struct cordon_confined **ret, struct cordon_error *reterr);
+
+/* ---- Spawn: many confined processes from one poll loop -------------------
+ *
+ * cordon_spawn starts a confined command and returns at once; the caller's
+ * own poll loop drives it, and may drive many at once:
+ *
+ *     struct pollfd pfd[N * CORDON_CHILD_MAX_POLLFDS];
+ *     for (;;) {
+ *             int timeout = -1; size_t n = 0, at[N];
+ *             for (i...) { at[i] = n; n += cordon_child_pollfds(c[i], pfd + n, &timeout); }
+ *             poll(pfd, n, timeout);
+ *             for (i...) if (cordon_child_step(c[i], pfd + at[i], ...) == 1) cordon_collect(c[i], &res);
+ *     }
+ *
+ * cordon_child_step drains output into the capture buffer, and enforces the
+ * timeout, the output cap, the tree's CPU limit and opts->stop, exactly as
+ * cordon_run does (cordon_run is this loop for one child). The child is
+ * started as cordon_run starts it (parent-death signal, its own process
+ * group, limits joined before exec); without limits and runner_main it is
+ * started by a vfork-like clone, safe in a multi-threaded caller.
+ */
+struct cordon_child;
+
+/* The child's stdin, stdout and stderr: the caller's fds (dup'ed: the
+ * caller keeps and closes its own), or -1: stdin /dev/null, stdout and
+ * stderr captured (into one pipe, merged, as cordon_run does). A stream
+ * given here is not captured, so the result's output lacks it (and no
+ * denial can be read from it). Not with opts->passthrough. */
+struct cordon_stdio {
+	int in, out, err;
+};
+#define CORDON_STDIO_CAPTURE ((struct cordon_stdio){ .in = -1, .out = -1, .err = -1 })
+
+/* Most fds one child asks to poll. */
+#define CORDON_CHILD_MAX_POLLFDS 6
+
+/* Spawn argv confined by the launch: cordon_launch_confine, then start it
+ * with the launch's limits (already checked: not checked again) and run
+ * options; opts gives the caller's own fields (cwd, stop, runner_main) and
+ * may be NULL; its limit fields are ignored. stdio may be NULL (all -1).
+ * The caller owns *ret and frees it with cordon_child_free. */
+CORDON_API int cordon_spawn(const struct cordon_launch *l, const char *const *argv, const struct cordon_stdio *stdio,
+			    const struct cordon_run_opts *opts, struct cordon_child **ret, struct cordon_error *reterr);
+/* The same for an already confined value, with opts as cordon_run takes
+ * them (limits checked here). confined must outlive the child. */
+CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
+				     const struct cordon_stdio *stdio, struct cordon_child **ret,
+				     struct cordon_error *reterr);
+
+CORDON_API pid_t cordon_child_pid(const struct cordon_child *c);
+/* Readable once the child has exited (-1 where the kernel has no pidfd). */
+CORDON_API int cordon_child_pidfd(const struct cordon_child *c);
+/* The read end of the capture pipe (-1 when nothing is captured). Poll it,
+ * do not read it: cordon_child_step reads. */
+CORDON_API int cordon_child_output_fd(const struct cordon_child *c);
+/* Fill pfd (room for CORDON_CHILD_MAX_POLLFDS) with what to poll for this
+ * child, and lower *timeout_ms (-1: none yet) to the longest it may wait.
+ * Returns how many entries it filled; 0 once the child has ended. */
+CORDON_API size_t cordon_child_pollfds(struct cordon_child *c, struct pollfd *pfd, int *timeout_ms);
+/* Handle what poll returned for the n entries cordon_child_pollfds filled
+ * (n = 0 after a poll timeout or EINTR). 1: the child has ended, collect
+ * it; 0: still running; -errno: failed (the tree is killed). */
+CORDON_API int cordon_child_step(struct cordon_child *c, const struct pollfd *pfd, size_t n);
+/* Kill the whole tree now (the result reads as killed by SIGKILL). */
+CORDON_API void cordon_child_kill(struct cordon_child *c);
+/* Once cordon_child_step returned 1: how it ended, classified and
+ * annotated as cordon_run's result. -EBUSY while it runs; once only. */
+CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret);
+/* Block until the child ends (poll, step), then cordon_collect. */
+CORDON_API int cordon_wait(struct cordon_child *c, struct cordon_result **ret);
+/* Kill a tree still running, reap it, remove its cgroups, close, free. */
+CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c);
 
 #ifdef __cplusplus
 }

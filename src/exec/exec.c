@@ -158,7 +158,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 
 int cordon_exec_main(int argc, char **argv)
 {
-	struct exec_flags f;
+	/* exec_parse leaves it as it is when there are no arguments at all */
+	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
 	struct exec_ctx x = {};
 	char err[512];
@@ -169,6 +170,23 @@ int cordon_exec_main(int argc, char **argv)
 	if (f.status_fd >= 0 && status_channel_open(f.status_fd) < 0) {
 		exec_say("status-fd", "fd %d is not open: %m", f.status_fd);
 		return EXEC_EXIT_FAILED;
+	}
+	/* The runner forks and unshares: in a process with other threads
+	 * (a forked copy is always single-threaded, so this is a direct
+	 * call) their locks and state would come along half-held, and
+	 * unshare(CLONE_NEWUSER) fails. Refused, never tried. */
+	int threads = process_count_threads();
+	if (threads != 1) {
+		if (threads < 0)
+			exec_say("threads", "cannot count this process's threads in /proc/self/task (%s): refusing to run in-process",
+			    strerror(-threads));
+		else
+			exec_say("threads",
+			    "this process has %d threads: the runner runs only in a single-threaded process; a multi-threaded "
+			    "program must exec the runner (cordon exec) instead of calling it in-process",
+			    threads);
+		exec_flags_done(&f);
+		return exec_record_said("threads");
 	}
 	if (r < 0)
 		exec_die("flags", "%s", err);

@@ -203,6 +203,11 @@ _Noreturn void init_main(struct exec_ctx *x)
 	 * runner's kill of this process cover that window. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		exec_die("pdeathsig", "%m");
+	/* Out of the terminal's foreground process group: a ^C there reaches
+	 * the runner, which passes it on once; were init in the group too, it
+	 * would pass the same ^C on a second time. */
+	if (setpgid(0, 0) < 0)
+		exec_die("init", "setpgid: %m");
 
 	for (size_t i = 0; i < p->n_steps; i++) {
 		switch (p->steps[i].kind) {

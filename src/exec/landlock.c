@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,20 +94,22 @@ static inline void roots_freep(char ***v)
 	roots_free(*v);
 }
 
+/* The one cache this module keeps: asked once per process, by whichever
+ * thread comes first. */
+static int cached_abi;
+static pthread_once_t cached_abi_once = PTHREAD_ONCE_INIT;
+
+static void query_abi(void)
+{
+	int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	cached_abi = abi < 0 ? 0 : abi; /* ENOSYS: not built in; EOPNOTSUPP: disabled at boot */
+}
+
 int landlock_get_abi(void)
 {
-	/* The one cache this module keeps; racing first callers compute the
-	 * same value. */
-	static int cached = -1;
-	int abi = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-
-	if (abi >= 0)
-		return abi;
-	abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 0)
-		abi = 0; /* ENOSYS: not built in; EOPNOTSUPP: disabled at boot */
-	__atomic_store_n(&cached, abi, __ATOMIC_RELAXED);
-	return abi;
+	(void)pthread_once(&cached_abi_once, query_abi);
+	return cached_abi;
 }
 
 /* A denied path, canonical. */

@@ -153,7 +153,7 @@ _Noreturn void exec_die_code(int code, const char *step, const char *fmt, ...)
 	vdie(code, step, fmt, ap);
 }
 
-_Noreturn void exec_die_said(const char *step)
+int exec_record_said(const char *step)
 {
 	char line[sizeof(last_line) + 64];
 
@@ -163,5 +163,10 @@ _Noreturn void exec_die_said(const char *step)
 		snprintf(line, sizeof(line), "cordon: %s: failed", step);
 		status_record(step, 0, line);
 	}
-	_exit(EXEC_EXIT_FAILED);
+	return EXEC_EXIT_FAILED;
+}
+
+_Noreturn void exec_die_said(const char *step)
+{
+	_exit(exec_record_said(step));
 }

@@ -66,6 +66,9 @@ void exec_say(const char *step, const char *fmt, ...) __attribute__((format(prin
 /* Exit 125 after an exec_say() that said why: the record carries the last line
  * said (or "cordon: STEP: failed"). */
 _Noreturn void exec_die_said(const char *step);
+/* The same record, returning 125 instead of exiting (for a refusal the
+ * caller must see: cordon_exec_main called in a process it cannot fork). */
+int exec_record_said(const char *step);
 
 /* The status channel (--status-fd): made close-on-exec here, so the
  * command never has it. -errno if fd is not open. */

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,6 @@ CORDON_API const char *cordon_limit_mechanism_to_string(enum cordon_limit_mechan
 
 /* Where our cgroups are; memoised (the one cache this module keeps). */
 static struct {
-	bool done;
 	struct cordon_limits_probe probe;
 	char parent[CG_N][4096];  /* v2; v1 memory, pids, cpuacct: the directory we create children in */
 	bool v2_cpu;              /* a writable v2 cgroup with cpu.stat */
@@ -122,16 +122,13 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-static void cg_detect(void)
+static void cg_detect_once(void)
 {
 	char own[CG_N][2048] = { "", "", "", "" }, mnt[CG_N][2048] = { "", "", "", "" }, buf[8192];
 	bool have_own[CG_N] = { false, false, false, false };
 	struct cordon_limits_probe *pr = &cg_state.probe;
 	FILE *f;
 
-	if (cg_state.done)
-		return;
-	cg_state.done = true;
 	snprintf(pr->cgroup2_reason, sizeof(pr->cgroup2_reason), "no cgroup2 mount");
 	snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "no cgroup v1 memory or pids mount");
 	pr->rlimit_nproc = geteuid() != 0;
@@ -249,6 +246,15 @@ static void cg_detect(void)
 	else if (pr->cgroup1_memory || pr->cgroup1_pids)
 		snprintf(pr->cgroup1_reason, sizeof(pr->cgroup1_reason), "only the %s controller is usable",
 			 pr->cgroup1_memory ? "memory" : "pids");
+}
+
+/* Once per process, whichever thread asks first; the others wait for it
+ * and then only read cg_state. */
+static pthread_once_t cg_detect_done = PTHREAD_ONCE_INIT;
+
+static void cg_detect(void)
+{
+	(void)pthread_once(&cg_detect_done, cg_detect_once);
 }
 
 CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret)
@@ -428,15 +434,14 @@ static void sweep_all_stale(void)
 
 static int cg_dir_make(int k, struct limits_cgroup *cg, struct cordon_error *reterr)
 {
+	/* Names must differ between threads too: a counter taken atomically. */
 	static unsigned counter;
-	static bool swept;
+	static pthread_once_t swept = PTHREAD_ONCE_INIT;
 	char *dir, path[4352];
 
-	if (!swept) {
-		sweep_all_stale();
-		swept = true;
-	}
-	if (asprintf(&dir, "%s/cordon-%d-%u", cg_state.parent[k], (int)getpid(), counter++) < 0)
+	(void)pthread_once(&swept, sweep_all_stale);
+	if (asprintf(&dir, "%s/cordon-%d-%u", cg_state.parent[k], (int)getpid(),
+		     __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED)) < 0)
 		return -ENOMEM;
 	if (mkdir(dir, 0755) < 0) {
 		int r = -errno;

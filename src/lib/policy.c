@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +109,12 @@ bool env_name_valid(const char *name, bool allow_glob)
 
 /* ---- temp roots, memoised ---- */
 
+/* The one memo this module keeps: written once, under the lock, then only
+ * read. Only success is kept, so a failed first try (a bad TMPDIR) is tried
+ * again, which pthread_once could not do. */
 static char *temp_roots[3];
 static bool temp_roots_ready;
+static pthread_mutex_t temp_roots_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int compute_temp_roots(char **out, struct cordon_error *reterr)
 {
@@ -151,20 +156,28 @@ fail:
 
 const char *const *policy_temp_roots(void)
 {
+	static char *const none[] = { NULL };
+
+	/* acquire: a reader that sees ready sees the roots written before it */
+	if (!__atomic_load_n(&temp_roots_ready, __ATOMIC_ACQUIRE))
+		return (const char *const *)none;
 	return (const char *const *)temp_roots;
 }
 
 int policy_warm(struct cordon_error *reterr)
 {
-	int r;
+	int r = 0;
 
-	if (temp_roots_ready)
+	if (__atomic_load_n(&temp_roots_ready, __ATOMIC_ACQUIRE))
 		return 0;
-	r = compute_temp_roots(temp_roots, reterr);
-	if (r < 0)
-		return r;
-	temp_roots_ready = true;
-	return 0;
+	pthread_mutex_lock(&temp_roots_lock);
+	if (!temp_roots_ready) {
+		r = compute_temp_roots(temp_roots, reterr);
+		if (r >= 0)
+			__atomic_store_n(&temp_roots_ready, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&temp_roots_lock);
+	return r < 0 ? r : 0;
 }
 
 
@@ -431,13 +444,25 @@ static int deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 	return r;
 }
 
+/* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's
+ * static buffer would be shared with every other thread. */
+static char *passwd_home(void)
+{
+	struct passwd pwd, *pw = NULL;
+	char buf[16384];
+
+	if (getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) != 0 || !pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+		return NULL;
+	return strdup(pw->pw_dir);
+}
+
 int policy_other_home(const char *home, char **ret)
 {
-	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *pw_dir = passwd_home();
 	char *canon = NULL;
 
 	*ret = NULL;
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' || cordon_canonicalize(pw->pw_dir, &canon, NULL) < 0)
+	if (!pw_dir || cordon_canonicalize(pw_dir, &canon, NULL) < 0)
 		return 0;
 	if (home && strcmp(canon, home) == 0)
 		free(canon);
@@ -449,12 +474,10 @@ int policy_other_home(const char *home, char **ret)
 static int resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
-	struct passwd *pw;
+	_cleanup_free_ char *pw_dir = NULL;
 
-	if (!home || home[0] != '/') {
-		pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
+	if (!home || home[0] != '/')
+		home = pw_dir = passwd_home();
 	if (!home || home[0] != '/') {
 		*ret = NULL;
 		return 0;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,10 @@ static const enum cordon_backend chain[] = {
 	CORDON_BACKEND_UNAVAILABLE,
 };
 
+/* The process-wide state: the pin, the runner path and the memoised probe.
+ * Every access holds state_lock. It is recursive because a probe run under
+ * it asks for the runner path again; holding it across the probe is what
+ * makes concurrent first callers wait for one probe instead of racing. */
 static struct {
 	bool pinned_set;
 	enum cordon_backend pinned;
@@ -38,6 +43,17 @@ static struct {
 	struct cordon_backend_info memo;
 	char runner[PATH_MAX];
 } state;
+static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static void unlockp(pthread_mutex_t **m)
+{
+	if (*m)
+		pthread_mutex_unlock(*m);
+}
+
+/* Hold state_lock until the end of the scope. */
+#define STATE_LOCKED                                                              \
+	_cleanup_(unlockp) pthread_mutex_t *_held = (pthread_mutex_lock(&state_lock), &state_lock)
 
 CORDON_API const enum cordon_backend *cordon_backend_chain(void)
 {
@@ -50,10 +66,13 @@ CORDON_API int cordon_pin_backend(enum cordon_backend b)
 	case CORDON_BACKEND_NATIVE:
 	case CORDON_BACKEND_BWRAP:
 	case CORDON_BACKEND_SEATBELT:
-	case CORDON_BACKEND_UNAVAILABLE:
+	case CORDON_BACKEND_UNAVAILABLE: {
+		STATE_LOCKED;
+
 		state.pinned_set = true;
 		state.pinned = b;
 		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -62,12 +81,18 @@ CORDON_API int cordon_set_runner_path(const char *path)
 {
 	if (!path || path[0] != '/' || strlen(path) >= sizeof(state.runner))
 		return -EINVAL;
+	STATE_LOCKED;
 	snprintf(state.runner, sizeof(state.runner), "%s", path);
 	return 0;
 }
 
 CORDON_API const char *cordon_runner_path(void)
 {
+	/* Each thread reads its own copy, so another thread's
+	 * cordon_set_runner_path cannot change a string under it. */
+	static _Thread_local char copy[PATH_MAX];
+	STATE_LOCKED;
+
 	if (!state.runner[0]) {
 		const char *env = secure_getenv("CORDON_RUNNER");
 
@@ -76,7 +101,8 @@ CORDON_API const char *cordon_runner_path(void)
 		else
 			snprintf(state.runner, sizeof(state.runner), "%s/cordon", CORDON_BINDIR);
 	}
-	return state.runner;
+	memcpy(copy, state.runner, sizeof(copy));
+	return copy;
 }
 
 CORDON_API int cordon_warm(void)
@@ -163,6 +189,18 @@ static int pinned_info(enum cordon_backend b, struct cordon_backend_info *ret)
 	return 0;
 }
 
+int probe_backend_info(enum cordon_backend b, struct cordon_backend_info *ret)
+{
+	switch (b) {
+	case CORDON_BACKEND_NATIVE:
+	case CORDON_BACKEND_BWRAP:
+	case CORDON_BACKEND_SEATBELT:
+	case CORDON_BACKEND_UNAVAILABLE:
+		return pinned_info(b, ret);
+	}
+	return -EINVAL;
+}
+
 /* The cache may only say which backend works here, never which binary to
  * run: a file that names any other binary than the one we would pick
  * anyway is not trusted. (A sandbox that can write the cache, say through a
@@ -199,6 +237,7 @@ static bool first_cheaply_unusable(void)
 
 CORDON_API void cordon_reset_backend_cache(void)
 {
+	STATE_LOCKED;
 	state.memo_set = false;
 }
 
@@ -210,6 +249,7 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 
 	if (!ret)
 		return -EINVAL;
+	STATE_LOCKED;
 	if (state.pinned_set)
 		return pinned_info(state.pinned, ret);
 	r = pinned_from_env(&b);

@@ -31,15 +31,17 @@ int probe_cache_path(char **ret)
 {
 	const char *xdg = secure_getenv("XDG_CACHE_HOME");
 	const char *home = secure_getenv("HOME");
-	char *p;
+	char *p = NULL;
+	int n;
 
+	/* asprintf's pointer is undefined when it fails: its result decides */
 	if (xdg && xdg[0] == '/')
-		p = NULL, (void)!asprintf(&p, "%s/cordon/backend", xdg);
+		n = asprintf(&p, "%s/cordon/backend", xdg);
 	else if (home && home[0] == '/')
-		p = NULL, (void)!asprintf(&p, "%s/.cache/cordon/backend", home);
+		n = asprintf(&p, "%s/.cache/cordon/backend", home);
 	else
 		return -ENOENT;
-	if (!p)
+	if (n < 0)
 		return -ENOMEM;
 	*ret = p;
 	return 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,6 +58,12 @@ struct spawn_opts {
 	/* With capture_stdout and not capture_stderr: stderr gets a pipe of
 	 * its own, captured (up to cap) into spawn_result.err_output. */
 	bool split_stderr;
+	/* With caller_stdio: the caller's fds for the child's stdin, stdout
+	 * and stderr (-1: as the flags above say). A given stdout or stderr is
+	 * not captured; a given stdin replaces /dev/null. They are dup'ed:
+	 * the caller keeps its own. */
+	bool caller_stdio;
+	int stdio_fd[3];
 };
 
 struct spawn_result {
@@ -83,6 +90,42 @@ struct spawn_result {
 /* Most of a status channel that is kept. */
 #define SPAWN_STATUS_MAX 8192
 
+/* The non-blocking form, for a poll loop the caller owns (spawn.c):
+ * spawn_start starts the child; spawn_pollfds says what to poll and for
+ * how long at most (it lowers *timeout_ms; -1 is "no limit"); spawn_step
+ * handles what poll returned (drains output, enforces timeout, caps, CPU
+ * and stop) and returns 1 once the child has ended, 0 while it runs;
+ * spawn_finish fills the result. spawn_child_free kills a tree still
+ * running. o (and what it points to) must live as long as the child. */
+struct spawn_child;
+#define SPAWN_MAX_POLLFDS 6
+int spawn_start(const struct spawn_opts *o, struct spawn_child **ret);
+size_t spawn_pollfds(struct spawn_child *c, struct pollfd *pfd, int *timeout_ms);
+int spawn_step(struct spawn_child *c, const struct pollfd *pfd, size_t n);
+int spawn_finish(struct spawn_child *c, struct spawn_result *ret);
+/* Kill the tree now; the next spawn_step returns 1. */
+void spawn_kill(struct spawn_child *c);
+pid_t spawn_child_pid(const struct spawn_child *c);
+int spawn_child_pidfd(const struct spawn_child *c);
+int spawn_child_output_fd(const struct spawn_child *c);
+struct spawn_child *spawn_child_free(struct spawn_child *c);
+
+/* The fds the child is started with (process.c); -1: none. */
+struct spawn_fds {
+	int pipe_w;   /* captured stdout/stderr */
+	int out_w;    /* stdout, when not captured */
+	int err_w;    /* stderr, when not captured */
+	int in_r;     /* stdin */
+	int status_w; /* the status channel */
+};
+/* A vfork-like clone then exec: safe in threaded callers. */
+int spawn_start_exec(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret);
+/* fork, limits, then child_main or exec: child_main only for
+ * single-threaded callers. */
+int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret);
+int fd_set_nonblock(int fd);
+int pidfd_open_compat(pid_t pid);
+
 /* Spawn, capture, time out (killing the whole tree), wait. Returns -errno if
  * the command could not be started; how it ended is in *ret. The caller
  * frees ret->output and ret->status. */
@@ -98,9 +141,14 @@ int find_executable(const char *name, char **ret);
 
 /* SIGKILL every descendant of pid (walking /proc/PID/task/TID/children,
  * stopping each first so it cannot fork away), then pid itself. Repeats until
- * no descendant is left or a bound is hit. Returns how many were signalled. */
+ * no new descendant appears (64 rounds at most); no cap on how many there
+ * are. Returns how many were signalled. */
 int kill_tree(pid_t pid);
-/* The same for every descendant of pid, sparing pid itself. */
+/* The same for every descendant of pid, sparing pid itself. -ENOMEM when
+ * the walk ran out of memory (every descendant it found is killed). */
 int kill_descendants(pid_t pid);
 
 uint64_t now_usec(void);
+
+/* Threads of this process (entries of /proc/self/task), or -errno. */
+int process_count_threads(void);

@@ -3,8 +3,12 @@
  * cordon_run: spawn a confined argv, capture its merged output up to a cap,
  * enforce a wall-clock timeout on the whole tree, classify, and annotate.
  * The annotation is appended; the command's output is never replaced.
+ * cordon_spawn is the same run, non-blocking: the caller's poll loop drives
+ * it through cordon_child_pollfds/cordon_child_step (spawn.c has the state
+ * machine); cordon_run is that loop for one child.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "launch.h"
 #include "runlimits.h"
 #include "provider.h"
 #include "process.h"
@@ -143,117 +148,267 @@ static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const stru
 	return CORDON_LIMIT_NONE;
 }
 
-CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
-			  struct cordon_result **ret)
+_Static_assert(CORDON_CHILD_MAX_POLLFDS == SPAWN_MAX_POLLFDS, "one poll set size");
+
+struct cordon_child {
+	struct spawn_child *sc;
+	struct spawn_opts so;
+	char **argv;                          /* what was started: the confined argv, maybe with --no-terminal */
+	const struct cordon_confined *confined;
+	struct cordon_confined *owned;        /* cordon_spawn's own confined value */
+	struct cordon_run_opts o;             /* o.limits points at limits */
+	struct cordon_limits limits;
+	struct cordon_limits_plan plan;
+	struct limits_cgroup cg;
+	bool ended, collected;
+};
+
+CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c)
 {
-	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
-	_cleanup_strv_free_ char **argv = NULL;
-	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
-	struct cordon_classification cls = {};
-	struct spawn_result sr = {};
-	struct cordon_limits_plan plan = {};
-	struct limits_cgroup cg = { .procs_fd = { -1, -1, -1, -1 } };
+	if (!c)
+		return NULL;
+	spawn_child_free(c->sc);
+	/* Whatever the command left in its cgroups goes now. */
+	limits_cgroup_destroy(&c->cg);
+	strv_free(c->argv);
+	cordon_confined_free(c->owned);
+	free(c);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_child *, cordon_child_free)
+
+static bool runs_our_runner(char **argv)
+{
+	return argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 && strcmp(argv[0], cordon_runner_path()) == 0;
+}
+
+/* Start confined under o; plan: the launch's checked plan, or NULL to
+ * check the limits here. Takes owned (freed on failure too). */
+static int spawn_child(const struct cordon_confined *confined, struct cordon_confined *owned,
+		       const struct cordon_run_opts *opts, const struct cordon_limits_plan *plan,
+		       const struct cordon_stdio *stdio, struct cordon_child **ret, struct cordon_error *reterr)
+{
+	_cleanup_(cordon_child_freep) struct cordon_child *c = NULL;
 	struct limits_spawn ls = {};
-	struct limits_events ev = {};
+	bool caller_stdio = stdio && (stdio->in >= 0 || stdio->out >= 0 || stdio->err >= 0);
 	int r;
 
-	if (!confined || !confined->argv || !confined->argv[0] || !ret)
-		return -EINVAL;
-	if (o.timeout_ms < 0)
-		return -EINVAL;
-	if (o.max_output == 0)
-		o.max_output = RUN_DEFAULT_MAX_OUTPUT;
-	if (o.max_output > RUN_MAX_OUTPUT_CAP)
-		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		cordon_confined_free(owned);
+		return -ENOMEM;
+	}
+	c->owned = owned;
+	c->confined = confined;
+	c->cg = (struct limits_cgroup){ .procs_fd = { -1, -1, -1, -1 } };
+	c->o = opts ? *opts : (struct cordon_run_opts){};
+	if (c->o.limits) {
+		c->limits = *c->o.limits;
+		c->o.limits = &c->limits;
+	}
+
+	if (!confined || !confined->argv || !confined->argv[0])
+		return error_set(reterr, -EINVAL, "nothing to run");
+	if (c->o.timeout_ms < 0)
+		return error_set(reterr, -EINVAL, "a negative timeout");
+	if (c->o.max_output == 0)
+		c->o.max_output = RUN_DEFAULT_MAX_OUTPUT;
+	if (c->o.max_output > RUN_MAX_OUTPUT_CAP)
+		return error_set(reterr, -EINVAL, "max_output is over 1G");
+	if (caller_stdio && c->o.passthrough)
+		return error_set(reterr, -EINVAL, "caller stdio fds and passthrough exclude each other");
+	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
+		return error_set(reterr, -EINVAL, "a status channel on fd %d", confined->status_fd);
 
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
-	argv = strv_copy((const char *const *)confined->argv);
-	if (!argv)
+	c->argv = strv_copy((const char *const *)confined->argv);
+	if (!c->argv)
 		return -ENOMEM;
 
 	/* Interactive runs keep the terminal's stdin/stdout and the caller's
 	 * process group (so ^C reaches the command); stderr is relayed as it
 	 * arrives and kept for classification. Captured runs get their own
 	 * process group so a timeout can kill it whole. */
-	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
-		return -EINVAL;
-
-	struct spawn_opts so = {
-		.argv = (const char *const *)argv,
+	c->so = (struct spawn_opts){
+		.argv = (const char *const *)c->argv,
 		.envp = confined->envp,
 		.status_fd = confined->status_format != CORDON_STATUS_NONE ? confined->status_fd : 0,
 		/* the runner nested in bwrap reports on the next fd, into the same pipe */
 		.status_fd2 = confined->status_format == CORDON_STATUS_BWRAP_NESTED ? confined->status_fd + 1 : 0,
-		.cwd = o.cwd,
-		.timeout_ms = o.timeout_ms,
-		.cap = o.max_output,
-		.capture_stdout = !o.passthrough,
-		.capture_stderr = o.passthrough || !o.separate_stderr,
-		.split_stderr = !o.passthrough && o.separate_stderr,
-		.relay = o.passthrough,
-		.inherit_stdin = o.passthrough || o.capture_stdin,
-		.own_group = !o.passthrough,
-		.stop = o.stop,
+		.cwd = c->o.cwd,
+		.timeout_ms = c->o.timeout_ms,
+		.cap = c->o.max_output,
+		.capture_stdout = !c->o.passthrough,
+		.capture_stderr = c->o.passthrough || !c->o.separate_stderr,
+		.split_stderr = !c->o.passthrough && c->o.separate_stderr,
+		.relay = c->o.passthrough,
+		.inherit_stdin = c->o.passthrough || c->o.capture_stdin,
+		.own_group = !c->o.passthrough,
+		.stop = c->o.stop,
+		.caller_stdio = caller_stdio,
+		.stdio_fd = { stdio ? stdio->in : -1, stdio ? stdio->out : -1, stdio ? stdio->err : -1 },
 	};
-	if (o.runner_main && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
-	    strcmp(argv[0], cordon_runner_path()) == 0) {
-		so.child_main = o.runner_main;
-		so.child_argv_skip = 1;
+	/* In-process only where the fork copies no other thread's locks
+	 * half-held: a multi-threaded caller execs the runner instead (the
+	 * runner would refuse to run in it anyway). */
+	if (c->o.runner_main && runs_our_runner(c->argv) && process_count_threads() == 1) {
+		c->so.child_main = c->o.runner_main;
+		c->so.child_argv_skip = 1;
 	}
 	/* Output beyond the cap: counted and dropped, or the tree is ended.
 	 * Interactive runs with a cap relay stdout through a pipe of ours. */
-	so.stop_at_cap = o.output_terminate;
-	if (o.passthrough && o.passthrough_max_output) {
-		so.pipe_stdout = true;
-		so.relay_cap = o.passthrough_max_output;
+	c->so.stop_at_cap = c->o.output_terminate;
+	if (c->o.passthrough && c->o.passthrough_max_output) {
+		c->so.pipe_stdout = true;
+		c->so.relay_cap = c->o.passthrough_max_output;
 		/* A terminal on stdin is also a way out to the terminal (the
 		 * command may write to fd 0): it gets a pipe we feed instead. */
-		so.relay_stdin = isatty(STDIN_FILENO);
+		c->so.relay_stdin = isatty(STDIN_FILENO);
 	}
 	/* Captured runs reading our stdin: a terminal the same way (and the
 	 * command is in a process group of its own: it could not read it). */
-	if (!o.passthrough && o.capture_stdin)
-		so.relay_stdin = isatty(STDIN_FILENO);
+	if (!c->o.passthrough && c->o.capture_stdin)
+		c->so.relay_stdin = isatty(STDIN_FILENO);
 	/* ... and the native runner takes away write access to every
 	 * terminal device (the caller's pty is reachable by path) */
-	if (so.relay_stdin && argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 &&
-	    strcmp(argv[0], cordon_runner_path()) == 0) {
+	if (c->so.relay_stdin && runs_our_runner(c->argv)) {
 		size_t n;
 		char *flag;
 
-		r = strv_push(&argv, "--no-terminal");
+		r = strv_push(&c->argv, "--no-terminal");
 		if (r < 0)
 			return r;
 		/* right after "exec": before "--" and the command */
-		n = strv_length(argv);
-		flag = argv[n - 1];
-		memmove(argv + 3, argv + 2, (n - 3) * sizeof(char *));
-		argv[2] = flag;
-		so.argv = (const char *const *)argv;
+		n = strv_length(c->argv);
+		flag = c->argv[n - 1];
+		memmove(c->argv + 3, c->argv + 2, (n - 3) * sizeof(char *));
+		c->argv[2] = flag;
+		c->so.argv = (const char *const *)c->argv;
 	}
 
-	r = cordon_limits_check(o.limits, confined, &plan, NULL);
-	if (r < 0)
-		return r;
-	if (o.limits) {
-		r = limits_prepare(o.limits, &plan, &cg, &ls, NULL);
+	if (plan)
+		c->plan = *plan;
+	else {
+		r = cordon_limits_check(c->o.limits, confined, &c->plan, reterr);
 		if (r < 0)
 			return r;
-		so.limits = &ls;
-		if (o.limits->cpu_seconds && plan.mechanism[CORDON_LIMIT_CPU] != CORDON_MECHANISM_RLIMIT) {
-			so.cpu_cg = &cg;
-			so.cpu_limit_usec = o.limits->cpu_seconds * 1000000u;
+	}
+	if (c->o.limits) {
+		r = limits_prepare(c->o.limits, &c->plan, &c->cg, &ls, reterr);
+		if (r < 0)
+			return r;
+		c->so.limits = &ls;
+		if (c->o.limits->cpu_seconds && c->plan.mechanism[CORDON_LIMIT_CPU] != CORDON_MECHANISM_RLIMIT) {
+			c->so.cpu_cg = &c->cg;
+			c->so.cpu_limit_usec = c->o.limits->cpu_seconds * 1000000u;
 		}
 	}
-	r = spawn_run(&so, &sr);
-	limits_cgroup_started(&cg);
-	if (o.limits)
-		limits_cgroup_events(&cg, &ev);
-	/* Whatever the command left in its cgroups goes now. */
-	limits_cgroup_destroy(&cg);
+	r = spawn_start(&c->so, &c->sc);
+	limits_cgroup_started(&c->cg);
+	c->so.limits = NULL; /* ls was for the start only */
+	if (r < 0)
+		return error_set(reterr, r, "cannot start %s: %s", confined->argv[0], strerror(-r));
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
+				     const struct cordon_stdio *stdio, struct cordon_child **ret,
+				     struct cordon_error *reterr)
+{
+	if (!ret)
+		return error_set(reterr, -EINVAL, "no place for the child");
+	return spawn_child(confined, NULL, opts, NULL, stdio, ret, reterr);
+}
+
+CORDON_API int cordon_spawn(const struct cordon_launch *l, const char *const *argv, const struct cordon_stdio *stdio,
+			    const struct cordon_run_opts *opts, struct cordon_child **ret, struct cordon_error *reterr)
+{
+	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
+	struct cordon_confined *c = NULL;
+	int r;
+
+	if (!l || !ret)
+		return error_set(reterr, -EINVAL, "no launch or no place for the child");
+	r = cordon_launch_confine(l, argv, &c, reterr);
 	if (r < 0)
 		return r;
+	cordon_launch_run_opts(l, &o);
+	return spawn_child(c, c, &o, &l->plan, stdio, ret, reterr);
+}
+
+CORDON_API pid_t cordon_child_pid(const struct cordon_child *c)
+{
+	return c ? spawn_child_pid(c->sc) : -1;
+}
+
+CORDON_API int cordon_child_pidfd(const struct cordon_child *c)
+{
+	return c ? spawn_child_pidfd(c->sc) : -1;
+}
+
+CORDON_API int cordon_child_output_fd(const struct cordon_child *c)
+{
+	return c ? spawn_child_output_fd(c->sc) : -1;
+}
+
+CORDON_API size_t cordon_child_pollfds(struct cordon_child *c, struct pollfd *pfd, int *timeout_ms)
+{
+	if (!c || !pfd || !timeout_ms)
+		return 0;
+	if (c->ended) {
+		*timeout_ms = 0;
+		return 0;
+	}
+	return spawn_pollfds(c->sc, pfd, timeout_ms);
+}
+
+CORDON_API int cordon_child_step(struct cordon_child *c, const struct pollfd *pfd, size_t n)
+{
+	int r;
+
+	if (!c || (n && !pfd))
+		return -EINVAL;
+	if (c->ended)
+		return 1;
+	r = spawn_step(c->sc, pfd, n);
+	if (r != 0)
+		c->ended = true;
+	return r;
+}
+
+CORDON_API void cordon_child_kill(struct cordon_child *c)
+{
+	if (!c || c->ended)
+		return;
+	spawn_kill(c->sc);
+	c->ended = true;
+}
+
+CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret)
+{
+	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
+	const struct cordon_confined *confined;
+	struct cordon_classification cls = {};
+	struct spawn_result sr = {};
+	struct limits_events ev = {};
+	int r;
+
+	if (!c || !ret)
+		return -EINVAL;
+	if (!c->ended)
+		return -EBUSY;
+	if (c->collected)
+		return -EALREADY;
+	confined = c->confined;
+	r = spawn_finish(c->sc, &sr);
+	if (r < 0)
+		return r;
+	c->collected = true;
+	if (c->o.limits)
+		limits_cgroup_events(&c->cg, &ev);
 	/* what the runner wrote on its status channel, if it has one */
 	_cleanup_free_ char *status_record = TAKE_PTR(sr.status);
 
@@ -266,7 +421,7 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	res->stderr_output = sr.err_output;
 	res->stderr_len = sr.err_len;
 	res->stderr_total = sr.err_total;
-	res->limits = plan;
+	res->limits = c->plan;
 	res->exit_code = sr.exit_code;
 	res->signal = sr.signal;
 	res->output = sr.output;
@@ -314,8 +469,8 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 		res->verdict = cls.verdict;
 		res->runner_line = cls.line;
 	}
-	res->limit = limit_fired(&o, &view, &ev);
-	res->limit_mechanism = plan.mechanism[res->limit];
+	res->limit = limit_fired(&c->o, &view, &ev);
+	res->limit_mechanism = c->plan.mechanism[res->limit];
 	/* A limit that fired is always reported (limit); it is the verdict
 	 * only when the command did not succeed anyway: exit 0 is OK. */
 	if (res->limit != CORDON_LIMIT_NONE && res->limit != CORDON_LIMIT_TIMEOUT &&
@@ -323,9 +478,49 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	    !(res->limit == CORDON_LIMIT_OUTPUT && !sr.output_killed))
 		res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 
-	r = annotate(res, view.output, view.output_len, o.timeout_ms);
+	r = annotate(res, view.output, view.output_len, c->o.timeout_ms);
 	if (r < 0)
 		return r;
+	/* Whatever the command left in its cgroups goes now. */
+	limits_cgroup_destroy(&c->cg);
 	*ret = TAKE_PTR(res);
 	return 0;
+}
+
+CORDON_API int cordon_wait(struct cordon_child *c, struct cordon_result **ret)
+{
+	int r = 0;
+
+	if (!c || !ret)
+		return -EINVAL;
+	while (!c->ended) {
+		struct pollfd pfd[CORDON_CHILD_MAX_POLLFDS];
+		int wait_ms = -1;
+		size_t n = cordon_child_pollfds(c, pfd, &wait_ms);
+		int pr = n > 0 ? poll(pfd, (nfds_t)n, wait_ms) : (usleep((useconds_t)wait_ms * 1000), 0);
+
+		if (pr < 0 && errno != EINTR) {
+			r = -errno;
+			cordon_child_kill(c);
+			return r;
+		}
+		r = cordon_child_step(c, pfd, pr > 0 ? n : 0);
+		if (r < 0)
+			return r;
+	}
+	return cordon_collect(c, ret);
+}
+
+CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
+			  struct cordon_result **ret)
+{
+	_cleanup_(cordon_child_freep) struct cordon_child *c = NULL;
+	int r;
+
+	if (!confined || !confined->argv || !confined->argv[0] || !ret)
+		return -EINVAL;
+	r = spawn_child(confined, NULL, opts, NULL, NULL, &c, NULL);
+	if (r < 0)
+		return r;
+	return cordon_wait(c, ret);
 }

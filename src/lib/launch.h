@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cordon/cordon.h"
+
+/* What a launch was built into (launch.c); spawn.c reads it. */
+struct cordon_launch {
+	struct cordon_policy *policy;
+	struct cordon_backend_info backend;
+	struct cordon_limits limits;
+	bool limits_set;
+	struct cordon_limits_plan plan;   /* checked once, at cordon_launch_new */
+	int timeout_ms;
+	uint64_t max_output;
+	bool output_terminate;
+};

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The public face of profiles: a handle around the loader's resolved
+ * struct cordon_profile, with the lists a front end reads turned into
+ * read-only string vectors once, at load, so every accessor is a plain
+ * read (safe from any thread). The loader itself is profile.c; this file
+ * only calls what profile.h exposes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "profile.h"
+#include "profile_api.h"
+#include "provider.h"
+#include "strv.h"
+
+struct cordon_profile_handle {
+	struct cordon_profile *prof;
+	char *asked;              /* the name_or_path given, NULL for the default */
+	char *workspace, *home;   /* the opts it was loaded with (copies) */
+	bool builtin_only;
+	char **lists[_CORDON_PROFILE_LIST_MAX];
+};
+
+static char *const empty_list[] = { NULL };
+
+CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profile_handle *h)
+{
+	if (!h)
+		return NULL;
+	profile_free(h->prof);
+	free(h->asked);
+	free(h->workspace);
+	free(h->home);
+	for (size_t i = 0; i < _CORDON_PROFILE_LIST_MAX; i++)
+		strv_free(h->lists[i]);
+	free(h);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
+
+static int rules_to_strv(const struct profile_rules *rs, char ***ret)
+{
+	struct strv_builder b = {};
+	int r = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		strvb_add(&b, rs->v[i].path);
+	*ret = strvb_finish(&b, &r);
+	return *ret ? 0 : r;
+}
+
+static int set_vars_to_strv(const struct cordon_profile *p, char ***ret)
+{
+	_cleanup_strv_free_ char **v = NULL;
+	int r;
+
+	for (size_t i = 0; i < p->n_set_vars; i++) {
+		char *e = NULL;
+
+		if (asprintf(&e, "%s=%s", p->set_vars[i].name, p->set_vars[i].value) < 0)
+			return -ENOMEM;
+		r = strv_consume(&v, e);
+		if (r < 0)
+			return r;
+	}
+	if (!v) {
+		v = calloc(1, sizeof(char *));
+		if (!v)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+static int build_lists(struct cordon_profile_handle *h)
+{
+	const struct cordon_profile *p = h->prof;
+	const struct profile_rules *rules[] = {
+		[CORDON_PROFILE_READ] = &p->read,
+		[CORDON_PROFILE_WRITE] = &p->write,
+		[CORDON_PROFILE_DENY_READ] = &p->deny_read,
+		[CORDON_PROFILE_PROTECT] = &p->protect,
+		[CORDON_PROFILE_UNIX_SOCKETS] = &p->allow_unix_sockets,
+		[CORDON_PROFILE_ENV_ALLOW] = &p->allow_vars,
+	};
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(rules); i++) {
+		r = rules_to_strv(rules[i], &h->lists[i]);
+		if (r < 0)
+			return r;
+	}
+	return set_vars_to_strv(p, &h->lists[CORDON_PROFILE_ENV_SET]);
+}
+
+static bool names_a_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strchr(name, '/') || (n >= 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+static int load_into(const char *asked, const char *workspace, const char *home, bool builtin_only,
+		     struct cordon_profile_handle **ret, struct cordon_error *reterr)
+{
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;
+	struct profile_env env = { .workspace = workspace, .home = home };
+	const char *name = asked ? asked : "default";
+	int r;
+
+	if (!asked)
+		builtin_only = true;
+	if (!*name)
+		return error_set(reterr, -EINVAL, "an empty profile name");
+	if (builtin_only) {
+		if (names_a_file(name))
+			return error_set(reterr, -EINVAL, "%s: only a built-in profile may be named here, not a file",
+					 name);
+		env.user_profile_dir = "";
+		env.data_profile_dir = "";
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->builtin_only = builtin_only;
+	if ((asked && !(h->asked = strdup(asked))) || (workspace && !(h->workspace = strdup(workspace))) ||
+	    (home && !(h->home = strdup(home))))
+		return -ENOMEM;
+	r = profile_load(name, &env, &h->prof, reterr);
+	if (r < 0)
+		return r;
+	/* Nothing can run it yet (profile_apply refuses it too): say so now,
+	 * rather than hand out a profile whose network reads as "none". */
+	if (h->prof->net == PROFILE_NET_PROXY)
+		return error_set(reterr, -EOPNOTSUPP, "%s: at %s: network.mode \"proxy\" is not available yet",
+				 h->prof->file, h->prof->net_origin.pointer ? h->prof->net_origin.pointer : "/network/mode");
+	r = build_lists(h);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(h);
+	return 0;
+}
+
+CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon_profile_opts *opts,
+				   struct cordon_profile_handle **ret, struct cordon_error *reterr)
+{
+	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+
+	if (!ret)
+		return error_set(reterr, -EINVAL, "no place for the profile");
+	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, ret, reterr);
+}
+
+int profile_handle_reload(const struct cordon_profile_handle *h, const char *workspace,
+			  struct cordon_profile_handle **ret, struct cordon_error *reterr)
+{
+	return load_into(h->asked, workspace, h->home, h->builtin_only, ret, reterr);
+}
+
+const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h)
+{
+	return h->workspace;
+}
+
+const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h)
+{
+	return h->prof;
+}
+
+CORDON_API const char *cordon_profile_name(const struct cordon_profile_handle *h)
+{
+	return h && h->prof->name ? h->prof->name : "default";
+}
+
+CORDON_API const char *cordon_profile_file(const struct cordon_profile_handle *h)
+{
+	return h && h->prof->file ? h->prof->file : "";
+}
+
+CORDON_API const char *cordon_profile_description(const struct cordon_profile_handle *h)
+{
+	return h ? h->prof->meta_description : NULL;
+}
+
+CORDON_API enum cordon_mode cordon_profile_mode(const struct cordon_profile_handle *h)
+{
+	return h->prof->mode;
+}
+
+CORDON_API const char *cordon_profile_workspace(const struct cordon_profile_handle *h)
+{
+	return h->prof->workspace;
+}
+
+CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle *h)
+{
+	/* "proxy" is refused at load: only none and host get here */
+	return h->prof->net == PROFILE_NET_HOST ? CORDON_NET_HOST : CORDON_NET_NONE;
+}
+
+CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_handle *h,
+						  enum cordon_profile_list which)
+{
+	if (!h || (unsigned)which >= _CORDON_PROFILE_LIST_MAX)
+		return NULL;
+	return (const char *const *)(h->lists[which] ? h->lists[which] : empty_list);
+}
+
+#define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
+
+CORDON_API void cordon_profile_limits(const struct cordon_profile_handle *h, struct cordon_profile_limits *ret)
+{
+	const struct profile_limits *l = &h->prof->limits;
+	struct cordon_profile_limits o = {};
+
+	if (HAS_LIMIT(l, TIMEOUT))
+		o.timeout_ms = l->timeout_seconds * 1000u;
+	if (HAS_LIMIT(l, MAX_OUTPUT))
+		o.max_output = l->max_output;
+	if (HAS_LIMIT(l, ON_OUTPUT_LIMIT)) {
+		o.output_terminate_set = true;
+		o.output_terminate = l->on_output_limit == PROFILE_OUTPUT_KILL;
+	}
+	if (HAS_LIMIT(l, FALLBACK)) {
+		o.fallback_set = true;
+		o.limits.fallback_fail = l->fallback_fail;
+	}
+	if (HAS_LIMIT(l, CPU))
+		o.limits.cpu_seconds = l->cpu_seconds;
+	if (HAS_LIMIT(l, MEMORY))
+		o.limits.memory = l->memory;
+	if (HAS_LIMIT(l, MAX_PROCESSES))
+		o.limits.processes = l->max_processes;
+	if (HAS_LIMIT(l, MAX_FILE_SIZE))
+		o.limits.file_size = l->max_file_size;
+	if (HAS_LIMIT(l, MAX_OPEN_FILES))
+		o.limits.open_files = l->max_open_files;
+	*ret = o;
+}
+
+CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *h, char **ret)
+{
+	if (!h || !ret)
+		return -EINVAL;
+	return profile_to_json(h->prof, ret);
+}

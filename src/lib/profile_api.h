@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "cordon/cordon.h"
+
+struct cordon_profile;
+
+/* The loader's resolved profile behind a public handle. */
+const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h);
+/* The workspace the handle was loaded with (NULL: none was given). */
+const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h);
+/* The same profile loaded again with another workspace (tokens such as
+ * $WORKSPACE expand at load, so a new workspace means a new load). */
+int profile_handle_reload(const struct cordon_profile_handle *h, const char *workspace,
+			  struct cordon_profile_handle **ret, struct cordon_error *reterr);

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cordon_launch, used as a front end would: through cordon.h only. The
+ * backend is given (native, unprobed), so nothing here spawns. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cordon/cordon.h"
+
+static char ws[PATH_MAX], ws2[PATH_MAX], canon_ws[PATH_MAX], canon_ws2[PATH_MAX], file[PATH_MAX + 32],
+	build[PATH_MAX + 32];
+
+static void canon(const char *in, char *out)
+{
+	char *c = NULL;
+
+	cr_assert_eq(cordon_canonicalize(in, &c, NULL), 0);
+	snprintf(out, PATH_MAX, "%s", c);
+	free(c);
+}
+
+static void write_profile(const char *text)
+{
+	FILE *f = fopen(file, "we");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void setup(void)
+{
+	snprintf(ws, sizeof(ws), "/tmp/cordon-launch-XXXXXX");
+	snprintf(ws2, sizeof(ws2), "/tmp/cordon-launch2-XXXXXX");
+	cr_assert_not_null(mkdtemp(ws));
+	cr_assert_not_null(mkdtemp(ws2));
+	canon(ws, canon_ws);
+	canon(ws2, canon_ws2);
+	snprintf(file, sizeof(file), "%s/p.json", ws);
+	snprintf(build, sizeof(build), "%s/build", ws);
+	cr_assert_eq(mkdir(build, 0755), 0);
+	write_profile("{ \"mode\": \"workspace-write\",\n"
+		      "  \"filesystem\": { \"write\": [\"$WORKSPACE/build\"] },\n"
+		      "  \"environment\": { \"set_vars\": { \"FROM_PROFILE\": \"1\" } },\n"
+		      "  \"limits\": { \"timeout\": \"30s\", \"max_open_files\": 64, \"max_output\": 8192,\n"
+		      "              \"on_output_limit\": \"kill\" } }\n");
+}
+
+static void teardown(void)
+{
+	unlink(file);
+	rmdir(build);
+	rmdir(ws);
+	rmdir(ws2);
+}
+
+TestSuite(launch, .init = setup, .fini = teardown);
+
+static struct cordon_profile_handle *load(const char *workspace)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts po = { .workspace = workspace };
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_profile_load(file, &po, &p, &e), 0, "%s", e.message);
+	return p;
+}
+
+static bool has(const char *const *v, const char *s)
+{
+	for (; v && *v; v++)
+		if (strcmp(*v, s) == 0)
+			return true;
+	return false;
+}
+
+static size_t count(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+Test(launch, profile_alone_gives_policy_limits_and_run_options)
+{
+	struct cordon_profile_handle *p = load(ws);
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE };
+	struct cordon_launch *l = NULL;
+	struct cordon_run_opts ro = { .cwd = "/", .passthrough = true };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cordon_profile_free(p); /* the launch does not keep it */
+	const struct cordon_policy *pol = cordon_launch_policy(l);
+	cr_assert_eq(cordon_policy_mode(pol), CORDON_MODE_WORKSPACE_WRITE);
+	cr_assert_str_eq(cordon_policy_workspace(pol), canon_ws);
+	cr_assert(has(cordon_writable_roots(pol), canon_ws));
+	cr_assert_eq(cordon_launch_backend(l)->backend, CORDON_BACKEND_NATIVE);
+
+	cr_assert_not_null(cordon_launch_limits(l));
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 64);
+	cordon_launch_run_opts(l, &ro);
+	cr_assert_eq(ro.timeout_ms, 30000);
+	cr_assert_eq(ro.max_output, 8192);
+	cr_assert(ro.output_terminate);
+	cr_assert_eq(ro.limits, cordon_launch_limits(l));
+	cr_assert_str_eq(ro.cwd, "/", "the caller's own fields stay");
+	cr_assert(ro.passthrough);
+
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NATIVE);
+	cr_assert_str_eq(c->argv[0], cordon_runner_path());
+	cr_assert(has((const char *const *)c->envp, "FROM_PROFILE=1"));
+	/* values travel in the environment, never in argv */
+	for (char **a = c->argv; *a; a++)
+		cr_assert_null(strstr(*a, "FROM_PROFILE=1"), "argv carries %s", *a);
+	cordon_confined_free(c);
+	cordon_launch_free(l);
+}
+
+Test(launch, overrides_replace_scalars_and_add_to_lists)
+{
+	struct cordon_profile_handle *p = load(ws);
+	const char *setenv_[] = { "FROM_LAUNCH=2", NULL };
+	const char *write_[] = { ws2, NULL };
+	struct cordon_launch_opts o = {
+		.backend_set = true, .backend = CORDON_BACKEND_NATIVE,
+		.net_set = true, .net = CORDON_NET_HOST,
+		.set_env = setenv_, .write = write_,
+		.timeout_ms = 5000,
+		.output_terminate_set = true, .output_terminate = false,
+		.limits = { .open_files = 32 },
+	};
+	struct cordon_launch *l = NULL;
+	struct cordon_run_opts ro = {};
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	const struct cordon_policy *pol = cordon_launch_policy(l);
+	cr_assert_eq(cordon_policy_net(pol), CORDON_NET_HOST);
+	cr_assert(has(cordon_writable_roots(pol), canon_ws2));
+	cordon_launch_run_opts(l, &ro);
+	cr_assert_eq(ro.timeout_ms, 5000, "the override wins");
+	cr_assert_eq(ro.max_output, 8192, "the profile fills what is not overridden");
+	cr_assert(!ro.output_terminate);
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 32);
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	cr_assert(has((const char *const *)c->envp, "FROM_LAUNCH=2"));
+	cr_assert(has((const char *const *)c->envp, "FROM_PROFILE=1"));
+	cordon_confined_free(c);
+	cordon_launch_free(l);
+	cordon_profile_free(p);
+}
+
+Test(launch, mode_and_workspace_overrides)
+{
+	struct cordon_profile_handle *p = load(ws);
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .mode = "read-only" };
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+
+	/* read-only drops the profile's write grants instead of refusing them */
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_mode(cordon_launch_policy(l)), CORDON_MODE_READ_ONLY);
+	cr_assert_eq(count(cordon_writable_roots(cordon_launch_policy(l))), 0);
+	l = cordon_launch_free(l);
+
+	/* another workspace: the profile is loaded again for it */
+	o = (struct cordon_launch_opts){ .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .workspace = ws2 };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_str_eq(cordon_policy_workspace(cordon_launch_policy(l)), canon_ws2);
+	cr_assert(!has(cordon_writable_roots(cordon_launch_policy(l)), canon_ws));
+	l = cordon_launch_free(l);
+
+	/* no profile: the embedded default */
+	cr_assert_eq(cordon_launch_new(NULL, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_str_eq(cordon_policy_workspace(cordon_launch_policy(l)), canon_ws2);
+	cr_assert_null(cordon_launch_limits(l));
+	cordon_launch_free(l);
+	cordon_profile_free(p);
+}
+
+Test(launch, refusals)
+{
+	struct cordon_profile_handle *p = load(ws);
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+	const char *ssh_read[] = { NULL, NULL };
+	const char *inject[] = { "LD_PRELOAD=/tmp/x.so", NULL };
+	const char *ok_read[] = { "/usr", NULL };
+	char ssh[PATH_MAX + 32];
+	struct cordon_launch_opts o;
+
+#define NATIVE .backend_set = true, .backend = CORDON_BACKEND_NATIVE
+	o = (struct cordon_launch_opts){ NATIVE, .limits = { .processes = 3 } };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert_not_null(strstr(e.message, "max_processes"), "%s", e.message);
+	o = (struct cordon_launch_opts){ NATIVE, .limits = { .open_files = 8 } };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	o = (struct cordon_launch_opts){ NATIVE, .limits = { .memory = 4096 } };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	o = (struct cordon_launch_opts){ NATIVE, .timeout_ms = -1 };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	o = (struct cordon_launch_opts){ NATIVE, .mode = "everything" };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	o = (struct cordon_launch_opts){ NATIVE, .set_env = inject };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EPERM);
+	cr_assert_not_null(strstr(e.message, "set_env"), "%s", e.message);
+
+	/* a read grant under a read-deny (the override's own here) is refused:
+	 * deny always wins; one elsewhere is accepted (readable anyway) */
+	snprintf(ssh, sizeof(ssh), "%s/build/keys", ws);
+	ssh_read[0] = ssh;
+	const char *deny[] = { build, NULL };
+	o = (struct cordon_launch_opts){ NATIVE, .deny_read = deny, .read = ssh_read };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EPERM);
+	cr_assert_not_null(strstr(e.message, "deny"), "%s", e.message);
+	o = (struct cordon_launch_opts){ NATIVE, .read = ok_read };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	l = cordon_launch_free(l);
+
+	/* nothing can enforce: refused at once, not at the first spawn */
+	o = (struct cordon_launch_opts){ .backend_set = true, .backend = CORDON_BACKEND_UNAVAILABLE };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), CORDON_SANDBOX_UNAVAILABLE);
+	cr_assert_null(l);
+	cordon_profile_free(p);
+}
+
+Test(launch, profile_limit_too_small_names_its_key)
+{
+	struct cordon_profile_handle *p;
+	struct cordon_launch_opts o = { NATIVE };
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+
+	write_profile("{ \"limits\": { \"max_open_files\": 8 } }\n");
+	p = load(ws);
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert_not_null(strstr(e.message, "/limits/max_open_files"), "%s", e.message);
+	/* the override wins, so the profile's value is never used */
+	o.limits.open_files = 32;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cordon_launch_free(l);
+	cordon_profile_free(p);
+}

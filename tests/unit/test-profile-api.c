@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The public profile API, used as a front end would: through cordon.h only. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cordon/cordon.h"
+
+static char ws[PATH_MAX], canon_ws[PATH_MAX], file[PATH_MAX + 32];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void setup(void)
+{
+	char *c = NULL;
+
+	snprintf(ws, sizeof(ws), "/tmp/cordon-profile-api-XXXXXX");
+	cr_assert_not_null(mkdtemp(ws));
+	cr_assert_eq(cordon_canonicalize(ws, &c, NULL), 0);
+	snprintf(canon_ws, sizeof(canon_ws), "%s", c);
+	free(c);
+	snprintf(file, sizeof(file), "%s/p.json", ws);
+}
+
+static void teardown(void)
+{
+	unlink(file);
+	rmdir(ws);
+}
+
+static size_t count(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static bool has(const char *const *v, const char *s)
+{
+	for (; v && *v; v++)
+		if (strcmp(*v, s) == 0)
+			return true;
+	return false;
+}
+
+TestSuite(profile_api, .init = setup, .fini = teardown);
+
+Test(profile_api, default_is_the_embedded_one)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_profile_load(NULL, &o, &p, &e), 0, "%s", e.message);
+	cr_assert_str_eq(cordon_profile_name(p), "default");
+	cr_assert_str_eq(cordon_profile_file(p), "builtin:default");
+	cr_assert_eq(cordon_profile_mode(p), CORDON_MODE_WORKSPACE_WRITE);
+	cr_assert_eq(cordon_profile_net(p), CORDON_NET_NONE);
+	cr_assert_str_eq(cordon_profile_workspace(p), canon_ws);
+	cr_assert_not_null(cordon_profile_description(p));
+	/* every list is a vector, empty or not; an unknown one is NULL */
+	for (int i = 0; i < _CORDON_PROFILE_LIST_MAX; i++)
+		cr_assert_not_null(cordon_profile_list(p, (enum cordon_profile_list)i));
+	cr_assert_null(cordon_profile_list(p, _CORDON_PROFILE_LIST_MAX));
+	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_WRITE)), 0);
+	cordon_profile_free(p);
+}
+
+Test(profile_api, a_file_gives_its_lists_and_limits)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	struct cordon_profile_limits l;
+	struct cordon_error e = {};
+	char build[PATH_MAX + 16], secret[PATH_MAX + 16];
+	char *json = NULL;
+
+	snprintf(build, sizeof(build), "%s/build", ws);
+	cr_assert_eq(mkdir(build, 0755), 0);
+	snprintf(secret, sizeof(secret), "%s/secret", ws);
+	cr_assert_eq(mkdir(secret, 0700), 0);
+	write_file(file, "{ \"mode\": \"workspace-write\",\n"
+			 "  \"filesystem\": { \"write\": [\"$WORKSPACE/build\"], \"deny_read\": [\"$WORKSPACE/secret\"] },\n"
+			 "  \"network\": { \"mode\": \"host\" },\n"
+			 "  \"environment\": { \"allow_vars\": [\"CARGO_*\"], \"set_vars\": { \"CI\": \"1\" } },\n"
+			 "  \"limits\": { \"timeout\": \"2m\", \"memory\": \"64M\", \"max_processes\": 32,\n"
+			 "              \"max_output\": 4096, \"on_output_limit\": \"kill\", \"limits_fallback\": \"fail\" } }\n");
+	cr_assert_eq(cordon_profile_load(file, &o, &p, &e), 0, "%s", e.message);
+	cr_assert_str_eq(cordon_profile_file(p), file);
+	cr_assert_eq(cordon_profile_net(p), CORDON_NET_HOST);
+	snprintf(build, sizeof(build), "%s/build", canon_ws);
+	snprintf(secret, sizeof(secret), "%s/secret", canon_ws);
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_WRITE), build));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_DENY_READ), secret));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ENV_ALLOW), "CARGO_*"));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ENV_SET), "CI=1"));
+
+	cordon_profile_limits(p, &l);
+	cr_assert_eq(l.timeout_ms, 120000);
+	cr_assert_eq(l.limits.memory, 64u << 20);
+	cr_assert_eq(l.limits.processes, 32);
+	cr_assert_eq(l.limits.cpu_seconds, 0, "unset stays zero");
+	cr_assert_eq(l.max_output, 4096);
+	cr_assert(l.output_terminate_set && l.output_terminate);
+	cr_assert(l.fallback_set && l.limits.fallback_fail);
+
+	cr_assert_eq(cordon_profile_to_json(p, &json), 0);
+	cr_assert_not_null(strstr(json, "\"host\""));
+	free(json);
+	cordon_profile_free(p);
+	snprintf(build, sizeof(build), "%s/build", ws);
+	rmdir(build);
+	snprintf(secret, sizeof(secret), "%s/secret", ws);
+	rmdir(secret);
+}
+
+Test(profile_api, refusals)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws, .builtin_only = true };
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_profile_load("no-such-profile-anywhere", NULL, &p, &e), -ENOENT);
+	cr_assert_null(p);
+	/* builtin_only never reads a file, even one that is there */
+	write_file(file, "{ \"mode\": \"read-only\" }\n");
+	cr_assert_eq(cordon_profile_load(file, &o, &p, &e), -EINVAL);
+	cr_assert_null(p);
+	cr_assert_eq(cordon_profile_load("default", &o, &p, &e), 0, "%s", e.message);
+	p = cordon_profile_free(p);
+	/* what cordon cannot enforce is refused at load, with a position */
+	write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EOPNOTSUPP);
+	cr_assert_null(p);
+	cr_assert_neq(e.message[0], '\0');
+	cr_assert_null(cordon_profile_free(NULL));
+}
