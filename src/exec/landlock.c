@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "errbuf.h"
 #include "landlock.h"
 #include "policy.h"
+#include "probe.h"
 
 /* The system header may predate Landlock ABI 2..7 (Debian 12 ships Linux 6.1's). */
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -96,20 +96,9 @@ static inline void roots_freep(char ***v)
 
 /* The one cache this module keeps: asked once per process, by whichever
  * thread comes first. */
-static int cached_abi;
-static pthread_once_t cached_abi_once = PTHREAD_ONCE_INIT;
-
-static void query_abi(void)
-{
-	int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-
-	cached_abi = abi < 0 ? 0 : abi; /* ENOSYS: not built in; EOPNOTSUPP: disabled at boot */
-}
-
 int landlock_get_abi(void)
 {
-	(void)pthread_once(&cached_abi_once, query_abi);
-	return cached_abi;
+	return kernel_landlock_abi(); /* the one query, memoised (lib/kernel.c) */
 }
 
 /* A denied path, canonical. */
