@@ -296,4 +296,24 @@ crun "$W13" -- sh -c "printf '[core]\n\tfsmonitor = \"touch $M; false\"\n' >> te
 check "a file .git/config includes cannot be written: the host's git status runs nothing" not fires "$W13" "$M"
 check "... nor an includeIf target made" [ ! -e "$W13/other.gitconfig" ]
 
+# 14. A hard link that follows a symlink or a /proc magic link to a
+# protected file (then written under its new name)
+W14=$BASE/ws14
+new_repo "$W14/sub"
+crun "$W14" -- "$PY" -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("sub/.git/config", os.O_RDONLY)
+os.symlink("sub/.git/config", "s")
+made = 0
+for src, dst in ((b"/proc/self/fd/%d" % fd, b"y"), (b"s", b"z")):
+    if libc.linkat(-100, src, -100, dst, 0x400) == 0:  # AT_SYMLINK_FOLLOW
+        made += 1
+        open(dst, "a").write("[core]\n\tfsmonitor = \"touch '"$M"'; false\"\n")
+open("plain", "w").write("x")
+ok = libc.linkat(-100, b"plain", -100, b"plain2", 0x400) == 0
+raise SystemExit(0 if made == 0 and ok else 1)' 2>/dev/null
+check "linkat(AT_SYMLINK_FOLLOW) through a symlink or /proc/self/fd to .git/config is refused; an ordinary one works" [ $? -eq 0 ]
+check "... and the host's git status in that repository runs nothing" not fires "$W14/sub" "$M"
+
 finish
