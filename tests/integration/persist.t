@@ -13,18 +13,8 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
 
-unset TMPDIR
-BASE=$(mktemp -d /var/tmp/cordon-persist.XXXXXX)
-chmod 755 "$BASE"
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-        rm -rf "$BASE"
-}
-trap cleanup EXIT
+tap_base persist
 
 H=$BASE/home
 mkdir -p "$H"
@@ -36,7 +26,6 @@ crun() { # crun WS ARGS... : cordon run in WS, HOME=$H, interactive: the command
         shift
         (cd "$ws" && HOME=$H "$CORDON" run --backend native --keep-env 'GIT_*' "$@")
 }
-not() { ! "$@"; }
 
 new_repo() { # new_repo DIR: a repository with one commit
         mkdir -p "$1" && git -C "$1" init -q && git -C "$1" commit -q --allow-empty -m init
