@@ -10,6 +10,7 @@
  * All of it reads text a command printed: it explains, it never decides.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,11 @@ static const char *const net_failures[] = {
 	"failed to connect", "unable to resolve", "nodename nor servname", NULL,
 };
 
+/* What a connect that the sandbox refused says (Landlock's port rules: EACCES). */
+static const char *const connect_refusals[] = {
+	"permission denied", "connection refused", "econnrefused", "eacces", "operation not permitted", NULL,
+};
+
 static const char *const write_words[] = {
 	"read-only file system", "erofs", "cannot create", "can't create", "mkdir", "cannot touch", "write",
 	"rename", "unlink", "remove", "cannot move", "open for writing", "creat", NULL,
@@ -234,11 +240,16 @@ static char *home_entry(const char *home, const char *c)
 	return strndup(c, (size_t)(e - c));
 }
 
-/* A built-in profile whose rules let it write entry, or NULL. */
+/* The built-in profile whose rules let it write entry, the narrowest (the
+ * fewest write rules: the tool's own profile) first, then the others after
+ * ", ", or NULL. */
 static char *builtin_allowing(const struct cli_args *a, const char *entry)
 {
 	const char *const *names = profile_builtin_names();
 	_cleanup_free_ char *probe = path_join(entry, "cordon-hint");
+	_cleanup_strv_free_ char **found = NULL;
+	size_t best = 0, best_n = SIZE_MAX;
+	char *out = NULL;
 
 	for (size_t i = 0; probe && names && names[i]; i++) {
 		_cleanup_(profile_freep) struct cordon_profile *p = NULL;
@@ -246,10 +257,38 @@ static char *builtin_allowing(const struct cli_args *a, const char *entry)
 
 		if (profile_load(names[i], &(struct profile_env){ .workspace = a->workspace }, &p, NULL) < 0)
 			continue;
-		if (profile_why_path(p, probe, PROFILE_OP_WRITE, &d) == 0 && d.allow)
-			return strdup(names[i]);
+		if (profile_why_path(p, probe, PROFILE_OP_WRITE, &d) < 0 || !d.allow)
+			continue;
+		if (p->write.n < best_n) {
+			best_n = p->write.n;
+			best = strv_length(found);
+		}
+		if (strv_push(&found, names[i]) < 0)
+			return NULL;
 	}
-	return NULL;
+	if (!found)
+		return NULL;
+	if (asprintf(&out, "%s", found[best]) < 0)
+		return NULL;
+	for (size_t i = 0; found[i]; i++) {
+		char *more;
+
+		if (i == best)
+			continue;
+		if (asprintf(&more, "%s%s%s", out, strchr(out, '(') ? ", " : " (also ", found[i]) < 0)
+			break;
+		free(out);
+		out = more;
+	}
+	if (strchr(out, '(')) {
+		char *more;
+
+		if (asprintf(&more, "%s)", out) >= 0) {
+			free(out);
+			out = more;
+		}
+	}
+	return out;
 }
 
 static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
@@ -262,8 +301,8 @@ static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
 		return;
 	name = builtin_allowing(a, entry);
 	if (name && asprintf(&text, "%s is a tool's cache under HOME, not writable under profile %s; the built-in "
-			     "profile %s allows it: cordon run --profile %s ...", entry, a->profile ?: "default", name,
-			     name) < 0)
+			     "profile %s allows it: cordon run --profile %.*s ...", entry, a->profile ?: "default", name,
+			     (int)strcspn(name, " "), name) < 0)
 		text = NULL;
 	else if (!name && asprintf(&text, "%s is under HOME, not writable under profile %s: a profile with "
 				   "\"filesystem\": {\"write\": [\"%s\"]} allows it", entry, a->profile ?: "default",
@@ -320,12 +359,12 @@ static void line_denials(struct hints *h, const struct cli_args *a, const char *
 	}
 }
 
-static void net_hint(struct hints *h, const char *line)
+static void net_hint(struct hints *h, const char *line, bool after_connect)
 {
 	const struct cordon_profile *q = &h->v->q;
 
 	if (h->net_said || q->net == PROFILE_NET_HOST || q->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
-	    !says(line, net_failures))
+	    !(says(line, net_failures) || (after_connect && says(line, connect_refusals))))
 		return;
 	h->net_said = true;
 	json_array_append_new(h->hints, json_string(
@@ -343,6 +382,7 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 		      size_t len)
 {
 	const char *p = text, *end = text + len;
+	int connect_seen = 0;
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -352,7 +392,12 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 		p = nl ? nl + 1 : end;
 		if (!line)
 			return;
-		net_hint(h, line);
+		/* a refused connect can say so on the line after (a traceback) */
+		if (strcasestr(line, "connect"))
+			connect_seen = 3;
+		else if (connect_seen > 0)
+			connect_seen--;
+		net_hint(h, line, connect_seen > 0);
 		bool denial = false;
 		STRV_FOREACH(sig, c->denial_signatures)
 			if (strcasestr(line, *sig)) {
