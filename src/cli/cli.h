@@ -85,6 +85,7 @@ struct cli_args {
 
 	/* profile */
 	enum cli_profile_action action;
+	bool effective;            /* show --effective */
 
 	/* why */
 	const char *why_path;      /* --path */
@@ -237,6 +238,12 @@ int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profi
  * op, rule, mechanism, ...}) the output and the result explain. */
 int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
 		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials);
+
+/* ---- cli_effective.c ---- */
+
+/* `cordon profile show --effective`: the lists the policy a run with prof
+ * would build applies (--json: one object). The exit code. */
+int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof);
 
 /* ---- cli_json.c ---- */
 

@@ -380,6 +380,9 @@ static const struct cli_flag flags[] = {
 	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST" },
 	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "machine-readable output (list, show)" },
+	{ "--effective", C(CLI_PROFILE), false, cli_flag_bool, F(effective), CLI_SECTION_OWN, NULL,
+	  "with show: the lists a run applies (read-deny, protected, the\n"
+	  "write gate's names, environment), from the policy it would build" },
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port)" },
 
@@ -524,6 +527,8 @@ static int check_profile_args(const struct cli_args *a, char *err, size_t errlen
 			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
 				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
 		}
+		if (a->effective && a->action != CLI_PROFILE_SHOW)
+			return fail(err, errlen, "--effective: only for `cordon profile show`");
 		if (a->json && !profile_actions[k].json)
 			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
 		if (a->workspace && !profile_actions[k].workspace)

@@ -80,7 +80,7 @@ static const char head_explain[] =
 
 static const char head_profile[] =
 	"usage: cordon profile list [--json]\n"
-	"       cordon profile show NAME [--workspace DIR] [--json]\n"
+	"       cordon profile show NAME [--workspace DIR] [--effective] [--json]\n"
 	"       cordon profile validate [--workspace DIR] FILE...\n"
 	"       cordon profile schema\n"
 	"       cordon profile diff [--workspace DIR] A B\n"
@@ -93,7 +93,8 @@ static const char head_profile[] =
 	"  list      every profile cordon can find and where it comes from\n"
 	"  show      the resolved profile (extends merged, paths expanded) as JSON; the\n"
 	"            notes (skipped missing paths, reads that change nothing) on stderr,\n"
-	"            or with --json one object {name, file, chain, profile, notes}\n"
+	"            or with --json one object {name, file, chain, profile, notes};\n"
+	"            --effective: the lists the policy a run would build applies\n"
 	"  validate  load each FILE; print file:line:column: at /json/path: message for\n"
 	"            each invalid one; exit 1 if any is invalid\n"
 	"  schema    the profile JSON Schema (draft 2020-12)\n"

@@ -231,6 +231,32 @@ while IFS='|' read -r flags op path; do
 done <<<"$cases"
 diag "why agreed with $agree of $total real attempts"
 
+# ---- profile show --effective: what the run applies -------------------------
+
+eff() { (cd "$WS" && HOME=$H "$CORDON" profile show --effective --json "$@"); }
+if e=$(eff node) && "$PY" -c '
+import json, sys
+o = json.loads(sys.argv[1]); h, ws = sys.argv[2], sys.argv[3]
+deny = [d["path"] for d in o["read_deny"] if d["applies"]]
+ok = (h + "/.ssh" in deny and ws + "/.envrc" in o["protected"] and ".envrc" in o["write_gate"]["names"] and
+      h + "/.npm" in o["write_gate"]["lifted"] and h + "/.npm" in o["writable_roots"] and
+      "npm_config_fetch_retries=0" in o["environment"] and "NODE_ENV=development" in o["environment"])
+sys.exit(not ok)' "$e" "$(cd "$H" && pwd -P)" "$(cd "$WS" && pwd -P)"; then
+        ok "profile show --effective node: ~/.ssh hidden, .envrc protected and a gate name, ~/.npm writable and lifted, the environment"
+else
+        not_ok "profile show --effective" "$e"
+fi
+want=$(eff default | "$PY" -c 'import json,sys; print(" ".join(sorted(e.split("=")[0] for e in json.load(sys.stdin)["environment"])))')
+got=$(cr -- /usr/bin/env | cut -d= -f1 | sort | tr '\n' ' ' | sed 's/ $//')
+[ -n "$want" ] && [ "$want" = "$got" ] && ok "profile show --effective: its environment is the one the command gets ($want)" ||
+        not_ok "effective environment" "shown: $want" "inside: $got"
+out=$(cd "$WS" && HOME=$H "$CORDON" profile show --effective default); rc=$?
+[ $rc = 0 ] && grep -q "^read-deny" <<<"$out" && grep -q "^  $(cd "$H" && pwd -P)/.ssh$" <<<"$out" && grep -q "^write gate, by name" <<<"$out" &&
+        ok "profile show --effective in words: read-deny, the write gate" || not_ok "effective text" "$out"
+err=$("$CORDON" profile list --effective 2>&1); rc=$?
+[ $rc = 125 ] && grep -q "only for .cordon profile show" <<<"$err" && ok "--effective with another action: refused" ||
+        not_ok "--effective list" "rc=$rc" "$err"
+
 # ---- --json denials ---------------------------------------------------------
 
 j=$(cr --json -- sh -c "cat '$H/.ssh/id_ed25519'; echo x >> '$H/.bashrc'; exit 1" 2>/dev/null)
