@@ -325,7 +325,8 @@ static void line_denials(struct hints *h, const struct cli_args *a, const char *
 			;
 		path = strndup(s, n);
 		s += n - 1;
-		if (!path || n < 2 || strv_contains(h->seen, path))
+		/* "//host/x" is a URL's tail (https://host/x), not a path */
+		if (!path || n < 2 || path[1] == '/' || strv_contains(h->seen, path))
 			continue;
 		(void)strv_push(&h->seen, path);
 

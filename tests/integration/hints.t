@@ -276,6 +276,9 @@ import json, sys
 o = json.loads(sys.argv[1])
 sys.exit(not any(x["kind"] == "path" and x["path"].endswith("/secret") and x["rule"] == "--deny-read" for x in o["denials"]))' "$j" &&
         ok "--json denials: a --deny-read names the flag as its rule" || not_ok "deny-read denial" "$j"
+j=$(cr --json -- sh -c 'echo "GET https://registry.example.org/pkg: Permission denied"; exit 1' 2>/dev/null)
+"$PY" -c 'import json,sys; o=json.loads(sys.argv[1]); sys.exit(o["verdict"] != "denied" or any(x["kind"] == "path" for x in o["denials"]))' "$j" &&
+        ok "a URL on a denial line is not listed as a path" || not_ok "url denial" "$j"
 j=$(cr --json -- sh -c "cat '$WS/file'" 2>/dev/null)
 [ "$(field denials <<<"$j")" = "[]" ] && [ "$(field hints <<<"$j")" = "[]" ] &&
         ok "control: a run that succeeds lists no denials and no hints" || not_ok "no denials" "$j"
