@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "canon.h"
 #include "cleanup.h"
@@ -189,17 +190,21 @@ static const char *const write_words[] = {
 };
 static const char *const exec_words[] = { "exec", "cannot run", "not permitted to run", NULL };
 
-/* Which layer the error text points at. */
-static const char *mechanism_of(const char *line, const struct profile_decision *d)
+/* Which layer the error text points at: the read-only mount says EROFS,
+ * seccomp EPERM, Landlock EACCES, and so does the runner's write gate,
+ * which (full isolation only) decides the protected and persistence
+ * paths. */
+static const char *mechanism_of(const char *line, enum profile_op op, const struct profile_decision *d, bool light)
 {
+	bool gated = !light && op == PROFILE_OP_WRITE &&
+		     (strstr(d->reason, "write gate") || strstr(d->reason, "kept read-only by"));
+
 	if (strcasestr(line, "read-only file system") || strcasestr(line, "erofs"))
 		return "mount";
 	if (strcasestr(line, "operation not permitted") || strcasestr(line, "eperm"))
 		return "seccomp";
-	if (strstr(d->reason, "write gate"))
-		return "write-gate";
 	if (strcasestr(line, "permission denied") || strcasestr(line, "eacces"))
-		return "landlock";
+		return gated ? "write-gate" : "landlock";
 	return "unknown";
 }
 
@@ -312,10 +317,84 @@ static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
 		json_array_append_new(h->hints, json_string(text));
 }
 
-/* Each path a denial line names that why denies: one entry. */
-static void line_denials(struct hints *h, const struct cli_args *a, const char *line)
+/* One entry for path (absolute, or ~/x) if why denies it. */
+static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path)
 {
-	for (const char *s = line; *s && json_array_size(h->denials) < HINTS_MAX_DENIALS; s++) {
+	enum profile_op order[3] = { PROFILE_OP_READ, PROFILE_OP_WRITE, PROFILE_OP_EXEC };
+	_cleanup_free_ char *canon = NULL;
+	struct profile_decision d = {};
+	const char *shown = path;
+	int k;
+
+	if (json_array_size(h->denials) >= HINTS_MAX_DENIALS || strv_contains(h->seen, path))
+		return;
+	(void)strv_push(&h->seen, path);
+	/* the op the words say first, then the others: the one why denies */
+	if (says(line, write_words))
+		order[0] = PROFILE_OP_WRITE, order[1] = PROFILE_OP_READ;
+	else if (says(line, exec_words))
+		order[0] = PROFILE_OP_EXEC, order[2] = PROFILE_OP_READ;
+	for (k = 0; k < 3; k++)
+		if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
+			break;
+	if (k == 3)
+		return; /* why cannot explain it: not listed */
+	if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
+		shown = canon;
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
+			      profile_op_to_string(order[k]), "rule", d.pointer[0] ? d.pointer : d.file, "mechanism",
+			      mechanism_of(line, order[k], &d, h->v->light), "reason", d.reason, "line", cli_json_text(line, strlen(line)));
+	if (o) {
+		json_object_set_new(o, "file", json_string(d.file));
+		json_array_append_new(h->denials, o);
+	}
+	if (order[k] == PROFILE_OP_WRITE && canon)
+		cache_hint(h, a, canon);
+}
+
+/* A relative name next to a denial signature at sig: "X: Permission
+ * denied", "'X': Read-only file system", "Permission denied: 'X'"; taken
+ * in the current directory, where the command ran. */
+static void relative_near(struct hints *h, const struct cli_args *a, const char *line, const char *sig, size_t siglen)
+{
+	_cleanup_free_ char *name = NULL, *cwd = NULL, *full = NULL;
+	const char *b = NULL, *e = NULL;
+
+	if (sig - line >= 3 && sig[-2] == ':' && sig[-1] == ' ') {
+		e = sig - 2;
+		if (e - line >= 3 && memcmp(e - 3, "\xe2\x80\x99", 3) == 0) {
+			/* coreutils in a UTF-8 locale: ‘X’ */
+			e -= 3;
+			for (b = e; b - line >= 3 && memcmp(b - 3, "\xe2\x80\x98", 3) != 0; b--)
+				;
+			if (b - line < 3)
+				b = e;
+		} else {
+			bool quoted = e[-1] == '\'' || e[-1] == '"';
+			if (quoted)
+				e--;
+			for (b = e; b > line && (quoted ? b[-1] != e[0] : path_byte((unsigned char)b[-1])); b--)
+				;
+			if (quoted && b == line)
+				b = e; /* no opening quote: nothing */
+		}
+	} else if (sig[siglen] == ':' && sig[siglen + 1] == ' ' && (sig[siglen + 2] == '\'' || sig[siglen + 2] == '"')) {
+		b = sig + siglen + 3;
+		e = strchr(b, sig[siglen + 2]);
+	}
+	if (!b || !e || e <= b || *b == '/' || *b == '~' || e - b > 1024)
+		return;
+	name = strndup(b, (size_t)(e - b));
+	cwd = getcwd(NULL, 0);
+	if (!name || !cwd || strchr(name, ' ') || !(full = path_join(cwd, name)))
+		return;
+	explain_path(h, a, line, full);
+}
+
+/* Each path a denial line names that why denies: one entry. */
+static void line_denials(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *line)
+{
+	for (const char *s = line; *s; s++) {
 		_cleanup_free_ char *path = NULL;
 		size_t n;
 
@@ -326,37 +405,15 @@ static void line_denials(struct hints *h, const struct cli_args *a, const char *
 		path = strndup(s, n);
 		s += n - 1;
 		/* "//host/x" is a URL's tail (https://host/x), not a path */
-		if (!path || n < 2 || path[1] == '/' || strv_contains(h->seen, path))
+		if (!path || n < 2 || path[1] == '/')
 			continue;
-		(void)strv_push(&h->seen, path);
+		explain_path(h, a, line, path);
+	}
+	STRV_FOREACH(sig, c->denial_signatures) {
+		const char *at = strcasestr(line, *sig);
 
-		/* the op the words say first, then the others: the one why denies */
-		enum profile_op order[3] = { PROFILE_OP_READ, PROFILE_OP_WRITE, PROFILE_OP_EXEC };
-		if (says(line, write_words))
-			order[0] = PROFILE_OP_WRITE, order[1] = PROFILE_OP_READ;
-		else if (says(line, exec_words))
-			order[0] = PROFILE_OP_EXEC, order[2] = PROFILE_OP_READ;
-		struct profile_decision d = {};
-		int k;
-		for (k = 0; k < 3; k++)
-			if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
-				break;
-		if (k == 3)
-			continue; /* why cannot explain it: not listed */
-		_cleanup_free_ char *canon = NULL;
-		const char *shown = path;
-		if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
-			shown = canon;
-		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
-				      profile_op_to_string(order[k]), "rule", d.pointer[0] ? d.pointer : d.file,
-				      "mechanism", mechanism_of(line, &d), "reason", d.reason, "line",
-				      cli_json_text(line, strlen(line)));
-		if (o) {
-			json_object_set_new(o, "file", json_string(d.file));
-			json_array_append_new(h->denials, o);
-		}
-		if (order[k] == PROFILE_OP_WRITE && canon)
-			cache_hint(h, a, canon);
+		if (at)
+			relative_near(h, a, line, at, strlen(*sig));
 	}
 }
 
@@ -406,7 +463,7 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 				break;
 			}
 		if (denial)
-			line_denials(h, a, line);
+			line_denials(h, a, c, line);
 	}
 }
 

@@ -270,6 +270,20 @@ sys.exit(not (o["verdict"] == "denied" and k and k["op"] == "read" and k["rule"]
               b["mechanism"] == "mount"))' "$j" "$(cd "$H" && pwd -P)" &&
         ok "--json denials: the key read (credentials) and the .bashrc write (persistence), with rule and mechanism" ||
         not_ok "denials" "$j"
+j=$(cr --json -- sh -c 'echo x >> .envrc; mkdir .vscode; exit 1' 2>/dev/null)
+"$PY" -c '
+import json, sys
+o = json.loads(sys.argv[1]); ws = sys.argv[2]
+d = {x["path"]: x for x in o["denials"] if x["kind"] == "path"}
+e, v = d.get(ws + "/.envrc"), d.get(ws + "/.vscode")
+sys.exit(not (e and e["op"] == "write" and e["mechanism"] == "write-gate" and v and v["op"] == "write"))' "$j" "$(cd "$WS" && pwd -P)" &&
+        ok "--json denials: relative names (sh's .envrc, mkdir's .vscode) taken in the directory the command ran in" ||
+        not_ok "relative denials" "$j"
+if (cd "$WS" && mkdir .vscode && rmdir .vscode && echo x >> .envrc); then
+        ok "control: unconfined, the same mkdir and write in the workspace work"
+else
+        not_ok "control: relative names"
+fi
 j=$(cr --json --deny-read "$WS/secret" -- cat "$WS/secret" 2>/dev/null)
 "$PY" -c '
 import json, sys
