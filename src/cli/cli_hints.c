@@ -405,8 +405,17 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 		path = strndup(s, n);
 		s += n - 1;
 		/* "//host/x" is a URL's tail (https://host/x), not a path */
-		if (!path || n < 2 || path[1] == '/')
+		if (!path || n < 2 || (path[0] == '/' && path[1] == '/'))
 			continue;
+		if (path[0] == '~') {
+			/* a shell's ~/x is HOME's */
+			char *full = h->home ? path_join(h->home, path + 2) : NULL;
+
+			if (!full)
+				continue;
+			free(path);
+			path = full;
+		}
 		explain_path(h, a, line, path);
 	}
 	STRV_FOREACH(sig, c->denial_signatures) {
