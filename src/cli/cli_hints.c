@@ -36,7 +36,8 @@
 static const char *const system_trees[] = { "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
 					    "/libx32", "/boot", "/dev", "/proc", "/sys", "/run", "/var/lib",
 					    "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/run", NULL };
-static const char *const system_dirs[] = { "/var", "/opt", "/home", "/mnt", "/media", "/srv", "/root", NULL };
+/* (a HOME, /root included, is a workspace cordon supports: its dot-entries stay read-only) */
+static const char *const system_dirs[] = { "/var", "/opt", "/home", "/mnt", "/media", "/srv", NULL };
 
 static bool is_system_dir(const char *ws)
 {
