@@ -124,6 +124,10 @@ sys.exit(not (d and d[0]["op"] == "connect" and d[0]["mechanism"] == "netns" and
                 ok "--json: a network denial and the hint" || not_ok "net json" "$j"
         out=$(cr --net host -- "$PY" -c "$connect" 2>&1); rc=$?
         [ $rc = 0 ] && [ "$out" = hello ] && ok "control: --net host connects, no hint" || not_ok "control: --net host" "rc=$rc" "$out"
+        "$CORDON" why --host 127.0.0.1 --port "$PORT" >/dev/null; w1=$?
+        "$CORDON" why --net host --host 127.0.0.1 --port "$PORT" >/dev/null; w2=$?
+        [ $w1 = 1 ] && [ $w2 = 0 ] && ok "why --host agrees: deny under --net none, allow with --net host (as the connections did)" ||
+                not_ok "why --host" "none: $w1, host: $w2"
 else
         not_ok "control: loopback server" "$out"
 fi
