@@ -85,6 +85,7 @@ struct cli_args {
 
 	/* profile */
 	enum cli_profile_action action;
+	bool effective;            /* show --effective */
 
 	/* why */
 	const char *why_path;      /* --path */
@@ -212,6 +213,37 @@ int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile 
 /* The exit code for cordon_run's error r: 127/126 when c has no runner and
  * its command could not be started, else 125. */
 int cli_exec_failure_code(const struct cordon_confined *c, int r);
+
+/* ---- cli_hints.c: the workspace checks, why's view, hints and denials ---- */
+
+/* One line and a negative code when the workspace ws (of a run in mode)
+ * does not exist, is not a directory, or is a system directory that only
+ * the current directory chose (no --workspace, no profile workspace). */
+int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *prof, const char *ws,
+			enum cordon_mode mode);
+
+/* The profile with a run's flags on top (--mode, --net, --isolation,
+ * --deny-read, --protect), as `cordon why` and the denials ask it. */
+struct cli_why_view {
+	struct cordon_profile q;   /* a shallow copy: read it, never free it */
+	bool light;
+	struct profile_rule *rules[2];
+	char **owned;
+};
+int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v);
+void cli_why_view_done(struct cli_why_view *v);
+int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profile_op op, struct profile_decision *ret);
+
+/* After a run: the hints (arrays of strings) and the denials ({kind, path,
+ * op, rule, mechanism, ...}) the output and the result explain. */
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
+		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials);
+
+/* ---- cli_effective.c ---- */
+
+/* `cordon profile show --effective`: the lists the policy a run with prof
+ * would build applies (--json: one object). The exit code. */
+int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof);
 
 /* ---- cli_json.c ---- */
 
