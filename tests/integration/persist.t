@@ -252,7 +252,7 @@ if command -v npm >/dev/null; then
         rm -f "$M"; (cd "$W11/pkg" && HOME=$H npm run -s t >/dev/null 2>&1)
         check "control: the same .npmrc made outside makes the host's npm run run it" [ -e "$M" ]
 else
-        skip "a nested .npmrc (script-shell)" "npm is not installed (scripts/install-deps installs it)"
+        skip "a nested .npmrc (script-shell)" "npm is not installed (these machines ship Node.js with npm)"
         skip "control: .npmrc" "npm is not installed"
 fi
 
