@@ -33,6 +33,25 @@ void cli_say(const char *fmt, ...)
 
 #define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
 
+/* Load NAME the way run does: --profile P, or the embedded default. */
+int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
+{
+	struct profile_env env = { .workspace = workspace };
+	struct cordon_error e = {};
+	int r;
+
+	if (embedded) {
+		env.user_profile_dir = "";
+		env.data_profile_dir = "";
+	}
+	r = profile_load(name, &env, ret, &e);
+	if (r < 0) {
+		cli_note_origin(&e);
+		say("%s", e.message[0] ? e.message : strerror(-r));
+	}
+	return r;
+}
+
 int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen)
 {
 	const struct profile_limits *l = &p->limits;

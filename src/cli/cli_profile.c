@@ -32,25 +32,6 @@ static int print_json_to(json_t *o, FILE *f, size_t flags)
 	return 0;
 }
 
-/* Load NAME the way run does: --profile P, or the embedded default. */
-int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
-{
-	struct profile_env env = { .workspace = workspace };
-	struct cordon_error e = {};
-	int r;
-
-	if (embedded) {
-		env.user_profile_dir = "";
-		env.data_profile_dir = "";
-	}
-	r = profile_load(name, &env, ret, &e);
-	if (r < 0) {
-		cli_note_origin(&e);
-		say("%s", e.message[0] ? e.message : strerror(-r));
-	}
-	return r;
-}
-
 /* ---- list ---------------------------------------------------------------- */
 
 /* The user directory, as profile_load finds it. */
