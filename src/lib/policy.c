@@ -5,10 +5,8 @@
  * the environment snapshot) happens here so that confine stays pure.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -231,157 +229,6 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 	return 0;
 }
 
-/* ---- read-deny set ---- */
-
-bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d)
-{
-	return d->exists && !(d->only_without_net && p->net == CORDON_NET_HOST);
-}
-
-const char *deny_entry_native_path(const struct cordon_policy *p, const struct deny_entry *d)
-{
-	if (d->only_without_net && p->net == CORDON_NET_HOST)
-		return NULL;
-	return d->exists ? d->path : d->absent_at;
-}
-
-/* The first component of an absent canonical path that does not exist:
- * /h/.config/gh with /h/.config missing gives /h/.config. NULL when even /
- * would be it, or on a lookup error (then nothing is hidden by omission). */
-static char *first_absent(const char *path)
-{
-	_cleanup_free_ char *buf = strdup(path);
-	char *slash;
-	struct stat st;
-
-	if (!buf)
-		return NULL;
-	for (;;) {
-		slash = strrchr(buf, '/');
-		if (!slash || slash == buf)
-			return NULL;
-		*slash = '\0';
-		if (lstat(buf, &st) == 0) {
-			if (!S_ISDIR(st.st_mode))
-				return NULL; /* below a file: nothing can be created there */
-			*slash = '/';
-			return TAKE_PTR(buf);
-		}
-		if (errno != ENOENT)
-			return NULL;
-	}
-}
-
-enum deny_origin {
-	DENY_EXPLICIT,   /* the caller asked: kept as given */
-	DENY_DEFAULT,    /* built in: skipped when it would hide a writable root */
-	DENY_SERVICE,    /* built in, and only while the network is "none" */
-};
-
-/* base: NULL, or a canonical directory that path (then relative) lies below. */
-static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
-		       struct cordon_error *reterr)
-{
-	_cleanup_free_ char *canon = NULL;
-	struct deny_entry *nd;
-	struct stat st;
-	int r;
-
-	if (p->n_deny >= POLICY_MAX_ENTRIES)
-		return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
-	/* The same path named again (a profile restating the defaults) is
-	 * found before it costs a walk. */
-	if (!base && path[0] == '/')
-		for (size_t i = 0; i < p->n_deny; i++)
-			if (strcmp(p->deny[i].path, path) == 0)
-				return 0;
-	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
-	/* A built-in entry we cannot even look at (another user's passwd home
-	 * inside a user namespace) is out of the sandbox's reach as well. */
-	if (r == -EACCES && origin != DENY_EXPLICIT) {
-		if (reterr)
-			*reterr = (struct cordon_error){};
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	if (strcmp(canon, "/") == 0)
-		return error_set(reterr, -EINVAL, "refusing to hide '/': nothing could run");
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (strcmp(p->deny[i].path, canon) == 0)
-			return 0;
-	/* A built-in entry never hides the workspace or a temp root the caller
-	 * chose (TMPDIR under /run/user, a workspace inside ~/.docker, ...). */
-	if (origin != DENY_EXPLICIT) {
-		if (p->workspace && path_is_under(p->workspace, canon))
-			return 0;
-		for (const char *const *t = policy_temp_roots(); *t; t++)
-			if (path_is_under(*t, canon))
-				return 0;
-		/* nor cordon itself: a sandbox must be able to run cordon (nested) */
-		if (path_is_under(cordon_runner_path(), canon))
-			return 0;
-	}
-
-	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
-	if (!nd)
-		return -ENOMEM;
-	p->deny = nd;
-	nd = &p->deny[p->n_deny];
-	*nd = (struct deny_entry){ .path = TAKE_PTR(canon), .only_without_net = origin == DENY_SERVICE };
-	if (stat(nd->path, &st) == 0) {
-		nd->exists = true;
-		nd->is_dir = S_ISDIR(st.st_mode);
-	} else if (errno == ENOENT) {
-		/* the first missing component is what the runner hides */
-		nd->absent_at = first_absent(nd->path);
-	} else if (errno != ENOTDIR && errno != EACCES) {
-		/* EACCES: out of our reach, so out of the sandbox's too */
-		r = error_set(reterr, -errno, "cannot inspect read-deny path '%s': %m", nd->path);
-		free(nd->path);
-		return r;
-	}
-	p->n_deny++;
-	return 0;
-}
-
-static int deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin,
-		    struct cordon_error *reterr)
-{
-	return deny_add_at(p, NULL, path, origin, reterr);
-}
-
-/* Sockets that lead out: container engines, buses, the runtime directory
- * (gpg-agent, the session bus), the ssh agent, and local databases. */
-static int deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
-{
-	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
-	const char *agent = secure_getenv("SSH_AUTH_SOCK");
-	int r;
-
-	for (size_t i = 0; policy_default_deny_sockets[i]; i++) {
-		r = deny_add(p, policy_default_deny_sockets[i], DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; policy_default_deny_services[i]; i++) {
-		r = deny_add(p, policy_default_deny_services[i], DENY_SERVICE, reterr);
-		if (r < 0)
-			return r;
-	}
-	if (runtime && runtime[0] == '/' && strcmp(runtime, "/") != 0) {
-		r = deny_add(p, runtime, DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	if (agent && agent[0] == '/' && strcmp(agent, "/") != 0) {
-		r = deny_add(p, agent, DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static bool home_is_writable(const struct cordon_policy *p)
 {
 	if (p->workspace && path_is_under(p->home, p->workspace))
@@ -407,90 +254,6 @@ static int protect_xdg_profiles(struct cordon_policy *p)
 			return path ? strv_push_unique(&p->protect, path) : -ENOMEM;
 		}
 	return 0;
-}
-
-static int deny_home_secrets(struct cordon_policy *p, const char *home, struct cordon_error *reterr)
-{
-	int r;
-
-	if (!home || strcmp(home, "/") == 0)
-		return 0;
-	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
-		/* home is canonical already: resolve only below it */
-		r = deny_add_at(p, home, policy_default_deny_read[i].path, DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* The host keys' private halves, whatever their algorithms are called. */
-static int deny_root_secrets(struct cordon_policy *p, struct cordon_error *reterr)
-{
-	DIR *d;
-	int r;
-
-	for (size_t i = 0; policy_root_deny_read[i]; i++) {
-		r = deny_add(p, policy_root_deny_read[i], DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	d = opendir("/etc/ssh");
-	if (!d)
-		return 0;
-	r = 0;
-	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
-		size_t n = strlen(de->d_name);
-		char path[300];
-
-		if (strncmp(de->d_name, "ssh_host_", 9) != 0 || n < 4 || strcmp(de->d_name + n - 4, "_key") != 0)
-			continue;
-		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
-		r = deny_add(p, path, DENY_DEFAULT, reterr);
-	}
-	closedir(d);
-	return r;
-}
-
-/* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's
- * static buffer would be shared with every other thread. */
-static char *passwd_home(void)
-{
-	struct passwd pwd, *pw = NULL;
-	char buf[16384];
-
-	if (getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) != 0 || !pw || !pw->pw_dir || pw->pw_dir[0] != '/')
-		return NULL;
-	return strdup(pw->pw_dir);
-}
-
-int policy_other_home(const char *home, char **ret)
-{
-	_cleanup_free_ char *pw_dir = passwd_home();
-	char *canon = NULL;
-
-	*ret = NULL;
-	if (!pw_dir || cordon_canonicalize(pw_dir, &canon, NULL) < 0)
-		return 0;
-	if (home && strcmp(canon, home) == 0)
-		free(canon);
-	else
-		*ret = canon;
-	return 0;
-}
-
-static int resolve_home(char **ret)
-{
-	const char *home = secure_getenv("HOME");
-	_cleanup_free_ char *pw_dir = NULL;
-
-	if (!home || home[0] != '/')
-		home = pw_dir = passwd_home();
-	if (!home || home[0] != '/') {
-		*ret = NULL;
-		return 0;
-	}
-	return cordon_canonicalize(home, ret, NULL);
 }
 
 static int compute_writable_roots(struct cordon_policy *p)
@@ -586,26 +349,26 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 					 ws);
 	}
 
-	r = resolve_home(&p->home);
+	r = policy_resolve_home(&p->home);
 	if (r < 0)
 		return error_set(reterr, r, "cannot resolve HOME");
-	r = deny_home_secrets(p, p->home, reterr);
+	r = policy_deny_home_secrets(p, p->home, reterr);
 	if (r < 0)
 		return r;
 	/* HOME may point elsewhere than the passwd home (HOME=/x cordon
 	 * run): both hold the caller's secrets. */
 	r = policy_other_home(p->home, &pw_home);
 	if (r == 0 && pw_home)
-		r = deny_home_secrets(p, pw_home, reterr);
+		r = policy_deny_home_secrets(p, pw_home, reterr);
 	if (r < 0)
 		return r;
 	if (geteuid() == 0) {
-		r = deny_root_secrets(p, reterr);
+		r = policy_deny_root_secrets(p, reterr);
 		if (r < 0)
 			return r;
 	}
 
-	r = deny_defaults_outside_home(p, reterr);
+	r = policy_deny_defaults_outside_home(p, reterr);
 	if (r < 0)
 		return r;
 
@@ -749,7 +512,7 @@ CORDON_API int cordon_policy_deny_read(struct cordon_policy *p, const char *path
 {
 	if (!path || !*path)
 		return error_set(reterr, -EINVAL, "read-deny path is empty");
-	return deny_add(p, path, DENY_EXPLICIT, reterr);
+	return policy_deny_add(p, path, DENY_EXPLICIT, reterr);
 }
 
 CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,

@@ -16,6 +16,12 @@ struct deny_entry {
 				* unreadable); NULL when it exists, or when nothing above it does */
 };
 
+enum deny_origin {
+	DENY_EXPLICIT,   /* the caller asked: kept as given */
+	DENY_DEFAULT,    /* built in: skipped when it would hide a writable root */
+	DENY_SERVICE,    /* built in, and only while the network is "none" */
+};
+
 /* Features the policy insists on (cordon_policy_require). */
 enum {
 	REQUIRE_LANDLOCK       = 1u << 0,
@@ -69,6 +75,9 @@ extern const char *const policy_root_deny_read[];
  * home (canonical, may be NULL): the catalogue applies below both. *ret is
  * malloc'd, or NULL (the same directory, or none that can be resolved). */
 int policy_other_home(const char *home, char **ret);
+/* The caller's HOME (the passwd home when HOME is unset or relative),
+ * canonical in *ret, or NULL (policy_deny.c). */
+int policy_resolve_home(char **ret);
 /* Sockets that lead out of any sandbox (container engines, the system and
  * session buses, the user's runtime directory), hidden always; and local
  * service sockets (databases), hidden when the network is "none". */
@@ -82,6 +91,11 @@ const char *deny_entry_native_path(const struct cordon_policy *p, const struct d
 /* Note what bwrap needs to know about protected path (protect_files,
  * protect_links, protect_expanded); reads the filesystem. policy_protect.c */
 int policy_note_protect(struct cordon_policy *p, const char *path);
+/* policy_deny.c: the read-deny set, as cordon_policy_new builds it. */
+int policy_deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin, struct cordon_error *reterr);
+int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr);
+int policy_deny_home_secrets(struct cordon_policy *p, const char *home, struct cordon_error *reterr);
+int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reterr);
 /* What a new writable root reaches: HOME's start-up files and dot-entries,
  * PATH directories below it, protected (policy_protect.c). */
 int policy_protect_reach(struct cordon_policy *p, const char *root);
