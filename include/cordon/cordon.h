@@ -63,6 +63,7 @@ enum cordon_mode {
 enum cordon_net {
 	CORDON_NET_NONE, /* loopback only */
 	CORDON_NET_HOST, /* the host's network */
+	CORDON_NET_PROXY, /* loopback, and cordon's proxy as the one way out (host rules) */
 };
 
 enum cordon_enforcement {

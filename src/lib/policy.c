@@ -634,6 +634,7 @@ CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net ne
 	switch (net) {
 	case CORDON_NET_NONE:
 	case CORDON_NET_HOST:
+	case CORDON_NET_PROXY:
 		p->net = net;
 		return 0;
 	}
