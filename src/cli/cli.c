@@ -58,7 +58,10 @@ static const char usage_overview[] =
 	"                       (default: the built-in `default`; see `cordon profile`)\n"     \
 	"  --mode MODE          read-only | workspace-write (default) | danger-full-access\n" \
 	"  --workspace DIR      the writable workspace root (default: current directory)\n"   \
-	"  --net none|host      network access (default: none)\n"                            \
+	"  --net none|host|proxy  network access (default: none); proxy: only through\n"    \
+	"                       cordon's proxy, to the hosts of --allow-domain H[:PORT]\n"   \
+	"                       (*.H: subdomains), never --deny-domain H; --allow-address\n" \
+	"                       A[/N] admits local/private answers (repeatable)\n"          \
 	"  --backend B          native | bwrap | seatbelt | unavailable (skips probing;\n"    \
 	"                       CORDON_BACKEND does the same)\n"                              \
 	"  --isolation full|light  native runner only; light = Landlock + seccomp, no namespaces\n" \
@@ -267,6 +270,7 @@ void cli_args_done(struct cli_args *a)
 	strv_free(a->keep_env);
 	strv_free(a->setenv);
 	strv_free(a->require);
+	cli_net_done(a);
 	strv_free(a->command);
 	strv_free(a->operands);
 	*a = (struct cli_args){};
@@ -302,6 +306,9 @@ static const struct cli_flag flags[] = {
 	{ "--deny-read", POLICY_CMDS, true },
 	{ "--protect", POLICY_CMDS, true },
 	{ "--allow-unix-socket", POLICY_CMDS, true },
+	{ "--allow-domain", POLICY_CMDS, true },
+	{ "--deny-domain", POLICY_CMDS, true },
+	{ "--allow-address", POLICY_CMDS, true },
 	{ "--keep-env", POLICY_CMDS, true },
 	{ "--setenv", POLICY_CMDS, true },
 	{ "--require", POLICY_CMDS, true },
@@ -432,6 +439,10 @@ static int push_repeat(char ***v, const char *flag, const char *value, char *err
 
 static int apply_flag(struct cli_args *a, const char *name, const char *value, char *err, size_t errlen)
 {
+	int k = cli_net_flag(a, name, value, err, errlen);
+
+	if (k != 0)
+		return k < 0 ? k : 0;
 	if (strcmp(name, "--help") == 0) {
 		a->help = true;
 	} else if (strcmp(name, "--profile") == 0) {
@@ -469,7 +480,7 @@ static int apply_flag(struct cli_args *a, const char *name, const char *value, c
 		a->workspace = value;
 	} else if (strcmp(name, "--net") == 0) {
 		if (cordon_net_from_string(value, &a->net) < 0)
-			return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host", value);
+			return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host, proxy", value);
 		a->net_set = true;
 	} else if (strcmp(name, "--backend") == 0) {
 		if (cordon_backend_from_string(value, &a->backend) < 0)
@@ -837,6 +848,8 @@ static int build_policy(const struct cli_args *a, const struct cordon_profile *p
 	STRV_FOREACH(s, a->require)
 		if ((r = cordon_policy_require(p, *s, &e)) < 0)
 			goto bad;
+	if ((r = cli_net_apply(a, p)) < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 bad:

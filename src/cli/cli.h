@@ -53,6 +53,7 @@ struct cli_args {
 	char **keep_env;
 	char **setenv;             /* NAME=VALUE */
 	char **require;
+	char **net_rules[3];       /* --allow-domain, --deny-domain, --allow-address (cli_net.c) */
 
 	/* run */
 	int timeout_ms;            /* 0: none */
@@ -138,6 +139,12 @@ int cli_why(const struct cli_args *a);
 
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_net.c: the --net proxy rules. cli_net_flag: 1 if NAME is one of its
+ * flags (taken), 0 if not, -errno with err. */
+int cli_net_flag(struct cli_args *a, const char *name, const char *value, char *err, size_t errlen);
+int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
+void cli_net_done(struct cli_args *a);
 
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);

@@ -507,6 +507,8 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect_links);
 	strv_free(p->protect_expanded);
 	strv_free(p->allow_unix);
+	for (size_t i = 0; i < ELEMENTSOF(p->net_rules); i++)
+		strv_free(p->net_rules[i]);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);

@@ -204,6 +204,9 @@ struct loader {
 	struct where ws_where;
 	struct raw_list read, write, deny_read, protect, allow_vars;
 	struct raw_list allow_unix;             /* network.allow_unix_sockets */
+	char **net_rules[PROFILE_NET_RULE_KINDS]; /* network.allow_domains, ... (profile_net.c) */
+	bool net_rules_seen;
+	struct where net_rules_where;           /* the first list of them */
 	struct raw_list bypass[_GROUP_MAX];
 	struct raw_list lift;                   /* groups.credentials.lift: group names */
 	struct raw_group *groups;
@@ -253,6 +256,8 @@ static void loader_clear(struct loader *l)
 	raw_list_clear(&l->protect);
 	raw_list_clear(&l->allow_vars);
 	raw_list_clear(&l->allow_unix);
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		strv_free(l->net_rules[i]);
 	for (size_t i = 0; i < _GROUP_MAX; i++)
 		raw_list_clear(&l->bypass[i]);
 	raw_list_clear(&l->lift);
@@ -704,21 +709,10 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v)
 	return 0;
 }
 
-static bool domain_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 253)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '-' || (s[i] == '*' && i == 0)))
-			return false;
-	return true;
-}
-
 static int read_network(struct loader *l, const struct where *w, json_t *v)
 {
-	static const char *const known[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets", NULL };
+	static const char *const known[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets",
+					     "allow_addresses", NULL };
 	const char *key;
 	json_t *m;
 	size_t index = 0;
@@ -745,7 +739,7 @@ static int read_network(struct loader *l, const struct where *w, json_t *v)
 			else if (strcmp(s, "host") == 0)
 				l->net = PROFILE_NET_HOST;
 			else if (strcmp(s, "proxy") == 0)
-				return fail(l, -EOPNOTSUPP, &wm, "network.mode \"proxy\" needs --net proxy, not yet available");
+				l->net = PROFILE_NET_PROXY;
 			else
 				return fail(l, -EINVAL, &wm, "\"%.100s\" is not a network mode: use none, host or proxy", s);
 			l->net_set = true;
@@ -764,20 +758,30 @@ static int read_network(struct loader *l, const struct where *w, json_t *v)
 			if (r < 0)
 				return r;
 		} else {
-			r = expect(l, &wm, m, JSON_ARRAY, "an array of domain names");
+			/* the proxy's host rules (profile_net.c); lists add */
+			enum cordon_net_rule kind = k == 1 ? CORDON_NET_ALLOW_DOMAIN
+						  : k == 2 ? CORDON_NET_DENY_DOMAIN
+							   : CORDON_NET_ALLOW_ADDRESS;
+
+			r = expect(l, &wm, m, JSON_ARRAY, k == 4 ? "an array of addresses" : "an array of domain names");
 			if (r < 0)
 				return r;
 			json_array_foreach(m, i, e) {
 				struct where we = where_child(&wm, NULL, i);
+				char why[300];
 
-				r = get_string(l, &we, e, 253, &s);
+				r = get_string(l, &we, e, 260, &s);
 				if (r < 0)
 					return r;
-				if (!domain_valid(s))
-					return fail(l, -EINVAL, &we,
-						    "\"%.100s\" is not a domain name (letters, digits, '.', '-', a leading '*')", s);
+				if (profile_net_rule_check(kind, s, why, sizeof(why)) < 0)
+					return fail(l, -EINVAL, &we, "%s", why);
+				if (strv_push_unique(&l->net_rules[kind], s) < 0)
+					return fail(l, -ENOMEM, &we, "out of memory");
 			}
-			return fail(l, -EOPNOTSUPP, &wm, "network.%s needs --net proxy, not yet available", key);
+			if (!l->net_rules_seen) {
+				l->net_rules_seen = true;
+				l->net_rules_where = wm;
+			}
 		}
 		index++;
 	}
@@ -1449,7 +1453,8 @@ const char *const *profile_known_keys(const char *section)
 {
 	static const char *const meta[] = { "name", "description", "version", NULL };
 	static const char *const fs[] = { "read", "write", "deny_read", "protect", "exec", NULL };
-	static const char *const net[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets", NULL };
+	static const char *const net[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets",
+					   "allow_addresses", NULL };
 	static const char *const env[] = { "allow_vars", "set_vars", NULL };
 
 	if (!section || !section[0])
@@ -2085,6 +2090,13 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 	if (r < 0)
 		return r;
 	p->net = l->net_set ? l->net : PROFILE_NET_NONE;
+	if (l->net_rules_seen && p->net != PROFILE_NET_PROXY)
+		return fail(l, -EINVAL, &l->net_rules_where,
+			    "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode is \"%s\")",
+			    profile_net_to_string(p->net));
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		if (l->net_rules[i] && !(p->net_rules[i] = strv_copy((const char *const *)l->net_rules[i])))
+			return -ENOMEM;
 	r = origin_of(l->net_set ? &l->net_where : &builtin, &p->net_origin);
 	if (r < 0)
 		return r;
@@ -2247,9 +2259,10 @@ static int resolve(struct loader *l, struct cordon_profile *p)
 		if (l->deny_read.n || l->protect.n)
 			return fail(l, -EINVAL, l->deny_read.n ? &l->deny_read.v[0].where : &l->protect.v[0].where,
 				    "mode danger-full-access enforces nothing: this rule could not hold");
-		if (p->net == PROFILE_NET_NONE && l->net_set)
+		if (p->net != PROFILE_NET_HOST && l->net_set)
 			return fail(l, -EINVAL, &l->net_where,
-				    "mode danger-full-access enforces nothing: network.mode \"none\" could not hold");
+				    "mode danger-full-access enforces nothing: network.mode \"%s\" could not hold",
+				    profile_net_to_string(p->net));
 	}
 
 	if ((r = prune_missing(p, &p->read, &l->read)) < 0 || (r = prune_missing(p, &p->write, &l->write)) < 0 ||
@@ -2345,6 +2358,8 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->lift_credentials);
 	rules_clear(&p->lifted_credentials);
 	profile_origin_clear(&p->net_origin);
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		strv_free(p->net_rules[i]);
 	rules_clear(&p->allow_vars);
 	for (size_t i = 0; i < p->n_set_vars; i++) {
 		free(p->set_vars[i].name);

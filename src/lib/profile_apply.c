@@ -92,14 +92,17 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 
 	if (!p || !ret)
 		return error_set(reterr, -EINVAL, "no profile to apply");
-	if (p->net == PROFILE_NET_PROXY)
-		return error_set(reterr, -EOPNOTSUPP, "network.mode \"proxy\" needs --net proxy, not yet available");
 	r = cordon_policy_new(cordon_mode_to_string(p->mode), p->workspace, &pol, reterr);
 	if (r < 0)
 		return r;
-	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST ? CORDON_NET_HOST : CORDON_NET_NONE);
+	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST    ? CORDON_NET_HOST
+				       : p->net == PROFILE_NET_PROXY ? CORDON_NET_PROXY
+								     : CORDON_NET_NONE);
 	if (r < 0)
 		return error_set(reterr, r, "cannot set the network mode");
+	r = profile_net_apply(p, pol, reterr);
+	if (r < 0)
+		return r;
 
 	/* Bypassed built-in entries: the loader has checked each is a member
 	 * and granted elsewhere. Lifted groups: the loader listed exactly the
@@ -349,6 +352,8 @@ int profile_why_host(const struct cordon_profile *p, const char *host, unsigned 
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS || p->net == PROFILE_NET_HOST)
 		decide(&d, true, p->net_origin.file, p->net_origin.pointer, "network.mode is %s: %.200s port %u is allowed",
 		       p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "unconfined" : "host", host, port);
+	else if (p->net == PROFILE_NET_PROXY)
+		return profile_why_proxy(p, host, port, ret);
 	else
 		decide(&d, false, p->net_origin.file, p->net_origin.pointer,
 		       "network.mode is none: only the sandbox's own loopback, so %.200s port %u is unreachable", host,
@@ -453,6 +458,8 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 	    (r = add(net, "mode", json_string(profile_net_to_string(p->net)))) < 0)
 		return r;
 	if (p->allow_unix_sockets.n && (r = add_rules(net, "allow_unix_sockets", &p->allow_unix_sockets)) < 0)
+		return r;
+	if ((r = profile_net_json(p, net)) < 0)
 		return r;
 	if ((r = add_rules(env, "allow_vars", &p->allow_vars)) < 0)
 		return r;
