@@ -205,8 +205,12 @@ static void refuse(struct conn *c, int status, const char *reason, const char *d
 
 		(void)!send(c->cfd, rep, socks5_reply(status, rep), MSG_NOSIGNAL | MSG_DONTWAIT);
 	} else {
-		b = snprintf(body, sizeof(body), "cordon: the proxy refused %s:%u: %s\n", host, c->port,
-			     detail && detail[0] ? detail : reason);
+		if (host[0])
+			b = snprintf(body, sizeof(body), "cordon: the proxy refused %s:%u: %s\n", host, c->port,
+				     detail && detail[0] ? detail : reason);
+		else
+			b = snprintf(body, sizeof(body), "cordon: the proxy refused the request: %s\n",
+				     detail && detail[0] ? detail : reason);
 		if (b < 0 || (size_t)b >= sizeof(body))
 			b = (int)strlen(body);
 		n = snprintf(msg, sizeof(msg),
