@@ -1153,6 +1153,7 @@ int cli_run(const struct cli_args *a)
 		json_object_set_new(obj, "verdict", json_string(cordon_verdict_to_string(res->verdict)));
 		json_object_set_new(obj, "runner_line", res->runner_line ? json_text(res->runner_line, strlen(res->runner_line)) : json_null());
 		json_object_set_new(obj, "output", jo);
+		json_object_set_new(obj, "denials", cli_net_denials(res->output, res->output_len));
 		json_object_set_new(obj, "output_bytes", json_integer((json_int_t)res->output_total));
 		json_object_set_new(obj, "truncated", json_boolean(res->truncated));
 		json_object_set_new(obj, "duration_ms", json_integer((json_int_t)res->duration_ms));

@@ -145,6 +145,9 @@ void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_net_flag(struct cli_args *a, const char *name, const char *value, char *err, size_t errlen);
 int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
 void cli_net_done(struct cli_args *a);
+/* The hosts the proxy refused, from its audit lines in the output: a JSON
+ * array of {"request", "host", "port", "reason"} (new reference). */
+struct json_t *cli_net_denials(const char *output, size_t len);
 
 /* Replace invalid UTF-8 with U+FFFD so the text can go into JSON. Caller frees. */
 char *utf8_sanitize(const char *s, size_t len, size_t *ret_len);

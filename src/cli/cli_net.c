@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `cordon run/confine/explain --net proxy` and its host rules. */
 #include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,4 +64,52 @@ void cli_net_done(struct cli_args *a)
 {
 	for (size_t i = 0; i < sizeof(a->net_rules) / sizeof(a->net_rules[0]); i++)
 		strv_free(a->net_rules[i]);
+}
+
+/* "cordon-proxy: refused REQUEST HOST:PORT: REASON[: DETAIL]" (proxy.c) */
+static json_t *parse_refusal(const char *line, size_t n)
+{
+	static const char tag[] = "cordon-proxy: refused ";
+	const char *p = line + sizeof(tag) - 1, *end = line + n, *sp, *colon, *rs, *re;
+	char *stop = NULL, port[8];
+	long v;
+
+	if (n < sizeof(tag) - 1 || memcmp(line, tag, sizeof(tag) - 1) != 0)
+		return NULL;
+	sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp)
+		return NULL;
+	rs = memchr(sp + 1, ' ', (size_t)(end - sp - 1)); /* after "HOST:PORT:" */
+	if (!rs || rs - sp < 4 || rs[-1] != ':')
+		return NULL;
+	for (colon = rs - 2; colon > sp && *colon != ':'; colon--)
+		;
+	if (colon == sp || (size_t)(rs - 1 - colon - 1) >= sizeof(port))
+		return NULL;
+	memcpy(port, colon + 1, (size_t)(rs - 1 - colon - 1));
+	port[rs - 1 - colon - 1] = '\0';
+	v = strtol(port, &stop, 10);
+	if (!*port || *stop)
+		return NULL;
+	rs++;
+	for (re = rs; re < end && *re != ':'; re++)
+		;
+	return json_pack("{s:s%,s:s%,s:i,s:s%}", "request", p, (size_t)(sp - p), "host", sp + 1,
+			 (size_t)(colon - sp - 1), "port", (int)v, "reason", rs, (size_t)(re - rs));
+}
+
+struct json_t *cli_net_denials(const char *output, size_t len)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && output && i < len;) {
+		const char *nl = memchr(output + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - output - i) : len - i;
+		json_t *d = parse_refusal(output + i, n);
+
+		if (d)
+			json_array_append_new(a, d);
+		i += n + 1;
+	}
+	return a;
 }

@@ -47,6 +47,8 @@ static const char *const native_denials[] = {
 	"read-only file system",
 	/* rename or rmdir of a pinned or protected mount point */
 	"device or resource busy",
+	/* --net proxy: the proxy's audit line (src/proxy/proxy.c) */
+	"cordon-proxy: refused ",
 	NULL,
 };
 

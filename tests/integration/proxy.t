@@ -143,6 +143,22 @@ else
         not_ok "the audit line" "$(cat "$dir/err")"
 fi
 
+# cordon run: the refusal is a denial, and --json names the refused host
+out=$(in_sandbox curl -sSf -m 10 --noproxy '' http://bad.example:8080/x </dev/null 2>&1)
+if echo "$out" | grep -q "^\[cordon: access denied"; then
+        ok "cordon run annotates a refused connection as a denial"
+else
+        not_ok "cordon run's annotation" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sSf -m 10 --noproxy '' http://bad.example:8080/x \
+        </dev/null >"$dir/run.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d["denials"])' "$dir/run.json" 2>&1)
+if [ "$out" = "denied [{'request': 'GET', 'host': 'bad.example', 'port': 8080, 'reason': 'host-denied'}]" ]; then
+        ok "--json denials names the refused host, port and reason"
+else
+        not_ok "--json denials" "$out"
+fi
+
 # localhost resolves to loopback: a host rule alone does not admit it
 out=$("$CORDON" run --workspace "$ws" --net proxy --allow-domain localhost -- \
         curl -sS -m 10 --noproxy '' -i "$url/" 2>&1)

@@ -108,7 +108,7 @@ Test(native_confine, workspace_write_full, .init = setup_env)
 	assert_argv(c->fatal_signatures, (const char *const[]){ "cordon: ", NULL });
 	assert_argv(c->denial_signatures, (const char *const[]){ "permission denied", "operation not permitted",
 								"read-only file system",
-								"device or resource busy", NULL });
+								"device or resource busy", "cordon-proxy: refused ", NULL });
 	/* the runner never falls back, so it has no warning to pass over */
 	assert_argv(c->informational_lines, (const char *const[]){ NULL });
 	cordon_confined_free(c);
