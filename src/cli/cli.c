@@ -167,7 +167,7 @@ static const char usage_profile[] =
 
 static const char usage_why[] =
 	"usage: cordon why [--profile P] [--workspace DIR] --path PATH --op read|write|exec [--json]\n"
-	"       cordon why [--profile P] [--workspace DIR] --host HOST --port N [--json]\n"
+	"       cordon why [--profile P] [--workspace DIR] --host HOST [--port N (443)] [--json]\n"
 	"\n"
 	"Says whether a command confined by profile P (default: the built-in `default`)\n"
 	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"
@@ -421,8 +421,6 @@ static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
 		return fail(err, errlen, "--path needs --op read, write or exec");
 	if (a->why_path && a->port_set)
 		return fail(err, errlen, "--port goes with --host, not --path");
-	if (a->why_host && !a->port_set)
-		return fail(err, errlen, "--host needs --port N");
 	if (a->why_host && a->op_set)
 		return fail(err, errlen, "--op goes with --path, not --host");
 	return 0;

@@ -100,11 +100,10 @@ static int parse_target(const char *t, size_t n, struct http_head *h, int *st, c
 		return refuse(400, "userinfo-in-target", st, why);
 	if (split_authority(auth, (size_t)(end - auth), 80, h) < 0)
 		return refuse(400, "malformed-target", st, why);
+	/* no control bytes; no fragment (a client never sends one) */
 	for (const char *c = end; c < t + n; c++)
-		if ((unsigned char)*c < 0x21 || (unsigned char)*c == 0x7f)
+		if ((unsigned char)*c < 0x21 || (unsigned char)*c == 0x7f || *c == '#')
 			return refuse(400, "malformed-target", st, why);
-	if (end < t + n && *end == '#')
-		return refuse(400, "malformed-target", st, why);
 	h->path = end < t + n ? (struct http_span){ end, (size_t)(t + n - end) } : (struct http_span){ "/", 1 };
 	h->path_needs_slash = end < t + n && *end == '?';
 	return 0;

@@ -225,6 +225,7 @@ static void refuse(struct conn *c, int status, const char *reason, const char *d
 			     : status == 505 ? "HTTP Version Not Supported"
 			     : status == 501 ? "Not Implemented"
 			     : status == 503 ? "Service Unavailable"
+			     : status == 408 ? "Request Timeout"
 					     : "Bad Request",
 			     reason, b, body);
 		if (n > 0)

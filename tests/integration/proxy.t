@@ -323,6 +323,70 @@ else
         not_ok "the proxy killed mid-run: no proxy process found below the runner $runner"
 fi
 
+# ---- caps and timeouts (the proxy alone, on the host's loopback) -------------------
+"$CORDON" proxy --listen-http 127.0.0.1:0 --head-timeout 1 --idle-timeout 2 --max-conns 2 \
+        --allow-domain localhost --allow-address 127.0.0.1 >"$dir/px.out" 2>"$dir/px.err" &
+pids+=($!)
+for _ in $(seq 50); do grep -q "listening http" "$dir/px.out" 2>/dev/null && break; sleep 0.1; done
+pxport=$(awk '/listening http/ {print $4}' "$dir/px.out")
+cat >"$dir/caps.py" <<'PY'
+import socket, sys, time
+px, port, what = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def conn():
+    return socket.create_connection(("127.0.0.1", px), timeout=10)
+def read_all(s):
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            return data
+        data += b
+if what == "head":
+    s = conn()
+    t = time.monotonic()
+    print(read_all(s).split(b"\r\n")[0].decode(), "after %.0f s" % (time.monotonic() - t))
+elif what == "idle":
+    s = conn()
+    s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\n\r\n" % port)
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += s.recv(1)
+    t = time.monotonic()
+    rest = read_all(s)
+    print(head.split(b"\r\n")[0].decode(), "then closed after %.0f s idle" % (time.monotonic() - t), len(rest))
+elif what == "cap":
+    a, b = conn(), conn()
+    time.sleep(0.3)
+    c = conn()
+    c.sendall(b"GET http://localhost:%d/cap HTTP/1.1\r\nHost: localhost\r\n\r\n" % port)
+    c.settimeout(0.5)
+    try:
+        early = c.recv(100)
+    except socket.timeout:
+        early = b""
+    a.close()
+    c.settimeout(10)
+    print("early=%d" % len(early), read_all(c).split(b"\r\n")[0].decode())
+PY
+out=$(python3 "$dir/caps.py" "$pxport" "$port" head 2>&1)
+if echo "$out" | grep -Eq "^HTTP/1.1 408 Request Timeout after [12] s$"; then
+        ok "a client that sends no head gets 408 after the head timeout ($out)"
+else
+        not_ok "the head timeout" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" idle 2>&1)
+if echo "$out" | grep -Eq "^HTTP/1.1 200 Connection established then closed after [2-4] s idle 0$"; then
+        ok "an idle tunnel is closed after the idle timeout ($out)"
+else
+        not_ok "the idle timeout" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" cap 2>&1)
+if [ "$out" = "early=0 HTTP/1.1 200 OK" ]; then
+        ok "--max-conns 2: a third connection waits until one of the two ends"
+else
+        not_ok "the connection cap" "$out"
+fi
+
 # ---- front ends ------------------------------------------------------------------
 out=$("$CORDON" exec --isolation light --net proxy -- true 2>&1)
 rc=$?

@@ -237,7 +237,6 @@ Test(cli, profile_and_why_errors_name_the_problem)
 		{ { "cordon", "why", "--path", "/x" }, 4, "--path needs --op read, write or exec" },
 		{ { "cordon", "why", "--path", "/x", "--op", "delete" }, 6,
 		  "--op: unknown operation 'delete': valid operations are read, write, exec" },
-		{ { "cordon", "why", "--host", "h" }, 4, "--host needs --port N" },
 		{ { "cordon", "why", "--host", "h", "--port", "70000" }, 6,
 		  "--port: '70000' is not a port number from 1 to 65535" },
 		{ { "cordon", "why" }, 2, "`cordon why` needs either --path PATH --op OP or --host HOST --port N" },
