@@ -16,7 +16,8 @@
 
 #include "proxy.h"
 
-#define RELAY_CHUNK (64 * 1024)
+#define RELAY_CHUNK (64 * 1024)  /* copy mode's buffer */
+#define RELAY_PIPE (1024 * 1024)  /* a bigger pipe: fewer splices per MiB */
 #define RELAY_ROUNDS 16 /* per wake-up: fairness between connections */
 
 enum pump {
@@ -65,7 +66,7 @@ static ssize_t fill(struct proxy *px, struct relay_dir *d)
 	ssize_t n;
 
 	if (!px->no_splice && d->pipe[0] >= 0) {
-		n = splice(d->from, NULL, d->pipe[1], NULL, RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		n = splice(d->from, NULL, d->pipe[1], NULL, RELAY_PIPE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n >= 0) {
 			d->in_pipe += (size_t)n;
 			return n;
@@ -153,6 +154,9 @@ static int dir_init(struct proxy *px, struct relay_dir *d)
 	d->pipe[0] = d->pipe[1] = -1;
 	if (!px->no_splice && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		d->pipe[0] = d->pipe[1] = -1; /* copy mode for this one */
+	/* best effort: pipe-max-size may be lower, the default (64 KiB) works */
+	if (d->pipe[0] >= 0)
+		(void)fcntl(d->pipe[0], F_SETPIPE_SZ, RELAY_PIPE);
 	d->rd = event_new(px->base, d->from, EV_READ | EV_PERSIST, on_event, d);
 	d->wr = event_new(px->base, d->to, EV_WRITE | EV_PERSIST, on_event, d);
 	return d->rd && d->wr ? 0 : -ENOMEM;
