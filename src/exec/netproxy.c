@@ -112,7 +112,8 @@ _Noreturn static void exec_proxy(int ctl, const char **argv, pid_t parent)
 		_exit(EXEC_EXIT_FAILED);
 	(void)close_range(3, (unsigned)ctl - 1, CLOSE_RANGE_CLOEXEC);
 	(void)close_range((unsigned)ctl + 1, ~0U, CLOSE_RANGE_CLOEXEC);
-	execv("/proc/self/exe", (char *const *)argv);
+	/* nothing of the runner's environment: the proxy needs none of it */
+	execve("/proc/self/exe", (char *const *)argv, (char *const[]){ NULL });
 	_exit(EXEC_EXIT_FAILED);
 }
 

@@ -642,8 +642,13 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
 
-		if (fd < 0)
+		if (fd < 0) {
+			/* out of fds: stop until a connection ends (or the next
+			 * tick), instead of spinning on a readable listener */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				set_accepting(px, false);
 			return;
+		}
 		c = calloc(1, sizeof(*c));
 		if (!c) {
 			close(fd);
@@ -675,6 +680,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	const struct proxy_config *cfg = px->cfg;
 
 	px->now = now_s();
+	if (px->n_conns < cfg->max_conns)
+		set_accepting(px, true);
 	for (struct conn *c = px->conns, *next; c; c = next) {
 		uint64_t in_state = px->now - c->state_since;
 

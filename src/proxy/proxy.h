@@ -78,7 +78,8 @@ struct relay_dir {
 	size_t buf_len, buf_off;
 	char *pre;                      /* written before anything relayed (a reply, a rewritten head) */
 	size_t pre_len, pre_off;
-	bool eof, shut, stopped;
+	bool eof, shut, stopped, grown;
+	size_t moved;                   /* bytes spliced so far */
 	struct event *rd, *wr;
 	struct relay_dir *other;
 };

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -139,6 +140,19 @@ int cordon_proxy_main(int argc, char **argv)
 		}
 	}
 
+	/* Each connection holds up to six fds (two sockets, two pipes): take
+	 * the hard limit, and cap the connections to what it allows. */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 6 * (rlim_t)cfg.max_conns)
+				cfg.max_conns = rl.rlim_cur > 64 + 6 ? (unsigned)((rl.rlim_cur - 64) / 6) : 1;
+		}
+	}
 	r = proxy_init(&px, &cfg, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "cordon proxy: %s\n", err);

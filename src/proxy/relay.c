@@ -69,6 +69,14 @@ static ssize_t fill(struct proxy *px, struct relay_dir *d)
 		n = splice(d->from, NULL, d->pipe[1], NULL, RELAY_PIPE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n >= 0) {
 			d->in_pipe += (size_t)n;
+			d->moved += (size_t)n;
+			/* a bulk transfer: a bigger pipe, fewer splices per MiB
+			 * (best effort: pipe buffers count against the user's
+			 * pipe-user-pages-soft, so only connections that need it) */
+			if (!d->grown && d->moved >= RELAY_PIPE) {
+				d->grown = true;
+				(void)fcntl(d->pipe[0], F_SETPIPE_SZ, RELAY_PIPE);
+			}
 			return n;
 		}
 		if (errno != EINVAL && errno != ENOSYS)
@@ -154,9 +162,6 @@ static int dir_init(struct proxy *px, struct relay_dir *d)
 	d->pipe[0] = d->pipe[1] = -1;
 	if (!px->no_splice && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		d->pipe[0] = d->pipe[1] = -1; /* copy mode for this one */
-	/* best effort: pipe-max-size may be lower, the default (64 KiB) works */
-	if (d->pipe[0] >= 0)
-		(void)fcntl(d->pipe[0], F_SETPIPE_SZ, RELAY_PIPE);
 	d->rd = event_new(px->base, d->from, EV_READ | EV_PERSIST, on_event, d);
 	d->wr = event_new(px->base, d->to, EV_WRITE | EV_PERSIST, on_event, d);
 	return d->rd && d->wr ? 0 : -ENOMEM;

@@ -262,8 +262,9 @@ if [ "$out" = resolved ]; then ok "control: localhost resolves inside (/etc/host
 cat >"$ws/many.py" <<'PY'
 import concurrent.futures, socket, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
+px = int(sys.argv[3]) if len(sys.argv) > 3 else 3128
 def one(i):
-    s = socket.create_connection(("127.0.0.1", 3128), timeout=30)
+    s = socket.create_connection(("127.0.0.1", px), timeout=30)
     if i % 2:
         s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\n\r\n" % port)
         head = b""
@@ -385,6 +386,20 @@ if [ "$out" = "early=0 HTTP/1.1 200 OK" ]; then
         ok "--max-conns 2: a third connection waits until one of the two ends"
 else
         not_ok "the connection cap" "$out"
+fi
+
+# Few fds: the proxy caps its connections to what its limit allows (six fds
+# each) and queues the rest, rather than failing or spinning on accept.
+(ulimit -n 128 && exec "$CORDON" proxy --listen-http 127.0.0.1:0 --allow-domain localhost \
+        --allow-address 127.0.0.1 >"$dir/px2.out" 2>"$dir/px2.err") &
+pids+=($!)
+for _ in $(seq 50); do grep -q "listening http" "$dir/px2.out" 2>/dev/null && break; sleep 0.1; done
+px2=$(awk '/listening http/ {print $4}' "$dir/px2.out")
+out=$(timeout 120 python3 "$ws/many.py" "$port" 200 "$px2" 2>&1)
+if [ "$out" = 200 ]; then
+        ok "with 128 fds the proxy still completes 200 concurrent connections, a few at a time"
+else
+        not_ok "200 concurrent under a low fd limit" "$out" "$(cat "$dir/px2.err")"
 fi
 
 # ---- front ends ------------------------------------------------------------------
