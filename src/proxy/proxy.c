@@ -240,7 +240,7 @@ static void refuse(struct conn *c, int status, const char *reason, const char *d
 		c->ufd = -1;
 	}
 	c->state = C_CLOSING;
-	c->state_since = c->px->now;
+	c->state_since = now_s();
 	event_free(c->cev);
 	c->cev = event_new(c->px->base, c->cfd, EV_READ | EV_PERSIST, on_client_drain, c);
 	if (!c->cev || event_add(c->cev, NULL) < 0)
@@ -312,7 +312,7 @@ static void dial_next(struct conn *c)
 		c->ufd = fd;
 		c->next_answer++;
 		c->state = C_CONNECTING;
-		c->state_since = c->px->now;
+		c->state_since = now_s();
 		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
 		if (!c->uev || event_add(c->uev, NULL) < 0) {
 			conn_end(c);
@@ -458,7 +458,7 @@ static void decide(struct conn *c)
 	memcpy(name, c->host, c->host_len);
 	name[c->host_len] = '\0';
 	c->state = C_RESOLVING;
-	c->state_since = c->px->now;
+	c->state_since = now_s();
 	c->dns_sync = true;
 	q = evdns_getaddrinfo(c->px->dns, name, NULL, &hints, on_dns, c);
 	c->dns_sync = false;
@@ -638,6 +638,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 	for (size_t i = 0; i < px->n_listen; i++)
 		if (px->listen_fd[i] == lfd)
 			kind = px->listen_kind[i];
+	px->now = now_s(); /* the timeouts count from here, not from the last tick */
 	for (int k = 0; k < 64 && px->n_conns < px->cfg->max_conns; k++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
