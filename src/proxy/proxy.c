@@ -610,6 +610,21 @@ static void got_socks(struct conn *c)
 	decide(c);
 }
 
+/* Parse the head again only when the new bytes could have completed it
+ * (an empty line), brought the request line over its cap, or filled the
+ * buffer: a client sending a byte at a time costs linear work, not
+ * quadratic. */
+static bool head_worth_parsing(const struct conn *c, size_t added)
+{
+	size_t from = c->in_len - added, back = from < 3 ? from : 3;
+
+	if (c->in_len >= sizeof(c->in) || (from <= HTTP_LINE_MAX && c->in_len > HTTP_LINE_MAX))
+		return true;
+	return memmem(c->in + from - back, added + back, "\r\n\r\n", 4) != NULL ||
+	       memmem(c->in + from - back, added + back, "\n\n", 2) != NULL || /* refused: bare-lf */
+	       (from == 0 && added > 0);                                        /* a bad first line: early */
+}
+
 static void on_client_head(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
@@ -626,7 +641,7 @@ static void on_client_head(evutil_socket_t fd, short what, void *arg)
 	conn_touch(c);
 	if (c->kind == PROXY_LISTEN_SOCKS)
 		got_socks(c);
-	else
+	else if (head_worth_parsing(c, (size_t)n))
 		got_http(c);
 }
 
