@@ -21,48 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "errbuf.h"
 #include "http_head.h"
 #include "proxy.h"
 #include "socks5.h"
 
-#define CONN_IN_MAX (HTTP_HEAD_MAX + 1)
-
-enum conn_state {
-	C_HEAD,            /* reading the HTTP head, or the SOCKS5 greeting */
-	C_SOCKS_REQUEST,   /* greeting answered: reading the SOCKS5 request */
-	C_RESOLVING,
-	C_CONNECTING,
-	C_RELAY,
-	C_CLOSING,         /* a refusal was written: drain until EOF, then close */
-};
-
-struct conn {
-	struct proxy *px;
-	struct conn *next, *prev;
-	int kind;                      /* PROXY_LISTEN_HTTP or _SOCKS */
-	enum conn_state state;
-	int cfd, ufd;
-	struct event *cev, *uev, *reap;
-	uint64_t started, state_since, last;
-	char in[CONN_IN_MAX];
-	size_t in_len, consumed;       /* consumed: bytes of in that were the head/request */
-	char host[NETRULE_HOST_MAX + 3];
-	size_t host_len;
-	uint16_t port;
-	char what[64];                 /* "CONNECT", "GET", "SOCKS5" for the audit line */
-	char *forward;                 /* absolute-form: the rewritten head */
-	size_t forward_len;
-	struct netaddr_list answers;
-	size_t next_answer;
-	struct evdns_getaddrinfo_request *dns;
-	bool dns_sync, dns_done, finished;
-	int dns_result;
-	struct evutil_addrinfo *dns_res;
-	struct relay_dir up, down;
-};
-
-static uint64_t now_s(void)
+uint64_t proxy_now(void)
 {
 	struct timespec ts;
 
@@ -158,7 +123,7 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 
 /* End the connection after the current callback: nothing is freed under a
  * caller's feet. */
-static void conn_end(struct conn *c)
+void conn_end(struct conn *c)
 {
 	if (c->finished)
 		return;
@@ -192,7 +157,7 @@ static void on_client_drain(evutil_socket_t fd, short what, void *arg);
 
 /* Write the refusal, then drain the client until it closes (closing with
  * unread bytes would reset the connection and lose the answer). */
-static void refuse(struct conn *c, int status, const char *reason, const char *detail)
+void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
 {
 	char host[NETRULE_HOST_MAX + 3], msg[1024], body[512];
 	int n, b;
@@ -240,7 +205,7 @@ static void refuse(struct conn *c, int status, const char *reason, const char *d
 		c->ufd = -1;
 	}
 	c->state = C_CLOSING;
-	c->state_since = now_s();
+	c->state_since = proxy_now();
 	event_free(c->cev);
 	c->cev = event_new(c->px->base, c->cfd, EV_READ | EV_PERSIST, on_client_drain, c);
 	if (!c->cev || event_add(c->cev, NULL) < 0)
@@ -273,7 +238,7 @@ static int socks_code(const char *reason)
 /* A refusal of the decision's or of the dial's, in the client's protocol. */
 static void refuse_request(struct conn *c, int http_status, const char *reason, const char *detail)
 {
-	refuse(c, c->kind == PROXY_LISTEN_SOCKS ? socks_code(reason) : http_status, reason, detail);
+	conn_refuse(c, c->kind == PROXY_LISTEN_SOCKS ? socks_code(reason) : http_status, reason, detail);
 }
 
 static void on_upstream(evutil_socket_t fd, short what, void *arg);
@@ -312,7 +277,7 @@ static void dial_next(struct conn *c)
 		c->ufd = fd;
 		c->next_answer++;
 		c->state = C_CONNECTING;
-		c->state_since = now_s();
+		c->state_since = proxy_now();
 		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
 		if (!c->uev || event_add(c->uev, NULL) < 0) {
 			conn_end(c);
@@ -430,7 +395,7 @@ static void on_dns(int result, struct evutil_addrinfo *res, void *arg)
 }
 
 /* The request is read: decide on the name. */
-static void decide(struct conn *c)
+void conn_decide(struct conn *c)
 {
 	struct netrule_verdict v;
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
@@ -458,7 +423,7 @@ static void decide(struct conn *c)
 	memcpy(name, c->host, c->host_len);
 	name[c->host_len] = '\0';
 	c->state = C_RESOLVING;
-	c->state_since = now_s();
+	c->state_since = proxy_now();
 	c->dns_sync = true;
 	q = evdns_getaddrinfo(c->px->dns, name, NULL, &hints, on_dns, c);
 	c->dns_sync = false;
@@ -466,183 +431,6 @@ static void decide(struct conn *c)
 		resolved(c);
 	else
 		c->dns = q;
-}
-
-static int set_host(struct conn *c, const char *p, size_t n)
-{
-	if (n > sizeof(c->host) - 1)
-		return -1;
-	memcpy(c->host, p, n);
-	c->host_len = n;
-	return 0;
-}
-
-/* The absolute-form request, rewritten to origin-form for the upstream:
- * its own Host, no hop-by-hop headers, and "Connection: close" (the next
- * request on the client's connection may name another host: it gets a
- * connection, and a decision, of its own). */
-static int build_forward(struct conn *c, const struct http_head *h)
-{
-	size_t cap = h->length + c->host_len + 128, n = 0;
-	char *out = malloc(cap);
-	int w;
-
-	if (!out)
-		return -ENOMEM;
-#define PUT(p, l)                                  \
-	do {                                       \
-		if (n + (l) > cap) {               \
-			free(out);                 \
-			return -E2BIG;             \
-		}                                  \
-		memcpy(out + n, (p), (l));         \
-		n += (l);                          \
-	} while (0)
-	PUT(h->method.p, h->method.n);
-	PUT(" ", 1);
-	if (h->path_needs_slash)
-		PUT("/", 1);
-	PUT(h->path.p, h->path.n);
-	PUT(" HTTP/1.1\r\nHost: ", 17);
-	PUT(h->host.p, h->host.n);
-	if (h->port != 80) {
-		char port[8];
-
-		w = snprintf(port, sizeof(port), ":%u", h->port);
-		PUT(port, (size_t)w);
-	}
-	PUT("\r\n", 2);
-	for (size_t i = 0; i < h->n_headers; i++) {
-		if (http_header_is_hop(&h->name[i]))
-			continue;
-		PUT(h->name[i].p, h->name[i].n);
-		PUT(": ", 2);
-		PUT(h->value[i].p, h->value[i].n);
-		PUT("\r\n", 2);
-	}
-	PUT("Connection: close\r\n\r\n", 21);
-#undef PUT
-	c->forward = out;
-	c->forward_len = n;
-	return 0;
-}
-
-static void got_http(struct conn *c)
-{
-	struct http_head *h = malloc(sizeof(*h));
-	const char *reason;
-	int status, r;
-
-	if (!h) {
-		conn_end(c);
-		return;
-	}
-	r = http_head_parse(c->in, c->in_len, h, &status, &reason);
-	if (r == HTTP_HEAD_MORE) {
-		free(h);
-		if (c->in_len >= sizeof(c->in))
-			refuse(c, 431, "header-too-large", "the request head is over the proxy's cap");
-		return;
-	}
-	if (r < 0) {
-		snprintf(c->what, sizeof(c->what), "HTTP");
-		free(h);
-		refuse(c, status, reason, NULL);
-		return;
-	}
-	snprintf(c->what, sizeof(c->what), "%.*s", (int)(h->method.n < 32 ? h->method.n : 32), h->method.p);
-	c->consumed = h->length;
-	c->port = h->port;
-	if (set_host(c, h->host.p, h->host.n) < 0) {
-		free(h);
-		refuse(c, 400, "host-malformed", "the host is longer than 253 bytes");
-		return;
-	}
-	if (!h->connect && build_forward(c, h) < 0) {
-		free(h);
-		refuse(c, 431, "header-too-large", NULL);
-		return;
-	}
-	free(h);
-	decide(c);
-}
-
-static void got_socks(struct conn *c)
-{
-	const char *reason = "socks5-malformed";
-	size_t len;
-	int r, code;
-
-	if (c->state == C_HEAD) {
-		r = socks5_greeting_parse((const uint8_t *)c->in, c->in_len, &len, &reason);
-		if (r == SOCKS5_MORE)
-			return;
-		snprintf(c->what, sizeof(c->what), "SOCKS5");
-		if (r < 0) {
-			/* "no acceptable methods": 0xff, then close */
-			(void)!send(c->cfd, "\x05\xff", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
-			proxy_audit(c->px, "cordon-proxy: refused SOCKS5 -: %s", reason);
-			conn_end(c);
-			return;
-		}
-		if (send(c->cfd, "\x05\x00", 2, MSG_NOSIGNAL | MSG_DONTWAIT) != 2) {
-			conn_end(c);
-			return;
-		}
-		memmove(c->in, c->in + len, c->in_len - len);
-		c->in_len -= len;
-		c->state = C_SOCKS_REQUEST;
-	}
-	{
-		struct socks5_request q;
-
-		r = socks5_request_parse((const uint8_t *)c->in, c->in_len, &q, &code, &reason);
-		if (r == SOCKS5_MORE)
-			return;
-		if (r < 0) {
-			refuse(c, code, reason, NULL);
-			return;
-		}
-		(void)set_host(c, q.host, q.host_len);
-		c->port = q.port;
-		c->consumed = q.length;
-	}
-	decide(c);
-}
-
-/* Parse the head again only when the new bytes could have completed it
- * (an empty line), brought the request line over its cap, or filled the
- * buffer: a client sending a byte at a time costs linear work, not
- * quadratic. */
-static bool head_worth_parsing(const struct conn *c, size_t added)
-{
-	size_t from = c->in_len - added, back = from < 3 ? from : 3;
-
-	if (c->in_len >= sizeof(c->in) || (from <= HTTP_LINE_MAX && c->in_len > HTTP_LINE_MAX))
-		return true;
-	return memmem(c->in + from - back, added + back, "\r\n\r\n", 4) != NULL ||
-	       memmem(c->in + from - back, added + back, "\n\n", 2) != NULL || /* refused: bare-lf */
-	       (from == 0 && added > 0);                                        /* a bad first line: early */
-}
-
-static void on_client_head(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn *c = arg;
-	ssize_t n;
-
-	n = recv(fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		conn_end(c);
-		return;
-	}
-	if (n < 0)
-		return;
-	c->in_len += (size_t)n;
-	conn_touch(c);
-	if (c->kind == PROXY_LISTEN_SOCKS)
-		got_socks(c);
-	else if (head_worth_parsing(c, (size_t)n))
-		got_http(c);
 }
 
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
@@ -653,7 +441,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 	for (size_t i = 0; i < px->n_listen; i++)
 		if (px->listen_fd[i] == lfd)
 			kind = px->listen_kind[i];
-	px->now = now_s(); /* the timeouts count from here, not from the last tick */
+	px->now = proxy_now(); /* the timeouts count from here, not from the last tick */
 	for (int k = 0; k < 64 && px->n_conns < px->cfg->max_conns; k++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
@@ -678,7 +466,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			px->conns->prev = c;
 		px->conns = c;
 		px->n_conns++;
-		c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, on_client_head, c);
+		c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, conn_on_head, c);
 		c->reap = event_new(px->base, -1, 0, on_reap, c);
 		if (!c->cev || !c->reap || event_add(c->cev, NULL) < 0) {
 			conn_free(c);
@@ -695,7 +483,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	struct proxy *px = arg;
 	const struct proxy_config *cfg = px->cfg;
 
-	px->now = now_s();
+	px->now = proxy_now();
 	if (px->n_conns < cfg->max_conns)
 		set_accepting(px, true);
 	for (struct conn *c = px->conns, *next; c; c = next) {
@@ -708,7 +496,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		case C_HEAD:
 		case C_SOCKS_REQUEST:
 			if (in_state >= cfg->head_timeout)
-				refuse(c, 408, "request-timeout", "the request head did not arrive in time");
+				refuse_request(c, 408, "request-timeout", "the request head did not arrive in time");
 			break;
 		case C_RESOLVING:
 			if (in_state >= cfg->connect_timeout)
@@ -736,7 +524,7 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 	struct timeval one = { 1, 0 };
 	int r;
 
-	*px = (struct proxy){ .cfg = cfg, .now = now_s(), .accepting = true };
+	*px = (struct proxy){ .cfg = cfg, .now = proxy_now(), .accepting = true };
 	px->base = event_base_new();
 	if (!px->base)
 		return errbuf_set(err, errlen, -ENOMEM, "cannot make the event loop");
