@@ -534,6 +534,8 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 		px->dns = evdns_base_new(px->base, 0); /* no resolv.conf: /etc/hosts only */
 	if (!px->dns)
 		return errbuf_set(err, errlen, -ENOMEM, "cannot make the resolver");
+	/* the name resolved is the name the rules checked: no search domains */
+	evdns_base_search_clear(px->dns);
 	(void)evdns_base_load_hosts(px->dns, "/etc/hosts");
 	r = netrule_own_addresses(&px->own);
 	if (r < 0)
