@@ -410,6 +410,17 @@ if [ $rc -eq 125 ] && echo "$out" | grep -q "needs full isolation"; then
 else
         not_ok "--net proxy under light isolation" "rc=$rc" "$out"
 fi
+if command -v bwrap >/dev/null; then
+        out=$("$CORDON" run --backend bwrap --net proxy --workspace "$ws" -- true 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ] && echo "$out" | grep -q "network 'proxy' needs the native runner"; then
+                ok "the bwrap backend refuses --net proxy (it has no proxy: never the host's network instead)"
+        else
+                not_ok "bwrap and --net proxy" "rc=$rc" "$out"
+        fi
+else
+        skip "the bwrap backend refuses --net proxy" "no bwrap"
+fi
 printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"allow_addresses":["127.0.0.1"]}}' >"$dir/p.json"
 out=$("$CORDON" run --profile "$dir/p.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' "$url/profile" 2>&1)
 if [ "$out" = "upstream-ok /profile" ]; then ok "a profile's network.mode proxy"; else not_ok "profile network.mode proxy" "$out"; fi
