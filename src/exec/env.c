@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy.h"
 #include "errbuf.h"
+#include "netproxy.h"
 #include "policy.h"
 #include "runner.h"
 
