@@ -59,6 +59,7 @@ struct cli_args {
 	char **keep_env;
 	char **setenv;             /* NAME=VALUE */
 	char **require;
+	char **net_rules[3];       /* --allow-domain, --deny-domain, --allow-address (cli_net.c) */
 
 	/* run */
 	int timeout_ms;            /* 0: none */
@@ -183,6 +184,17 @@ int cli_why(const struct cli_args *a);
 
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cli_net.c: the --net proxy rules. The handler of the --allow-domain,
+ * --deny-domain and --allow-address rows (stored in a->net_rules). */
+int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+/* The rules onto p; -EINVAL (said) when one is malformed or p's network is
+ * not proxy. */
+int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
+void cli_net_done(struct cli_args *a);
+/* The hosts the proxy refused, from its audit lines in the output: a JSON
+ * array of {"request", "host", "port", "reason"} (new reference). */
+json_t *cli_net_denials(const char *output, size_t len);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)

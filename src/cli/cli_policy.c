@@ -153,6 +153,8 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 	STRV_FOREACH(s, a->require)
 		if ((r = cordon_policy_require(p, *s, &e)) < 0)
 			goto bad;
+	if ((r = cli_net_apply(a, p)) < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 bad:

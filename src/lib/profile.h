@@ -57,7 +57,7 @@ enum profile_op {
 enum profile_net {
 	PROFILE_NET_NONE,
 	PROFILE_NET_HOST,
-	PROFILE_NET_PROXY, /* parsed, always refused for now */
+	PROFILE_NET_PROXY, /* only through cordon's proxy: net_rules (profile_net.c) */
 };
 
 /* Where a value came from: the file it was read from ("builtin:NAME" for an
@@ -165,6 +165,10 @@ struct cordon_profile {
 
 	enum profile_net net;
 	struct profile_origin net_origin;
+	/* network.allow_domains, .deny_domains, .allow_addresses, by enum
+	 * cordon_net_rule; lists add across extends */
+#define PROFILE_NET_RULE_KINDS 3
+	char **net_rules[PROFILE_NET_RULE_KINDS];
 
 	struct profile_rules allow_vars;   /* rule.path holds the name pattern */
 	struct profile_env_var *set_vars;
@@ -247,3 +251,10 @@ const char *profile_net_to_string(enum profile_net n);
 /* Parse "64M"-style sizes for callers: units_parse_size (units.h), the one
  * grammar the CLI and a profile's limits share. */
 int profile_parse_size(const char *s, uint64_t *ret);
+
+/* profile_net.c: network.mode "proxy" */
+struct json_t;
+int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen);
+int profile_net_apply(const struct cordon_profile *p, struct cordon_policy *pol, struct cordon_error *reterr);
+int profile_net_json(const struct cordon_profile *p, struct json_t *net);
+int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret);

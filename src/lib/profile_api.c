@@ -134,11 +134,6 @@ static int load_into(const char *asked, const char *workspace, const char *home,
 	r = profile_load(name, &env, &h->prof, reterr);
 	if (r < 0)
 		return r;
-	/* Nothing can run it yet (profile_apply refuses it too): say so now,
-	 * rather than hand out a profile whose network reads as "none". */
-	if (h->prof->net == PROFILE_NET_PROXY)
-		return error_set(reterr, -EOPNOTSUPP, "%s: at %s: network.mode \"proxy\" is not available yet",
-				 h->prof->file, h->prof->net_origin.pointer ? h->prof->net_origin.pointer : "/network/mode");
 	r = build_lists(h);
 	if (r < 0)
 		return r;
@@ -199,8 +194,15 @@ CORDON_API const char *cordon_profile_workspace(const struct cordon_profile_hand
 
 CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle *h)
 {
-	/* "proxy" is refused at load: only none and host get here */
-	return h->prof->net == PROFILE_NET_HOST ? CORDON_NET_HOST : CORDON_NET_NONE;
+	switch (h->prof->net) {
+	case PROFILE_NET_HOST:
+		return CORDON_NET_HOST;
+	case PROFILE_NET_PROXY:
+		return CORDON_NET_PROXY;
+	case PROFILE_NET_NONE:
+		break;
+	}
+	return CORDON_NET_NONE;
 }
 
 CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_handle *h,

@@ -77,10 +77,11 @@ fi
 cat > "$tmp/validate.py" <<'PY'
 import json, re, sys
 KNOWN = {'$schema', '$id', 'title', 'description', 'type', 'enum', 'properties', 'required',
-         'additionalProperties', 'pattern', 'minimum', 'maximum'}
+         'additionalProperties', 'pattern', 'minimum', 'maximum', 'items'}
 TYPES = {'object': lambda v: isinstance(v, dict), 'string': lambda v: isinstance(v, str),
          'integer': lambda v: isinstance(v, int) and not isinstance(v, bool),
-         'boolean': lambda v: isinstance(v, bool), 'null': lambda v: v is None}
+         'boolean': lambda v: isinstance(v, bool), 'null': lambda v: v is None,
+         'array': lambda v: isinstance(v, list)}
 def check(s, v, where, errs):
     unknown = set(s) - KNOWN
     if unknown:
@@ -96,6 +97,9 @@ def check(s, v, where, errs):
         errs.append('%s: %r does not match %s' % (where, v, s['pattern']))
     if TYPES['integer'](v) and not s.get('minimum', v) <= v <= s.get('maximum', v):
         errs.append('%s: %r out of range' % (where, v))
+    if isinstance(v, list) and 'items' in s:
+        for i, x in enumerate(v):
+            check(s['items'], x, '%s/%d' % (where, i), errs)
     if isinstance(v, dict):
         for k in s.get('required', []):
             if k not in v:
@@ -141,17 +145,19 @@ keys() { python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.a
 
 # the validator can fail: a field missing, one too many, a wrong type
 printf '{"exit_code":0}\n' > "$tmp/bad1.json"
-ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"error":null}'
+ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"denials":[],"error":null}'
 printf '%s\n' "$ok_obj" > "$tmp/good.json"
 printf '%s\n' "${ok_obj%\}},\"extra\":1}" > "$tmp/bad2.json"
 printf '%s\n' "${ok_obj/\"exit_code\":0/\"exit_code\":\"0\"}" > "$tmp/bad3.json"
 printf '%s\n' "${ok_obj/\"verdict\":\"ok\"/\"verdict\":\"fine\"}" > "$tmp/bad4.json"
+printf '%s\n' "${ok_obj/\"denials\":\[\]/\"denials\":[{\"host\":\"x\"\}]}" > "$tmp/bad5.json"
 if python3 "$tmp/validate.py" "$schema" "$tmp/good.json" &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad1.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad2.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad3.json" 2>/dev/null &&
-   ! python3 "$tmp/validate.py" "$schema" "$tmp/bad4.json" 2>/dev/null; then
-        ok "control: the validator rejects a missing field, an extra one, a wrong type, an unknown verdict"
+   ! python3 "$tmp/validate.py" "$schema" "$tmp/bad4.json" 2>/dev/null &&
+   ! python3 "$tmp/validate.py" "$schema" "$tmp/bad5.json" 2>/dev/null; then
+        ok "control: the validator rejects a missing field, an extra one, a wrong type, an unknown verdict, a short denial"
 else
         not_ok "control: the validator can fail"
 fi
