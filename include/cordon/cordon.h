@@ -495,6 +495,9 @@ enum cordon_profile_list {
 	CORDON_PROFILE_UNIX_SOCKETS, /* network.allow_unix_sockets */
 	CORDON_PROFILE_ENV_ALLOW,   /* environment.allow: names and PREFIX* patterns */
 	CORDON_PROFILE_ENV_SET,     /* environment.set: NAME=VALUE */
+	CORDON_PROFILE_ALLOW_DOMAINS,   /* network.allow_domains (mode proxy): H, H:PORT, *.H */
+	CORDON_PROFILE_DENY_DOMAINS,    /* network.deny_domains */
+	CORDON_PROFILE_ALLOW_ADDRESSES, /* network.allow_addresses: A[/N] */
 	_CORDON_PROFILE_LIST_MAX,
 };
 /* One of the profile's lists, NULL-terminated and read-only (empty, never
@@ -625,6 +628,11 @@ struct cordon_launch_opts {
 	const char *const *keep_env;      /* names or PREFIX* */
 	const char *const *set_env;       /* NAME=VALUE; injection variables are refused */
 	const char *const *require;       /* cordon_policy_require feature names */
+	/* cordon_policy_add_net_rule: CORDON_NET_ALLOW_DOMAIN, _DENY_DOMAIN,
+	 * _ALLOW_ADDRESS; refused (-EINVAL) unless the network is proxy */
+	const char *const *allow_domains;
+	const char *const *deny_domains;
+	const char *const *allow_addresses;
 	/* Limits: a set (non-zero) value replaces the profile's. */
 	int timeout_ms;                   /* 1 .. one week */
 	uint64_t max_output;              /* 1 .. 1 GiB */

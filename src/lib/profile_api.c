@@ -88,6 +88,14 @@ static int build_lists(struct cordon_profile_handle *h)
 		[CORDON_PROFILE_UNIX_SOCKETS] = &p->allow_unix_sockets,
 		[CORDON_PROFILE_ENV_ALLOW] = &p->allow_vars,
 	};
+	static const struct {
+		enum cordon_profile_list list;
+		enum cordon_net_rule kind;
+	} net_lists[] = {
+		{ CORDON_PROFILE_ALLOW_DOMAINS, CORDON_NET_ALLOW_DOMAIN },
+		{ CORDON_PROFILE_DENY_DOMAINS, CORDON_NET_DENY_DOMAIN },
+		{ CORDON_PROFILE_ALLOW_ADDRESSES, CORDON_NET_ALLOW_ADDRESS },
+	};
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(rules); i++) {
@@ -95,6 +103,11 @@ static int build_lists(struct cordon_profile_handle *h)
 		if (r < 0)
 			return r;
 	}
+	/* network.mode "proxy"'s host rules; NULL reads as the empty list */
+	for (size_t i = 0; i < ELEMENTSOF(net_lists); i++)
+		if (p->net_rules[net_lists[i].kind] &&
+		    !(h->lists[net_lists[i].list] = strv_copy((const char *const *)p->net_rules[net_lists[i].kind])))
+			return -ENOMEM;
 	return set_vars_to_strv(p, &h->lists[CORDON_PROFILE_ENV_SET]);
 }
 

@@ -164,11 +164,17 @@ Test(profile_api, network_proxy_and_its_rules)
 			 "  \"deny_domains\": [\"bad.example.com\"], \"allow_addresses\": [\"10.0.0.0/8\"] } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
+	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS)), 2);
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS), "*.pkg.dev:443"));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_DENY_DOMAINS), "bad.example.com"));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ALLOW_ADDRESSES), "10.0.0.0/8"));
 	cordon_profile_free(p);
 
-	/* the mode alone, no rules: admits nothing, but loads */
+	/* no rules: the lists are empty, not NULL */
 	write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
+	cr_assert_not_null(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS));
+	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS)), 0);
 	cordon_profile_free(p);
 }
