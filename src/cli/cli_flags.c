@@ -415,7 +415,7 @@ static const struct cli_flag flags[] = {
 	{ "--workspace", POLICY_CMDS, true, flag_workspace, 0, CLI_SECTION_POLICY, "DIR",
 	  "the writable workspace root (default: current directory)" },
 	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host|proxy",
-	  "network access (default: none); proxy: only through\ncordon's proxy, to the hosts the rules below admit" },
+	  "network access (default: none); proxy: only through\ncordon's proxy, to the hosts --allow-domain admits" },
 	{ "--backend", POLICY_CMDS, true, flag_backend, 0, CLI_SECTION_POLICY, "B",
 	  "native | bwrap | seatbelt | unavailable (skips probing;\nCORDON_BACKEND does the same)" },
 	{ "--isolation", POLICY_CMDS, true, flag_isolation, 0, CLI_SECTION_POLICY, "full|light",
