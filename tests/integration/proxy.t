@@ -355,6 +355,14 @@ elif what == "idle":
     t = time.monotonic()
     rest = read_all(s)
     print(head.split(b"\r\n")[0].decode(), "then closed after %.0f s idle" % (time.monotonic() - t), len(rest))
+elif what == "trickle":
+    # the head one byte per segment, its empty line last
+    s = conn()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for ch in b"GET http://localhost:%d/trickle HTTP/1.1\r\nHost: localhost\r\n\r\n" % port:
+        s.sendall(bytes([ch]))
+        time.sleep(0.003)
+    print(read_all(s).split(b"\r\n")[0].decode())
 elif what == "cap":
     a, b = conn(), conn()
     time.sleep(0.3)
@@ -380,6 +388,12 @@ if echo "$out" | grep -Eq "^HTTP/1.1 200 Connection established then closed afte
         ok "an idle tunnel is closed after the idle timeout ($out)"
 else
         not_ok "the idle timeout" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" trickle 2>&1)
+if [ "$out" = "HTTP/1.1 200 OK" ]; then
+        ok "a head sent a byte at a time is still parsed once its empty line arrives"
+else
+        not_ok "a head a byte at a time" "$out"
 fi
 out=$(python3 "$dir/caps.py" "$pxport" "$port" cap 2>&1)
 if [ "$out" = "early=0 HTTP/1.1 200 OK" ]; then
