@@ -86,6 +86,7 @@ struct cli_args {
 
 	/* profile */
 	enum cli_profile_action action;
+	bool effective;            /* show --effective */
 
 	/* why */
 	const char *why_path;      /* --path */
@@ -192,9 +193,10 @@ int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value
  * not proxy. */
 int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
 void cli_net_done(struct cli_args *a);
-/* The hosts the proxy refused, from its audit lines in the output: a JSON
- * array of {"request", "host", "port", "reason"} (new reference). */
-json_t *cli_net_denials(const char *output, size_t len);
+/* The connections the proxy refused, from its audit lines in text: one
+ * denial each appended to denials ({kind "network", op "connect", rule,
+ * mechanism "proxy", reason, line, host, port, request}). */
+void cli_net_denials(json_t *denials, const char *text, size_t len, const char *rule);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
@@ -224,6 +226,38 @@ int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile 
 /* The exit code for cordon_run's error r: 127/126 when c has no runner and
  * its command could not be started, else 125. */
 int cli_exec_failure_code(const struct cordon_confined *c, int r);
+
+/* ---- cli_hints.c: the workspace checks, why's view, hints and denials ---- */
+
+/* One line and a negative code when the workspace ws (of a run in mode)
+ * does not exist, is not a directory, or is a system directory that only
+ * the current directory chose (no --workspace, no profile workspace). */
+int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *prof, const char *ws,
+			enum cordon_mode mode);
+
+/* The profile with a run's flags on top (--mode, --net, --isolation,
+ * --deny-read, --protect), as `cordon why` and the denials ask it. */
+struct cli_why_view {
+	struct cordon_profile q;   /* a shallow copy: read it, never free it */
+	bool light;
+	struct profile_rule *rules[2];
+	char **owned;
+	char **net_rules[PROFILE_NET_RULE_KINDS]; /* the profile's host rules plus the flags' */
+};
+int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v);
+void cli_why_view_done(struct cli_why_view *v);
+int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profile_op op, struct profile_decision *ret);
+
+/* After a run: the hints (arrays of strings) and the denials ({kind, path,
+ * op, rule, mechanism, ...}) the output and the result explain. */
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
+		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials);
+
+/* ---- cli_effective.c ---- */
+
+/* `cordon profile show --effective`: the lists the policy a run with prof
+ * would build applies (--json: one object). The exit code. */
+int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof);
 
 /* ---- cli_json.c ---- */
 

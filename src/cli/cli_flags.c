@@ -343,8 +343,9 @@ static int flag_status(struct cli_args *a, const struct cli_flag *f, const char 
  */
 
 #define C CLI_CMD
-#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN))
-#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN))
+/* why takes run's rows, so a run's command line asks the same policy */
+#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN) | C(CLI_WHY))
+#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN) | C(CLI_WHY))
 #define F(x) offsetof(struct cli_args, x)
 
 static const struct cli_flag flags[] = {
@@ -371,9 +372,7 @@ static const struct cli_flag flags[] = {
 	  "one object: backends, selected, grade, kernel and limits facts" },
 	{ "--refresh", C(CLI_PROBE), false, cli_flag_bool, F(refresh), CLI_SECTION_OWN, NULL,
 	  "replace the per-user probe cache with the fresh result" },
-	{ "--profile", C(CLI_WHY), true, flag_profile, 0, CLI_SECTION_OWN, "P",
-	  "the profile to ask (default: the built-in `default`)" },
-	{ "--workspace", C(CLI_PROFILE) | C(CLI_WHY), true, flag_workspace, 0, CLI_SECTION_OWN, "DIR",
+	{ "--workspace", C(CLI_PROFILE), true, flag_workspace, 0, CLI_SECTION_OWN, "DIR",
 	  "what $WORKSPACE and relative paths mean (default: the\nprofile's, else the current directory)" },
 	{ "--path", C(CLI_WHY), true, flag_path, 0, CLI_SECTION_OWN, "PATH",
 	  "the path to ask about (relative: in the workspace)" },
@@ -382,6 +381,9 @@ static const struct cli_flag flags[] = {
 	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST (default: 443)" },
 	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "machine-readable output (list, show)" },
+	{ "--effective", C(CLI_PROFILE), false, cli_flag_bool, F(effective), CLI_SECTION_OWN, NULL,
+	  "with show: the lists a run applies (read-deny, protected, the\n"
+	  "write gate's names, environment), from the policy it would build" },
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port)" },
 
@@ -534,6 +536,8 @@ static int check_profile_args(const struct cli_args *a, char *err, size_t errlen
 			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
 				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
 		}
+		if (a->effective && a->action != CLI_PROFILE_SHOW)
+			return fail(err, errlen, "--effective: only for `cordon profile show`");
 		if (a->json && !profile_actions[k].json)
 			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
 		if (a->workspace && !profile_actions[k].workspace)

@@ -375,15 +375,21 @@ int cli_explain(const struct cli_args *a)
 int cli_why(const struct cli_args *a)
 {
 	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	_cleanup_(cli_why_view_done) struct cli_why_view v = {};
 	struct profile_decision d;
 	int r;
 
-	if (cli_load_named(a->profile ?: "default", a->workspace, !a->profile, &p) < 0)
+	if (cli_load_profile(a, &p) < 0)
 		return CLI_EXIT_REFUSED;
+	r = cli_why_view_init(a, p, &v);
+	if (r < 0) {
+		say("--deny-read/--protect: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
 	if (a->why_path)
-		r = profile_why_path(p, a->why_path, a->op, &d);
+		r = cli_why_view_path(&v, a->why_path, a->op, &d);
 	else
-		r = profile_why_host(p, a->why_host, a->port_set ? a->port : 443, &d);
+		r = profile_why_host(&v.q, a->why_host, a->port_set ? a->port : 443, &d);
 	if (r < 0) {
 		if (a->why_path)
 			say("--path %s: %s", a->why_path, strerror(-r));

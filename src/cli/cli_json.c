@@ -144,11 +144,11 @@ static int set_text(json_t *o, const char *key, const char *key64, const char *s
 /* Every field, at what it is when nothing ran. */
 static json_t *skeleton(void)
 {
-	return json_pack("{s:n,s:n,s:s,s:n,s:s,s:n,s:i,s:n,s:n,s:n,s:b,s:i,s:n,s:s,s:n,s:b,s:n,s:n,s:{},s:n,s:[],s:n}",
+	return json_pack("{s:n,s:n,s:s,s:n,s:s,s:n,s:i,s:n,s:n,s:n,s:b,s:i,s:n,s:s,s:n,s:b,s:n,s:n,s:{},s:n,s:n,s:[],s:[]}",
 			 "exit_code", "signal", "verdict", "refused", "runner_line", "output", "", "output_base64",
 			 "output_bytes", 0, "stderr", "stderr_base64", "stderr_bytes", "truncated", 0, "duration_ms", 0,
 			 "mode", "enforcement", "none", "grade", "backend_from_cache", 0, "limit", "limit_mechanism",
-			 "limits", "limits_warning", "denials", "error");
+			 "limits", "limits_warning", "error", "hints", "denials");
 }
 
 static json_t *nullable_string(const char *s)
@@ -252,7 +252,6 @@ json_t *cli_result_json(const struct cli_args *a, const struct cordon_result *re
 	json_object_set_new(obj, "limits", mech);
 	json_object_set_new(obj, "limits_warning",
 			    res->limits.warning[0] ? json_string(res->limits.warning) : json_null());
-	json_object_set_new(obj, "denials", cli_net_denials(res->output, res->output_len));
 	if (stopped) {
 		json_object_set_new(obj, "error", error_object("stopped"));
 	}

@@ -63,7 +63,7 @@ void cli_net_done(struct cli_args *a)
 }
 
 /* "cordon-proxy: refused REQUEST HOST:PORT: REASON[: DETAIL]" (proxy.c) */
-static json_t *parse_refusal(const char *line, size_t n)
+static json_t *parse_refusal(const char *line, size_t n, const char *rule)
 {
 	static const char tag[] = "cordon-proxy: refused ";
 	const char *p = line + sizeof(tag) - 1, *end = line + n, *sp, *colon, *rs, *re;
@@ -85,27 +85,26 @@ static json_t *parse_refusal(const char *line, size_t n)
 	memcpy(port, colon + 1, (size_t)(rs - 1 - colon - 1));
 	port[rs - 1 - colon - 1] = '\0';
 	v = strtol(port, &stop, 10);
-	if (!*port || *stop)
+	if (!*port || *stop || v < 0 || v > 65535)
 		return NULL;
 	rs++;
 	for (re = rs; re < end && *re != ':'; re++)
 		;
-	return json_pack("{s:s%,s:s%,s:i,s:s%}", "request", p, (size_t)(sp - p), "host", sp + 1,
-			 (size_t)(colon - sp - 1), "port", (int)v, "reason", rs, (size_t)(re - rs));
+	return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s%,s:o,s:s%,s:i,s:s%}", "kind", "network", "path", "op", "connect",
+			 "rule", rule, "mechanism", "proxy", "reason", rs, (size_t)(re - rs), "line",
+			 cli_json_text(line, n), "host", sp + 1, (size_t)(colon - sp - 1), "port", (int)v, "request", p,
+			 (size_t)(sp - p));
 }
 
-json_t *cli_net_denials(const char *output, size_t len)
+void cli_net_denials(json_t *denials, const char *text, size_t len, const char *rule)
 {
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && output && i < len;) {
-		const char *nl = memchr(output + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - output - i) : len - i;
-		json_t *d = parse_refusal(output + i, n);
+	for (size_t i = 0; denials && text && i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - text - i) : len - i;
+		json_t *d = parse_refusal(text + i, n, rule);
 
 		if (d)
-			json_array_append_new(a, d);
+			json_array_append_new(denials, d);
 		i += n + 1;
 	}
-	return a;
 }

@@ -108,6 +108,26 @@ int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, 
 	return 0;
 }
 
+/* Without a network nothing outside answers, so a tool's retries only wait:
+ * npm retries a failed resolution for 70 s (fetch-retries 2, backoff 10 s
+ * then 60 s). Unless the caller set it (environment, --setenv, profile). */
+static int quiet_retries(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy *p,
+			 struct cordon_error *e)
+{
+	static const char name[] = "npm_config_fetch_retries";
+
+	if (cordon_policy_net(p) != CORDON_NET_NONE || cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS ||
+	    getenv(name))
+		return 0;
+	STRV_FOREACH(s, a->setenv)
+		if (strncmp(*s, name, sizeof(name) - 1) == 0 && (*s)[sizeof(name) - 1] == '=')
+			return 0;
+	for (size_t i = 0; i < prof->n_set_vars; i++)
+		if (strcmp(prof->set_vars[i].name, name) == 0)
+			return 0;
+	return cordon_policy_set_env(p, name, "0", e);
+}
+
 /* The profile, then the flags on top: scalars replace, lists add. */
 int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
 {
@@ -127,8 +147,14 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 		say("%s", e.message);
 		return r;
 	}
+	r = cli_check_workspace(a, prof, cordon_policy_workspace(p), cordon_policy_mode(p));
+	if (r < 0)
+		return r;
 	if (a->net_set)
 		cordon_policy_set_net(p, a->net);
+	r = quiet_retries(a, prof, p, &e);
+	if (r < 0)
+		goto bad;
 	if (a->isolation_set)
 		cordon_policy_set_isolation(p, a->isolation);
 	STRV_FOREACH(s, a->deny_read)

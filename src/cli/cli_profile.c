@@ -230,6 +230,8 @@ static int profile_show(const struct cli_args *a)
 
 	if (cli_load_named(a->operands[0], a->workspace, false, &p) < 0)
 		return CLI_EXIT_REFUSED;
+	if (a->effective)
+		return cli_profile_effective(a, p);
 	r = profile_to_json(p, &text);
 	if (r < 0) {
 		say("cannot encode profile %s: %s", p->name, strerror(-r));

@@ -183,9 +183,18 @@ int cli_run(const struct cli_args *a)
 		return cli_refuse(a, "spawn", cli_exec_failure_code(c, r));
 	}
 
+	/* what the output and the result explain: never the verdict */
+	_cleanup_(json_decrefp) json_t *hints = NULL, *denials = NULL;
+	if (cli_hints_collect(a, prof, c, res, &hints, &denials) < 0)
+		hints = denials = NULL;
+
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, 0);
 
+		if (obj && hints)
+			json_object_set(obj, "hints", hints);
+		if (obj && denials)
+			json_object_set(obj, "denials", denials);
 		if (cli_print_json(obj) < 0)
 			return CLI_EXIT_REFUSED;
 	} else {
@@ -213,6 +222,10 @@ int cli_run(const struct cli_args *a)
 		case CORDON_VERDICT_UNAVAILABLE:
 			break;
 		}
+		size_t i;
+		json_t *h;
+		json_array_foreach(hints, i, h)
+			fprintf(stderr, "[cordon: hint: %s]\n", json_string_value(h));
 	}
 	return exit_status_of(res);
 }

@@ -38,8 +38,10 @@ static const char head_run[] =
 	"stderr, stderr_base64, stderr_bytes (with --separate-stderr), truncated,\n"
 	"duration_ms, mode, enforcement, grade, backend_from_cache, limit (which limit\n"
 	"fired, also when the command exited 0, or null), limit_mechanism, limits (the\n"
-	"mechanism per limit), limits_warning, denials (what --net proxy's proxy refused),\n"
-	"error (why cordon refused, or null).\n"
+	"mechanism per limit), limits_warning, error (why cordon refused, or null), hints\n"
+	"(what to do about a failure the output shows), denials ({kind, path, op, rule,\n"
+	"mechanism} for each refused path the output names, the network, the limit or\n"
+	"signal that ended it; advisory, like the verdict).\n"
 	"Exit codes: the command's own (also when it handled a limit's error itself); 124 on\n"
 	"timeout; 126 when COMMAND cannot be executed, 127 when it does not exist (as in a\n"
 	"shell); 137 when a limit's SIGKILL ended it; 125 when cordon refuses or fails\n"
@@ -78,7 +80,7 @@ static const char head_explain[] =
 
 static const char head_profile[] =
 	"usage: cordon profile list [--json]\n"
-	"       cordon profile show NAME [--workspace DIR] [--json]\n"
+	"       cordon profile show NAME [--workspace DIR] [--effective] [--json]\n"
 	"       cordon profile validate [--workspace DIR] FILE...\n"
 	"       cordon profile schema\n"
 	"       cordon profile diff [--workspace DIR] A B\n"
@@ -91,7 +93,8 @@ static const char head_profile[] =
 	"  list      every profile cordon can find and where it comes from\n"
 	"  show      the resolved profile (extends merged, paths expanded) as JSON; the\n"
 	"            notes (skipped missing paths, reads that change nothing) on stderr,\n"
-	"            or with --json one object {name, file, chain, profile, notes}\n"
+	"            or with --json one object {name, file, chain, profile, notes};\n"
+	"            --effective: the lists the policy a run would build applies\n"
 	"  validate  load each FILE; print file:line:column: at /json/path: message for\n"
 	"            each invalid one; exit 1 if any is invalid\n"
 	"  schema    the profile JSON Schema (draft 2020-12)\n"
@@ -100,13 +103,16 @@ static const char head_profile[] =
 	"            exit 0 when they are the same, 1 when they differ, 125 on trouble\n";
 
 static const char head_why[] =
-	"usage: cordon why [--profile P] [--workspace DIR] --path PATH --op read|write|exec [--json]\n"
-	"       cordon why [--profile P] [--workspace DIR] --host HOST [--port N (443)] [--json]\n"
+	"usage: cordon why [policy options] --path PATH --op read|write|exec [--json]\n"
+	"       cordon why [policy options] --host HOST [--port N (443)] [--json]\n"
 	"\n"
 	"Says whether a command confined by profile P (default: the built-in `default`)\n"
 	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"
 	"file it is in and its JSON path, or \"(built-in)\" for cordon's own defaults.\n"
-	"A relative PATH is taken in the workspace. Exit 0 allowed, 1 denied, 125 trouble.\n";
+	"It answers for the policy `cordon run` would build from the same flags (--mode,\n"
+	"--net, --isolation, --deny-read, --protect; limit options are accepted and do not\n"
+	"change the answer). A relative PATH is taken in the workspace, ~ is HOME.\n"
+	"Exit 0 allowed, 1 denied, 125 trouble.\n";
 
 static const char *const section_titles[] = {
 	[CLI_SECTION_HIDDEN] = NULL,

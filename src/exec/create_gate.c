@@ -401,7 +401,15 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 		if (empty < 0)
 			e = empty;
 	} else if (e == 0)
-		e = gate_resolve_path(c, olddir, old, false, &o);
+		/* linkat(AT_SYMLINK_FOLLOW) links what a symlink leads to */
+		e = gate_resolve_path(c, olddir, old, link && (flags & AT_SYMLINK_FOLLOW), &o);
+	if (e == 0 && link && o.magic) {
+		/* /proc/PID/fd/N names a file, not a place: decided by where
+		 * that file is now, and linked through what was found */
+		empty = openat(o.dir, o.name, O_PATH | O_CLOEXEC);
+		if (empty < 0)
+			e = -errno;
+	}
 	if (e == 0)
 		e = gate_resolve_arg(c, newdir, newpath, false, &n);
 	if (e == 0 && !still_valid(c))
@@ -415,8 +423,14 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 	if (e == 0)
 		e = empty >= 0 ? decide_fd(c, empty) : decide_names(c, o.dir, o.name, !link);
 	if (e == 0) {
-		if (link)
-			e = linkat(empty >= 0 ? empty : o.dir, empty >= 0 ? "" : o.name, n.dir, n.name, (int)flags);
+		char proc[64];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", empty);
+		if (link && empty >= 0 && o.magic)
+			e = linkat(AT_FDCWD, proc, n.dir, n.name, AT_SYMLINK_FOLLOW);
+		else if (link)
+			e = linkat(empty >= 0 ? empty : o.dir, empty >= 0 ? "" : o.name, n.dir, n.name,
+				   (int)(flags & ~(unsigned)AT_SYMLINK_FOLLOW));
 		else
 			e = (int)syscall(SYS_renameat2, o.dir, o.name, n.dir, n.name, flags);
 		e = e < 0 ? -errno : 0;

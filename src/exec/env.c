@@ -16,14 +16,6 @@
 #include "policy.h"
 #include "runner.h"
 
-static bool name_matches_any(const char *const *patterns, const char *name)
-{
-	for (size_t i = 0; patterns && patterns[i]; i++)
-		if (env_name_matches(patterns[i], name))
-			return true;
-	return false;
-}
-
 /* name[0..len) of NAME=VALUE. */
 static bool same_name(const char *a, const char *b)
 {
@@ -62,7 +54,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 		nl = (size_t)(eq - e);
 		memcpy(name, e, nl);
 		name[nl] = '\0';
-		if (!name_matches_any(policy_default_env, name) && !name_matches_any(p->keep_env, name) &&
+		if (!env_name_matches_any(policy_default_env, name) && !env_name_matches_any(p->keep_env, name) &&
 		    !is_setenv_name(p, name))
 			continue;
 		if (env_name_is_injection(name))

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "canon.h"
 #include "gate_rules.h"
 #include "plan.h"
 #include "protect_names.h"
@@ -66,11 +67,6 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 	return why;
 }
 
-static bool under(const char *path, const char *dir, size_t n)
-{
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel)
 {
 	char buf[PATH_MAX];
@@ -78,7 +74,7 @@ int gate_rules_root(const struct gate_rules *g, const char *path, const char **r
 	int best = -1;
 
 	for (size_t i = 0; i < g->n_roots; i++)
-		if (under(path, g->roots[i].path, g->roots[i].len) &&
+		if (path_is_under(path, g->roots[i].path) &&
 		    (best < 0 || g->roots[i].len > g->roots[(size_t)best].len))
 			best = (int)i;
 	if (best >= 0) {
@@ -142,7 +138,7 @@ static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n,
 	/* by name only: at start the roots are where the plan says */
 	root = -1;
 	for (size_t i = 0; i < g->n_roots; i++)
-		if (under(path, g->roots[i].path, g->roots[i].len) &&
+		if (path_is_under(path, g->roots[i].path) &&
 		    (root < 0 || g->roots[i].len > g->roots[(size_t)root].len))
 			root = (int)i;
 	if (root < 0)

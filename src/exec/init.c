@@ -17,8 +17,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,12 +116,6 @@ void init_reap(struct exec_ctx *x, pid_t cmd)
 		}
 }
 
-unsigned exec_gates(const struct exec_ctx *x)
-{
-	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0) |
-	       (x->create.names.read_gate ? NOTIFY_READ | NOTIFY_CREATE : 0);
-}
-
 /* Init performs the gated calls, so before the fork it takes the command's
  * Landlock ruleset (the command's own domain then nests inside init's, and
  * init may still reach it with pidfd_getfd and process_vm_readv). */
@@ -194,6 +190,45 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 		}
 	}
 	return cmd;
+}
+
+/* Init's wait loop with the gates: signals through a signalfd, and every
+ * notification answered. Returns never: init_reap exits with the command. */
+_Noreturn static void serve(struct exec_ctx *x, pid_t cmd, int listener)
+{
+	struct pollfd fds[1 + UNIX_GATE_MAX_POLLFDS];
+	struct gate *g = unix_gate_new(x, listener);
+	int sfd;
+
+	/* The mask is blocked already (init inherits the runner's). */
+	sfd = signalfd(-1, &x->forward, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (!g || sfd < 0) {
+		(void)kill(cmd, SIGKILL);
+		exec_die("init", g ? "signalfd: %m" : "out of memory");
+	}
+	for (;;) {
+		struct signalfd_siginfo si;
+		int timeout = -1, r;
+		size_t n;
+
+		fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		n = 1 + unix_gate_pollfds(g, fds + 1, &timeout);
+		r = poll(fds, n, timeout);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			(void)kill(cmd, SIGKILL);
+			exec_die("init", "poll: %m");
+		}
+		if (fds[0].revents)
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD)
+					init_reap(x, cmd);
+				else
+					exec_forward_signal(cmd, (int)si.ssi_signo);
+			}
+		unix_gate_step(g, fds + 1, r);
+	}
 }
 
 _Noreturn void init_main(struct exec_ctx *x)
@@ -271,7 +306,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 	if (cmd < 0)
 		exec_die("init", "the plan has no init step");
 	if (listener >= 0)
-		unix_gate_serve(x, cmd, listener);
+		serve(x, cmd, listener);
 
 	/* No gate: the cheaper loop. */
 	for (;;) {

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cleanup.h"
 #include "errbuf.h"
 #include "landlock.h"
 #include "policy.h"
+#include "probe.h"
 
 /* The system header may predate Landlock ABI 2..7 (Debian 12 ships Linux 6.1's). */
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -96,20 +97,9 @@ static inline void roots_freep(char ***v)
 
 /* The one cache this module keeps: asked once per process, by whichever
  * thread comes first. */
-static int cached_abi;
-static pthread_once_t cached_abi_once = PTHREAD_ONCE_INIT;
-
-static void query_abi(void)
-{
-	int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-
-	cached_abi = abi < 0 ? 0 : abi; /* ENOSYS: not built in; EOPNOTSUPP: disabled at boot */
-}
-
 int landlock_get_abi(void)
 {
-	(void)pthread_once(&cached_abi_once, query_abi);
-	return cached_abi;
+	return kernel_landlock_abi(); /* the one query, memoised (lib/kernel.c) */
 }
 
 /* A denied path, canonical. */
@@ -129,19 +119,9 @@ struct builder {
 	size_t errlen;
 };
 
-/* True if PATH is ANCESTOR or lies beneath it; both canonical and absolute. */
-static bool path_at_or_under(const char *path, const char *ancestor)
-{
-	size_t n = strlen(ancestor);
-
-	if (strcmp(ancestor, "/") == 0)
-		return true;
-	return strncmp(path, ancestor, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 static bool path_under(const char *path, const char *ancestor)
 {
-	return strcmp(path, ancestor) != 0 && path_at_or_under(path, ancestor);
+	return strcmp(path, ancestor) != 0 && path_is_under(path, ancestor);
 }
 
 static bool path_under_dev(const char *path)
@@ -516,15 +496,6 @@ static int resolve_cached(struct parent_cache *pc, const char *path, char **ret,
 	return 0;
 }
 
-/* path (canonical) is at or below one of roots (canonical, NULL-terminated). */
-static bool below_any(const char *path, char *const *roots)
-{
-	for (size_t i = 0; roots && roots[i]; i++)
-		if (path_at_or_under(path, roots[i]))
-			return true;
-	return false;
-}
-
 /* The writable roots, canonical: only the ones that exist. */
 static char **canonical_roots(const char *const *list)
 {
@@ -580,7 +551,7 @@ static int resolve_denied(const char *const *list, const char *const *writable_l
 			denied_free(d, n), parent_cache_done(&pc);
 			return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
 		}
-		if (absent && below_any(canon, writable)) {
+		if (absent && path_under_any(canon, (const char *const *)writable)) {
 			/* a writable root may create any name: nothing to omit there */
 			free(canon);
 			continue;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errbuf.h"
 #include "plan.h"
 #include "policy.h"
@@ -113,35 +114,12 @@ const char *step_name(enum step_kind k)
 	return (unsigned)k < _STEP_MAX ? names[k] : "?";
 }
 
-/* path[0..len) equals dir or lies below it; both absolute and normal. */
-static bool under_n(const char *path, size_t len, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1)
-		return true;
-	return len >= n && strncmp(path, dir, n) == 0 && (len == n || path[n] == '/');
-}
-
-static bool under(const char *path, const char *dir)
-{
-	return under_n(path, strlen(path), dir);
-}
-
-static bool under_any_n(const char *path, size_t len, const char *const *dirs)
-{
-	for (size_t i = 0; dirs && dirs[i]; i++)
-		if (under_n(path, len, dirs[i]))
-			return true;
-	return false;
-}
-
 bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 {
 	for (size_t i = 0; plan_private_dirs[i]; i++) {
 		size_t n = strlen(plan_private_dirs[i]);
 
-		if (!under_n(path, len, plan_private_dirs[i]))
+		if (!path_is_under_n(path, len, plan_private_dirs[i]))
 			continue;
 		if (!strictly_below || len > n)
 			return true;
@@ -196,7 +174,7 @@ static bool is_mounted_already(const struct plan *p, const char *path, size_t le
 		    plan_in_private_dir(path, len, false))
 			continue;
 		for (size_t j = 0; p->write[j]; j++)
-			nested |= j != i && strlen(p->write[j]) < len && under_n(path, len, p->write[j]) &&
+			nested |= j != i && strlen(p->write[j]) < len && path_is_under_n(path, len, p->write[j]) &&
 				  !plan_in_private_dir(p->write[j], strlen(p->write[j]), false);
 		if (!nested)
 			return true;
@@ -217,7 +195,7 @@ static int add_protections(struct plan *p, const struct exec_flags *f)
 		size_t len = strlen(path);
 
 		/* Outside every writable root Landlock keeps it read-only already. */
-		if (!under_any_n(path, len, p->write))
+		if (!path_under_any_n(path, len, p->write))
 			continue;
 		for (size_t k = 1; k < len; k++) {
 			size_t q = k;
@@ -228,7 +206,7 @@ static int add_protections(struct plan *p, const struct exec_flags *f)
 			while (q > 0 && path[q - 1] != '/')
 				q--;
 			q = q > 1 ? q - 1 : 1;
-			if (!under_any_n(path, q, p->write) || is_mounted_already(p, path, k))
+			if (!path_under_any_n(path, q, p->write) || is_mounted_already(p, path, k))
 				continue;
 			r = add_step_n(p, STEP_PIN, path, k);
 			if (r < 0)
@@ -265,7 +243,7 @@ static int add_bind_backs(struct plan *p)
 			continue;
 		for (size_t j = 0; p->write[j]; j++)
 			if (j != i && plan_in_private_dir(p->write[j], strlen(p->write[j]), true) &&
-			    under(w, p->write[j]) && strcmp(w, p->write[j]) != 0)
+			    path_is_under(w, p->write[j]) && strcmp(w, p->write[j]) != 0)
 				nested = true;
 		if (nested)
 			continue;

@@ -24,20 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cleanup.h"
 #include "runner.h"
 
 #define MAX_TARGETS (4 * EXEC_MAX_LIST)
 #define MAX_SYMLINK_HOPS 8
-
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
 
 /* The longest --write root holding path, or NULL. */
 static const char *root_of(const struct plan *p, const char *path)
@@ -45,7 +37,7 @@ static const char *root_of(const struct plan *p, const char *path)
 	const char *best = NULL;
 
 	for (size_t i = 0; p->write[i]; i++)
-		if (under(path, p->write[i]) && (!best || strlen(p->write[i]) > strlen(best)))
+		if (path_is_under(path, p->write[i]) && (!best || strlen(p->write[i]) > strlen(best)))
 			best = p->write[i];
 	return best;
 }
@@ -54,7 +46,7 @@ static const char *root_of(const struct plan *p, const char *path)
  * there is nothing worth protecting. */
 static bool ephemeral(const struct plan *p, const char *path)
 {
-	if (!p->private_tmp || (!under(path, "/tmp") && !under(path, "/dev/shm")))
+	if (!p->private_tmp || (!path_is_under(path, "/tmp") && !path_is_under(path, "/dev/shm")))
 		return false;
 	for (size_t i = 0; i < p->n_steps; i++)
 		if (p->steps[i].kind == STEP_BIND_BACK && p->steps[i].len < PATH_MAX) {
@@ -62,7 +54,7 @@ static bool ephemeral(const struct plan *p, const char *path)
 
 			memcpy(b, p->steps[i].path, p->steps[i].len);
 			b[p->steps[i].len] = '\0';
-			if (under(path, b))
+			if (path_is_under(path, b))
 				return false;
 		}
 	return true;

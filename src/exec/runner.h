@@ -96,8 +96,6 @@ void mount_apply(struct exec_ctx *x);
  * Says why on failure. */
 int protect_prepare(struct exec_ctx *x);
 
-/* The notification filter the command loads (NOTIFY_* bits), 0: none. */
-unsigned exec_gates(const struct exec_ctx *x);
 
 /* harden.c: the command's own steps, then execve. Never returns. */
 _Noreturn void command_main(struct exec_ctx *x);

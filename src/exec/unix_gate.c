@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -516,70 +515,61 @@ static void handle(struct gate *g)
 	op_free(op);
 }
 
-static void signals(struct exec_ctx *x, int sfd, pid_t cmd)
-{
-	struct signalfd_siginfo si;
+_Static_assert(UNIX_GATE_MAX_POLLFDS == 1 + GATE_MAX_PARKED, "the listener and every parked op");
 
-	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
-			init_reap(x, cmd);
-		else
-			exec_forward_signal(cmd, (int)si.ssi_signo);
-	}
+unsigned exec_gates(const struct exec_ctx *x)
+{
+	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0) |
+	       (x->create.names.read_gate ? NOTIFY_READ | NOTIFY_CREATE : 0);
 }
 
-_Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener)
+struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 {
 	const struct plan *p = x->plan;
-	struct gate g = {
+	struct gate *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	*g = (struct gate){
 		.listener = listener,
 		.diag = gate_diag_open(),
 		.allow = p->allow_unix,
 		.deny_tcp = p->landlock.deny_tcp && landlock_get_abi() >= 4,
 		.create = &x->create,
+		.listening = true,
 	};
-	struct pollfd fds[2 + GATE_MAX_PARKED];
-	bool listening = true;
-	int sfd;
+	return g;
+}
 
-	/* The mask is blocked already (init inherits the runner's). */
-	sfd = signalfd(-1, &x->forward, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		(void)kill(cmd, SIGKILL);
-		exec_die("init", "signalfd: %m");
-	}
-	for (;;) {
-		size_t n_parked = g.n_parked;
-		int r;
+size_t unix_gate_pollfds(struct gate *g, struct pollfd *fds, int *timeout_ms)
+{
+	fds[0] = (struct pollfd){ .fd = g->listening ? g->listener : -1, .events = POLLIN };
+	for (size_t i = 0; i < g->n_parked; i++)
+		fds[1 + i] = (struct pollfd){ .fd = g->parked[i]->sock, .events = POLLOUT };
+	/* parked callers are re-checked each second: one killed meanwhile
+	 * is dropped, with init's copy of its socket */
+	if (g->n_parked && (*timeout_ms < 0 || *timeout_ms > 1000))
+		*timeout_ms = 1000;
+	g->polled = g->n_parked;
+	return 1 + g->n_parked;
+}
 
-		fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = listening ? listener : -1, .events = POLLIN };
-		for (size_t i = 0; i < n_parked; i++)
-			fds[2 + i] = (struct pollfd){ .fd = g.parked[i]->sock, .events = POLLOUT };
-		/* parked callers are re-checked each second: one killed meanwhile
-		 * is dropped, with init's copy of its socket */
-		r = poll(fds, 2 + n_parked, n_parked ? 1000 : -1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			(void)kill(cmd, SIGKILL);
-			exec_die("init", "poll: %m");
-		}
-		if (fds[0].revents)
-			signals(x, sfd, cmd);
-		if (fds[1].revents & POLLIN)
-			handle(&g);
-		else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-			listening = false; /* every process under the filter is gone */
-		for (size_t i = n_parked; i-- > 0;) {
-			struct gate_op *op = g.parked[i];
+void unix_gate_step(struct gate *g, const struct pollfd *fds, int r)
+{
+	size_t n_parked = g->polled;
 
-			if (!fds[2 + i].revents && r != 0)
-				continue;
-			if (!gate_id_valid(g.listener, op->id))
-				unpark(&g, i);
-			else if (fds[2 + i].revents && op_run(&g, op))
-				unpark(&g, i);
-		}
+	if (fds[0].revents & POLLIN)
+		handle(g);
+	else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+		g->listening = false; /* every process under the filter is gone */
+	for (size_t i = n_parked; i-- > 0;) {
+		struct gate_op *op = g->parked[i];
+
+		if (!fds[1 + i].revents && r != 0)
+			continue;
+		if (!gate_id_valid(g->listener, op->id))
+			unpark(g, i);
+		else if (fds[1 + i].revents && op_run(g, op))
+			unpark(g, i);
 	}
 }

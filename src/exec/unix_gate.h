@@ -50,6 +50,16 @@ int unix_gate_install(int fd, unsigned which, char *err, size_t errlen);
  * over (its status tells why); -errno on failure. Closes fd. */
 int unix_gate_receive(int fd, pid_t cmd, int *ret_listener);
 
-/* Init's wait loop with the gates: signals through a signalfd, and every
- * notification answered (dispatched by syscall number). Returns never: init_reap exits with the command. */
-_Noreturn void unix_gate_serve(struct exec_ctx *x, pid_t cmd, int listener);
+/* Init's side of the gates, driven by init's own loop (init.c): which
+ * pollfds to wait on (at most UNIX_GATE_MAX_POLLFDS; *timeout_ms lowered
+ * while a connect is parked), and what to do once poll returned r. */
+#define UNIX_GATE_MAX_POLLFDS (1 + 128) /* the listener and every parked connect (GATE_MAX_PARKED) */
+
+struct gate;
+struct pollfd;
+struct gate *unix_gate_new(struct exec_ctx *x, int listener);
+size_t unix_gate_pollfds(struct gate *g, struct pollfd *fds, int *timeout_ms);
+void unix_gate_step(struct gate *g, const struct pollfd *fds, int r);
+
+/* Which notification filter the command loads (NOTIFY_* bits), 0: none. */
+unsigned exec_gates(const struct exec_ctx *x);

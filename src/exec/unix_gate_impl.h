@@ -14,7 +14,7 @@
 #define GATE_MAX_CONTROL (64u << 10)   /* bytes of ancillary data per message */
 #define GATE_MAX_IOV     1024          /* UIO_MAXIOV */
 #define GATE_MAX_MMSG    1024          /* sendmmsg's vlen, as the kernel clamps it */
-#define GATE_MAX_PARKED  128           /* blocking sends waiting for room */
+#define GATE_MAX_PARKED  128           /* blocking sends waiting for room (UNIX_GATE_MAX_POLLFDS) */
 #define GATE_MAX_PARKED_BYTES (64u << 20)
 
 struct gate_op;
@@ -30,6 +30,8 @@ struct gate {
 	struct gate_op *parked[GATE_MAX_PARKED];
 	size_t n_parked;
 	size_t parked_bytes;
+	size_t polled;                 /* parked ops the last unix_gate_pollfds listed */
+	bool listening;                /* the listener still has callers */
 };
 
 int gate_diag_open(void);

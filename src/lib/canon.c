@@ -32,15 +32,31 @@ char *path_join(const char *a, const char *b)
 	return r;
 }
 
-int path_is_under(const char *path, const char *dir)
+bool path_is_under_n(const char *path, size_t len, const char *dir)
 {
 	size_t n = strlen(dir);
 
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	if (strncmp(path, dir, n) != 0)
-		return 0;
-	return path[n] == '\0' || path[n] == '/';
+	if (n == 1 && dir[0] == '/')
+		return len > 0 && path[0] == '/';
+	return len >= n && strncmp(path, dir, n) == 0 && (len == n || path[n] == '/');
+}
+
+int path_is_under(const char *path, const char *dir)
+{
+	return path_is_under_n(path, strlen(path), dir);
+}
+
+bool path_under_any_n(const char *path, size_t len, const char *const *dirs)
+{
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		if (path_is_under_n(path, len, dirs[i]))
+			return true;
+	return false;
+}
+
+bool path_under_any(const char *path, const char *const *dirs)
+{
+	return path_under_any_n(path, strlen(path), dirs);
 }
 
 /* Drop the last component of an absolute canonical path, in place. */

@@ -52,57 +52,6 @@ CORDON_API int cordon_merge_stderr(const char *const *argv, char ***ret)
 	return 0;
 }
 
-const struct provider *provider_for(enum cordon_backend b)
-{
-	switch (b) {
-	case CORDON_BACKEND_NATIVE:
-		return &provider_native;
-	case CORDON_BACKEND_BWRAP:
-		return &provider_bwrap;
-	case CORDON_BACKEND_SEATBELT:
-		return &provider_seatbelt;
-	case CORDON_BACKEND_UNAVAILABLE:
-		return NULL;
-	}
-	return NULL;
-}
-
-int confined_fill(struct cordon_confined *c, char ***argv, const char *const *denials,
-		  const char *const *fatals, const char *const *informational, enum cordon_enforcement e,
-		  enum cordon_grade g)
-{
-	static const char *const none[] = { NULL };
-	_cleanup_strv_free_ char **d = strv_copy(denials), **f = strv_copy(fatals),
-				 **info = strv_copy(informational ?: none);
-
-	if (!d || !f || !info)
-		return -ENOMEM;
-	c->denial_signatures = TAKE_PTR(d);
-	c->fatal_signatures = TAKE_PTR(f);
-	c->informational_lines = TAKE_PTR(info);
-	c->argv = TAKE_PTR(*argv);
-	c->enforcement = e;
-	c->grade = g;
-	c->status_fd = -1;
-	c->status_format = CORDON_STATUS_NONE;
-	return 0;
-}
-
-int confined_set_channel(struct cordon_confined *c, char *const *envp, int status_fd,
-			 enum cordon_status_format format)
-{
-	static char *const empty[] = { NULL };
-	char **copy = strv_copy((const char *const *)(envp ?: empty));
-
-	if (!copy)
-		return -ENOMEM;
-	strv_free(c->envp);
-	c->envp = copy;
-	c->status_fd = status_fd;
-	c->status_format = format;
-	return 0;
-}
-
 static int check_argv(const char *const *argv, struct cordon_error *reterr)
 {
 	size_t n = 0, bytes = 0;

@@ -472,11 +472,17 @@ static int cg_set(const char *dir, const char *file, uint64_t value, bool option
 	return 0;
 }
 
-static void add_rlimit(struct limits_spawn *s, int resource, uint64_t value)
+static void add_rlimit2(struct limits_spawn *s, int resource, uint64_t soft, uint64_t hard)
 {
 	s->rl[s->n_rl].resource = resource;
-	s->rl[s->n_rl].value = (rlim_t)value;
+	s->rl[s->n_rl].value = (rlim_t)soft;
+	s->rl[s->n_rl].hard = (rlim_t)hard;
 	s->n_rl++;
+}
+
+static void add_rlimit(struct limits_spawn *s, int resource, uint64_t value)
+{
+	add_rlimit2(s, resource, value, value);
 }
 
 int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_plan *plan,
@@ -522,11 +528,16 @@ int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_pla
 
 	for (int k = 0; k < CG_N; k++)
 		s.procs_fd[k] = cg.procs_fd[k];
-	/* soft == hard: SIGKILL at the limit. With a cgroup counting the
-	 * tree, a second more: the tree's total (never less than one
-	 * process's) ends the run first, whole, and this is only a backstop. */
-	if (l->cpu_seconds)
-		add_rlimit(&s, RLIMIT_CPU, l->cpu_seconds + (cm == CORDON_MECHANISM_RLIMIT ? 0 : 1));
+	/* Per process alone: SIGXCPU at the limit, a signal only this limit
+	 * sends, so the run can say which limit ended it whatever CPU time
+	 * reached us; SIGKILL a second later for a process that catches it.
+	 * With a cgroup counting the tree, a second more, soft == hard: the
+	 * tree's total (never less than one process's) ends the run first,
+	 * whole, and this is only a backstop. */
+	if (l->cpu_seconds && cm == CORDON_MECHANISM_RLIMIT)
+		add_rlimit2(&s, RLIMIT_CPU, l->cpu_seconds, l->cpu_seconds + 1);
+	else if (l->cpu_seconds)
+		add_rlimit(&s, RLIMIT_CPU, l->cpu_seconds + 1);
 	if (mm == CORDON_MECHANISM_RLIMIT)
 		add_rlimit(&s, RLIMIT_AS, l->memory);
 	if (l->file_size) {
@@ -557,7 +568,7 @@ int limits_child_apply(const struct limits_spawn *s)
 		if (s->procs_fd[k] >= 0 && write(s->procs_fd[k], pid, (size_t)n) != n)
 			return -errno;
 	for (int i = 0; i < s->n_rl; i++) {
-		struct rlimit rl = { s->rl[i].value, s->rl[i].value };
+		struct rlimit rl = { s->rl[i].value, s->rl[i].hard };
 
 		if (setrlimit(s->rl[i].resource, &rl) < 0)
 			return -errno;

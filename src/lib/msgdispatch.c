@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 
-#include "msgbuf.h"
+#include "msgdispatch.h"
 
 static int find(const struct msg_state *s, uint16_t type)
 {

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "msgbuf.h"
+#include "msgframe.h"
 
 int msg_header_encode(uint8_t out[MSG_HEADER_SIZE], uint16_t type, size_t body_len,
 		      size_t nfds)

@@ -77,14 +77,6 @@ static const char *const native_fatals[] = {
 	NULL,
 };
 
-static bool matches_any(const char *const *patterns, const char *name)
-{
-	for (size_t i = 0; patterns && patterns[i]; i++)
-		if (env_name_matches(patterns[i], name))
-			return true;
-	return false;
-}
-
 /* The name of a NAME=VALUE entry the runner would not pass on by its
  * allow-list or --keep-env patterns (so it needs --setenv NAME), in
  * name[]; false when it would. */
@@ -96,7 +88,8 @@ static bool env_needs_setenv(const struct cordon_policy *p, const char *entry, c
 		return false;
 	memcpy(name, entry, nl);
 	name[nl] = '\0';
-	return !matches_any(policy_default_env, name) && !matches_any((const char *const *)p->keep_env, name);
+	return !env_name_matches_any(policy_default_env, name) &&
+	       !env_name_matches_any((const char *const *)p->keep_env, name);
 }
 
 static uint64_t fnv1a(const char *s)

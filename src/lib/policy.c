@@ -82,6 +82,14 @@ bool env_name_matches(const char *pattern, const char *name)
 	return strcmp(pattern, name) == 0;
 }
 
+bool env_name_matches_any(const char *const *patterns, const char *name)
+{
+	for (size_t i = 0; patterns && patterns[i]; i++)
+		if (env_name_matches(patterns[i], name))
+			return true;
+	return false;
+}
+
 bool env_name_is_injection(const char *name)
 {
 	for (size_t i = 0; injection_env[i]; i++)

@@ -116,6 +116,8 @@ bool env_name_is_injection(const char *name);
 bool env_name_valid(const char *name, bool allow_glob);
 /* True if NAME matches PATTERN (exact, or PREFIX* when PATTERN ends in '*'). */
 bool env_name_matches(const char *pattern, const char *name);
+/* One of patterns (NULL-terminated; NULL: none) matches name. */
+bool env_name_matches_any(const char *const *patterns, const char *name);
 /* Canonical temp roots (memoised by policy_warm). NULL-terminated. */
 const char *const *policy_temp_roots(void);
 int policy_warm(struct cordon_error *reterr);

@@ -32,16 +32,17 @@ static const enum cordon_backend chain[] = {
 	CORDON_BACKEND_UNAVAILABLE,
 };
 
-/* The process-wide state: the pin, the runner path and the memoised probe.
+/* The process-wide state: the pin and the memoised probe (the runner path
+ * is runner_path.c's).
  * Every access holds state_lock. It is recursive because a probe run under
- * it asks for the runner path again; holding it across the probe is what
- * makes concurrent first callers wait for one probe instead of racing. */
+ * it selects again (a pinned light fallback); holding it across the probe
+ * is what makes concurrent first callers wait for one probe instead of
+ * racing. */
 static struct {
 	bool pinned_set;
 	enum cordon_backend pinned;
 	bool memo_set;
 	struct cordon_backend_info memo;
-	char runner[PATH_MAX];
 } state;
 static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
@@ -77,34 +78,6 @@ CORDON_API int cordon_pin_backend(enum cordon_backend b)
 	return -EINVAL;
 }
 
-CORDON_API int cordon_set_runner_path(const char *path)
-{
-	if (!path || path[0] != '/' || strlen(path) >= sizeof(state.runner))
-		return -EINVAL;
-	STATE_LOCKED;
-	snprintf(state.runner, sizeof(state.runner), "%s", path);
-	return 0;
-}
-
-CORDON_API const char *cordon_runner_path(void)
-{
-	/* Each thread reads its own copy, so another thread's
-	 * cordon_set_runner_path cannot change a string under it. */
-	static _Thread_local char copy[PATH_MAX];
-	STATE_LOCKED;
-
-	if (!state.runner[0]) {
-		const char *env = secure_getenv("CORDON_RUNNER");
-
-		if (env && env[0] == '/' && strlen(env) < sizeof(state.runner))
-			snprintf(state.runner, sizeof(state.runner), "%s", env);
-		else
-			snprintf(state.runner, sizeof(state.runner), "%s/cordon", CORDON_BINDIR);
-	}
-	memcpy(copy, state.runner, sizeof(copy));
-	return copy;
-}
-
 CORDON_API int cordon_warm(void)
 {
 	int r = policy_warm(NULL);
@@ -113,16 +86,6 @@ CORDON_API int cordon_warm(void)
 		return r;
 	(void)cordon_runner_path();
 	return 0;
-}
-
-int kernel_landlock_abi(void)
-{
-#ifdef SYS_landlock_create_ruleset
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* LANDLOCK_CREATE_RULESET_VERSION */);
-	return abi < 0 ? 0 : (int)abi;
-#else
-	return 0;
-#endif
 }
 
 CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,

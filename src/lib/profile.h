@@ -236,6 +236,11 @@ struct profile_decision {
 /* May a process under p do op on path? Canonicalises path. */
 int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
 		     struct profile_decision *ret);
+/* The same as `--isolation light` runs it (light: no mount namespace, so
+ * the read-only binds of protected and persistence paths and the write
+ * gate are not there; Landlock's grants and omissions still are). */
+int profile_why_path_isolation(const struct cordon_profile *p, const char *path, enum profile_op op, bool light,
+			       struct profile_decision *ret);
 /* May it connect to host:port? (none: deny; host: allow) */
 int profile_why_host(const struct cordon_profile *p, const char *host, unsigned port,
 		     struct profile_decision *ret);

@@ -199,46 +199,62 @@ void git_paths_clear(struct git_paths *g)
 	g->hooks_paths = strv_free(g->hooks_paths);
 }
 
-int git_paths_read(const char *home, const char *xdg_config_home, const char *system_config,
-		   struct git_paths *ret)
+/* A missing or unreadable file is no configuration; anything else fails. */
+static bool read_failed(int r)
 {
-	struct git_paths out = {};
-	struct git_reader g = { .home = home, .out = &out };
+	return r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG &&
+	       r != -ENAMETOOLONG;
+}
+
+/* The system's, the XDG and the user's configuration, in git's order;
+ * then extra (the repository's own), NULL-terminated. */
+static int read_configs(struct git_reader *g, const char *xdg_config_home, const char *system_config,
+			const char *const *extra)
+{
 	_cleanup_free_ char *xdg = NULL, *global = NULL;
-	const char *candidates[3];
+	const char *files[3];
 	size_t n = 0;
 	int r;
 
 	if (xdg_config_home && xdg_config_home[0] == '/')
 		xdg = path_join(xdg_config_home, "git/config");
-	else if (home)
-		xdg = path_join(home, ".config/git/config");
-	if (home)
-		global = path_join(home, ".gitconfig");
-	if ((home && !global) || ((xdg_config_home || home) && !xdg))
+	else if (g->home)
+		xdg = path_join(g->home, ".config/git/config");
+	if (g->home)
+		global = path_join(g->home, ".gitconfig");
+	if ((g->home && !global) || ((xdg_config_home || g->home) && !xdg))
 		return -ENOMEM;
-	/* git's own order: system, then XDG, then ~/.gitconfig */
 	if (system_config && system_config[0])
-		candidates[n++] = system_config;
+		files[n++] = system_config;
 	if (xdg)
-		candidates[n++] = xdg;
+		files[n++] = xdg;
 	if (global)
-		candidates[n++] = global;
-
+		files[n++] = global;
 	for (size_t i = 0; i < n; i++) {
-		r = strv_push_unique(&out.config_files, candidates[i]);
-		if (r < 0)
-			goto fail;
-		r = git_read_file(&g, candidates[i], 0);
-		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG &&
-		    r != -ENAMETOOLONG)
-			goto fail;
+		if ((r = strv_push_unique(&g->out->config_files, files[i])) < 0)
+			return r;
+		if (read_failed(r = git_read_file(g, files[i], 0)))
+			return r;
+	}
+	for (size_t i = 0; extra && extra[i]; i++)
+		if (read_failed(r = git_read_file(g, extra[i], 0)))
+			return r;
+	return 0;
+}
+
+int git_paths_read(const char *home, const char *xdg_config_home, const char *system_config,
+		   struct git_paths *ret)
+{
+	struct git_paths out = {};
+	struct git_reader g = { .home = home, .out = &out };
+	int r = read_configs(&g, xdg_config_home, system_config, NULL);
+
+	if (r < 0) {
+		git_paths_clear(&out);
+		return r;
 	}
 	*ret = out;
 	return 0;
-fail:
-	git_paths_clear(&out);
-	return r;
 }
 
 /* The git directory of the repository holding dir, found upward as git
@@ -309,35 +325,15 @@ int git_paths_read_repo(const char *home, const char *xdg_config_home, const cha
 	}
 
 	struct git_reader g = { .home = home, .worktree = worktree, .out = &out };
-	_cleanup_free_ char *xdg = NULL, *global = NULL, *local = NULL, *wtcfg = NULL;
-	const char *files[5];
-	size_t n = 0;
+	_cleanup_free_ char *local = path_join(common ? common : gitdir, "config"),
+			    *wtcfg = path_join(gitdir, "config.worktree");
 
-	if (xdg_config_home && xdg_config_home[0] == '/')
-		xdg = path_join(xdg_config_home, "git/config");
-	else if (home)
-		xdg = path_join(home, ".config/git/config");
-	if (home)
-		global = path_join(home, ".gitconfig");
-	local = path_join(common ? common : gitdir, "config");
-	wtcfg = path_join(gitdir, "config.worktree");
 	if (!local || !wtcfg)
 		return -ENOMEM;
-	if (system_config && system_config[0])
-		files[n++] = system_config;
-	if (xdg)
-		files[n++] = xdg;
-	if (global)
-		files[n++] = global;
-	files[n++] = local;
-	files[n++] = wtcfg;
-	for (size_t i = 0; i < n; i++) {
-		r = git_read_file(&g, files[i], 0);
-		if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG &&
-		    r != -ENAMETOOLONG) {
-			git_paths_clear(&out);
-			return r;
-		}
+	r = read_configs(&g, xdg_config_home, system_config, (const char *const[]){ local, wtcfg, NULL });
+	if (r < 0) {
+		git_paths_clear(&out);
+		return r;
 	}
 	*ret = out;
 	return 0;

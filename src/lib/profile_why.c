@@ -66,6 +66,35 @@ static bool member_covers(const char *member, const char *path)
 	return path_is_under(path, member);
 }
 
+static bool wildcard(const char *member)
+{
+	size_t n = strlen(member);
+
+	return n > 0 && member[n - 1] == '*';
+}
+
+/* HOME's dot-entries (the persistence group's HOME/.* member) are kept
+ * read-only only where a writable root reaches HOME, and even then not
+ * inside a cache a write rule names below one (native.c): as the runner
+ * does it. */
+static bool dot_entries_read_only(const struct cordon_profile *p, const char *c)
+{
+	const struct profile_rule *rule;
+	bool reaches = false;
+
+	if (!p->home)
+		return false;
+	if (p->workspace && path_is_under(p->home, p->workspace))
+		reaches = true;
+	for (size_t i = 0; !reaches && i < p->write.n; i++)
+		if (path_is_under(p->home, p->write.v[i].path))
+			reaches = true;
+	if (!reaches)
+		return false;
+	rule = profile_rules_covering(&p->write, c);
+	return !(rule && !path_is_under(p->home, rule->path));
+}
+
 /* What the native runner's write gate refuses by name (protect_names.h),
  * relative to the longest writable root holding c, as native.c asks it:
  * no rule inside a cache below a HOME dot-entry, nor at or below a
@@ -100,6 +129,12 @@ static const char *protected_by_name(const struct cordon_profile *p, const char 
 int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
 		     struct profile_decision *ret)
 {
+	return profile_why_path_isolation(p, path, op, false, ret);
+}
+
+int profile_why_path_isolation(const struct cordon_profile *p, const char *path, enum profile_op op, bool light,
+			       struct profile_decision *ret)
+{
 	_cleanup_strv_free_ char **creds = NULL, **persist = NULL;
 	_cleanup_free_ char *c = NULL, *joined = NULL;
 	struct profile_decision d = {};
@@ -110,7 +145,12 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 
 	if (!p || !path || !ret || op > PROFILE_OP_EXEC)
 		return -EINVAL;
-	if (path[0] != '/' && p->workspace) {
+	/* ~ and ~/x as a shell would expand them, from the profile's HOME */
+	if (p->home && path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
+		joined = path_join(p->home, path + 1 + (path[1] == '/'));
+		if (!joined)
+			return -ENOMEM;
+	} else if (path[0] != '/' && p->workspace) {
 		joined = path_join(p->workspace, path);
 		if (!joined)
 			return -ENOMEM;
@@ -184,6 +224,8 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		decide(&d, false, p->mode_origin.file, p->mode_origin.pointer, "mode read-only writes nothing");
 		goto done;
 	}
+	if (light)
+		goto grants; /* no mount namespace: nothing below is bound read-only */
 	rule = profile_rules_covering(&p->protect, c);
 	if (rule) {
 		decide(&d, false, rule->origin.file, rule->origin.pointer, "%s is kept read-only by %s", c,
@@ -191,7 +233,8 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		goto done;
 	}
 	STRV_FOREACH(m, persist)
-		if (member_covers(*m, c) && !profile_rules_contain(&p->bypass_persistence, *m)) {
+		if (member_covers(*m, c) && !profile_rules_contain(&p->bypass_persistence, *m) &&
+		    !(wildcard(*m) && !dot_entries_read_only(p, c))) {
 			decide(&d, false, "(built-in)", "/groups/persistence",
 			       "%s is kept read-only by %s, an entry of the built-in group persistence", c, *m);
 			goto done;
@@ -202,6 +245,7 @@ int profile_why_path(const struct cordon_profile *p, const char *path, enum prof
 		       why);
 		goto done;
 	}
+grants:
 	rule = profile_rules_covering(&p->write, c);
 	if (rule) {
 		decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s", c, rule->spelled);

@@ -126,6 +126,9 @@ static enum cordon_limit limit_fired(const struct cordon_run_opts *o, const stru
 	bool killed = sr->signal == SIGKILL || sr->signal == SIGXCPU || sr->exit_code == 128 + SIGKILL ||
 		      sr->exit_code == 128 + SIGXCPU;
 
+	/* only RLIMIT_CPU sends SIGXCPU */
+	if (l && l->cpu_seconds && (sr->signal == SIGXCPU || sr->exit_code == 128 + SIGXCPU))
+		return CORDON_LIMIT_CPU;
 	if (l && l->cpu_seconds && killed &&
 	    /* bwrap does not always reap its command, so its CPU time may
 	     * not reach us: then the wall time (never less) stands in */

@@ -22,7 +22,8 @@ struct limits_spawn {
 	int procs_fd[4];          /* cgroup.procs to join; -1: none */
 	struct {
 		int resource;
-		rlim_t value;
+		rlim_t value;           /* the soft limit */
+		rlim_t hard;            /* the hard limit (>= value) */
 	} rl[LIMITS_MAX_RLIMITS];
 	int n_rl;
 	bool ignore_sigxfsz;      /* over the file-size limit a write fails with EFBIG */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "msgbuf.h"
+#include "msgdispatch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -145,19 +145,20 @@ keys() { python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.a
 
 # the validator can fail: a field missing, one too many, a wrong type
 printf '{"exit_code":0}\n' > "$tmp/bad1.json"
-ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"denials":[],"error":null}'
+ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"error":null,"hints":[],"denials":[]}'
 printf '%s\n' "$ok_obj" > "$tmp/good.json"
 printf '%s\n' "${ok_obj%\}},\"extra\":1}" > "$tmp/bad2.json"
 printf '%s\n' "${ok_obj/\"exit_code\":0/\"exit_code\":\"0\"}" > "$tmp/bad3.json"
 printf '%s\n' "${ok_obj/\"verdict\":\"ok\"/\"verdict\":\"fine\"}" > "$tmp/bad4.json"
-printf '%s\n' "${ok_obj/\"denials\":\[\]/\"denials\":[{\"host\":\"x\"\}]}" > "$tmp/bad5.json"
+# a denial without its rule
+printf '%s\n' "${ok_obj/\"denials\":[]/\"denials\":[{\"kind\":\"path\",\"path\":\"/x\",\"op\":\"write\",\"mechanism\":\"mount\"\}]}" > "$tmp/bad5.json"
 if python3 "$tmp/validate.py" "$schema" "$tmp/good.json" &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad1.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad2.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad3.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad4.json" 2>/dev/null &&
    ! python3 "$tmp/validate.py" "$schema" "$tmp/bad5.json" 2>/dev/null; then
-        ok "control: the validator rejects a missing field, an extra one, a wrong type, an unknown verdict, a short denial"
+        ok "control: the validator rejects a missing field, an extra one, a wrong type, an unknown verdict, a denial without its rule"
 else
         not_ok "control: the validator can fail"
 fi
@@ -235,6 +236,12 @@ if [ "$native" = native ]; then
         [ "$(field "$tmp/denied.json" verdict)" = denied ] && [ ! -e "$outside/denied" ] &&
                 ok "a denial: verdict denied, nothing made outside the workspace" || not_ok "denied json" "$(cat "$tmp/denied.json")"
         touch "$outside/control" && ok "control: the same touch outside the sandbox works" || not_ok "control: touch outside"
+        python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+d = [x for x in o["denials"] if x["kind"] == "path" and x["path"].endswith("/denied")]
+sys.exit(not (d and d[0]["op"] == "write" and d[0]["rule"] and d[0]["mechanism"] in ("mount", "landlock")))' "$tmp/denied.json" &&
+                ok "a denial: denials names the path, op write, its rule and mechanism" || not_ok "denials" "$(cat "$tmp/denied.json")"
 
         jrun missing -- "$tmp/no-such-command"
         valid "a missing command" "$tmp/missing.json"
@@ -246,6 +253,8 @@ if [ "$native" = native ]; then
         valid "killed by a signal" "$tmp/killed.json"
         [ "$(rc_of killed)" = 137 ] && [ "$(field "$tmp/killed.json" exit_code)" = null ] && [ "$(field "$tmp/killed.json" signal)" = 9 ] &&
                 ok "killed by SIGKILL: exit_code null, signal 9, cordon exits 137" || not_ok "killed json" "$(cat "$tmp/killed.json")"
+        python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not any(x["kind"] == "signal" and x["rule"] == "SIGKILL" and x["path"] is None for x in o["denials"]))' "$tmp/killed.json" &&
+                ok "killed by SIGKILL: denials lists the signal" || not_ok "signal in denials" "$(cat "$tmp/killed.json")"
 
         for f in require success failure timeout denied missing killed; do [ "$(keys "$tmp/$f.json")" = "$same_keys" ] || same=0; done
 

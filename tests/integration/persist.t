@@ -13,18 +13,8 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
 
-unset TMPDIR
-BASE=$(mktemp -d /var/tmp/cordon-persist.XXXXXX)
-chmod 755 "$BASE"
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-        rm -rf "$BASE"
-}
-trap cleanup EXIT
+tap_base persist
 
 H=$BASE/home
 mkdir -p "$H"
@@ -36,7 +26,6 @@ crun() { # crun WS ARGS... : cordon run in WS, HOME=$H, interactive: the command
         shift
         (cd "$ws" && HOME=$H "$CORDON" run --backend native --keep-env 'GIT_*' "$@")
 }
-not() { ! "$@"; }
 
 new_repo() { # new_repo DIR: a repository with one commit
         mkdir -p "$1" && git -C "$1" init -q && git -C "$1" commit -q --allow-empty -m init
@@ -263,7 +252,7 @@ if command -v npm >/dev/null; then
         rm -f "$M"; (cd "$W11/pkg" && HOME=$H npm run -s t >/dev/null 2>&1)
         check "control: the same .npmrc made outside makes the host's npm run run it" [ -e "$M" ]
 else
-        skip "a nested .npmrc (script-shell)" "npm is not installed (scripts/install-deps installs it)"
+        skip "a nested .npmrc (script-shell)" "npm is not installed (these machines ship Node.js with npm)"
         skip "control: .npmrc" "npm is not installed"
 fi
 
@@ -295,5 +284,25 @@ git -C "$W13" config 'includeIf.gitdir:/nowhere/.path' ../other.gitconfig
 crun "$W13" -- sh -c "printf '[core]\n\tfsmonitor = \"touch $M; false\"\n' >> team.gitconfig; echo x > other.gitconfig" 2>/dev/null
 check "a file .git/config includes cannot be written: the host's git status runs nothing" not fires "$W13" "$M"
 check "... nor an includeIf target made" [ ! -e "$W13/other.gitconfig" ]
+
+# 14. A hard link that follows a symlink or a /proc magic link to a
+# protected file (then written under its new name)
+W14=$BASE/ws14
+new_repo "$W14/sub"
+crun "$W14" -- "$PY" -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("sub/.git/config", os.O_RDONLY)
+os.symlink("sub/.git/config", "s")
+made = 0
+for src, dst in ((b"/proc/self/fd/%d" % fd, b"y"), (b"s", b"z")):
+    if libc.linkat(-100, src, -100, dst, 0x400) == 0:  # AT_SYMLINK_FOLLOW
+        made += 1
+        open(dst, "a").write("[core]\n\tfsmonitor = \"touch '"$M"'; false\"\n")
+open("plain", "w").write("x")
+ok = libc.linkat(-100, b"plain", -100, b"plain2", 0x400) == 0
+raise SystemExit(0 if made == 0 and ok else 1)' 2>/dev/null
+check "linkat(AT_SYMLINK_FOLLOW) through a symlink or /proc/self/fd to .git/config is refused; an ordinary one works" [ $? -eq 0 ]
+check "... and the host's git status in that repository runs nothing" not fires "$W14/sub" "$M"
 
 finish

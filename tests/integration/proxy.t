@@ -152,11 +152,27 @@ else
 fi
 "$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sSf -m 10 --noproxy '' http://bad.example:8080/x \
         </dev/null >"$dir/run.json" 2>/dev/null
-out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d["denials"])' "$dir/run.json" 2>&1)
-if [ "$out" = "denied [{'request': 'GET', 'host': 'bad.example', 'port': 8080, 'reason': 'host-denied'}]" ]; then
-        ok "--json denials names the refused host, port and reason"
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["verdict"], [(x["kind"], x["op"], x["mechanism"], x["request"], x["host"], x["port"], x["reason"]) for x in d["denials"]],
+      sum("--allow-domain" in h for h in d["hints"]), sum("network is off" in h for h in d["hints"]))' "$dir/run.json" 2>&1)
+if [ "$out" = "denied [('network', 'connect', 'proxy', 'GET', 'bad.example', 8080, 'host-denied')] 1 0" ]; then
+        ok "--json denials names the refused host, port and reason; one hint names --allow-domain, none says the network is off"
 else
         not_ok "--json denials" "$out"
+fi
+
+# Around the proxy there is no way out: a direct attempt is a netns denial,
+# and the hint says to use the proxy, not that the network is off.
+# (the upstream on the host's loopback: the control below reaches it unconfined)
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '*' "http://127.0.0.1:$port/x" \
+        </dev/null >"$dir/direct.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print([(x["kind"], x["mechanism"]) for x in d["denials"]], sum("only cordon'"'"'s proxy leads out" in h for h in d["hints"]),
+      sum("network is off" in h for h in d["hints"]))' "$dir/direct.json" 2>&1)
+if [ "$out" = "[('network', 'netns')] 1 0" ]; then
+        ok "a direct connection around the proxy: a netns denial, and a hint that names the proxy"
+else
+        not_ok "a direct connection around the proxy" "$out" "$(head -c 600 "$dir/direct.json")"
 fi
 
 # localhost resolves to loopback: a host rule alone does not admit it

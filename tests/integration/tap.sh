@@ -51,3 +51,31 @@ finish() {
         echo "1..$_n"
         [ "$_failed" -eq 0 ]
 }
+
+# not COMMAND...: succeeds when COMMAND fails (for check, which runs a command)
+not() { ! "$@"; }
+
+# The python3 the scripts drive attempts with.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+
+# tap_base NAME [PATH...]: BASE, a fresh directory below /var/tmp (never
+# TMPDIR, nor /tmp: the sandbox's /tmp is its own), world-readable so the
+# unprivileged pass can use it; at exit every pid in PIDS is killed, then
+# BASE and the PATHs are removed.
+PIDS=()
+_tap_extra=()
+_tap_cleanup() {
+        local p
+        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+        wait 2>/dev/null # reaped here: no "Killed" notice from the shell
+        rm -rf "$BASE" "${_tap_extra[@]}" 2>/dev/null
+}
+tap_base() {
+        unset TMPDIR
+        BASE=$(mktemp -d "/var/tmp/cordon-$1.XXXXXX") || exit 1
+        chmod 755 "$BASE"
+        shift
+        _tap_extra=("$@")
+        trap _tap_cleanup EXIT
+}

@@ -11,18 +11,8 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
 
-unset TMPDIR
-BASE=$(mktemp -d /var/tmp/cordon-ug.XXXXXX)
-chmod 755 "$BASE"
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-        rm -rf "$BASE"
-}
-trap cleanup EXIT
+tap_base ug
 
 H=$BASE/home WS=$BASE/ws OUT=$BASE/out BIN=$BASE/bin
 mkdir -p "$H" "$WS" "$OUT" "$BIN"

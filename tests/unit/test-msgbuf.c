@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "msgbuf.h"
+#include "msgdispatch.h"
 #include "strv.h"
 
 /* ---- typed put/get ----------------------------------------------------- */

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What cordon can say about a run beyond its verdict: the workspace checks
+ * made before anything runs, the view of a profile that `cordon why` and
+ * the denials share (the profile with the run's flags on top), and after a
+ * run the hints (the network is off; a cache under HOME that a built-in
+ * profile would allow) and the denials list of `--json`: each path the
+ * output names on a denial line, with the rule `why` gives it.
+ *
+ * All of it reads text a command printed: it explains, it never decides.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "strv.h"
+
+#define say cli_say
+
+/* Caps: the denials a result lists, the paths taken from one line. */
+#define HINTS_MAX_DENIALS 32
+#define HINTS_MAX_LINE 4096
+
+/* ---- before the run: the workspace ---- */
+
+/* Directories the system runs from: a workspace there would make them
+ * writable. At or below the first list; exactly the second. */
+static const char *const system_trees[] = { "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+					    "/libx32", "/boot", "/dev", "/proc", "/sys", "/run", "/var/lib",
+					    "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/run", NULL };
+/* (a HOME, /root included, is a workspace cordon supports: its dot-entries stay read-only) */
+static const char *const system_dirs[] = { "/var", "/opt", "/home", "/mnt", "/media", "/srv", NULL };
+
+static bool is_system_dir(const char *ws)
+{
+	for (size_t i = 0; system_trees[i]; i++)
+		if (path_is_under(ws, system_trees[i]))
+			return true;
+	for (size_t i = 0; system_dirs[i]; i++)
+		if (strcmp(ws, system_dirs[i]) == 0)
+			return true;
+	return false;
+}
+
+int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *prof, const char *ws,
+			enum cordon_mode mode)
+{
+	const char *given = a->workspace ? "--workspace" : prof->workspace_set ? "the profile's workspace"
+			    : "the current directory";
+	struct stat st;
+
+	if (!ws || mode == CORDON_MODE_DANGER_FULL_ACCESS)
+		return 0;
+	if (stat(ws, &st) < 0) {
+		if (errno == ENOENT)
+			say("the workspace %s (%s) does not exist: create it, or give --workspace an existing directory",
+			    ws, given);
+		else
+			say("the workspace %s (%s) cannot be used: %s", ws, given, strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		say("the workspace %s (%s) is not a directory: give --workspace a directory", ws, given);
+		return -ENOTDIR;
+	}
+	/* The workspace is writable: a system directory must be asked for. */
+	if (mode == CORDON_MODE_WORKSPACE_WRITE && !a->workspace && !prof->workspace_set && is_system_dir(ws)) {
+		say("warning: the current directory %s is a system directory and would become the writable "
+		    "workspace: refusing; cd to a project, or say --workspace %s if you mean it", ws, ws);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ---- the profile a run would use, for why and the denials ---- */
+
+/* rs with the flag's paths added (relative: in the workspace), their origin
+ * the flag; the added rules share the view's strings. */
+static int rules_plus_flags(const struct profile_rules *rs, char *const *paths, const char *flag, const char *ws,
+			    struct profile_rules *ret, struct cli_why_view *v)
+{
+	size_t n = strv_length((char **)paths);
+	struct profile_rule *out;
+
+	*ret = *rs;
+	if (n == 0)
+		return 0;
+	out = calloc(rs->n + n, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	if (rs->n)
+		memcpy(out, rs->v, rs->n * sizeof(*out));
+	ret->v = out;
+	ret->n = rs->n;
+	/* owned from here on, whatever happens below */
+	if (!v->rules[0])
+		v->rules[0] = out;
+	else
+		v->rules[1] = out;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *joined = NULL;
+		char *c = NULL;
+		int r;
+
+		if (paths[i][0] != '/' && ws && !(joined = path_join(ws, paths[i])))
+			return -ENOMEM;
+		r = cordon_canonicalize(joined ?: paths[i], &c, NULL);
+		if (r < 0)
+			return r;
+		if (strv_consume(&v->owned, c) < 0)
+			return -ENOMEM;
+		out[ret->n++] = (struct profile_rule){ .path = c, .spelled = paths[i],
+						       .origin = { .file = (char *)"(command line)", .pointer = (char *)flag } };
+	}
+	return 0;
+}
+
+int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v)
+{
+	static const char cmdline[] = "(command line)";
+	int r;
+
+	*v = (struct cli_why_view){ .q = *p };
+	v->light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
+	/* the flags on top, as cli_build_policy puts them on a run's policy */
+	if (a->mode) {
+		(void)cordon_mode_from_string(a->mode, &v->q.mode);
+		if (v->q.mode != CORDON_MODE_WORKSPACE_WRITE)
+			v->q.write = (struct profile_rules){};
+		v->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };
+	}
+	if (a->net_set) {
+		v->q.net = a->net == CORDON_NET_HOST    ? PROFILE_NET_HOST
+			   : a->net == CORDON_NET_PROXY ? PROFILE_NET_PROXY
+							: PROFILE_NET_NONE;
+		v->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
+	}
+	/* --allow-domain and the others add to the profile's host rules */
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+		if (a->net_rules[k]) {
+			v->net_rules[k] = strv_copy((const char *const *)p->net_rules[k]);
+			if ((p->net_rules[k] && !v->net_rules[k]) ||
+			    strv_extend_strv(&v->net_rules[k], (const char *const *)a->net_rules[k]) < 0) {
+				cli_why_view_done(v);
+				return -ENOMEM;
+			}
+			v->q.net_rules[k] = v->net_rules[k];
+		}
+	r = rules_plus_flags(&p->deny_read, a->deny_read, "--deny-read", p->workspace, &v->q.deny_read, v);
+	if (r >= 0)
+		r = rules_plus_flags(&p->protect, a->protect, "--protect", p->workspace, &v->q.protect, v);
+	if (r < 0)
+		cli_why_view_done(v);
+	return r;
+}
+
+void cli_why_view_done(struct cli_why_view *v)
+{
+	free(v->rules[0]);
+	free(v->rules[1]);
+	strv_free(v->owned);
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+		strv_free(v->net_rules[k]);
+	*v = (struct cli_why_view){};
+}
+
+int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profile_op op, struct profile_decision *ret)
+{
+	return profile_why_path_isolation(&v->q, path, op, v->light, ret);
+}
+
+/* ---- after the run: hints and denials ---- */
+
+static bool says(const char *line, const char *const *what)
+{
+	for (size_t i = 0; what[i]; i++)
+		if (strcasestr(line, what[i]))
+			return true;
+	return false;
+}
+
+/* Name resolution and connections that fail because there is no network. */
+static const char *const net_failures[] = {
+	"could not resolve", "temporary failure in name resolution", "name or service not known",
+	"eai_again", "enotfound", "getaddrinfo", "network is unreachable", "enetunreach",
+	"failed to establish a new connection", "name resolution", "no address associated", "couldn't connect",
+	"failed to connect", "unable to resolve", "nodename nor servname", NULL,
+};
+
+/* What a connect that the sandbox refused says (Landlock's port rules: EACCES). */
+static const char *const connect_refusals[] = {
+	"permission denied", "connection refused", "econnrefused", "eacces", "operation not permitted", NULL,
+};
+
+static const char *const write_words[] = {
+	"read-only file system", "erofs", "cannot create", "can't create", "mkdir", "cannot touch", "write",
+	"rename", "unlink", "remove", "cannot move", "open for writing", "creat", NULL,
+};
+static const char *const exec_words[] = { "exec", "cannot run", "not permitted to run", NULL };
+
+/* Which layer the error text points at: the read-only mount says EROFS,
+ * seccomp EPERM, Landlock EACCES, and so does the runner's write gate,
+ * which (full isolation only) decides the protected and persistence
+ * paths. */
+static const char *mechanism_of(const char *line, enum profile_op op, const struct profile_decision *d, bool light)
+{
+	bool gated = !light && op == PROFILE_OP_WRITE &&
+		     (strstr(d->reason, "write gate") || strstr(d->reason, "kept read-only by"));
+
+	if (strcasestr(line, "read-only file system") || strcasestr(line, "erofs"))
+		return "mount";
+	if (strcasestr(line, "operation not permitted") || strcasestr(line, "eperm"))
+		return "seccomp";
+	if (strcasestr(line, "permission denied") || strcasestr(line, "eacces"))
+		return gated ? "write-gate" : "landlock";
+	return "unknown";
+}
+
+struct hints {
+	const struct cli_why_view *v;
+	const char *home;
+	json_t *hints, *denials;
+	char **seen;       /* paths already listed */
+	bool net_said;
+	char **cache_said; /* the HOME entries a cache hint named */
+};
+
+static bool path_byte(unsigned char c)
+{
+	return c > ' ' && c != ':' && c != '\'' && c != '"' && c != ',' && c != ')' && c != '`' && c != ';' &&
+	       c != 0x7f && c != ']' && c != '>';
+}
+
+/* The dot-entry of HOME that c is under ("/home/u/.npm"), or NULL. */
+static char *home_entry(const char *home, const char *c)
+{
+	size_t hl = home ? strlen(home) : 0;
+	const char *e;
+
+	if (hl < 2 || strncmp(c, home, hl) != 0 || c[hl] != '/' || c[hl + 1] != '.')
+		return NULL;
+	e = c + hl + 1;
+	e += strcspn(e, "/");
+	/* ~/.cache and ~/.local are shared: name the directory below them */
+	if (*e && (strncmp(c + hl, "/.cache/", 8) == 0 || strncmp(c + hl, "/.local/", 8) == 0)) {
+		e++;
+		e += strcspn(e, "/");
+		if (strncmp(c + hl, "/.local/share/", 14) == 0 && *e) {
+			e++;
+			e += strcspn(e, "/");
+		}
+	}
+	return strndup(c, (size_t)(e - c));
+}
+
+/* The built-in profile whose rules let it write entry, the narrowest (the
+ * fewest write rules: the tool's own profile) first, then the others after
+ * ", ", or NULL. */
+static char *builtin_allowing(const struct cli_args *a, const char *entry)
+{
+	const char *const *names = profile_builtin_names();
+	_cleanup_free_ char *probe = path_join(entry, "cordon-hint");
+	_cleanup_strv_free_ char **found = NULL;
+	size_t best = 0, best_n = SIZE_MAX;
+	char *out = NULL;
+
+	for (size_t i = 0; probe && names && names[i]; i++) {
+		_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+		struct profile_decision d;
+
+		if (profile_load(names[i], &(struct profile_env){ .workspace = a->workspace }, &p, NULL) < 0)
+			continue;
+		if (profile_why_path(p, probe, PROFILE_OP_WRITE, &d) < 0 || !d.allow)
+			continue;
+		if (p->write.n < best_n) {
+			best_n = p->write.n;
+			best = strv_length(found);
+		}
+		if (strv_push(&found, names[i]) < 0)
+			return NULL;
+	}
+	if (!found)
+		return NULL;
+	if (asprintf(&out, "%s", found[best]) < 0)
+		return NULL;
+	for (size_t i = 0; found[i]; i++) {
+		char *more;
+
+		if (i == best)
+			continue;
+		if (asprintf(&more, "%s%s%s", out, strchr(out, '(') ? ", " : " (also ", found[i]) < 0)
+			break;
+		free(out);
+		out = more;
+	}
+	if (strchr(out, '(')) {
+		char *more;
+
+		if (asprintf(&more, "%s)", out) >= 0) {
+			free(out);
+			out = more;
+		}
+	}
+	return out;
+}
+
+static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
+{
+	_cleanup_free_ char *entry = home_entry(h->home, c), *name = NULL, *text = NULL;
+
+	if (!entry || strv_contains(h->cache_said, entry))
+		return;
+	if (strv_push(&h->cache_said, entry) < 0)
+		return;
+	name = builtin_allowing(a, entry);
+	if (name && asprintf(&text, "%s is a tool's cache under HOME, not writable under profile %s; the built-in "
+			     "profile %s allows it: cordon run --profile %.*s ...", entry, a->profile ?: "default", name,
+			     (int)strcspn(name, " "), name) < 0)
+		text = NULL;
+	else if (!name && asprintf(&text, "%s is under HOME, not writable under profile %s: a profile with "
+				   "\"filesystem\": {\"write\": [\"%s\"]} allows it", entry, a->profile ?: "default",
+				   entry) < 0)
+		text = NULL;
+	if (text)
+		json_array_append_new(h->hints, json_string(text));
+}
+
+/* One entry for path (absolute, or ~/x) if why denies it. */
+static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path)
+{
+	enum profile_op order[3] = { PROFILE_OP_READ, PROFILE_OP_WRITE, PROFILE_OP_EXEC };
+	_cleanup_free_ char *canon = NULL;
+	struct profile_decision d = {};
+	const char *shown = path;
+	int k;
+
+	if (json_array_size(h->denials) >= HINTS_MAX_DENIALS || strv_contains(h->seen, path))
+		return;
+	(void)strv_push(&h->seen, path);
+	/* the op the words say first, then the others: the one why denies */
+	if (says(line, write_words))
+		order[0] = PROFILE_OP_WRITE, order[1] = PROFILE_OP_READ;
+	else if (says(line, exec_words))
+		order[0] = PROFILE_OP_EXEC, order[2] = PROFILE_OP_READ;
+	for (k = 0; k < 3; k++)
+		if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
+			break;
+	if (k == 3)
+		return; /* why cannot explain it: not listed */
+	if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
+		shown = canon;
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
+			      profile_op_to_string(order[k]), "rule", d.pointer[0] ? d.pointer : d.file, "mechanism",
+			      mechanism_of(line, order[k], &d, h->v->light), "reason", d.reason, "line", cli_json_text(line, strlen(line)));
+	if (o) {
+		json_object_set_new(o, "file", json_string(d.file));
+		json_array_append_new(h->denials, o);
+	}
+	if (order[k] == PROFILE_OP_WRITE && canon)
+		cache_hint(h, a, canon);
+}
+
+/* A relative name next to a denial signature at sig: "X: Permission
+ * denied", "'X': Read-only file system", "Permission denied: 'X'"; taken
+ * in the current directory, where the command ran. */
+static void relative_near(struct hints *h, const struct cli_args *a, const char *line, const char *sig, size_t siglen)
+{
+	_cleanup_free_ char *name = NULL, *cwd = NULL, *full = NULL;
+	const char *b = NULL, *e = NULL;
+
+	if (sig - line >= 3 && sig[-2] == ':' && sig[-1] == ' ') {
+		e = sig - 2;
+		if (e - line >= 3 && memcmp(e - 3, "\xe2\x80\x99", 3) == 0) {
+			/* coreutils in a UTF-8 locale: ‘X’ */
+			e -= 3;
+			for (b = e; b - line >= 3 && memcmp(b - 3, "\xe2\x80\x98", 3) != 0; b--)
+				;
+			if (b - line < 3)
+				b = e;
+		} else {
+			bool quoted = e[-1] == '\'' || e[-1] == '"';
+			if (quoted)
+				e--;
+			for (b = e; b > line && (quoted ? b[-1] != e[0] : path_byte((unsigned char)b[-1])); b--)
+				;
+			if (quoted && b == line)
+				b = e; /* no opening quote: nothing */
+		}
+	} else if (sig[siglen] == ':' && sig[siglen + 1] == ' ' && (sig[siglen + 2] == '\'' || sig[siglen + 2] == '"')) {
+		b = sig + siglen + 3;
+		e = strchr(b, sig[siglen + 2]);
+	}
+	if (!b || !e || e <= b || *b == '/' || *b == '~' || e - b > 1024)
+		return;
+	name = strndup(b, (size_t)(e - b));
+	cwd = getcwd(NULL, 0);
+	if (!name || !cwd || strchr(name, ' ') || !(full = path_join(cwd, name)))
+		return;
+	explain_path(h, a, line, full);
+}
+
+/* Each path a denial line names that why denies: one entry. */
+static void line_denials(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *line)
+{
+	for (const char *s = line; *s; s++) {
+		_cleanup_free_ char *path = NULL;
+		size_t n;
+
+		if (!(*s == '/' || (s[0] == '~' && s[1] == '/')) || (s > line && path_byte((unsigned char)s[-1])))
+			continue;
+		for (n = 0; path_byte((unsigned char)s[n]); n++)
+			;
+		path = strndup(s, n);
+		s += n - 1;
+		/* "//host/x" is a URL's tail (https://host/x), not a path */
+		if (!path || n < 2 || (path[0] == '/' && path[1] == '/'))
+			continue;
+		if (path[0] == '~') {
+			/* a shell's ~/x is HOME's */
+			char *full = h->home ? path_join(h->home, path + 2) : NULL;
+
+			if (!full)
+				continue;
+			free(path);
+			path = full;
+		}
+		explain_path(h, a, line, path);
+	}
+	STRV_FOREACH(sig, c->denial_signatures) {
+		const char *at = strcasestr(line, *sig);
+
+		if (at)
+			relative_near(h, a, line, at, strlen(*sig));
+	}
+}
+
+static void net_hint(struct hints *h, const char *line, bool after_connect)
+{
+	const struct cordon_profile *q = &h->v->q;
+	bool proxy = q->net == PROFILE_NET_PROXY;
+
+	if (h->net_said || q->net == PROFILE_NET_HOST || q->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
+	    !(says(line, net_failures) || (after_connect && says(line, connect_refusals))))
+		return;
+	/* the proxy's own refusals are its audit lines (cli_net.c) */
+	if (proxy && strstr(line, "cordon-proxy: refused "))
+		return;
+	h->net_said = true;
+	json_array_append_new(h->hints, json_string(
+		proxy ? "only cordon's proxy leads out (--net proxy): there is no resolver and no route, so a "
+			"program that ignores HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (127.0.0.1:3128, SOCKS5 :1080) "
+			"fails at once; point it at the proxy, or allow the network with --net host"
+		      : "the network is off (--net none: only the sandbox's own loopback), so name resolution and "
+			"connections fail at once; allow it with --net host, or a profile with \"network\": {\"mode\": "
+			"\"host\"}"));
+	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o}", "kind", "network", "path", "op", "connect", "rule",
+			      q->net_origin.pointer && q->net_origin.pointer[0] ? q->net_origin.pointer : "network.mode",
+			      "mechanism", "netns", "reason",
+			      proxy ? "network.mode is proxy: only through cordon's proxy" : "network.mode is none", "line",
+			      cli_json_text(line, strlen(line)));
+	if (o)
+		json_array_append_new(h->denials, o);
+}
+
+static void scan_text(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *text,
+		      size_t len)
+{
+	const char *p = text, *end = text + len;
+	int connect_seen = 0;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		_cleanup_free_ char *line = strndup(p, n < HINTS_MAX_LINE ? n : HINTS_MAX_LINE);
+
+		p = nl ? nl + 1 : end;
+		if (!line)
+			return;
+		/* a refused connect can say so on the line after (a traceback) */
+		if (strcasestr(line, "connect"))
+			connect_seen = 3;
+		else if (connect_seen > 0)
+			connect_seen--;
+		net_hint(h, line, connect_seen > 0);
+		bool denial = false;
+		STRV_FOREACH(sig, c->denial_signatures)
+			if (strcasestr(line, *sig)) {
+				denial = true;
+				break;
+			}
+		if (denial)
+			line_denials(h, a, c, line);
+	}
+}
+
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
+		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials)
+{
+	struct cli_why_view v;
+	struct hints h = {};
+	int status = res->signal ? 128 + res->signal : res->exit_code;
+	int r;
+
+	h.hints = json_array();
+	h.denials = json_array();
+	if (!h.hints || !h.denials) {
+		json_decref(h.hints);
+		json_decref(h.denials);
+		return -ENOMEM;
+	}
+	/* what a command that succeeded printed is no one's problem */
+	if (status != 0 && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_view_init(a, prof, &v) >= 0) {
+		h.v = &v;
+		h.home = prof->home;
+		scan_text(&h, a, c, res->output ?: "", res->output_len);
+		if (res->stderr_output)
+			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
+		cli_why_view_done(&v);
+	}
+	/* --net proxy: each refusal the proxy wrote is known for certain, also
+	 * when the command went on to exit 0 (the verdict is denied then too) */
+	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
+	    (a->net_set ? a->net == CORDON_NET_PROXY : prof->net == PROFILE_NET_PROXY)) {
+		const char *rule = a->net_set ? "--net" : prof->net_origin.pointer ?: "network.mode";
+		size_t before = json_array_size(h.denials);
+
+		cli_net_denials(h.denials, res->output, res->output_len, rule);
+		if (res->stderr_output)
+			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, rule);
+		if (json_array_size(h.denials) > before)
+			json_array_append_new(h.hints, json_string(
+				"cordon's proxy refused a connection (see denials): it connects only to the hosts "
+				"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
+				"--deny-domain, and to a local or private address only with --allow-address"));
+	}
+	/* the limit or the signal that ended it */
+	if (res->limit != CORDON_LIMIT_NONE) {
+		_cleanup_free_ char *rule = NULL;
+		r = asprintf(&rule, "limits.%s", cordon_limit_to_string(res->limit));
+		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s}", "kind", "limit", "path", "op",
+							   "rule", r < 0 ? "limits" : rule, "mechanism",
+							   cordon_limit_mechanism_to_string(res->limit_mechanism)));
+		if (r < 0)
+			rule = NULL;
+	} else if (res->signal) {
+		char sig[32];
+
+		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(res->signal) ?: "?");
+		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s}", "kind", "signal", "path", "op",
+							   "rule", sig, "mechanism", "signal"));
+	}
+	strv_free(h.seen);
+	strv_free(h.cache_said);
+	*ret_hints = h.hints;
+	*ret_denials = h.denials;
+	return 0;
+}
