@@ -353,7 +353,7 @@ CORDON_API char **cordon_strv_free(char **v);
 /* ---- Classify ------------------------------------------------------------ */
 
 struct cordon_classification {
-	enum cordon_verdict verdict; /* OK, DENIED or RUNNER_FAILED */
+	enum cordon_verdict verdict; /* OK, DENIED or RUNNER_FAILED (TIMEOUT: cordon_classify_ex) */
 	char *line;                  /* the runner's line, verbatim, for RUNNER_FAILED; else NULL; caller frees */
 };
 
@@ -372,6 +372,18 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 				      const char *status, size_t status_len,
 				      const char *output, size_t output_len,
 				      struct cordon_classification *ret);
+/* What a caller that spawned the confined argv itself knows of how it
+ * ended, beyond its status: it killed it at its own deadline. */
+struct cordon_classify_facts {
+	bool timed_out;
+};
+/* cordon_classify_status, told what the caller knows: timed_out makes the
+ * verdict CORDON_VERDICT_TIMEOUT, as cordon_run's own timeout does (a
+ * runner failure that came first still wins: it is what kept the command
+ * from running). facts may be NULL. Pure. */
+CORDON_API int cordon_classify_ex(const struct cordon_confined *c, int exit_status, const char *status,
+				  size_t status_len, const char *output, size_t output_len,
+				  const struct cordon_classify_facts *facts, struct cordon_classification *ret);
 
 /* ---- Limits ---------------------------------------------------------------
  *

@@ -625,3 +625,15 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 	*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_RUNNER_FAILED, .line = line };
 	return 0;
 }
+
+CORDON_API int cordon_classify_ex(const struct cordon_confined *c, int exit_status, const char *status,
+				  size_t status_len, const char *output, size_t output_len,
+				  const struct cordon_classify_facts *facts, struct cordon_classification *ret)
+{
+	int r = cordon_classify_status(c, exit_status, status, status_len, output, output_len, ret);
+
+	if (r < 0 || !facts || !facts->timed_out || ret->verdict == CORDON_VERDICT_RUNNER_FAILED)
+		return r;
+	ret->verdict = CORDON_VERDICT_TIMEOUT;
+	return 0;
+}

@@ -315,7 +315,15 @@ print(n, "started")'
                         ok "control: 20 processes under --max-processes 64: no limit fired" ||
                         not_ok "control: pids" "$(cat "$tmp/pids-ok.json")"
         else
-                skip "a limit that fired with exit 0" "no pids cgroup here"
+                # no pids cgroup for this user: the limit is refused,
+                # never run unbounded (the refusal is a result object too)
+                jrun pids-none --max-processes 8 -- true
+                valid "--max-processes without a pids cgroup" "$tmp/pids-none.json"
+                [ "$(rc_of pids-none)" = 125 ] && [ "$(field "$tmp/pids-none.json" verdict)" = refused ] &&
+                   [ "$(field "$tmp/pids-none.json" error.kind)" = limits ] &&
+                   grep -q "pids cgroup" <<<"$(field "$tmp/pids-none.json" error.message)" &&
+                        ok "no pids cgroup here: --max-processes is refused (125, the reason named)" ||
+                        not_ok "pids refusal" "$(cat "$tmp/pids-none.json")"
         fi
 else
         skip "native results against the schema" "backend here: $native"

@@ -522,3 +522,23 @@ Test(classify, status_format_names)
 	cr_assert_eq(cordon_status_format_from_string("json", &f), -EINVAL);
 	cr_assert_eq(cordon_status_format_from_string(NULL, &f), -EINVAL);
 }
+
+/* A caller that spawned the confined argv itself and killed it at its own
+ * deadline says so, and gets the verdict cordon_run would give; a runner
+ * failure that came first still wins, and without the fact nothing
+ * changes. */
+Test(classify, caller_timeout)
+{
+	struct cordon_confined c = channel_confined(NATIVE_CH);
+	const struct cordon_classify_facts late = { .timed_out = true };
+	const char *rec = "namespaces\tEPERM\tcordon: namespaces: unshare: EPERM\n";
+	struct cordon_classification cl;
+
+	cr_assert_eq(cordon_classify_ex(&c, 128 + 9, NULL, 0, "", 0, &late, &cl), 0);
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_TIMEOUT);
+	cr_assert_eq(cordon_classify_ex(&c, 128 + 9, NULL, 0, "", 0, NULL, &cl), 0);
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK, "a SIGKILL without the fact is no timeout");
+	cr_assert_eq(cordon_classify_ex(&c, 125, rec, strlen(rec), "", 0, &late, &cl), 0);
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	free(cl.line);
+}
