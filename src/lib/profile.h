@@ -12,9 +12,9 @@
  * writes the resolved profile back (what `cordon profile show` prints; it
  * loads again to the same profile).
  *
- * Fail closed: what cordon cannot enforce yet (network domain rules, proxy
- * mode, command_policies, filesystem.exec) is refused at load, never
- * dropped. What is accepted but changes nothing (a filesystem.read entry the
+ * Fail closed: what cordon cannot enforce yet (command_policies,
+ * filesystem.exec) is refused at load, never dropped; host rules without
+ * network.mode "proxy" are refused too (only the proxy enforces them). What is accepted but changes nothing (a filesystem.read entry the
  * system already allows, a path that does not exist) is kept in notes[] so
  * `profile show` can say so.
  *
