@@ -49,6 +49,7 @@ bench: build
 	bench/compare --cordon $(CORDON) --doc docs/BENCHMARKS.md
 	gnuplot -e "datafile='bench/out/launch.dat'; outfile='docs/bench-launch.svg'" bench/plot.gp
 	bench/launch --cordon $(CORDON)
+	bench/proxy --cordon $(CORDON)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -86,6 +86,7 @@ enum cordon_mode {
 enum cordon_net {
 	CORDON_NET_NONE, /* loopback only */
 	CORDON_NET_HOST, /* the host's network */
+	CORDON_NET_PROXY, /* loopback, and cordon's proxy as the one way out (host rules) */
 };
 
 enum cordon_enforcement {
@@ -161,6 +162,22 @@ CORDON_API enum cordon_mode cordon_policy_mode(const struct cordon_policy *p);
 /* Canonical workspace root; NULL only for danger-full-access without one. */
 CORDON_API const char *cordon_policy_workspace(const struct cordon_policy *p);
 CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net net);
+/* Host rules for network "proxy" (the proxy decides: deny, then allow;
+ * an empty allow list admits nothing). ALLOW_DOMAIN / DENY_DOMAIN take
+ * "host", "*.suffix" (subdomains only), either with ":PORT", or an IP
+ * literal; ALLOW_ADDRESS takes "A" or "A/N": answers in it may be dialled
+ * although they are loopback, private, link-local, metadata... Checked
+ * now: -EINVAL with the reason in reterr. Rules are kept under any network
+ * setting but only "proxy" uses them. */
+enum cordon_net_rule {
+	CORDON_NET_ALLOW_DOMAIN,
+	CORDON_NET_DENY_DOMAIN,
+	CORDON_NET_ALLOW_ADDRESS,
+};
+CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_net_rule kind, const char *rule,
+					  struct cordon_error *reterr);
+/* The rules of one kind, NULL-terminated (never NULL). */
+CORDON_API const char *const *cordon_policy_net_rules(const struct cordon_policy *p, enum cordon_net_rule kind);
 CORDON_API enum cordon_net cordon_policy_net(const struct cordon_policy *p);
 CORDON_API int cordon_policy_set_isolation(struct cordon_policy *p, enum cordon_isolation iso);
 
@@ -490,6 +507,9 @@ enum cordon_profile_list {
 	CORDON_PROFILE_UNIX_SOCKETS, /* network.allow_unix_sockets */
 	CORDON_PROFILE_ENV_ALLOW,   /* environment.allow: names and PREFIX* patterns */
 	CORDON_PROFILE_ENV_SET,     /* environment.set: NAME=VALUE */
+	CORDON_PROFILE_ALLOW_DOMAINS,   /* network.allow_domains (mode proxy): H, H:PORT, *.H */
+	CORDON_PROFILE_DENY_DOMAINS,    /* network.deny_domains */
+	CORDON_PROFILE_ALLOW_ADDRESSES, /* network.allow_addresses: A[/N] */
 	_CORDON_PROFILE_LIST_MAX,
 };
 /* One of the profile's lists, NULL-terminated and read-only (empty, never
@@ -620,6 +640,11 @@ struct cordon_launch_opts {
 	const char *const *keep_env;      /* names or PREFIX* */
 	const char *const *set_env;       /* NAME=VALUE; injection variables are refused */
 	const char *const *require;       /* cordon_policy_require feature names */
+	/* cordon_policy_add_net_rule: CORDON_NET_ALLOW_DOMAIN, _DENY_DOMAIN,
+	 * _ALLOW_ADDRESS; refused (-EINVAL) unless the network is proxy */
+	const char *const *allow_domains;
+	const char *const *deny_domains;
+	const char *const *allow_addresses;
 	/* Limits: a set (non-zero) value replaces the profile's. */
 	int timeout_ms;                   /* 1 .. one week */
 	uint64_t max_output;              /* 1 .. 1 GiB */

@@ -59,6 +59,7 @@ struct cli_args {
 	char **keep_env;
 	char **setenv;             /* NAME=VALUE */
 	char **require;
+	char **net_rules[3];       /* --allow-domain, --deny-domain, --allow-address (cli_net.c) */
 
 	/* run */
 	int timeout_ms;            /* 0: none */
@@ -185,6 +186,18 @@ int cli_why(const struct cli_args *a);
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* cli_net.c: the --net proxy rules. The handler of the --allow-domain,
+ * --deny-domain and --allow-address rows (stored in a->net_rules). */
+int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
+/* The rules onto p; -EINVAL (said) when one is malformed or p's network is
+ * not proxy. */
+int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
+void cli_net_done(struct cli_args *a);
+/* The connections the proxy refused, from its audit lines in text: one
+ * denial each appended to denials ({kind "network", op "connect", rule,
+ * mechanism "proxy", reason, line, host, port, request}). */
+void cli_net_denials(json_t *denials, const char *text, size_t len, const char *rule);
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
@@ -229,6 +242,7 @@ struct cli_why_view {
 	bool light;
 	struct profile_rule *rules[2];
 	char **owned;
+	char **net_rules[PROFILE_NET_RULE_KINDS]; /* the profile's host rules plus the flags' */
 };
 int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v);
 void cli_why_view_done(struct cli_why_view *v);

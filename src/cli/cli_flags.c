@@ -23,16 +23,6 @@
 /* Caps on what the command line may carry. */
 #define CLI_MAX_REPEATS 4096
 
-int cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 #define fail cli_fail
 
 /* ---- sizes, durations, counts ---- */
@@ -192,7 +182,8 @@ static int flag_net(struct cli_args *a, const struct cli_flag *f, const char *va
 {
 	(void)f;
 	if (cordon_net_from_string(value, &a->net) < 0)
-		return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host", value);
+		return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host, proxy",
+			    value);
 	a->net_set = true;
 	return 0;
 }
@@ -377,7 +368,7 @@ static const struct cli_flag flags[] = {
 	  "the path to ask about (relative: in the workspace)" },
 	{ "--op", C(CLI_WHY), true, flag_op, 0, CLI_SECTION_OWN, "read|write|exec", "what is done to PATH" },
 	{ "--host", C(CLI_WHY), true, flag_host, 0, CLI_SECTION_OWN, "HOST", "the host to ask about" },
-	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST" },
+	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST (default: 443)" },
 	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "machine-readable output (list, show)" },
 	{ "--effective", C(CLI_PROFILE), false, cli_flag_bool, F(effective), CLI_SECTION_OWN, NULL,
@@ -415,7 +406,8 @@ static const struct cli_flag flags[] = {
 	  "read-only | workspace-write (default) | danger-full-access" },
 	{ "--workspace", POLICY_CMDS, true, flag_workspace, 0, CLI_SECTION_POLICY, "DIR",
 	  "the writable workspace root (default: current directory)" },
-	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host", "network access (default: none)" },
+	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host|proxy",
+	  "network access (default: none); proxy: only through\ncordon's proxy, to the hosts --allow-domain admits" },
 	{ "--backend", POLICY_CMDS, true, flag_backend, 0, CLI_SECTION_POLICY, "B",
 	  "native | bwrap | seatbelt | unavailable (skips probing;\nCORDON_BACKEND does the same)" },
 	{ "--isolation", POLICY_CMDS, true, flag_isolation, 0, CLI_SECTION_POLICY, "full|light",
@@ -426,6 +418,12 @@ static const struct cli_flag flags[] = {
 	  "keep PATH read-only inside the workspace (repeatable)" },
 	{ "--allow-unix-socket", POLICY_CMDS, true, cli_flag_repeat, F(allow_unix), CLI_SECTION_POLICY, "PATH",
 	  "let the sandbox connect to this host unix socket\n(native, full isolation, --net none; repeatable)" },
+	{ "--allow-domain", POLICY_CMDS, true, cli_net_flag, 0, CLI_SECTION_POLICY, "H[:PORT]",
+	  "(--net proxy) the proxy connects to H (*.H: subdomains\nof H only); repeatable" },
+	{ "--deny-domain", POLICY_CMDS, true, cli_net_flag, 0, CLI_SECTION_POLICY, "H[:PORT]",
+	  "(--net proxy) never H; checked before --allow-domain" },
+	{ "--allow-address", POLICY_CMDS, true, cli_net_flag, 0, CLI_SECTION_POLICY, "A[/N]",
+	  "(--net proxy) admit local/private answers in A[/N]\n(never by name alone; repeatable)" },
 	{ "--keep-env", POLICY_CMDS, true, cli_flag_repeat, F(keep_env), CLI_SECTION_POLICY, "NAME",
 	  "pass NAME (or PREFIX*) through the environment filter" },
 	{ "--setenv", POLICY_CMDS, true, flag_setenv, F(setenv), CLI_SECTION_POLICY, "NAME=VALUE",
@@ -506,6 +504,7 @@ void cli_args_done(struct cli_args *a)
 	strv_free(a->keep_env);
 	strv_free(a->setenv);
 	strv_free(a->require);
+	cli_net_done(a);
 	strv_free(a->command);
 	strv_free(a->operands);
 	*a = (struct cli_args){};
@@ -549,8 +548,6 @@ static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
 		return fail(err, errlen, "--path needs --op read, write or exec");
 	if (a->why_path && a->port_set)
 		return fail(err, errlen, "--port goes with --host, not --path");
-	if (a->why_host && !a->port_set)
-		return fail(err, errlen, "--host needs --port N");
 	if (a->why_host && a->op_set)
 		return fail(err, errlen, "--op goes with --path, not --host");
 	return 0;

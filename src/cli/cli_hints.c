@@ -138,9 +138,22 @@ int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, 
 		v->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };
 	}
 	if (a->net_set) {
-		v->q.net = a->net == CORDON_NET_HOST ? PROFILE_NET_HOST : PROFILE_NET_NONE;
+		v->q.net = a->net == CORDON_NET_HOST    ? PROFILE_NET_HOST
+			   : a->net == CORDON_NET_PROXY ? PROFILE_NET_PROXY
+							: PROFILE_NET_NONE;
 		v->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
 	}
+	/* --allow-domain and the others add to the profile's host rules */
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+		if (a->net_rules[k]) {
+			v->net_rules[k] = strv_copy((const char *const *)p->net_rules[k]);
+			if ((p->net_rules[k] && !v->net_rules[k]) ||
+			    strv_extend_strv(&v->net_rules[k], (const char *const *)a->net_rules[k]) < 0) {
+				cli_why_view_done(v);
+				return -ENOMEM;
+			}
+			v->q.net_rules[k] = v->net_rules[k];
+		}
 	r = rules_plus_flags(&p->deny_read, a->deny_read, "--deny-read", p->workspace, &v->q.deny_read, v);
 	if (r >= 0)
 		r = rules_plus_flags(&p->protect, a->protect, "--protect", p->workspace, &v->q.protect, v);
@@ -154,6 +167,8 @@ void cli_why_view_done(struct cli_why_view *v)
 	free(v->rules[0]);
 	free(v->rules[1]);
 	strv_free(v->owned);
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+		strv_free(v->net_rules[k]);
 	*v = (struct cli_why_view){};
 }
 
@@ -430,17 +445,26 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 static void net_hint(struct hints *h, const char *line, bool after_connect)
 {
 	const struct cordon_profile *q = &h->v->q;
+	bool proxy = q->net == PROFILE_NET_PROXY;
 
 	if (h->net_said || q->net == PROFILE_NET_HOST || q->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
 	    !(says(line, net_failures) || (after_connect && says(line, connect_refusals))))
 		return;
+	/* the proxy's own refusals are its audit lines (cli_net.c) */
+	if (proxy && strstr(line, "cordon-proxy: refused "))
+		return;
 	h->net_said = true;
 	json_array_append_new(h->hints, json_string(
-		"the network is off (--net none: only the sandbox's own loopback), so name resolution and "
-		"connections fail at once; allow it with --net host, or a profile with \"network\": {\"mode\": \"host\"}"));
+		proxy ? "only cordon's proxy leads out (--net proxy): there is no resolver and no route, so a "
+			"program that ignores HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (127.0.0.1:3128, SOCKS5 :1080) "
+			"fails at once; point it at the proxy, or allow the network with --net host"
+		      : "the network is off (--net none: only the sandbox's own loopback), so name resolution and "
+			"connections fail at once; allow it with --net host, or a profile with \"network\": {\"mode\": "
+			"\"host\"}"));
 	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o}", "kind", "network", "path", "op", "connect", "rule",
 			      q->net_origin.pointer && q->net_origin.pointer[0] ? q->net_origin.pointer : "network.mode",
-			      "mechanism", "netns", "reason", "network.mode is none", "line",
+			      "mechanism", "netns", "reason",
+			      proxy ? "network.mode is proxy: only through cordon's proxy" : "network.mode is none", "line",
 			      cli_json_text(line, strlen(line)));
 	if (o)
 		json_array_append_new(h->denials, o);
@@ -500,6 +524,22 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *pro
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
 		cli_why_view_done(&v);
+	}
+	/* --net proxy: each refusal the proxy wrote is known for certain, also
+	 * when the command went on to exit 0 (the verdict is denied then too) */
+	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
+	    (a->net_set ? a->net == CORDON_NET_PROXY : prof->net == PROFILE_NET_PROXY)) {
+		const char *rule = a->net_set ? "--net" : prof->net_origin.pointer ?: "network.mode";
+		size_t before = json_array_size(h.denials);
+
+		cli_net_denials(h.denials, res->output, res->output_len, rule);
+		if (res->stderr_output)
+			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, rule);
+		if (json_array_size(h.denials) > before)
+			json_array_append_new(h.hints, json_string(
+				"cordon's proxy refused a connection (see denials): it connects only to the hosts "
+				"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
+				"--deny-domain, and to a local or private address only with --allow-address"));
 	}
 	/* the limit or the signal that ended it */
 	if (res->limit != CORDON_LIMIT_NONE) {

@@ -389,7 +389,7 @@ int cli_why(const struct cli_args *a)
 	if (a->why_path)
 		r = cli_why_view_path(&v, a->why_path, a->op, &d);
 	else
-		r = profile_why_host(&v.q, a->why_host, a->port, &d);
+		r = profile_why_host(&v.q, a->why_host, a->port_set ? a->port : 443, &d);
 	if (r < 0) {
 		if (a->why_path)
 			say("--path %s: %s", a->why_path, strerror(-r));
@@ -412,7 +412,7 @@ int cli_why(const struct cli_args *a)
 			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
 		} else {
 			json_object_set_new(o, "host", json_string(a->why_host));
-			json_object_set_new(o, "port", json_integer(a->port));
+			json_object_set_new(o, "port", json_integer(a->port_set ? a->port : 443));
 		}
 		if (cli_print_json(o) < 0)
 			return CLI_EXIT_REFUSED;

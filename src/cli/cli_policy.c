@@ -19,18 +19,6 @@
 #define say cli_say
 #define fail cli_fail
 
-void cli_say(const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "cordon: %s\n", line);
-	cli_note_message(line);
-}
-
 #define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
 
 /* Load NAME the way run does: --profile P, or the embedded default. */
@@ -198,6 +186,8 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 	STRV_FOREACH(s, a->require)
 		if ((r = cordon_policy_require(p, *s, &e)) < 0)
 			goto bad;
+	if ((r = cli_net_apply(a, p)) < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 bad:

@@ -104,7 +104,7 @@ static const char head_profile[] =
 
 static const char head_why[] =
 	"usage: cordon why [policy options] --path PATH --op read|write|exec [--json]\n"
-	"       cordon why [policy options] --host HOST --port N [--json]\n"
+	"       cordon why [policy options] --host HOST [--port N (443)] [--json]\n"
 	"\n"
 	"Says whether a command confined by profile P (default: the built-in `default`)\n"
 	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "cli.h"
 #include "exec.h"
+#include "proxy.h"
 
 /* /proc/PID/cmdline is readable by every local user, and it reads our argv
  * memory as it is now: once parsed (and copied), the values typed after
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
 	/* The runner is on every confined launch's hot path: nothing before it. */
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
 		return cordon_exec_main(argc - 1, argv + 1);
+	/* The proxy the runner starts for --net proxy (src/proxy). */
+	if (argc > 1 && strcmp(argv[1], "proxy") == 0)
+		return cordon_proxy_main(argc - 1, argv + 1);
 
 	/* The native provider runs this very binary as its runner. */
 	l = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "netproxy.h"
 #include "policy.h"
 #include "runner.h"
 
@@ -38,7 +39,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 1, sizeof(char *));
+	envp = calloc(n_env + 1 + NETPROXY_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -58,6 +59,8 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue;
 		if (env_name_is_injection(name))
 			continue;
+		if (p->net == CORDON_NET_PROXY && netproxy_env_owns(name))
+			continue; /* ours win */
 		/* the first occurrence wins, as getenv(3) sees it */
 		for (size_t j = 0; j < k && !dup; j++)
 			dup = same_name(envp[j], e);
@@ -65,6 +68,8 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			envp[k++] = (char *)e;
 	}
 	envp[k] = NULL;
+	if (p->net == CORDON_NET_PROXY)
+		k = netproxy_env_add(envp, k);
 	for (size_t j = 0; p->setenv && p->setenv[j]; j++) {
 		bool found = false;
 

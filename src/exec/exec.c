@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "netproxy.h"
 #include "policy.h"
 #include "process.h"
 #include "runner.h"
@@ -125,6 +126,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (x->shared == MAP_FAILED)
 		exec_die("namespaces", "mmap: %m");
 
+	if (p->net == CORDON_NET_PROXY)
+		netproxy_start(x);
 	signals_setup(x);
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
@@ -140,6 +143,7 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	}
 	if (pid == 0)
 		init_main(x);
+	netproxy_after_clone(x);
 
 	status = exec_supervise(x, pid);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
@@ -161,7 +165,7 @@ int cordon_exec_main(int argc, char **argv)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = {};
+	struct exec_ctx x = { .proxy_fd = -1 };
 	char err[512];
 	int r;
 

@@ -242,6 +242,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 		case STEP_HIDE:
 		case STEP_PROC:
 		case STEP_LOOPBACK:
+		case STEP_PROXY:
 		case STEP_CHDIR:
 		case STEP_INIT:
 		case _STEP_MAX:

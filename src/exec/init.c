@@ -33,6 +33,7 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
+#include "netproxy.h"
 #include "runner.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
@@ -90,6 +91,9 @@ int exec_supervise(struct exec_ctx *x, pid_t child)
 			exec_forward_signal(child, sig);
 			continue;
 		}
+		/* --net proxy: the run ends with the proxy */
+		if (x->proxy_pid > 0 && waitpid(x->proxy_pid, &status, WNOHANG) == x->proxy_pid)
+			netproxy_died(x, child, status);
 		/* light: orphans re-parent to us (subreaper); reap them too */
 		while ((p = waitpid(x->runner_parent ? -1 : child, &status, WNOHANG)) > 0)
 			if (p == child)
@@ -262,6 +266,9 @@ _Noreturn void init_main(struct exec_ctx *x)
 			r = ns_loopback_up();
 			if (r < 0)
 				exec_die("loopback", "%s", strerror(-r));
+			break;
+		case STEP_PROXY:
+			netproxy_listen(x);
 			break;
 		case STEP_CHDIR:
 			if (x->cwd[0] && chdir(x->cwd) < 0)

@@ -574,6 +574,7 @@ void mount_apply(struct exec_ctx *x)
 		case STEP_NAMESPACES:
 		case STEP_MAP_IDS:
 		case STEP_LOOPBACK:
+		case STEP_PROXY:
 		case STEP_CHDIR:
 		case STEP_INIT:
 		case STEP_SETSID:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "netproxy.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -24,7 +25,14 @@ const char exec_usage[] =
 	"\n"
 	"  --isolation full|light  full: user, mount, pid (and, for --net none, network)\n"
 	"                          namespaces + Landlock + seccomp; light: Landlock + seccomp only\n"
-	"  --net none|host         none: loopback only, TCP bind/connect refused\n"
+	"  --net none|host|proxy   none: loopback only, TCP bind/connect refused; proxy: loopback,\n"
+	"                          and cordon's proxy (HTTP 127.0.0.1:3128, SOCKS5 :1080) the\n"
+	"                          only way out, for the hosts the rules below admit\n"
+	"  --allow-domain H        (--net proxy) the proxy connects to H, H:PORT, or *.H\n"
+	"                          (subdomains of H only); an empty list admits nothing\n"
+	"  --deny-domain H         (--net proxy) never H; checked before the allow list\n"
+	"  --allow-address A[/N]   (--net proxy) an answer in A may be dialled although it is\n"
+	"                          loopback, private, link-local, metadata... (never by name alone)\n"
 	"  --write PATH            PATH (absolute) is writable; repeatable\n"
 	"  --private-tmp           fresh tmpfs on /tmp and /dev/shm (full isolation); writable\n"
 	"                          roots below /tmp are bound back in\n"
@@ -165,7 +173,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EINVAL, "--net given twice");
 		*seen |= SEEN_NET;
 		if (cordon_net_from_string(value, &f->net) < 0)
-			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none or host", SHOW, value);
+			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none, host or proxy", SHOW, value);
 		return 0;
 	}
 	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0) {
@@ -199,6 +207,15 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		if (r < 0)
 			return r;
 		return list_add(&f->allow_unix, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--allow-domain") == 0 || strcmp(flag, "--deny-domain") == 0 ||
+	    strcmp(flag, "--allow-address") == 0) {
+		struct exec_list *l = flag[8] == 'a' ? &f->allow_address : flag[2] == 'a' ? &f->allow_domain : &f->deny_domain;
+
+		r = netproxy_check_rule(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(l, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--keep-env") == 0) {
 		if (!env_name_valid(value, true))
@@ -251,7 +268,8 @@ static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
-		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect",
+		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
+		"--deny-domain", "--allow-address",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -285,8 +303,9 @@ void exec_flags_done(struct exec_flags *f)
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
 	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1 };
-	struct exec_list *lists[] = { &f.write,   &f.deny_read, &f.protect,    &f.keep_env,
-				      &f.setenv,  &f.allow_unix, &f.protect_name, &f.unprotect };
+	struct exec_list *lists[] = { &f.write,        &f.deny_read,    &f.protect,      &f.keep_env,
+				      &f.setenv,       &f.allow_unix,   &f.protect_name, &f.unprotect,
+				      &f.allow_domain, &f.deny_domain,  &f.allow_address };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;
@@ -360,6 +379,10 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		if (r < 0)
 			goto fail;
 		i++;
+	}
+	if ((f.allow_domain.n || f.deny_domain.n || f.allow_address.n) && f.net != CORDON_NET_PROXY) {
+		r = errbuf_set(err, errlen, -EINVAL, "--allow-domain, --deny-domain and --allow-address need --net proxy");
+		goto fail;
 	}
 	if (!dashdash || i >= argc) {
 		r = errbuf_set(err, errlen, -EINVAL, "no command: expected '-- COMMAND [ARG...]'");

@@ -27,7 +27,7 @@ struct exec_list {
 
 struct exec_flags {
 	enum cordon_isolation isolation;  /* --isolation full|light (default full) */
-	enum cordon_net net;              /* --net none|host (default none) */
+	enum cordon_net net;              /* --net none|host|proxy (default none) */
 	bool private_tmp;                 /* --private-tmp: fresh tmpfs on /tmp and /dev/shm */
 	bool report;                      /* --report: one "cordon-report:" line on stderr before execve */
 	bool no_terminal;                 /* --no-terminal: terminals are not writable */
@@ -41,6 +41,9 @@ struct exec_flags {
 	struct exec_list keep_env;        /* --keep-env NAME (or PREFIX*) */
 	struct exec_list setenv;          /* --setenv NAME: passed with its value from the runner's environment */
 	struct exec_list allow_unix;      /* --allow-unix-socket PATH: a host socket the unix gate admits */
+	struct exec_list allow_domain;    /* --allow-domain H[:PORT] (--net proxy): netrule.h */
+	struct exec_list deny_domain;     /* --deny-domain H[:PORT] */
+	struct exec_list allow_address;   /* --allow-address A[/N]: answers the proxy may dial despite their class */
 	int status_fd;                    /* --status-fd N: failure records go there; -1: none */
 	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
 	char *const *command;             /* after "--"; never empty on success */

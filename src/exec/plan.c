@@ -62,6 +62,7 @@ enum step_phase step_phase(enum step_kind k)
 	case STEP_HIDE:
 	case STEP_PROC:
 	case STEP_LOOPBACK:
+	case STEP_PROXY:
 	case STEP_CHDIR:
 	case STEP_INIT:
 		return PHASE_INIT;
@@ -95,6 +96,7 @@ const char *step_name(enum step_kind k)
 		[STEP_HIDE] = "hide",
 		[STEP_PROC] = "proc",
 		[STEP_LOOPBACK] = "loopback",
+		[STEP_PROXY] = "proxy",
 		[STEP_CHDIR] = "chdir",
 		[STEP_INIT] = "init",
 		[STEP_SETSID] = "setsid",
@@ -273,8 +275,11 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		/* Pathname unix sockets are files, outside any network
 		 * namespace: only init, inside the new one, can tell the
 		 * sandbox's own from the host's. */
-		.unix_gate = !light && f->net == CORDON_NET_NONE,
+		.unix_gate = !light && f->net != CORDON_NET_HOST,
 		.allow_unix = f->allow_unix.v,
+		.allow_domains = f->allow_domain.v,
+		.deny_domains = f->deny_domain.v,
+		.allow_addresses = f->allow_address.v,
 	};
 	size_t n_writable = f->write.n + 8, n_steps;
 	const char **writable;
@@ -299,7 +304,12 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 				    "--protect needs --isolation full: Landlock cannot keep a path read-only "
 				    "below a writable root");
 	}
-	if ((f->required & REQUIRE_NETNS) && f->net != CORDON_NET_NONE)
+	/* The proxy is the only way out only where the sandbox has a network
+	 * namespace of its own: never without one. */
+	if (light && f->net == CORDON_NET_PROXY)
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
+			    "--net proxy needs full isolation (a network namespace of the sandbox's own)");
+	if ((f->required & REQUIRE_NETNS) && f->net == CORDON_NET_HOST)
 		return errbuf_set(err, errlen, -EINVAL, "--require netns contradicts --net host");
 
 	/* Every protected path brings at most one pin per ancestor. */
@@ -364,7 +374,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 
 	if (!light) {
 		p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-				(f->net == CORDON_NET_NONE ? CLONE_NEWNET : 0);
+				(f->net != CORDON_NET_HOST ? CLONE_NEWNET : 0);
 		if ((r = add_step(&p, STEP_NAMESPACES, NULL)) < 0 || (r = add_step(&p, STEP_MAP_IDS, NULL)) < 0)
 			goto fail;
 		if ((r = add_step(&p, STEP_RO_ROOT, "/")) < 0 || (r = add_step(&p, STEP_DEV, "/dev")) < 0)
@@ -382,7 +392,9 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 				goto fail;
 		if ((r = add_step(&p, STEP_PROC, "/proc")) < 0)
 			goto fail;
-		if (f->net == CORDON_NET_NONE && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
+		if (f->net != CORDON_NET_HOST && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
+			goto fail;
+		if (f->net == CORDON_NET_PROXY && (r = add_step(&p, STEP_PROXY, NULL)) < 0)
 			goto fail;
 		if ((r = add_step(&p, STEP_CHDIR, NULL)) < 0 || (r = add_step(&p, STEP_INIT, NULL)) < 0)
 			goto fail;
@@ -431,7 +443,7 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 
 #define P (int)s->len, s->path
 	fprintf(out, "cordon exec plan: isolation %s, network %s\n", full ? "full" : "light",
-		p->net == CORDON_NET_NONE ? "none" : "host");
+		cordon_net_to_string(p->net));
 	for (size_t i = 0; i < p->n_steps; i++) {
 		const struct step *s = &p->steps[i];
 
@@ -481,6 +493,16 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_LOOPBACK:
 			fprintf(out, "network namespace: loopback up, no other interface\n");
+			break;
+		case STEP_PROXY:
+			fprintf(out, "the only way out: cordon's proxy, outside, accepting on 127.0.0.1:3128 (HTTP) and "
+				"127.0.0.1:1080 (SOCKS5) inside; allow");
+			print_list(out, p->allow_domains, "nothing");
+			fprintf(out, "; deny");
+			print_list(out, p->deny_domains, "nothing more");
+			fprintf(out, "; local answers allowed");
+			print_list(out, p->allow_addresses, "none");
+			fprintf(out, "\n");
 			break;
 		case STEP_CHDIR:
 			fprintf(out, "re-enter the working directory through the new mounts\n");

@@ -28,6 +28,7 @@ enum step_kind {
 	STEP_HIDE,         /* path: an empty, inaccessible read-only directory, or /dev/null */
 	STEP_PROC,         /* a fresh /proc for the new pid namespace */
 	STEP_LOOPBACK,     /* bring lo up in the new network namespace */
+	STEP_PROXY,        /* --net proxy: listen on lo, hand the sockets to the proxy (netproxy.h) */
 	STEP_CHDIR,        /* re-enter the working directory through the new mounts */
 	STEP_INIT,         /* fork the command below a pid-1 init */
 	STEP_SETSID,
@@ -61,6 +62,8 @@ struct plan {
 	unsigned required;              /* REQUIRE_* the caller insists on */
 	bool unix_gate;                 /* init decides every connect/send to an address (unix_gate.c) */
 	const char *const *allow_unix;  /* --allow-unix-socket paths the gate admits, NULL-terminated */
+	/* --net proxy: the proxy's rules, NULL-terminated */
+	const char *const *allow_domains, *const *deny_domains, *const *allow_addresses;
 
 	struct step *steps;
 	size_t n_steps, max_steps;

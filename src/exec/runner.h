@@ -48,6 +48,9 @@ struct exec_ctx {
 	int landlock_fd;
 
 	struct landlock_report landlock;
+
+	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
+	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */
 };
 
 #define EXEC_EXIT_FAILED 125

@@ -308,6 +308,8 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
+	if (p->net == CORDON_NET_PROXY)
+		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
 	if ((p->required & RUNNER_FEATURES) && !bwrap_nests(b))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the bwrap backend applies Landlock and seccomp only through cordon's runner, which "

@@ -184,6 +184,16 @@ static int build_policy(const struct cordon_profile *prof, const struct cordon_l
 	EACH(o->allow_unix_sockets, "allow_unix_socket", cordon_policy_allow_unix_socket(p, *s, &e));
 	EACH(o->keep_env, "keep_env", cordon_policy_keep_env(p, *s, &e));
 	EACH(o->require, "require", cordon_policy_require(p, *s, &e));
+	EACH(o->allow_domains, "allow_domains", cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, *s, &e));
+	EACH(o->deny_domains, "deny_domains", cordon_policy_add_net_rule(p, CORDON_NET_DENY_DOMAIN, *s, &e));
+	EACH(o->allow_addresses, "allow_addresses", cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_ADDRESS, *s, &e));
+	/* host rules hold only through the proxy (as the CLI's flags) */
+	if (((o->allow_domains && o->allow_domains[0]) || (o->deny_domains && o->deny_domains[0]) ||
+	     (o->allow_addresses && o->allow_addresses[0])) &&
+	    cordon_policy_net(p) != CORDON_NET_PROXY)
+		return error_set(reterr, -EINVAL,
+				 "allow_domains, deny_domains and allow_addresses need the network proxy (net proxy or "
+				 "a profile's network.mode \"proxy\")");
 	for (const char *const *s = o->set_env; s && *s; s++) {
 		const char *eq = strchr(*s, '=');
 		_cleanup_free_ char *name = NULL;

@@ -53,6 +53,7 @@ static const char *const mode_names[] = {
 static const char *const net_names[] = {
 	[CORDON_NET_NONE] = "none",
 	[CORDON_NET_HOST] = "host",
+	[CORDON_NET_PROXY] = "proxy",
 };
 
 static const char *const enforcement_names[] = {

@@ -67,6 +67,8 @@ static const char *const native_denials[] = {
 	"read-only file system",
 	/* rename or rmdir of a pinned or protected mount point */
 	"device or resource busy",
+	/* --net proxy: the proxy's audit line (src/proxy/proxy.c) */
+	"cordon-proxy: refused ",
 	NULL,
 };
 
@@ -145,12 +147,16 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	if (light && (p->required & (REQUIRE_USERNS | REQUIRE_PIDNS | REQUIRE_NETNS)))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "light isolation uses no namespaces, but the policy requires userns, pidns or netns");
-	if ((p->required & REQUIRE_NETNS) && p->net != CORDON_NET_NONE)
+	if ((p->required & REQUIRE_NETNS) && p->net == CORDON_NET_HOST)
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
+	if (light && p->net == CORDON_NET_PROXY)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "network 'proxy' needs full isolation: the proxy is the only way out only from a network "
+				 "namespace of the sandbox's own");
 
 	strvb_add_many(&sb, path, "exec", "--status-fd", PROVIDER_STATUS_FD_STR, "--isolation",
-		       light ? "light" : "full", "--net",
-		       p->net == CORDON_NET_NONE ? "none" : "host", NULL);
+		       light ? "light" : "full", "--net", cordon_net_to_string(p->net), NULL);
+	policy_net_add_flags(&sb, p);
 	STRV_FOREACH(root, p->writable_roots)
 		strvb_add_many(&sb, "--write", *root, NULL);
 	/* a private /tmp in every mode: the host's holds other programs' sockets */

@@ -226,6 +226,8 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect_expanded);
 	strv_free(p->unprotect);
 	strv_free(p->allow_unix);
+	for (size_t i = 0; i < ELEMENTSOF(p->net_rules); i++)
+		strv_free(p->net_rules[i]);
 	strv_free(p->env);
 	strv_free(p->keep_env);
 	free(p);
@@ -359,6 +361,7 @@ CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net ne
 	switch (net) {
 	case CORDON_NET_NONE:
 	case CORDON_NET_HOST:
+	case CORDON_NET_PROXY:
 		p->net = net;
 		return 0;
 	}

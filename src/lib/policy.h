@@ -39,6 +39,7 @@ enum {
 struct cordon_policy {
 	enum cordon_mode mode;
 	enum cordon_net net;
+	char **net_rules[3];       /* --net proxy: by enum cordon_net_rule (policy_net.c) */
 	enum cordon_isolation isolation;
 	char *workspace;           /* canonical; NULL only for danger-full-access */
 	char *home;                /* the caller's HOME, canonical; NULL if unknown */
@@ -111,6 +112,10 @@ extern const char *const policy_default_protect[];
 extern const char *const policy_default_protect_home[];
 /* The built-in environment allow-list. Entries ending in '*' are prefixes. */
 extern const char *const policy_default_env[];
+
+/* policy_net.c: the runner's --allow-domain/--deny-domain/--allow-address flags. */
+struct strv_builder;
+void policy_net_add_flags(struct strv_builder *sb, const struct cordon_policy *p);
 
 /* Feature names ("landlock-net") <-> REQUIRE_* bits. */
 int require_feature_from_string(const char *s, unsigned *ret);

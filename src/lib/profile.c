@@ -75,6 +75,8 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->lift_credentials);
 	rules_clear(&p->lifted_credentials);
 	profile_origin_clear(&p->net_origin);
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		strv_free(p->net_rules[i]);
 	rules_clear(&p->allow_vars);
 	for (size_t i = 0; i < p->n_set_vars; i++) {
 		free(p->set_vars[i].name);

@@ -12,9 +12,9 @@
  * writes the resolved profile back (what `cordon profile show` prints; it
  * loads again to the same profile).
  *
- * Fail closed: what cordon cannot enforce yet (network domain rules, proxy
- * mode, command_policies, filesystem.exec) is refused at load, never
- * dropped. What is accepted but changes nothing (a filesystem.read entry the
+ * Fail closed: what cordon cannot enforce yet (command_policies,
+ * filesystem.exec) is refused at load, never dropped; host rules without
+ * network.mode "proxy" are refused too (only the proxy enforces them). What is accepted but changes nothing (a filesystem.read entry the
  * system already allows, a path that does not exist) is kept in notes[] so
  * `profile show` can say so.
  *
@@ -57,7 +57,7 @@ enum profile_op {
 enum profile_net {
 	PROFILE_NET_NONE,
 	PROFILE_NET_HOST,
-	PROFILE_NET_PROXY, /* parsed, always refused for now */
+	PROFILE_NET_PROXY, /* only through cordon's proxy: net_rules (profile_net.c) */
 };
 
 /* Where a value came from: the file it was read from ("builtin:NAME" for an
@@ -165,6 +165,10 @@ struct cordon_profile {
 
 	enum profile_net net;
 	struct profile_origin net_origin;
+	/* network.allow_domains, .deny_domains, .allow_addresses, by enum
+	 * cordon_net_rule; lists add across extends */
+#define PROFILE_NET_RULE_KINDS 3
+	char **net_rules[PROFILE_NET_RULE_KINDS];
 
 	struct profile_rules allow_vars;   /* rule.path holds the name pattern */
 	struct profile_env_var *set_vars;
@@ -252,3 +256,10 @@ const char *profile_net_to_string(enum profile_net n);
 /* Parse "64M"-style sizes for callers: units_parse_size (units.h), the one
  * grammar the CLI and a profile's limits share. */
 int profile_parse_size(const char *s, uint64_t *ret);
+
+/* profile_net.c: network.mode "proxy" */
+struct json_t;
+int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen);
+int profile_net_apply(const struct cordon_profile *p, struct cordon_policy *pol, struct cordon_error *reterr);
+int profile_net_json(const struct cordon_profile *p, struct json_t *net);
+int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret);

@@ -88,6 +88,14 @@ static int build_lists(struct cordon_profile_handle *h)
 		[CORDON_PROFILE_UNIX_SOCKETS] = &p->allow_unix_sockets,
 		[CORDON_PROFILE_ENV_ALLOW] = &p->allow_vars,
 	};
+	static const struct {
+		enum cordon_profile_list list;
+		enum cordon_net_rule kind;
+	} net_lists[] = {
+		{ CORDON_PROFILE_ALLOW_DOMAINS, CORDON_NET_ALLOW_DOMAIN },
+		{ CORDON_PROFILE_DENY_DOMAINS, CORDON_NET_DENY_DOMAIN },
+		{ CORDON_PROFILE_ALLOW_ADDRESSES, CORDON_NET_ALLOW_ADDRESS },
+	};
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(rules); i++) {
@@ -95,6 +103,11 @@ static int build_lists(struct cordon_profile_handle *h)
 		if (r < 0)
 			return r;
 	}
+	/* network.mode "proxy"'s host rules; NULL reads as the empty list */
+	for (size_t i = 0; i < ELEMENTSOF(net_lists); i++)
+		if (p->net_rules[net_lists[i].kind] &&
+		    !(h->lists[net_lists[i].list] = strv_copy((const char *const *)p->net_rules[net_lists[i].kind])))
+			return -ENOMEM;
 	return set_vars_to_strv(p, &h->lists[CORDON_PROFILE_ENV_SET]);
 }
 
@@ -134,11 +147,6 @@ static int load_into(const char *asked, const char *workspace, const char *home,
 	r = profile_load(name, &env, &h->prof, reterr);
 	if (r < 0)
 		return r;
-	/* Nothing can run it yet (profile_apply refuses it too): say so now,
-	 * rather than hand out a profile whose network reads as "none". */
-	if (h->prof->net == PROFILE_NET_PROXY)
-		return error_set(reterr, -EOPNOTSUPP, "%s: at %s: network.mode \"proxy\" is not available yet",
-				 h->prof->file, h->prof->net_origin.pointer ? h->prof->net_origin.pointer : "/network/mode");
 	r = build_lists(h);
 	if (r < 0)
 		return r;
@@ -199,8 +207,15 @@ CORDON_API const char *cordon_profile_workspace(const struct cordon_profile_hand
 
 CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle *h)
 {
-	/* "proxy" is refused at load: only none and host get here */
-	return h->prof->net == PROFILE_NET_HOST ? CORDON_NET_HOST : CORDON_NET_NONE;
+	switch (h->prof->net) {
+	case PROFILE_NET_HOST:
+		return CORDON_NET_HOST;
+	case PROFILE_NET_PROXY:
+		return CORDON_NET_PROXY;
+	case PROFILE_NET_NONE:
+		break;
+	}
+	return CORDON_NET_NONE;
 }
 
 CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_handle *h,

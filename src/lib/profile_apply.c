@@ -67,14 +67,17 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 
 	if (!p || !ret)
 		return error_set(reterr, -EINVAL, "no profile to apply");
-	if (p->net == PROFILE_NET_PROXY)
-		return error_set(reterr, -EOPNOTSUPP, "network.mode \"proxy\" needs --net proxy, not yet available");
 	r = cordon_policy_new(cordon_mode_to_string(p->mode), p->workspace, &pol, reterr);
 	if (r < 0)
 		return r;
-	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST ? CORDON_NET_HOST : CORDON_NET_NONE);
+	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST    ? CORDON_NET_HOST
+				       : p->net == PROFILE_NET_PROXY ? CORDON_NET_PROXY
+								     : CORDON_NET_NONE);
 	if (r < 0)
 		return error_set(reterr, r, "cannot set the network mode");
+	r = profile_net_apply(p, pol, reterr);
+	if (r < 0)
+		return r;
 
 	/* Bypassed built-in entries: the loader has checked each is a member
 	 * and granted elsewhere. Lifted groups: the loader listed exactly the

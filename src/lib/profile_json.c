@@ -120,6 +120,8 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 		return r;
 	if (p->allow_unix_sockets.n && (r = add_rules(net, "allow_unix_sockets", &p->allow_unix_sockets)) < 0)
 		return r;
+	if ((r = profile_net_json(p, net)) < 0)
+		return r;
 	if ((r = add_rules(env, "allow_vars", &p->allow_vars)) < 0)
 		return r;
 	if (p->n_set_vars) {

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "json_pos.h"
 #include "profile_loader.h"
+#include "strv.h"
 
 const char *const builtin_group_names[_GROUP_MAX + 1] = {
 	[GROUP_CREDENTIALS] = "credentials",
@@ -98,6 +99,8 @@ void loader_clear(struct loader *l)
 	raw_list_clear(&l->protect);
 	raw_list_clear(&l->allow_vars);
 	raw_list_clear(&l->allow_unix);
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		strv_free(l->net_rules[i]);
 	for (size_t i = 0; i < _GROUP_MAX; i++)
 		raw_list_clear(&l->bypass[i]);
 	raw_list_clear(&l->lift);

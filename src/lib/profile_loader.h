@@ -103,6 +103,9 @@ struct loader {
 	struct where ws_where;
 	struct raw_list read, write, deny_read, protect, allow_vars;
 	struct raw_list allow_unix;             /* network.allow_unix_sockets */
+	char **net_rules[PROFILE_NET_RULE_KINDS]; /* network.allow_domains, ... (profile_net.c) */
+	bool net_rules_seen;
+	struct where net_rules_where;           /* the first list of them */
 	struct raw_list bypass[_GROUP_MAX];
 	struct raw_list lift;                   /* groups.credentials.lift: group names */
 	struct raw_group *groups;

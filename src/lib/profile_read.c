@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "json_pos.h"
 #include "profile_loader.h"
+#include "strv.h"
 
 #define META_MAX 4096
 
@@ -219,18 +220,6 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v, const
 
 /* ---- network ------------------------------------------------------------------ */
 
-static bool domain_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 253)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '-' || (s[i] == '*' && i == 0)))
-			return false;
-	return true;
-}
-
 static int read_net_mode(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	const char *s;
@@ -243,7 +232,7 @@ static int read_net_mode(struct loader *l, const struct where *w, json_t *v, con
 	else if (strcmp(s, "host") == 0)
 		l->net = PROFILE_NET_HOST;
 	else if (strcmp(s, "proxy") == 0)
-		return loader_fail(l, -EOPNOTSUPP, w, "network.mode \"proxy\" needs --net proxy, not yet available");
+		l->net = PROFILE_NET_PROXY;
 	else
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host or proxy", s);
 	l->net_set = true;
@@ -251,9 +240,12 @@ static int read_net_mode(struct loader *l, const struct where *w, json_t *v, con
 	return 0;
 }
 
-/* allow_domains, deny_domains: checked, then refused (no proxy yet). */
-static int read_domains(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+/* allow_domains, deny_domains, allow_addresses: the proxy's host rules
+ * (k->arg: enum cordon_net_rule; checked in profile_net.c); lists add.
+ * Whether the mode is proxy is checked once resolved. */
+static int read_net_rules(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
+	enum cordon_net_rule kind = (enum cordon_net_rule)k->arg;
 	size_t i;
 	json_t *e;
 	int r;
@@ -261,16 +253,24 @@ static int read_domains(struct loader *l, const struct where *w, json_t *v, cons
 	json_array_foreach(v, i, e) {
 		struct where we = where_child(w, NULL, i);
 		const char *s;
+		char why[300];
 
-		r = loader_get_string(l, &we, e, 253, &s);
+		r = loader_get_string(l, &we, e, 260, &s);
 		if (r < 0)
 			return r;
-		if (!domain_valid(s))
-			return loader_fail(l, -EINVAL, &we,
-					   "\"%.100s\" is not a domain name (letters, digits, '.', '-', a leading '*')", s);
+		if (profile_net_rule_check(kind, s, why, sizeof(why)) < 0)
+			return loader_fail(l, -EINVAL, &we, "%s", why);
+		r = loader_count_rule(l, &we);
+		if (r < 0)
+			return r;
+		if (strv_push_unique(&l->net_rules[kind], s) < 0)
+			return loader_fail(l, -ENOMEM, &we, "out of memory");
 	}
-	return loader_fail(l, -EOPNOTSUPP, w, "network.%s needs --net proxy, not yet available",
-			   w->steps[w->n - 1].key);
+	if (!l->net_rules_seen) {
+		l->net_rules_seen = true;
+		l->net_rules_where = *w;
+	}
+	return 0;
 }
 
 /* host sockets the runner's unix gate admits; lists add */
@@ -290,12 +290,14 @@ static int read_unix_sockets(struct loader *l, const struct where *w, json_t *v,
 	return loader_read_paths(l, w, v, false, &l->allow_unix);
 }
 
-static const char *const net_keys[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets", NULL };
+static const char *const net_keys[] = { "mode", "allow_domains", "deny_domains", "allow_unix_sockets",
+					"allow_addresses", NULL };
 static const struct loader_key net_readers[] = {
 	{ read_net_mode },
-	{ read_domains, .type = JSON_ARRAY, .what = "an array of domain names" },
-	{ read_domains, .type = JSON_ARRAY, .what = "an array of domain names" },
+	{ read_net_rules, .arg = CORDON_NET_ALLOW_DOMAIN, .type = JSON_ARRAY, .what = "an array of domain names" },
+	{ read_net_rules, .arg = CORDON_NET_DENY_DOMAIN, .type = JSON_ARRAY, .what = "an array of domain names" },
 	{ read_unix_sockets },
+	{ read_net_rules, .arg = CORDON_NET_ALLOW_ADDRESS, .type = JSON_ARRAY, .what = "an array of addresses" },
 };
 static const struct loader_object net_object = { net_keys, net_readers };
 

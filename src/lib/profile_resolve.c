@@ -453,6 +453,14 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 	if (r < 0)
 		return r;
 	p->net = l->net_set ? l->net : PROFILE_NET_NONE;
+	if (l->net_rules_seen && p->net != PROFILE_NET_PROXY)
+		return loader_fail(l, -EINVAL, &l->net_rules_where,
+				   "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode "
+				   "is \"%s\")",
+				   profile_net_to_string(p->net));
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		if (l->net_rules[i] && !(p->net_rules[i] = strv_copy((const char *const *)l->net_rules[i])))
+			return -ENOMEM;
 	r = where_origin(l->net_set ? &l->net_where : &builtin, &p->net_origin);
 	if (r < 0)
 		return r;
@@ -598,10 +606,10 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 			return loader_fail(l, -EINVAL,
 					   l->deny_read.n ? &l->deny_read.v[0].where : &l->protect.v[0].where,
 					   "mode danger-full-access enforces nothing: this rule could not hold");
-		if (p->net == PROFILE_NET_NONE && l->net_set)
-			return loader_fail(
-				l, -EINVAL, &l->net_where,
-				"mode danger-full-access enforces nothing: network.mode \"none\" could not hold");
+		if (p->net != PROFILE_NET_HOST && l->net_set)
+			return loader_fail(l, -EINVAL, &l->net_where,
+					   "mode danger-full-access enforces nothing: network.mode \"%s\" could not hold",
+					   profile_net_to_string(p->net));
 	}
 
 	if ((r = prune_missing(p, &p->read, &l->read)) < 0 || (r = prune_missing(p, &p->write, &l->write)) < 0 ||

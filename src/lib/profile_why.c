@@ -197,7 +197,8 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 		for (size_t i = 0; policy_default_deny_services[i]; i++)
 			if (path_is_under(c, policy_default_deny_services[i])) {
 				decide(&d, false, p->net_origin.file, p->net_origin.pointer,
-				       "%s is hidden: local service sockets are hidden while network.mode is none", c);
+				       "%s is hidden: local service sockets are hidden while network.mode is %s", c,
+				       profile_net_to_string(p->net));
 				goto done;
 			}
 
@@ -277,6 +278,8 @@ int profile_why_host(const struct cordon_profile *p, const char *host, unsigned 
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS || p->net == PROFILE_NET_HOST)
 		decide(&d, true, p->net_origin.file, p->net_origin.pointer, "network.mode is %s: %.200s port %u is allowed",
 		       p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "unconfined" : "host", host, port);
+	else if (p->net == PROFILE_NET_PROXY)
+		return profile_why_proxy(p, host, port, ret);
 	else
 		decide(&d, false, p->net_origin.file, p->net_origin.pointer,
 		       "network.mode is none: only the sandbox's own loopback, so %.200s port %u is unreachable", host,

@@ -166,6 +166,8 @@ static int seatbelt_confine(const struct cordon_backend_info *b, const char *con
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL,
 				 "isolation 'light' is a mode of the native runner; seatbelt has no namespaces to drop");
+	if (p->net == CORDON_NET_PROXY)
+		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner (a network namespace)");
 	/* Seatbelt has none of these; a requirement is never silently dropped. */
 	if (p->required)
 		return error_set(reterr, -EOPNOTSUPP,

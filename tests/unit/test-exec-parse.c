@@ -119,7 +119,10 @@ Test(exec_parse, duplicates_that_matter)
 Test(exec_parse, bad_values)
 {
 	PARSE_FAILS(-EINVAL, "--isolation", "--isolation", "medium", "--", "x");
-	PARSE_FAILS(-EINVAL, "--net", "--net", "proxy", "--", "x");
+	PARSE_FAILS(-EINVAL, "--net", "--net", "wifi", "--", "x");
+	PARSE_FAILS(-EINVAL, "need --net proxy", "--allow-domain", "example.com", "--", "x");
+	PARSE_FAILS(-EINVAL, "--allow-domain", "--net", "proxy", "--allow-domain", "exa mple.com", "--", "x");
+	PARSE_FAILS(-EINVAL, "--allow-address", "--net", "proxy", "--allow-address", "10.0.0.0/33", "--", "x");
 	PARSE_FAILS(-EINVAL, "--require: unknown feature", "--require", "selinux", "--", "x");
 }
 

@@ -237,6 +237,53 @@ Test(launch, refusals)
 	cordon_profile_free(p);
 }
 
+/* network.mode "proxy": the launch's policy has the profile's host rules
+ * and the overrides' on top; rules without the proxy are refused. */
+Test(launch, proxy_rules_reach_the_policy)
+{
+	struct cordon_profile_handle *p = NULL, *plain = load(ws);
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+	struct cordon_confined *c = NULL;
+	const char *more[] = { "api.example.org", NULL };
+	const char *addr[] = { "192.168.0.0/16", NULL };
+	const char *argv[] = { "true", NULL };
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE,
+					.allow_domains = more, .allow_addresses = addr };
+	bool flag = false;
+
+	write_profile("{ \"network\": { \"mode\": \"proxy\", \"allow_domains\": [\"example.com\"],\n"
+		      "  \"deny_domains\": [\"bad.example.com\"] } }\n");
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	const struct cordon_policy *pol = cordon_launch_policy(l);
+	cr_assert_eq(cordon_policy_net(pol), CORDON_NET_PROXY);
+	cr_assert(has(cordon_policy_net_rules(pol, CORDON_NET_ALLOW_DOMAIN), "example.com"));
+	cr_assert(has(cordon_policy_net_rules(pol, CORDON_NET_ALLOW_DOMAIN), "api.example.org"));
+	cr_assert(has(cordon_policy_net_rules(pol, CORDON_NET_DENY_DOMAIN), "bad.example.com"));
+	cr_assert(has(cordon_policy_net_rules(pol, CORDON_NET_ALLOW_ADDRESS), "192.168.0.0/16"));
+	/* and on to the runner's command line */
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	for (size_t i = 0; c->argv[i] && c->argv[i + 1]; i++)
+		if (strcmp(c->argv[i], "--deny-domain") == 0 && strcmp(c->argv[i + 1], "bad.example.com") == 0)
+			flag = true;
+	cr_assert(flag, "the runner is told --deny-domain bad.example.com");
+	cordon_confined_free(c);
+	l = cordon_launch_free(l);
+
+	/* the profile's network replaced by host: the override's rules cannot hold */
+	o.net_set = true;
+	o.net = CORDON_NET_HOST;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert_null(l);
+	/* nor beside a profile whose network is none */
+	o.net_set = false;
+	cr_assert_eq(cordon_launch_new(plain, &o, &l, &e), -EINVAL);
+	cr_assert_not_null(strstr(e.message, "proxy"), "%s", e.message);
+	cordon_profile_free(p);
+	cordon_profile_free(plain);
+}
+
 Test(launch, profile_limit_too_small_names_its_key)
 {
 	struct cordon_profile_handle *p;

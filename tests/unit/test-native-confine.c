@@ -130,7 +130,7 @@ Test(native_confine, workspace_write_full, .init = setup_env)
 	assert_argv(c->fatal_signatures, (const char *const[]){ "cordon: ", NULL });
 	assert_argv(c->denial_signatures, (const char *const[]){ "permission denied", "operation not permitted",
 								"read-only file system",
-								"device or resource busy", NULL });
+								"device or resource busy", "cordon-proxy: refused ", NULL });
 	/* the runner never falls back, so it has no warning to pass over */
 	assert_argv(c->informational_lines, (const char *const[]){ NULL });
 	cordon_confined_free(c);
@@ -242,5 +242,43 @@ Test(native_confine, refusals, .init = setup_env)
 	p = policy(CORDON_MODE_DANGER_FULL_ACCESS);
 	c = confine(&p, &r);
 	cr_assert_eq(r, -EINVAL);
+	cordon_confined_free(c);
+}
+
+/* --net proxy: the runner is told the mode and every rule, in order. */
+Test(native_confine, net_proxy, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_READ_ONLY);
+	char *allow[] = { "*.example.com", "api.example.org:443", NULL }, *denyd[] = { "bad.example.com", NULL },
+	     *addrs[] = { "10.0.0.0/8", NULL };
+	struct cordon_confined *c;
+	size_t k = 0;
+	int r;
+
+	p.net = CORDON_NET_PROXY;
+	p.net_rules[CORDON_NET_ALLOW_DOMAIN] = allow;
+	p.net_rules[CORDON_NET_DENY_DOMAIN] = denyd;
+	p.net_rules[CORDON_NET_ALLOW_ADDRESS] = addrs;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	while (c->argv[k] && strcmp(c->argv[k], "--net") != 0)
+		k++;
+	cr_assert_not_null(c->argv[k]);
+	{
+		static const char *const want[] = { "--net", "proxy", "--allow-domain", "*.example.com",
+						    "--allow-domain", "api.example.org:443", "--deny-domain",
+						    "bad.example.com", "--allow-address", "10.0.0.0/8" };
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			cr_assert_not_null(c->argv[k + i], "argv ends early at %zu", k + i);
+			cr_assert_str_eq(c->argv[k + i], want[i]);
+		}
+	}
+	cordon_confined_free(c);
+
+	/* light isolation has no network namespace of its own: refused */
+	p.isolation = CORDON_ISOLATION_LIGHT;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
 	cordon_confined_free(c);
 }

@@ -360,3 +360,37 @@ Test(plan, unix_gate_only_under_full_and_net_none)
 	plan_done(&p);
 	exec_flags_done(&f);
 }
+
+/* --net proxy: the sandbox's own netns, then the listeners handed to the
+ * proxy; TCP inside is not fenced (loopback only), the unix gate stays. */
+Test(plan, net_proxy)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got, *want;
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "proxy", "--allow-domain", "*.example.com", "--deny-domain",
+			     "bad.example.com", "--allow-address", "10.0.0.0/8", "--", "true"),
+		     0, "%s", err);
+	got = render(&p);
+	cr_assert(asprintf(&want, "namespaces\nid map\n%sproc /proc\nloopback\nproxy\nchdir\ninit\n%s", MOUNTS,
+			   command_steps) > 0);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(p.clone_flags, (unsigned long)(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET));
+	cr_assert(p.unix_gate);
+	cr_assert_not(p.landlock.deny_tcp);
+	cr_assert_not(p.seccomp.deny_inet);
+	cr_assert_str_eq(p.allow_domains[0], "*.example.com");
+	cr_assert_null(p.allow_domains[1]);
+	cr_assert_str_eq(p.deny_domains[0], "bad.example.com");
+	cr_assert_str_eq(p.allow_addresses[0], "10.0.0.0/8");
+	free(got);
+	free(want);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* no network namespace, no proxy: refused, never the host's network */
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--net", "proxy", "--", "true"), -EOPNOTSUPP);
+	cr_assert(strstr(err, "needs full isolation"), "%s", err);
+	exec_flags_done(&f);
+}

@@ -143,9 +143,38 @@ Test(profile_api, refusals)
 	cr_assert_eq(cordon_profile_load("default", &o, &p, &e), 0, "%s", e.message);
 	p = cordon_profile_free(p);
 	/* what cordon cannot enforce is refused at load, with a position */
-	write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
+	write_file(file, "{ \"command_policies\": {} }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EOPNOTSUPP);
 	cr_assert_null(p);
 	cr_assert_neq(e.message[0], '\0');
+	/* host rules hold only through the proxy: refused beside mode none */
+	write_file(file, "{ \"network\": { \"allow_domains\": [\"example.com\"] } }\n");
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EINVAL);
+	cr_assert_null(p);
+	cr_assert_not_null(strstr(e.message, "proxy"), "%s", e.message);
 	cr_assert_null(cordon_profile_free(NULL));
+}
+
+Test(profile_api, network_proxy_and_its_rules)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_error e = {};
+
+	write_file(file, "{ \"network\": { \"mode\": \"proxy\", \"allow_domains\": [\"example.com\", \"*.pkg.dev:443\"],\n"
+			 "  \"deny_domains\": [\"bad.example.com\"], \"allow_addresses\": [\"10.0.0.0/8\"] } }\n");
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
+	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS)), 2);
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS), "*.pkg.dev:443"));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_DENY_DOMAINS), "bad.example.com"));
+	cr_assert(has(cordon_profile_list(p, CORDON_PROFILE_ALLOW_ADDRESSES), "10.0.0.0/8"));
+	cordon_profile_free(p);
+
+	/* no rules: the lists are empty, not NULL */
+	write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
+	cr_assert_not_null(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS));
+	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS)), 0);
+	cordon_profile_free(p);
 }

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* --net proxy, the runner's side (see netproxy.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "errbuf.h"
+#include "netproxy.h"
+#include "netrule.h"
+#include "runner.h"
+
+#define HTTP_URL "http://127.0.0.1:3128"
+#define SOCKS_URL "socks5h://127.0.0.1:1080"
+/* the sandbox's own loopback stays direct: it is not the host's */
+#define LOCAL "localhost,127.0.0.1,::1"
+
+const char *const netproxy_env[] = {
+	"HTTP_PROXY=" HTTP_URL,
+	"HTTPS_PROXY=" HTTP_URL,
+	"ALL_PROXY=" SOCKS_URL,
+	"NO_PROXY=" LOCAL,
+	"http_proxy=" HTTP_URL,
+	"https_proxy=" HTTP_URL,
+	"all_proxy=" SOCKS_URL,
+	"no_proxy=" LOCAL,
+	/* Node's built-in fetch reads the variables only when told to */
+	"NODE_USE_ENV_PROXY=1",
+	/* the JVM reads none of them */
+	"JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
+	"-Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.0.0.1",
+	NULL,
+};
+
+_Static_assert(sizeof(netproxy_env) / sizeof(netproxy_env[0]) <= NETPROXY_ENV_MAX, "room for the variables");
+
+bool netproxy_env_owns(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; netproxy_env[i]; i++)
+		if (strncmp(netproxy_env[i], name, n) == 0 && netproxy_env[i][n] == '=')
+			return true;
+	return false;
+}
+
+size_t netproxy_env_add(char **envp, size_t k)
+{
+	for (size_t i = 0; netproxy_env[i]; i++)
+		envp[k++] = (char *)netproxy_env[i];
+	envp[k] = NULL;
+	return k;
+}
+
+int netproxy_check_rule(const char *flag, const char *value, char *err, size_t errlen)
+{
+	struct netrules scratch = {};
+	char why[300] = "";
+	int r;
+
+	if (strcmp(flag, "--allow-address") == 0)
+		r = netrules_add_address(&scratch, value, why, sizeof(why));
+	else
+		r = netrules_add_host(&scratch, false, value, why, sizeof(why));
+	netrules_done(&scratch);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "%s: %s", flag, why);
+	return 0;
+}
+
+static size_t count(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static void push_rules(const char **argv, size_t *k, const char *flag, const char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++) {
+		argv[(*k)++] = flag;
+		argv[(*k)++] = v[i];
+	}
+}
+
+/* The proxy process, between fork and exec: only async-signal-safe calls. */
+_Noreturn static void exec_proxy(int ctl, const char **argv, pid_t parent)
+{
+	sigset_t none;
+	int null;
+
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* nothing outlives the run */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(EXEC_EXIT_FAILED);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+		_exit(EXEC_EXIT_FAILED);
+	/* ctl is the one fd it keeps besides stdio (audit lines: stderr) */
+	if (fcntl(ctl, F_SETFD, 0) < 0)
+		_exit(EXEC_EXIT_FAILED);
+	(void)close_range(3, (unsigned)ctl - 1, CLOSE_RANGE_CLOEXEC);
+	(void)close_range((unsigned)ctl + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+	/* nothing of the runner's environment: the proxy needs none of it */
+	execve("/proc/self/exe", (char *const *)argv, (char *const[]){ NULL });
+	_exit(EXEC_EXIT_FAILED);
+}
+
+void netproxy_start(struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	size_t n = 8 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
+	const char **argv = calloc(n, sizeof(*argv));
+	char fdnum[16];
+	int pair[2];
+	pid_t pid, self = getpid();
+
+	if (!argv)
+		exec_die("proxy", "out of memory");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		exec_die("proxy", "socketpair: %m");
+	snprintf(fdnum, sizeof(fdnum), "%d", pair[0]);
+	argv[k++] = "cordon";
+	argv[k++] = "proxy";
+	argv[k++] = "--control-fd";
+	argv[k++] = fdnum;
+	push_rules(argv, &k, "--deny-domain", p->deny_domains);
+	push_rules(argv, &k, "--allow-domain", p->allow_domains);
+	push_rules(argv, &k, "--allow-address", p->allow_addresses);
+	argv[k] = NULL;
+	pid = fork();
+	if (pid < 0)
+		exec_die("proxy", "fork: %m");
+	if (pid == 0)
+		exec_proxy(pair[0], argv, self);
+	free(argv);
+	close(pair[0]);
+	x->proxy_pid = pid;
+	x->proxy_fd = pair[1];
+}
+
+void netproxy_after_clone(struct exec_ctx *x)
+{
+	if (x->proxy_fd >= 0)
+		close(x->proxy_fd);
+	x->proxy_fd = -1;
+}
+
+static int listen_loopback(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1024) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+void netproxy_listen(struct exec_ctx *x)
+{
+	int fds[2], r;
+	char kinds[2] = { 'H', 'S' }, cbuf[CMSG_SPACE(sizeof(fds))] = {};
+	struct iovec iov = { kinds, sizeof(kinds) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	fds[0] = listen_loopback(NETPROXY_HTTP_PORT);
+	if (fds[0] < 0) {
+		errno = -fds[0];
+		exec_die("proxy", "cannot listen on 127.0.0.1:%d in the sandbox: %m", NETPROXY_HTTP_PORT);
+	}
+	fds[1] = listen_loopback(NETPROXY_SOCKS_PORT);
+	if (fds[1] < 0) {
+		errno = -fds[1];
+		exec_die("proxy", "cannot listen on 127.0.0.1:%d in the sandbox: %m", NETPROXY_SOCKS_PORT);
+	}
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	r = (int)sendmsg(x->proxy_fd, &m, MSG_NOSIGNAL);
+	if (r < 0)
+		exec_die("proxy", "cannot hand the listeners to the proxy (it has ended?): %m");
+	/* the proxy holds the only copies now: when it ends, so do they */
+	close(fds[0]);
+	close(fds[1]);
+	close(x->proxy_fd);
+	x->proxy_fd = -1;
+}
+
+_Noreturn void netproxy_died(struct exec_ctx *x, pid_t init_pid, int status)
+{
+	char how[64];
+
+	(void)kill(init_pid, SIGKILL);
+	(void)waitpid(init_pid, NULL, 0);
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "killed by signal %d (%s)", WTERMSIG(status),
+			 sigabbrev_np(WTERMSIG(status)) ?: "?");
+	else
+		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
+	x->proxy_pid = 0;
+	exec_die("proxy", "the network proxy ended (%s) while the command ran; the run was stopped: the proxy is the "
+	    "sandbox's only way out, and no other is made", how);
+}

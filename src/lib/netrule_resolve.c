@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The only I/O of the host rules: name resolution and the host's own
+ * addresses. Kept apart so netrule.c stays pure. */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netrule.h"
+
+void netaddr_list_done(struct netaddr_list *l)
+{
+	free(l->v);
+	*l = (struct netaddr_list){};
+}
+
+static bool listed(const struct netaddr_list *l, const struct netaddr *a)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].family == a->family && memcmp(l->v[i].a, a->a, sizeof(a->a)) == 0)
+			return true;
+	return false;
+}
+
+int netrule_resolve(const char *host, struct netaddr_list *ret)
+{
+	/* No AI_ADDRCONFIG: it opens a netlink socket on every call. */
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct addrinfo *res = NULL;
+	struct netaddr_list l = {};
+	int r;
+
+	r = getaddrinfo(host, NULL, &hints, &res);
+	if (r != 0) {
+		switch (r) {
+		case EAI_NONAME:
+		case EAI_NODATA:
+			return -ENOENT;
+		case EAI_AGAIN:
+			return -EAGAIN;
+		case EAI_MEMORY:
+			return -ENOMEM;
+		case EAI_SYSTEM:
+			return errno > 0 ? -errno : -EIO;
+		default:
+			return -EIO;
+		}
+	}
+	l.v = calloc(NETRULE_MAX_ANSWERS, sizeof(*l.v));
+	if (!l.v) {
+		freeaddrinfo(res);
+		return -ENOMEM;
+	}
+	for (struct addrinfo *ai = res; ai && l.n < NETRULE_MAX_ANSWERS; ai = ai->ai_next) {
+		struct netaddr a;
+
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		netaddr_from_sockaddr(ai->ai_addr, &a);
+		if (!listed(&l, &a))
+			l.v[l.n++] = a;
+	}
+	freeaddrinfo(res);
+	*ret = l;
+	return 0;
+}
+
+int netrule_own_addresses(struct netaddr_list *ret)
+{
+	struct ifaddrs *ifa = NULL;
+	struct netaddr_list l = {};
+	size_t cap = 0;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		struct netaddr a;
+
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		netaddr_from_sockaddr(i->ifa_addr, &a);
+		if (listed(&l, &a))
+			continue;
+		if (l.n == cap) {
+			struct netaddr *v = realloc(l.v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!v) {
+				freeifaddrs(ifa);
+				netaddr_list_done(&l);
+				return -ENOMEM;
+			}
+			l.v = v;
+		}
+		l.v[l.n++] = a;
+	}
+	freeifaddrs(ifa);
+	*ret = l;
+	return 0;
+}

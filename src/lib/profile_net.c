@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A profile's network.mode "proxy": its host rules (allow_domains,
+ * deny_domains, allow_addresses; lists add across extends), their
+ * application to a policy, and `cordon why --host` answered as the proxy
+ * would (netrule_decide, the same function; names resolve through
+ * getaddrinfo here, through the proxy's own resolver there).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "netrule.h"
+#include "policy.h"
+#include "profile.h"
+#include "provider.h"
+#include "strv.h"
+
+static const char *const keys[PROFILE_NET_RULE_KINDS] = {
+	[CORDON_NET_ALLOW_DOMAIN] = "allow_domains",
+	[CORDON_NET_DENY_DOMAIN] = "deny_domains",
+	[CORDON_NET_ALLOW_ADDRESS] = "allow_addresses",
+};
+
+int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen)
+{
+	struct netrules scratch = {};
+	int r;
+
+	if (kind == CORDON_NET_ALLOW_ADDRESS)
+		r = netrules_add_address(&scratch, rule, why, whylen);
+	else
+		r = netrules_add_host(&scratch, false, rule, why, whylen);
+	netrules_done(&scratch);
+	return r;
+}
+
+int profile_net_apply(const struct cordon_profile *p, struct cordon_policy *pol, struct cordon_error *reterr)
+{
+	int r;
+
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+		STRV_FOREACH(s, p->net_rules[k])
+			if ((r = cordon_policy_add_net_rule(pol, (enum cordon_net_rule)k, *s, reterr)) < 0)
+				return r;
+	return 0;
+}
+
+int profile_net_json(const struct cordon_profile *p, json_t *net)
+{
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++) {
+		json_t *a;
+
+		if (!p->net_rules[k] || !p->net_rules[k][0])
+			continue;
+		a = json_array();
+		if (!a || json_object_set_new(net, keys[k], a) < 0)
+			return -ENOMEM;
+		STRV_FOREACH(s, p->net_rules[k])
+			if (json_array_append_new(a, json_string(*s)) < 0)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+static void answer(struct profile_decision *d, bool allow, const struct cordon_profile *p, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void answer(struct profile_decision *d, bool allow, const struct cordon_profile *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->allow = allow;
+	snprintf(d->file, sizeof(d->file), "%s", p->net_origin.file ? p->net_origin.file : "(built-in)");
+	snprintf(d->pointer, sizeof(d->pointer), "%s", p->net_origin.pointer ? p->net_origin.pointer : "");
+	va_start(ap, fmt);
+	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
+	va_end(ap);
+}
+
+int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret)
+{
+	struct netrules rules = {};
+	struct netaddr_list answers = {}, own = {};
+	struct netrule_verdict v;
+	struct profile_decision d = {};
+	int r = 0;
+
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS && r >= 0; k++)
+		STRV_FOREACH(s, p->net_rules[k]) {
+			r = k == CORDON_NET_ALLOW_ADDRESS ? netrules_add_address(&rules, *s, NULL, 0)
+							  : netrules_add_host(&rules, k == CORDON_NET_DENY_DOMAIN, *s, NULL, 0);
+			if (r < 0)
+				break;
+		}
+	if (r < 0)
+		goto out;
+	(void)netrule_own_addresses(&own); /* none known: that check alone is skipped */
+	netrule_decide(&rules, host, strlen(host), (uint16_t)port, NULL, &own, &v);
+	if (v.need_resolve) {
+		r = netrule_resolve(host, &answers);
+		if (r < 0) {
+			answer(&d, false, p, "the proxy would refuse %.200s port %u: %s; the name does not resolve here (%s)",
+			       host, port, v.detail, strerror(-r));
+			r = 0;
+			goto done;
+		}
+		netrule_decide(&rules, host, strlen(host), (uint16_t)port, &answers, &own, &v);
+	}
+	if (v.allowed)
+		answer(&d, true, p, "the proxy would connect to %.200s port %u: %s", host, port, v.detail);
+	else
+		answer(&d, false, p, "the proxy would refuse %.200s port %u (%s): %s", host, port, v.reason, v.detail);
+done:
+	*ret = d;
+out:
+	netaddr_list_done(&answers);
+	netaddr_list_done(&own);
+	netrules_done(&rules);
+	return r;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * cordon's network proxy: its own process (`cordon proxy`, started by the
+ * runner under --net proxy), one libevent loop, confined after set-up.
+ *
+ *   client --(HTTP CONNECT | absolute-form HTTP | SOCKS5)--> proxy
+ *          decide on the name (netrule) -> resolve once (evdns) -> decide on
+ *          every answer -> dial exactly a checked address -> relay (splice)
+ *
+ * A refusal is 403 with X-Cordon-Error: REASON (SOCKS5: its reply code) and
+ * one audit line "cordon-proxy: refused ...".
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "netrule.h"
+
+struct event_base;
+struct evdns_base;
+struct event;
+struct conn;
+
+struct proxy_config {
+	struct netrules rules;
+	unsigned max_conns;             /* concurrent client connections */
+	unsigned head_timeout;          /* seconds to send a whole request head */
+	unsigned connect_timeout;       /* seconds for the upstream connect */
+	unsigned idle_timeout;          /* seconds without a byte either way */
+	unsigned total_timeout;         /* seconds a connection may last; 0: no limit */
+	int audit_fd;                   /* refusal lines go here (-1: stderr) */
+};
+
+struct proxy {
+	const struct proxy_config *cfg;
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct netaddr_list own;        /* the host's own addresses, taken at start */
+	struct event *listen_ev[4];
+	int listen_fd[4];
+	int listen_kind[4];             /* PROXY_LISTEN_HTTP / _SOCKS */
+	size_t n_listen;
+	struct event *control_ev;
+	struct event *tick;
+	struct conn *conns;             /* a list, for the timeouts */
+	unsigned n_conns;
+	bool accepting;
+	bool no_splice;                 /* the kernel refused splice on a socket: copy instead */
+	uint64_t now;                   /* monotonic seconds, per tick */
+};
+
+enum {
+	PROXY_LISTEN_HTTP = 'H',
+	PROXY_LISTEN_SOCKS = 'S',
+};
+
+/* proxy.c */
+int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size_t errlen);
+int proxy_add_listener(struct proxy *px, int fd, int kind);
+/* Listeners arrive as SCM_RIGHTS on a unix socket, one message: data
+ * "HS" (one kind byte per fd, in order) with the fds. */
+int proxy_add_control(struct proxy *px, int fd);
+int proxy_run(struct proxy *px);
+void proxy_done(struct proxy *px);
+void proxy_audit(const struct proxy *px, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* relay.c: both directions of an established connection. The relay
+ * knows nothing of connections: it tells its owner through hooks. */
+struct relay_hooks {
+	void (*touch)(void *owner);     /* bytes moved: the connection is not idle */
+	void (*finished)(void *owner);  /* the pair is finished (both shut) or broke */
+};
+
+struct relay_dir {
+	struct proxy *px;
+	void *owner;
+	const struct relay_hooks *hooks;
+	int from, to;
+	int pipe[2];                    /* splice: from -> pipe -> to */
+	size_t in_pipe;
+	char *buf;                      /* copy mode (no splice): a bounded buffer */
+	size_t buf_len, buf_off;
+	char *pre;                      /* written before anything relayed (a reply, a rewritten head) */
+	size_t pre_len, pre_off;
+	bool eof, shut, stopped, grown;
+	size_t moved;                   /* bytes spliced so far */
+	struct event *rd, *wr;
+	struct relay_dir *other;
+};
+
+int relay_start(struct proxy *px, void *owner, const struct relay_hooks *hooks, struct relay_dir *up,
+		struct relay_dir *down);
+/* No more events for d (its connection is ending). */
+void relay_stop(struct relay_dir *d);
+void relay_dir_done(struct relay_dir *d);
+
+/* confine.c: no file access, no new programs or processes. */
+int proxy_confine(char *err, size_t errlen);
+
+/* proxy_main.c: `cordon proxy ...` */
+int cordon_proxy_main(int argc, char **argv);

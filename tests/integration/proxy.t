@@ -1,0 +1,473 @@
+#!/usr/bin/env bash
+# --net proxy: the sandbox's only way out is cordon's proxy, for the hosts
+# its rules admit. Loopback only: the upstreams are python servers this
+# script starts on the host's 127.0.0.1, reached by the name `localhost`
+# (which the proxy resolves from /etc/hosts, so it needs --allow-address).
+# Every refusal is tried for real from inside; the controls make the same
+# attempt unconfined.
+. "$(dirname "$0")/tap.sh"
+
+dir=$(mktemp -d /var/tmp/cordon-it-proxy.XXXXXX)
+ws=$(mktemp -d /tmp/cordon-it-proxyws.XXXXXX)
+cd "$ws" || exit 1
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir" "$ws"' EXIT
+
+# The upstream: answers "upstream-ok PATH" and logs "METHOD PATH HOST" per request.
+cat >"$dir/upstream.py" <<'PY'
+import http.server, socketserver, ssl, sys
+portfile, log = sys.argv[1], sys.argv[2]
+tls = sys.argv[3:5] if len(sys.argv) > 4 else None
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write("%s %s %s\n" % (self.command, self.path, self.headers.get("Host")))
+        body = ("upstream-ok %s\n" % self.path).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    request_queue_size = 512
+
+s = S(("127.0.0.1", 0), H)
+if tls:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(tls[0], tls[1])
+    s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(portfile + ".tmp", "w").write(str(s.server_address[1]))
+import os; os.rename(portfile + ".tmp", portfile)
+s.serve_forever()
+PY
+
+python3 "$dir/upstream.py" "$dir/port" "$dir/log" 2>/dev/null & pids+=($!)
+tls=no
+if command -v openssl >/dev/null; then
+        # a test CA and a certificate for localhost, made here
+        if openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=cordon-test-ca -keyout "$dir/ca.key" \
+                -out "$dir/ca.pem" >/dev/null 2>&1 &&
+                openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout "$dir/srv.key" -out "$dir/srv.csr" \
+                        >/dev/null 2>&1 &&
+                printf 'subjectAltName=DNS:localhost\n' >"$dir/ext" &&
+                openssl x509 -req -in "$dir/srv.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+                        -days 1 -extfile "$dir/ext" -out "$dir/srv.pem" >/dev/null 2>&1; then
+                python3 "$dir/upstream.py" "$dir/tlsport" "$dir/log" "$dir/srv.pem" "$dir/srv.key" 2>/dev/null &
+                pids+=($!)
+                tls=yes
+        fi
+fi
+for _ in $(seq 100); do [ -s "$dir/port" ] && { [ $tls = no ] || [ -s "$dir/tlsport" ]; } && break; sleep 0.1; done
+port=$(cat "$dir/port")
+[ $tls = yes ] && tlsport=$(cat "$dir/tlsport")
+url=http://localhost:$port
+
+# Does the runner work here at all (full isolation needs a user namespace)?
+if ! "$CORDON" exec --net proxy -- true 2>"$dir/probe.err"; then
+        skip "--net proxy" "the runner cannot run here: $(head -1 "$dir/probe.err")"
+        finish
+        exit
+fi
+
+allow=(--net proxy --allow-domain localhost --allow-address 127.0.0.1 --allow-domain '*.example' --deny-domain bad.example)
+# curl inside: the sandbox's NO_PROXY names its own loopback, so asking for
+# the host's localhost through the proxy means --noproxy ''.
+in_sandbox() { "$CORDON" run --workspace "$ws" "${allow[@]}" -- "$@"; }
+
+# ---- allowed: the three ways in -------------------------------------------
+: >"$dir/log"
+out=$(in_sandbox curl -sS -m 10 --noproxy '' "$url/absolute?q=1" 2>&1)
+if [ "$out" = "upstream-ok /absolute?q=1" ] && grep -q "^GET /absolute?q=1 localhost:$port$" "$dir/log"; then
+        ok "absolute-form HTTP through the proxy, forwarded in origin-form with its Host"
+else
+        not_ok "absolute-form HTTP through the proxy" "$out" "log: $(cat "$dir/log")"
+fi
+out=$(in_sandbox curl -sS -m 10 --noproxy '' --proxytunnel "$url/tunnel" 2>&1)
+if [ "$out" = "upstream-ok /tunnel" ] && grep -q "^GET /tunnel " "$dir/log"; then
+        ok "CONNECT through the proxy"
+else
+        not_ok "CONNECT through the proxy" "$out"
+fi
+if [ $tls = yes ]; then
+        cp "$dir/ca.pem" "$ws/ca.pem"
+        out=$(in_sandbox curl -sS -m 10 --noproxy '' --cacert "$ws/ca.pem" "https://localhost:$tlsport/tls" 2>&1)
+        if [ "$out" = "upstream-ok /tls" ] && grep -q "^GET /tls " "$dir/log"; then
+                ok "TLS through CONNECT: the certificate of the test CA checks end to end"
+        else
+                not_ok "TLS through CONNECT" "$out"
+        fi
+else
+        skip "TLS through CONNECT" "no openssl to make a test CA"
+fi
+out=$(in_sandbox curl -sS -m 10 --noproxy '' -x socks5h://127.0.0.1:1080 "$url/socks" 2>&1)
+if [ "$out" = "upstream-ok /socks" ] && grep -q "^GET /socks " "$dir/log"; then
+        ok "SOCKS5 (socks5h: the proxy resolves the name)"
+else
+        not_ok "SOCKS5 through the proxy" "$out"
+fi
+out=$(in_sandbox sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $https_proxy $NODE_USE_ENV_PROXY"; echo "$JAVA_TOOL_OPTIONS"' 2>&1)
+if echo "$out" | grep -q "^http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:1080 http://127.0.0.1:3128 1$" &&
+        echo "$out" | grep -q -- "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128"; then
+        ok "the proxy variables are set (and Node's, and the JVM's)"
+else
+        not_ok "the proxy variables" "$out"
+fi
+
+# ---- refused, with the reason -----------------------------------------------
+refused() { # desc reason status curl-args...
+        local desc=$1 reason=$2 status=$3
+        shift 3
+        : >"$dir/log"
+        out=$(in_sandbox curl -sS -m 10 --noproxy '' -i "$@" 2>"$dir/err")
+        if echo "$out" | head -1 | grep -q "^HTTP/1.1 $status " &&
+                echo "$out" | tr -d '\r' | grep -qx "X-Cordon-Error: $reason" && [ ! -s "$dir/log" ]; then
+                ok "$desc: $status, X-Cordon-Error: $reason"
+        else
+                not_ok "$desc: $status $reason" "$out" "$(cat "$dir/err")" "log: $(cat "$dir/log")"
+        fi
+}
+refused "a denied host" host-denied 403 http://bad.example/
+refused "a host no rule allows" host-not-allowed 403 http://other.test/
+refused "an IP literal no rule names" ip-literal 403 "http://127.0.0.1:$port/"
+refused "CONNECT to an IP literal" ip-literal 403 --proxytunnel "http://127.0.0.1:$port/"
+if grep -q "cordon-proxy: refused GET bad.example:80: host-denied" "$dir/err" ||
+        in_sandbox curl -s -m 10 --noproxy '' http://bad.example/ 2>&1 >/dev/null |
+        grep -q "cordon-proxy: refused GET bad.example:80: host-denied"; then
+        ok "a refusal writes one audit line naming the host and the reason"
+else
+        not_ok "the audit line" "$(cat "$dir/err")"
+fi
+
+# cordon run: the refusal is a denial, and --json names the refused host
+out=$(in_sandbox curl -sSf -m 10 --noproxy '' http://bad.example:8080/x </dev/null 2>&1)
+if echo "$out" | grep -q "^\[cordon: access denied"; then
+        ok "cordon run annotates a refused connection as a denial"
+else
+        not_ok "cordon run's annotation" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sSf -m 10 --noproxy '' http://bad.example:8080/x \
+        </dev/null >"$dir/run.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["verdict"], [(x["kind"], x["op"], x["mechanism"], x["request"], x["host"], x["port"], x["reason"]) for x in d["denials"]],
+      sum("--allow-domain" in h for h in d["hints"]), sum("network is off" in h for h in d["hints"]))' "$dir/run.json" 2>&1)
+if [ "$out" = "denied [('network', 'connect', 'proxy', 'GET', 'bad.example', 8080, 'host-denied')] 1 0" ]; then
+        ok "--json denials names the refused host, port and reason; one hint names --allow-domain, none says the network is off"
+else
+        not_ok "--json denials" "$out"
+fi
+
+# Around the proxy there is no way out: a direct attempt is a netns denial,
+# and the hint says to use the proxy, not that the network is off.
+# (the upstream on the host's loopback: the control below reaches it unconfined)
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '*' "http://127.0.0.1:$port/x" \
+        </dev/null >"$dir/direct.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print([(x["kind"], x["mechanism"]) for x in d["denials"]], sum("only cordon'"'"'s proxy leads out" in h for h in d["hints"]),
+      sum("network is off" in h for h in d["hints"]))' "$dir/direct.json" 2>&1)
+if [ "$out" = "[('network', 'netns')] 1 0" ]; then
+        ok "a direct connection around the proxy: a netns denial, and a hint that names the proxy"
+else
+        not_ok "a direct connection around the proxy" "$out" "$(head -c 600 "$dir/direct.json")"
+fi
+
+# localhost resolves to loopback: a host rule alone does not admit it
+out=$("$CORDON" run --workspace "$ws" --net proxy --allow-domain localhost -- \
+        curl -sS -m 10 --noproxy '' -i "$url/" 2>&1)
+if echo "$out" | tr -d '\r' | grep -qx "X-Cordon-Error: address-loopback" && ! grep -q "GET / " "$dir/log"; then
+        ok "localhost without allow_addresses: 403 address-loopback"
+else
+        not_ok "localhost without allow_addresses" "$out"
+fi
+# and the control: the same request, unconfined, reaches it
+out=$(curl -sS -m 10 --noproxy '*' "$url/control" 2>&1)
+if [ "$out" = "upstream-ok /control" ]; then ok "control: the upstream answers unconfined"; else not_ok "control" "$out"; fi
+
+# Raw requests from inside: a NUL in the host, over-long heads, SOCKS5 too.
+cat >"$ws/raw.py" <<'PY'
+import socket, sys
+kind, port = sys.argv[1], int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", 3128 if kind != "socks" else 1080), timeout=10)
+if kind == "nul":
+    s.sendall(b"CONNECT local\x00host:%d HTTP/1.1\r\nHost: x\r\n\r\n" % port)
+elif kind == "header":
+    s.sendall(b"GET http://localhost:%d/ HTTP/1.1\r\nHost: localhost\r\nX-Big: " % port + b"a" * 40000 + b"\r\n\r\n")
+elif kind == "line":
+    s.sendall(b"GET http://localhost:%d/" % port + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
+elif kind == "socks":
+    s.sendall(b"\x05\x01\x00")
+    assert s.recv(2) == b"\x05\x00"
+    name = b"local\x00host"
+    s.sendall(b"\x05\x01\x00\x03" + bytes([len(name)]) + name + port.to_bytes(2, "big"))
+    r = s.recv(10)
+    print("socks-reply", r[1])
+    sys.exit(0)
+data = b""
+while True:
+    try:
+        b = s.recv(65536)
+    except ConnectionResetError:
+        break
+    if not b:
+        break
+    data += b
+print(data.decode(errors="replace").replace("\r", ""))
+PY
+raw_refused() { # desc kind status reason
+        : >"$dir/log"
+        out=$(in_sandbox python3 "$ws/raw.py" "$2" "$port" 2>"$dir/err")
+        if echo "$out" | head -1 | grep -q "^HTTP/1.1 $3 " && echo "$out" | grep -qx "X-Cordon-Error: $4" && [ ! -s "$dir/log" ]; then
+                ok "$1: $3, X-Cordon-Error: $4"
+        else
+                not_ok "$1: $3 $4" "$out"
+        fi
+}
+raw_refused "a NUL byte in the host" nul 403 host-malformed
+raw_refused "a header over the 32 KiB cap" header 431 header-too-large
+raw_refused "a request line over the 8 KiB cap" line 414 request-line-too-long
+out=$(in_sandbox python3 "$ws/raw.py" socks "$port" 2>"$dir/err")
+if [ "$out" = "socks-reply 2" ] && [ ! -s "$dir/log" ] && grep -q "refused SOCKS5 local?host:$port: host-malformed" "$dir/err"; then
+        ok "SOCKS5 with a NUL in the name: reply 2 (not allowed by the ruleset)"
+else
+        not_ok "SOCKS5 with a NUL in the name" "$out"
+fi
+
+# ---- no other way out ---------------------------------------------------------
+out=$(in_sandbox curl -sS -m 5 --noproxy '*' "$url/direct" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && ! grep -q "/direct" "$dir/log"; then
+        ok "curl --noproxy '*' reaches nothing inside (rc $rc)"
+else
+        not_ok "curl --noproxy '*' inside" "rc=$rc" "$out"
+fi
+raw='import socket,sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"GET /raw HTTP/1.0\r\n\r\n")
+print(s.recv(100).decode().split("\r\n")[0])'
+out=$(in_sandbox python3 -c "$raw" "$port" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && ! grep -q "/raw" "$dir/log"; then
+        ok "a raw socket to the upstream's address fails inside"
+else
+        not_ok "a raw socket inside" "rc=$rc" "$out"
+fi
+out=$(python3 -c "$raw" "$port" 2>&1)
+if echo "$out" | grep -Eq '^HTTP/1\.[01] 200 OK$'; then ok "control: the same raw socket connects unconfined"; else not_ok "control: raw socket" "$out"; fi
+dns='import socket,sys,time
+t = time.monotonic()
+try:
+    socket.getaddrinfo(sys.argv[1], 80)
+    print("resolved")
+except socket.gaierror as e:
+    print("failed %.1f" % (time.monotonic() - t))'
+out=$(in_sandbox python3 -c "$dns" cordon-test.example.com 2>&1)
+if echo "$out" | grep -Eq '^failed [0-2]\.'; then
+        ok "a DNS lookup fails at once inside ($out s)"
+else
+        not_ok "a DNS lookup inside" "$out"
+fi
+# control: the resolver inside works for what needs no network
+out=$(in_sandbox python3 -c "$dns" localhost 2>&1)
+if [ "$out" = resolved ]; then ok "control: localhost resolves inside (/etc/hosts)"; else not_ok "control: resolver" "$out"; fi
+
+# ---- 200 at once ----------------------------------------------------------------
+cat >"$ws/many.py" <<'PY'
+import concurrent.futures, socket, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+px = int(sys.argv[3]) if len(sys.argv) > 3 else 3128
+def one(i):
+    s = socket.create_connection(("127.0.0.1", px), timeout=30)
+    if i % 2:
+        s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\n\r\n" % port)
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            head += s.recv(1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        s.sendall(b"GET /many/%d HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % i)
+    else:
+        s.sendall(b"GET http://localhost:%d/many/%d HTTP/1.1\r\nHost: localhost\r\n\r\n" % (port, i))
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+    return b"upstream-ok /many/%d\n" % i in data
+# 200 threads, each with its own connection through the proxy
+with concurrent.futures.ThreadPoolExecutor(n) as ex:
+    print(sum(ex.map(one, range(n))))
+PY
+out=$(in_sandbox python3 "$ws/many.py" "$port" 200 2>&1)
+if [ "$out" = 200 ]; then ok "200 concurrent connections through the proxy all complete"; else not_ok "200 concurrent" "$out"; fi
+
+# ---- the proxy dies ----------------------------------------------------------------
+"$CORDON" exec --net proxy --allow-domain localhost --allow-address 127.0.0.1 -- \
+        sh -c 'sleep 10; echo survived' >"$dir/kill.out" 2>"$dir/kill.err" &
+runner=$!
+proxy=
+for _ in $(seq 100); do
+        for p in /proc/[0-9]*; do
+                [ "$(awk '{print $4}' "$p/stat" 2>/dev/null)" = "$runner" ] || continue
+                tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q '^cordon proxy ' && proxy=${p#/proc/}
+        done
+        [ -n "$proxy" ] && break
+        sleep 0.05
+done
+if [ -n "$proxy" ]; then
+        sleep 0.3
+        # it parses untrusted bytes: confined after set-up
+        if grep -q "^NoNewPrivs:[[:space:]]*1$" "/proc/$proxy/status" &&
+                grep -q "^Seccomp:[[:space:]]*2$" "/proc/$proxy/status"; then
+                ok "the proxy runs confined (no_new_privs, seccomp filters)"
+        else
+                not_ok "the proxy runs confined" "$(grep -E 'NoNewPrivs|Seccomp' "/proc/$proxy/status")"
+        fi
+        kill -KILL "$proxy"
+        wait "$runner"
+        rc=$?
+        if [ $rc -eq 125 ] && grep -q "^cordon: proxy: the network proxy ended (killed by signal 9" "$dir/kill.err" &&
+                ! grep -q survived "$dir/kill.out"; then
+                ok "the proxy killed mid-run ends the run (exit 125) with a clear runner message"
+        else
+                not_ok "the proxy killed mid-run" "rc=$rc" "$(cat "$dir/kill.err")" "$(cat "$dir/kill.out")"
+        fi
+else
+        kill "$runner" 2>/dev/null
+        not_ok "the proxy killed mid-run: no proxy process found below the runner $runner"
+fi
+
+# ---- caps and timeouts (the proxy alone, on the host's loopback) -------------------
+"$CORDON" proxy --listen-http 127.0.0.1:0 --head-timeout 1 --idle-timeout 2 --max-conns 2 \
+        --allow-domain localhost --allow-address 127.0.0.1 >"$dir/px.out" 2>"$dir/px.err" &
+pids+=($!)
+for _ in $(seq 50); do grep -q "listening http" "$dir/px.out" 2>/dev/null && break; sleep 0.1; done
+pxport=$(awk '/listening http/ {print $4}' "$dir/px.out")
+cat >"$dir/caps.py" <<'PY'
+import socket, sys, time
+px, port, what = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def conn():
+    return socket.create_connection(("127.0.0.1", px), timeout=10)
+def read_all(s):
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            return data
+        data += b
+if what == "head":
+    s = conn()
+    t = time.monotonic()
+    print(read_all(s).split(b"\r\n")[0].decode(), "after %.0f s" % (time.monotonic() - t))
+elif what == "idle":
+    s = conn()
+    s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\n\r\n" % port)
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += s.recv(1)
+    t = time.monotonic()
+    rest = read_all(s)
+    print(head.split(b"\r\n")[0].decode(), "then closed after %.0f s idle" % (time.monotonic() - t), len(rest))
+elif what == "trickle":
+    # the head one byte per segment, its empty line last
+    s = conn()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for ch in b"GET http://localhost:%d/trickle HTTP/1.1\r\nHost: localhost\r\n\r\n" % port:
+        s.sendall(bytes([ch]))
+        time.sleep(0.003)
+    print(read_all(s).split(b"\r\n")[0].decode())
+elif what == "cap":
+    a, b = conn(), conn()
+    time.sleep(0.3)
+    c = conn()
+    c.sendall(b"GET http://localhost:%d/cap HTTP/1.1\r\nHost: localhost\r\n\r\n" % port)
+    c.settimeout(0.5)
+    try:
+        early = c.recv(100)
+    except socket.timeout:
+        early = b""
+    a.close()
+    c.settimeout(10)
+    print("early=%d" % len(early), read_all(c).split(b"\r\n")[0].decode())
+PY
+out=$(python3 "$dir/caps.py" "$pxport" "$port" head 2>&1)
+if echo "$out" | grep -Eq "^HTTP/1.1 408 Request Timeout after [12] s$"; then
+        ok "a client that sends no head gets 408 after the head timeout ($out)"
+else
+        not_ok "the head timeout" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" idle 2>&1)
+if echo "$out" | grep -Eq "^HTTP/1.1 200 Connection established then closed after [2-4] s idle 0$"; then
+        ok "an idle tunnel is closed after the idle timeout ($out)"
+else
+        not_ok "the idle timeout" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" trickle 2>&1)
+if [ "$out" = "HTTP/1.1 200 OK" ]; then
+        ok "a head sent a byte at a time is still parsed once its empty line arrives"
+else
+        not_ok "a head a byte at a time" "$out"
+fi
+out=$(python3 "$dir/caps.py" "$pxport" "$port" cap 2>&1)
+if [ "$out" = "early=0 HTTP/1.1 200 OK" ]; then
+        ok "--max-conns 2: a third connection waits until one of the two ends"
+else
+        not_ok "the connection cap" "$out"
+fi
+
+# Few fds: the proxy caps its connections to what its limit allows (six fds
+# each) and queues the rest, rather than failing or spinning on accept.
+(ulimit -n 128 && exec "$CORDON" proxy --listen-http 127.0.0.1:0 --allow-domain localhost \
+        --allow-address 127.0.0.1 >"$dir/px2.out" 2>"$dir/px2.err") &
+pids+=($!)
+for _ in $(seq 50); do grep -q "listening http" "$dir/px2.out" 2>/dev/null && break; sleep 0.1; done
+px2=$(awk '/listening http/ {print $4}' "$dir/px2.out")
+out=$(timeout 120 python3 "$ws/many.py" "$port" 200 "$px2" 2>&1)
+if [ "$out" = 200 ]; then
+        ok "with 128 fds the proxy still completes 200 concurrent connections, a few at a time"
+else
+        not_ok "200 concurrent under a low fd limit" "$out" "$(cat "$dir/px2.err")"
+fi
+
+# ---- front ends ------------------------------------------------------------------
+out=$("$CORDON" exec --isolation light --net proxy -- true 2>&1)
+rc=$?
+if [ $rc -eq 125 ] && echo "$out" | grep -q "needs full isolation"; then
+        ok "--net proxy under light isolation is refused (no network namespace, no proxy)"
+else
+        not_ok "--net proxy under light isolation" "rc=$rc" "$out"
+fi
+if command -v bwrap >/dev/null; then
+        out=$("$CORDON" run --backend bwrap --net proxy --workspace "$ws" -- true 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ] && echo "$out" | grep -q "network 'proxy' needs the native runner"; then
+                ok "the bwrap backend refuses --net proxy (it has no proxy: never the host's network instead)"
+        else
+                not_ok "bwrap and --net proxy" "rc=$rc" "$out"
+        fi
+else
+        skip "the bwrap backend refuses --net proxy" "no bwrap"
+fi
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"allow_addresses":["127.0.0.1"]}}' >"$dir/p.json"
+out=$("$CORDON" run --profile "$dir/p.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' "$url/profile" 2>&1)
+if [ "$out" = "upstream-ok /profile" ]; then ok "a profile's network.mode proxy"; else not_ok "profile network.mode proxy" "$out"; fi
+out=$("$CORDON" why --profile "$dir/p.json" --host localhost --port "$port" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "^allow: the proxy would connect to localhost"; then
+        ok "cordon why --host: allowed as the proxy decides"
+else
+        not_ok "cordon why --host (allowed)" "$out"
+fi
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"]}}' >"$dir/p2.json"
+out=$("$CORDON" why --profile "$dir/p2.json" --host localhost --port 80 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "(address-loopback)"; then
+        ok "cordon why --host: localhost without allow_addresses is refused (address-loopback)"
+else
+        not_ok "cordon why --host (refused)" "rc=$rc" "$out"
+fi
+
+finish

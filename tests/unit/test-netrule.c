@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "netrule.h"
+
+static struct netrules rules;
+
+static void add(bool deny, const char *spec)
+{
+	char err[256] = "";
+
+	cr_assert_eq(netrules_add_host(&rules, deny, spec, err, sizeof(err)), 0, "%s: %s", spec, err);
+}
+
+static void add_addr(const char *spec)
+{
+	char err[256] = "";
+
+	cr_assert_eq(netrules_add_address(&rules, spec, err, sizeof(err)), 0, "%s: %s", spec, err);
+}
+
+static void teardown(void)
+{
+	netrules_done(&rules);
+}
+
+static struct netaddr addr(const char *s)
+{
+	struct netaddr a;
+
+	cr_assert_eq(netaddr_parse(s, &a), 0, "%s", s);
+	return a;
+}
+
+/* The name phase alone. */
+static struct netrule_verdict name(const char *host, uint16_t port)
+{
+	struct netrule_verdict v;
+
+	cr_assert_eq(netrule_decide(&rules, host, strlen(host), port, NULL, NULL, &v), 0);
+	return v;
+}
+
+/* The name phase, then the answers (one address, or two). */
+static struct netrule_verdict answered(const char *host, uint16_t port, const char *a1, const char *a2,
+				       const struct netaddr_list *own)
+{
+	struct netaddr v[2] = { addr(a1) };
+	struct netaddr_list l = { .v = v, .n = 1 };
+	struct netrule_verdict out;
+
+	if (a2) {
+		v[1] = addr(a2);
+		l.n = 2;
+	}
+	cr_assert_eq(netrule_decide(&rules, host, strlen(host), port, &l, own, &out), 0);
+	return out;
+}
+
+#define assert_refused(v, why) \
+	cr_assert((!(v).allowed && !(v).need_resolve && (v).reason && strcmp((v).reason, why) == 0), \
+		  "expected %s, got %s (%s)", why, (v).reason ? (v).reason : "allowed", (v).detail)
+#define assert_resolve(v) cr_assert((v).need_resolve && !(v).allowed, "expected resolve, got %s (%s)", \
+				    (v).reason ? (v).reason : "allowed", (v).detail)
+#define assert_allowed(v) cr_assert((v).allowed && !(v).reason, "expected allowed, got %s (%s)", \
+				    (v).reason ? (v).reason : "?", (v).detail)
+
+TestSuite(netrule, .fini = teardown);
+
+Test(netrule, empty_allow_list_denies_everything)
+{
+	assert_refused(name("example.com", 443), "host-not-allowed");
+	cr_assert(strstr(name("example.com", 443).detail, "empty"));
+}
+
+Test(netrule, exact_host_and_case_and_trailing_dot)
+{
+	add(false, "Example.COM");
+	assert_resolve(name("example.com", 443));
+	assert_resolve(name("EXAMPLE.com.", 80));
+	assert_refused(name("www.example.com", 443), "host-not-allowed");
+	assert_refused(name("example.co", 443), "host-not-allowed");
+	assert_refused(name("xexample.com", 443), "host-not-allowed");
+}
+
+Test(netrule, wildcard_is_subdomains_only)
+{
+	add(false, "*.example.com");
+	assert_resolve(name("a.example.com", 443));
+	assert_resolve(name("a.b.example.com", 443));
+	assert_refused(name("example.com", 443), "host-not-allowed");
+	assert_refused(name("badexample.com", 443), "host-not-allowed");
+	assert_refused(name(".example.com", 443), "host-malformed");
+}
+
+Test(netrule, port_rules)
+{
+	add(false, "api.example.com:443");
+	assert_resolve(name("api.example.com", 443));
+	assert_refused(name("api.example.com", 80), "host-not-allowed");
+	add(false, "*.cdn.example:8443");
+	assert_resolve(name("x.cdn.example", 8443));
+	assert_refused(name("x.cdn.example", 443), "host-not-allowed");
+}
+
+Test(netrule, deny_before_allow)
+{
+	add(false, "*.example.com");
+	add(true, "evil.example.com");
+	add(true, "*.bad.example.com:80");
+	assert_refused(name("evil.example.com", 443), "host-denied");
+	assert_resolve(name("good.example.com", 443));
+	assert_refused(name("x.bad.example.com", 80), "host-denied");
+	assert_resolve(name("x.bad.example.com", 443));
+	cr_assert(strstr(name("evil.example.com", 443).detail, "evil.example.com"));
+}
+
+Test(netrule, malformed_names)
+{
+	static const char *const bad[] = {
+		"", "a..b", "-", "a b", "a/b", "a@b", "a%00b", "é.com", "a.b:", "127.1", "0x7f.0.0.1", "2130706433",
+		"1.2.3.4.5", "example.123", "[::1", "[]", "[1.2.3.4]", "a\\b", "a,b",
+	};
+
+	add(false, "*.example.com");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct netrule_verdict v = name(bad[i], 443);
+
+		assert_refused(v, "host-malformed");
+	}
+}
+
+Test(netrule, nul_byte_in_name)
+{
+	struct netrule_verdict v;
+	const char host[] = "ok.example.com\0.evil.com";
+
+	add(false, "*.example.com");
+	add(false, "*.evil.com");
+	cr_assert_eq(netrule_decide(&rules, host, sizeof(host) - 1, 443, NULL, NULL, &v), 0);
+	assert_refused(v, "host-malformed");
+	cr_assert(strstr(v.detail, "NUL"));
+}
+
+Test(netrule, overlong_names)
+{
+	char host[300], label[70];
+
+	add(false, "*.com");
+	memset(host, 'a', sizeof(host));
+	memcpy(host + 250, ".com", 5);
+	assert_refused(name(host, 443), "host-malformed");
+	memset(label, 'b', 64);
+	memcpy(label + 64, ".com", 5);
+	assert_refused(name(label, 443), "host-malformed");
+	label[1] = '.';
+	assert_resolve(name(label, 443));
+}
+
+Test(netrule, ip_literals_need_a_rule_naming_them)
+{
+	add(false, "*.example.com");
+	add_addr("0.0.0.0/0");
+	assert_refused(name("93.184.216.34", 443), "ip-literal");
+	assert_refused(name("[2606:2800:220:1::1]", 443), "ip-literal");
+	assert_refused(name("2606:2800:220:1::1", 443), "ip-literal");
+	add(false, "93.184.216.34");
+	add(false, "[2606:2800:220:1:0::1]:443");
+	assert_allowed(name("93.184.216.34", 443));
+	assert_allowed(name("[2606:2800:220:1::1]", 443));
+	assert_refused(name("[2606:2800:220:1::1]", 80), "ip-literal");
+	cr_assert(name("93.184.216.34", 1).is_literal);
+}
+
+Test(netrule, literal_named_still_meets_address_classes)
+{
+	add(false, "127.0.0.1");
+	add(false, "10.1.2.3");
+	assert_refused(name("127.0.0.1", 80), "address-loopback");
+	assert_refused(name("10.1.2.3", 80), "address-private");
+	add_addr("127.0.0.0/8");
+	assert_allowed(name("127.0.0.1", 80));
+}
+
+Test(netrule, host_rule_never_admits_a_local_answer)
+{
+	add(false, "localhost");
+	add(false, "rebind.example.com");
+	assert_resolve(name("localhost", 80));
+	assert_refused(answered("localhost", 80, "127.0.0.1", NULL, NULL), "address-loopback");
+	assert_refused(answered("rebind.example.com", 80, "93.184.216.34", "192.168.1.1", NULL), "address-private");
+	assert_allowed(answered("rebind.example.com", 80, "93.184.216.34", "2606:2800:220:1::1", NULL));
+	add_addr("127.0.0.1");
+	assert_allowed(answered("localhost", 80, "127.0.0.1", NULL, NULL));
+	assert_refused(answered("localhost", 80, "127.0.0.1", "::1", NULL), "address-loopback");
+	add_addr("::1/128");
+	assert_allowed(answered("localhost", 80, "127.0.0.1", "::1", NULL));
+}
+
+Test(netrule, no_answers)
+{
+	struct netaddr_list none = {};
+	struct netrule_verdict v;
+
+	add(false, "x.example.com");
+	cr_assert_eq(netrule_decide(&rules, "x.example.com", 13, 1, &none, NULL, &v), 0);
+	assert_refused(v, "no-address");
+}
+
+Test(netrule, answers_are_checked_only_after_the_name)
+{
+	add(true, "x.example.com");
+	assert_refused(answered("x.example.com", 80, "93.184.216.34", NULL, NULL), "host-denied");
+	assert_refused(answered("y.example.com", 80, "93.184.216.34", NULL, NULL), "host-not-allowed");
+}
+
+Test(netrule, own_interface_addresses)
+{
+	struct netaddr own_v[] = { addr("93.184.216.34"), addr("2001:4860::8888") };
+	struct netaddr_list own = { .v = own_v, .n = 2 };
+
+	add(false, "a.example.com");
+	assert_refused(answered("a.example.com", 80, "93.184.216.34", NULL, &own), "address-own-interface");
+	assert_refused(answered("a.example.com", 80, "1.1.1.1", "2001:4860::8888", &own), "address-own-interface");
+	assert_allowed(answered("a.example.com", 80, "1.1.1.1", NULL, &own));
+	add_addr("93.184.216.0/24");
+	assert_allowed(answered("a.example.com", 80, "93.184.216.34", NULL, &own));
+}
+
+struct class_case {
+	const char *addr, *reason;
+};
+
+Test(netrule, address_classes)
+{
+	static const struct class_case cases[] = {
+		{ "169.254.169.254", "address-metadata" },
+		{ "100.100.100.200", "address-metadata" },
+		{ "168.63.129.16", "address-metadata" },
+		{ "fd00:ec2::254", "address-metadata" },
+		{ "0.0.0.0", "address-unspecified" },
+		{ "0.1.2.3", "address-unspecified" },
+		{ "::", "address-unspecified" },
+		{ "127.0.0.1", "address-loopback" },
+		{ "127.255.255.254", "address-loopback" },
+		{ "::1", "address-loopback" },
+		{ "10.0.0.1", "address-private" },
+		{ "172.16.0.1", "address-private" },
+		{ "172.31.255.255", "address-private" },
+		{ "192.168.0.1", "address-private" },
+		{ "fc00::1", "address-private" },
+		{ "fd12:3456::1", "address-private" },
+		{ "fec0::1", "address-private" },
+		{ "169.254.1.1", "address-link-local" },
+		{ "fe80::1", "address-link-local" },
+		{ "febf::1", "address-link-local" },
+		{ "100.64.0.1", "address-cgnat" },
+		{ "100.127.255.255", "address-cgnat" },
+		{ "224.0.0.1", "address-multicast" },
+		{ "239.255.255.250", "address-multicast" },
+		{ "ff02::1", "address-multicast" },
+		{ "255.255.255.255", "address-broadcast" },
+		{ "240.0.0.1", "address-reserved" },
+		{ "192.0.2.1", "address-reserved" },
+		{ "198.18.0.1", "address-reserved" },
+		{ "2001:db8::1", "address-reserved" },
+		{ "::ffff:127.0.0.1", "address-ipv4-embedded" },
+		{ "::ffff:8.8.8.8", "address-ipv4-embedded" },
+		{ "::127.0.0.1", "address-ipv4-embedded" },
+		{ "64:ff9b::7f00:1", "address-ipv4-embedded" },
+		{ "64:ff9b:1::a00:1", "address-ipv4-embedded" },
+		{ "2002:7f00:1::1", "address-ipv4-embedded" },
+		{ "2001:0:4136:e378::1", "address-ipv4-embedded" },
+		{ "8.8.8.8", NULL },
+		{ "1.1.1.1", NULL },
+		{ "172.32.0.1", NULL },
+		{ "172.15.255.255", NULL },
+		{ "100.63.255.255", NULL },
+		{ "100.128.0.0", NULL },
+		{ "169.253.0.1", NULL },
+		{ "223.255.255.255", NULL },
+		{ "2606:4700::1111", NULL },
+		{ "2001:4860:4860::8888", NULL },
+		{ "fe00::1", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct netaddr a = addr(cases[i].addr);
+		const char *got = netaddr_class(&a);
+
+		if (!cases[i].reason)
+			cr_expect_null(got, "%s: got %s", cases[i].addr, got);
+		else
+			cr_expect(got && strcmp(got, cases[i].reason) == 0, "%s: want %s, got %s", cases[i].addr,
+				  cases[i].reason, got ? got : "public");
+	}
+}
+
+Test(netrule, rule_syntax)
+{
+	static const char *const bad_hosts[] = {
+		"", "*.", "*.1.2.3.4", "a:0", "a:65536", "a:x", "[::1", "[::1]x", "a..b", "*.*.a", "a b", "*",
+	};
+	static const char *const bad_addrs[] = { "", "1.2.3", "1.2.3.4/33", "::1/129", "1.2.3.4/", "1.2.3.4/x", "host" };
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad_hosts) / sizeof(bad_hosts[0]); i++)
+		cr_expect_eq(netrules_add_host(&rules, false, bad_hosts[i], err, sizeof(err)), -EINVAL, "%s",
+			     bad_hosts[i]);
+	for (size_t i = 0; i < sizeof(bad_addrs) / sizeof(bad_addrs[0]); i++)
+		cr_expect_eq(netrules_add_address(&rules, bad_addrs[i], err, sizeof(err)), -EINVAL, "%s",
+			     bad_addrs[i]);
+	cr_assert_eq(rules.n_allow + rules.n_addresses, 0);
+	add_addr("10.0.0.0/8");
+	add_addr("fd00::/8");
+	add_addr("0.0.0.0/0");
+	cr_assert_eq(rules.n_addresses, 3);
+}
+
+Test(netrule, cidr_boundaries)
+{
+	add(false, "h.example");
+	add_addr("10.1.0.0/17");
+	assert_allowed(answered("h.example", 1, "10.1.127.255", NULL, NULL));
+	assert_refused(answered("h.example", 1, "10.1.128.0", NULL, NULL), "address-private");
+	add_addr("fd00:ec2::/32");
+	assert_allowed(answered("h.example", 1, "fd00:ec2::254", NULL, NULL));
+}
+
+Test(netrule, resolve_localhost)
+{
+	struct netaddr_list l = {};
+	bool loop = false;
+
+	/* /etc/hosts: no network needed */
+	cr_assert_eq(netrule_resolve("localhost", &l), 0);
+	cr_assert_gt(l.n, 0);
+	for (size_t i = 0; i < l.n; i++)
+		loop |= netaddr_class(&l.v[i]) && strcmp(netaddr_class(&l.v[i]), "address-loopback") == 0;
+	cr_assert(loop);
+	netaddr_list_done(&l);
+}
+
+Test(netrule, own_addresses_include_loopback)
+{
+	struct netaddr_list l = {};
+	struct netaddr lo = addr("127.0.0.1");
+	bool found = false;
+
+	cr_assert_eq(netrule_own_addresses(&l), 0);
+	for (size_t i = 0; i < l.n; i++)
+		found |= l.v[i].family == AF_INET && memcmp(l.v[i].a, lo.a, 4) == 0;
+	cr_assert(found);
+	netaddr_list_done(&l);
+}
