@@ -2,6 +2,7 @@
 /* --net proxy, the runner's side (see netproxy.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -175,6 +176,28 @@ static int listen_loopback(uint16_t port)
 	return fd;
 }
 
+/* The proxy's word that it runs, set up and confined. What was exec'd may
+ * not be cordon's proxy (an in-process runner's /proc/self/exe is the
+ * calling program): then nothing is handed over, and the run fails. */
+static void wait_ready(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[sizeof(NETPROXY_READY)];
+	ssize_t n;
+	int r;
+
+	do
+		r = poll(&pfd, 1, NETPROXY_READY_MS);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		exec_die("proxy", "the network proxy did not say it was ready within %d s: nothing was handed to it",
+			 NETPROXY_READY_MS / 1000);
+	n = r < 0 ? -1 : recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n != (ssize_t)sizeof(NETPROXY_READY) - 1 || memcmp(buf, NETPROXY_READY, (size_t)n) != 0)
+		exec_die("proxy", "the network proxy did not start (%s): the sandbox gets no way out",
+			 n == 0 ? "it ended" : n < 0 ? strerror(errno) : "it is not cordon's proxy");
+}
+
 void netproxy_listen(struct exec_ctx *x)
 {
 	int fds[2], r;
@@ -183,6 +206,7 @@ void netproxy_listen(struct exec_ctx *x)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 
+	wait_ready(x->proxy_fd);
 	fds[0] = listen_loopback(NETPROXY_HTTP_PORT);
 	if (fds[0] < 0) {
 		errno = -fds[0];

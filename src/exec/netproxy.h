@@ -25,6 +25,11 @@
 #define NETPROXY_HTTP_PORT 3128
 #define NETPROXY_SOCKS_PORT 1080
 #define NETPROXY_ENV_MAX 16
+/* What the proxy says on its control socket once it is set up and
+ * confined; init waits for it (NETPROXY_READY_MS) before it hands over
+ * the listeners: a program that is not cordon's proxy never gets them. */
+#define NETPROXY_READY "cordon-proxy ready"
+#define NETPROXY_READY_MS 10000
 
 struct exec_ctx;
 struct plan;

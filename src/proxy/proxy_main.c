@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "netproxy.h"
 #include "proxy.h"
 
 static const char usage[] =
@@ -178,6 +179,12 @@ int cordon_proxy_main(int argc, char **argv)
 	r = proxy_confine(err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "cordon proxy: cannot confine itself: %s\n", err);
+		return 1;
+	}
+	/* ready, and confined: the runner hands over the listeners only
+	 * after this, so nothing but cordon's proxy ever gets them */
+	if (control_fd >= 0 && send(control_fd, NETPROXY_READY, sizeof(NETPROXY_READY) - 1, MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "cordon proxy: the control socket: %s\n", strerror(errno));
 		return 1;
 	}
 	r = proxy_run(&px);
