@@ -33,15 +33,6 @@ static json_t *strv_json(char *const *v)
 	return a;
 }
 
-/* HOME dot-entries that are writable roots: no rule by name inside them
- * (native.c add_protect_rules). */
-static bool lifted_root(const struct cordon_policy *p, const char *root)
-{
-	size_t hl = p->home ? strlen(p->home) : 0;
-
-	return hl > 1 && strncmp(root, p->home, hl) == 0 && root[hl] == '/' && root[hl + 1] == '.';
-}
-
 static json_t *effective_json(const struct cordon_profile *prof, const struct cordon_policy *p)
 {
 	json_t *deny = json_array(), *names = json_array(), *lifted = strv_json(p->unprotect);
@@ -59,7 +50,7 @@ static json_t *effective_json(const struct cordon_profile *prof, const struct co
 		if (policy_protect_is_name(policy_default_protect[i]))
 			json_array_append_new(names, json_string(policy_default_protect[i]));
 	STRV_FOREACH(root, p->writable_roots)
-		if (full && lifted_root(p, *root))
+		if (full && policy_home_cache_root(p->home, *root))
 			json_array_append_new(lifted, json_string(*root));
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:o,s:o,s:o,s:{s:b,s:s?,s:o,s:o},s:o,s:o,s:o}", "profile",
 			 prof->name, "file", prof->file, "mode", cordon_mode_to_string(p->mode), "network",
@@ -130,7 +121,7 @@ int cli_profile_effective(const struct cli_args *a, const struct cordon_profile 
 			any = true;
 		}
 		STRV_FOREACH(root, p->writable_roots)
-			if (lifted_root(p, *root)) {
+			if (policy_home_cache_root(p->home, *root)) {
 				printf(" %s", *root);
 				any = true;
 			}

@@ -42,14 +42,10 @@
 #include "strv.h"
 
 /* The write gate's rules by name (src/exec/gate_rules.h): what runs code
- * at any depth below a writable root. A writable root inside a HOME
- * dot-entry is a tool's cache (~/.npm, ~/.cargo, ~/.cache/pip): it holds
- * third-party trees (a cargo git checkout has a .git), and nobody opens a
- * folder or enters a directory there, so no rule by name applies inside. */
+ * at any depth below a writable root; none inside a tool's cache
+ * (policy_home_cache_root). */
 static void add_protect_rules(struct strv_builder *sb, const struct cordon_policy *p)
 {
-	size_t hl = p->home ? strlen(p->home) : 0;
-
 	strvb_add(sb, "--protect-git");
 	for (size_t i = 0; policy_default_protect[i]; i++)
 		if (policy_protect_is_name(policy_default_protect[i]))
@@ -57,7 +53,7 @@ static void add_protect_rules(struct strv_builder *sb, const struct cordon_polic
 	STRV_FOREACH(u, p->unprotect)
 		strvb_add_many(sb, "--unprotect", *u, NULL);
 	STRV_FOREACH(root, p->writable_roots)
-		if (hl > 1 && strncmp(*root, p->home, hl) == 0 && (*root)[hl] == '/' && (*root)[hl + 1] == '.')
+		if (policy_home_cache_root(p->home, *root))
 			strvb_add_many(sb, "--unprotect", *root, NULL);
 }
 

@@ -100,6 +100,9 @@ int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 /* What a new writable root reaches: HOME's start-up files and dot-entries,
  * PATH directories below it, protected (policy_protect.c). */
 int policy_protect_reach(struct cordon_policy *p, const char *root);
+/* root lies inside a HOME dot-entry: a tool's cache, where no rule by name
+ * of the write gate applies (policy_protect.c). */
+bool policy_home_cache_root(const char *home, const char *root);
 /* core.hooksPath targets below a writable root, protected (policy_protect.c). */
 int policy_protect_hooks_paths(struct cordon_policy *p);
 /* The single names of policy_default_protect, protected at any depth

@@ -198,3 +198,17 @@ done:
 	git_paths_clear(&g);
 	return r < 0 ? r : 0;
 }
+
+/*
+ * A writable root inside a HOME dot-entry (~/.npm, ~/.cargo, ~/.cache/pip)
+ * is a tool's cache: it holds third-party trees (a cargo git checkout has
+ * a .git), and nobody opens a folder or enters a directory there, so the
+ * write gate applies no rule by name inside it (native.c passes it as
+ * --unprotect; `why` and `profile show --effective` say the same).
+ */
+bool policy_home_cache_root(const char *home, const char *root)
+{
+	size_t hl = home ? strlen(home) : 0;
+
+	return hl > 1 && strncmp(root, home, hl) == 0 && root[hl] == '/' && root[hl + 1] == '.';
+}

@@ -102,7 +102,6 @@ static bool dot_entries_read_only(const struct cordon_profile *p, const char *c)
 static const char *protected_by_name(const struct cordon_profile *p, const char *c)
 {
 	const char *root = NULL, *rel;
-	size_t hl = p->home ? strlen(p->home) : 0;
 
 	for (size_t i = 0; i < p->write.n; i++)
 		if (path_is_under(c, p->write.v[i].path) && (!root || strlen(p->write.v[i].path) > strlen(root)))
@@ -114,7 +113,7 @@ static const char *protected_by_name(const struct cordon_profile *p, const char 
 			root = *t;
 	if (!root)
 		return NULL;
-	if (hl > 1 && strncmp(root, p->home, hl) == 0 && root[hl] == '/' && root[hl + 1] == '.')
+	if (policy_home_cache_root(p->home, root))
 		return NULL;
 	for (size_t i = 0; i < p->bypass_persistence.n; i++)
 		if (path_is_under(c, p->bypass_persistence.v[i].path))
