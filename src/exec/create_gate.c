@@ -130,33 +130,28 @@ static int path_of(int dir, const char *name, char *buf, size_t size)
 	return 0;
 }
 
-/* By name, on the path now: what the write gate protects (gate_rules.h).
- * holder: a rename, which would carry a protection along. */
-static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
+/* By name, on the path now (gate_rules.h): a write is refused at or below
+ * what the write gate protects or hides, a read only at or below a hidden
+ * path. holder: a rename, which would carry a protection along. */
+static int decide_path(const struct cop *c, int dir, const char *name, bool write, bool holder)
 {
+	const struct gate_rules *g = &c->set->names;
 	char path[PATH_MAX];
 	int r;
 
-	if (!gate_rules_active(&c->set->names))
+	if (write ? !gate_rules_active(g) : g->n_hides == 0)
 		return 0;
 	r = path_of(dir, name, path, sizeof(path));
 	if (r != 0)
 		return r < 0 ? r : 0;
-	return gate_rules_check(&c->set->names, path, holder) || gate_rules_hidden(&c->set->names, path) ? -EACCES : 0;
+	if (gate_rules_hidden(g, path) || (write && gate_rules_check(g, path, holder)))
+		return -EACCES;
+	return 0;
 }
 
-/* A read: refused only at or below a hidden path (gate_rules_hidden). */
-static int decide_read(const struct cop *c, int dir, const char *name)
+static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
 {
-	char path[PATH_MAX];
-	int r;
-
-	if (c->set->names.n_hides == 0)
-		return 0;
-	r = path_of(dir, name, path, sizeof(path));
-	if (r != 0)
-		return r < 0 ? r : 0;
-	return gate_rules_hidden(&c->set->names, path) ? -EACCES : 0;
+	return decide_path(c, dir, name, true, holder);
 }
 
 /* May the name be made in the directory? Refused when (its inode, name) is
@@ -187,7 +182,7 @@ static int decide(const struct cop *c, const struct resolved *r)
 /* A file init opened for the caller through a magic link: its path now. */
 static int decide_fd(const struct cop *c, int fd)
 {
-	return decide_names(c, fd, "", false);
+	return decide_path(c, fd, "", true, false);
 }
 
 /* The caller's umask, from /proc/TID/status, made init's own for the call. */
@@ -272,7 +267,7 @@ static int decide_magic(const struct cop *c, struct resolved *r, bool write)
 	fd = openat(r->dir, r->name, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	e = write ? decide_fd(c, fd) : decide_read(c, fd, "");
+	e = decide_path(c, fd, "", write, false);
 	if (e < 0) {
 		close(fd);
 		return e;
@@ -307,8 +302,7 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 		e = decide(c, &r);
 	if (e == 0 && (writes(flags, r.exists) || c->set->names.read_gate))
 		e = r.magic ? decide_magic(c, &r, writes(flags, r.exists))
-		    : writes(flags, r.exists) ? decide_names(c, r.dir, r.name, false)
-					      : decide_read(c, r.dir, r.name);
+			    : decide_path(c, r.dir, r.name, writes(flags, r.exists), false);
 	if (e == 0 && r.exists && is_dev_tty(&r.st))
 		fd = caller_tty(c, flags);
 	else if (e == 0) {

@@ -67,10 +67,9 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 	return why;
 }
 
-int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel)
+/* The longest root holding path by name, and *rel the rest; -1: none. */
+static int root_by_name(const struct gate_rules *g, const char *path, const char **rel)
 {
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
 	int best = -1;
 
 	for (size_t i = 0; i < g->n_roots; i++)
@@ -81,8 +80,18 @@ int gate_rules_root(const struct gate_rules *g, const char *path, const char **r
 		const char *r = path + g->roots[(size_t)best].len;
 
 		*rel = r + (*r == '/');
-		return best;
 	}
+	return best;
+}
+
+int gate_rules_root(const struct gate_rules *g, const char *path, const char **rel)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	int best = root_by_name(g, path, rel);
+
+	if (best >= 0)
+		return best;
 	/* Not by name: a root the host renamed meanwhile, found by inode. */
 	if (len >= sizeof(buf))
 		return -1;
@@ -136,15 +145,9 @@ static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n,
 	int root;
 
 	/* by name only: at start the roots are where the plan says */
-	root = -1;
-	for (size_t i = 0; i < g->n_roots; i++)
-		if (path_is_under(path, g->roots[i].path) &&
-		    (root < 0 || g->roots[i].len > g->roots[(size_t)root].len))
-			root = (int)i;
+	root = root_by_name(g, path, &rel);
 	if (root < 0)
 		return 0; /* outside every writable root: read-only anyway */
-	rel = path + g->roots[(size_t)root].len;
-	rel += *rel == '/';
 	nv = realloc(*v, (*n + 1) * sizeof(**v));
 	if (!nv)
 		return -ENOMEM;
