@@ -154,16 +154,6 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 	return 0;
 }
 
-static bool home_is_writable(const struct cordon_policy *p)
-{
-	if (p->workspace && path_is_under(p->home, p->workspace))
-		return true;
-	for (const char *const *t = policy_temp_roots(); *t; t++)
-		if (strcmp(*t, "/tmp") != 0 && path_is_under(p->home, *t))
-			return true;
-	return false;
-}
-
 static int protect_xdg_profiles(struct cordon_policy *p)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
@@ -306,16 +296,6 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 				return r;
 		}
 
-	/* Shell start-up files matter where a shell reads them: in HOME. They
-	 * need protecting only when HOME is writable, i.e. under the workspace
-	 * or $TMPDIR (a HOME under /tmp sits in the sandbox's private /tmp). */
-	if (p->home && p->mode == CORDON_MODE_WORKSPACE_WRITE && home_is_writable(p))
-		for (size_t i = 0; policy_default_protect_home[i]; i++) {
-			r = strv_consume(&p->protect, path_join(p->home, policy_default_protect_home[i]));
-			if (r < 0)
-				return r;
-		}
-
 	p->env = calloc(1, sizeof(char *));
 	if (!p->env)
 		return -ENOMEM;
@@ -328,6 +308,9 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 	r = compute_writable_roots(p);
 	if (r < 0)
 		return r;
+	/* Shell start-up files and HOME's dot-entries matter only where HOME
+	 * is writable (under the workspace or $TMPDIR; a HOME under /tmp sits
+	 * in the sandbox's private /tmp), PATH dirs where a root holds them. */
 	STRV_FOREACH(root, p->writable_roots)
 		if ((r = policy_protect_reach(p, *root)) < 0)
 			return error_set(reterr, r, "cannot protect what %s reaches", *root);
