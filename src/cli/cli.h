@@ -183,6 +183,30 @@ int cli_explain(const struct cli_args *a);
 int cli_profile(const struct cli_args *a);
 int cli_why(const struct cli_args *a);
 
+/* ---- the two binaries (cli_main.c, cli_supervisor.c) ---- */
+
+/* What only cordon-supervisor does: it links libcrypto and libcurl, which
+ * the lean `cordon` (the runner, on every launch's path) must not load.
+ * The lean binary has none (NULL) and execs cordon-supervisor with its own
+ * command line for what needs them. */
+struct cli_supervisor_ops {
+	const char *name;
+};
+/* The whole CLI; ops NULL in the lean binary. The exit code. */
+int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
+/* NULL in the lean binary. */
+const struct cli_supervisor_ops *cli_supervisor(void);
+/* The command line as given, kept (before values are scrubbed from it) for
+ * cli_exec_supervisor. */
+int cli_keep_argv(int argc, char **argv);
+/* Exec cordon-supervisor ($CORDON_SUPERVISOR, else beside this binary,
+ * else the installed one) with the command line as given; returns only on
+ * failure (-errno, said with why: "cordon audit"). */
+int cli_exec_supervisor(const char *why);
+/* self (this binary's path) becomes the lean runner beside it, or "" for
+ * the installed one. */
+void cli_runner_beside(char *self, size_t size);
+
 /* A message on stderr, prefixed "cordon: ". */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -25,11 +25,11 @@ fi
 eval "$(meson introspect "$CORDON_BUILDDIR" --buildoptions | python3 -c '
 import json, os, shlex, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-for k in ("bindir", "libdir", "includedir", "datadir", "mandir"):
+for k in ("bindir", "libdir", "libexecdir", "includedir", "datadir", "mandir"):
 	print("%s=%s" % (k, shlex.quote(os.path.join(o["prefix"], o[k]))))
 ')"
 root=$dest
-bin=$root$bindir lib=$root$libdir inc=$root$includedir share=$root$datadir man=$root$mandir
+bin=$root$bindir lib=$root$libdir libexec=$root$libexecdir inc=$root$includedir share=$root$datadir man=$root$mandir
 version=$("$CORDON" --version | awk '{print $2}')
 
 want_file() { # want_file DESC PATH
@@ -45,6 +45,19 @@ if [ -x "$bin/cordon" ] && [ "$("$bin/cordon" --version)" = "cordon $version" ];
 	ok "bin/cordon is installed and runs (--version)"
 else
 	not_ok "bin/cordon is installed and runs (--version)" "$(ls -l "$bin" 2>&1)"
+fi
+if [ -x "$libexec/cordon/cordon-supervisor" ] &&
+   [ "$("$libexec/cordon/cordon-supervisor" --version)" = "cordon $version" ]; then
+	ok "libexec/cordon/cordon-supervisor is installed and runs (--version)"
+else
+	not_ok "libexec/cordon/cordon-supervisor is installed and runs (--version)" "$(ls -lR "$libexec" 2>&1)"
+fi
+# the lean binary is the runner on every launch's path: no libcrypto, no libcurl
+heavy=$(ldd "$bin/cordon" 2>&1 | grep -E 'libcrypto|libssl|libcurl')
+if [ -z "$heavy" ]; then
+	ok "bin/cordon loads neither libcrypto nor libcurl"
+else
+	not_ok "bin/cordon loads neither libcrypto nor libcurl" "$heavy"
 fi
 want_file "libcordon.so.$version is installed" "$lib/libcordon.so.$version"
 want_link "libcordon.so.0 -> libcordon.so.$version" "$lib/libcordon.so.0" "libcordon.so.$version"

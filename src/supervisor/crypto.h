@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The supervisor's one copy of its hashes, MACs and random ids, on
+ * OpenSSL's libcrypto (never hand-rolled). Only cordon-supervisor links
+ * this: the lean cordon binary must not load libcrypto.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHA256_BYTES 32
+#define SHA256_HEX (2 * SHA256_BYTES + 1) /* with the NUL */
+
+/* hex[2n+1]: lower-case hex of n bytes, NUL-terminated. */
+void hex_encode(const uint8_t *in, size_t n, char *hex);
+/* 0 and out[n] from exactly 2n hex digits; -EINVAL otherwise. */
+int hex_decode(const char *hex, uint8_t *out, size_t n);
+
+int sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES]);
+int sha256_hex(const void *data, size_t len, char out[SHA256_HEX]);
+/* The SHA-256 of what fd reads from offset 0 to its end (pread: the file
+ * offset is left alone); at most max_bytes (0: no cap; -EFBIG beyond). */
+int sha256_fd(int fd, uint64_t max_bytes, uint8_t out[SHA256_BYTES]);
+
+/* HMAC-SHA256 of data under key. */
+int hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, uint8_t out[SHA256_BYTES]);
+
+/* Constant-time comparison of n bytes: 1 equal, 0 not. */
+int bytes_equal(const void *a, const void *b, size_t n);
+
+/* n random bytes as 2n hex digits (getrandom; blocks only before the
+ * kernel's pool is seeded). hex holds 2n+1. */
+int random_hex(size_t n, char *hex);
