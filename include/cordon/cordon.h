@@ -215,6 +215,15 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *feature,
 				     struct cordon_error *reterr);
 
+/* The tool sandbox's broker (the native runner, full isolation): the
+ * sandbox gets /run/cordon, a read-only tmpfs of its own with the socket
+ * /run/cordon/broker (its listener is handed to the caller over the
+ * socket given as cordon_run_opts.broker_fd) and /run/cordon/bin, first on
+ * PATH, holding one link to shim_path (absolute, canonicalised now) per
+ * name in commands (bare command names). Replaces an earlier call's. */
+CORDON_API int cordon_policy_set_broker(struct cordon_policy *p, const char *shim_path,
+					const char *const *commands, struct cordon_error *reterr);
+
 /* The canonical directories a confined process may write to: empty under
  * read-only, else the workspace root, /tmp and $TMPDIR, canonical and
  * de-duplicated. NULL-terminated; owned by the policy. */
@@ -326,6 +335,10 @@ struct cordon_confined {
 	 * "cordon: status-fd: fd N is not open") and bwrap fails. */
 	int status_fd;
 	enum cordon_status_format status_format;
+	/* The tool sandbox's broker (cordon_policy_set_broker): start argv
+	 * with the caller's broker socket at fd number broker_fd (> 2;
+	 * cordon_run_opts.broker_fd gives it); <= 2: none. */
+	int broker_fd;
 };
 
 /* Confine argv under policy with the selected backend (cordon_backend_select
@@ -565,6 +578,16 @@ struct cordon_run_opts {
 	/* Captured runs: stdout alone in output, stderr in stderr_output; the
 	 * verdict, limit and annotation read both (stdout, then stderr). */
 	bool separate_stderr;
+	/* For a confined value with a broker (its broker_fd > 2): the
+	 * caller's end of the socket the runner hands the sandbox's broker
+	 * listener to (a unix stream socket; dup'ed, the caller keeps its
+	 * own). Must be given exactly when the confined value wants one. */
+	int broker_fd;
+	/* NAME=VALUE entries put on top of the confined value's environment
+	 * for this run only (replacing the same name); NULL-terminated. The
+	 * runner still passes on only what the policy's filter lets through
+	 * (cordon_policy_keep_env). NULL: none. */
+	const char *const *env;
 };
 
 struct cordon_result {

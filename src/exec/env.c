@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker.h"
 #include "errbuf.h"
 #include "netproxy.h"
 #include "policy.h"
@@ -39,7 +40,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 1 + NETPROXY_ENV_MAX, sizeof(char *));
+	envp = calloc(n_env + 2 + NETPROXY_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -70,6 +71,23 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	envp[k] = NULL;
 	if (p->net == CORDON_NET_PROXY)
 		k = netproxy_env_add(envp, k);
+	if (p->broker_fd >= 0) {
+		/* the shims first on PATH: a controlled command by name is the broker's */
+		size_t at = k;
+		char *path;
+
+		for (size_t i = 0; i < k && at == k; i++)
+			if (strncmp(envp[i], "PATH=", 5) == 0)
+				at = i;
+		path = broker_path_entry(at < k ? envp[at] + 5 : NULL);
+		if (!path) {
+			free(envp);
+			return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+		}
+		envp[at] = path; /* lives as long as the process */
+		if (at == k)
+			envp[++k] = NULL;
+	}
 	for (size_t j = 0; p->setenv && p->setenv[j]; j++) {
 		bool found = false;
 

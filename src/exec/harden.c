@@ -243,6 +243,7 @@ _Noreturn void command_main(struct exec_ctx *x)
 		case STEP_PROC:
 		case STEP_LOOPBACK:
 		case STEP_PROXY:
+		case STEP_BROKER:
 		case STEP_CHDIR:
 		case STEP_INIT:
 		case _STEP_MAX:

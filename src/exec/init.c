@@ -33,6 +33,7 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
+#include "broker.h"
 #include "netproxy.h"
 #include "runner.h"
 #include "syscall_filter.h"
@@ -269,6 +270,9 @@ _Noreturn void init_main(struct exec_ctx *x)
 			break;
 		case STEP_PROXY:
 			netproxy_listen(x);
+			break;
+		case STEP_BROKER:
+			broker_listen(x);
 			break;
 		case STEP_CHDIR:
 			if (x->cwd[0] && chdir(x->cwd) < 0)

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "broker_proto.h"
 #include "runner.h"
 
 #ifndef MOUNT_ATTR_RDONLY
@@ -506,7 +507,11 @@ void mount_apply(struct exec_ctx *x)
 			break;
 
 		case STEP_TMPFS:
-			apply_tmpfs(step_path(s, buf), &h);
+			path = step_path(s, buf);
+			apply_tmpfs(path, &h);
+			/* made now, while /run is writable: sealed below */
+			if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
+				exec_die("broker", "mkdir %s: %m", BROKER_DIR);
 			break;
 
 		case STEP_BIND_BACK:
@@ -575,6 +580,7 @@ void mount_apply(struct exec_ctx *x)
 		case STEP_MAP_IDS:
 		case STEP_LOOPBACK:
 		case STEP_PROXY:
+		case STEP_BROKER:
 		case STEP_CHDIR:
 		case STEP_INIT:
 		case STEP_SETSID:

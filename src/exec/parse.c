@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker_proto.h"
 #include "errbuf.h"
 #include "netproxy.h"
 #include "parse.h"
@@ -62,6 +63,12 @@ const char exec_usage[] =
 	"                          socket a host process bound is refused, except to PATH's\n"
 	"                          socket (compared by inode at connect time); repeatable\n"
 	"  --report                print one 'cordon-report:' line on stderr before execve\n"
+	"  --broker-fd N           (full isolation) the tool sandbox's broker: a socket in the\n"
+	"                          sandbox's private /run (/run/cordon/broker) whose listener\n"
+	"                          goes to the supervisor over fd N; /run/cordon/bin, read-only,\n"
+	"                          first on PATH, holds one link to --shim-path per --shim NAME\n"
+	"  --shim-path PATH        (with --broker-fd) the shim program\n"
+	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
 	"writes its record): the line is for people, the record is what callers trust.\n"
@@ -117,6 +124,7 @@ enum {
 	SEEN_STATUS_FD = 1u << 4,
 	SEEN_NO_TERMINAL = 1u << 5,
 	SEEN_PROTECT_GIT = 1u << 6,
+	SEEN_BROKER_FD = 1u << 7,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -252,6 +260,32 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
+	if (strcmp(flag, "--broker-fd") == 0) {
+		if (*seen & SEEN_BROKER_FD)
+			return errbuf_set(err, errlen, -EINVAL, "--broker-fd given twice");
+		*seen |= SEEN_BROKER_FD;
+		if (parse_status_fd(value, &f->broker_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--broker-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
+	}
+	if (strcmp(flag, "--shim-path") == 0) {
+		if (f->shim_path)
+			return errbuf_set(err, errlen, -EINVAL, "--shim-path given twice");
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		f->shim_path = value;
+		return 0;
+	}
+	if (strcmp(flag, "--shim") == 0) {
+		if (!broker_name_valid(value))
+			return errbuf_set(err, errlen, -EINVAL,
+				    "--shim: '%.*s' is not a command name (no '/', spaces or control characters; not "
+				    "starting with '.' or '-')",
+				    SHOW, value);
+		return list_add(&f->shim, flag, value, err, errlen);
+	}
 	if (strcmp(flag, "--require") == 0) {
 		if (require_feature_from_string(value, &bit) < 0)
 			return errbuf_set(err, errlen, -EINVAL,
@@ -269,7 +303,7 @@ static bool takes_value(const char *flag)
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
-		"--deny-domain", "--allow-address",
+		"--deny-domain", "--allow-address", "--broker-fd", "--shim-path", "--shim",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -302,10 +336,11 @@ void exec_flags_done(struct exec_flags *f)
 
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
-	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1 };
+	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1,
+				.broker_fd = -1 };
 	struct exec_list *lists[] = { &f.write,        &f.deny_read,    &f.protect,      &f.keep_env,
 				      &f.setenv,       &f.allow_unix,   &f.protect_name, &f.unprotect,
-				      &f.allow_domain, &f.deny_domain,  &f.allow_address };
+				      &f.allow_domain, &f.deny_domain,  &f.allow_address, &f.shim };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;
@@ -322,7 +357,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
 	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
 	if (!slots) {
-		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv) };
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .broker_fd = -1 };
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
@@ -384,6 +419,18 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		r = errbuf_set(err, errlen, -EINVAL, "--allow-domain, --deny-domain and --allow-address need --net proxy");
 		goto fail;
 	}
+	if ((f.shim.n || f.shim_path) && f.broker_fd < 0) {
+		r = errbuf_set(err, errlen, -EINVAL, "--shim and --shim-path need --broker-fd");
+		goto fail;
+	}
+	if (f.broker_fd >= 0 && f.shim.n && !f.shim_path) {
+		r = errbuf_set(err, errlen, -EINVAL, "--shim needs --shim-path: the program the names run");
+		goto fail;
+	}
+	if (f.broker_fd >= 0 && f.broker_fd == f.status_fd) {
+		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd and --status-fd must differ");
+		goto fail;
+	}
 	if (!dashdash || i >= argc) {
 		r = errbuf_set(err, errlen, -EINVAL, "no command: expected '-- COMMAND [ARG...]'");
 		goto fail;
@@ -397,6 +444,6 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	return 0;
 fail:
 	free(slots);
-	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv) };
+	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .broker_fd = -1 };
 	return r;
 }

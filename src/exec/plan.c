@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker_proto.h"
 #include "canon.h"
 #include "errbuf.h"
 #include "plan.h"
@@ -63,6 +64,7 @@ enum step_phase step_phase(enum step_kind k)
 	case STEP_PROC:
 	case STEP_LOOPBACK:
 	case STEP_PROXY:
+	case STEP_BROKER:
 	case STEP_CHDIR:
 	case STEP_INIT:
 		return PHASE_INIT;
@@ -97,6 +99,7 @@ const char *step_name(enum step_kind k)
 		[STEP_PROC] = "proc",
 		[STEP_LOOPBACK] = "loopback",
 		[STEP_PROXY] = "proxy",
+		[STEP_BROKER] = "broker",
 		[STEP_CHDIR] = "chdir",
 		[STEP_INIT] = "init",
 		[STEP_SETSID] = "setsid",
@@ -280,6 +283,9 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.allow_domains = f->allow_domain.v,
 		.deny_domains = f->deny_domain.v,
 		.allow_addresses = f->allow_address.v,
+		.broker_fd = f->broker_fd,
+		.shim_path = f->shim_path,
+		.shims = f->shim.v,
 	};
 	size_t n_writable = f->write.n + 8, n_steps;
 	const char **writable;
@@ -309,6 +315,11 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	if (light && f->net == CORDON_NET_PROXY)
 		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "--net proxy needs full isolation (a network namespace of the sandbox's own)");
+	/* The broker's socket is the sandbox's identity only in a /run no
+	 * other sandbox shares. */
+	if (light && f->broker_fd >= 0)
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
+			    "--broker-fd needs full isolation (a private /run for the broker's socket)");
 	if ((f->required & REQUIRE_NETNS) && f->net == CORDON_NET_HOST)
 		return errbuf_set(err, errlen, -EINVAL, "--require netns contradicts --net host");
 
@@ -395,6 +406,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		if (f->net != CORDON_NET_HOST && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
 			goto fail;
 		if (f->net == CORDON_NET_PROXY && (r = add_step(&p, STEP_PROXY, NULL)) < 0)
+			goto fail;
+		if (f->broker_fd >= 0 && (r = add_step(&p, STEP_BROKER, BROKER_DIR)) < 0)
 			goto fail;
 		if ((r = add_step(&p, STEP_CHDIR, NULL)) < 0 || (r = add_step(&p, STEP_INIT, NULL)) < 0)
 			goto fail;
@@ -503,6 +516,14 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			fprintf(out, "; local answers allowed");
 			print_list(out, p->allow_addresses, "none");
 			fprintf(out, "\n");
+			break;
+		case STEP_BROKER:
+			fprintf(out, "the tool sandbox's broker: %s, a read-only tmpfs, holds the socket %s (its "
+				     "listener handed to the supervisor outside: this sandbox's own, reachable from "
+				     "no other) and %s, first on PATH, with the commands",
+				BROKER_DIR, BROKER_SOCKET, BROKER_SHIM_DIR);
+			print_list(out, p->shims, "(none)");
+			fprintf(out, " (each runs %s)\n", p->shim_path ? p->shim_path : "-");
 			break;
 		case STEP_CHDIR:
 			fprintf(out, "re-enter the working directory through the new mounts\n");

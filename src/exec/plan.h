@@ -29,6 +29,7 @@ enum step_kind {
 	STEP_PROC,         /* a fresh /proc for the new pid namespace */
 	STEP_LOOPBACK,     /* bring lo up in the new network namespace */
 	STEP_PROXY,        /* --net proxy: listen on lo, hand the sockets to the proxy (netproxy.h) */
+	STEP_BROKER,       /* --broker-fd: /run/cordon's socket and shims, the listener to the supervisor (broker.h) */
 	STEP_CHDIR,        /* re-enter the working directory through the new mounts */
 	STEP_INIT,         /* fork the command below a pid-1 init */
 	STEP_SETSID,
@@ -64,6 +65,10 @@ struct plan {
 	const char *const *allow_unix;  /* --allow-unix-socket paths the gate admits, NULL-terminated */
 	/* --net proxy: the proxy's rules, NULL-terminated */
 	const char *const *allow_domains, *const *deny_domains, *const *allow_addresses;
+	/* --broker-fd: the supervisor's socket, the shim program and its names */
+	int broker_fd;
+	const char *shim_path;
+	const char *const *shims;
 
 	struct step *steps;
 	size_t n_steps, max_steps;

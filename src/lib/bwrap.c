@@ -310,6 +310,10 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
+	if (p->shim_path)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "the tool sandbox's broker needs the native runner in full isolation: the bwrap backend "
+				 "has none");
 	if ((p->required & RUNNER_FEATURES) && !bwrap_nests(b))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the bwrap backend applies Landlock and seccomp only through cordon's runner, which "

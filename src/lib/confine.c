@@ -89,6 +89,10 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 		return -ENOMEM;
 	c->mode = p->mode;
 
+	/* The broker's socket is a sandbox's identity only in a sandbox. */
+	if (p->shim_path && p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "the tool sandbox's broker needs a sandbox: danger-full-access has none");
 	/* Asking for no confinement is explicit and never reaches a provider. */
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS) {
 		c->argv = strv_copy(argv);

@@ -12,7 +12,8 @@
  * status_fd/status_format the runner's status channel (-1/"none": none).
  * Those three may be absent when read (a value written before they existed:
  * inherit, no channel, runner failures read from the text as before);
- * status_fd and status_format come together.
+ * status_fd and status_format come together. "broker_fd":N is there only
+ * for a value whose runner wants the tool sandbox's broker socket at N.
  *
  * Reading is strict, because a confined value read back decides what a
  * process's output means: every key is required (a missing signature list
@@ -174,6 +175,9 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 	    (r = set_new(o, "status_fd", json_integer(c->status_format == CORDON_STATUS_NONE ? -1 : c->status_fd))) < 0 ||
 	    (r = set_new(o, "status_format", json_string(status_format))) < 0)
 		return r;
+	if (c->broker_fd > 2 && (c->broker_fd > CONFINED_STATUS_FD_MAX ||
+				 (r = set_new(o, "broker_fd", json_integer(c->broker_fd))) < 0))
+		return c->broker_fd > CONFINED_STATUS_FD_MAX ? -EINVAL : r;
 
 	s = json_dumps(o, JSON_COMPACT);
 	if (!s)
@@ -419,6 +423,7 @@ enum {
 	KEY_ENVP,          /* this one and the next two may be absent */
 	KEY_STATUS_FD,
 	KEY_STATUS_FORMAT,
+	KEY_BROKER_FD,
 	_KEY_MAX,
 };
 
@@ -436,6 +441,7 @@ static const char *const keys[_KEY_MAX] = {
 	[KEY_ENVP] = "envp",
 	[KEY_STATUS_FD] = "status_fd",
 	[KEY_STATUS_FORMAT] = "status_format",
+	[KEY_BROKER_FD] = "broker_fd",
 };
 
 static void confined_clear(struct cordon_confined *c)
@@ -500,6 +506,15 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 	    ((r = read_status_format(rd, &fields[KEY_STATUS_FORMAT], &c->status_format)) < 0 ||
 	     (r = read_status_fd(rd, &fields[KEY_STATUS_FD], c->status_format, &c->status_fd)) < 0))
 		return r;
+	if (fields[KEY_BROKER_FD].value) {
+		json_int_t v = json_integer_value(fields[KEY_BROKER_FD].value);
+
+		if (!json_is_integer(fields[KEY_BROKER_FD].value) || v <= 2 || v > CONFINED_STATUS_FD_MAX ||
+		    v == c->status_fd)
+			return fail_value(rd, &fields[KEY_BROKER_FD], SIZE_MAX,
+					  "must be an fd number from 3 to 65535 other than status_fd");
+		c->broker_fd = (int)v;
+	}
 	return 0;
 }
 

@@ -145,6 +145,10 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 				 "light isolation uses no namespaces, but the policy requires userns, pidns or netns");
 	if ((p->required & REQUIRE_NETNS) && p->net == CORDON_NET_HOST)
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
+	if (light && p->shim_path)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "the tool sandbox's broker needs full isolation: its socket is the sandbox's identity only "
+				 "in a /run of the sandbox's own");
 	if (light && p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP,
 				 "network 'proxy' needs full isolation: the proxy is the only way out only from a network "
@@ -180,6 +184,11 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		if (env_needs_setenv(p, *e, name, sizeof(name)))
 			strvb_add_many(&sb, "--setenv", name, NULL);
 	}
+	if (p->shim_path) {
+		strvb_add_many(&sb, "--broker-fd", PROVIDER_BROKER_FD_STR, "--shim-path", p->shim_path, NULL);
+		STRV_FOREACH(name, p->shims)
+			strvb_add_many(&sb, "--shim", *name, NULL);
+	}
 	for (unsigned bit = 1; bit & REQUIRE_ALL; bit <<= 1)
 		if (p->required & bit)
 			strvb_add_many(&sb, "--require", require_feature_to_string(bit), NULL);
@@ -194,7 +203,10 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 			  light ? CORDON_GRADE_PARTIAL : b->grade);
 	if (r < 0)
 		return r;
-	return confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_CORDON);
+	r = confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_CORDON);
+	if (r >= 0 && p->shim_path)
+		c->broker_fd = PROVIDER_BROKER_FD;
+	return r;
 }
 
 /* Value of KEY=... in a "cordon-report:" line, up to the next space (or to

@@ -220,6 +220,8 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 		strv_free(p->net_rules[i]);
 	strv_free(p->env);
 	strv_free(p->keep_env);
+	free(p->shim_path);
+	strv_free(p->shims);
 	free(p);
 	return NULL;
 }

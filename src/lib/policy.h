@@ -60,6 +60,8 @@ struct cordon_policy {
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */
+	char *shim_path;           /* cordon_policy_set_broker: the shim, canonical; NULL: no broker */
+	char **shims;              /* the command names it serves */
 	bool caller_is_root;       /* euid 0 when the policy was built */
 };
 

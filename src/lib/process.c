@@ -297,6 +297,9 @@ static int exec_child(void *arg)
 	if (a->status_w >= 0 && (dup2(a->status_w, o->status_fd) < 0 ||
 				 (o->status_fd2 > 2 && dup2(a->status_w, o->status_fd2) < 0)))
 		goto fail;
+	for (size_t i = 0; i < o->n_pass; i++)
+		if (dup2(o->pass_fd[i], o->pass_at[i]) < 0)
+			goto fail;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* A bare name is looked up on PATH, as a shell would. */
@@ -464,6 +467,9 @@ int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pi
 				_exit(127);
 			status_w = o->status_fd;
 		}
+		for (size_t i = 0; i < o->n_pass; i++)
+			if (dup2(o->pass_fd[i], o->pass_at[i]) < 0)
+				_exit(127);
 		if (!o->child_main) {
 			static const char msg[] = "cordon: spawn: cannot execute the runner\n";
 

@@ -13,6 +13,8 @@
 struct limits_spawn;
 struct limits_cgroup;
 
+#define SPAWN_PASS_MAX 2
+
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
 	char *const *envp;        /* NULL: inherit */
@@ -64,6 +66,12 @@ struct spawn_opts {
 	 * the caller keeps its own. */
 	bool caller_stdio;
 	int stdio_fd[3];
+	/* fds the child gets at fixed numbers (after the status channel):
+	 * pass_fd[i] at pass_at[i] (> 2). Each pass_fd is above every number
+	 * the child dup2s onto, so every dup2 is a real copy. */
+	int pass_fd[SPAWN_PASS_MAX];
+	int pass_at[SPAWN_PASS_MAX];
+	size_t n_pass;
 };
 
 struct spawn_result {

@@ -40,6 +40,9 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 			 enum cordon_status_format format);
 
 /* The fd number at which cordon's providers want their status pipe. */
+/* The native runner's broker socket (--broker-fd): above both status fds. */
+#define PROVIDER_BROKER_FD 5
+#define PROVIDER_BROKER_FD_STR "5"
 #define PROVIDER_STATUS_FD 3
 #define PROVIDER_STATUS_FD_STR "3"
 /* where cordon's runner nested in bwrap reports: the same pipe, one fd up */

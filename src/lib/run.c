@@ -8,6 +8,7 @@
  * machine); cordon_run is that loop for one child.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -163,6 +164,8 @@ struct cordon_child {
 	struct cordon_limits limits;
 	struct cordon_limits_plan plan;
 	struct limits_cgroup cg;
+	int passed[SPAWN_PASS_MAX];           /* our copies of the fds the runner gets at fixed numbers */
+	char **envp;                          /* the confined environment with opts->env on top, or NULL */
 	bool ended, collected;
 };
 
@@ -171,6 +174,10 @@ CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c)
 	if (!c)
 		return NULL;
 	spawn_child_free(c->sc);
+	for (size_t i = 0; i < c->so.n_pass; i++)
+		if (c->passed[i] >= 0)
+			close(c->passed[i]);
+	strv_free(c->envp);
 	/* Whatever the command left in its cgroups goes now. */
 	limits_cgroup_destroy(&c->cg);
 	strv_free(c->argv);
@@ -188,6 +195,62 @@ static bool runs_our_runner(char **argv)
 
 /* Start confined under o; plan: the launch's checked plan, or NULL to
  * check the limits here. Takes owned (freed on failure too). */
+/* The fds a confined value wants at fixed numbers (the broker's socket),
+ * from the caller's, each copied above every number the child dup2s onto. */
+static int pass_fds(struct cordon_child *c, const struct cordon_confined *confined, struct cordon_error *reterr)
+{
+	int top = confined->status_fd + 1 > confined->broker_fd ? confined->status_fd + 1 : confined->broker_fd;
+
+	if (confined->broker_fd > 2 && c->o.broker_fd <= 2)
+		return error_set(reterr, -EINVAL, "the confined command wants the broker's socket, and none was given");
+	if (confined->broker_fd <= 2 && c->o.broker_fd > 2)
+		return error_set(reterr, -EINVAL, "a broker socket was given for a command that has no broker");
+	if (confined->broker_fd <= 2)
+		return 0;
+	c->passed[0] = fcntl(c->o.broker_fd, F_DUPFD_CLOEXEC, top + 1);
+	if (c->passed[0] < 0)
+		return error_set(reterr, -errno, "the broker's socket: %m");
+	c->so.pass_fd[0] = c->passed[0];
+	c->so.pass_at[0] = confined->broker_fd;
+	c->so.n_pass = 1;
+	return 0;
+}
+
+/* envp with each NAME=VALUE of add replacing (or joining) its name. */
+static int env_overlay(char *const *envp, const char *const *add, char ***ret)
+{
+	_cleanup_strv_free_ char **v = NULL;
+	int r;
+
+	if (envp) {
+		v = strv_copy((const char *const *)envp);
+		if (!v)
+			return -ENOMEM;
+	} else if (!(v = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; add[i]; i++) {
+		size_t nl = strcspn(add[i], "=");
+		bool replaced = false;
+
+		if (nl == 0 || add[i][nl] != '=')
+			return -EINVAL;
+		for (size_t j = 0; v[j] && !replaced; j++)
+			if (strncmp(v[j], add[i], nl + 1) == 0) {
+				char *s = strdup(add[i]);
+
+				if (!s)
+					return -ENOMEM;
+				free(v[j]);
+				v[j] = s;
+				replaced = true;
+			}
+		if (!replaced && (r = strv_push(&v, add[i])) < 0)
+			return r;
+	}
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
 static int spawn_child(const struct cordon_confined *confined, struct cordon_confined *owned,
 		       const struct cordon_run_opts *opts, const struct cordon_limits_plan *plan,
 		       const struct cordon_stdio *stdio, struct cordon_child **ret, struct cordon_error *reterr)
@@ -291,6 +354,15 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		c->so.argv = (const char *const *)c->argv;
 	}
 
+	r = pass_fds(c, confined, reterr);
+	if (r < 0)
+		return r;
+	if (c->o.env) {
+		r = env_overlay(confined->envp, c->o.env, &c->envp);
+		if (r < 0)
+			return error_set(reterr, r, "the environment to add: %s", strerror(-r));
+		c->so.envp = c->envp;
+	}
 	if (plan)
 		c->plan = *plan;
 	else {

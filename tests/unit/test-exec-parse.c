@@ -278,3 +278,28 @@ Test(exec_parse, status_fd_survives_a_failure)
 	cr_assert_eq(PARSE(&f, "--status-fd", "1", "--bogus", "--", "x"), -EINVAL);
 	cr_assert_eq(f.status_fd, -1);
 }
+
+Test(exec_parse, broker)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--broker-fd", "5", "--shim-path", "/usr/libexec/cordon/cordon-shim", "--shim", "git", "--shim",
+		 "gh", "--shim", "git", "--", "true");
+	cr_assert_eq(f.broker_fd, 5);
+	cr_assert_str_eq(f.shim_path, "/usr/libexec/cordon/cordon-shim");
+	cr_assert_eq(f.shim.n, 2);
+	cr_assert_str_eq(f.shim.v[1], "gh");
+	exec_flags_done(&f);
+	PARSE_OK(&f, "--", "true");
+	cr_assert_eq(f.broker_fd, -1);
+	exec_flags_done(&f);
+
+	PARSE_FAILS(-EINVAL, "--broker-fd", "--broker-fd", "2", "--", "true");
+	PARSE_FAILS(-EINVAL, "given twice", "--broker-fd", "5", "--broker-fd", "6", "--", "true");
+	PARSE_FAILS(-EINVAL, "must differ", "--status-fd", "5", "--broker-fd", "5", "--", "true");
+	PARSE_FAILS(-EINVAL, "need --broker-fd", "--shim", "git", "--shim-path", "/x", "--", "true");
+	PARSE_FAILS(-EINVAL, "--shim-path", "--broker-fd", "5", "--shim", "git", "--", "true");
+	PARSE_FAILS(-EINVAL, "not a command name", "--broker-fd", "5", "--shim", "a/b", "--", "true");
+	PARSE_FAILS(-EINVAL, "not a command name", "--broker-fd", "5", "--shim", "-rf", "--", "true");
+	PARSE_FAILS(-EINVAL, "--shim-path", "--broker-fd", "5", "--shim-path", "relative", "--", "true");
+}

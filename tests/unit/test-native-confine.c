@@ -2,6 +2,7 @@
 /* The native provider's command line, string for string. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +278,48 @@ Test(native_confine, net_proxy, .init = setup_env)
 	cordon_confined_free(c);
 
 	/* light isolation has no network namespace of its own: refused */
+	p.isolation = CORDON_ISOLATION_LIGHT;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
+	cordon_confined_free(c);
+}
+
+Test(native_confine, broker_flags_and_fd)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	static char *shims[] = { "git", "gh", NULL };
+	struct cordon_confined *c;
+	char *joined;
+	int r;
+
+	p.shim_path = "/usr/libexec/cordon/cordon-shim";
+	p.shims = shims;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	{
+		size_t len = 0;
+		FILE *m = open_memstream(&joined, &len);
+
+		for (size_t i = 0; c->argv[i]; i++)
+			fprintf(m, "%s ", c->argv[i]);
+		fclose(m);
+	}
+	cr_assert(strstr(joined, " --broker-fd 5 --shim-path /usr/libexec/cordon/cordon-shim --shim git --shim gh "),
+		  "%s", joined);
+	cr_assert_eq(c->broker_fd, 5);
+	cr_assert_eq(c->status_fd, 3);
+	free(joined);
+	cordon_confined_free(c);
+
+	/* no broker: no fd wanted */
+	p.shim_path = NULL;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	cr_assert_leq(c->broker_fd, 2);
+	cordon_confined_free(c);
+
+	/* light isolation has no /run of its own */
+	p.shim_path = "/usr/libexec/cordon/cordon-shim";
 	p.isolation = CORDON_ISOLATION_LIGHT;
 	c = confine(&p, &r);
 	cr_assert_eq(r, -EOPNOTSUPP);

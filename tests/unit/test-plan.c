@@ -394,3 +394,29 @@ Test(plan, net_proxy)
 	cr_assert(strstr(err, "needs full isolation"), "%s", err);
 	exec_flags_done(&f);
 }
+
+Test(plan, broker_after_the_network_and_before_the_command)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got, *want;
+
+	cr_assert_eq(COMPILE(&p, &f, "--broker-fd", "5", "--shim-path", "/opt/cordon-shim", "--shim", "git", "--",
+			     "true"),
+		     0, "%s", err);
+	got = render(&p);
+	cr_assert(asprintf(&want, "namespaces\nid map\n%sproc /proc\nloopback\nbroker /run/cordon\nchdir\ninit\n%s",
+			   MOUNTS, command_steps) > 0);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(p.broker_fd, 5);
+	cr_assert_str_eq(p.shims[0], "git");
+	free(got);
+	free(want);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* light isolation has no /run of its own: refused */
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--broker-fd", "5", "--", "true"), -EOPNOTSUPP);
+	cr_assert(strstr(err, "full isolation"), "%s", err);
+	exec_flags_done(&f);
+}
