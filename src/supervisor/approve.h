@@ -66,8 +66,9 @@ struct approvals;
 
 /*
  * Check every backend reachable from names (NULL-terminated) through
- * lookup: types, timeouts, URLs, chain members (-ENOENT for an unknown one,
- * -ELOOP for a chain that contains itself). Each webhook's key is read from
+ * lookup: names (printable ASCII, no spaces), types, timeouts, URLs, chain
+ * members (-ENOENT for an unknown one, -ELOOP for a chain that contains
+ * itself, -E2BIG past the caps). Each webhook's key is read from
  * its secret_env now (missing or empty: -ENOKEY) and kept in locked memory
  * that is zeroed when freed. Errors carry one line in err (no "cordon: "
  * prefix). The caller owns *ret.
@@ -90,22 +91,22 @@ struct approval_request {
 	const char *digest;
 };
 
+/*
+ * What happened. A terminal that cannot ask (no controlling terminal, not
+ * in the foreground, end of input) applies its default as if answered:
+ * GRANTED or DENIED, with the reason saying so.
+ */
 enum approval_outcome {
-	APPROVAL_GRANTED, /* an explicit yes */
-	APPROVAL_DENIED,  /* an explicit no, or a terminal's default (no terminal, end of input) */
-	APPROVAL_TIMEOUT, /* no answer in time */
-	APPROVAL_ERROR,	  /* no valid answer: a webhook's status, transport or body was wrong */
+	APPROVAL_GRANTED, /* allowed: an explicit yes, or a terminal's default allow */
+	APPROVAL_DENIED,  /* denied: an explicit no, or a terminal's default deny */
+	APPROVAL_TIMEOUT, /* no answer in time: a terminal's default, or deny */
+	APPROVAL_ERROR,	  /* no valid answer (a webhook's status, body or transport was wrong): deny */
 };
 
 struct approval_result {
 	enum approval_outcome outcome;
-	/*
-	 * The decision to act on. True for APPROVAL_GRANTED; for a terminal
-	 * backend whose default is allow, also when that default applied (no
-	 * terminal or end of input: outcome GRANTED; the timeout: outcome
-	 * TIMEOUT). False otherwise: a timeout or an error never allows a
-	 * webhook.
-	 */
+	/* The decision to act on: true for GRANTED, and for TIMEOUT from a
+	 * terminal whose default is allow; false otherwise. */
 	bool allow;
 	char backend[APPROVAL_NAME_MAX + 1]; /* the backend that decided: a chain names its member */
 	char reason[256];		     /* printable ASCII, one line */

@@ -51,25 +51,26 @@ static size_t escape_one(unsigned char c, char e[5])
 
 size_t escape_printable(const char *s, size_t n, char *out, size_t size)
 {
-	size_t w = 0;
+	size_t w = 0, total = 0, reserve;
+	char e[5];
 
 	if (size == 0)
 		return 0;
+	for (size_t i = 0; i < n; i++)
+		total += escape_one((unsigned char)s[i], e);
+	/* cut: keep room for "..." all along */
+	reserve = total + 1 > size ? 3 : 0;
 	for (size_t i = 0; i < n; i++) {
-		char e[5];
 		size_t l = escape_one((unsigned char)s[i], e);
-		/* room for "..." stays unless this is the last byte */
-		size_t need = l + (i + 1 == n ? 0 : 3);
 
-		if (w + need + 1 > size) {
-			if (w + 3 + 1 <= size) {
-				memcpy(out + w, "...", 3);
-				w += 3;
-			}
+		if (w + l + reserve + 1 > size)
 			break;
-		}
 		memcpy(out + w, e, l);
 		w += l;
+	}
+	if (reserve && w + reserve + 1 <= size) {
+		memcpy(out + w, "...", 3);
+		w += 3;
 	}
 	out[w] = '\0';
 	return w;

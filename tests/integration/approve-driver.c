@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 		redacted[k - i] = strstr(argv[k], "SECRET") ? "[redacted]" : argv[k];
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: ", strerror(errno));
+	/* a stand-in for the digest the supervisor computes over the exact action */
 	if (random_hex(16, id) < 0 || sha256_hex(cwd, strlen(cwd), digest) < 0)
 		die("cannot make the request", "");
 	request = (struct approval_request){
