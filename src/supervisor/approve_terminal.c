@@ -201,6 +201,14 @@ void terminal_ask(struct approvals *a, const struct approval_entry *e, const str
 	mode.c_iflag |= ICRNL;
 	mode.c_iflag &= ~(tcflag_t)(INLCR | IGNCR);
 	mode.c_oflag |= OPOST | ONLCR;
+	/* The agent may share this terminal and set its editing keys: make
+	 * them the usual ones, so only Enter and ^D end the answer. */
+	mode.c_cc[VEOF] = 0x04;
+	mode.c_cc[VEOL] = _POSIX_VDISABLE;
+	mode.c_cc[VEOL2] = _POSIX_VDISABLE;
+	mode.c_cc[VERASE] = 0x7f;
+	mode.c_cc[VKILL] = 0x15;
+	mode.c_cc[VWERASE] = 0x17;
 	/* TCSANOW, then a flush: TCSAFLUSH would wait for output to drain,
 	 * without end while the terminal is stopped */
 	if (tcsetattr(fd, TCSANOW, &mode) < 0 || tcflush(fd, TCIFLUSH) < 0) {

@@ -63,6 +63,11 @@ restored "" "$out"
 out=$(term allow 10000 --answer y -- push)
 expect "anything but yes (\"y\") denies" "$out" denied 0 me
 
+out=$(term deny 10000 --odd-keys --answer yes -- push)
+expect "editing keys set by whoever shares the terminal (y ends a line, s erases it) do not change the answer" \
+        "$out" granted 1 me
+restored "" "$out"
+
 # --- silence ---
 out=$(term deny 700 -- push)
 expect "silence: the timeout applies the default (deny)" "$out" timeout 0 me

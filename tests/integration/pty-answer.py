@@ -3,7 +3,8 @@
 """Run approve-driver with a fresh pty as its controlling terminal and play
 the person at that terminal.
 
-    pty-answer.py [--answer TEXT] [--early TEXT] [--as-stdio] [--cooked] SCREEN DRIVER ARGS...
+    pty-answer.py [--answer TEXT] [--early TEXT] [--as-stdio] [--cooked] [--odd-keys]
+                  SCREEN DRIVER ARGS...
 
 The driver runs in a new session with stdin from /dev/null and stdout and
 stderr to pipes (the agent's stdio, which the prompt must not use), and
@@ -17,7 +18,8 @@ a keyboard sends it). Everything the terminal shows goes to SCREEN
 (raw bytes). Before the run the pty is put in raw mode (--cooked: left in
 its first, line-by-line mode, where an early "yes" is a whole line waiting
 to be read); afterwards "mode_restored=yes|no" says whether the mode is
-still the one it was. Prints the driver's stdout,
+still the one it was. --odd-keys sets the line's editing keys as an agent
+sharing the terminal could: "y" ends a line, "s" erases it. Prints the driver's stdout,
 then its stderr as "stderr=...", and exits with its status.
 """
 import os
@@ -34,7 +36,7 @@ QUESTION = b"\nType yes"
 def main():
     args = sys.argv[1:]
     answer = early = None
-    as_stdio = cooked = False
+    as_stdio = cooked = odd_keys = False
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--answer":
@@ -45,6 +47,8 @@ def main():
             as_stdio = True
         elif opt == "--cooked":
             cooked = True
+        elif opt == "--odd-keys":
+            odd_keys = True
         else:
             sys.exit("pty-answer.py: unknown option " + opt)
     screen_path, driver, rest = args[0], args[1], args[2:]
@@ -57,6 +61,11 @@ def main():
     # raw, as an agent's full-screen interface would leave it
     if not cooked:
         tty.setraw(slave)
+    if odd_keys:
+        mode = termios.tcgetattr(slave)
+        mode[6][termios.VEOL] = b"y"
+        mode[6][termios.VKILL] = b"s"
+        termios.tcsetattr(slave, termios.TCSANOW, mode)
     first_mode = termios.tcgetattr(slave)
     name = os.ttyname(slave)
 
