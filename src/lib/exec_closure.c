@@ -409,22 +409,20 @@ int closure_object_at(struct exec_closure *c, const char *path, struct object **
 {
 	const struct resolved *res;
 	struct hashmap_entry *e;
-	struct object *obj;
+	struct object *obj = NULL;
 	struct file_id id;
 	int r;
 
 	r = resolve(c, path, 0, &res);
 	if (r < 0)
 		return r;
-	*ret_obj = NULL;
-	*ret_canonical = res->canonical;
 	if (!res->canonical || !S_ISREG(res->mode))
-		return 0;
+		goto done;
 
 	e = hashmap_find(&c->by_path, res->canonical, strlen(res->canonical));
 	if (e) {
-		*ret_obj = e->value;
-		return 0;
+		obj = e->value;
+		goto done;
 	}
 	id = (struct file_id){ .dev = res->dev, .ino = res->ino };
 	e = hashmap_find(&c->by_id, &id, sizeof(id));
@@ -436,12 +434,14 @@ int closure_object_at(struct exec_closure *c, const char *path, struct object **
 		if (r < 0)
 			return r;
 		if (!obj)
-			return 0;
+			goto done;
 	}
 	r = hashmap_put(&c->by_path, res->canonical, strlen(res->canonical), obj);
 	if (r < 0)
 		return r;
+done:
 	*ret_obj = obj;
+	*ret_canonical = res->canonical;
 	return 0;
 }
 
@@ -496,10 +496,9 @@ static bool is_env(const char *interp)
  * the closure cannot know) are skipped. */
 static int search_program(struct walk *w, const char *name, const char **ret)
 {
-	const char *p = w->search_path;
+	const char *p = w->search_path, *found = NULL;
 
-	*ret = NULL;
-	while (*p) {
+	while (*p && !found) {
 		size_t n = strcspn(p, ":");
 		_cleanup_free_ char *dir = strndup(p, n), *cand = NULL;
 		const char *dir_canonical;
@@ -522,11 +521,10 @@ static int search_program(struct walk *w, const char *name, const char **ret)
 		r = resolve(w->c, cand, 0, &res);
 		if (r < 0)
 			return r;
-		if (res->canonical && S_ISREG(res->mode) && (res->mode & 0111)) {
-			*ret = res->canonical;
-			return 0;
-		}
+		if (res->canonical && S_ISREG(res->mode) && (res->mode & 0111))
+			found = res->canonical;
 	}
+	*ret = found;
 	return 0;
 }
 

@@ -198,17 +198,16 @@ static size_t is_dst(const char *input, const char *ref)
  * the loader drops such a path. */
 static int expand(const struct image *im, const struct node *node, const char *input, char **ret)
 {
-	char out[PATH_MAX];
+	char out[PATH_MAX], *copy;
 	size_t o = 0;
 
-	*ret = NULL;
 	while (*input) {
 		const char *repl = NULL;
 		size_t len = 0, rl;
 
 		if (*input != '$') {
 			if (o + 1 >= sizeof(out))
-				return 0;
+				goto dropped;
 			out[o++] = *input++;
 			continue;
 		}
@@ -221,22 +220,28 @@ static int expand(const struct image *im, const struct node *node, const char *i
 			repl = im->abi ? im->abi->lib : NULL;
 		if (len == 0) {
 			if (o + 1 >= sizeof(out))
-				return 0;
+				goto dropped;
 			out[o++] = '$';
 			continue;
 		}
 		if (!repl)
-			return 0;
+			goto dropped;
 		rl = strlen(repl);
 		if (o + rl >= sizeof(out))
-			return 0;
+			goto dropped;
 		memcpy(out + o, repl, rl);
 		o += rl;
 		input += len;
 	}
 	out[o] = '\0';
-	*ret = strdup(out);
-	return *ret ? 0 : -ENOMEM;
+	copy = strdup(out);
+	if (!copy)
+		return -ENOMEM;
+	*ret = copy;
+	return 0;
+dropped:
+	*ret = NULL;
+	return 0;
 }
 
 /* A DT_RPATH / DT_RUNPATH, split at ':' and expanded; empty and dropped

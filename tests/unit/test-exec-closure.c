@@ -549,6 +549,7 @@ Test(closure, rpath_origin_and_runpath)
 	cr_assert(strv_contains(rn, at("lib/liba.so")));
 	cr_assert_not(strv_contains(rn, at("lib/libb.so")));
 	cr_assert(strv_contains(ldd_missing, "libb.so"), "ldd agrees libb.so is not found");
+	cr_assert_not(strv_contains(ldd_rn, at("lib/libb.so")));
 	cr_assert_not_null(exec_closure_missing(c)[0]);
 	cr_assert(strstr(exec_closure_missing(c)[0], "libb.so (needed by "), "%s", exec_closure_missing(c)[0]);
 	cr_assert(strstr(exec_closure_missing(c)[0], "liba.so"), "%s", exec_closure_missing(c)[0]);
