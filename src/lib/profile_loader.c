@@ -97,7 +97,8 @@ void loader_clear(struct loader *l)
 	raw_list_clear(&l->write);
 	raw_list_clear(&l->deny_read);
 	raw_list_clear(&l->protect);
-	raw_list_clear(&l->allow_vars);
+	raw_run_clear(&l->top);
+	raw_tools_clear(&l->tools);
 	raw_list_clear(&l->allow_unix);
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(l->net_rules[i]);
@@ -107,7 +108,6 @@ void loader_clear(struct loader *l)
 	for (size_t i = 0; i < l->n_groups; i++)
 		raw_list_clear(&l->groups[i].paths);
 	free(l->groups);
-	free(l->vars);
 	for (size_t i = 0; i < l->n_docs; i++)
 		doc_free(l->docs[i]);
 	free(l->docs);
@@ -370,6 +370,16 @@ int loader_read_members(struct loader *l, const struct where *w, json_t *v, load
 }
 
 /* ---- origins and notes ------------------------------------------------------ */
+
+void where_position(const struct where *w, int *ret_line, int *ret_column)
+{
+	int line = 0, column = 0;
+
+	if (w->doc)
+		json_position_of(w->doc->text, locate(w), &line, &column);
+	*ret_line = line;
+	*ret_column = column;
+}
 
 int where_origin(const struct where *w, struct profile_origin *ret)
 {
