@@ -246,6 +246,19 @@ Test(profile, pointer_escapes_and_array_positions)
 	cr_expect_eq(e.column, 13);
 }
 
+/* A value after an object that holds a nested one, written with spaces
+ * ("{ "a": ["/x"] }"): the position walk once took "[" after a space for
+ * a scalar and lost its place. */
+Test(profile, position_after_nested_values_with_spaces)
+{
+	const char *text = "{\n  \"groups\": { \"a\": [ \"/x\" ], \"b\": [ \"/y\" ] },\n  \"network\": { \"mode\": \"bad\" }\n}\n";
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "p.json", &corpus_env, &p, &e), -EINVAL);
+	cr_expect_str_eq(e.message, "p.json:3:24: at /network/mode: \"bad\" is not a network mode: use none, host or proxy");
+}
+
 Test(profile, raw_nul_byte_refused_with_position)
 {
 	const char text[] = "{\n  \"mode\": \"read-only\"\0}";
