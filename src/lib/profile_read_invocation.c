@@ -127,9 +127,10 @@ static int read_env_match(struct loader *l, const struct where *wk, const struct
 	r = loader_read_object(l, wv, m, &env_match_object);
 	if (r < 0)
 		return r;
-	if (json_object_size(m) != 1)
-		return loader_fail(l, -EINVAL, wv, "give one of equals or one_of, not %s",
-				   json_object_size(m) ? "both" : "neither");
+	if (json_object_size(m) == 0)
+		return loader_fail(l, -EINVAL, wv, "give equals or one_of");
+	if (json_object_size(m) > 1)
+		return loader_fail(l, -EINVAL, wv, "give one of equals or one_of, not both");
 	return 0;
 }
 

@@ -484,8 +484,8 @@ static int read_from_entry(struct loader *l, const struct where *wk, const struc
 			return r;
 		if (strcmp(s, "deny") != 0)
 			return loader_fail(l, -EINVAL, wv,
-					   "\"%.100s\": a caller is \"deny\", a sandbox or {\"sandbox\", "
-					   "\"invocation_policy\"}",
+					   "\"%.100s\" is not \"deny\": a caller gets \"deny\", a sandbox or "
+					   "{\"sandbox\", \"invocation_policy\"}",
 					   s);
 		f->deny = true;
 		return 0;
