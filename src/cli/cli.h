@@ -95,8 +95,10 @@ struct cli_args {
 	const char *why_host;      /* --host */
 	bool port_set;
 	unsigned port;             /* --port */
+	const char *why_command;   /* --command: a command under command_policies */
+	const char *why_caller;    /* --caller: who calls it (NULL: the session) */
 
-	char **command;            /* after "--" (or the first non-flag) */
+	char **command;            /* after "--" (or the first non-flag); why --command: its arguments */
 	char **operands;           /* `cordon profile ACTION` operands: names and files */
 };
 
