@@ -294,6 +294,22 @@ int loader_get_string(struct loader *l, const struct where *w, const json_t *v, 
 	return 0;
 }
 
+int loader_get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
+		    const char *what, size_t *ret)
+{
+	const char *s;
+	int r = loader_get_string(l, w, v, 0, &s);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (words[i] && strcmp(s, words[i]) == 0) {
+			*ret = i;
+			return 0;
+		}
+	return loader_fail(l, -EINVAL, w, "\"%.100s\" is not %s", s, what);
+}
+
 int loader_count_rule(struct loader *l, const struct where *w)
 {
 	if (++l->n_rules > PROFILE_MAX_RULES)

@@ -272,6 +272,10 @@ int loader_fail_unknown(struct loader *l, int r, const struct where *w, const ch
 int loader_expect(struct loader *l, const struct where *w, const json_t *v, json_type type, const char *what);
 /* A string without NUL bytes, at most max bytes (0: any). */
 int loader_get_string(struct loader *l, const struct where *w, const json_t *v, size_t max, const char **ret);
+/* A string that is one of words[0..n) (NULL entries skipped): its index
+ * in *ret, else "\"s\" is not WHAT". */
+int loader_get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
+		    const char *what, size_t *ret);
 /* One more rule against PROFILE_MAX_RULES (-E2BIG). */
 int loader_count_rule(struct loader *l, const struct where *w);
 

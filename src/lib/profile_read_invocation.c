@@ -214,6 +214,10 @@ static int read_rules(struct loader *l, const struct where *w, json_t *v, const 
 	json_t *e;
 	int r;
 
+	/* each is counted against the profile's cap below: this bounds the
+	 * allocation before any is read */
+	if (json_array_size(v) > PROFILE_MAX_RULES)
+		return loader_fail(l, -E2BIG, w, "more than %d rules", PROFILE_MAX_RULES);
 	pol->rules[action] = calloc(json_array_size(v) ?: 1, sizeof(struct raw_rule));
 	if (!pol->rules[action])
 		return -ENOMEM;
@@ -248,19 +252,15 @@ static int read_rules(struct loader *l, const struct where *w, json_t *v, const 
 static int read_policy_default(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	struct raw_policy *pol = TARGET(l, struct raw_policy);
-	const char *s;
-	int r = loader_get_string(l, w, v, 0, &s);
+	size_t i = 0;
+	int r = loader_get_word(l, w, v, action_names, ELEMENTSOF(action_names), "allow, deny or approve", &i);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ELEMENTSOF(action_names); i++)
-		if (strcmp(s, action_names[i]) == 0) {
-			pol->default_action = (enum cordon_tool_action)i;
-			pol->default_set = true;
-			pol->default_where = *w;
-			return 0;
-		}
-	return loader_fail(l, -EINVAL, w, "\"%.100s\" is not allow, deny or approve", s);
+	pol->default_action = (enum cordon_tool_action)i;
+	pol->default_set = true;
+	pol->default_where = *w;
+	return 0;
 }
 
 static int read_policy_backend(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)

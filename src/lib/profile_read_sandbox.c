@@ -150,14 +150,13 @@ static int read_stdio_max(struct loader *l, const struct where *w, json_t *v, co
 
 static int read_stdio_on_limit(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	const char *s;
-	int r = loader_get_string(l, w, v, 0, &s);
+	static const char *const words[] = { "truncate", "terminate" };
+	size_t i = 0;
+	int r = loader_get_word(l, w, v, words, ELEMENTSOF(words), "truncate or terminate", &i);
 
 	if (r < 0)
 		return r;
-	if (strcmp(s, "truncate") != 0 && strcmp(s, "terminate") != 0)
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not truncate or terminate", s);
-	TARGET(l, struct tool_stdio)->terminate = strcmp(s, "terminate") == 0;
+	TARGET(l, struct tool_stdio)->terminate = i == 1;
 	return 0;
 }
 

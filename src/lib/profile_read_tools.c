@@ -153,30 +153,10 @@ static void backend_key_seen(struct loader *l, const struct where *w, const stru
 	b->at[k->arg] = *w;
 }
 
-/* One of words (n of them), as its index. */
-static int get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
-		    const char *what, size_t *ret)
-	__attribute__((warn_unused_result));
-static int get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
-		    const char *what, size_t *ret)
-{
-	const char *s;
-	int r = loader_get_string(l, w, v, 0, &s);
-
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(s, words[i]) == 0) {
-			*ret = i;
-			return 0;
-		}
-	return loader_fail(l, -EINVAL, w, "\"%.100s\" is not %s", s, what);
-}
-
 static int read_backend_type(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	size_t i = 0;
-	int r = get_word(l, w, v, backend_type_names, ELEMENTSOF(backend_type_names),
+	int r = loader_get_word(l, w, v, backend_type_names, ELEMENTSOF(backend_type_names),
 			 "an approval backend type: use terminal, webhook or chain", &i);
 
 	if (r < 0)
@@ -205,7 +185,7 @@ static int read_backend_default(struct loader *l, const struct where *w, json_t 
 {
 	static const char *const words[] = { "deny", "allow" };
 	size_t i = 0;
-	int r = get_word(l, w, v, words, ELEMENTSOF(words), "allow or deny", &i);
+	int r = loader_get_word(l, w, v, words, ELEMENTSOF(words), "allow or deny", &i);
 
 	if (r < 0)
 		return r;
@@ -306,7 +286,7 @@ static int read_backend_mode(struct loader *l, const struct where *w, json_t *v,
 {
 	static const char *const words[] = { "any", "all" };
 	size_t i = 0;
-	int r = get_word(l, w, v, words, ELEMENTSOF(words), "a chain's mode: use all or any", &i);
+	int r = loader_get_word(l, w, v, words, ELEMENTSOF(words), "a chain's mode: use all or any", &i);
 
 	if (r < 0)
 		return r;
@@ -566,6 +546,9 @@ static int read_can_use(struct loader *l, const struct where *w, json_t *v, cons
 
 static int read_from(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
+	/* a caller is the session or a command: there are no more than that */
+	if (json_object_size(v) > TOOLS_MAX_COMMANDS + 1)
+		return loader_fail(l, -E2BIG, w, "more than %d callers", TOOLS_MAX_COMMANDS + 1);
 	return loader_read_members(l, w, v, read_from_entry, TARGET(l, struct raw_command));
 }
 

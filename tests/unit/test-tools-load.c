@@ -492,6 +492,20 @@ Test(tools_load, caps)
 		       "bytes");
 }
 
+/* Counts bounded before anything is allocated for them. */
+Test(tools_load, caps_before_allocating)
+{
+	_cleanup_free_ char *callers = items(258, "\"c", true, "\": \"deny\"", ", "),
+			    *rules = items(4097, "{ \"argv\": { \"exact\": [] } }", false, "", ", "), *t1 = NULL,
+			    *t2 = NULL;
+
+	t1 = with_body(IN_C, "\"ssh\": { \"from\": { ", callers, " } }");
+	expect_refused("callers", t1, -E2BIG, "t.json:4:24: at /command_policies/commands/ssh/from: more than 257 callers");
+	t2 = with_body(IN_P, "{ \"default\": \"allow\", \"deny\": [", rules, "] }");
+	expect_refused("rules", t2, -E2BIG,
+		       "t.json:5:60: at /command_policies/commands/git/invocation_policy/deny: more than 4096 rules");
+}
+
 /* ---- fail closed ------------------------------------------------------------------ */
 
 static const char minimal[] = "{\n  \"command_policies\": {\n    \"commands\": { \"git\": {} }\n  }\n}\n";
