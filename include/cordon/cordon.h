@@ -671,6 +671,8 @@ struct cordon_approval_backend {
 	bool chain_all;
 	const char *const *members;
 };
+/* The approval backends' names, sorted, NULL-terminated (never NULL). */
+CORDON_API const char *const *cordon_tools_backend_names(const struct cordon_tools *t);
 /* -ENOENT when there is no backend named so. */
 CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *name,
 				    struct cordon_approval_backend *ret);

@@ -447,7 +447,8 @@ int loader_resolve_tools(struct loader *l, struct cordon_profile *p)
 	t->backends = calloc(rt->n_backends ?: 1, sizeof(*t->backends));
 	t->commands = calloc(rt->n_commands, sizeof(*t->commands));
 	t->names = calloc(rt->n_commands + 1, sizeof(*t->names));
-	if (!t->backends || !t->commands || !t->names)
+	t->backend_names = calloc(rt->n_backends + 1, sizeof(*t->backend_names));
+	if (!t->backends || !t->commands || !t->names || !t->backend_names)
 		return -ENOMEM;
 	r = check_chains(l);
 	if (r < 0)
@@ -466,6 +467,8 @@ int loader_resolve_tools(struct loader *l, struct cordon_profile *p)
 	qsort(t->commands, t->n_commands, sizeof(*t->commands), cmp_commands);
 	for (size_t i = 0; i < t->n_commands; i++)
 		t->names[i] = t->commands[i].name;
+	for (size_t i = 0; i < t->n_backends; i++)
+		t->backend_names[i] = t->backends[i].name;
 	p->tools = TAKE_PTR(t);
 	return 0;
 }

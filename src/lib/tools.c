@@ -127,6 +127,7 @@ struct cordon_tools *tools_free(struct cordon_tools *t)
 		tool_command_clear(&t->commands[i]);
 	free(t->commands);
 	free(t->names); /* the commands' own strings */
+	free(t->backend_names); /* the backends' */
 	for (size_t i = 0; i < t->n_backends; i++)
 		tool_backend_clear(&t->backends[i]);
 	free(t->backends);
@@ -213,6 +214,11 @@ CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *na
 		.members = b->type == CORDON_APPROVAL_CHAIN ? (const char *const *)b->members : NULL,
 	};
 	return 0;
+}
+
+CORDON_API const char *const *cordon_tools_backend_names(const struct cordon_tools *t)
+{
+	return (const char *const *)(t && t->backend_names ? t->backend_names : empty_list);
 }
 
 CORDON_API const char *cordon_tool_action_to_string(enum cordon_tool_action a)

@@ -144,6 +144,7 @@ struct cordon_tools {
 	char **names;                  /* the same order; NULL-terminated */
 	struct tool_backend *backends; /* sorted by name */
 	size_t n_backends;
+	char **backend_names;          /* the same order; NULL-terminated */
 	struct tool_sandbox empty;     /* what a command without a sandbox gets */
 };
 
