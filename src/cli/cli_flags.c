@@ -165,6 +165,15 @@ static int flag_port(struct cli_args *a, const struct cli_flag *f, const char *v
 	return 0;
 }
 
+static int flag_head(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (strlen(value) != 64 || strspn(value, "0123456789abcdefABCDEF") != 64)
+		return fail(err, errlen, "--head: '%.100s' is not a SHA-256 (64 hex digits)", value);
+	a->audit_head = value;
+	return 0;
+}
+
 static int flag_mode(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	enum cordon_mode m;
@@ -376,6 +385,11 @@ static const struct cli_flag flags[] = {
 	  "write gate's names, environment), from the policy it would build" },
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port)" },
+	{ "--json", C(CLI_AUDIT), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "one JSON object (list, show, verify)" },
+	{ "--head", C(CLI_AUDIT), true, flag_head, 0, CLI_SECTION_OWN, "HEX",
+	  "with verify: the chain's head (the SHA-256 of the last\n"
+	  "line) as kept elsewhere; a log whose head differs is tampered" },
 
 	/* limits */
 	{ "--timeout", LIMIT_CMDS, true, flag_timeout, 0, CLI_SECTION_LIMIT, "SECONDS",
@@ -446,25 +460,76 @@ static const struct {
 	{ "explain", CLI_EXPLAIN },
 	{ "profile", CLI_PROFILE },
 	{ "why", CLI_WHY },
+	{ "audit", CLI_AUDIT },
 	{ "help", CLI_HELP },
 	{ "--help", CLI_HELP },
 	{ "-h", CLI_HELP },
 	{ "--version", CLI_VERSION },
 };
 
-static const struct {
+/* A command's actions (`cordon profile ACTION`, `cordon audit ACTION`): the
+ * operands each takes and which of the command's own options. */
+struct cli_action {
 	const char *name;
-	enum cli_profile_action action;
+	int action; /* enum cli_profile_action, enum cli_audit_action */
 	size_t min, max; /* operands */
 	const char *operands;
 	bool json, workspace;
-} profile_actions[] = {
+};
+
+static const struct cli_action profile_actions[] = {
 	{ "list", CLI_PROFILE_LIST, 0, 0, "", true, false },
 	{ "show", CLI_PROFILE_SHOW, 1, 1, "one profile NAME", true, true },
 	{ "validate", CLI_PROFILE_VALIDATE, 1, CLI_MAX_REPEATS, "at least one FILE", false, true },
 	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
 	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
 };
+
+static const struct cli_action audit_actions[] = {
+	{ "list", CLI_AUDIT_LIST, 0, 0, "", true, false },
+	{ "show", CLI_AUDIT_SHOW, 1, 1, "one SESSION or FILE", true, false },
+	{ "verify", CLI_AUDIT_VERIFY, 1, 1, "one SESSION or FILE", true, false },
+};
+
+static const struct cli_action *actions_of(enum cli_command c, size_t *ret_n)
+{
+	if (c == CLI_PROFILE) {
+		*ret_n = ELEMENTSOF(profile_actions);
+		return profile_actions;
+	}
+	if (c == CLI_AUDIT) {
+		*ret_n = ELEMENTSOF(audit_actions);
+		return audit_actions;
+	}
+	*ret_n = 0;
+	return NULL;
+}
+
+/* The action the command line chose (0: none). */
+static int action_of(const struct cli_args *a)
+{
+	return a->sub == CLI_PROFILE ? (int)a->action : (int)a->audit_action;
+}
+
+static void set_action(struct cli_args *a, int action)
+{
+	if (a->sub == CLI_PROFILE)
+		a->action = (enum cli_profile_action)action;
+	else
+		a->audit_action = (enum cli_audit_action)action;
+}
+
+/* "list, show, verify" (last_sep ", ") or "list, show or verify" (" or "). */
+static void action_names(enum cli_command c, const char *last_sep, char *buf, size_t size)
+{
+	size_t n, len = 0;
+	const struct cli_action *acts = actions_of(c, &n);
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 0 ? "" : k + 1 == n ? last_sep : ", ",
+					acts[k].name);
+}
 
 const struct cli_flag *cli_flag_table(size_t *ret_n)
 {
@@ -480,9 +545,12 @@ const char *cli_command_name(size_t i, enum cli_command *ret)
 	return commands[i].name;
 }
 
-const char *cli_profile_action_name(size_t i)
+const char *cli_action_name(enum cli_command c, size_t i)
 {
-	return i < ELEMENTSOF(profile_actions) ? profile_actions[i].name : NULL;
+	size_t n;
+	const struct cli_action *acts = actions_of(c, &n);
+
+	return i < n ? acts[i].name : NULL;
 }
 
 /* The row of name that c accepts, or NULL. */
@@ -510,30 +578,35 @@ void cli_args_done(struct cli_args *a)
 	*a = (struct cli_args){};
 }
 
-static int check_profile_args(const struct cli_args *a, char *err, size_t errlen)
+/* `cordon profile|audit ACTION`: the action, its operands and options. */
+static int check_action_args(const struct cli_args *a, const char *sub, char *err, size_t errlen)
 {
-	size_t n = strv_length(a->operands);
+	size_t n = strv_length(a->operands), na;
+	const struct cli_action *acts = actions_of(a->sub, &na), *act = NULL;
+	char names[128];
 
-	if (a->action == CLI_PROFILE_NONE)
-		return fail(err, errlen, "`cordon profile` needs an action: list, show, validate, schema or diff");
-	for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++) {
-		if (profile_actions[k].action != a->action)
-			continue;
-		if (n < profile_actions[k].min || n > profile_actions[k].max) {
-			if (profile_actions[k].max == 0)
-				return fail(err, errlen, "unexpected argument '%s': `cordon profile %s` takes none",
-					    a->operands[0], profile_actions[k].name);
-			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
-				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
-		}
-		if (a->effective && a->action != CLI_PROFILE_SHOW)
-			return fail(err, errlen, "--effective: only for `cordon profile show`");
-		if (a->json && !profile_actions[k].json)
-			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
-		if (a->workspace && !profile_actions[k].workspace)
-			return fail(err, errlen, "--workspace: not available for `cordon profile %s`",
-				    profile_actions[k].name);
+	for (size_t k = 0; k < na; k++)
+		if (acts[k].action == action_of(a))
+			act = &acts[k];
+	if (!act) {
+		action_names(a->sub, " or ", names, sizeof(names));
+		return fail(err, errlen, "`cordon %s` needs an action: %s", sub, names);
 	}
+	if (n < act->min || n > act->max) {
+		if (act->max == 0)
+			return fail(err, errlen, "unexpected argument '%s': `cordon %s %s` takes none", a->operands[0], sub,
+				    act->name);
+		return fail(err, errlen, "`cordon %s %s` takes %s, got %zu argument%s", sub, act->name, act->operands, n,
+			    n == 1 ? "" : "s");
+	}
+	if (a->effective && !(a->sub == CLI_PROFILE && a->action == CLI_PROFILE_SHOW))
+		return fail(err, errlen, "--effective: only for `cordon profile show`");
+	if (a->json && !act->json)
+		return fail(err, errlen, "--json: not available for `cordon %s %s`", sub, act->name);
+	if (a->workspace && !act->workspace)
+		return fail(err, errlen, "--workspace: not available for `cordon %s %s`", sub, act->name);
+	if (a->audit_head && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))
+		return fail(err, errlen, "--head: only for `cordon audit verify`");
 	return 0;
 }
 
@@ -579,7 +652,8 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 			return fail(err, errlen, "unexpected argument '%s'", a->command[0]);
 		return 0;
 	case CLI_PROFILE:
-		return check_profile_args(a, err, errlen);
+	case CLI_AUDIT:
+		return check_action_args(a, sub, err, errlen);
 	case CLI_WHY:
 		return check_why_args(a, err, errlen);
 	case CLI_NONE:
@@ -590,9 +664,16 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 	return 0;
 }
 
+/* Commands whose words are operands (names, files), not a command to run. */
+static bool takes_operands(enum cli_command c)
+{
+	return c == CLI_PROFILE || c == CLI_WHY || c == CLI_AUDIT;
+}
+
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
 {
 	struct cli_args a = {};
+	size_t n_actions;
 	int i = 2, r;
 
 	if (argc < 2)
@@ -606,13 +687,17 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		*ret = a;
 		return 0;
 	}
-	if (a.sub == CLI_PROFILE && argc > 2 && argv[2][0] != '-') {
-		for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++)
-			if (strcmp(argv[2], profile_actions[k].name) == 0)
-				a.action = profile_actions[k].action;
-		if (a.action == CLI_PROFILE_NONE)
-			return fail(err, errlen,
-				    "unknown profile action '%s': valid actions are list, show, validate, schema, diff", argv[2]);
+	if (actions_of(a.sub, &n_actions) && argc > 2 && argv[2][0] != '-') {
+		const struct cli_action *acts = actions_of(a.sub, &n_actions);
+		char names[128];
+
+		for (size_t k = 0; k < n_actions; k++)
+			if (strcmp(argv[2], acts[k].name) == 0)
+				set_action(&a, acts[k].action);
+		if (!action_of(&a)) {
+			action_names(a.sub, ", ", names, sizeof(names));
+			return fail(err, errlen, "unknown %s action '%s': valid actions are %s", argv[1], argv[2], names);
+		}
 		i = 3;
 	}
 
@@ -625,7 +710,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 			i++;
 			break;
 		}
-		if (arg[0] != '-' && (a.sub == CLI_PROFILE || a.sub == CLI_WHY)) {
+		if (arg[0] != '-' && takes_operands(a.sub)) {
 			/* operands may come before, between or after flags */
 			if (strv_length(a.operands) >= CLI_MAX_REPEATS) {
 				r = fail(err, errlen, "too many arguments");
@@ -673,7 +758,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 	}
 
 	for (; i < argc; i++) {
-		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_WHY ? &a.operands : &a.command;
+		char ***v = takes_operands(a.sub) ? &a.operands : &a.command;
 
 		if (strv_length(*v) >= 65536) {
 			r = fail(err, errlen, "the command has too many arguments");
