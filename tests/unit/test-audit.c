@@ -911,3 +911,52 @@ Test(audit, session_of_a_file_name)
 	cr_expect_not(audit_session_of("/x/" ID ".json", id));
 	cr_expect_not(audit_session_of("/x/-a.jsonl", id));
 }
+
+/* The largest record the caps allow still fits a line: every word and text
+ * at its cap in characters JSON escapes the longest (U+1F600 becomes a
+ * 12-byte surrogate pair). */
+Test(audit, the_largest_record_fits_a_line)
+{
+	char *dir = make_tmpdir(), path[512], *word = malloc(4 * 300 + 1), *text = malloc(4 * 2000 + 1);
+	const char **argv = calloc(4097, sizeof(char *));
+	struct audit_log *l = open_log(dir, ID);
+	struct audit_summary s;
+	size_t len;
+	char *log;
+
+	cr_assert(word && text && argv);
+	for (int i = 0; i < 300; i++)
+		memcpy(word + 4 * i, "\xf0\x9f\x98\x80", 4);
+	word[4 * 300] = '\0';
+	for (int i = 0; i < 2000; i++)
+		memcpy(text + 4 * i, "\xf0\x9f\x98\x80", 4);
+	text[4 * 2000] = '\0';
+	for (int i = 0; i < 4096; i++)
+		argv[i] = word;
+	struct audit_event e = {.event = "denied",
+				.call_id = text,
+				.caller = text,
+				.command = text,
+				.decision = text,
+				.rule = text,
+				.reason = text,
+				.backend = text,
+				.argv = argv,
+				.env_names = argv,
+				.cwd = text,
+				.has_exit = true,
+				.has_io = true};
+	cr_expect_eq(audit_write(l, &e), 0);
+	cr_expect_eq(audit_close(l), 0);
+	snprintf(path, sizeof(path), "%s/logs/%s.jsonl", dir, ID);
+	log = read_file(path, &len);
+	s = scan_text(log, len, ID);
+	cr_expect_eq(s.state, AUDIT_INTACT, "%s", s.why);
+	cr_expect_eq(s.records, 3);
+	free(log);
+	free(word);
+	free(text);
+	free(argv);
+	rm_tree(dir);
+	free(dir);
+}
