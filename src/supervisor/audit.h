@@ -66,7 +66,7 @@ struct audit_session {
 };
 
 /*
- * Start a session's log: dir, else $XDG_STATE_HOME/cordon/audit, else
+ * Start a session's log: dir (absolute), else $XDG_STATE_HOME/cordon/audit, else
  * ~/.local/state/cordon/audit (missing directories made 0700). The
  * directory, and cordon's own directory above it, must be owned by this
  * user and writable by no one else (-EPERM), and are opened without
