@@ -40,12 +40,13 @@ static int exit_code(enum audit_state s)
 	return EXIT_TAMPERED;
 }
 
-/* s, from the file, safe for a terminal (caller frees; NULL: ""). */
+/* s, from the file, safe for a terminal (caller frees; NULL: ""): the
+ * writer escaped it, an editor may have put anything in. */
 static char *shown(const char *s, size_t max)
 {
 	char *out = NULL;
 
-	if (redact_escape(s ? s : "", s ? strlen(s) : 0, max, &out) < 0)
+	if (redact_terminal_safe(s ? s : "", s ? strlen(s) : 0, max, &out) < 0)
 		return NULL;
 	return out;
 }

@@ -169,6 +169,7 @@ int audit_scan(const char *buf, size_t len, const char *expect_session, audit_re
 		s.bad_line = 1;
 		snprintf(s.why, sizeof(s.why), "the log is over %llu bytes, which cordon never writes",
 			 (unsigned long long)AUDIT_MAX_FILE_BYTES);
+		snprintf(s.session, sizeof(s.session), "%s", c.session);
 		*ret = s;
 		return 0;
 	}
@@ -180,6 +181,9 @@ int audit_scan(const char *buf, size_t len, const char *expect_session, audit_re
 		s.lines++;
 		off += l + (nl ? 1 : 0);
 		if (broken) {
+			/* a tail of tiny lines must not become millions of objects */
+			if (s.lines - s.bad_line > AUDIT_MAX_UNVERIFIED)
+				break;
 			r = pass_unverified(line, l, s.lines, records, userdata);
 			if (r < 0)
 				return r;

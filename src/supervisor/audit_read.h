@@ -27,7 +27,8 @@ const char *audit_state_name(enum audit_state s);
 struct audit_summary {
 	enum audit_state state;
 	uint64_t records;  /* lines that verified */
-	uint64_t lines;	   /* lines seen (a cut last line counts) */
+	uint64_t lines;	   /* lines read (a cut last line counts; after a bad line at most
+			       AUDIT_MAX_UNVERIFIED more are) */
 	uint64_t bad_line; /* 1-based: the first line that does not verify, else 0 */
 	char why[256];	   /* what is wrong, or what is missing; "" when intact */
 	char session[AUDIT_MAX_ID + 1];
@@ -54,6 +55,10 @@ void audit_chain_init(struct audit_chain *c, const char *expect_session);
  * -EBADMSG with what is wrong in why.
  */
 int audit_chain_next(struct audit_chain *c, const char *line, size_t len, json_t **ret_record, char *why, size_t n);
+
+/* The lines after the first bad one that are still read (and handed over,
+ * unverified). */
+#define AUDIT_MAX_UNVERIFIED 10000
 
 /* Called for each line that parses as a JSON object, in order; verified:
  * it and every line before it checked out. A negative return stops the

@@ -436,7 +436,7 @@ static bool hidden_control(uint32_t cp)
 	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-int redact_escape(const char *s, size_t len, size_t max, char **ret)
+static int escape(const char *s, size_t len, size_t max, bool backslash, char **ret)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	struct buf b = {};
@@ -453,7 +453,7 @@ int redact_escape(const char *s, size_t len, size_t max, char **ret)
 		if (consumed == 0) {
 			ulen = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", u[i]);
 			consumed = 1;
-		} else if (cp == '\\') {
+		} else if (cp == '\\' && backslash) {
 			ulen = (size_t)snprintf(unit, sizeof(unit), "\\\\");
 		} else if (cp < 0x20 || cp == 0x7f) {
 			ulen = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", cp);
@@ -475,6 +475,16 @@ int redact_escape(const char *s, size_t len, size_t max, char **ret)
 		i += consumed;
 	}
 	return buf_take(&b, ret);
+}
+
+int redact_escape(const char *s, size_t len, size_t max, char **ret)
+{
+	return escape(s, len, max, true, ret);
+}
+
+int redact_terminal_safe(const char *s, size_t len, size_t max, char **ret)
+{
+	return escape(s, len, max, false, ret);
 }
 
 /* ---- the front ---- */

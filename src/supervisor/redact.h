@@ -39,6 +39,11 @@ int redact_word(const char *word, bool after_secret_flag, size_t max, char **ret
  * Caller frees. */
 int redact_escape(const char *s, size_t len, size_t max, char **ret);
 
+/* The same without escaping backslashes: for showing text that is escaped
+ * already (a log's fields) but may have been edited to hold what a
+ * terminal acts on. */
+int redact_terminal_safe(const char *s, size_t len, size_t max, char **ret);
+
 /* Does a name (a flag's without its dashes, a header's, a URL query
  * parameter's) say that its value is a secret: token, secret, pass
  * (password, passwd, passphrase), key, auth (not author), credential,

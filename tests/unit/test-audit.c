@@ -960,3 +960,32 @@ Test(audit, the_largest_record_fits_a_line)
 	rm_tree(dir);
 	free(dir);
 }
+
+static int count_unverified(void *userdata, uint64_t line, json_t *record, bool verified)
+{
+	uint64_t *n = userdata;
+
+	(void)line;
+	(void)record;
+	*n += !verified;
+	return 0;
+}
+
+Test(audit, a_long_tail_after_a_bad_line_is_not_read_whole)
+{
+	size_t tail = 3 * AUDIT_MAX_UNVERIFIED, len = tail * 3 + 16;
+	char *text = malloc(len), *p = text;
+	struct audit_summary s;
+	uint64_t unverified = 0;
+
+	cr_assert_not_null(text);
+	p += sprintf(p, "garbage\n");
+	for (size_t i = 0; i < tail; i++)
+		p += sprintf(p, "{}\n");
+	cr_assert_eq(audit_scan(text, (size_t)(p - text), NULL, count_unverified, &unverified, &s), 0);
+	cr_expect_eq(s.state, AUDIT_TAMPERED);
+	cr_expect_eq(s.bad_line, 1);
+	cr_expect_eq(unverified, AUDIT_MAX_UNVERIFIED);
+	cr_expect_leq(s.lines, AUDIT_MAX_UNVERIFIED + 2);
+	free(text);
+}

@@ -193,6 +193,16 @@ Test(redact, control_characters_are_escaped)
 		    "c1\\u009bx");
 }
 
+Test(redact, terminal_safe_keeps_what_is_escaped_already)
+{
+	char *got = NULL;
+	const char *in = "already \\x1b escaped, and raw \x1b[2J";
+
+	cr_assert_eq(redact_terminal_safe(in, strlen(in), 256, &got), 0);
+	cr_expect_str_eq(got, "already \\x1b escaped, and raw \\x1b[2J");
+	free(got);
+}
+
 Test(redact, caps)
 {
 	char *long_word = malloc(4000), *got = NULL;
