@@ -181,9 +181,21 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 const struct cli_flag *cli_flag_table(size_t *ret_n);
 /* The i-th subcommand name (with its enum in *ret), NULL past the end. */
 const char *cli_command_name(size_t i, enum cli_command *ret);
-/* The i-th action of a command that takes one (`cordon profile ACTION`,
- * `cordon audit ACTION`), NULL past the end and for other commands. */
+/* Caps on what the command line may carry: a repeatable flag's values, a
+ * command's operands. */
+#define CLI_MAX_REPEATS 4096
+
+/* cli_actions.c: the commands that take an action word (`cordon profile
+ * ACTION`, `cordon audit ACTION`). */
+bool cli_has_actions(enum cli_command c);
+/* The i-th action of c, NULL past the end and for other commands. */
 const char *cli_action_name(enum cli_command c, size_t i);
+/* Set a->sub's action from its name; -EINVAL and a message in err for an
+ * unknown one. */
+int cli_parse_action(struct cli_args *a, const char *name, char *err, size_t errlen);
+/* Once everything is parsed: an action was given, with the operands and
+ * only the options it takes; else -EINVAL and a message in err. */
+int cli_check_action(const struct cli_args *a, char *err, size_t errlen);
 
 /* The usage text for a subcommand (or the overview for CLI_NONE). */
 const char *cli_usage(enum cli_command c);

@@ -20,9 +20,6 @@
 
 #define _fallthrough_ __attribute__((__fallthrough__))
 
-/* Caps on what the command line may carry. */
-#define CLI_MAX_REPEATS 4096
-
 #define fail cli_fail
 
 /* ---- sizes, durations, counts ---- */
@@ -467,70 +464,6 @@ static const struct {
 	{ "--version", CLI_VERSION },
 };
 
-/* A command's actions (`cordon profile ACTION`, `cordon audit ACTION`): the
- * operands each takes and which of the command's own options. */
-struct cli_action {
-	const char *name;
-	int action; /* enum cli_profile_action, enum cli_audit_action */
-	size_t min, max; /* operands */
-	const char *operands;
-	bool json, workspace;
-};
-
-static const struct cli_action profile_actions[] = {
-	{ "list", CLI_PROFILE_LIST, 0, 0, "", true, false },
-	{ "show", CLI_PROFILE_SHOW, 1, 1, "one profile NAME", true, true },
-	{ "validate", CLI_PROFILE_VALIDATE, 1, CLI_MAX_REPEATS, "at least one FILE", false, true },
-	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
-	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
-};
-
-static const struct cli_action audit_actions[] = {
-	{ "list", CLI_AUDIT_LIST, 0, 0, "", true, false },
-	{ "show", CLI_AUDIT_SHOW, 1, 1, "one SESSION or FILE", true, false },
-	{ "verify", CLI_AUDIT_VERIFY, 1, 1, "one SESSION or FILE", true, false },
-};
-
-static const struct cli_action *actions_of(enum cli_command c, size_t *ret_n)
-{
-	if (c == CLI_PROFILE) {
-		*ret_n = ELEMENTSOF(profile_actions);
-		return profile_actions;
-	}
-	if (c == CLI_AUDIT) {
-		*ret_n = ELEMENTSOF(audit_actions);
-		return audit_actions;
-	}
-	*ret_n = 0;
-	return NULL;
-}
-
-/* The action the command line chose (0: none). */
-static int action_of(const struct cli_args *a)
-{
-	return a->sub == CLI_PROFILE ? (int)a->action : (int)a->audit_action;
-}
-
-static void set_action(struct cli_args *a, int action)
-{
-	if (a->sub == CLI_PROFILE)
-		a->action = (enum cli_profile_action)action;
-	else
-		a->audit_action = (enum cli_audit_action)action;
-}
-
-/* "list, show, verify" (last_sep ", ") or "list, show or verify" (" or "). */
-static void action_names(enum cli_command c, const char *last_sep, char *buf, size_t size)
-{
-	size_t n, len = 0;
-	const struct cli_action *acts = actions_of(c, &n);
-
-	buf[0] = '\0';
-	for (size_t k = 0; k < n && len < size; k++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 0 ? "" : k + 1 == n ? last_sep : ", ",
-					acts[k].name);
-}
-
 const struct cli_flag *cli_flag_table(size_t *ret_n)
 {
 	*ret_n = ELEMENTSOF(flags);
@@ -543,14 +476,6 @@ const char *cli_command_name(size_t i, enum cli_command *ret)
 		return NULL;
 	*ret = commands[i].command;
 	return commands[i].name;
-}
-
-const char *cli_action_name(enum cli_command c, size_t i)
-{
-	size_t n;
-	const struct cli_action *acts = actions_of(c, &n);
-
-	return i < n ? acts[i].name : NULL;
 }
 
 /* The row of name that c accepts, or NULL. */
@@ -576,38 +501,6 @@ void cli_args_done(struct cli_args *a)
 	strv_free(a->command);
 	strv_free(a->operands);
 	*a = (struct cli_args){};
-}
-
-/* `cordon profile|audit ACTION`: the action, its operands and options. */
-static int check_action_args(const struct cli_args *a, const char *sub, char *err, size_t errlen)
-{
-	size_t n = strv_length(a->operands), na;
-	const struct cli_action *acts = actions_of(a->sub, &na), *act = NULL;
-	char names[128];
-
-	for (size_t k = 0; k < na; k++)
-		if (acts[k].action == action_of(a))
-			act = &acts[k];
-	if (!act) {
-		action_names(a->sub, " or ", names, sizeof(names));
-		return fail(err, errlen, "`cordon %s` needs an action: %s", sub, names);
-	}
-	if (n < act->min || n > act->max) {
-		if (act->max == 0)
-			return fail(err, errlen, "unexpected argument '%s': `cordon %s %s` takes none", a->operands[0], sub,
-				    act->name);
-		return fail(err, errlen, "`cordon %s %s` takes %s, got %zu argument%s", sub, act->name, act->operands, n,
-			    n == 1 ? "" : "s");
-	}
-	if (a->effective && !(a->sub == CLI_PROFILE && a->action == CLI_PROFILE_SHOW))
-		return fail(err, errlen, "--effective: only for `cordon profile show`");
-	if (a->json && !act->json)
-		return fail(err, errlen, "--json: not available for `cordon %s %s`", sub, act->name);
-	if (a->workspace && !act->workspace)
-		return fail(err, errlen, "--workspace: not available for `cordon %s %s`", sub, act->name);
-	if (a->audit_head && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))
-		return fail(err, errlen, "--head: only for `cordon audit verify`");
-	return 0;
 }
 
 static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
@@ -653,7 +546,7 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 		return 0;
 	case CLI_PROFILE:
 	case CLI_AUDIT:
-		return check_action_args(a, sub, err, errlen);
+		return cli_check_action(a, err, errlen);
 	case CLI_WHY:
 		return check_why_args(a, err, errlen);
 	case CLI_NONE:
@@ -673,7 +566,6 @@ static bool takes_operands(enum cli_command c)
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
 {
 	struct cli_args a = {};
-	size_t n_actions;
 	int i = 2, r;
 
 	if (argc < 2)
@@ -687,17 +579,10 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		*ret = a;
 		return 0;
 	}
-	if (actions_of(a.sub, &n_actions) && argc > 2 && argv[2][0] != '-') {
-		const struct cli_action *acts = actions_of(a.sub, &n_actions);
-		char names[128];
-
-		for (size_t k = 0; k < n_actions; k++)
-			if (strcmp(argv[2], acts[k].name) == 0)
-				set_action(&a, acts[k].action);
-		if (!action_of(&a)) {
-			action_names(a.sub, ", ", names, sizeof(names));
-			return fail(err, errlen, "unknown %s action '%s': valid actions are %s", argv[1], argv[2], names);
-		}
+	if (cli_has_actions(a.sub) && argc > 2 && argv[2][0] != '-') {
+		r = cli_parse_action(&a, argv[2], err, errlen);
+		if (r < 0)
+			return r;
 		i = 3;
 	}
 
