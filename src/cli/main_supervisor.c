@@ -5,6 +5,7 @@
 
 static const struct cli_supervisor_ops ops = {
 	.name = "cordon-supervisor",
+	.audit = cli_audit,
 };
 
 int main(int argc, char **argv)
