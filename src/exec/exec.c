@@ -40,6 +40,7 @@
  *     uid.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -194,6 +195,10 @@ int cordon_exec_main(int argc, char **argv)
 	}
 	if (r < 0)
 		exec_die("flags", "%s", err);
+	/* The file to run stays open through every step, but nothing the
+	 * runner starts (the proxy) or the command inherits it unasked. */
+	if (f.exec_fd >= 0 && fcntl(f.exec_fd, F_SETFD, FD_CLOEXEC) < 0)
+		exec_die("exec-fd", "fd %d is not open: %m", f.exec_fd);
 	if (f.help) {
 		fputs(exec_usage, stdout);
 		exec_flags_done(&f);

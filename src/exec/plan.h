@@ -78,6 +78,7 @@ struct plan {
 	const char *const *keep_env;
 	const char *const *setenv;
 	char *const *command;
+	int exec_fd;                    /* --exec-fd: execveat this fd; -1: execve the command by name */
 
 	void *storage;
 };
