@@ -127,6 +127,16 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
+bool plan_noexec(const struct plan *p, const char *root)
+{
+	if (!p->landlock.exec_gate)
+		return false;
+	for (size_t i = 0; p->landlock.exec && p->landlock.exec[i]; i++)
+		if (path_is_under(p->landlock.exec[i], root))
+			return false;
+	return true;
+}
+
 static int add_step_n(struct plan *p, enum step_kind k, const char *path, size_t len)
 {
 	if (p->n_steps >= p->max_steps)
@@ -384,7 +394,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.required = REQUIRE_LANDLOCK | (f->required & (REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE)),
 	};
 	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
-	p.seccomp = (struct seccomp_opts){ .deny_inet = light && f->net == CORDON_NET_NONE };
+	p.seccomp = (struct seccomp_opts){
+		.deny_inet = light && f->net == CORDON_NET_NONE,
+		.memfd_noexec = f->exec_gate || f->deny_exec.n > 0,
+	};
 
 	if (!light) {
 		p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
@@ -496,7 +509,8 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_RO_ROOT:
 			fprintf(out, "/ read-only, recursively (no file outside the writable roots can change, "
-				     "modes, times and xattrs included); writable roots bound back nosuid,nodev:");
+				     "modes, times and xattrs included); writable roots bound back nosuid,nodev%s:",
+				p->landlock.exec_gate ? " (and noexec, but where an --exec path lies)" : "");
 			print_list(out, p->write, "none");
 			fputc('\n', out);
 			break;
@@ -505,8 +519,8 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 				     "(no other terminal is visible), shm, fd links; read-only\n");
 			break;
 		case STEP_TMPFS:
-			fprintf(out, "private, size-capped tmpfs on %.*s (nothing of the host's; gone when the "
-				     "sandbox ends)\n", P);
+			fprintf(out, "private, size-capped%s tmpfs on %.*s (nothing of the host's; gone when the "
+				     "sandbox ends)\n", p->landlock.exec_gate ? ", noexec" : "", P);
 			break;
 		case STEP_BIND_BACK:
 			fprintf(out, "bind the writable root %.*s back into the private tmpfs\n", P);
@@ -634,8 +648,10 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, io_uring, bpf, perf_event_open, "
 				     "userfaultfd, keyrings, kexec, modules, the mount API, setns, unshare and "
 				     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
-				     "sockets other than unix/%snetlink; other syscall ABIs killed\n",
-				p->seccomp.deny_inet ? "" : "IPv4/IPv6/");
+				     "sockets other than unix/%snetlink%s; other syscall ABIs killed\n",
+				p->seccomp.deny_inet ? "" : "IPv4/IPv6/",
+				p->seccomp.memfd_noexec ? ", memfds that could be executed (Landlock does not see them)"
+							: "");
 			break;
 		case STEP_EXEC:
 			if (p->exec_fd >= 0)

@@ -293,7 +293,8 @@ CORDON_API size_t cordon_backend_gaps(const struct cordon_backend_info *b, char 
 		     "host unix sockets outside /run are reachable; persistence paths that do not exist yet "
 		     "(for .cordon*: when the policy was built) are not protected, nor below the top of the "
 		     "workspace (nested repositories, pkg/.vscode), nor after the host replaces one by rename "
-		     "(no write gate)");
+		     "(no write gate); no restricted reads, execute-only gate, deny-exec or running from an fd "
+		     "(a policy with them is refused)");
 	return r < 0 ? 0 : (size_t)r;
 }
 
@@ -310,6 +311,12 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
+	/* bwrap has no Landlock of its own, and its nested runner is light
+	 * (no unix-socket gate) and cannot take an fd through bwrap */
+	if (*policy_needs_native(p))
+		return error_set(reterr, -EOPNOTSUPP,
+				 "%s needs the native runner: the bwrap backend cannot enforce it (use --backend native)",
+				 policy_needs_native(p));
 	if ((p->required & RUNNER_FEATURES) && !bwrap_nests(b))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the bwrap backend applies Landlock and seccomp only through cordon's runner, which "

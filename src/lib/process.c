@@ -258,7 +258,7 @@ int pidfd_open_compat(pid_t pid)
 /* What the vfork'ed child of start_exec needs; it shares our memory. */
 struct exec_args {
 	const struct spawn_opts *o;
-	int pipe_w, out_w, err_w, in_r, null_fd, status_w;
+	int pipe_w, out_w, err_w, in_r, null_fd, status_w, pass_w;
 	pid_t parent;
 	int err;                  /* set by the child when it cannot exec */
 };
@@ -297,6 +297,8 @@ static int exec_child(void *arg)
 	if (a->status_w >= 0 && (dup2(a->status_w, o->status_fd) < 0 ||
 				 (o->status_fd2 > 2 && dup2(a->status_w, o->status_fd2) < 0)))
 		goto fail;
+	if (a->pass_w >= 0 && dup2(a->pass_w, o->pass_fd_at) < 0)
+		goto fail;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* A bare name is looked up on PATH, as a shell would. */
@@ -319,6 +321,7 @@ int spawn_start_exec(const struct spawn_opts *o, const struct spawn_fds *f, pid_
 	struct exec_args a = {
 		.o = o, .pipe_w = f->pipe_w, .out_w = f->out_w, .err_w = f->err_w, .in_r = f->in_r, .null_fd = -1,
 		.status_w = f->status_w,
+		.pass_w = f->pass_w,
 		.parent = getpid(),
 	};
 	sigset_t all, old;
@@ -413,7 +416,8 @@ static void child_blank_cmdline(void)
  * single-threaded callers: the child runs ordinary code. */
 int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret)
 {
-	int pipe_w = f->pipe_w, out_w = f->out_w, err_w = f->err_w, in_r = f->in_r, status_w = f->status_w;
+	int pipe_w = f->pipe_w, out_w = f->out_w, err_w = f->err_w, in_r = f->in_r, status_w = f->status_w,
+	    pass_w = f->pass_w;
 	pid_t parent = getpid(), pid;
 
 	pid = fork();
@@ -464,6 +468,8 @@ int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pi
 				_exit(127);
 			status_w = o->status_fd;
 		}
+		if (pass_w >= 0 && dup2(pass_w, o->pass_fd_at) < 0)
+			_exit(127);
 		if (!o->child_main) {
 			static const char msg[] = "cordon: spawn: cannot execute the runner\n";
 

@@ -45,6 +45,10 @@ struct spawn_opts {
 	 * ended is returned in spawn_result.status. 0: none. */
 	int status_fd;
 	int status_fd2;           /* > 2: the same pipe's write end at this number too */
+	/* > 2: the child gets a copy of pass_fd (the caller's) at this
+	 * number, not close-on-exec (the runner's --exec-fd file). 0: none. */
+	int pass_fd_at;
+	int pass_fd;
 	/* With inherit_stdin: the child's stdin is a pipe we feed from ours,
 	 * so a command cannot write to our terminal through fd 0. */
 	bool relay_stdin;
@@ -117,6 +121,7 @@ struct spawn_fds {
 	int err_w;    /* stderr, when not captured */
 	int in_r;     /* stdin */
 	int status_w; /* the status channel */
+	int pass_w;   /* the caller's fd for pass_fd_at */
 };
 /* A vfork-like clone then exec: safe in threaded callers. */
 int spawn_start_exec(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret);

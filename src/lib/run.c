@@ -223,6 +223,18 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		return error_set(reterr, -EINVAL, "caller stdio fds and passthrough exclude each other");
 	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
 		return error_set(reterr, -EINVAL, "a status channel on fd %d", confined->status_fd);
+	/* The file to run from: given exactly when it is asked for. */
+	if (c->o.exec_fd == 1 || c->o.exec_fd == 2 || c->o.exec_fd < -1)
+		return error_set(reterr, -EBADF, "exec_fd %d is not a file the caller opened", c->o.exec_fd);
+	if (confined->exec_fd > 2 && c->o.exec_fd <= 0)
+		return error_set(reterr, -EINVAL,
+				 "the confined command runs from a file the caller opens (exec_fd), and none was given");
+	if (confined->exec_fd <= 2 && c->o.exec_fd > 0)
+		return error_set(reterr, -EINVAL,
+				 "an exec_fd was given, but the confined command does not run from one "
+				 "(cordon_policy_exec_from_fd)");
+	if (confined->exec_fd > 2 && confined->exec_fd == confined->status_fd)
+		return error_set(reterr, -EINVAL, "exec_fd and the status channel want the same fd %d", confined->exec_fd);
 
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
@@ -252,6 +264,8 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		.stop = c->o.stop,
 		.caller_stdio = caller_stdio,
 		.stdio_fd = { stdio ? stdio->in : -1, stdio ? stdio->out : -1, stdio ? stdio->err : -1 },
+		.pass_fd_at = confined->exec_fd > 2 ? confined->exec_fd : 0,
+		.pass_fd = c->o.exec_fd,
 	};
 	/* In-process only where the fork copies no other thread's locks
 	 * half-held: a multi-threaded caller execs the runner instead (the

@@ -239,9 +239,9 @@ static int make_pipe(int *ret_r, int *ret_w)
 int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
-	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
+	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1, pass_w = -1;
 	struct spawn_fds f;
-	int r;
+	int top, r;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -302,11 +302,19 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		if (r < 0)
 			return r;
 	}
+	/* Every fd the child places at a fixed number comes from above all
+	 * of those numbers, so no dup2 lands on one still to be copied. */
+	top = o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd;
+	top = o->pass_fd_at > top ? o->pass_fd_at : top;
 	if (o->status_fd > 2) {
-		/* above both numbers, so neither dup2 lands on the pipe itself */
-		r = status_pipe(o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd, &c->status_r, &status_w);
+		r = status_pipe(top, &c->status_r, &status_w);
 		if (r < 0)
 			return r;
+	}
+	if (o->pass_fd_at > 2) {
+		pass_w = fcntl(o->pass_fd, F_DUPFD_CLOEXEC, top + 1);
+		if (pass_w < 0)
+			return -errno;
 	}
 
 	f = (struct spawn_fds){
@@ -315,6 +323,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		.err_w = c->caller_fd[2] >= 0 ? c->caller_fd[2] : err_w,
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
+		.pass_w = pass_w,
 	};
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
 	if (r < 0) {
