@@ -369,6 +369,9 @@ Test(bwrap, gaps_are_named)
 	cr_assert(strstr(buf, "no Landlock and no seccomp"), "%s", buf);
 	cr_assert(strstr(buf, "no fresh /dev, /proc or pid namespace"), "%s", buf);
 
+	/* the tool sandbox's mechanisms are the native runner's */
+	cr_assert(strstr(buf, "no restricted reads, execute-only gate, deny-exec or running from an fd"), "%s", buf);
+
 	/* the native runner's reasons come from its probe */
 	b.backend = CORDON_BACKEND_NATIVE;
 	cr_assert_eq(cordon_backend_gaps(&b, buf, sizeof(buf)), 0);
@@ -463,4 +466,36 @@ Test(bwrap, light_isolation_is_the_native_runners)
 	c = NULL;
 	cr_assert_null(c);
 	cordon_policy_free(p);
+}
+
+/* bwrap has no Landlock of its own and its nested runner is light: each of
+ * the tool sandbox's mechanisms is refused, and named; the same policy
+ * without it is accepted (the control). */
+Test(bwrap, tool_sandbox_mechanisms_are_refused)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .path = "/usr/bin/bwrap" };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	static const char *const names[] = { "restricted reads", "the execute-only gate", "deny-exec",
+					     "running the command from an fd" };
+
+	for (int i = 0; i < 4; i++) {
+		struct cordon_policy *p = NULL;
+
+		cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, NULL), 0);
+		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "control: %s", e.message);
+		c = cordon_confined_free(c);
+		switch (i) {
+		case 0: cr_assert_eq(cordon_policy_restrict_read(p, "/usr", &e), 0, "%s", e.message); break;
+		case 1: cr_assert_eq(cordon_policy_allow_exec(p, "/usr", &e), 0, "%s", e.message); break;
+		case 2: cr_assert_eq(cordon_policy_deny_exec(p, "/usr/bin", &e), 0, "%s", e.message); break;
+		default: cr_assert_eq(cordon_policy_exec_from_fd(p, true), 0); break;
+		}
+		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP, "%s", names[i]);
+		cr_assert(strstr(e.message, names[i]), "%s", e.message);
+		cr_assert(strstr(e.message, "needs the native runner"), "%s", e.message);
+		cr_assert_null(c);
+		cordon_policy_free(p);
+	}
 }
