@@ -249,10 +249,14 @@ CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *
  * only on PATH (a file or a directory, which becomes readable too: the
  * kernel reads what it executes) and each path added later; readable and
  * writable roots lose it, so nothing the sandbox writes, into /tmp or the
- * workspace, can be executed. The dynamic loader a binary names must be
- * granted too. A script run as `sh script` is read by an executable shell,
- * not executed: the gate lets it run. A missing PATH is recorded and
- * skipped; one under a read-deny entry is refused (-EPERM). */
+ * workspace, can be executed; what it can write is mounted noexec too
+ * (unless a granted path lies there), so the loader run as a program
+ * cannot map it, and a memfd can be made only sealed non-executable
+ * (MFD_NOEXEC_SEAL, Linux 6.3; Landlock does not see memfds). The dynamic
+ * loader a binary names must be granted too. A script run as `sh script`
+ * is read by an executable shell, not executed: the gate lets it run. A
+ * missing PATH is recorded and skipped; one under a read-deny entry is
+ * refused (-EPERM). */
 CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *path, struct cordon_error *reterr);
 /* Never executable, though still readable (and writable where a root
  * says so): EXECUTE is withheld along the path, every sibling on the way
@@ -263,6 +267,7 @@ CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *pat
  * (/usr/lib/git-core/git for /usr/bin/git) is another path. Landlock
  * mediates execve, not mmap: running the dynamic loader on the file
  * (ld.so PATH) maps and runs it; deny the read too where that matters.
+ * Memfds that could be executed are refused (a copy there would run).
  * Cost: one Landlock rule per entry of each directory on the way
  * (/usr/bin: about 1300), built once per launch. A missing PATH: its first
  * missing component is withheld, so nothing made there later runs. */
