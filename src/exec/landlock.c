@@ -270,7 +270,9 @@ static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t sp
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		kind = classify_entry(b, dir, de->d_name, split, honour);
-		if (kind == ENTRY_HIDDEN)
+		/* A symlink gets no rule (what it points at is granted or not
+		 * on its own): no need to open it. /usr/bin is a quarter links. */
+		if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
 			continue;
 		/* O_NOFOLLOW: a symlink here must not carry our rights to
 		 * its target (which may be the denied path). */
