@@ -233,6 +233,20 @@ Test(execfd, argv_as_given_and_the_fd_does_not_leak)
 	cr_assert(strstr(res->output, "0\n1\n2\n"), "%s", res->output);
 	cr_assert_null(strstr(res->output, "\n4\n"), "the fd leaked into the command:\n%s", res->output);
 	cordon_result_free(res);
+
+	/* the same through the non-blocking start a supervisor's loop drives */
+	{
+		struct cordon_run_opts o = { .timeout_ms = 30000, .exec_fd = fd };
+		struct cordon_child *child = NULL;
+		struct cordon_error e = {};
+
+		cr_assert_eq(cordon_spawn_confined(c, &o, NULL, &child, &e), 0, "%s", e.message);
+		cr_assert_eq(cordon_wait(child, &res), 0);
+		cr_assert_eq(res->exit_code, 0, "%s", res->output);
+		cr_assert(strstr(res->output, "0\n1\n2\n"), "%s", res->output);
+		cordon_result_free(res);
+		cordon_child_free(child);
+	}
 	close(fd);
 	cordon_confined_free(c);
 	cordon_policy_free(p);
