@@ -226,8 +226,9 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
  * execute for the sandbox): a policy using the execute-only gate or
  * deny-exec is refused there by cordon_confine (-EOPNOTSUPP, saying why);
  * restricted reads and running from an fd work there too. The bwrap and
- * seatbelt backends refuse all four. cordon_backend_gaps() and `cordon
- * explain` say so. None of them is allowed under danger-full-access
+ * seatbelt backends refuse all four. `cordon explain` says so (refused,
+ * not enforced less: so not among cordon_backend_gaps(), the reasons for
+ * a partial grade). None of them is allowed under danger-full-access
  * (-EINVAL). Paths are canonicalised when given; "/" is refused.
  */
 

@@ -293,8 +293,7 @@ CORDON_API size_t cordon_backend_gaps(const struct cordon_backend_info *b, char 
 		     "host unix sockets outside /run are reachable; persistence paths that do not exist yet "
 		     "(for .cordon*: when the policy was built) are not protected, nor below the top of the "
 		     "workspace (nested repositories, pkg/.vscode), nor after the host replaces one by rename "
-		     "(no write gate); no restricted reads, execute-only gate, deny-exec or running from an fd "
-		     "(a policy with them is refused)");
+		     "(no write gate)");
 	return r < 0 ? 0 : (size_t)r;
 }
 

@@ -292,7 +292,7 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool too
 		 * working directory all live below a workspace: a file has no
 		 * below. (A writable file is cordon_policy_add_writable's.) */
 		if (stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
-			return error_set(reterr, -ENOTDIR, "workspace root '%s' is not a directory", p->workspace);
+			return error_set(reterr, -ENOTDIR, "workspace root %s is not a directory", p->workspace);
 	}
 
 	r = policy_resolve_home(&p->home);

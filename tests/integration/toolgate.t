@@ -5,7 +5,8 @@
 # real: --read (only these readable), --exec / --exec-gate (the execute-only
 # gate), --deny-exec (never executable, still readable), --exec-fd (run the
 # file the caller opened, whatever its path names now), and what light
-# isolation refuses; `cordon explain` and bwrap's gaps say so too. Every
+# isolation refuses; `cordon explain` says so too, for light isolation and
+# for bwrap. Every
 # refusal has a control that succeeds. Runs as root or not.
 . "$(dirname "$0")/tap.sh"
 
@@ -117,15 +118,15 @@ done
 "$CORDON" exec --status-fd 3 --isolation light --read /usr --read /etc -- /bin/true 3>"$BASE/status" 2>&1 &&
         ok "control: light isolation runs with --read" || not_ok "light isolation with --read"
 
-# --- what `cordon explain` and bwrap's gaps say --------------------------------------
+# --- what `cordon explain` says --------------------------------------------------
 out=$(cd "$BASE/ws" && "$CORDON" explain --isolation light -- true 2>&1)
 grep -q 'execute-only gate and deny-exec (refused' <<<"$out" &&
         ok "cordon explain: light isolation names the execute-only gate and deny-exec among what it gives up" ||
         not_ok "explain light" "$out"
 if command -v bwrap >/dev/null; then
         out=$(cd "$BASE/ws" && CORDON_BACKEND=bwrap "$CORDON" explain --backend bwrap -- true 2>&1)
-        grep -q 'no restricted reads, execute-only gate, deny-exec or running from an fd' <<<"$out" &&
-                ok "cordon explain --backend bwrap: names the tool sandbox's mechanisms as not enforced" ||
+        grep -q 'refused here (the native runner.s): restricted reads, the execute-only gate, deny-exec' <<<"$out" &&
+                ok "cordon explain --backend bwrap: names the tool sandbox's mechanisms as refused there" ||
                 not_ok "explain bwrap" "$out"
 else
         skip "cordon explain --backend bwrap" "no bwrap here"
