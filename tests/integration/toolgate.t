@@ -92,7 +92,14 @@ cp /bin/false "$BASE/bin/new" && mv "$BASE/bin/new" "$BASE/bin/prog"
 rc_fd=$?
 "$CORDON" exec --status-fd 3 --private-tmp -- "$BASE/bin/prog" 3>"$BASE/status"
 rc_path=$?
+"$CORDON" exec --status-fd 3 --isolation light --exec-fd 4 -- prog 3>"$BASE/status"
+rc_light=$?
 exec 4<&-
+if [ $rc_light = 0 ]; then
+        ok "--exec-fd under light isolation: the file opened before the rename runs"
+else
+        not_ok "--exec-fd under light isolation: rc=$rc_light (want 0)"
+fi
 if [ $rc_fd = 0 ] && [ $rc_path = 1 ]; then
         ok "--exec-fd: the file opened before the rename runs (true); by path the new one (false)"
 else
