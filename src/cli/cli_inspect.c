@@ -318,6 +318,9 @@ static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p
 	}
 	(void)cordon_backend_gaps(&info, gaps, sizeof(gaps));
 	printf("not enforced here: %s\n", gaps);
+	/* not gaps (nothing runs without them): refused when a policy asks */
+	printf("refused here (the native runner's): restricted reads, the execute-only gate, deny-exec, "
+	       "running the command from an fd\n");
 	if (info.lacks & CORDON_LACKS_RUNNER) {
 		printf("then execve %s directly: cordon's runner does not nest (see cordon probe)\n",
 		       c->argv[i] && c->argv[i + 1] ? c->argv[i + 1] : "?");

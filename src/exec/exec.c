@@ -40,6 +40,7 @@
  *     uid.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,6 +196,18 @@ int cordon_exec_main(int argc, char **argv)
 	}
 	if (r < 0)
 		exec_die("flags", "%s", err);
+	/* The file to run stays open through every step, but nothing the
+	 * runner starts (the proxy) or the command inherits it unasked. */
+	if (f.exec_fd >= 0) {
+		struct stat st;
+
+		if (fcntl(f.exec_fd, F_SETFD, FD_CLOEXEC) < 0)
+			exec_die("exec-fd", "fd %d is not open: %m", f.exec_fd);
+		/* what execveat would refuse, refused as it would (126) */
+		if (fstat(f.exec_fd, &st) == 0 && !S_ISREG(st.st_mode))
+			exec_die_code(EXEC_EXIT_CANNOT_EXEC, "execve", "%s: the file at fd %d is not a regular file",
+				      f.command[0], f.exec_fd);
+	}
 	if (f.help) {
 		fputs(exec_usage, stdout);
 		exec_flags_done(&f);

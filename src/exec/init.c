@@ -280,8 +280,9 @@ _Noreturn void init_main(struct exec_ctx *x)
 			break;
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
-			 * status channel is close-on-exec). */
-			(void)close_fds_keep_status(-1, -1);
+			 * status channel and the --exec-fd file are
+			 * close-on-exec). */
+			(void)close_fds_keep(&p->exec_fd, 1);
 			cmd = start_command(x, &listener);
 			break;
 		case STEP_NAMESPACES:

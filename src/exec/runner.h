@@ -78,8 +78,9 @@ int exec_record_said(const char *step);
 int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
 
-/* harden.c: close every fd above 2 but the status channel's and extra, extra2. */
-int close_fds_keep_status(int extra, int extra2);
+/* harden.c: close every fd above 2 but the status channel's and the n in
+ * keep (-1: none; at most 7). */
+int close_fds_keep(const int *keep, size_t n);
 
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);

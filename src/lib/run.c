@@ -164,7 +164,6 @@ struct cordon_child {
 	struct cordon_limits limits;
 	struct cordon_limits_plan plan;
 	struct limits_cgroup cg;
-	int passed[SPAWN_PASS_MAX];           /* our copies of the fds the runner gets at fixed numbers */
 	char **envp;                          /* the confined environment with opts->env on top, or NULL */
 	bool ended, collected;
 };
@@ -174,9 +173,6 @@ CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c)
 	if (!c)
 		return NULL;
 	spawn_child_free(c->sc);
-	for (size_t i = 0; i < c->so.n_pass; i++)
-		if (c->passed[i] >= 0)
-			close(c->passed[i]);
 	strv_free(c->envp);
 	/* Whatever the command left in its cgroups goes now. */
 	limits_cgroup_destroy(&c->cg);
@@ -195,24 +191,18 @@ static bool runs_our_runner(char **argv)
 
 /* Start confined under o; plan: the launch's checked plan, or NULL to
  * check the limits here. Takes owned (freed on failure too). */
-/* The fds a confined value wants at fixed numbers (the broker's socket),
- * from the caller's, each copied above every number the child dup2s onto. */
-static int pass_fds(struct cordon_child *c, const struct cordon_confined *confined, struct cordon_error *reterr)
+/* The broker's socket: given exactly when the confined value wants one
+ * (its --exec-fd file is checked with the rest of the options). */
+static int check_broker_fd(const struct cordon_child *c, const struct cordon_confined *confined,
+			   struct cordon_error *reterr)
 {
-	int top = confined->status_fd + 1 > confined->broker_fd ? confined->status_fd + 1 : confined->broker_fd;
-
 	if (confined->broker_fd > 2 && c->o.broker_fd <= 2)
 		return error_set(reterr, -EINVAL, "the confined command wants the broker's socket, and none was given");
 	if (confined->broker_fd <= 2 && c->o.broker_fd > 2)
 		return error_set(reterr, -EINVAL, "a broker socket was given for a command that has no broker");
-	if (confined->broker_fd <= 2)
-		return 0;
-	c->passed[0] = fcntl(c->o.broker_fd, F_DUPFD_CLOEXEC, top + 1);
-	if (c->passed[0] < 0)
-		return error_set(reterr, -errno, "the broker's socket: %m");
-	c->so.pass_fd[0] = c->passed[0];
-	c->so.pass_at[0] = confined->broker_fd;
-	c->so.n_pass = 1;
+	if (confined->broker_fd > 2 && (confined->broker_fd == confined->status_fd || confined->broker_fd == confined->exec_fd))
+		return error_set(reterr, -EINVAL, "the broker's socket and another fd the runner wants share number %d",
+				 confined->broker_fd);
 	return 0;
 }
 
@@ -286,6 +276,21 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		return error_set(reterr, -EINVAL, "caller stdio fds and passthrough exclude each other");
 	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
 		return error_set(reterr, -EINVAL, "a status channel on fd %d", confined->status_fd);
+	/* The file to run from: given exactly when it is asked for. */
+	if (c->o.exec_fd == 1 || c->o.exec_fd == 2 || c->o.exec_fd < -1)
+		return error_set(reterr, -EBADF, "exec_fd %d is not a file the caller opened", c->o.exec_fd);
+	if (confined->exec_fd > 2 && c->o.exec_fd <= 0)
+		return error_set(reterr, -EINVAL,
+				 "the confined command runs from a file the caller opens (exec_fd), and none was given");
+	if (confined->exec_fd <= 2 && c->o.exec_fd > 0)
+		return error_set(reterr, -EINVAL,
+				 "an exec_fd was given, but the confined command does not run from one "
+				 "(cordon_policy_exec_from_fd)");
+	if (confined->exec_fd > 2 && confined->exec_fd == confined->status_fd)
+		return error_set(reterr, -EINVAL, "exec_fd and the status channel want the same fd %d", confined->exec_fd);
+	r = check_broker_fd(c, confined, reterr);
+	if (r < 0)
+		return r;
 
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
@@ -316,6 +321,15 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		.caller_stdio = caller_stdio,
 		.stdio_fd = { stdio ? stdio->in : -1, stdio ? stdio->out : -1, stdio ? stdio->err : -1 },
 	};
+	/* what the runner wants at fixed numbers: the file it runs, the broker's socket */
+	if (confined->exec_fd > 2) {
+		c->so.pass_at[c->so.n_pass] = confined->exec_fd;
+		c->so.pass_fd[c->so.n_pass++] = c->o.exec_fd;
+	}
+	if (confined->broker_fd > 2) {
+		c->so.pass_at[c->so.n_pass] = confined->broker_fd;
+		c->so.pass_fd[c->so.n_pass++] = c->o.broker_fd;
+	}
 	/* In-process only where the fork copies no other thread's locks
 	 * half-held: a multi-threaded caller execs the runner instead (the
 	 * runner would refuse to run in it anyway). */
@@ -354,9 +368,6 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		c->so.argv = (const char *const *)c->argv;
 	}
 
-	r = pass_fds(c, confined, reterr);
-	if (r < 0)
-		return r;
 	if (c->o.env) {
 		r = env_overlay(confined->envp, c->o.env, &c->envp);
 		if (r < 0)

@@ -236,12 +236,20 @@ static int make_pipe(int *ret_r, int *ret_w)
 	return 0;
 }
 
+static void close_passed(int (*fds)[SPAWN_PASS_MAX])
+{
+	for (size_t i = 0; i < SPAWN_PASS_MAX; i++)
+		if ((*fds)[i] >= 0)
+			close((*fds)[i]);
+}
+
 int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
 	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
+	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1 };
 	struct spawn_fds f;
-	int r;
+	int top, r;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -302,11 +310,24 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		if (r < 0)
 			return r;
 	}
+	/* Every fd the child places at a fixed number comes from above all
+	 * of those numbers, so no dup2 lands on one still to be copied. */
+	top = o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd;
+	if (o->n_pass > SPAWN_PASS_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < o->n_pass; i++)
+		top = o->pass_at[i] > top ? o->pass_at[i] : top;
 	if (o->status_fd > 2) {
-		/* above both numbers, so neither dup2 lands on the pipe itself */
-		r = status_pipe(o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd, &c->status_r, &status_w);
+		r = status_pipe(top, &c->status_r, &status_w);
 		if (r < 0)
 			return r;
+	}
+	for (size_t i = 0; i < o->n_pass; i++) {
+		if (o->pass_at[i] <= 2)
+			return -EBADF;
+		pass_w[i] = fcntl(o->pass_fd[i], F_DUPFD_CLOEXEC, top + 1);
+		if (pass_w[i] < 0)
+			return -errno;
 	}
 
 	f = (struct spawn_fds){
@@ -315,6 +336,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		.err_w = c->caller_fd[2] >= 0 ? c->caller_fd[2] : err_w,
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
+		.pass_w = { pass_w[0], pass_w[1] },
 	};
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
 	if (r < 0) {
