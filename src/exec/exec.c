@@ -9,6 +9,8 @@
  *   light: runner (subreaper) --fork--> command
  *          The runner waits, forwards signals, and kills every descendant
  *          when the command ends or cordon dies (its parent-death signal).
+ *   --pty: either way the command's terminal is a pty of its own, which
+ *          the runner relays (terminal.h).
  *
  * Full isolation never falls back: without a usable user namespace the
  * runner refuses, naming what is missing and the explicit opt-in

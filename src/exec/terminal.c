@@ -66,6 +66,7 @@ static int pty_open(const struct exec_terminal *t, int *ret_master, int *ret_sla
 void terminal_runner_prepare(struct exec_ctx *x)
 {
 	struct exec_terminal *t = &x->tty;
+	pid_t parent = getppid();
 	sigset_t quiet;
 	int r;
 
@@ -97,8 +98,6 @@ void terminal_runner_prepare(struct exec_ctx *x)
 		exec_die("terminal", "socketpair: %m");
 	/* cordon run's death is a SIGTERM we take (to put its terminal back),
 	 * not a SIGKILL; the light runner has this already */
-	pid_t parent = getppid();
-
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
 		exec_die("pdeathsig", "%m");
 	if (getppid() != parent)
@@ -383,6 +382,11 @@ void terminal_finish(struct exec_ctx *x)
 	if (t->master >= 0) {
 		close(t->master);
 		t->master = -1;
+	}
+	if (t->sock[0] >= 0) {
+		/* init ended before it sent the master */
+		close(t->sock[0]);
+		t->sock[0] = -1;
 	}
 	restore(t);
 }
