@@ -833,6 +833,18 @@ struct cordon_run_opts {
 	 * a confined value that wants it, or missing when it does: -EINVAL;
 	 * 1 and 2 are refused (-EBADF). */
 	int exec_fd;
+	/* With passthrough, when stdin, stdout and stderr are one terminal
+	 * whose foreground we are, and the confined command runs cordon's own
+	 * runner: the command gets a terminal of its own (a pseudo-terminal
+	 * as its stdin, stdout, stderr and controlling terminal: job control,
+	 * /dev/tty, pagers, editors, window size) whose output the runner
+	 * relays to us merged, scanned like stderr (and capped by
+	 * passthrough_max_output as one stream). The runner puts our terminal
+	 * in raw mode for the run; its settings from before are put back when
+	 * the run ends, however the runner ended. Otherwise (bwrap, no
+	 * terminal, --json-style captured runs) nothing changes:
+	 * cordon_result.terminal says which it was. */
+	bool terminal;
 };
 
 struct cordon_result {
@@ -861,6 +873,10 @@ struct cordon_result {
 	char *stderr_output;     /* with separate_stderr: stderr, NUL-terminated, at most max_output; else NULL */
 	size_t stderr_len;
 	uint64_t stderr_total;   /* bytes of stderr (captured + dropped) */
+	/* The command ran on a terminal of its own (cordon_run_opts.terminal):
+	 * output is what passed through it, stdout and stderr merged, with
+	 * the terminal's "\r\n" line ends read as "\n". */
+	bool terminal;
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

@@ -409,7 +409,7 @@ static const struct cli_flag flags[] = {
 	{ "--max-open-files", LIMIT_CMDS, true, flag_max_open_files, 0, CLI_SECTION_LIMIT, "N",
 	  "open file descriptors per process (RLIMIT_NOFILE)" },
 	{ "--max-output", LIMIT_CMDS, true, flag_max_output, 0, CLI_SECTION_LIMIT, "BYTES",
-	  "output kept with --json (default 1M); interactive: stdout and\nstderr relayed each up to BYTES" },
+	  "output kept with --json (default 1M); interactive: stdout and\nstderr relayed each up to BYTES (on a terminal: the terminal's\noutput, one stream)" },
 	{ "--on-output-limit", LIMIT_CMDS, true, flag_on_output_limit, 0, CLI_SECTION_LIMIT, "truncate|terminate",
 	  "past --max-output: count and drop the rest\n(default), or kill the command and everything it started" },
 	{ "--limits-fallback", LIMIT_CMDS, true, flag_limits_fallback, 0, CLI_SECTION_LIMIT, "warn|fail",

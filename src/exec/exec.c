@@ -9,6 +9,8 @@
  *   light: runner (subreaper) --fork--> command
  *          The runner waits, forwards signals, and kills every descendant
  *          when the command ends or cordon dies (its parent-death signal).
+ *   --pty: either way the command's terminal is a pty of its own, which
+ *          the runner relays (terminal.h).
  *
  * Full isolation never falls back: without a usable user namespace the
  * runner refuses, naming what is missing and the explicit opt-in
@@ -98,6 +100,8 @@ _Noreturn static void run_light(struct exec_ctx *x)
 	if (getppid() != parent)
 		exec_die("pdeathsig", "the parent is gone");
 	x->runner_parent = parent;
+	if (x->plan->pty)
+		terminal_runner_prepare(x);
 	child = fork();
 	if (child < 0)
 		exec_die("fork", "%m");
@@ -106,8 +110,9 @@ _Noreturn static void run_light(struct exec_ctx *x)
 		x->expect_parent = getppid();
 		command_main(x);
 	}
-	status = exec_supervise(x, child);
+	status = x->plan->pty ? terminal_supervise(x, child) : exec_supervise(x, child);
 	(void)kill_descendants(getpid());
+	terminal_finish(x);
 	exec_exit_like(status);
 }
 
@@ -131,6 +136,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (p->net == CORDON_NET_PROXY)
 		netproxy_start(x);
 	signals_setup(x);
+	if (p->pty)
+		terminal_runner_prepare(x);
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -146,8 +153,11 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (pid == 0)
 		init_main(x);
 	netproxy_after_clone(x);
+	terminal_runner_after_clone(x);
 
-	status = exec_supervise(x, pid);
+	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
+	/* init is gone, and its pid namespace with it */
+	terminal_finish(x);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
 		exec_exit_like(x->shared->status);
 	if (x->shared->ns_unusable)
@@ -167,7 +177,7 @@ int cordon_exec_main(int argc, char **argv)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1 };
+	struct exec_ctx x = { .proxy_fd = -1, .tty = EXEC_TERMINAL_INIT };
 	char err[512];
 	int r;
 

@@ -201,6 +201,8 @@ _Noreturn void command_main(struct exec_ctx *x)
 			/* EPERM when we lead our own session already: fine */
 			if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
 				exec_die("setsid", "%m");
+			if (p->pty)
+				terminal_command_take(x);
 			break;
 		case STEP_PDEATHSIG:
 			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)

@@ -53,6 +53,11 @@ const char exec_usage[] =
 	"                          roots below /tmp are bound back in\n"
 	"  --no-terminal           no write access to terminals (/dev/tty, /dev/pts, /dev/ptmx):\n"
 	"                          cordon run caps the output and relays stdin itself\n"
+	"  --pty                   the command's stdin, stdout, stderr and controlling terminal\n"
+	"                          are a pseudo-terminal of its own (full isolation: of the\n"
+	"                          sandbox's devpts; light: the host's /dev/ptmx); the runner\n"
+	"                          relays its stdin to it and its output to the runner's stderr,\n"
+	"                          with its own terminal in raw mode meanwhile\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
@@ -141,6 +146,7 @@ enum {
 	SEEN_EXEC_GATE = 1u << 7,
 	SEEN_EXEC_FD = 1u << 8,
 	SEEN_BROKER_FD = 1u << 9,
+	SEEN_PTY = 1u << 10,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -439,6 +445,15 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 				f.exec_gate = true;
 			else
 				f.no_terminal = true;
+			continue;
+		}
+		if (strcmp(a, "--pty") == 0) {
+			if (seen & SEEN_PTY) {
+				r = errbuf_set(err, errlen, -EINVAL, "%s given twice", a);
+				goto fail;
+			}
+			seen |= SEEN_PTY;
+			f.pty = true;
 			continue;
 		}
 		if (!takes_value(a)) {

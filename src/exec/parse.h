@@ -31,6 +31,7 @@ struct exec_flags {
 	bool private_tmp;                 /* --private-tmp: fresh tmpfs on /tmp and /dev/shm */
 	bool report;                      /* --report: one "cordon-report:" line on stderr before execve */
 	bool no_terminal;                 /* --no-terminal: terminals are not writable */
+	bool pty;                         /* --pty: a pseudo-terminal of its own, relayed by the runner (terminal.h) */
 	bool help;                        /* --help: nothing else is read */
 	struct exec_list write;           /* --write PATH: writable root (a directory or a file) */
 	struct exec_list read;            /* --read PATH: with any, only these (and the writable roots) are readable */

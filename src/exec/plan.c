@@ -281,6 +281,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.private_tmp = !light,
 		.report = f->report,
 		.no_terminal = f->no_terminal,
+		.pty = f->pty,
 		.required = f->required,
 		.command = f->command,
 		.exec_fd = f->exec_fd,
@@ -582,6 +583,10 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_INIT:
 			fprintf(out, "pid 1 init forks the command, reaps, forwards signals, relays its exit status\n");
+			if (p->pty)
+				fprintf(out, "     terminal: init opens a pseudo-terminal in the sandbox's devpts, sends its "
+					     "master to the runner outside and makes the slave its own stdio (the "
+					     "runner's terminal stays outside the sandbox)\n");
 			if (p->unix_gate) {
 				fprintf(out, "     unix gate: init performs every connect, sendto with an address, sendmsg "
 					     "and sendmmsg (seccomp user notification); a pathname unix socket is "
@@ -616,7 +621,15 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			}
 			break;
 		case STEP_SETSID:
-			fprintf(out, "setsid: new session, no controlling terminal\n");
+			if (!p->pty)
+				fprintf(out, "setsid: new session, no controlling terminal\n");
+			else
+				fprintf(out, "setsid: new session; stdin, stdout, stderr and controlling terminal: a "
+					     "pseudo-terminal of its own (%s), whose master only the runner holds: it "
+					     "relays its stdin in and the output to its stderr, its terminal raw "
+					     "meanwhile, the window size passed on\n",
+					full ? "the sandbox's devpts" : "from the host's /dev/ptmx; Landlock lets the "
+									"command write that one terminal");
 			break;
 		case STEP_PDEATHSIG:
 			fprintf(out, "killed (SIGKILL) if its parent dies\n");

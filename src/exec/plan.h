@@ -59,6 +59,7 @@ struct plan {
 	bool private_tmp;               /* private /tmp, /dev/shm, /run (always, in full isolation) */
 	bool report;
 	bool no_terminal;               /* --no-terminal: no terminal is writable, stdio's own neither */
+	bool pty;                       /* --pty: the command's terminal is a pty of its own (terminal.h) */
 	unsigned long clone_flags;      /* CLONE_NEW* for STEP_NAMESPACES; 0 under light */
 	unsigned required;              /* REQUIRE_* the caller insists on */
 	bool unix_gate;                 /* init decides every connect/send to an address (unix_gate.c) */

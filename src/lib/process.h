@@ -72,6 +72,10 @@ struct spawn_opts {
 	int pass_fd[SPAWN_PASS_MAX];
 	int pass_at[SPAWN_PASS_MAX];
 	size_t n_pass;
+	/* Our stdin is a terminal the child may change (the runner with --pty
+	 * puts it in raw mode): its settings are saved at start and put back
+	 * once the child has ended, however it ended. */
+	bool restore_terminal;
 };
 
 struct spawn_result {

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -165,6 +167,7 @@ struct cordon_child {
 	struct cordon_limits_plan plan;
 	struct limits_cgroup cg;
 	char **envp;                          /* the confined environment with opts->env on top, or NULL */
+	bool pty;                             /* the command runs on a terminal of its own (--pty) */
 	bool ended, collected;
 };
 
@@ -187,6 +190,47 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_child *, cordon_child_free)
 static bool runs_our_runner(char **argv)
 {
 	return argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 && strcmp(argv[0], cordon_runner_path()) == 0;
+}
+
+/* A runner flag, right after "exec": before "--" and the command. */
+static int runner_flag(char ***argv, const char *flag)
+{
+	size_t n;
+	char *s;
+	int r;
+
+	r = strv_push(argv, flag);
+	if (r < 0)
+		return r;
+	n = strv_length(*argv);
+	s = (*argv)[n - 1];
+	memmove(*argv + 3, *argv + 2, (n - 3) * sizeof(char *));
+	(*argv)[2] = s;
+	return 0;
+}
+
+/* stdin, stdout and stderr are one terminal, and we are in its
+ * foreground (a background run must not take the terminal over). */
+static bool on_one_terminal(void)
+{
+	struct stat st[3];
+
+	for (int fd = 0; fd <= 2; fd++)
+		if (!isatty(fd) || fstat(fd, &st[fd]) < 0)
+			return false;
+	return st[0].st_rdev == st[1].st_rdev && st[1].st_rdev == st[2].st_rdev && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/* The terminal's line ends, as the classifier and the hints read lines. */
+static size_t crlf_to_lf(char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '\r' && i + 1 < len && s[i + 1] == '\n'))
+			s[o++] = s[i];
+	s[o] = '\0';
+	return o;
 }
 
 /* Start confined under o; plan: the launch's checked plan, or NULL to
@@ -337,15 +381,21 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		c->so.child_main = c->o.runner_main;
 		c->so.child_argv_skip = 1;
 	}
+	/* A terminal of its own: the runner holds the pty's master and relays
+	 * everything the command writes to the terminal on its stderr, which
+	 * we scan and relay (capped) as ever; the command never has ours. */
+	c->pty = c->o.terminal && c->o.passthrough && !caller_stdio && runs_our_runner(c->argv) && on_one_terminal();
+	c->so.restore_terminal = c->pty;
 	/* Output beyond the cap: counted and dropped, or the tree is ended.
 	 * Interactive runs with a cap relay stdout through a pipe of ours. */
 	c->so.stop_at_cap = c->o.output_terminate;
 	if (c->o.passthrough && c->o.passthrough_max_output) {
-		c->so.pipe_stdout = true;
 		c->so.relay_cap = c->o.passthrough_max_output;
 		/* A terminal on stdin is also a way out to the terminal (the
-		 * command may write to fd 0): it gets a pipe we feed instead. */
-		c->so.relay_stdin = isatty(STDIN_FILENO);
+		 * command may write to fd 0): it gets a pipe we feed instead.
+		 * With a pty of its own, the command has neither. */
+		c->so.pipe_stdout = !c->pty;
+		c->so.relay_stdin = !c->pty && isatty(STDIN_FILENO);
 	}
 	/* Captured runs reading our stdin: a terminal the same way (and the
 	 * command is in a process group of its own: it could not read it). */
@@ -354,19 +404,16 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	/* ... and the native runner takes away write access to every
 	 * terminal device (the caller's pty is reachable by path) */
 	if (c->so.relay_stdin && runs_our_runner(c->argv)) {
-		size_t n;
-		char *flag;
-
-		r = strv_push(&c->argv, "--no-terminal");
+		r = runner_flag(&c->argv, "--no-terminal");
 		if (r < 0)
 			return r;
-		/* right after "exec": before "--" and the command */
-		n = strv_length(c->argv);
-		flag = c->argv[n - 1];
-		memmove(c->argv + 3, c->argv + 2, (n - 3) * sizeof(char *));
-		c->argv[2] = flag;
-		c->so.argv = (const char *const *)c->argv;
 	}
+	if (c->pty) {
+		r = runner_flag(&c->argv, "--pty");
+		if (r < 0)
+			return r;
+	}
+	c->so.argv = (const char *const *)c->argv;
 
 	if (c->o.env) {
 		r = env_overlay(confined->envp, c->o.env, &c->envp);
@@ -514,6 +561,11 @@ CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret
 	res->output_len = sr.output_len;
 	res->output_total = sr.output_total;
 	res->truncated = sr.output_total > sr.output_len || sr.err_total > sr.err_len || sr.output_over;
+	if (c->pty) {
+		sr.output_len = crlf_to_lf(sr.output, sr.output_len);
+		res->output_len = sr.output_len;
+		res->terminal = true;
+	}
 
 	/* Kept apart, the streams are still read as one for the verdict, the
 	 * limit and the annotation: stdout, then stderr. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,7 +194,25 @@ struct spawn_child {
 	uint64_t start, deadline, next_cpu_check, tree_cpu, limit_at;
 	bool over, output_killed, stopped, cpu_killed, timed_out, exited, finished;
 	int cap_i, out_i, err_i, in_i, inw_i; /* where spawn_pollfds put each fd, -1: not there */
+	bool tty_saved;           /* restore_terminal: tty_mode is to be put back */
+	struct termios tty_mode;
 };
+
+/* Our terminal as it was before the child (restore_terminal); also from
+ * the background, where SIGTTOU would stop us: blocked, it lets it be. */
+static void terminal_put_back(struct spawn_child *c)
+{
+	sigset_t ttou, old;
+
+	if (!c->tty_saved)
+		return;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	(void)tcsetattr(STDIN_FILENO, TCSADRAIN, &c->tty_mode);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	c->tty_saved = false;
+}
 
 static void close_fd(int *fd)
 {
@@ -209,6 +228,7 @@ struct spawn_child *spawn_child_free(struct spawn_child *c)
 		return NULL;
 	if (c->pid > 0 && !c->exited)
 		end_tree(&c->o, c->pid, &c->status, &c->ru);
+	terminal_put_back(c);
 	close_fd(&c->pidfd);
 	close_fd(&c->pipe_r);
 	close_fd(&c->out_r);
@@ -330,6 +350,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 			return -errno;
 	}
 
+	c->tty_saved = o->restore_terminal && tcgetattr(STDIN_FILENO, &c->tty_mode) == 0;
 	f = (struct spawn_fds){
 		.pipe_w = pipe_w,
 		.out_w = c->caller_fd[1] >= 0 ? c->caller_fd[1] : out_w,
@@ -536,6 +557,7 @@ int spawn_finish(struct spawn_child *c, struct spawn_result *ret)
 		return -EBUSY;
 	if (c->finished)
 		return -EALREADY;
+	terminal_put_back(c);
 	close_fd(&c->in.in_w);
 	/* A grandchild that keeps the pipe open must not keep us: drain
 	 * what is buffered and stop. */

@@ -114,6 +114,23 @@ Test(exec_parse, duplicates_that_matter)
 	PARSE_FAILS(-EINVAL, "--isolation given twice", "--isolation", "full", "--isolation", "full", "--", "x");
 	PARSE_FAILS(-EINVAL, "--private-tmp given twice", "--private-tmp", "--private-tmp", "--", "x");
 	PARSE_FAILS(-EINVAL, "--status-fd given twice", "--status-fd", "3", "--status-fd", "3", "--", "x");
+	PARSE_FAILS(-EINVAL, "--pty given twice", "--pty", "--pty", "--", "x");
+}
+
+/* --pty is a word of its own: off unless given, and never a value. */
+Test(exec_parse, pty)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--", "bash");
+	cr_assert_not(f.pty);
+	exec_flags_done(&f);
+	PARSE_OK(&f, "--no-terminal", "--pty", "--isolation", "light", "--", "bash", "--pty");
+	cr_assert(f.pty);
+	cr_assert(f.no_terminal);
+	cr_assert_str_eq(f.command[1], "--pty");
+	exec_flags_done(&f);
+	PARSE_FAILS(-EINVAL, "unknown flag '--pty=yes'", "--pty=yes", "--", "x");
 }
 
 Test(exec_parse, bad_values)

@@ -312,6 +312,58 @@ Test(plan, describe_in_words)
 	exec_flags_done(&f);
 }
 
+/* --pty changes no step (the command's own steps stay in their order) and
+ * is said where it happens: init opens the pty (full), setsid takes it as
+ * the controlling terminal. Without it, no controlling terminal. */
+Test(plan, pty_in_words)
+{
+	static const char *const cases[][2] = {
+		{ "full", "the sandbox's devpts" },
+		{ "light", "from the host's /dev/ptmx; Landlock lets the command write that one terminal" },
+	};
+	struct exec_flags f;
+	struct plan p;
+
+	for (size_t i = 0; i < 2; i++) {
+		char *buf = NULL, *steps;
+		size_t len = 0;
+		FILE *out;
+
+		int r = i == 0 ? COMPILE(&p, &f, "--isolation", "full", "--pty", "--", "bash")
+			       : COMPILE(&p, &f, "--isolation", "light", "--pty", "--", "bash");
+
+		cr_assert_eq(r, 0, "%s: %s", cases[i][0], err);
+		cr_assert(p.pty);
+		steps = render(&p);
+		cr_assert(strstr(steps, command_steps), "%s", steps);
+		free(steps);
+		out = open_memstream(&buf, &len);
+		plan_describe(&p, 0, 0, out);
+		fclose(out);
+		cr_assert(strstr(buf, "controlling terminal: a pseudo-terminal of its own"), "%s", buf);
+		cr_assert(strstr(buf, cases[i][1]), "%s", buf);
+		cr_assert_eq(strstr(buf, "init opens a pseudo-terminal in the sandbox's devpts") != NULL, i == 0, "%s", buf);
+		cr_assert_null(strstr(buf, "no controlling terminal"), "%s", buf);
+		free(buf);
+		plan_done(&p);
+		exec_flags_done(&f);
+	}
+
+	cr_assert_eq(COMPILE(&p, &f, "--", "bash"), 0);
+	cr_assert_not(p.pty);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "setsid: new session, no controlling terminal"), "%s", buf);
+	cr_assert_null(strstr(buf, "pseudo-terminal"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
 /* The unix gate belongs to full isolation with --net none only, and the
  * plan says so either way. */
 Test(plan, unix_gate_only_under_full_and_net_none)
