@@ -7,8 +7,9 @@
  *
  * It is a subcommand of the one cordon binary rather than an executable of
  * its own so that the runner always starts the proxy that was built with it
- * (/proc/self/exe, no search path), and it is exec'd, not forked, so that
- * the process parsing untrusted bytes starts from a fresh image.
+ * (the runner's own binary: /proc/self/exe, or the runner path an in-process
+ * runner was entered for; no search path), and it is exec'd, not forked, so
+ * that the process parsing untrusted bytes starts from a fresh image.
  */
 #include <arpa/inet.h>
 #include <errno.h>
