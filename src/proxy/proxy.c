@@ -300,8 +300,8 @@ static void start_relay(struct conn *c)
 	c->uev = NULL;
 	event_del(c->cev);
 	c->state = C_RELAY;
-	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd, .pipe = { -1, -1 } };
-	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd, .pipe = { -1, -1 } };
+	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
+	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
 	/* client -> upstream: the rewritten head (absolute-form), then what
 	 * the client sent after its head */
 	c->up.pre_len = c->forward_len + left;
@@ -462,7 +462,6 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 		}
 		*c = (struct conn){ .px = px, .kind = kind, .cfd = fd, .ufd = -1,
 				    .started = px->now, .state_since = px->now, .last = px->now };
-		c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
 		c->next = px->conns;
 		if (px->conns)
 			px->conns->prev = c;
@@ -510,8 +509,15 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 			break;
 		case C_RELAY:
 			if (px->now - c->last >= cfg->idle_timeout ||
-			    (cfg->total_timeout && px->now - c->started >= cfg->total_timeout))
+			    (cfg->total_timeout && px->now - c->started >= cfg->total_timeout)) {
 				conn_end(c);
+				break;
+			}
+			/* a connection that waits holds no buffer */
+			if (px->now - c->last >= RELAY_IDLE_RELEASE) {
+				relay_release(&c->up);
+				relay_release(&c->down);
+			}
 			break;
 		case C_CLOSING:
 			if (in_state >= 2)

@@ -142,8 +142,9 @@ int cordon_proxy_main(int argc, char **argv)
 		}
 	}
 
-	/* Each connection holds up to six fds (two sockets, two pipes): take
-	 * the hard limit, and cap the connections to what it allows. */
+	/* Each connection holds two fds (the client's socket, the
+	 * upstream's): take the hard limit, and cap the connections to what
+	 * it allows. */
 	{
 		struct rlimit rl;
 
@@ -151,8 +152,8 @@ int cordon_proxy_main(int argc, char **argv)
 			rl.rlim_cur = rl.rlim_max;
 			(void)setrlimit(RLIMIT_NOFILE, &rl);
 			(void)getrlimit(RLIMIT_NOFILE, &rl);
-			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 6 * (rlim_t)cfg.max_conns)
-				cfg.max_conns = rl.rlim_cur > 64 + 6 ? (unsigned)((rl.rlim_cur - 64) / 6) : 1;
+			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 2 * (rlim_t)cfg.max_conns)
+				cfg.max_conns = rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
 		}
 	}
 	r = proxy_init(&px, &cfg, err, sizeof(err));
