@@ -473,6 +473,9 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			conn_free(c);
 			continue;
 		}
+		/* a client sends its request with the connect: read it now,
+		 * not one turn of the loop later (EAGAIN: it comes by event) */
+		conn_on_head(fd, EV_READ, c);
 	}
 	if (px->n_conns >= px->cfg->max_conns)
 		set_accepting(px, false);
