@@ -127,7 +127,6 @@ _Noreturn static void exec_proxy(const char *exe, int ctl, const char **argv, pi
 static void proxy_binary(struct exec_ctx *x)
 {
 	const char *exe = x->self_is_cordon ? "/proc/self/exe" : cordon_runner_path();
-
 	size_t len = strlen(exe);
 
 	if (len >= sizeof(x->proxy_exe))

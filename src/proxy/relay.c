@@ -8,11 +8,12 @@
  *
  * Why copies and not splice(2) through a pipe: measured on loopback (the
  * sandbox's side of every connection is loopback, and so is bench/proxy),
- * splice moved the same bytes for more CPU in total, not less: the spliced
- * pages stay referenced by the pipe and the next socket until the reader
- * has copied them, so the sender's page allocator cannot reuse them, and
- * the reader copies from memory that has gone cold. One buffer reused for
- * the whole transfer stays in cache. docs/BENCHMARKS.md has the numbers.
+ * splice moved the same bytes for more CPU in total, not less, and more
+ * slowly. Likely because the spliced pages stay referenced by the pipe and
+ * the next socket until the reader has copied them, so the sender cannot
+ * reuse them and the reader copies from memory gone cold, while one buffer
+ * reused for the whole transfer stays in cache. docs/BENCHMARKS.md has the
+ * numbers.
  *
  * The buffer is small (RELAY_BUF) until a direction has moved RELAY_BULK
  * bytes; then, while fewer than RELAY_BULK_MAX directions hold one, it
