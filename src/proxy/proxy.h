@@ -50,7 +50,7 @@ struct proxy {
 	unsigned n_conns;
 	bool accepting;
 	unsigned bulk_buffers;          /* relay directions holding a bulk buffer (relay.c) */
-	uint64_t now;                   /* monotonic seconds, per tick */
+	uint64_t now;                   /* monotonic milliseconds, per tick and accept */
 };
 
 enum {
