@@ -798,8 +798,10 @@ struct cordon_run_opts {
 	 * Only for single-threaded callers that link the runner (the cordon CLI
 	 * passes cordon_exec_main): when the caller has more than one thread
 	 * at spawn time the runner is exec'd instead (and cordon_exec_main
-	 * called directly in such a process refuses, exit 125). NULL: always
-	 * exec. */
+	 * called directly in such a process refuses, exit 125). What the
+	 * runner starts of cordon's own (the proxy under network "proxy") it
+	 * execs from cordon_runner_path(), never from the caller's program.
+	 * NULL: always exec. */
 	int (*runner_main)(int argc, char **argv);
 	/* With passthrough: relay at most this many bytes of stdout and of
 	 * stderr each (0: unlimited; stdout is then inherited directly). */

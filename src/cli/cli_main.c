@@ -57,7 +57,7 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 	supervisor_ops = ops;
 	/* The runner is on every confined launch's hot path: nothing before it. */
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
-		return cordon_exec_main(argc - 1, argv + 1);
+		return cordon_exec_binary_main(argc - 1, argv + 1);
 	/* The proxy the runner starts for --net proxy (src/proxy). */
 	if (argc > 1 && strcmp(argv[1], "proxy") == 0)
 		return cordon_proxy_main(argc - 1, argv + 1);

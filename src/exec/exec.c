@@ -172,12 +172,12 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	exec_die("init", "ended without the command's status");
 }
 
-int cordon_exec_main(int argc, char **argv)
+static int exec_main(int argc, char **argv, bool self_is_cordon)
 {
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1, .tty = EXEC_TERMINAL_INIT };
+	struct exec_ctx x = { .proxy_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
 	char err[512];
 	int r;
 
@@ -237,6 +237,16 @@ int cordon_exec_main(int argc, char **argv)
 	if (plan.isolation == CORDON_ISOLATION_FULL)
 		run_full(&x);
 	run_light(&x);
+}
+
+int cordon_exec_main(int argc, char **argv)
+{
+	return exec_main(argc, argv, false);
+}
+
+int cordon_exec_binary_main(int argc, char **argv)
+{
+	return exec_main(argc, argv, true);
 }
 
 int cordon_explain_plan(const char *const *exec_argv, FILE *out)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "errbuf.h"
 #include "netproxy.h"
 #include "netrule.h"
@@ -95,7 +96,7 @@ static void push_rules(const char **argv, size_t *k, const char *flag, const cha
 }
 
 /* The proxy process, between fork and exec: only async-signal-safe calls. */
-_Noreturn static void exec_proxy(int ctl, const char **argv, pid_t parent)
+_Noreturn static void exec_proxy(const char *exe, int ctl, const char **argv, pid_t parent)
 {
 	sigset_t none;
 	int null;
@@ -114,8 +115,23 @@ _Noreturn static void exec_proxy(int ctl, const char **argv, pid_t parent)
 	(void)close_range(3, (unsigned)ctl - 1, CLOSE_RANGE_CLOEXEC);
 	(void)close_range((unsigned)ctl + 1, ~0U, CLOSE_RANGE_CLOEXEC);
 	/* nothing of the runner's environment: the proxy needs none of it */
-	execve("/proc/self/exe", (char *const *)argv, (char *const[]){ NULL });
+	execve(exe, (char *const *)argv, (char *const[]){ NULL });
 	_exit(EXEC_EXIT_FAILED);
+}
+
+/* The proxy comes from the runner's own binary. When this program is cordon
+ * (exec'd as `cordon exec`), that is this very file; a runner entered
+ * in-process runs in a caller's program, which is not cordon, so there it is
+ * the runner binary the caller's argv named (run.c enters the runner
+ * in-process only when argv[0] is cordon_runner_path()). */
+static void proxy_binary(struct exec_ctx *x)
+{
+	const char *exe = x->self_is_cordon ? "/proc/self/exe" : cordon_runner_path();
+	size_t len = strlen(exe);
+
+	if (len >= sizeof(x->proxy_exe))
+		exec_die("proxy", "the runner's path is too long");
+	memcpy(x->proxy_exe, exe, len + 1);
 }
 
 void netproxy_start(struct exec_ctx *x)
@@ -129,6 +145,7 @@ void netproxy_start(struct exec_ctx *x)
 
 	if (!argv)
 		exec_die("proxy", "out of memory");
+	proxy_binary(x);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		exec_die("proxy", "socketpair: %m");
 	snprintf(fdnum, sizeof(fdnum), "%d", pair[0]);
@@ -144,7 +161,7 @@ void netproxy_start(struct exec_ctx *x)
 	if (pid < 0)
 		exec_die("proxy", "fork: %m");
 	if (pid == 0)
-		exec_proxy(pair[0], argv, self);
+		exec_proxy(x->proxy_exe, pair[0], argv, self);
 	free(argv);
 	close(pair[0]);
 	x->proxy_pid = pid;
@@ -177,9 +194,9 @@ static int listen_loopback(uint16_t port)
 }
 
 /* The proxy's word that it runs, set up and confined. What was exec'd may
- * not be cordon's proxy (an in-process runner's /proc/self/exe is the
- * calling program): then nothing is handed over, and the run fails. */
-static void wait_ready(int fd)
+ * not be cordon's proxy (a library caller may name any program as its
+ * runner): then nothing is handed over, and the run fails. */
+static void wait_ready(const struct exec_ctx *x, int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char buf[sizeof(NETPROXY_READY)];
@@ -190,12 +207,13 @@ static void wait_ready(int fd)
 		r = poll(&pfd, 1, NETPROXY_READY_MS);
 	while (r < 0 && errno == EINTR);
 	if (r == 0)
-		exec_die("proxy", "the network proxy did not say it was ready within %d s: nothing was handed to it",
-			 NETPROXY_READY_MS / 1000);
+		exec_die("proxy", "the network proxy (%s proxy) did not say it was ready within %d s: nothing was handed to it",
+			 x->proxy_exe, NETPROXY_READY_MS / 1000);
 	n = r < 0 ? -1 : recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n != (ssize_t)sizeof(NETPROXY_READY) - 1 || memcmp(buf, NETPROXY_READY, (size_t)n) != 0)
-		exec_die("proxy", "the network proxy did not start (%s): the sandbox gets no way out",
-			 n == 0 ? "it ended" : n < 0 ? strerror(errno) : "it is not cordon's proxy");
+		exec_die("proxy", "the network proxy (%s proxy) did not start (%s): the sandbox gets no way out",
+			 x->proxy_exe, n == 0 ? "it ended" : n < 0 ? strerror(errno) : "it is not cordon's proxy");
+	__atomic_store_n(&x->shared->proxy_ready, 1, __ATOMIC_RELEASE);
 }
 
 void netproxy_listen(struct exec_ctx *x)
@@ -206,7 +224,7 @@ void netproxy_listen(struct exec_ctx *x)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 
-	wait_ready(x->proxy_fd);
+	wait_ready(x, x->proxy_fd);
 	fds[0] = listen_loopback(NETPROXY_HTTP_PORT);
 	if (fds[0] < 0) {
 		errno = -fds[0];
@@ -243,6 +261,9 @@ _Noreturn void netproxy_died(struct exec_ctx *x, pid_t init_pid, int status)
 	else
 		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
 	x->proxy_pid = 0;
+	if (!__atomic_load_n(&x->shared->proxy_ready, __ATOMIC_ACQUIRE))
+		exec_die("proxy", "the network proxy (%s proxy) did not start (it ended, %s): the sandbox gets no way out",
+			 x->proxy_exe, how);
 	exec_die("proxy", "the network proxy ended (%s) while the command ran; the run was stopped: the proxy is the "
 	    "sandbox's only way out, and no other is made", how);
 }

@@ -20,6 +20,7 @@ struct shared_status {
 	int have_status;
 	int status;             /* as from waitpid */
 	int ns_unusable;        /* the user namespace came without capabilities: nothing ran */
+	int proxy_ready;        /* --net proxy: init heard the proxy's ready word */
 };
 
 /* A --protect path that exists, resolved by init before the mounts. */
@@ -54,6 +55,8 @@ struct exec_ctx {
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */
 
 	struct exec_terminal tty;       /* --pty (terminal.h) */
+	bool self_is_cordon;            /* this program is the cordon binary (exec'd as the runner) */
+	char proxy_exe[PATH_MAX];       /* the binary started as `cordon proxy` (netproxy_start) */
 };
 
 #define EXEC_EXIT_FAILED 125

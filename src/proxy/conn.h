@@ -51,7 +51,9 @@ struct conn {
 };
 
 /* proxy.c */
-uint64_t proxy_now(void);                       /* monotonic seconds */
+/* Monotonic milliseconds: the timeouts are checked once a second, so a
+ * second's resolution would let one fire up to a second early. */
+uint64_t proxy_now(void);
 /* Answer with a refusal (HTTP status, or SOCKS5 reply code for a SOCKS5
  * client), write its audit line, then drain and close. */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail);

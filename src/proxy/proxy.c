@@ -32,12 +32,18 @@ uint64_t proxy_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A timeout of s seconds in proxy_now()'s unit. */
+static uint64_t ms(unsigned s)
+{
+	return (uint64_t)s * 1000;
 }
 
 void conn_touch(struct conn *c)
 {
-	c->last = c->px->now;
+	c->last = proxy_now();
 }
 
 void proxy_audit(const struct proxy *px, const char *fmt, ...)
@@ -300,8 +306,8 @@ static void start_relay(struct conn *c)
 	c->uev = NULL;
 	event_del(c->cev);
 	c->state = C_RELAY;
-	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd, .pipe = { -1, -1 } };
-	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd, .pipe = { -1, -1 } };
+	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
+	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
 	/* client -> upstream: the rewritten head (absolute-form), then what
 	 * the client sent after its head */
 	c->up.pre_len = c->forward_len + left;
@@ -462,7 +468,6 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 		}
 		*c = (struct conn){ .px = px, .kind = kind, .cfd = fd, .ufd = -1,
 				    .started = px->now, .state_since = px->now, .last = px->now };
-		c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
 		c->next = px->conns;
 		if (px->conns)
 			px->conns->prev = c;
@@ -474,6 +479,9 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			conn_free(c);
 			continue;
 		}
+		/* a client sends its request with the connect: read it now,
+		 * not one turn of the loop later (EAGAIN: it comes by event) */
+		conn_on_head(fd, EV_READ, c);
 	}
 	if (px->n_conns >= px->cfg->max_conns)
 		set_accepting(px, false);
@@ -497,24 +505,31 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		switch (c->state) {
 		case C_HEAD:
 		case C_SOCKS_REQUEST:
-			if (in_state >= cfg->head_timeout)
+			if (in_state >= ms(cfg->head_timeout))
 				refuse_request(c, 408, "request-timeout", "the request head did not arrive in time");
 			break;
 		case C_RESOLVING:
-			if (in_state >= cfg->connect_timeout)
+			if (in_state >= ms(cfg->connect_timeout))
 				refuse_request(c, 504, "resolve-timeout", "the name did not resolve in time");
 			break;
 		case C_CONNECTING:
-			if (in_state >= cfg->connect_timeout)
+			if (in_state >= ms(cfg->connect_timeout))
 				refuse_request(c, 504, "upstream-connect-timeout", "the upstream did not answer in time");
 			break;
 		case C_RELAY:
-			if (px->now - c->last >= cfg->idle_timeout ||
-			    (cfg->total_timeout && px->now - c->started >= cfg->total_timeout))
+			if (px->now - c->last >= ms(cfg->idle_timeout) ||
+			    (cfg->total_timeout && px->now - c->started >= ms(cfg->total_timeout))) {
 				conn_end(c);
+				break;
+			}
+			/* a connection that waits holds no buffer */
+			if (px->now - c->last >= ms(RELAY_IDLE_RELEASE)) {
+				relay_release(&c->up);
+				relay_release(&c->down);
+			}
 			break;
 		case C_CLOSING:
-			if (in_state >= 2)
+			if (in_state >= ms(2))
 				conn_end(c);
 			break;
 		}

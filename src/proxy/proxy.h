@@ -7,7 +7,7 @@
  *
  *   client --(HTTP CONNECT | absolute-form HTTP | SOCKS5)--> proxy
  *          decide on the name (netrule) -> resolve once (evdns) -> decide on
- *          every answer -> dial exactly a checked address -> relay (splice)
+ *          every answer -> dial exactly a checked address -> relay (relay.c)
  *
  * A refusal is 403 with X-Cordon-Error: REASON (SOCKS5: its reply code) and
  * one audit line "cordon-proxy: refused ...".
@@ -49,8 +49,8 @@ struct proxy {
 	struct conn *conns;             /* a list, for the timeouts */
 	unsigned n_conns;
 	bool accepting;
-	bool no_splice;                 /* the kernel refused splice on a socket: copy instead */
-	uint64_t now;                   /* monotonic seconds, per tick */
+	unsigned bulk_buffers;          /* relay directions holding a bulk buffer (relay.c) */
+	uint64_t now;                   /* monotonic milliseconds, per tick and accept */
 };
 
 enum {
@@ -80,22 +80,25 @@ struct relay_dir {
 	void *owner;
 	const struct relay_hooks *hooks;
 	int from, to;
-	int pipe[2];                    /* splice: from -> pipe -> to */
-	size_t in_pipe;
-	char *buf;                      /* copy mode (no splice): a bounded buffer */
-	size_t buf_len, buf_off;
+	char *buf;                      /* what was read and is not yet written; NULL until needed */
+	size_t buf_size, buf_len, buf_off;
 	char *pre;                      /* written before anything relayed (a reply, a rewritten head) */
 	size_t pre_len, pre_off;
-	bool eof, shut, stopped, grown;
-	size_t moved;                   /* bytes spliced so far */
+	bool eof, shut, stopped;
+	size_t moved;                   /* bytes read since the buffer was last given back */
 	struct event *rd, *wr;
 	struct relay_dir *other;
 };
+
+/* Seconds without a byte after which a connection's buffers are given back. */
+#define RELAY_IDLE_RELEASE 2
 
 int relay_start(struct proxy *px, void *owner, const struct relay_hooks *hooks, struct relay_dir *up,
 		struct relay_dir *down);
 /* No more events for d (its connection is ending). */
 void relay_stop(struct relay_dir *d);
+/* d has been idle: give its buffer back if nothing is pending in it. */
+void relay_release(struct relay_dir *d);
 void relay_dir_done(struct relay_dir *d);
 
 /* confine.c: no file access, no new programs or processes. */

@@ -7,8 +7,9 @@
  *
  * It is a subcommand of the one cordon binary rather than an executable of
  * its own so that the runner always starts the proxy that was built with it
- * (/proc/self/exe, no search path), and it is exec'd, not forked, so that
- * the process parsing untrusted bytes starts from a fresh image.
+ * (the runner's own binary: /proc/self/exe, or the runner path an in-process
+ * runner was entered for; no search path), and it is exec'd, not forked, so
+ * that the process parsing untrusted bytes starts from a fresh image.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -141,8 +142,9 @@ int cordon_proxy_main(int argc, char **argv)
 		}
 	}
 
-	/* Each connection holds up to six fds (two sockets, two pipes): take
-	 * the hard limit, and cap the connections to what it allows. */
+	/* Each connection holds two fds (the client's socket, the
+	 * upstream's): take the hard limit, and cap the connections to what
+	 * it allows. */
 	{
 		struct rlimit rl;
 
@@ -150,8 +152,8 @@ int cordon_proxy_main(int argc, char **argv)
 			rl.rlim_cur = rl.rlim_max;
 			(void)setrlimit(RLIMIT_NOFILE, &rl);
 			(void)getrlimit(RLIMIT_NOFILE, &rl);
-			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 6 * (rlim_t)cfg.max_conns)
-				cfg.max_conns = rl.rlim_cur > 64 + 6 ? (unsigned)((rl.rlim_cur - 64) / 6) : 1;
+			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 2 * (rlim_t)cfg.max_conns)
+				cfg.max_conns = rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
 		}
 	}
 	r = proxy_init(&px, &cfg, err, sizeof(err));

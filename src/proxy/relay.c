@@ -1,24 +1,37 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The relay of an established connection, each direction on its own:
- * from -> pipe -> to with splice (the bytes never enter our memory), or,
- * where the kernel refuses splice on these sockets, through a bounded
- * buffer. A direction that cannot write stops reading, so a slow reader
- * holds at most one pipe (64 KiB) per direction.
+ * recv into a buffer of ours, send from it. A direction that cannot write
+ * stops reading, so a slow reader holds at most one buffer per direction
+ * (the kernel's socket buffers hold the rest, and TCP's window stops the
+ * sender).
+ *
+ * Why copies and not splice(2) through a pipe: measured on loopback (the
+ * sandbox's side of every connection is loopback, and so is bench/proxy),
+ * splice moved the same bytes for more CPU in total, not less, and more
+ * slowly. Likely because the spliced pages stay referenced by the pipe and
+ * the next socket until the reader has copied them, so the sender cannot
+ * reuse them and the reader copies from memory gone cold, while one buffer
+ * reused for the whole transfer stays in cache. docs/BENCHMARKS.md has the
+ * numbers.
+ *
+ * The buffer is small (RELAY_BUF) until a direction has moved RELAY_BULK
+ * bytes; then, while fewer than RELAY_BULK_MAX directions hold one, it
+ * grows to RELAY_BULK: fewer system calls and wake-ups per MiB. A direction
+ * idle for a while gives its buffer back (relay_release).
  */
 #include <errno.h>
 #include <event2/event.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "proxy.h"
 
-#define RELAY_CHUNK (64 * 1024)  /* copy mode's buffer */
-#define RELAY_PIPE (1024 * 1024)  /* a bigger pipe: fewer splices per MiB */
-#define RELAY_ROUNDS 16 /* per wake-up: fairness between connections */
+#define RELAY_BUF (64 * 1024)      /* every direction's first buffer */
+#define RELAY_BULK (1024 * 1024)   /* a bulk direction's buffer, after it moved as much */
+#define RELAY_BULK_MAX 64          /* bulk buffers at once, per proxy: 64 MiB at most */
+#define RELAY_ROUNDS 16            /* per wake-up: fairness between connections */
 
 enum pump {
 	PUMP_WAIT_READ,
@@ -27,37 +40,55 @@ enum pump {
 	PUMP_ERROR,
 };
 
-static ssize_t write_some(int fd, const char *p, size_t n)
+/* Write from p[*off..len) to fd. 1: all written, 0: would block, -1: error. */
+static int write_out(int fd, const char *p, size_t len, size_t *off)
 {
-	return send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (*off < len) {
+		ssize_t n = send(fd, p + *off, len - *off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		*off += (size_t)n;
+	}
+	return 1;
 }
 
-/* Flush what is pending towards d->to: the prefix, the pipe, the buffer.
- * 1: all written, 0: would block, -1: error. */
+/* Flush what is pending towards d->to: the prefix, then the buffer. */
 static int flush(struct relay_dir *d)
 {
-	ssize_t n;
+	int r = write_out(d->to, d->pre, d->pre_len, &d->pre_off);
 
-	while (d->pre_off < d->pre_len) {
-		n = write_some(d->to, d->pre + d->pre_off, d->pre_len - d->pre_off);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		d->pre_off += (size_t)n;
-	}
-	while (d->in_pipe > 0) {
-		n = splice(d->pipe[0], NULL, d->to, NULL, d->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		d->in_pipe -= (size_t)n;
-	}
-	while (d->buf_off < d->buf_len) {
-		n = write_some(d->to, d->buf + d->buf_off, d->buf_len - d->buf_off);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		d->buf_off += (size_t)n;
-	}
+	if (r <= 0)
+		return r;
+	r = write_out(d->to, d->buf, d->buf_len, &d->buf_off);
+	if (r <= 0)
+		return r;
 	d->buf_off = d->buf_len = 0;
 	return 1;
+}
+
+/* The buffer for the next read (d->buf is empty here): the small one, or
+ * the bulk one once this direction has earned it and the proxy has room. */
+static int buffer_for_read(struct proxy *px, struct relay_dir *d)
+{
+	char *bulk;
+
+	if (d->buf_size < RELAY_BULK && d->moved >= RELAY_BULK && px->bulk_buffers < RELAY_BULK_MAX) {
+		bulk = malloc(RELAY_BULK);
+		if (bulk) {
+			free(d->buf);
+			d->buf = bulk;
+			d->buf_size = RELAY_BULK;
+			px->bulk_buffers++;
+		}
+	}
+	if (!d->buf) {
+		d->buf = malloc(RELAY_BUF);
+		if (!d->buf)
+			return -ENOMEM;
+		d->buf_size = RELAY_BUF;
+	}
+	return 0;
 }
 
 /* Read more from d->from: >0 bytes, 0 EOF, -1 with errno. */
@@ -65,32 +96,15 @@ static ssize_t fill(struct proxy *px, struct relay_dir *d)
 {
 	ssize_t n;
 
-	if (!px->no_splice && d->pipe[0] >= 0) {
-		n = splice(d->from, NULL, d->pipe[1], NULL, RELAY_PIPE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n >= 0) {
-			d->in_pipe += (size_t)n;
-			d->moved += (size_t)n;
-			/* a bulk transfer: a bigger pipe, fewer splices per MiB
-			 * (best effort: pipe buffers count against the user's
-			 * pipe-user-pages-soft, so only connections that need it) */
-			if (!d->grown && d->moved >= RELAY_PIPE) {
-				d->grown = true;
-				(void)fcntl(d->pipe[0], F_SETPIPE_SZ, RELAY_PIPE);
-			}
-			return n;
-		}
-		if (errno != EINVAL && errno != ENOSYS)
-			return -1;
-		px->no_splice = true; /* this kernel: copy from now on */
-	}
-	if (!d->buf && !(d->buf = malloc(RELAY_CHUNK))) {
+	if (buffer_for_read(px, d) < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
-	n = recv(d->from, d->buf, RELAY_CHUNK, MSG_DONTWAIT);
+	n = recv(d->from, d->buf, d->buf_size, MSG_DONTWAIT);
 	if (n > 0) {
 		d->buf_len = (size_t)n;
 		d->buf_off = 0;
+		d->moved += (size_t)n;
 	}
 	return n;
 }
@@ -159,9 +173,6 @@ static void on_event(evutil_socket_t fd, short what, void *arg)
 
 static int dir_init(struct proxy *px, struct relay_dir *d)
 {
-	d->pipe[0] = d->pipe[1] = -1;
-	if (!px->no_splice && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		d->pipe[0] = d->pipe[1] = -1; /* copy mode for this one */
 	d->rd = event_new(px->base, d->from, EV_READ | EV_PERSIST, on_event, d);
 	d->wr = event_new(px->base, d->to, EV_WRITE | EV_PERSIST, on_event, d);
 	return d->rd && d->wr ? 0 : -ENOMEM;
@@ -194,17 +205,31 @@ void relay_stop(struct relay_dir *d)
 		event_del(d->wr);
 }
 
+static void buffer_free(struct relay_dir *d)
+{
+	if (d->buf_size == RELAY_BULK)
+		d->px->bulk_buffers--;
+	free(d->buf);
+	d->buf = NULL;
+	d->buf_size = d->buf_len = d->buf_off = 0;
+}
+
+void relay_release(struct relay_dir *d)
+{
+	if (d->buf && d->buf_off == d->buf_len) {
+		buffer_free(d);
+		d->moved = 0; /* a bulk buffer is earned again */
+	}
+}
+
 void relay_dir_done(struct relay_dir *d)
 {
 	if (d->rd)
 		event_free(d->rd);
 	if (d->wr)
 		event_free(d->wr);
-	if (d->pipe[0] >= 0)
-		close(d->pipe[0]);
-	if (d->pipe[1] >= 0)
-		close(d->pipe[1]);
-	free(d->buf);
+	if (d->buf)
+		buffer_free(d);
 	free(d->pre);
-	*d = (struct relay_dir){ .pipe = { -1, -1 } };
+	*d = (struct relay_dir){};
 }
