@@ -96,6 +96,8 @@ struct cli_args {
 	bool port_set;
 	unsigned port;             /* --port */
 
+	struct cli_session *session; /* run: the tool sandbox's supervisor (cordon-supervisor only), or NULL */
+
 	char **command;            /* after "--" (or the first non-flag) */
 	char **operands;           /* `cordon profile ACTION` operands: names and files */
 };
@@ -189,8 +191,22 @@ int cli_why(const struct cli_args *a);
  * the lean `cordon` (the runner, on every launch's path) must not load.
  * The lean binary has none (NULL) and execs cordon-supervisor with its own
  * command line for what needs them. */
+struct cli_session;
+/* `cordon run` with command_policies (cli_session.c): the supervisor is
+ * made when the session's policy is built (cli_build_policy, with the
+ * session in a->session), and serves the session while it runs. */
+struct cli_session_ops {
+	int (*session_new)(const struct cli_args *a, struct cli_session **ret);
+	int (*session_policy)(struct cli_session *s, struct cordon_policy *p);
+	int (*session_run)(struct cli_session *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
+			   struct cordon_result **ret);
+	void (*session_free)(struct cli_session *s);
+};
+extern const struct cli_session_ops cli_session_ops;
+
 struct cli_supervisor_ops {
 	const char *name;
+	const struct cli_session_ops *session;
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);

@@ -188,6 +188,9 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 			goto bad;
 	if ((r = cli_net_apply(a, p)) < 0)
 		return r;
+	/* last: the tool sandbox's session sees the writable roots as they are */
+	if (a->session && (r = cli_supervisor()->session->session_policy(a->session, p)) < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 bad:
