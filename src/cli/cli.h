@@ -95,10 +95,12 @@ struct cli_args {
 	const char *why_host;      /* --host */
 	bool port_set;
 	unsigned port;             /* --port */
+	const char *why_command;   /* --command: a command under command_policies */
+	const char *why_caller;    /* --caller: who calls it (NULL: the session) */
 
 	struct cli_session *session; /* run: the tool sandbox's supervisor (cordon-supervisor only), or NULL */
 
-	char **command;            /* after "--" (or the first non-flag) */
+	char **command;            /* after "--" (or the first non-flag); why --command: its arguments */
 	char **operands;           /* `cordon profile ACTION` operands: names and files */
 };
 
@@ -246,8 +248,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
 /* ---- cli_policy.c: from the flags to a confined value; each says why it failed ---- */
 
 /* NAME as a built-in, a path or a looked-up name; embedded: the built-in
- * only, never a file. */
-int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret);
+ * only, never a file; inspect: to be looked at, never run (command_policies
+ * is kept, not refused: profile_env.inspect). */
+int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect, struct cordon_profile **ret);
 /* --profile P, else the embedded default. */
 int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
 /* --profile, and its limits under a's flags in *ret_merged (a copy of a:

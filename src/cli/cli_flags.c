@@ -369,13 +369,19 @@ static const struct cli_flag flags[] = {
 	{ "--op", C(CLI_WHY), true, flag_op, 0, CLI_SECTION_OWN, "read|write|exec", "what is done to PATH" },
 	{ "--host", C(CLI_WHY), true, flag_host, 0, CLI_SECTION_OWN, "HOST", "the host to ask about" },
 	{ "--port", C(CLI_WHY), true, flag_port, 0, CLI_SECTION_OWN, "N", "the port on HOST (default: 443)" },
+	{ "--command", C(CLI_WHY), true, cli_flag_string, F(why_command), CLI_SECTION_OWN, "NAME",
+	  "the command of the profile's command_policies to ask about;\n"
+	  "its arguments follow `--` (needs --profile)" },
+	{ "--caller", C(CLI_WHY), true, cli_flag_string, F(why_caller), CLI_SECTION_OWN, "NAME",
+	  "with --command: who calls it, `session` (default) or a command" },
 	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "machine-readable output (list, show)" },
 	{ "--effective", C(CLI_PROFILE), false, cli_flag_bool, F(effective), CLI_SECTION_OWN, NULL,
 	  "with show: the lists a run applies (read-deny, protected, the\n"
 	  "write gate's names, environment), from the policy it would build" },
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
-	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port)" },
+	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port; "
+	  "with\n--command: command, caller, argv, line, backend)" },
 
 	/* limits */
 	{ "--timeout", LIMIT_CMDS, true, flag_timeout, 0, CLI_SECTION_LIMIT, "SECONDS",
@@ -540,10 +546,26 @@ static int check_profile_args(const struct cli_args *a, char *err, size_t errlen
 static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
 {
 	if (a->operands)
-		return fail(err, errlen, "unexpected argument '%s': ask with --path PATH --op OP or --host HOST --port N",
+		return fail(err, errlen,
+			    "unexpected argument '%s': ask with --path PATH --op OP, --host HOST --port N, or --command "
+			    "NAME -- ARGS",
 			    a->operands[0]);
-	if (!a->why_path == !a->why_host)
-		return fail(err, errlen, "`cordon why` needs either --path PATH --op OP or --host HOST --port N");
+	if (!!a->why_path + !!a->why_host + !!a->why_command != 1)
+		return fail(err, errlen,
+			    "`cordon why` needs one of --path PATH --op OP, --host HOST --port N, or --command NAME -- "
+			    "ARGS");
+	if (a->why_caller && !a->why_command)
+		return fail(err, errlen, "--caller goes with --command");
+	if (a->command && !a->why_command)
+		return fail(err, errlen, "unexpected argument '%s' after --: only --command takes arguments",
+			    a->command[0]);
+	if (a->why_command && !a->profile)
+		return fail(err, errlen,
+			    "--command needs --profile P: a profile with command_policies (the built-in ones have "
+			    "none)");
+	if (a->why_command && (a->op_set || a->port_set))
+		return fail(err, errlen, "%s goes with --%s, not --command", a->op_set ? "--op" : "--port",
+			    a->op_set ? "path" : "host");
 	if (a->why_path && !a->op_set)
 		return fail(err, errlen, "--path needs --op read, write or exec");
 	if (a->why_path && a->port_set)
@@ -673,7 +695,8 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 	}
 
 	for (; i < argc; i++) {
-		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_WHY ? &a.operands : &a.command;
+		/* why's words after "--" are --command's arguments */
+		char ***v = a.sub == CLI_PROFILE ? &a.operands : &a.command;
 
 		if (strv_length(*v) >= 65536) {
 			r = fail(err, errlen, "the command has too many arguments");

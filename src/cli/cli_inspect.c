@@ -3,7 +3,7 @@
  * The commands that look without running: confine (the confined value as
  * JSON), classify (a verdict for a process the caller ran), probe (which
  * backends work here), explain (the runner's plan in words), why (which
- * rule decides a path or a host).
+ * rule decides a path, a host, or a command's invocation).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "fileio.h"
 #include "probe.h"
+#include "profile_api.h"
 
 #define say cli_say
 
@@ -372,6 +373,73 @@ int cli_explain(const struct cli_args *a)
 
 /* ---- why ----------------------------------------------------------------- */
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
+
+/* Exit codes of why --command: allow and deny as for a path; an approval
+ * is neither. */
+#define CLI_WHY_APPROVE 2
+
+/* --command NAME [--caller C] -- ARGS: what the profile's command_policies
+ * decide for that call, with the caller's environment ours. The profile is
+ * loaded to be looked at: a run still refuses it until the supervisor
+ * enforces command_policies. */
+static int why_command(const struct cli_args *a)
+{
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;
+	const struct cordon_profile_opts o = { .workspace = a->workspace };
+	const char *caller = a->why_caller ? a->why_caller : CORDON_TOOLS_SESSION;
+	const char *file;
+	const struct cordon_tools *t;
+	struct cordon_tool_decision d;
+	struct cordon_error e = {};
+	int r;
+
+	r = profile_handle_load_inspect(a->profile, &o, &h, &e);
+	if (r < 0) {
+		cli_note_origin(&e);
+		say("%s", e.message[0] ? e.message : strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	t = cordon_profile_tools(h);
+	if (!t) {
+		say("profile %s has no command_policies: no command is under a policy", cordon_profile_name(h));
+		return CLI_EXIT_REFUSED;
+	}
+	r = cordon_tools_decide(t, caller, a->why_command, (const char *const *)a->command,
+				(const char *const *)environ, &d);
+	if (r < 0) {
+		say("--command %s: %s", a->why_command, strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
+	/* a decision no rule of a file made (an unknown name) is the profile's */
+	file = d.file[0] ? d.file : cordon_profile_file(h);
+	if (a->json) {
+		_cleanup_(json_decrefp) json_t *argv = json_array(), *o2 = NULL;
+
+		for (size_t i = 0; argv && a->command && a->command[i]; i++)
+			json_array_append_new(argv, cli_json_text(a->command[i], strlen(a->command[i])));
+		o2 = json_pack("{s:b,s:s,s:s,s:s,s:s?,s:s,s:s,s:O,s:s,s:i,s:s,s:s}", "allow",
+			       d.action == CORDON_TOOL_ALLOW, "decision", cordon_tool_action_to_string(d.action), "reason",
+			       d.reason, "pointer", d.rule, "backend", d.backend[0] ? d.backend : NULL, "command",
+			       a->why_command, "caller", caller, "argv", argv, "file", file, "line", d.line, "profile",
+			       cordon_profile_name(h), "profile_file", cordon_profile_file(h));
+		if (!o2 || cli_print_json(o2) < 0) {
+			say("cannot encode the answer as JSON (is every argument valid UTF-8?)");
+			return CLI_EXIT_REFUSED;
+		}
+	} else {
+		printf("%s: %s\n", cordon_tool_action_to_string(d.action), d.reason);
+		if (d.backend[0])
+			printf("  backend: %s\n", d.backend);
+		if (d.line > 0)
+			printf("  rule: %s:%d at %s\n", file, d.line, d.rule);
+		else
+			printf("  rule: %s at %s\n", file, d.rule);
+		fflush(stdout);
+	}
+	return d.action == CORDON_TOOL_ALLOW ? 0 : d.action == CORDON_TOOL_DENY ? 1 : CLI_WHY_APPROVE;
+}
+
 int cli_why(const struct cli_args *a)
 {
 	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
@@ -379,6 +447,8 @@ int cli_why(const struct cli_args *a)
 	struct profile_decision d;
 	int r;
 
+	if (a->why_command)
+		return why_command(a);
 	if (cli_load_profile(a, &p) < 0)
 		return CLI_EXIT_REFUSED;
 	r = cli_why_view_init(a, p, &v);

@@ -22,9 +22,9 @@
 #define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
 
 /* Load NAME the way run does: --profile P, or the embedded default. */
-int cli_load_named(const char *name, const char *workspace, bool embedded, struct cordon_profile **ret)
+int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect, struct cordon_profile **ret)
 {
-	struct profile_env env = { .workspace = workspace };
+	struct profile_env env = { .workspace = workspace, .inspect = inspect };
 	struct cordon_error e = {};
 	int r;
 
@@ -93,7 +93,7 @@ int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p,
  * --profile is exactly what is compiled in. */
 int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret)
 {
-	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, ret);
+	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, false, ret);
 }
 
 int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged)

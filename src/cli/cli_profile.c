@@ -209,7 +209,9 @@ static int profile_show(const struct cli_args *a)
 	_cleanup_free_ char *text = NULL;
 	int r;
 
-	if (cli_load_named(a->operands[0], a->workspace, false, &p) < 0)
+	/* show prints command_policies too; --effective is what a run would
+	 * build, and a run refuses what nothing enforces yet */
+	if (cli_load_named(a->operands[0], a->workspace, false, !a->effective, &p) < 0)
 		return CLI_EXIT_REFUSED;
 	if (a->effective)
 		return cli_profile_effective(a, p);
@@ -416,8 +418,8 @@ static int profile_diff(const struct cli_args *a)
 	size_t i = 0, k = 0;
 	int r = 0;
 
-	if (cli_load_named(a->operands[0], a->workspace, false, &pa) < 0 ||
-	    cli_load_named(a->operands[1], a->workspace, false, &pb) < 0)
+	if (cli_load_named(a->operands[0], a->workspace, false, true, &pa) < 0 ||
+	    cli_load_named(a->operands[1], a->workspace, false, true, &pb) < 0)
 		return CLI_EXIT_REFUSED;
 	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
 	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {

@@ -105,6 +105,7 @@ static const char head_profile[] =
 static const char head_why[] =
 	"usage: cordon why [policy options] --path PATH --op read|write|exec [--json]\n"
 	"       cordon why [policy options] --host HOST [--port N (443)] [--json]\n"
+	"       cordon why --profile P --command NAME [--caller C (session)] [--json] -- ARGS...\n"
 	"\n"
 	"Says whether a command confined by profile P (default: the built-in `default`)\n"
 	"may do OP on PATH, or connect to HOST:N, and names the rule that decided: the\n"
@@ -112,7 +113,11 @@ static const char head_why[] =
 	"It answers for the policy `cordon run` would build from the same flags (--mode,\n"
 	"--net, --isolation, --deny-read, --protect; limit options are accepted and do not\n"
 	"change the answer). A relative PATH is taken in the workspace, ~ is HOME.\n"
-	"Exit 0 allowed, 1 denied, 125 trouble.\n";
+	"With --command it says what P's command_policies decide when C calls NAME with\n"
+	"ARGS (the arguments after the command name), with your environment as the\n"
+	"caller's: allow, deny or approve, the rule (file:line and JSON path), its reason\n"
+	"and the approval backend.\n"
+	"Exit 0 allowed, 1 denied, 2 approval needed (--command), 125 trouble.\n";
 
 static const char *const section_titles[] = {
 	[CLI_SECTION_HIDDEN] = NULL,

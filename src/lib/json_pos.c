@@ -23,6 +23,8 @@ void json_skip_value(struct json_cursor *c)
 	size_t depth = 0;
 
 	do {
+		/* between tokens: a '{' after a space is still an object */
+		json_skip_ws(c);
 		if (c->p >= c->end)
 			return;
 		switch (*c->p) {

@@ -229,6 +229,11 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the launch");
+	/* what was loaded only to be looked at (command_policies kept) is
+	 * never run */
+	if (profile && profile_handle_inspect_only(profile))
+		return error_set(reterr, -EOPNOTSUPP, "profile %s was loaded for inspection only: it cannot be run",
+				 cordon_profile_name(profile));
 	r = check_overrides(o, reterr);
 	if (r < 0)
 		return r;

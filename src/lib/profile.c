@@ -86,6 +86,7 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	free(p->set_vars);
 	for (size_t i = 0; i < _PROFILE_LIMIT_MAX; i++)
 		profile_origin_clear(&p->limits.origin[i]);
+	tools_free(p->tools);
 	for (size_t i = 0; i < p->n_notes; i++) {
 		free(p->notes[i].path);
 		free(p->notes[i].text);

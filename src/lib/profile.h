@@ -13,7 +13,8 @@
  * loads again to the same profile).
  *
  * Fail closed: what cordon cannot enforce yet (command_policies,
- * filesystem.exec) is refused at load, never dropped; host rules without
+ * filesystem.exec) is refused at load, never dropped (command_policies is
+ * read and compiled first, and kept when profile_env.inspect asks); host rules without
  * network.mode "proxy" are refused too (only the proxy enforces them). What is accepted but changes nothing (a filesystem.read entry the
  * system already allows, a path that does not exist) is kept in notes[] so
  * `profile show` can say so.
@@ -176,6 +177,9 @@ struct cordon_profile {
 
 	struct profile_limits limits;
 
+	/* command_policies, compiled (tools.h); NULL when the profile has none */
+	struct cordon_tools *tools;
+
 	struct profile_note *notes;
 	size_t n_notes;
 };
@@ -190,6 +194,12 @@ struct profile_env {
 	const char *user_profile_dir; /* default $XDG_CONFIG_HOME/cordon/profiles */
 	const char *data_profile_dir; /* default CORDON_DATADIR "/profiles"; "" disables */
 	const char *system_gitconfig; /* default /etc/gitconfig; "" disables */
+	/* Load for inspection only (cordon why --command, profile show and
+	 * diff, tests): command_policies is read, checked and compiled, and the
+	 * profile is not refused for it. Such a profile must never be run:
+	 * nothing enforces command_policies yet (profile_load.c refuses it
+	 * otherwise). */
+	bool inspect;
 };
 
 /* How the CLI is meant to use this (issue 5):

@@ -16,12 +16,14 @@
 #include "profile_api.h"
 #include "provider.h"
 #include "strv.h"
+#include "tools.h"
 
 struct cordon_profile_handle {
 	struct cordon_profile *prof;
 	char *asked;              /* the name_or_path given, NULL for the default */
 	char *workspace, *home;   /* the opts it was loaded with (copies) */
 	bool builtin_only;
+	bool inspect;             /* loaded by profile_handle_load_inspect */
 	char **lists[_CORDON_PROFILE_LIST_MAX];
 };
 
@@ -118,11 +120,11 @@ static bool names_a_file(const char *name)
 	return strchr(name, '/') || (n >= 5 && strcmp(name + n - 5, ".json") == 0);
 }
 
-static int load_into(const char *asked, const char *workspace, const char *home, bool builtin_only,
+static int load_into(const char *asked, const char *workspace, const char *home, bool builtin_only, bool inspect,
 		     struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;
-	struct profile_env env = { .workspace = workspace, .home = home };
+	struct profile_env env = { .workspace = workspace, .home = home, .inspect = inspect };
 	const char *name = asked ? asked : "default";
 	int r;
 
@@ -141,6 +143,7 @@ static int load_into(const char *asked, const char *workspace, const char *home,
 	if (!h)
 		return -ENOMEM;
 	h->builtin_only = builtin_only;
+	h->inspect = inspect;
 	if ((asked && !(h->asked = strdup(asked))) || (workspace && !(h->workspace = strdup(workspace))) ||
 	    (home && !(h->home = strdup(home))))
 		return -ENOMEM;
@@ -161,13 +164,28 @@ CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the profile");
-	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, ret, reterr);
+	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, false, ret, reterr);
+}
+
+int profile_handle_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
+				struct cordon_profile_handle **ret, struct cordon_error *reterr)
+{
+	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+
+	if (!ret)
+		return error_set(reterr, -EINVAL, "no place for the profile");
+	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, true, ret, reterr);
 }
 
 int profile_handle_reload(const struct cordon_profile_handle *h, const char *workspace,
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
-	return load_into(h->asked, workspace, h->home, h->builtin_only, ret, reterr);
+	return load_into(h->asked, workspace, h->home, h->builtin_only, h->inspect, ret, reterr);
+}
+
+bool profile_handle_inspect_only(const struct cordon_profile_handle *h)
+{
+	return h->inspect;
 }
 
 const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h)
@@ -230,7 +248,11 @@ CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_ha
 
 CORDON_API void cordon_profile_limits(const struct cordon_profile_handle *h, struct cordon_profile_limits *ret)
 {
-	const struct profile_limits *l = &h->prof->limits;
+	profile_limits_to_public(&h->prof->limits, ret);
+}
+
+void profile_limits_to_public(const struct profile_limits *l, struct cordon_profile_limits *ret)
+{
 	struct cordon_profile_limits o = {};
 
 	if (HAS_LIMIT(l, TIMEOUT))
@@ -256,6 +278,11 @@ CORDON_API void cordon_profile_limits(const struct cordon_profile_handle *h, str
 	if (HAS_LIMIT(l, MAX_OPEN_FILES))
 		o.limits.open_files = l->max_open_files;
 	*ret = o;
+}
+
+CORDON_API const struct cordon_tools *cordon_profile_tools(const struct cordon_profile_handle *h)
+{
+	return h ? h->prof->tools : NULL;
 }
 
 CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *h, char **ret)

@@ -257,7 +257,7 @@ int loader_init(struct loader *l, const struct profile_env *env, struct cordon_e
 
 	if (!env)
 		env = &none;
-	*l = (struct loader){ .reterr = reterr };
+	*l = (struct loader){ .reterr = reterr, .inspect = env->inspect };
 	if ((r = dup_or_env(env->home, "HOME", &l->home)) < 0 ||
 	    (r = dup_or_env(env->tmpdir, "TMPDIR", &l->tmpdir)) < 0 ||
 	    (r = dup_or_env(env->xdg_config_home, "XDG_CONFIG_HOME", &l->xdg)) < 0 ||

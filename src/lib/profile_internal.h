@@ -12,6 +12,11 @@
  * later) and every included file that exists. Never spawns git. */
 #include "git_config.h"
 
+/* The limits' keys that are set, into the JSON object limits, as the
+ * loader reads them. */
+struct json_t;
+int profile_limits_json(const struct profile_limits *l, struct json_t *limits);
+
 /* Edit distance with a cap: returns cap + 1 when it is more. */
 unsigned profile_edit_distance(const char *a, const char *b, unsigned cap);
 
@@ -24,7 +29,9 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 
 /* The keys the loader knows in section "" (top level), "meta",
  * "filesystem", "network", "environment", "limits", "groups" (the built-in
- * group names); NULL-terminated. The schema test compares them. */
+ * group names), and in command_policies: "command_policies", "command" (one
+ * of its commands), "sandbox", "invocation_policy", "rule";
+ * NULL-terminated. The schema test compares them. */
 const char *const *profile_known_keys(const char *section);
 
 /* The first rule whose path is path or an ancestor of it, or NULL. */

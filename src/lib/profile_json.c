@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "profile_internal.h"
+#include "tools.h"
 
 #define _cleanup_json_ _cleanup_(json_decrefp)
 
@@ -84,13 +85,34 @@ static int add_nonempty(json_t *o, const char *key, json_t *v)
 	return add(o, key, v);
 }
 
+int profile_limits_json(const struct profile_limits *l, json_t *limits)
+{
+	/* the loader's names: the numeric limits come first, in this order */
+	const char *const *limit_names = profile_known_keys("limits");
+	const uint64_t values[] = {
+		l->timeout_seconds, l->cpu_seconds, l->memory, l->max_processes,
+		l->max_file_size, l->max_open_files, l->max_output,
+	};
+	int r;
+
+	for (size_t k = 0; k <= PROFILE_LIMIT_MAX_OUTPUT; k++)
+		if ((l->set & (1u << k)) && (r = add(limits, limit_names[k], json_integer((json_int_t)values[k]))) < 0)
+			return r;
+	if ((l->set & (1u << PROFILE_LIMIT_ON_OUTPUT_LIMIT)) &&
+	    (r = add(limits, "on_output_limit",
+		     json_string(l->on_output_limit == PROFILE_OUTPUT_KILL ? "kill" : "truncate"))) < 0)
+		return r;
+	if ((l->set & (1u << PROFILE_LIMIT_FALLBACK)) &&
+	    (r = add(limits, "limits_fallback", json_string(l->fallback_fail ? "fail" : "warn"))) < 0)
+		return r;
+	return 0;
+}
+
 int profile_to_json(const struct cordon_profile *p, char **ret)
 {
 	_cleanup_json_ json_t *o = json_object(), *meta = json_object(), *fs = json_object(),
 			      *groups = json_object(), *net = json_object(), *env = json_object(),
 			      *limits = json_object();
-	/* the loader's names: the numeric limits come first, in this order */
-	const char *const *limit_names = profile_known_keys("limits");
 	char *s;
 	int r = 0;
 
@@ -135,24 +157,14 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 			if ((r = add(sv, p->set_vars[i].name, json_string(p->set_vars[i].value))) < 0)
 				return r;
 	}
-	for (size_t k = 0; k <= PROFILE_LIMIT_MAX_OUTPUT; k++) {
-		const uint64_t values[] = {
-			p->limits.timeout_seconds, p->limits.cpu_seconds, p->limits.memory,
-			p->limits.max_processes, p->limits.max_file_size, p->limits.max_open_files,
-			p->limits.max_output,
-		};
+	if ((r = profile_limits_json(&p->limits, limits)) < 0)
+		return r;
+	if (p->tools) {
+		json_t *tools = NULL;
 
-		if ((p->limits.set & (1u << k)) &&
-		    (r = add(limits, limit_names[k], json_integer((json_int_t)values[k]))) < 0)
+		if ((r = tools_to_json(p->tools, &tools)) < 0 || (r = add(o, "command_policies", tools)) < 0)
 			return r;
 	}
-	if ((p->limits.set & (1u << PROFILE_LIMIT_ON_OUTPUT_LIMIT)) &&
-	    (r = add(limits, "on_output_limit",
-		     json_string(p->limits.on_output_limit == PROFILE_OUTPUT_KILL ? "kill" : "truncate"))) < 0)
-		return r;
-	if ((p->limits.set & (1u << PROFILE_LIMIT_FALLBACK)) &&
-	    (r = add(limits, "limits_fallback", json_string(p->limits.fallback_fail ? "fail" : "warn"))) < 0)
-		return r;
 
 	if ((r = add_nonempty(o, "meta", TAKE_PTR(meta))) < 0 || (r = add_nonempty(o, "filesystem", TAKE_PTR(fs))) < 0 ||
 	    (r = add_nonempty(o, "groups", TAKE_PTR(groups))) < 0 || (r = add_nonempty(o, "network", TAKE_PTR(net))) < 0 ||

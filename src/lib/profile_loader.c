@@ -97,7 +97,8 @@ void loader_clear(struct loader *l)
 	raw_list_clear(&l->write);
 	raw_list_clear(&l->deny_read);
 	raw_list_clear(&l->protect);
-	raw_list_clear(&l->allow_vars);
+	raw_run_clear(&l->top);
+	raw_tools_clear(&l->tools);
 	raw_list_clear(&l->allow_unix);
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(l->net_rules[i]);
@@ -107,7 +108,6 @@ void loader_clear(struct loader *l)
 	for (size_t i = 0; i < l->n_groups; i++)
 		raw_list_clear(&l->groups[i].paths);
 	free(l->groups);
-	free(l->vars);
 	for (size_t i = 0; i < l->n_docs; i++)
 		doc_free(l->docs[i]);
 	free(l->docs);
@@ -294,6 +294,22 @@ int loader_get_string(struct loader *l, const struct where *w, const json_t *v, 
 	return 0;
 }
 
+int loader_get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
+		    const char *what, size_t *ret)
+{
+	const char *s;
+	int r = loader_get_string(l, w, v, 0, &s);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (words[i] && strcmp(s, words[i]) == 0) {
+			*ret = i;
+			return 0;
+		}
+	return loader_fail(l, -EINVAL, w, "\"%.100s\" is not %s", s, what);
+}
+
 int loader_count_rule(struct loader *l, const struct where *w)
 {
 	if (++l->n_rules > PROFILE_MAX_RULES)
@@ -370,6 +386,16 @@ int loader_read_members(struct loader *l, const struct where *w, json_t *v, load
 }
 
 /* ---- origins and notes ------------------------------------------------------ */
+
+void where_position(const struct where *w, int *ret_line, int *ret_column)
+{
+	int line = 0, column = 0;
+
+	if (w->doc)
+		json_position_of(w->doc->text, locate(w), &line, &column);
+	*ret_line = line;
+	*ret_column = column;
+}
 
 int where_origin(const struct where *w, struct profile_origin *ret)
 {

@@ -10,12 +10,16 @@
  *                      object's keys
  *   profile_read.c     the document and its sections (pure: JSON -> raw
  *                      state in struct loader), top level to network
- *   profile_read_run.c the sections about what runs: environment, limits,
- *                      command_policies
+ *   profile_read_run.c the sections about what runs: environment, limits
+ *   profile_read_tools.c command_policies: approval backends, commands,
+ *                      from; profile_read_invocation.c their invocation
+ *                      policies, profile_read_sandbox.c their sandboxes
  *   profile_find.c     finding a profile: a path, the user and installed
  *                      directories, the built-in ones; the environment
  *   profile_resolve.c  raw state -> struct cordon_profile: tokens,
  *                      canonicalisation, groups, deny always wins
+ *   profile_resolve_tools.c raw command_policies -> struct cordon_tools:
+ *                      names checked against each other, paths expanded
  *   profile.c          the facade: profile_load, profile_load_buffer,
  *                      profile_free
  */
@@ -26,8 +30,10 @@
 #include <string.h>
 
 #include "profile_internal.h"
+#include "tools.h"
 
-#define LOADER_MAX_STEPS 10
+/* The deepest pointer: /command_policies/commands/C/from/C/invocation_policy/approve/N/env/V/one_of/N */
+#define LOADER_MAX_STEPS 16
 
 struct doc {
 	char *file;      /* for messages */
@@ -81,6 +87,107 @@ enum builtin_group {
 /* "credentials", "persistence", "system_write"; NULL-terminated. */
 extern const char *const builtin_group_names[_GROUP_MAX + 1];
 
+/* What the environment and limits readers fill: the profile's own sections
+ * (loader.top), or a command's sandbox while it is read (loader.run). */
+struct raw_run {
+	struct raw_list allow_vars;
+	struct raw_var *vars;
+	size_t n_vars;
+	struct profile_limits limits;
+	struct where limit_where[_PROFILE_LIMIT_MAX];
+};
+
+/* ---- command_policies, as read (profile_read_tools.c and the two beside
+ * it). Strings point into the documents' JSON, which lives as long as the
+ * loader; names are checked against each other once every file is read. */
+
+struct raw_rule {
+	struct where where;
+	json_t *argv[_TOOL_ARGV_MATCHES]; /* checked arrays of strings; NULL: absent */
+	json_t *env;                      /* checked object of VAR: {equals|one_of}; NULL: absent */
+	const char *reason;
+	const char *backend;
+	struct where backend_where;
+};
+
+struct raw_policy {
+	struct where where;
+	bool default_set;
+	enum cordon_tool_action default_action;
+	struct where default_where;
+	const char *backend;
+	struct where backend_where;
+	struct raw_rule *rules[3];        /* by enum cordon_tool_action */
+	size_t n_rules[3];
+};
+
+struct raw_sandbox {
+	struct where where;
+	struct raw_list paths[_TOOL_PATH_LISTS];
+	bool net_set;
+	enum profile_net net;
+	struct where net_where;
+	char **net_rules[PROFILE_NET_RULE_KINDS];
+	bool net_rules_seen;
+	struct where net_rules_where;     /* the first list of them */
+	struct raw_run run;
+	struct tool_stdio stdio[_TOOL_STREAMS];
+};
+
+struct raw_from {
+	const char *caller;
+	struct where key_where, where;
+	bool deny;
+	struct raw_sandbox *sandbox;      /* NULL: the command's own */
+	struct raw_policy *policy;        /* NULL: the command's own */
+};
+
+struct raw_command {
+	const char *name;
+	struct where key_where, where;
+	const char *executable;
+	struct where exe_where;
+	struct raw_sandbox *sandbox;
+	struct raw_policy *policy;
+	struct raw_list can_use;
+	struct raw_from *from;
+	size_t n_from;
+};
+
+/* An approval backend's keys, in the order of the reader's table. */
+enum raw_backend_key {
+	BACKEND_KEY_TYPE,
+	BACKEND_KEY_TIMEOUT,
+	BACKEND_KEY_DEFAULT,
+	BACKEND_KEY_URL,
+	BACKEND_KEY_SECRET_ENV,
+	BACKEND_KEY_MODE,
+	BACKEND_KEY_BACKENDS,
+	_BACKEND_KEYS,
+};
+
+struct raw_backend {
+	const char *name;
+	struct where key_where, where;
+	unsigned keys;                    /* 1u << BACKEND_KEY_*: written */
+	struct where at[_BACKEND_KEYS];   /* where each was */
+	enum cordon_approval_type type;
+	uint64_t timeout_secs;
+	bool default_allow;
+	const char *url, *secret_env;
+	bool chain_all;
+	struct raw_list members;
+};
+
+struct raw_tools {
+	bool seen;
+	struct where where;               /* the last command_policies read */
+	struct raw_command *commands;     /* a later file's command replaces an earlier one's */
+	size_t n_commands;
+	struct raw_backend *backends;     /* likewise */
+	size_t n_backends;
+};
+
 struct loader {
 	struct cordon_error *reterr;
 	/* resolved environment */
@@ -101,7 +208,7 @@ struct loader {
 	struct where mode_where;
 	const char *ws_spelled;
 	struct where ws_where;
-	struct raw_list read, write, deny_read, protect, allow_vars;
+	struct raw_list read, write, deny_read, protect;
 	struct raw_list allow_unix;             /* network.allow_unix_sockets */
 	char **net_rules[PROFILE_NET_RULE_KINDS]; /* network.allow_domains, ... (profile_net.c) */
 	bool net_rules_seen;
@@ -113,10 +220,11 @@ struct loader {
 	bool net_set;
 	enum profile_net net;
 	struct where net_where;
-	struct raw_var *vars;
-	size_t n_vars;
-	struct profile_limits limits;
-	struct where limit_where[_PROFILE_LIMIT_MAX];
+	struct raw_run top;                     /* environment, limits */
+	struct raw_run *run;                    /* what their readers fill; NULL: top */
+	struct raw_tools tools;                 /* command_policies */
+	void *target;                           /* what a command_policies reader fills */
+	bool inspect;                           /* profile_env.inspect */
 };
 
 /* ---- profile_loader.c ---- */
@@ -164,6 +272,10 @@ int loader_fail_unknown(struct loader *l, int r, const struct where *w, const ch
 int loader_expect(struct loader *l, const struct where *w, const json_t *v, json_type type, const char *what);
 /* A string without NUL bytes, at most max bytes (0: any). */
 int loader_get_string(struct loader *l, const struct where *w, const json_t *v, size_t max, const char **ret);
+/* A string that is one of words[0..n) (NULL entries skipped): its index
+ * in *ret, else "\"s\" is not WHAT". */
+int loader_get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
+		    const char *what, size_t *ret);
 /* One more rule against PROFILE_MAX_RULES (-E2BIG). */
 int loader_count_rule(struct loader *l, const struct where *w);
 
@@ -221,6 +333,8 @@ int loader_read_nested(struct loader *l, const struct where *w, json_t *v, const
 
 /* The origin (file, JSON pointer) of w; "(built-in)" when w has no doc. */
 int where_origin(const struct where *w, struct profile_origin *ret);
+/* The line and column w points at (0 when w has no doc). */
+void where_position(const struct where *w, int *ret_line, int *ret_column);
 int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, const char *path, const struct where *w,
 		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -232,11 +346,40 @@ int loader_read_paths(struct loader *l, const struct where *w, const json_t *v, 
 /* Read d (already kept by l) and, first, what it extends. */
 int loader_read_doc(struct loader *l, struct doc *d);
 
+/* network.mode's value. */
+int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v, enum profile_net *ret);
+/* An array of host rules of kind (checked as the proxy takes them), each
+ * counted as a rule, added to *out once. */
+int loader_read_net_rules(struct loader *l, const struct where *w, const json_t *v, enum cordon_net_rule kind,
+			  char ***out);
+
 /* ---- profile_read_run.c ---- */
 
 extern const struct loader_object loader_environment_object, loader_limits_object;
 extern const char *const loader_environment_keys[], *const loader_limit_keys[];
+/* The raw_run the environment and limits readers fill now. */
+static inline struct raw_run *loader_run(struct loader *l)
+{
+	return l->run ? l->run : &l->top;
+}
+void raw_run_clear(struct raw_run *run);
+
+/* ---- profile_read_tools.c, profile_read_invocation.c, profile_read_sandbox.c ---- */
+
+extern const char *const loader_tools_keys[], *const loader_command_keys[], *const loader_sandbox_keys[],
+	*const loader_invocation_keys[], *const loader_rule_keys[];
 int loader_read_command_policies(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k);
+/* A command's name: 1 to TOOLS_NAME_MAX of A-Z a-z 0-9 . _ + -, not
+ * starting with '.' or '-', and not "session". */
+bool tools_command_name_valid(const char *s);
+/* Read v with o's table, its readers filling target (l->target meanwhile). */
+int loader_read_into(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o, void *target);
+/* command_policies' sandbox and invocation_policy objects, into *ret. */
+int loader_read_sandbox(struct loader *l, const struct where *w, json_t *v, struct raw_sandbox **ret);
+int loader_read_invocation_policy(struct loader *l, const struct where *w, json_t *v, struct raw_policy **ret);
+struct raw_sandbox *raw_sandbox_free(struct raw_sandbox *sb);
+struct raw_policy *raw_policy_free(struct raw_policy *pol);
+void raw_tools_clear(struct raw_tools *t);
 
 /* ---- profile_find.c ---- */
 
@@ -260,3 +403,15 @@ void profile_rule_clear(struct profile_rule *rule);
 /* Raw state -> p: expand, canonicalise, check the rules against each
  * other, carry origins over. */
 int loader_resolve(struct loader *l, struct cordon_profile *p);
+/* One spelled entry (tokens, groups, ~, relative) to absolute paths, not
+ * yet canonical; *ret may be empty (an @git token that names nothing). */
+int loader_expand_entry(struct loader *l, const struct cordon_profile *p, const struct raw_entry *e, char ***ret);
+/* path canonical, or an error at w. */
+int loader_canonical(struct loader *l, const struct where *w, const char *path, char **ret);
+/* Host rules without network mode proxy: an error at w. */
+int loader_check_net_rules_mode(struct loader *l, const struct where *w, enum profile_net net);
+
+/* ---- profile_resolve_tools.c ---- */
+
+/* l->tools -> p->tools (NULL when no command_policies was read). */
+int loader_resolve_tools(struct loader *l, struct cordon_profile *p);

@@ -220,7 +220,7 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v, const
 
 /* ---- network ------------------------------------------------------------------ */
 
-static int read_net_mode(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v, enum profile_net *ret)
 {
 	const char *s;
 	int r = loader_get_string(l, w, v, 0, &s);
@@ -228,24 +228,30 @@ static int read_net_mode(struct loader *l, const struct where *w, json_t *v, con
 	if (r < 0)
 		return r;
 	if (strcmp(s, "none") == 0)
-		l->net = PROFILE_NET_NONE;
+		*ret = PROFILE_NET_NONE;
 	else if (strcmp(s, "host") == 0)
-		l->net = PROFILE_NET_HOST;
+		*ret = PROFILE_NET_HOST;
 	else if (strcmp(s, "proxy") == 0)
-		l->net = PROFILE_NET_PROXY;
+		*ret = PROFILE_NET_PROXY;
 	else
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host or proxy", s);
+	return 0;
+}
+
+static int read_net_mode(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	int r = loader_get_net_mode(l, w, v, &l->net);
+
+	if (r < 0)
+		return r;
 	l->net_set = true;
 	l->net_where = *w;
 	return 0;
 }
 
-/* allow_domains, deny_domains, allow_addresses: the proxy's host rules
- * (k->arg: enum cordon_net_rule; checked in profile_net.c); lists add.
- * Whether the mode is proxy is checked once resolved. */
-static int read_net_rules(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+int loader_read_net_rules(struct loader *l, const struct where *w, const json_t *v, enum cordon_net_rule kind,
+			  char ***out)
 {
-	enum cordon_net_rule kind = (enum cordon_net_rule)k->arg;
 	size_t i;
 	json_t *e;
 	int r;
@@ -263,9 +269,22 @@ static int read_net_rules(struct loader *l, const struct where *w, json_t *v, co
 		r = loader_count_rule(l, &we);
 		if (r < 0)
 			return r;
-		if (strv_push_unique(&l->net_rules[kind], s) < 0)
+		if (strv_push_unique(out, s) < 0)
 			return loader_fail(l, -ENOMEM, &we, "out of memory");
 	}
+	return 0;
+}
+
+/* allow_domains, deny_domains, allow_addresses: the proxy's host rules
+ * (k->arg: enum cordon_net_rule; checked in profile_net.c); lists add.
+ * Whether the mode is proxy is checked once resolved. */
+static int read_net_rules(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	enum cordon_net_rule kind = (enum cordon_net_rule)k->arg;
+	int r = loader_read_net_rules(l, w, v, kind, &l->net_rules[kind]);
+
+	if (r < 0)
+		return r;
 	if (!l->net_rules_seen) {
 		l->net_rules_seen = true;
 		l->net_rules_where = *w;
@@ -381,6 +400,11 @@ const char *const *profile_known_keys(const char *section)
 		{ "environment", loader_environment_keys },
 		{ "limits", loader_limit_keys },
 		{ "groups", builtin_group_names },
+		{ "command_policies", loader_tools_keys },
+		{ "command", loader_command_keys },
+		{ "sandbox", loader_sandbox_keys },
+		{ "invocation_policy", loader_invocation_keys },
+		{ "rule", loader_rule_keys },
 	};
 
 	if (!section || !section[0])

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Reading the sections about what runs: environment, limits and
- * command_policies (the last is checked, then refused: nothing enforces it
- * yet). Pure, like profile_read.c; sizes and durations read with the one
- * grammar of units.h, the same the CLI's flags take.
+ * Reading the sections about what runs: environment and limits, into
+ * loader_run(l): the profile's own, or a command's sandbox (the same keys
+ * and grammar there). Pure, like profile_read.c; sizes and durations read
+ * with the one grammar of units.h, the same the CLI's flags take.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +35,8 @@ static int check_var_pattern(struct loader *l, const struct where *w, const char
 
 static int read_allow_vars(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	return loader_read_list(l, w, v, "an array of variable names", 0, check_var_pattern, 0, &l->allow_vars);
+	return loader_read_list(l, w, v, "an array of variable names", 0, check_var_pattern, 0,
+				&loader_run(l)->allow_vars);
 }
 
 /* One NAME: value of set_vars; scalars override, so a later file's value
@@ -43,6 +44,7 @@ static int read_allow_vars(struct loader *l, const struct where *w, json_t *v, c
 static int read_set_var(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
 			json_t *val, void *ctx)
 {
+	struct raw_run *run = loader_run(l);
 	const char *s;
 	size_t j;
 	int r;
@@ -58,18 +60,18 @@ static int read_set_var(struct loader *l, const struct where *wk, const struct w
 	r = loader_count_rule(l, wv);
 	if (r < 0)
 		return r;
-	for (j = 0; j < l->n_vars; j++)
-		if (strcmp(l->vars[j].name, name) == 0)
+	for (j = 0; j < run->n_vars; j++)
+		if (strcmp(run->vars[j].name, name) == 0)
 			break;
-	if (j == l->n_vars) {
-		struct raw_var *nv = realloc(l->vars, (l->n_vars + 1) * sizeof(*nv));
+	if (j == run->n_vars) {
+		struct raw_var *nv = realloc(run->vars, (run->n_vars + 1) * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		l->vars = nv;
-		l->n_vars++;
+		run->vars = nv;
+		run->n_vars++;
 	}
-	l->vars[j] = (struct raw_var){ .name = name, .value = s, .where = *wv };
+	run->vars[j] = (struct raw_var){ .name = name, .value = s, .where = *wv };
 	return 0;
 }
 
@@ -84,6 +86,13 @@ static const struct loader_key environment_readers[] = {
 	{ read_set_vars, .type = JSON_OBJECT, .what = "an object of NAME: value" },
 };
 const struct loader_object loader_environment_object = { loader_environment_keys, environment_readers };
+
+void raw_run_clear(struct raw_run *run)
+{
+	raw_list_clear(&run->allow_vars);
+	free(run->vars);
+	*run = (struct raw_run){};
+}
 
 /* ---- limits ------------------------------------------------------------------ */
 
@@ -120,8 +129,8 @@ static const struct limit_range {
 /* A limit key read: its bit and where it was set. */
 static void limit_set(struct loader *l, const struct where *w, const struct loader_key *k)
 {
-	l->limits.set |= 1u << k->arg;
-	l->limit_where[k->arg] = *w;
+	loader_run(l)->limits.set |= 1u << k->arg;
+	loader_run(l)->limit_where[k->arg] = *w;
 }
 
 /* A string limit in the one grammar: a size in bytes, or a duration in
@@ -146,7 +155,7 @@ static int parse_limit_string(struct loader *l, const struct where *w, const cha
 	return 0;
 }
 
-/* A number at k->offset of l->limits, by limit_ranges[k->arg]. */
+/* A number at k->offset of the limits, by limit_ranges[k->arg]. */
 static int read_limit_number(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	const struct limit_range *lr = &limit_ranges[k->arg];
@@ -175,7 +184,7 @@ static int read_limit_number(struct loader *l, const struct where *w, json_t *v,
 				   json_type_name(v));
 	if (n < lr->min || n > lr->max)
 		return loader_fail(l, -ERANGE, w, "must be %s, not %" PRIu64, lr->range, n);
-	*(uint64_t *)(void *)((char *)&l->limits + k->offset) = n;
+	*(uint64_t *)(void *)((char *)&loader_run(l)->limits + k->offset) = n;
 	limit_set(l, w, k);
 	return 0;
 }
@@ -198,9 +207,9 @@ static int read_limit_choice(struct loader *l, const struct where *w, json_t *v,
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not %s or %s", s, two[0], two[1]);
 	second = strcmp(s, two[1]) == 0;
 	if (k->arg == PROFILE_LIMIT_ON_OUTPUT_LIMIT)
-		l->limits.on_output_limit = second ? PROFILE_OUTPUT_KILL : PROFILE_OUTPUT_TRUNCATE;
+		loader_run(l)->limits.on_output_limit = second ? PROFILE_OUTPUT_KILL : PROFILE_OUTPUT_TRUNCATE;
 	else
-		l->limits.fallback_fail = second;
+		loader_run(l)->limits.fallback_fail = second;
 	limit_set(l, w, k);
 	return 0;
 }
@@ -220,117 +229,3 @@ static const struct loader_key limit_readers[] = {
 	[PROFILE_LIMIT_FALLBACK] = { read_limit_choice, .arg = PROFILE_LIMIT_FALLBACK },
 };
 const struct loader_object loader_limits_object = { loader_limit_keys, limit_readers };
-
-/* ---- command_policies ---------------------------------------------------------
- *
- * The shape the tool-sandbox issue will enforce,
- *   { "CMD": { "default": "allow|deny|approve", "profile": "NAME",
- *              "allow"|"deny"|"approve": [ { "argv": { "exact"|"prefix"|"contains": [..] },
- *                                            "env": { "NAME": { "equals": "v" } | { "one_of": [..] } } } ] } }
- * checked, then refused: nothing enforces it yet. */
-
-static int read_string_array(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(v, i, e) {
-		struct where we = where_child(w, NULL, i);
-		const char *s;
-		int r = loader_get_string(l, &we, e, 0, &s);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* A string, at most k->arg bytes (0: any), kept nowhere. */
-static int read_string(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	const char *s;
-
-	return loader_get_string(l, w, v, (size_t)k->arg, &s);
-}
-
-#define STRING_ARRAY { read_string_array, .type = JSON_ARRAY, .what = "an array of strings" }
-
-static const char *const argv_match_keys[] = { "exact", "prefix", "contains", NULL };
-static const struct loader_key argv_match_readers[] = { STRING_ARRAY, STRING_ARRAY, STRING_ARRAY };
-static const struct loader_object argv_match_object = { argv_match_keys, argv_match_readers };
-
-static const char *const env_match_keys[] = { "equals", "one_of", NULL };
-static const struct loader_key env_match_readers[] = { { read_string }, STRING_ARRAY };
-static const struct loader_object env_match_object = { env_match_keys, env_match_readers };
-
-static int read_env_match(struct loader *l, const struct where *wk, const struct where *wv, const char *name,
-			  json_t *m, void *ctx)
-{
-	if (!env_name_valid(name, false))
-		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a variable name", name);
-	return loader_read_object(l, wv, m, &env_match_object);
-}
-
-static int read_rule_env(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	return loader_read_members(l, w, v, read_env_match, NULL);
-}
-
-static const char *const rule_keys[] = { "argv", "env", NULL };
-static const struct loader_key rule_readers[] = {
-	{ loader_read_nested, .object = &argv_match_object },
-	{ read_rule_env },
-};
-static const struct loader_object rule_object = { rule_keys, rule_readers };
-
-static int read_rules(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(v, i, e) {
-		struct where we = where_child(w, NULL, i);
-		int r = loader_read_object(l, &we, e, &rule_object);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int read_command_default(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	const char *s;
-	int r = loader_get_string(l, w, v, 0, &s);
-
-	if (r < 0)
-		return r;
-	if (strcmp(s, "allow") != 0 && strcmp(s, "deny") != 0 && strcmp(s, "approve") != 0)
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not allow, deny or approve", s);
-	return 0;
-}
-
-#define RULES { read_rules, .type = JSON_ARRAY, .what = "an array of rules" }
-
-static const char *const command_keys[] = { "default", "profile", "allow", "deny", "approve", NULL };
-static const struct loader_key command_readers[] = {
-	{ read_command_default }, { read_string, .arg = 255 }, RULES, RULES, RULES,
-};
-static const struct loader_object command_object = { command_keys, command_readers };
-
-static int read_command(struct loader *l, const struct where *wk, const struct where *wv, const char *cmd,
-			json_t *c, void *ctx)
-{
-	if (!cmd[0] || strchr(cmd, '/'))
-		return loader_fail(l, -EINVAL, wv, "\"%.100s\" is not a command name", cmd);
-	return loader_read_object(l, wv, c, &command_object);
-}
-
-int loader_read_command_policies(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
-{
-	int r = loader_read_members(l, w, v, read_command, NULL);
-
-	if (r < 0)
-		return r;
-	return loader_fail(l, -EOPNOTSUPP, w, "command_policies needs the tool-sandbox supervisor, not yet available");
-}

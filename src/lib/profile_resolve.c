@@ -56,7 +56,7 @@ oom:
 	return -ENOMEM;
 }
 
-static int canonical(struct loader *l, const struct where *w, const char *path, char **ret)
+int loader_canonical(struct loader *l, const struct where *w, const char *path, char **ret)
 {
 	struct cordon_error e = {};
 	int r;
@@ -179,6 +179,20 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 	return 0;
 }
 
+int loader_expand_entry(struct loader *l, const struct cordon_profile *p, const struct raw_entry *e, char ***ret)
+{
+	return expand_entry(l, p, e, ret, 0);
+}
+
+int loader_check_net_rules_mode(struct loader *l, const struct where *w, enum profile_net net)
+{
+	if (net == PROFILE_NET_PROXY)
+		return 0;
+	return loader_fail(l, -EINVAL, w,
+			   "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode is \"%s\")",
+			   profile_net_to_string(net));
+}
+
 enum list_kind { LIST_READ, LIST_WRITE, LIST_DENY, LIST_PROTECT, LIST_BYPASS, LIST_SOCKET };
 
 static int resolve_list(struct loader *l, struct cordon_profile *p, const struct raw_list *in,
@@ -202,7 +216,7 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 			_cleanup_free_ char *c = NULL;
 			struct stat st;
 
-			r = canonical(l, &in->v[i].where, *x, &c);
+			r = loader_canonical(l, &in->v[i].where, *x, &c);
 			if (r < 0)
 				return r;
 			if (strcmp(c, "/") == 0 && kind != LIST_READ)
@@ -453,11 +467,8 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 	if (r < 0)
 		return r;
 	p->net = l->net_set ? l->net : PROFILE_NET_NONE;
-	if (l->net_rules_seen && p->net != PROFILE_NET_PROXY)
-		return loader_fail(l, -EINVAL, &l->net_rules_where,
-				   "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode "
-				   "is \"%s\")",
-				   profile_net_to_string(p->net));
+	if (l->net_rules_seen && (r = loader_check_net_rules_mode(l, &l->net_rules_where, p->net)) < 0)
+		return r;
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		if (l->net_rules[i] && !(p->net_rules[i] = strv_copy((const char *const *)l->net_rules[i])))
 			return -ENOMEM;
@@ -491,7 +502,7 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 		r = expand_entry(l, p, &e, &paths, 0);
 		if (r < 0)
 			return r;
-		r = canonical(l, &l->ws_where, paths[0], &p->workspace);
+		r = loader_canonical(l, &l->ws_where, paths[0], &p->workspace);
 		if (r < 0)
 			return r;
 		if (strcmp(p->workspace, "/") == 0)
@@ -632,22 +643,22 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 	}
 
 	/* environment */
-	for (size_t i = 0; i < l->allow_vars.n; i++) {
-		r = rules_push(&p->allow_vars, l->allow_vars.v[i].spelled, l->allow_vars.v[i].spelled,
-			       &l->allow_vars.v[i].where);
+	for (size_t i = 0; i < l->top.allow_vars.n; i++) {
+		r = rules_push(&p->allow_vars, l->top.allow_vars.v[i].spelled, l->top.allow_vars.v[i].spelled,
+			       &l->top.allow_vars.v[i].where);
 		if (r < 0)
 			return r;
 	}
-	if (l->n_vars) {
-		p->set_vars = calloc(l->n_vars, sizeof(*p->set_vars));
+	if (l->top.n_vars) {
+		p->set_vars = calloc(l->top.n_vars, sizeof(*p->set_vars));
 		if (!p->set_vars)
 			return -ENOMEM;
-		for (size_t i = 0; i < l->n_vars; i++) {
+		for (size_t i = 0; i < l->top.n_vars; i++) {
 			struct profile_env_var *v = &p->set_vars[p->n_set_vars];
 
-			v->name = strdup(l->vars[i].name);
-			v->value = strdup(l->vars[i].value);
-			if (!v->name || !v->value || where_origin(&l->vars[i].where, &v->origin) < 0) {
+			v->name = strdup(l->top.vars[i].name);
+			v->value = strdup(l->top.vars[i].value);
+			if (!v->name || !v->value || where_origin(&l->top.vars[i].where, &v->origin) < 0) {
 				free(v->name);
 				free(v->value);
 				return -ENOMEM;
@@ -656,11 +667,11 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 		}
 	}
 
-	p->limits = l->limits;
+	p->limits = l->top.limits;
 	memset(p->limits.origin, 0, sizeof(p->limits.origin));
 	for (size_t k = 0; k < _PROFILE_LIMIT_MAX; k++)
-		if (l->limits.set & (1u << k)) {
-			r = where_origin(&l->limit_where[k], &p->limits.origin[k]);
+		if (l->top.limits.set & (1u << k)) {
+			r = where_origin(&l->top.limit_where[k], &p->limits.origin[k]);
 			if (r < 0)
 				return r;
 		}

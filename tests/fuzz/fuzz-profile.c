@@ -3,7 +3,9 @@
  * profile_load_buffer on arbitrary bytes. Whatever it refuses must say why
  * (and where, for anything wrong with the text); whatever it accepts must
  * write back to JSON that loads to the same profile, and answer "why"
- * questions without failing.
+ * questions without failing. Loaded for inspection, so command_policies is
+ * compiled and its decisions asked too; the same bytes loaded for a run
+ * must then be refused (nothing enforces command_policies yet).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,7 +31,42 @@ static const struct profile_env env = {
 	.user_profile_dir = "",
 	.data_profile_dir = "",
 	.system_gitconfig = "",
+	.inspect = true,
 };
+
+/* Every edge of the compiled policies, asked: a decision or a sandbox for
+ * each, never a failure, every list there. */
+static void ask_tools(const struct cordon_tools *t)
+{
+	static const char *const argv[] = { "push", "--force", "origin", NULL };
+	static const char *const envp[] = { "CI=true", "GIT_DIR=/a", "NOEQUALS", NULL };
+	const char *const *names = cordon_tools_commands(t);
+
+	for (size_t i = 0; names[i]; i++) {
+		/* the session, and the first commands as the caller */
+		for (size_t j = 0; j < 16 && (j == 0 || names[j - 1]); j++) {
+			const char *caller = j == 0 ? CORDON_TOOLS_SESSION : names[j - 1];
+			struct cordon_tool_decision d;
+			struct cordon_tool_sandbox sb;
+			struct cordon_approval_backend b;
+			int r;
+
+			CHECK(cordon_tools_decide(t, caller, names[i], argv, envp, &d) == 0);
+			CHECK(d.action == CORDON_TOOL_ALLOW || d.action == CORDON_TOOL_DENY ||
+			      d.action == CORDON_TOOL_APPROVE);
+			CHECK(d.rule[0] == '/');
+			/* an approval always has a backend to ask, and it exists */
+			CHECK(d.action != CORDON_TOOL_APPROVE || cordon_tools_backend(t, d.backend, &b) == 0);
+			r = cordon_tools_sandbox(t, caller, names[i], &sb);
+			CHECK(r == 0 || r == -EPERM);
+			CHECK(r != 0 || (sb.fs_read && sb.fs_write && sb.exec_paths && sb.allow_vars && sb.set_vars));
+			/* no sandbox only for an edge that is not there: a deny */
+			CHECK(r == 0 || d.action == CORDON_TOOL_DENY);
+		}
+		CHECK(cordon_tools_executable(t, names[i]) != NULL);
+		CHECK(cordon_tools_can_use(t, names[i]) != NULL);
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,6 +103,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!d.allow || p->mode == CORDON_MODE_DANGER_FULL_ACCESS);
 	}
 	CHECK(profile_why_host(p, "example.com", 443, &d) == 0);
+	if (p->tools) {
+		struct profile_env strict = env;
+		struct cordon_profile *refused = NULL;
+
+		ask_tools(p->tools);
+		strict.inspect = false;
+		CHECK(profile_load_buffer((const char *)data, size, "fuzz.json", &strict, &refused, &err) == -EOPNOTSUPP);
+		CHECK(refused == NULL);
+	}
 	CHECK(d.allow == (p->net == PROFILE_NET_HOST || p->mode == CORDON_MODE_DANGER_FULL_ACCESS));
 
 	free(s);

@@ -52,7 +52,7 @@ Test(cli, command_without_double_dash)
 }
 
 struct bad_case {
-	char *argv[8];
+	char *argv[12];
 	int argc;
 	const char *message;
 };
@@ -227,6 +227,17 @@ Test(cli, why_path_and_host)
 	cr_assert(a.port_set && a.port == 443);
 	cli_args_done(&a);
 
+	/* --command: the words after -- are its arguments, flags or not */
+	char *command[] = { "cordon", "why", "--profile", "p.json", "--command", "git", "--caller", "make",
+			    "--json", "--", "push", "--force", "--json" };
+	cr_assert_eq(parse(ARGC(command), command, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.why_command, "git");
+	cr_assert_str_eq(a.why_caller, "make");
+	cr_assert(a.json);
+	cr_assert_eq(strv_length(a.command), 3);
+	cr_assert_str_eq(a.command[2], "--json");
+	cli_args_done(&a);
+
 	/* run's rows: the same command line asks the same policy */
 	char *run_flags[] = { "cordon", "why", "--mode", "read-only", "--net", "host", "--isolation", "light",
 			      "--deny-read", "s", "--protect", "k", "--timeout", "3", "--path", "/x", "--op", "write" };
@@ -264,11 +275,29 @@ Test(cli, profile_and_why_errors_name_the_problem)
 		  "--op: unknown operation 'delete': valid operations are read, write, exec" },
 		{ { "cordon", "why", "--host", "h", "--port", "70000" }, 6,
 		  "--port: '70000' is not a port number from 1 to 65535" },
-		{ { "cordon", "why" }, 2, "`cordon why` needs either --path PATH --op OP or --host HOST --port N" },
+		{ { "cordon", "why" }, 2,
+		  "`cordon why` needs one of --path PATH --op OP, --host HOST --port N, or --command NAME -- ARGS" },
 		{ { "cordon", "why", "--path", "/x", "--op", "read", "--host", "h" }, 8,
-		  "`cordon why` needs either --path PATH --op OP or --host HOST --port N" },
+		  "`cordon why` needs one of --path PATH --op OP, --host HOST --port N, or --command NAME -- ARGS" },
 		{ { "cordon", "why", "--path", "/x", "--op", "read", "extra" }, 7,
-		  "unexpected argument 'extra': ask with --path PATH --op OP or --host HOST --port N" },
+		  "unexpected argument 'extra': ask with --path PATH --op OP, --host HOST --port N, or --command NAME "
+		  "-- ARGS" },
+		{ { "cordon", "why", "--profile", "p", "--command", "git", "push" }, 7,
+		  "unexpected argument 'push': ask with --path PATH --op OP, --host HOST --port N, or --command NAME "
+		  "-- ARGS" },
+		{ { "cordon", "why", "--command", "git", "--", "push" }, 6,
+		  "--command needs --profile P: a profile with command_policies (the built-in ones have none)" },
+		{ { "cordon", "why", "--profile", "p", "--command", "git", "--path", "/x", "--op", "read" }, 10,
+		  "`cordon why` needs one of --path PATH --op OP, --host HOST --port N, or --command NAME -- ARGS" },
+		{ { "cordon", "why", "--profile", "p", "--command", "git", "--op", "read" }, 8,
+		  "--op goes with --path, not --command" },
+		{ { "cordon", "why", "--profile", "p", "--command", "git", "--port", "1" }, 8,
+		  "--port goes with --host, not --command" },
+		{ { "cordon", "why", "--caller", "git", "--path", "/x", "--op", "read" }, 8,
+		  "--caller goes with --command" },
+		{ { "cordon", "why", "--path", "/x", "--op", "read", "--", "push" }, 8,
+		  "unexpected argument 'push' after --: only --command takes arguments" },
+		{ { "cordon", "why", "--profile", "p", "--command", "" }, 6, "--command needs a value" },
 		{ { "cordon", "why", "--json-schema" }, 3,
 		  "--json-schema: unknown option for `cordon why`; try `cordon why --help`" },
 	};

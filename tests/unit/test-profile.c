@@ -162,6 +162,19 @@ Test(profile, every_expected_has_a_profile)
 	closedir(d);
 }
 
+/* The same, loaded to be looked at: command_policies is kept (the load
+ * for a run refuses it until the supervisor enforces it). */
+static const struct profile_env inspect_env = {
+	.workspace = "/nonexistent/cordon-ws",
+	.home = "/nonexistent/cordon-home",
+	.tmpdir = "/tmp",
+	.xdg_config_home = "/nonexistent/cordon-home/.config",
+	.user_profile_dir = "",
+	.data_profile_dir = "",
+	.system_gitconfig = "",
+	.inspect = true,
+};
+
 Test(profile, valid_corpus_round_trips)
 {
 	_cleanup_free_ char *dir = join(srcdir(), "tests/data/profiles/valid");
@@ -176,10 +189,10 @@ Test(profile, valid_corpus_round_trips)
 		struct cordon_error e = {};
 		int r;
 
-		r = profile_load(*f, &corpus_env, &p, &e);
+		r = profile_load(*f, &inspect_env, &p, &e);
 		cr_assert_eq(r, 0, "%s: %s", *f, e.message);
 		cr_assert_eq(profile_to_json(p, &s), 0);
-		r = profile_load_buffer(s, strlen(s), "round-trip.json", &corpus_env, &p2, &e);
+		r = profile_load_buffer(s, strlen(s), "round-trip.json", &inspect_env, &p2, &e);
 		cr_assert_eq(r, 0, "%s written back does not load: %s\n%s", *f, e.message, s);
 		cr_assert_eq(profile_to_json(p2, &s2), 0);
 		cr_expect_str_eq(s, s2, "%s does not round-trip", *f);
@@ -231,6 +244,19 @@ Test(profile, pointer_escapes_and_array_positions)
 	cr_assert_lt(profile_load_buffer(text, strlen(text), "p.json", &corpus_env, &p, &e), 0);
 	cr_expect_str_eq(e.path, "/groups/a~0b");
 	cr_expect_eq(e.column, 13);
+}
+
+/* A value after an object that holds a nested one, written with spaces
+ * ("{ "a": ["/x"] }"): the position walk once took "[" after a space for
+ * a scalar and lost its place. */
+Test(profile, position_after_nested_values_with_spaces)
+{
+	const char *text = "{\n  \"groups\": { \"a\": [ \"/x\" ], \"b\": [ \"/y\" ] },\n  \"network\": { \"mode\": \"bad\" }\n}\n";
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(profile_load_buffer(text, strlen(text), "p.json", &corpus_env, &p, &e), -EINVAL);
+	cr_expect_str_eq(e.message, "p.json:3:24: at /network/mode: \"bad\" is not a network mode: use none, host or proxy");
 }
 
 Test(profile, raw_nul_byte_refused_with_position)
@@ -917,6 +943,24 @@ Test(profile, schema_names_exactly_the_loaders_keys)
 		for (; known[n]; n++)
 			cr_expect_not_null(json_object_get(gp, known[n]), "groups lacks %s", known[n]);
 		cr_expect_eq(json_object_size(gp), n);
+	}
+	/* command_policies: each of its objects names exactly the loader's keys */
+	{
+		static const struct {
+			const char *section, *def;
+		} tools[] = {
+			{ "command_policies", "command_policies" }, { "command", "tool_command" },
+			{ "sandbox", "tool_sandbox" },		    { "invocation_policy", "invocation_policy" },
+			{ "rule", "command_rule" },
+		};
+		json_t *defs = json_object_get(root, "$defs");
+
+		for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
+			json_t *def = json_object_get(defs, tools[i].def);
+
+			cr_assert_not_null(def, "the schema has no $defs/%s", tools[i].def);
+			assert_properties_match(def, tools[i].section);
+		}
 	}
 	/* groups.credentials.lift: exactly the credential groups the loader takes */
 	{

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Approvals (issue 13): asking a person or a service whether one tool
+ * invocation may run. A session checks its backends once, at start
+ * (approvals_new: a webhook's key is read then, and a session whose key is
+ * missing does not start); the supervisor then asks from a worker thread
+ * (approval_ask), which blocks for at most the backend's timeout.
+ *
+ *   terminal  the supervisor's controlling terminal (/dev/tty), never the
+ *             agent's stdio; with no terminal the backend's default applies
+ *             at once, so an unattended session never hangs.
+ *   webhook   a signed JSON POST (libcurl); only a 2xx answer echoing the
+ *             request id and digest decides, anything else denies.
+ *   chain     members by name: "all" asks in order and stops at the first
+ *             deny, "any" stops at the first grant.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum approval_type {
+	APPROVAL_TERMINAL,
+	APPROVAL_WEBHOOK,
+	APPROVAL_CHAIN,
+};
+
+/* Caps on what a profile may describe. */
+#define APPROVAL_NAME_MAX     127 /* bytes, so a name fits approval_result.backend */
+#define APPROVAL_BACKENDS_MAX 64  /* reachable from one session */
+#define APPROVAL_MEMBERS_MAX  16  /* in one chain */
+#define APPROVAL_TIMEOUT_MAX  (24ull * 3600 * 1000)
+#define APPROVAL_URL_MAX      2048
+#define APPROVAL_KEY_MAX      4096 /* bytes of a webhook key */
+
+/*
+ * One backend as the profile describes it. Every string is borrowed: it
+ * must live until approvals_new returns (which copies what it keeps).
+ */
+struct approval_backend {
+	const char *name;
+	enum approval_type type;
+	/* terminal and webhook: required, 1 ms .. APPROVAL_TIMEOUT_MAX. chain:
+	 * 0 for none, else a cap on the whole chain (each member also keeps its
+	 * own). */
+	uint64_t timeout_ms;
+	/* terminal: the decision with no terminal, at end of input and at the
+	 * timeout */
+	bool default_allow;
+	/* webhook: an http:// or https:// URL, and the environment variable
+	 * holding the HMAC key */
+	const char *url;
+	const char *secret_env;
+	/* chain: "all" (true) or "any" (false), and its members' names,
+	 * NULL-terminated */
+	bool chain_all;
+	const char *const *members;
+};
+
+/* Fill *ret with the backend called name: 0, or -ENOENT if there is none. */
+typedef int (*approval_lookup)(void *ctx, const char *name, struct approval_backend *ret);
+
+struct approvals;
+
+/*
+ * Check every backend reachable from names (NULL-terminated) through
+ * lookup: names (printable ASCII, no spaces), types, timeouts, URLs, chain
+ * members (-ENOENT for an unknown one, -ELOOP for a chain that contains
+ * itself, -E2BIG past the caps). Each webhook's key is read from
+ * its secret_env now (missing or empty: -ENOKEY) and kept in locked memory
+ * that is zeroed when freed. Errors carry one line in err (no "cordon: "
+ * prefix). The caller owns *ret.
+ */
+int approvals_new(approval_lookup lookup, void *ctx, const char *const *names, struct approvals **ret, char *err,
+		  size_t errlen);
+/* Zeroes and frees the keys. NULL is fine; returns NULL. */
+struct approvals *approvals_free(struct approvals *a);
+
+struct approval_request {
+	const char *request_id; /* 32 lower-case hex digits, random */
+	const char *session;
+	const char *caller;
+	const char *command;
+	const char *const *argv;	  /* the raw argv: the terminal shows it, escaped */
+	const char *const *argv_redacted; /* what a webhook is sent */
+	const char *cwd;
+	/* 64 lower-case hex digits: the SHA-256 of the exact action, computed by
+	 * the caller; a webhook's answer must echo it */
+	const char *digest;
+};
+
+/*
+ * What happened. A terminal that cannot ask (no controlling terminal, not
+ * in the foreground, end of input) applies its default as if answered:
+ * GRANTED or DENIED, with the reason saying so.
+ */
+enum approval_outcome {
+	APPROVAL_GRANTED, /* allowed: an explicit yes, or a terminal's default allow */
+	APPROVAL_DENIED,  /* denied: an explicit no, or a terminal's default deny */
+	APPROVAL_TIMEOUT, /* no answer in time: a terminal's default, or deny */
+	APPROVAL_ERROR,	  /* no valid answer (a webhook's status, body or transport was wrong): deny */
+};
+
+struct approval_result {
+	enum approval_outcome outcome;
+	/* The decision to act on: true for GRANTED, and for TIMEOUT from a
+	 * terminal whose default is allow; false otherwise. */
+	bool allow;
+	char backend[APPROVAL_NAME_MAX + 1]; /* the backend that decided: a chain names its member */
+	char reason[256];		     /* printable ASCII, one line */
+};
+
+/*
+ * Ask backend (a name reachable from approvals_new's names) about req.
+ * Blocking, for at most the backend's timeout; safe to call from several
+ * threads at once. 0 with *ret filled for every decision, errors in asking
+ * included (APPROVAL_ERROR); -ENOENT for an unknown backend, -EINVAL for a
+ * malformed request.
+ */
+int approval_ask(struct approvals *a, const char *backend, const struct approval_request *req,
+		 struct approval_result *ret);
+
+/* "granted", "denied", "timeout" or "error". */
+const char *approval_outcome_name(enum approval_outcome o);

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# `cordon why --command`: what a profile's command_policies decide for one
+# call (allow, deny, approve and its backend), naming the rule by file,
+# line and JSON pointer; --caller, the caller's environment, --json, the
+# exit codes; and the other side of it: `cordon run` and `profile validate`
+# still refuse such a profile (nothing enforces it yet), while `profile
+# show` prints it in a form that loads back to the same decisions.
+. "$(dirname "$0")/tap.sh"
+
+tap_base tools-why
+unset CI GIT_DIR
+export HOME=$BASE/home
+mkdir -p "$HOME" "$BASE/ws"
+cd "$BASE/ws"
+
+P=$BASE/p.json
+cat > "$P" <<'EOF'
+{
+  "command_policies": {
+    "approval_backends": {
+      "me": { "type": "terminal", "timeout_secs": 30, "default": "deny" }
+    },
+    "commands": {
+      "git": {
+        "invocation_policy": {
+          "default": "allow",
+          "deny": [ { "argv": { "prefix": ["push", "--force"] }, "reason": "no force pushes" } ],
+          "approve": [ { "argv": { "prefix": ["push"] }, "backend": "me" } ],
+          "allow": [ { "argv": { "prefix": ["log"] }, "env": { "CI": { "equals": "true" } } } ]
+        },
+        "can_use": ["ssh"]
+      },
+      "ssh": { "from": { "session": "deny" } },
+      "curl": { "invocation_policy": { "default": "deny", "allow": [ { "argv": { "exact": ["--version"] } } ] } }
+    }
+  }
+}
+EOF
+
+# why_is WANT_RC WANT_OUT DESC ARGS...: stdout exactly WANT_OUT, exit WANT_RC
+why_is() {
+        local want_rc=$1 want=$2 desc=$3 out rc
+        shift 3
+        out=$("$CORDON" why "$@" 2>"$BASE/err"); rc=$?
+        if [ "$rc" -eq "$want_rc" ] && [ "$out" = "$want" ]; then
+                ok "$desc"
+        else
+                not_ok "$desc" "rc=$rc (want $want_rc)" "got:      $out" "expected: $want" "stderr: $(cat "$BASE/err")"
+        fi
+}
+
+why_is 1 "deny: no force pushes
+  rule: $P:10 at /command_policies/commands/git/invocation_policy/deny/0" \
+        "a deny rule: its reason, file:line and pointer; exit 1" \
+        --profile "$P" --command git -- push --force origin
+why_is 2 "approve: the call matches this approve rule
+  backend: me
+  rule: $P:11 at /command_policies/commands/git/invocation_policy/approve/0" \
+        "an approve rule: the backend to ask; exit 2" \
+        --profile "$P" --command git -- push origin
+why_is 0 "allow: no rule matches: the invocation_policy's default is allow
+  rule: $P:9 at /command_policies/commands/git/invocation_policy/default" \
+        "no rule matches: the default, at its own line; exit 0" \
+        --profile "$P" --command git -- status
+why_is 1 "deny: session may not call ssh: from.session is \"deny\"
+  rule: $P:16 at /command_policies/commands/ssh/from/session" \
+        "--caller defaults to the session, and from.session \"deny\" holds" \
+        --profile "$P" --command ssh -- example.org
+why_is 0 "allow: ssh has no invocation_policy: every call is allowed
+  rule: $P:16 at /command_policies/commands/ssh" \
+        "--caller git: git's can_use reaches ssh" \
+        --profile "$P" --command ssh --caller git -- example.org
+why_is 1 "deny: ssh may not call git: it is not in ssh's can_use
+  rule: $P:16 at /command_policies/commands/ssh/can_use" \
+        "--caller ssh: not in ssh's can_use" \
+        --profile "$P" --command git --caller ssh -- status
+why_is 1 "deny: rm is not a command under command_policies
+  rule: $P at /command_policies/commands" \
+        "an unknown command is a deny, with a reason" \
+        --profile "$P" --command rm -- -rf /
+why_is 0 "allow: no rule matches: the invocation_policy's default is allow
+  rule: $P:9 at /command_policies/commands/git/invocation_policy/default" \
+        "no arguments at all: the default" \
+        --profile "$P" --command git
+why_is 1 "deny: no rule matches: the invocation_policy's default is deny
+  rule: $P:17 at /command_policies/commands/curl/invocation_policy/default" \
+        "exact: one more argument is not the list" \
+        --profile "$P" --command curl -- --version -v
+
+# The caller's environment is why's own: env conditions match against it.
+out=$(CI=true "$CORDON" why --profile "$P" --command curl -- --version); rc=$?
+out2=$(CI=true "$CORDON" why --profile "$P" --command git -- log); rc2=$?
+out3=$(CI=false "$CORDON" why --profile "$P" --command git -- log); rc3=$?
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] &&
+   [[ $out2 == *"/invocation_policy/allow/0" ]] && [[ $out3 == *"/invocation_policy/default" ]]; then
+        ok "env: CI=true matches the allow rule, CI=false falls to the default"
+else
+        not_ok "env conditions" "$rc $out" "$rc2 $out2" "$rc3 $out3"
+fi
+
+# --json: one object
+"$CORDON" why --json --profile "$P" --command git --caller git -- push 'it"s' > "$BASE/why.json"; rc=$?
+if [ $rc -eq 2 ] && "$PY" - "$BASE/why.json" "$P" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+want = {"allow": False, "decision": "approve", "reason": "the call matches this approve rule",
+        "pointer": "/command_policies/commands/git/invocation_policy/approve/0", "backend": "me",
+        "command": "git", "caller": "git", "argv": ["push", 'it"s'], "file": sys.argv[2], "line": 11,
+        "profile": sys.argv[2], "profile_file": sys.argv[2]}
+assert o == want, o
+PY
+then ok "--json: one object with the decision, the rule, the backend and the question"; else not_ok "--json" "rc=$rc" "$(cat "$BASE/why.json")"; fi
+"$CORDON" why --json --profile "$P" --command git -- status > "$BASE/why.json"
+if [ "$(json_field "$BASE/why.json" backend)" = null ] && [ "$(json_field "$BASE/why.json" allow)" = true ]; then
+        ok "--json: backend is null when no approval is asked"
+else
+        not_ok "--json backend null" "$(cat "$BASE/why.json")"
+fi
+
+# ---- refusals -------------------------------------------------------------------
+
+err=$("$CORDON" why --command git -- status 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 125 ] && [ "$err" = "cordon: --command needs --profile P: a profile with command_policies (the built-in ones have none)" ]; then
+        ok "--command needs --profile (exit 125)"
+else
+        not_ok "--command without --profile" "rc=$rc" "$err"
+fi
+echo '{ "mode": "read-only" }' > "$BASE/plain.json"
+err=$("$CORDON" why --profile "$BASE/plain.json" --command git 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 125 ] && [ "$err" = "cordon: profile $BASE/plain.json has no command_policies: no command is under a policy" ]; then
+        ok "a profile without command_policies: exit 125, said so"
+else
+        not_ok "no command_policies" "rc=$rc" "$err"
+fi
+printf '{\n  "command_policies": { "commands": { "git": { "can_use": ["shh"] }, "ssh": {} } }\n}\n' > "$BASE/bad.json"
+err=$("$CORDON" why --profile "$BASE/bad.json" --command git 2>&1 >/dev/null); rc=$?
+want="cordon: $BASE/bad.json:2:60: at /command_policies/commands/git/can_use/0: no command \"shh\", did you mean \"ssh\"?"
+if [ $rc -eq 125 ] && [ "$err" = "$want" ]; then
+        ok "a profile error: exit 125, file:line:column and pointer"
+else
+        not_ok "profile error" "rc=$rc" "got:      $err" "expected: $want"
+fi
+
+# Fail closed: what why explains, a run refuses, and validate says why.
+want="$P:2:23: at /command_policies: command_policies needs the tool-sandbox supervisor, not yet available"
+err=$("$CORDON" run --profile "$P" -- true 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 125 ] && [ "$err" = "cordon: $want" ]; then
+        ok "cordon run refuses the profile (exit 125), with where"
+else
+        not_ok "run refuses" "rc=$rc" "got:      $err" "expected: cordon: $want"
+fi
+err=$("$CORDON" profile validate "$P" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 1 ] && [ "$err" = "$want" ]; then ok "profile validate says the same (exit 1)"; else not_ok "validate" "rc=$rc" "$err"; fi
+
+# profile show prints command_policies; what it prints decides the same
+if "$CORDON" profile show "$P" > "$BASE/shown.json" &&
+   "$CORDON" profile show "$BASE/shown.json" > "$BASE/again.json" && cmp -s "$BASE/shown.json" "$BASE/again.json"; then
+        ok "profile show prints command_policies, and loads back to the same"
+else
+        not_ok "profile show round trip" "$(diff "$BASE/shown.json" "$BASE/again.json" 2>&1 | head -20)"
+fi
+a=$("$CORDON" why --profile "$P" --command git -- push --force | head -1)
+b=$("$CORDON" why --profile "$BASE/shown.json" --command git -- push --force | head -1)
+c=$("$CORDON" why --profile "$BASE/shown.json" --command git -- push x | head -2)
+if [ "$a" = "deny: no force pushes" ] && [ "$a" = "$b" ] && [ "$c" = "approve: the call matches this approve rule
+  backend: me" ]; then
+        ok "the shown profile decides as the original"
+else
+        not_ok "shown decides the same" "$a" "$b" "$c"
+fi
+
+finish
