@@ -206,9 +206,97 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 					       struct cordon_error *reterr);
 /* Make PATH (canonicalised now; it may not exist yet) writable too, under
  * workspace-write. Refused under read-only, for '/', and for a path a
- * read-deny entry covers (deny always wins). */
+ * read-deny entry covers (deny always wins; under restricted reads a
+ * built-in entry at or above PATH is lifted instead, as by
+ * cordon_policy_restrict_read). PATH may be a directory or a regular file:
+ * a file is written in place (full isolation binds it back alone and
+ * Landlock grants it alone: read, write, truncate; nothing can be created,
+ * renamed or removed beside it, so an atomic replace by rename fails); it
+ * must exist when the run starts, and it is never a workspace. What the
+ * new root reaches is protected as for the workspace: HOME's start-up
+ * files, PATH directories, git's hooks paths. */
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
 					  struct cordon_error *reterr);
+
+/* ---- The tool sandbox's mechanisms --------------------------------------
+ *
+ * Four general features a tool's own sandbox is built from, enforced by
+ * the native runner (Landlock, and execveat). Light isolation has no
+ * unix-socket gate (a host service reachable over a pathname socket would
+ * execute for the sandbox): a policy using the execute-only gate or
+ * deny-exec is refused there by cordon_confine (-EOPNOTSUPP, saying why);
+ * restricted reads and running from an fd work there too. The bwrap and
+ * seatbelt backends refuse all four. `cordon explain` says so (refused,
+ * not enforced less: so not among cordon_backend_gaps(), the reasons for
+ * a partial grade). None of them is allowed under danger-full-access
+ * (-EINVAL). Paths are canonicalised when given; "/" is refused.
+ */
+
+/* Restricted reads. The first call switches the policy from "everything
+ * but the read-deny set" to "only the system's baseline and what is
+ * granted": readable becomes the baseline (/usr, /etc, /bin, /sbin, /lib*,
+ * the sandbox's own /dev, /proc, /tmp, /run, /sys/devices/system/cpu; not
+ * HOME, /var, /opt, /srv, /home, /root or /mnt: see policy_tool.c), plus
+ * PATH (a file or a directory) and each path added by later calls, plus
+ * the writable roots. A PATH that does not exist is recorded and skipped.
+ * The read-deny catalogue still applies inside readable roots, except
+ * that a built-in entry at or above a granted PATH is lifted: granting
+ * ~/.config/gh makes that store readable, granting ~ does not make ~/.ssh
+ * readable. An entry the caller named (cordon_policy_deny_read) at or
+ * above PATH refuses the grant (-EPERM: deny wins). */
+CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *path,
+					   struct cordon_error *reterr);
+/* The execute-only gate. The first call turns it on: EXECUTE (Landlock)
+ * only on PATH (a file or a directory, which becomes readable too: the
+ * kernel reads what it executes) and each path added later; readable and
+ * writable roots lose it, so nothing the sandbox writes, into /tmp or the
+ * workspace, can be executed; what it can write is mounted noexec too
+ * (unless a granted path lies there), so the loader run as a program
+ * cannot map it, and a memfd can be made only sealed non-executable
+ * (MFD_NOEXEC_SEAL, Linux 6.3; Landlock does not see memfds). The dynamic
+ * loader a binary names must be granted too. A script run as `sh script`
+ * is read by an executable shell, not executed: the gate lets it run. A
+ * missing PATH is recorded and skipped; one under a read-deny entry is
+ * refused (-EPERM). */
+CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *path, struct cordon_error *reterr);
+/* Never executable, though still readable (and writable where a root
+ * says so): EXECUTE is withheld along the path, every sibling on the way
+ * granted it, never the entry. Holds when the host renames a new file over
+ * the name during the run and for a name created later in that directory;
+ * a sibling the host renames over it keeps its own right (Landlock's rules
+ * follow inodes). By path: a hard link or copy elsewhere
+ * (/usr/lib/git-core/git for /usr/bin/git) is another path. Landlock
+ * mediates execve, not mmap: running the dynamic loader on the file
+ * (ld.so PATH) maps and runs it; deny the read too where that matters.
+ * Memfds that could be executed are refused (a copy there would run).
+ * Cost: one Landlock rule per entry of each directory on the way
+ * (/usr/bin: about 1300), built once per launch. A missing PATH: its first
+ * missing component is withheld, so nothing made there later runs. */
+CORDON_API int cordon_policy_deny_exec(struct cordon_policy *p, const char *path, struct cordon_error *reterr);
+/* Run the command from an fd the caller opens (and checks) itself: the
+ * confined value then asks for it at cordon_confined.exec_fd and the
+ * runner executes exactly that file with execveat(fd, "", argv, envp,
+ * AT_EMPTY_PATH), argv kept as given, whatever the file's path names by
+ * then. That file may be read and executed whatever the gate says (a
+ * Landlock rule on it, not on its path); a --deny-exec path naming it
+ * makes the runner refuse. A script (#!) keeps the fd open across exec:
+ * its interpreter reads it as /dev/fd/N (which is then its $0). Errors
+ * exit 126/127 as an execve's would. -EINVAL under danger-full-access. */
+CORDON_API int cordon_policy_exec_from_fd(struct cordon_policy *p, bool on);
+/* A policy for one tool's own sandbox: workspace-write (so the write
+ * gate's rules by name, the persistence protections and what HOME and
+ * PATH reach all apply to whatever becomes writable, and
+ * cordon_policy_mode() says CORDON_MODE_WORKSPACE_WRITE: this is that mode
+ * with an empty start, not a mode of its own), except that nothing is
+ * writable until cordon_policy_add_writable adds it, not the workspace
+ * either (the private /tmp stays writable; $TMPDIR elsewhere is set to
+ * it), reads are restricted to the baseline until cordon_policy_restrict_read
+ * adds, and the execute-only gate is on with nothing executable until
+ * cordon_policy_allow_exec adds (or the command runs from an fd).
+ * add_writable lifts a built-in read-deny entry at or above its path.
+ * workspace: NULL means the current directory; it must be a directory. */
+CORDON_API int cordon_policy_new_tool(const char *workspace, struct cordon_policy **ret,
+				      struct cordon_error *reterr);
 /* Mark a feature required: the run is refused rather than degraded when the
  * kernel lacks it. Known: "landlock", "landlock-net", "landlock-scope",
  * "seccomp", "userns", "pidns", "netns". Unknown names: -EINVAL. */
@@ -339,6 +427,12 @@ struct cordon_confined {
 	 * with the caller's broker socket at fd number broker_fd (> 2;
 	 * cordon_run_opts.broker_fd gives it); <= 2: none. */
 	int broker_fd;
+	/* The file the command runs from (cordon_policy_exec_from_fd): start
+	 * argv with the caller's fd at this number (> 2; -1, or any value
+	 * <= 2: none). cordon_run and cordon_spawn do it with
+	 * cordon_run_opts.exec_fd, and refuse a value that wants one without
+	 * it. */
+	int exec_fd;
 };
 
 /* Confine argv under policy with the selected backend (cordon_backend_select
@@ -769,6 +863,25 @@ struct cordon_run_opts {
 	 * runner still passes on only what the policy's filter lets through
 	 * (cordon_policy_keep_env). NULL: none. */
 	const char *const *env;
+	/* The file the confined command runs from, when the confined value
+	 * asks for one (cordon_confined.exec_fd > 2): an fd the caller opened
+	 * (any mode, O_PATH too), placed at that number in the runner; the
+	 * caller keeps its own. 0 (a zeroed struct) or -1: none. Given without
+	 * a confined value that wants it, or missing when it does: -EINVAL;
+	 * 1 and 2 are refused (-EBADF). */
+	int exec_fd;
+	/* With passthrough, when stdin, stdout and stderr are one terminal
+	 * whose foreground we are, and the confined command runs cordon's own
+	 * runner: the command gets a terminal of its own (a pseudo-terminal
+	 * as its stdin, stdout, stderr and controlling terminal: job control,
+	 * /dev/tty, pagers, editors, window size) whose output the runner
+	 * relays to us merged, scanned like stderr (and capped by
+	 * passthrough_max_output as one stream). The runner puts our terminal
+	 * in raw mode for the run; its settings from before are put back when
+	 * the run ends, however the runner ended. Otherwise (bwrap, no
+	 * terminal, --json-style captured runs) nothing changes:
+	 * cordon_result.terminal says which it was. */
+	bool terminal;
 };
 
 struct cordon_result {
@@ -797,6 +910,10 @@ struct cordon_result {
 	char *stderr_output;     /* with separate_stderr: stderr, NUL-terminated, at most max_output; else NULL */
 	size_t stderr_len;
 	uint64_t stderr_total;   /* bytes of stderr (captured + dropped) */
+	/* The command ran on a terminal of its own (cordon_run_opts.terminal):
+	 * output is what passed through it, stdout and stderr merged, with
+	 * the terminal's "\r\n" line ends read as "\n". */
+	bool terminal;
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge
@@ -839,6 +956,7 @@ struct cordon_launch_opts {
 					   * anything else is readable anyway */
 	const char *const *write;         /* cordon_policy_add_writable */
 	const char *const *deny_read;     /* cordon_policy_deny_read */
+	const char *const *deny_exec;     /* cordon_policy_deny_exec */
 	const char *const *protect;       /* cordon_policy_protect */
 	const char *const *allow_unix_sockets;
 	const char *const *keep_env;      /* names or PREFIX* */

@@ -23,6 +23,7 @@ enum cli_command {
 	CLI_EXPLAIN,
 	CLI_PROFILE,
 	CLI_WHY,
+	CLI_AUDIT,
 	CLI_HELP,
 	CLI_VERSION,
 };
@@ -35,6 +36,14 @@ enum cli_profile_action {
 	CLI_PROFILE_VALIDATE,
 	CLI_PROFILE_SCHEMA,
 	CLI_PROFILE_DIFF,
+};
+
+/* `cordon audit ACTION` (in cordon-supervisor: cli_audit.c) */
+enum cli_audit_action {
+	CLI_AUDIT_NONE,
+	CLI_AUDIT_LIST,
+	CLI_AUDIT_SHOW,
+	CLI_AUDIT_VERIFY,
 };
 
 /* Everything the command line said, parsed and validated; strings point into
@@ -99,9 +108,12 @@ struct cli_args {
 	const char *why_caller;    /* --caller: who calls it (NULL: the session) */
 
 	struct cli_session *session; /* run: the tool sandbox's supervisor (cordon-supervisor only), or NULL */
+	/* audit */
+	enum cli_audit_action audit_action;
+	const char *audit_head;    /* verify --head: the chain's head kept elsewhere */
 
 	char **command;            /* after "--" (or the first non-flag); why --command: its arguments */
-	char **operands;           /* `cordon profile ACTION` operands: names and files */
+	char **operands;           /* `cordon profile|audit ACTION` operands: names and files */
 };
 
 /* Parse argv (argv[0] is the program). Returns 0, or -EINVAL with a message
@@ -172,8 +184,21 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 const struct cli_flag *cli_flag_table(size_t *ret_n);
 /* The i-th subcommand name (with its enum in *ret), NULL past the end. */
 const char *cli_command_name(size_t i, enum cli_command *ret);
-/* The i-th `cordon profile` action, NULL past the end. */
-const char *cli_profile_action_name(size_t i);
+/* Caps on what the command line may carry: a repeatable flag's values, a
+ * command's operands. */
+#define CLI_MAX_REPEATS 4096
+
+/* cli_actions.c: the commands that take an action word (`cordon profile
+ * ACTION`, `cordon audit ACTION`). */
+bool cli_has_actions(enum cli_command c);
+/* The i-th action of c, NULL past the end and for other commands. */
+const char *cli_action_name(enum cli_command c, size_t i);
+/* Set a->sub's action from its name; -EINVAL and a message in err for an
+ * unknown one. */
+int cli_parse_action(struct cli_args *a, const char *name, char *err, size_t errlen);
+/* Once everything is parsed: an action was given, with the operands and
+ * only the options it takes; else -EINVAL and a message in err. */
+int cli_check_action(const struct cli_args *a, char *err, size_t errlen);
 
 /* The usage text for a subcommand (or the overview for CLI_NONE). */
 const char *cli_usage(enum cli_command c);
@@ -209,11 +234,15 @@ extern const struct cli_session_ops cli_session_ops;
 struct cli_supervisor_ops {
 	const char *name;
 	const struct cli_session_ops *session;
+	/* `cordon audit`: list, show and verify the audit logs (the exit code) */
+	int (*audit)(const struct cli_args *a);
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
 /* NULL in the lean binary. */
 const struct cli_supervisor_ops *cli_supervisor(void);
+/* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
+int cli_audit(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for
  * cli_exec_supervisor. */
 int cli_keep_argv(int argc, char **argv);

@@ -20,9 +20,6 @@
 
 #define _fallthrough_ __attribute__((__fallthrough__))
 
-/* Caps on what the command line may carry. */
-#define CLI_MAX_REPEATS 4096
-
 #define fail cli_fail
 
 /* ---- sizes, durations, counts ---- */
@@ -162,6 +159,15 @@ static int flag_port(struct cli_args *a, const struct cli_flag *f, const char *v
 		return fail(err, errlen, "--port: '%s' is not a port number from 1 to 65535", value);
 	a->port = (unsigned)port;
 	a->port_set = true;
+	return 0;
+}
+
+static int flag_head(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (strlen(value) != 64 || strspn(value, "0123456789abcdefABCDEF") != 64)
+		return fail(err, errlen, "--head: '%.100s' is not a SHA-256 (64 hex digits)", value);
+	a->audit_head = value;
 	return 0;
 }
 
@@ -382,6 +388,11 @@ static const struct cli_flag flags[] = {
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port; "
 	  "with\n--command: command, caller, argv, line, backend)" },
+	{ "--json", C(CLI_AUDIT), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
+	  "one JSON object (list, show, verify)" },
+	{ "--head", C(CLI_AUDIT), true, flag_head, 0, CLI_SECTION_OWN, "HEX",
+	  "with verify: the chain's head (the SHA-256 of the last\n"
+	  "line) as kept elsewhere; a log whose head differs is tampered" },
 
 	/* limits */
 	{ "--timeout", LIMIT_CMDS, true, flag_timeout, 0, CLI_SECTION_LIMIT, "SECONDS",
@@ -398,7 +409,7 @@ static const struct cli_flag flags[] = {
 	{ "--max-open-files", LIMIT_CMDS, true, flag_max_open_files, 0, CLI_SECTION_LIMIT, "N",
 	  "open file descriptors per process (RLIMIT_NOFILE)" },
 	{ "--max-output", LIMIT_CMDS, true, flag_max_output, 0, CLI_SECTION_LIMIT, "BYTES",
-	  "output kept with --json (default 1M); interactive: stdout and\nstderr relayed each up to BYTES" },
+	  "output kept with --json (default 1M); interactive: stdout and\nstderr relayed each up to BYTES (on a terminal: the terminal's\noutput, one stream)" },
 	{ "--on-output-limit", LIMIT_CMDS, true, flag_on_output_limit, 0, CLI_SECTION_LIMIT, "truncate|terminate",
 	  "past --max-output: count and drop the rest\n(default), or kill the command and everything it started" },
 	{ "--limits-fallback", LIMIT_CMDS, true, flag_limits_fallback, 0, CLI_SECTION_LIMIT, "warn|fail",
@@ -452,24 +463,11 @@ static const struct {
 	{ "explain", CLI_EXPLAIN },
 	{ "profile", CLI_PROFILE },
 	{ "why", CLI_WHY },
+	{ "audit", CLI_AUDIT },
 	{ "help", CLI_HELP },
 	{ "--help", CLI_HELP },
 	{ "-h", CLI_HELP },
 	{ "--version", CLI_VERSION },
-};
-
-static const struct {
-	const char *name;
-	enum cli_profile_action action;
-	size_t min, max; /* operands */
-	const char *operands;
-	bool json, workspace;
-} profile_actions[] = {
-	{ "list", CLI_PROFILE_LIST, 0, 0, "", true, false },
-	{ "show", CLI_PROFILE_SHOW, 1, 1, "one profile NAME", true, true },
-	{ "validate", CLI_PROFILE_VALIDATE, 1, CLI_MAX_REPEATS, "at least one FILE", false, true },
-	{ "schema", CLI_PROFILE_SCHEMA, 0, 0, "", false, false },
-	{ "diff", CLI_PROFILE_DIFF, 2, 2, "two profiles A B", false, true },
 };
 
 const struct cli_flag *cli_flag_table(size_t *ret_n)
@@ -484,11 +482,6 @@ const char *cli_command_name(size_t i, enum cli_command *ret)
 		return NULL;
 	*ret = commands[i].command;
 	return commands[i].name;
-}
-
-const char *cli_profile_action_name(size_t i)
-{
-	return i < ELEMENTSOF(profile_actions) ? profile_actions[i].name : NULL;
 }
 
 /* The row of name that c accepts, or NULL. */
@@ -514,33 +507,6 @@ void cli_args_done(struct cli_args *a)
 	strv_free(a->command);
 	strv_free(a->operands);
 	*a = (struct cli_args){};
-}
-
-static int check_profile_args(const struct cli_args *a, char *err, size_t errlen)
-{
-	size_t n = strv_length(a->operands);
-
-	if (a->action == CLI_PROFILE_NONE)
-		return fail(err, errlen, "`cordon profile` needs an action: list, show, validate, schema or diff");
-	for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++) {
-		if (profile_actions[k].action != a->action)
-			continue;
-		if (n < profile_actions[k].min || n > profile_actions[k].max) {
-			if (profile_actions[k].max == 0)
-				return fail(err, errlen, "unexpected argument '%s': `cordon profile %s` takes none",
-					    a->operands[0], profile_actions[k].name);
-			return fail(err, errlen, "`cordon profile %s` takes %s, got %zu argument%s",
-				    profile_actions[k].name, profile_actions[k].operands, n, n == 1 ? "" : "s");
-		}
-		if (a->effective && a->action != CLI_PROFILE_SHOW)
-			return fail(err, errlen, "--effective: only for `cordon profile show`");
-		if (a->json && !profile_actions[k].json)
-			return fail(err, errlen, "--json: not available for `cordon profile %s`", profile_actions[k].name);
-		if (a->workspace && !profile_actions[k].workspace)
-			return fail(err, errlen, "--workspace: not available for `cordon profile %s`",
-				    profile_actions[k].name);
-	}
-	return 0;
 }
 
 static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
@@ -601,7 +567,8 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 			return fail(err, errlen, "unexpected argument '%s'", a->command[0]);
 		return 0;
 	case CLI_PROFILE:
-		return check_profile_args(a, err, errlen);
+	case CLI_AUDIT:
+		return cli_check_action(a, err, errlen);
 	case CLI_WHY:
 		return check_why_args(a, err, errlen);
 	case CLI_NONE:
@@ -610,6 +577,12 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 		break;
 	}
 	return 0;
+}
+
+/* Commands whose words are operands (names, files), not a command to run. */
+static bool takes_operands(enum cli_command c)
+{
+	return c == CLI_PROFILE || c == CLI_WHY || c == CLI_AUDIT;
 }
 
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
@@ -628,13 +601,10 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		*ret = a;
 		return 0;
 	}
-	if (a.sub == CLI_PROFILE && argc > 2 && argv[2][0] != '-') {
-		for (size_t k = 0; k < ELEMENTSOF(profile_actions); k++)
-			if (strcmp(argv[2], profile_actions[k].name) == 0)
-				a.action = profile_actions[k].action;
-		if (a.action == CLI_PROFILE_NONE)
-			return fail(err, errlen,
-				    "unknown profile action '%s': valid actions are list, show, validate, schema, diff", argv[2]);
+	if (cli_has_actions(a.sub) && argc > 2 && argv[2][0] != '-') {
+		r = cli_parse_action(&a, argv[2], err, errlen);
+		if (r < 0)
+			return r;
 		i = 3;
 	}
 
@@ -647,7 +617,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 			i++;
 			break;
 		}
-		if (arg[0] != '-' && (a.sub == CLI_PROFILE || a.sub == CLI_WHY)) {
+		if (arg[0] != '-' && takes_operands(a.sub)) {
 			/* operands may come before, between or after flags */
 			if (strv_length(a.operands) >= CLI_MAX_REPEATS) {
 				r = fail(err, errlen, "too many arguments");
@@ -696,7 +666,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 
 	for (; i < argc; i++) {
 		/* why's words after "--" are --command's arguments */
-		char ***v = a.sub == CLI_PROFILE ? &a.operands : &a.command;
+		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_AUDIT ? &a.operands : &a.command;
 
 		if (strv_length(*v) >= 65536) {
 			r = fail(err, errlen, "the command has too many arguments");

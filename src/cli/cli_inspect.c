@@ -287,6 +287,22 @@ static int bwrap_arity(const char *opt)
 	return 0;
 }
 
+/* What an interactive run's command gets for a terminal (cordon run adds
+ * --pty to the native runner's line then; explain shows the line without). */
+static void explain_terminal(bool native)
+{
+	if (native)
+		printf("terminal: when cordon run's stdin, stdout and stderr are one terminal (not --json), "
+		       "the runner also gets --pty: the command's stdin, stdout, stderr and controlling terminal "
+		       "are a pseudo-terminal of its own (full isolation: the sandbox's devpts; light: the host's "
+		       "/dev/ptmx, only that node writable), relayed by the runner (job control, /dev/tty, pagers, "
+		       "editors, window size); your terminal is raw during the run and put back after it. "
+		       "Otherwise the command has no controlling terminal (/dev/tty: ENXIO)\n");
+	else
+		printf("terminal: none of its own under bwrap (--new-session: no controlling terminal, /dev/tty "
+		       "fails with ENXIO, no job control); stdin and stdout are yours, stderr is relayed\n");
+}
+
 /* --backend bwrap: bwrap's own options one to a line (environment values
  * left out), what it does not enforce, then the nested runner's plan. */
 static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p)
@@ -318,6 +334,10 @@ static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p
 	}
 	(void)cordon_backend_gaps(&info, gaps, sizeof(gaps));
 	printf("not enforced here: %s\n", gaps);
+	/* not gaps (nothing runs without them): refused when a policy asks */
+	printf("refused here (the native runner's): restricted reads, the execute-only gate, deny-exec, "
+	       "running the command from an fd\n");
+	explain_terminal(false);
 	if (info.lacks & CORDON_LACKS_RUNNER) {
 		printf("then execve %s directly: cordon's runner does not nest (see cordon probe)\n",
 		       c->argv[i] && c->argv[i + 1] ? c->argv[i + 1] : "?");
@@ -368,6 +388,7 @@ int cli_explain(const struct cli_args *a)
 		say("cannot explain the plan: %s", strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
+	explain_terminal(true);
 	return explain_limits(a, c);
 }
 

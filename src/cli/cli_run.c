@@ -179,6 +179,9 @@ int cli_run(const struct cli_args *a)
 		/* the command's input is ours, captured or not */
 		.capture_stdin = a->json,
 		.separate_stderr = a->separate_stderr,
+		/* on a terminal, the command gets one of its own (a pty the
+		 * runner relays; our terminal is put back after the run) */
+		.terminal = !a->json,
 	};
 	r = session ? cli_supervisor()->session->session_run(session, c, &o, &res) : cordon_run(c, &o, &res);
 	kill_descendants(getpid());
@@ -233,8 +236,8 @@ int cli_run(const struct cli_args *a)
 			break;
 		case CORDON_VERDICT_OK:
 			if (res->limit == CORDON_LIMIT_OUTPUT)
-				say("output limit reached: at most %" PRIu64 " bytes of stdout and of stderr were shown, the rest "
-				    "was counted and dropped", a->max_output);
+				say("output limit reached: at most %" PRIu64 " bytes of %s were shown, the rest was counted and "
+				    "dropped", a->max_output, res->terminal ? "the terminal's output" : "stdout and of stderr");
 			else if (res->limit != CORDON_LIMIT_NONE)
 				say_limit(a, res); /* it fired, and the command coped */
 			break;

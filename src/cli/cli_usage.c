@@ -22,6 +22,7 @@ static const char usage_overview[] =
 	"  explain   show, in words, what the native runner will enforce\n"
 	"  profile   list, show, validate, diff profiles; print their JSON Schema\n"
 	"  why       say whether a profile allows a path or a host, and which rule decided\n"
+	"  audit     list, show and verify the tool sandbox's audit logs\n"
 	"  exec      the native runner itself (used by confined command lines)\n"
 	"\n"
 	"cordon <command> --help shows a command's options.\n";
@@ -119,6 +120,30 @@ static const char head_why[] =
 	"and the approval backend.\n"
 	"Exit 0 allowed, 1 denied, 2 approval needed (--command), 125 trouble.\n";
 
+static const char head_audit[] =
+	"usage: cordon audit list [--json]\n"
+	"       cordon audit show SESSION|FILE [--json]\n"
+	"       cordon audit verify SESSION|FILE [--head HEX] [--json]\n"
+	"\n"
+	"The tool sandbox writes one audit log per session as it happens, in\n"
+	"$XDG_STATE_HOME/cordon/audit (else ~/.local/state/cordon/audit): SESSION.jsonl,\n"
+	"one JSON record per line, each carrying the SHA-256 of the line before it. An\n"
+	"argv is written only hashed and redacted, never as it was typed. SESSION is a\n"
+	"session id in that directory; FILE a path (it contains '/' or ends in .jsonl).\n"
+	"\n"
+	"  list    the sessions in the audit directory: id, start time, profile, records,\n"
+	"          and whether each log is intact, incomplete or tampered\n"
+	"  show    the records, one line each: time, event, caller -> command, redacted\n"
+	"          argv, decision, rule, reason, exit code, duration, bytes; then the\n"
+	"          verdict of verify\n"
+	"  verify  check the chain: names the first line that was edited, inserted,\n"
+	"          deleted or moved, a broken seq, another session's record, a line that\n"
+	"          is not JSON, a file over the size cap; a log without its session_end\n"
+	"          record is incomplete (the supervisor was stopped, the end cut off, or\n"
+	"          the session is still running)\n"
+	"Exit codes of show and verify: 0 intact, 1 tampered, 2 incomplete, 125 trouble\n"
+	"(no such log, unreadable). list: 0, or 125 on trouble.\n";
+
 static const char *const section_titles[] = {
 	[CLI_SECTION_HIDDEN] = NULL,
 	[CLI_SECTION_OWN] = NULL,
@@ -188,6 +213,8 @@ static const char *head_of(enum cli_command c)
 		return head_profile;
 	case CLI_WHY:
 		return head_why;
+	case CLI_AUDIT:
+		return head_audit;
 	case CLI_NONE:
 	case CLI_HELP:
 	case CLI_VERSION:

@@ -2,7 +2,7 @@
 /*
  * gen-completions bash|zsh|fish|flags: shell completions for `cordon`,
  * written at build time from the parser's own tables (cli_flags.c's flags[],
- * commands[] and profile actions) so a flag the parser accepts is a flag the
+ * commands[] and the actions of profile and audit) so a flag the parser accepts is a flag the
  * shell offers, and nothing else. What a flag's value looks like (a path, one
  * of a few words) and its one-line description come from the same rows, as
  * --help shows them; `cordon exec` has no table, so its flags are read from
@@ -287,10 +287,10 @@ static void gen_bash(void)
 			}
 		}
 		puts("\t\tesac");
-		if (s->command == CLI_PROFILE) {
+		if (cli_action_name(s->command, 0)) {
 			fputs("\t\tif ((COMP_CWORD == 2)); then words='", stdout);
 			const char *a;
-			for (size_t k = 0; (a = cli_profile_action_name(k)); k++)
+			for (size_t k = 0; (a = cli_action_name(s->command, k)); k++)
 				printf("%s%s", k ? " " : "", a);
 			puts("'; fi");
 		}
@@ -333,10 +333,10 @@ static void gen_zsh(void)
 		const struct sub *s = &subs[i];
 
 		printf("\t%s)\n\t\t_arguments -S \\\n", s->name);
-		if (s->command == CLI_PROFILE) {
+		if (cli_action_name(s->command, 0)) {
 			fputs("\t\t\t'1:action:(", stdout);
 			const char *a;
-			for (size_t k = 0; (a = cli_profile_action_name(k)); k++)
+			for (size_t k = 0; (a = cli_action_name(s->command, k)); k++)
 				printf("%s%s", k ? " " : "", a);
 			puts(")' \\");
 		}
@@ -397,10 +397,10 @@ static void gen_fish(void)
 	for (size_t i = 0; i < n_subs; i++) {
 		const struct sub *s = &subs[i];
 
-		if (s->command == CLI_PROFILE) {
-			fputs("complete -c cordon -n '__fish_seen_subcommand_from profile' -a '", stdout);
+		if (cli_action_name(s->command, 0)) {
+			printf("complete -c cordon -n '__fish_seen_subcommand_from %s' -a '", s->name);
 			const char *a;
-			for (size_t k = 0; (a = cli_profile_action_name(k)); k++)
+			for (size_t k = 0; (a = cli_action_name(s->command, k)); k++)
 				printf("%s%s", k ? " " : "", a);
 			puts("'");
 		}

@@ -6,6 +6,7 @@
 static const struct cli_supervisor_ops ops = {
 	.name = "cordon-supervisor",
 	.session = &cli_session_ops,
+	.audit = cli_audit,
 };
 
 int main(int argc, char **argv)

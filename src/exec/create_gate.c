@@ -28,9 +28,6 @@
 #include "gate_common.h"
 #include "gate_walk.h"
 
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
 
 
 int create_set_add(struct create_set *s, const char *dir, const char *name, bool prefix)
@@ -335,12 +332,22 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 	}
 	struct seccomp_notif_addfd add = {
 		.id = c->id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
 		.srcfd = (unsigned)fd,
 		.newfd_flags = (unsigned)(flags & O_CLOEXEC),
 	};
-	if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-		reply(c, 0, -errno); /* e.g. EMFILE: the caller's table is full */
+	int newfd = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add), err = errno;
+
+	/* Init's copy goes before the caller resumes (so not ADDFD_FLAG_SEND,
+	 * which resumes it at once): a writer left open here makes the file
+	 * busy to an exec the caller does right after closing it (cp x /tmp/t;
+	 * /tmp/t: ETXTBSY). */
+	close(TAKE_FD(fd));
+	if (newfd < 0) {
+		if (err != ENOENT)
+			reply(c, 0, -err); /* e.g. EMFILE: the caller's table is full */
+		return;
+	}
+	reply(c, newfd, 0);
 }
 
 /* mkdir, mknod, symlink: one new name, made on the resolved parent. */

@@ -9,6 +9,8 @@
  *   light: runner (subreaper) --fork--> command
  *          The runner waits, forwards signals, and kills every descendant
  *          when the command ends or cordon dies (its parent-death signal).
+ *   --pty: either way the command's terminal is a pty of its own, which
+ *          the runner relays (terminal.h).
  *
  * Full isolation never falls back: without a usable user namespace the
  * runner refuses, naming what is missing and the explicit opt-in
@@ -40,6 +42,7 @@
  *     uid.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +100,8 @@ _Noreturn static void run_light(struct exec_ctx *x)
 	if (getppid() != parent)
 		exec_die("pdeathsig", "the parent is gone");
 	x->runner_parent = parent;
+	if (x->plan->pty)
+		terminal_runner_prepare(x);
 	child = fork();
 	if (child < 0)
 		exec_die("fork", "%m");
@@ -104,8 +110,9 @@ _Noreturn static void run_light(struct exec_ctx *x)
 		x->expect_parent = getppid();
 		command_main(x);
 	}
-	status = exec_supervise(x, child);
+	status = x->plan->pty ? terminal_supervise(x, child) : exec_supervise(x, child);
 	(void)kill_descendants(getpid());
+	terminal_finish(x);
 	exec_exit_like(status);
 }
 
@@ -129,6 +136,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (p->net == CORDON_NET_PROXY)
 		netproxy_start(x);
 	signals_setup(x);
+	if (p->pty)
+		terminal_runner_prepare(x);
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -144,8 +153,11 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (pid == 0)
 		init_main(x);
 	netproxy_after_clone(x);
+	terminal_runner_after_clone(x);
 
-	status = exec_supervise(x, pid);
+	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
+	/* init is gone, and its pid namespace with it */
+	terminal_finish(x);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
 		exec_exit_like(x->shared->status);
 	if (x->shared->ns_unusable)
@@ -165,7 +177,7 @@ int cordon_exec_main(int argc, char **argv)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1 };
+	struct exec_ctx x = { .proxy_fd = -1, .tty = EXEC_TERMINAL_INIT };
 	char err[512];
 	int r;
 
@@ -194,6 +206,18 @@ int cordon_exec_main(int argc, char **argv)
 	}
 	if (r < 0)
 		exec_die("flags", "%s", err);
+	/* The file to run stays open through every step, but nothing the
+	 * runner starts (the proxy) or the command inherits it unasked. */
+	if (f.exec_fd >= 0) {
+		struct stat st;
+
+		if (fcntl(f.exec_fd, F_SETFD, FD_CLOEXEC) < 0)
+			exec_die("exec-fd", "fd %d is not open: %m", f.exec_fd);
+		/* what execveat would refuse, refused as it would (126) */
+		if (fstat(f.exec_fd, &st) == 0 && !S_ISREG(st.st_mode))
+			exec_die_code(EXEC_EXIT_CANNOT_EXEC, "execve", "%s: the file at fd %d is not a regular file",
+				      f.command[0], f.exec_fd);
+	}
 	if (f.help) {
 		fputs(exec_usage, stdout);
 		exec_flags_done(&f);

@@ -6,6 +6,7 @@
  * calls before it), execve.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <signal.h>
@@ -71,27 +72,33 @@ static int drop_caps(void)
 }
 
 /* Close every fd above 2 but the status channel (close-on-exec, so execve
- * closes it too) and `extra`, `extra2` (-1: none; the gate's handoff
- * socket and init's Landlock ruleset, both closed before execve). */
-int close_fds_keep_status(int extra, int extra2)
+ * closes it too) and the n in keep (-1: none; the gate's handoff socket and
+ * init's Landlock ruleset, both closed before execve; the --exec-fd file). */
+int close_fds_keep(const int *keep_in, size_t n)
 {
-	int keep[3] = { status_channel_fd(), extra, extra2 }, lo = 3;
+	int keep[8], lo = 3;
+	size_t k = 0;
 	struct rlimit rl;
 
-	for (int i = 0; i < 3; i++)
-		for (int j = i + 1; j < 3; j++)
+	if (n >= ELEMENTSOF(keep))
+		return -E2BIG;
+	keep[k++] = status_channel_fd();
+	for (size_t i = 0; i < n; i++)
+		keep[k++] = keep_in[i];
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = i + 1; j < k; j++)
 			if (keep[j] < keep[i]) {
 				int t = keep[i];
 
 				keep[i] = keep[j];
 				keep[j] = t;
 			}
-	for (int k = 0; k < 3; k++) {
-		if (keep[k] < lo)
+	for (size_t i = 0; i < k; i++) {
+		if (keep[i] < lo)
 			continue;
-		if (keep[k] > lo && syscall(__NR_close_range, (unsigned)lo, (unsigned)keep[k] - 1, 0u) < 0)
+		if (keep[i] > lo && syscall(__NR_close_range, (unsigned)lo, (unsigned)keep[i] - 1, 0u) < 0)
 			goto fallback;
-		lo = keep[k] + 1;
+		lo = keep[i] + 1;
 	}
 	if (syscall(__NR_close_range, (unsigned)lo, ~0u, 0u) == 0)
 		return 0;
@@ -100,9 +107,14 @@ fallback:
 		return -errno;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return -errno;
-	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++)
-		if ((int)fd != keep[0] && (int)fd != keep[1] && (int)fd != keep[2])
+	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < 1u << 20; fd++) {
+		bool kept = false;
+
+		for (size_t i = 0; i < k; i++)
+			kept |= (int)fd == keep[i];
+		if (!kept)
 			(void)close((int)fd);
+	}
 	return 0;
 }
 
@@ -158,6 +170,23 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 	return landlock_apply(&rules, &x->landlock, err, errlen);
 }
 
+/* Run exactly the file the caller opened (--exec-fd), argv as given.
+ * Close-on-exec first, so the command does not inherit it; a script's
+ * interpreter reads the script as /dev/fd/N, which close-on-exec would
+ * have closed (the kernel says ENOENT before the point of no return): then
+ * once more with N left open. Returns only on failure, errno set. */
+static void exec_from_fd(const struct exec_ctx *x)
+{
+	const struct plan *p = x->plan;
+	int fd = p->exec_fd;
+
+	(void)syscall(SYS_execveat, fd, "", p->command, x->envp, AT_EMPTY_PATH);
+	if (errno != ENOENT || fcntl(fd, F_SETFD, 0) < 0)
+		return;
+	(void)syscall(SYS_execveat, fd, "", p->command, x->envp, AT_EMPTY_PATH);
+	/* an ELF whose interpreter is missing says ENOENT too: not found */
+}
+
 _Noreturn void command_main(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
@@ -172,6 +201,8 @@ _Noreturn void command_main(struct exec_ctx *x)
 			/* EPERM when we lead our own session already: fine */
 			if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
 				exec_die("setsid", "%m");
+			if (p->pty)
+				terminal_command_take(x);
 			break;
 		case STEP_PDEATHSIG:
 			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -184,12 +215,15 @@ _Noreturn void command_main(struct exec_ctx *x)
 			if (setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) < 0)
 				exec_die("rlimit", "RLIMIT_CORE: %m");
 			break;
-		case STEP_CLOSE_FDS:
-			r = close_fds_keep_status(exec_gates(x) ? x->gate_fd : -1,
-						  x->init_ruleset ? x->landlock_fd : -1);
+		case STEP_CLOSE_FDS: {
+			int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1,
+				       p->exec_fd };
+
+			r = close_fds_keep(keep, ELEMENTSOF(keep));
 			if (r < 0)
 				exec_die("close fds", "%s", strerror(-r));
 			break;
+		}
 		case STEP_ENV:
 			environ = x->envp;
 			break;
@@ -224,6 +258,11 @@ _Noreturn void command_main(struct exec_ctx *x)
 				report(x);
 			if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)
 				exec_die("execve", "cannot restore the signal mask: %m");
+			if (p->exec_fd >= 0) {
+				exec_from_fd(x);
+				exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve",
+					      "%s (the file at fd %d): %m", p->command[0], p->exec_fd);
+			}
 			if (strchr(p->command[0], '/'))
 				execve(p->command[0], p->command, x->envp);
 			else

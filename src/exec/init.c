@@ -69,38 +69,52 @@ _Noreturn void exec_exit_like(int status)
 	_exit(EXEC_EXIT_FAILED);
 }
 
+int exec_supervise_signal(struct exec_ctx *x, pid_t child, int sig, int *ret_status)
+{
+	int status;
+	pid_t p;
+
+	if (sig != SIGCHLD) {
+		/* our parent-death signal (SIGTERM), or any signal after cordon
+		 * went: nothing may outlive it */
+		if (x->runner_parent && getppid() != x->runner_parent) {
+			(void)kill_tree(child);
+			(void)kill_descendants(getpid());
+			return -1;
+		}
+		exec_forward_signal(child, sig);
+		return 0;
+	}
+	/* --net proxy: the run ends with the proxy */
+	if (x->proxy_pid > 0 && waitpid(x->proxy_pid, &status, WNOHANG) == x->proxy_pid)
+		netproxy_died(x, child, status);
+	/* light: orphans re-parent to us (subreaper); reap them too */
+	while ((p = waitpid(x->plan->isolation == CORDON_ISOLATION_LIGHT ? -1 : child, &status, WNOHANG)) > 0)
+		if (p == child) {
+			*ret_status = status;
+			return 1;
+		}
+	if (p < 0 && errno != EINTR && errno != ECHILD)
+		exec_die("wait", "waitpid: %m");
+	return 0;
+}
+
 int exec_supervise(struct exec_ctx *x, pid_t child)
 {
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&x->forward, &si), status;
-		pid_t p;
+		int sig = sigwaitinfo(&x->forward, &si), status = 0, r;
 
 		if (sig < 0) {
 			if (errno == EINTR)
 				continue;
 			exec_die("wait", "sigwaitinfo: %m");
 		}
-		if (sig != SIGCHLD) {
-			/* light: our parent-death signal (SIGTERM), or any signal
-			 * after cordon went: nothing may outlive it */
-			if (x->runner_parent && getppid() != x->runner_parent) {
-				(void)kill_tree(child);
-				(void)kill_descendants(getpid());
-				_exit(128 + SIGKILL);
-			}
-			exec_forward_signal(child, sig);
-			continue;
-		}
-		/* --net proxy: the run ends with the proxy */
-		if (x->proxy_pid > 0 && waitpid(x->proxy_pid, &status, WNOHANG) == x->proxy_pid)
-			netproxy_died(x, child, status);
-		/* light: orphans re-parent to us (subreaper); reap them too */
-		while ((p = waitpid(x->runner_parent ? -1 : child, &status, WNOHANG)) > 0)
-			if (p == child)
-				return status;
-		if (p < 0 && errno != EINTR && errno != ECHILD)
-			exec_die("wait", "waitpid: %m");
+		r = exec_supervise_signal(x, child, sig, &status);
+		if (r < 0)
+			_exit(128 + SIGKILL);
+		if (r > 0)
+			return status;
 	}
 }
 
@@ -280,8 +294,11 @@ _Noreturn void init_main(struct exec_ctx *x)
 			break;
 		case STEP_INIT:
 			/* Nothing of the runner's reaches the command (the
-			 * status channel is close-on-exec). */
-			(void)close_fds_keep_status(-1, -1);
+			 * status channel and the --exec-fd file are
+			 * close-on-exec); with --pty not even its terminal. */
+			if (p->pty)
+				terminal_init_open(x);
+			(void)close_fds_keep(&p->exec_fd, 1);
 			cmd = start_command(x, &listener);
 			break;
 		case STEP_NAMESPACES:

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "errbuf.h"
 #include "landlock.h"
+#include "landlock_internal.h"
 #include "policy.h"
 #include "probe.h"
 
@@ -89,12 +90,6 @@ struct ruleset_attr {
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
-static void roots_free(char **v);
-static inline void roots_freep(char ***v)
-{
-	roots_free(*v);
-}
-
 /* The one cache this module keeps: asked once per process, by whichever
  * thread comes first. */
 int landlock_get_abi(void)
@@ -102,10 +97,10 @@ int landlock_get_abi(void)
 	return kernel_landlock_abi(); /* the one query, memoised (lib/kernel.c) */
 }
 
-/* A denied path, canonical. */
-struct denied {
-	char *path;
-	bool is_dir;
+/* Which denied entries a walk honours. */
+enum {
+	HONOUR_READ = 1u << 0, /* deny_read: every right withheld */
+	HONOUR_EXEC = 1u << 1, /* deny_exec: EXECUTE withheld */
 };
 
 struct builder {
@@ -129,6 +124,16 @@ static bool path_under_dev(const char *path)
 	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0;
 }
 
+static bool honoured(const struct denied *d, unsigned honour)
+{
+	return honour & (d->exec_only ? HONOUR_EXEC : HONOUR_READ);
+}
+
+static uint64_t withheld_by(const struct denied *d)
+{
+	return d->exec_only ? LANDLOCK_ACCESS_FS_EXECUTE : ~(uint64_t)0;
+}
+
 /* type: the entry's S_IFMT when the caller knows it (readdir's d_type,
  * from the same directory the fd was opened in), or 0 to fstat. */
 static int add_fd_rule_typed(struct builder *b, int fd, mode_t type, uint64_t allowed, const char *path,
@@ -144,7 +149,7 @@ static int add_fd_rule_typed(struct builder *b, int fd, mode_t type, uint64_t al
 		type = st.st_mode & S_IFMT;
 	}
 	if (type == S_IFLNK)
-		return 0; /* only reachable from a walked directory: see hide_beneath */
+		return 0; /* only reachable from a walked directory: see grant */
 	if (type != S_IFDIR)
 		allowed &= FS_FILE;
 	allowed &= b->handled_fs;
@@ -152,7 +157,8 @@ static int add_fd_rule_typed(struct builder *b, int fd, mode_t type, uint64_t al
 		return 0;
 	if (b->n_rules >= LANDLOCK_MAX_RULES)
 		return errbuf_set(b->err, b->errlen, -E2BIG,
-			    "landlock: more than %d rules needed (deny_read splits a directory with too many entries near %s)",
+			    "landlock: more than %d rules needed (deny_read or deny_exec splits a directory with too many "
+			    "entries near %s)",
 			    LANDLOCK_MAX_RULES, path);
 	attr.allowed_access = allowed;
 	attr.parent_fd = fd;
@@ -186,27 +192,35 @@ static const char *next_component(const char *d, const char *dir, size_t *len, b
 }
 
 enum entry_kind {
-	ENTRY_GRANT,   /* nothing denied at or under it */
-	ENTRY_HIDDEN,  /* a denied path */
-	ENTRY_WALK,    /* an ancestor of a denied path */
+	ENTRY_GRANT,   /* nothing honoured is denied at or under it */
+	ENTRY_HIDDEN,  /* what it is given is withheld from it entirely */
+	ENTRY_WALK,    /* a denied path, or on the way to one: grant() it */
 };
 
-static enum entry_kind classify_entry(const struct builder *b, const char *dir, const char *name)
+/* An entry NAME of the walked directory DIR that is to be given SPLIT. */
+static enum entry_kind classify_entry(const struct builder *b, const char *dir, const char *name, uint64_t split,
+				      unsigned honour)
 {
-	enum entry_kind kind = ENTRY_GRANT;
+	uint64_t at = 0;
+	bool below = false;
 	size_t n = strlen(name), len;
 	const char *c;
 	bool last;
 
 	for (size_t i = 0; i < b->n_denied; i++) {
+		if (!honoured(&b->denied[i], honour))
+			continue;
 		c = next_component(b->denied[i].path, dir, &len, &last);
 		if (!c || len != n || strncmp(c, name, n) != 0)
 			continue;
 		if (last)
-			return ENTRY_HIDDEN; /* a denied ancestor hides every denied path beneath it */
-		kind = ENTRY_WALK;
+			at |= withheld_by(&b->denied[i]);
+		else
+			below = true;
 	}
-	return kind;
+	if ((split & ~at) == 0)
+		return ENTRY_HIDDEN; /* a denied ancestor hides every denied path beneath it */
+	return at || below ? ENTRY_WALK : ENTRY_GRANT;
 }
 
 static int join_path(const char *dir, const char *name, char **ret)
@@ -219,30 +233,31 @@ static int join_path(const char *dir, const char *name, char **ret)
 	return 0;
 }
 
-/* Grant ALLOWED on DIR (open as DFD, taken over) minus the denied paths
- * beneath it: see the deny_read comment in landlock.h. */
-static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t allowed)
+static mode_t dtype_to_mode(unsigned char t)
+{
+	return t == DT_DIR ? S_IFDIR : t == DT_LNK ? S_IFLNK : t == DT_UNKNOWN ? 0 : S_IFREG;
+}
+
+static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour);
+
+/* The entries of DIR (open as FD), each given SPLIT, or walked on. */
+static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t split, unsigned honour)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
-	_cleanup_close_ int self_fd = -1;
-	bool denied_dir_below = false;
 	struct dirent *de;
-	int r;
+	int dfd, r;
 
-	d = fdopendir(dfd);
-	if (!d) {
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		r = -errno;
-		close(dfd);
+		if (dfd >= 0)
+			close(dfd);
 		return errbuf_set(b->err, b->errlen, r, "landlock: cannot list %s: %s", dir, strerror(-r));
 	}
-
-	for (size_t i = 0; !b->list_walked && i < b->n_denied; i++)
-		if (b->denied[i].is_dir && path_under(b->denied[i].path, dir))
-			denied_dir_below = true;
-
 	for (;;) {
-		_cleanup_close_ int fd = -1;
+		_cleanup_free_ char *child = NULL;
 		enum entry_kind kind;
+		int efd;
 
 		errno = 0;
 		de = readdir(d);
@@ -250,74 +265,97 @@ static int hide_beneath(struct builder *b, int dfd, const char *dir, uint64_t al
 			if (errno != 0)
 				return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot list %s: %s", dir,
 					    strerror(errno));
-			break;
+			return 0;
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-
-		kind = classify_entry(b, dir, de->d_name);
-		switch (kind) {
-		case ENTRY_HIDDEN:
+		kind = classify_entry(b, dir, de->d_name, split, honour);
+		/* A symlink gets no rule (what it points at is granted or not
+		 * on its own): no need to open it. /usr/bin is a quarter links. */
+		if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
 			continue;
-		case ENTRY_WALK: {
-			_cleanup_free_ char *child = NULL;
-
-			/* O_NOFOLLOW: the denied path was canonical when we
-			 * resolved it; if a symlink has appeared since, refuse. */
-			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0)
-				return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s",
-					    dir, de->d_name, strerror(errno));
-			r = join_path(dir, de->d_name, &child);
-			if (r < 0)
-				return errbuf_set(b->err, b->errlen, r, "landlock: out of memory");
-			r = hide_beneath(b, TAKE_FD(fd), child, allowed);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		case ENTRY_GRANT:
-			break;
-		}
-
 		/* O_NOFOLLOW: a symlink here must not carry our rights to
 		 * its target (which may be the denied path). */
-		fd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
+		efd = openat(dirfd(d), de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (efd < 0) {
 			if (errno == ENOENT)
 				continue; /* removed since readdir */
 			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s/%s: %s", dir,
 				    de->d_name, strerror(errno));
 		}
+		if (kind == ENTRY_WALK) {
+			r = join_path(dir, de->d_name, &child);
+			if (r < 0) {
+				close(efd);
+				return errbuf_set(b->err, b->errlen, r, "landlock: out of memory");
+			}
+			r = grant(b, efd, dtype_to_mode(de->d_type), child, split, honour);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		/* d_type saves an fstat per entry; O_PATH|O_NOFOLLOW opened
 		 * this very entry, and a swap since makes at worst a rule on
 		 * what the name is now (a directory's rights on a file are
 		 * refused by the kernel: then we look again) */
-		r = add_fd_rule_typed(b, fd,
-				      de->d_type == DT_DIR ? S_IFDIR : de->d_type == DT_LNK ? S_IFLNK
-							  : de->d_type == DT_UNKNOWN ? 0 : S_IFREG,
-				      allowed, dir, de->d_name);
+		r = add_fd_rule_typed(b, efd, dtype_to_mode(de->d_type), split, dir, de->d_name);
 		if (r == -EINVAL)
-			r = add_fd_rule(b, fd, allowed, dir, de->d_name);
+			r = add_fd_rule(b, efd, split, dir, de->d_name);
+		close(efd);
 		if (r < 0)
 			return r;
 	}
+}
 
-	/* READ_DIR on DIR reaches every directory beneath it, denied ones
-	 * included; a denied file is unaffected by it. */
-	if (denied_dir_below || !(allowed & LANDLOCK_ACCESS_FS_READ_DIR))
+/* Grant ALLOWED on PATH (canonical, open as FD with O_PATH, taken over;
+ * TYPE its S_IFMT or 0), minus what the honoured denied paths withhold at
+ * and beneath it: see landlock.h. What nothing beneath withholds is one
+ * rule on PATH; what something does is given entry by entry on the way
+ * down. */
+static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour)
+{
+	_cleanup_close_ int owned = fd;
+	uint64_t at = 0, below = 0, split, direct;
+	bool dir_below = false;
+
+	for (size_t i = 0; i < b->n_denied; i++) {
+		const struct denied *d = &b->denied[i];
+
+		if (!honoured(d, honour))
+			continue;
+		if (strcmp(d->path, path) == 0)
+			at |= withheld_by(d);
+		else if (path_under(d->path, path)) {
+			below |= withheld_by(d);
+			dir_below |= d->is_dir && !d->exec_only;
+		}
+	}
+	allowed &= ~at & b->handled_fs;
+	if (allowed == 0)
 		return 0;
-	self_fd = openat(dirfd(d), ".", O_PATH | O_CLOEXEC);
-	if (self_fd < 0)
-		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", dir, strerror(errno));
-	return add_fd_rule(b, self_fd, LANDLOCK_ACCESS_FS_READ_DIR, dir, NULL);
+	split = allowed & below;
+	if (!split)
+		return add_fd_rule_typed(b, fd, type, allowed, path, NULL);
+
+	/* READ_DIR on PATH reaches every directory beneath it, denied ones
+	 * included; a denied file is unaffected by it. */
+	direct = allowed & ~split;
+	if ((split & LANDLOCK_ACCESS_FS_READ_DIR) && (b->list_walked || !dir_below))
+		direct |= LANDLOCK_ACCESS_FS_READ_DIR;
+	if (direct) {
+		int r = add_fd_rule_typed(b, fd, S_IFDIR, direct, path, NULL);
+
+		if (r < 0)
+			return r;
+	}
+	return grant_entries(b, fd, path, split, honour);
 }
 
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
-	_cleanup_close_ int fd = -1;
-	bool split = false;
+	unsigned honour = HONOUR_READ | HONOUR_EXEC;
+	int fd;
 
 	canon = realpath(root, NULL);
 	if (!canon) {
@@ -328,264 +366,44 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 	if (path_under_dev(canon))
 		allowed |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
 
-	for (size_t i = 0; i < b->n_denied; i++) {
-		if (strcmp(b->denied[i].path, canon) == 0)
+	for (size_t i = 0; i < b->n_denied; i++)
+		if (!b->denied[i].exec_only && strcmp(b->denied[i].path, canon) == 0)
 			return 0; /* denied as a whole */
-		if (path_under(b->denied[i].path, canon))
-			split = true;
-	}
 	/* Full isolation hides by mount inside writable roots too; splitting
-	 * one would forbid creating anything directly in it (HOME as the
-	 * workspace could not get a new file). */
+	 * one for deny_read would forbid creating anything directly in it
+	 * (HOME as the workspace could not get a new file). A deny_exec walk
+	 * withholds EXECUTE only: creating stays possible. */
 	if (b->list_walked && (allowed & LANDLOCK_ACCESS_FS_MAKE_REG))
-		split = false;
+		honour = HONOUR_EXEC;
 
-	if (!split) {
-		fd = open(canon, O_PATH | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENOENT || errno == ENOTDIR)
-				return 0;
-			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon,
-				    strerror(errno));
-		}
-		return add_fd_rule(b, fd, allowed, canon, NULL);
-	}
-
-	fd = open(canon, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s to hide what it contains: %s",
-			    canon, strerror(errno));
-	return hide_beneath(b, TAKE_FD(fd), canon, allowed);
-}
-
-static void denied_free(struct denied *d, size_t n)
-{
-	for (size_t i = 0; d && i < n; i++)
-		free(d[i].path);
-	free(d);
-}
-
-/* A deny_read path that does not exist: the canonical parent (it exists)
- * joined with its name. -ENOENT when the parent is missing too (then the
- * policy named a shorter path for it), -ENOTDIR below a file. */
-static int resolve_absent(const char *path, char **ret)
-{
-	const char *slash = strrchr(path, '/');
-	_cleanup_free_ char *parent = NULL, *canon = NULL;
-	char *joined;
-
-	if (!slash || slash[1] == '\0')
-		return -ENOENT;
-	parent = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	if (!parent)
-		return -ENOMEM;
-	canon = realpath(parent, NULL);
-	if (!canon)
-		return -errno;
-	if (asprintf(&joined, "%s%s%s", canon, strcmp(canon, "/") == 0 ? "" : "/", slash + 1) < 0)
-		return -ENOMEM;
-	*ret = joined;
-	return 0;
-}
-
-/* Canonicalise deny_read; a path that does not exist is hidden by name in
- * its parent (resolve_absent). */
-/* Resolving every deny_read path with realpath(3) costs a lstat and a
- * readlink per component: with the credential catalogue that was a
- * thousand syscalls a launch. The paths share a few parents (HOME,
- * ~/.config, ...): each parent is resolved once, and the entry itself is
- * looked at with one lstat (realpath only when it is a symlink). */
-#define PARENT_CACHE_MAX 256
-
-struct parent_cache {
-	size_t n;
-	struct {
-		char *raw;      /* the parent as written */
-		char *canon;    /* realpath of it, or NULL */
-		int err;        /* why not (-errno) */
-	} v[PARENT_CACHE_MAX];
-};
-
-static void parent_cache_done(struct parent_cache *pc)
-{
-	for (size_t i = 0; i < pc->n; i++) {
-		free(pc->v[i].raw);
-		free(pc->v[i].canon);
-	}
-	pc->n = 0;
-}
-
-/* The canonical parent of path (absolute), memoised; -errno if it has none. */
-static int cached_parent(struct parent_cache *pc, const char *path, const char **ret)
-{
-	const char *slash = strrchr(path, '/');
-	size_t len = slash == path ? 1 : (size_t)(slash - path);
-	char *raw, *canon;
-	int err = 0;
-
-	for (size_t i = 0; i < pc->n; i++)
-		if (strlen(pc->v[i].raw) == len && strncmp(pc->v[i].raw, path, len) == 0) {
-			*ret = pc->v[i].canon;
-			return pc->v[i].err;
-		}
-	if (pc->n >= PARENT_CACHE_MAX)
-		return -E2BIG; /* the caller resolves without the cache */
-	raw = strndup(path, len);
-	if (!raw)
-		return -ENOMEM;
-	canon = realpath(raw, NULL);
-	if (!canon)
-		err = -errno;
-	pc->v[pc->n].raw = raw;
-	pc->v[pc->n].canon = canon;
-	pc->v[pc->n].err = err;
-	pc->n++;
-	*ret = canon;
-	return err;
-}
-
-/* A deny_read path resolved as realpath would (ENOENT: absent, then the
- * canonical parent joined with its name, as resolve_absent gives). */
-static int resolve_cached(struct parent_cache *pc, const char *path, char **ret, bool *ret_absent)
-{
-	const char *parent = NULL, *base = strrchr(path, '/') + 1;
-	struct stat st;
-	char *joined;
-	int r;
-
-	if (path[0] != '/' || !base[0] || strcmp(path, "/") == 0)
-		return (*ret = realpath(path, NULL)) ? 0 : -errno;
-	r = cached_parent(pc, path, &parent);
-	if (r == -E2BIG) {
-		/* realpath(3) as ever, then the absent case as resolve_absent */
-		if ((*ret = realpath(path, NULL)))
+	fd = open(canon, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		if (errno != ENOENT)
-			return -errno;
-		r = resolve_absent(path, ret);
-		if (r == 0)
-			*ret_absent = true;
-		return r;
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon, strerror(errno));
 	}
-	if (r < 0)
-		return r;
-	if (asprintf(&joined, "%s%s%s", parent, strcmp(parent, "/") == 0 ? "" : "/", base) < 0)
-		return -ENOMEM;
-	if (lstat(joined, &st) < 0) {
-		r = -errno;
-		if (r == -ENOENT) {
-			*ret_absent = true;
-			*ret = joined;
-			return 0;
-		}
-		free(joined);
-		return r;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		char *canon = realpath(joined, NULL);
-
-		r = canon ? 0 : -errno;
-		free(joined);
-		if (r == -ENOENT)
-			return resolve_absent(path, ret) == 0 ? (*ret_absent = true, 0) : -ENOENT;
-		if (r < 0)
-			return r;
-		joined = canon;
-	}
-	*ret = joined;
-	return 0;
+	return grant(b, fd, 0, canon, allowed, honour);
 }
 
-/* The writable roots, canonical: only the ones that exist. */
-static char **canonical_roots(const char *const *list)
+/* The file the command runs from (--exec-fd): it is what the caller
+ * checked and opened, so it may be read and executed whatever its path is
+ * now; but a --deny-exec path naming the same file is a contradiction. */
+static int add_exec_fd(struct builder *b, int exec_fd)
 {
-	size_t n = 0, k = 0;
-	char **v;
+	struct stat st, dst;
 
-	while (list && list[n])
-		n++;
-	v = calloc(n + 1, sizeof(char *));
-	for (size_t i = 0; v && i < n; i++)
-		if ((v[k] = realpath(list[i], NULL)))
-			k++;
-	return v;
-}
-
-static void roots_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-static int resolve_denied(const char *const *list, const char *const *writable_list, struct denied **ret,
-			  size_t *ret_n, char *err, size_t errlen)
-{
-	_cleanup_(roots_freep) char **writable = NULL;
-	struct denied *d = NULL;
-	size_t n = 0, cap = 0;
-	struct stat st;
-
-	struct parent_cache pc = {};
-
-	for (size_t i = 0; list && list[i]; i++) {
-		bool absent = false;
-		char *canon = NULL;
-		int r0 = resolve_cached(&pc, list[i], &canon, &absent);
-
-		if (r0 < 0) {
-			int r = r0;
-
-			/* EACCES: below a hidden directory (mode 000), out of
-			 * the command's reach as much as ours */
-			if (r == -ENOENT || r == -ENOTDIR || r == -EACCES)
-				continue;
-			if (r < 0) {
-				denied_free(d, n), parent_cache_done(&pc);
-				return errbuf_set(err, errlen, r, "landlock: cannot resolve deny_read path %s: %s",
-					    list[i], strerror(-r));
-			}
-		}
-		if (absent && !writable && !(writable = canonical_roots(writable_list))) {
-			free(canon);
-			denied_free(d, n), parent_cache_done(&pc);
-			return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
-		}
-		if (absent && path_under_any(canon, (const char *const *)writable)) {
-			/* a writable root may create any name: nothing to omit there */
-			free(canon);
-			continue;
-		}
-		if (absent)
-			st.st_mode = S_IFDIR; /* unknown: the stricter reading */
-		else if (stat(canon, &st) < 0) {
-			int r = -errno;
-
-			free(canon);
-			denied_free(d, n), parent_cache_done(&pc);
-			return errbuf_set(err, errlen, r, "landlock: cannot stat deny_read path %s: %s", list[i],
-				    strerror(-r));
-		}
-		if (n == cap) {
-			struct denied *grown;
-
-			cap = cap ? cap * 2 : 8;
-			grown = reallocarray(d, cap, sizeof(*d));
-			if (!grown) {
-				free(canon);
-				denied_free(d, n), parent_cache_done(&pc);
-				return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
-			}
-			d = grown;
-		}
-		d[n].path = canon;
-		d[n].is_dir = S_ISDIR(st.st_mode);
-		n++;
-	}
-	parent_cache_done(&pc);
-	*ret = d;
-	*ret_n = n;
-	return 0;
+	if (fstat(exec_fd, &st) < 0)
+		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot stat the --exec-fd file: %s",
+			    strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errbuf_set(b->err, b->errlen, -EACCES, "landlock: the --exec-fd file is not a regular file");
+	for (size_t i = 0; i < b->n_denied; i++)
+		if (b->denied[i].exec_only && stat(b->denied[i].path, &dst) == 0 && dst.st_dev == st.st_dev &&
+		    dst.st_ino == st.st_ino)
+			return errbuf_set(b->err, b->errlen, -EPERM,
+				    "landlock: the --exec-fd file is %s, which --deny-exec names", b->denied[i].path);
+	return add_fd_rule_typed(b, exec_fd, S_IFREG, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE,
+				 "the --exec-fd file", NULL);
 }
 
 static void append_missing(char *buf, size_t size, const char *what)
@@ -602,7 +420,7 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 	struct ruleset_attr attr = {};
 	struct denied *denied = NULL;
 	size_t n_denied = 0;
-	uint64_t fs = FS_ALL, net = NET_ALL, scoped = SCOPE_ALL;
+	uint64_t fs = FS_ALL, net = NET_ALL, scoped = SCOPE_ALL, gated;
 	_cleanup_close_ int ruleset_fd = -1;
 	struct builder b;
 	int abi, k;
@@ -660,6 +478,11 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "landlock-scope is required but the kernel's Landlock ABI is %d (needs 6)", abi);
 
+	/* What only Landlock gives is never dropped, asked for or not. */
+	if (fs == 0 && (r->exec_gate || (r->deny_exec && r->deny_exec[0])))
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
+			    "the execute-only gate and deny-exec need Landlock, which the kernel does not offer");
+
 	report.abi = abi;
 	if (abi == 0) {
 		append_missing(report.missing, sizeof(report.missing), "landlock");
@@ -687,7 +510,7 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 	if (ruleset_fd < 0)
 		return errbuf_set(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
 
-	k = resolve_denied(r->deny_read, r->writable, &denied, &n_denied, err, errlen);
+	k = landlock_resolve_denied(r, &denied, &n_denied, err, errlen);
 	if (k < 0)
 		return k;
 
@@ -700,10 +523,16 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		.err = err,
 		.errlen = errlen,
 	};
+	/* The gate: EXECUTE only where it is granted by name. */
+	gated = r->exec_gate ? LANDLOCK_ACCESS_FS_EXECUTE : 0;
 	for (size_t i = 0; k >= 0 && r->readable && r->readable[i]; i++)
-		k = add_root(&b, r->readable[i], FS_READ);
+		k = add_root(&b, r->readable[i], FS_READ & ~gated);
 	for (size_t i = 0; k >= 0 && r->writable && r->writable[i]; i++)
-		k = add_root(&b, r->writable[i], FS_ALL & ~FS_WRITE_NEVER);
+		k = add_root(&b, r->writable[i], FS_ALL & ~FS_WRITE_NEVER & ~gated);
+	for (size_t i = 0; k >= 0 && r->exec_gate && r->exec && r->exec[i]; i++)
+		k = add_root(&b, r->exec[i], FS_READ);
+	if (k >= 0 && r->exec_fd > 2)
+		k = add_exec_fd(&b, r->exec_fd);
 	denied_free(denied, n_denied);
 	if (k < 0)
 		return k;

@@ -39,6 +39,26 @@
  *     hidden like one that was there.
  * The number of rules is capped at LANDLOCK_MAX_RULES; beyond it, -E2BIG.
  *
+ * deny_exec ("never executable, still readable") is the same walk for one
+ * right: every root that grants EXECUTE above a deny_exec path is granted
+ * its other rights as a whole (so the path, and whatever appears next to it
+ * later, stays readable, and writable where the root is), and EXECUTE entry
+ * by entry on the way down, never on the path itself. A file created or
+ * renamed into a walked directory after apply (the host upgrading the
+ * package) has no rule of its own and cannot be executed; a sibling that
+ * had its rule keeps it, whatever name the host gives it (rules follow
+ * inodes). Hard links and copies elsewhere are other paths: /usr/bin/git
+ * denied leaves /usr/lib/git-core/git executable. Landlock mediates
+ * execve, not mmap(PROT_EXEC): the dynamic loader run as a program
+ * (ld.so PATH) maps a readable file and runs it, whatever EXECUTE says.
+ * Walking costs one rule per entry of each directory on the way (/usr/bin:
+ * ~1300).
+ *
+ * The execute-only gate (exec_gate): readable and writable roots lose
+ * EXECUTE; it is granted on exactly the exec paths (files or directories,
+ * readable too: the kernel reads what it executes) and the exec_fd file.
+ * A script run as `sh script` is read, not executed: the gate lets it run.
+ *
  * Writable roots get every filesystem right the ABI has, except creating
  * character or block devices (a device node in a writable root would be a way
  * round every other rule) and IOCTL_DEV, which only roots under /dev get
@@ -51,6 +71,11 @@ struct landlock_rules {
 	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
 	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
 	const char *const *deny_read;  /* NULL-terminated or NULL: paths to hide even though an ancestor is readable */
+	const char *const *deny_exec;  /* NULL-terminated or NULL: never executable, though readable */
+	bool exec_gate;                /* EXECUTE only on exec (and exec_fd), not on readable or writable roots */
+	const char *const *exec;       /* NULL-terminated or NULL: with exec_gate, read + execute under these */
+	int exec_fd;                   /* > 2: the open file the command runs from: read + execute on its inode,
+					* whatever its path is now (0, -1: none) */
 	bool list_walked;              /* walked directories stay listable even above a denied directory
 					* (full isolation: the mounts hide its contents) */
 	bool deny_tcp;                 /* deny TCP bind and connect to every port (needs ABI >= 4) */

@@ -42,6 +42,7 @@
 #define MOUNT_ATTR_RDONLY 0x00000001
 #define MOUNT_ATTR_NOSUID 0x00000002
 #define MOUNT_ATTR_NODEV 0x00000004
+#define MOUNT_ATTR_NOEXEC 0x00000008
 #endif
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
@@ -111,9 +112,9 @@ static int make_readonly(const char *path)
 	return set_attr(AT_FDCWD, path, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 }
 
-/* A detached copy of the mounts at and below path, nosuid,nodev; -ENOENT
- * when there is nothing there. */
-static int clone_tree(const char *path, bool recursive)
+/* A detached copy of the mounts at and below path, nosuid,nodev (and
+ * noexec: plan_noexec); -ENOENT when there is nothing there. */
+static int clone_tree(const char *path, bool recursive, bool noexec)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
@@ -122,7 +123,8 @@ static int clone_tree(const char *path, bool recursive)
 			  OPEN_TREE_CLONE | O_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
 	if (fd < 0)
 		return -errno;
-	r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
+	r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0), 0);
 	if (r < 0)
 		return r;
 	return TAKE_FD(fd);
@@ -245,7 +247,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		h->root[i] = -1;
 		if (!rebinds(p, i))
 			continue;
-		fd = clone_tree(p->write[i], true);
+		fd = clone_tree(p->write[i], true, plan_noexec(p, p->write[i]));
 		if (fd == -ENOENT)
 			continue; /* does not exist: nothing to write there */
 		if (fd < 0) {
@@ -259,7 +261,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		h->back[i] = -1;
 		if (p->steps[i].kind != STEP_BIND_BACK)
 			continue;
-		fd = clone_tree(step_path(&p->steps[i], buf), true);
+		fd = clone_tree(step_path(&p->steps[i], buf), true, plan_noexec(p, buf));
 		if (fd < 0 && fd != -ENOENT) {
 			errno = -fd;
 			exec_die("bind back", "%s: %m", buf);
@@ -274,7 +276,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	}
 	h->cwd = -1;
 	if (cwd_needs_binding(x)) {
-		h->cwd = clone_tree(x->cwd, true);
+		h->cwd = clone_tree(x->cwd, true, false);
 		if (h->cwd < 0 && h->cwd != -ENOENT) {
 			errno = -h->cwd;
 			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
@@ -341,7 +343,7 @@ static void apply_dev(struct held_trees *h)
 	}
 }
 
-static void apply_tmpfs(const char *path, struct held_trees *h)
+static void apply_tmpfs(const struct plan *p, const char *path, struct held_trees *h)
 {
 	bool run = strcmp(path, "/run") == 0 || strcmp(path, "/var/run") == 0;
 	struct stat st;
@@ -353,7 +355,8 @@ static void apply_tmpfs(const char *path, struct held_trees *h)
 			return;
 		exec_die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
 	}
-	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
+	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | (plan_noexec(p, path) ? MS_NOEXEC : 0),
+		  run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
 		exec_die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
 		r = attach_held(&h->resolv, h->resolv_path, false);
@@ -457,7 +460,7 @@ static void protect_target(const struct plan *p, const char *target)
 		keep[w] = -1;
 		if (strncmp(p->write[w], target, tl) != 0 || p->write[w][tl] != '/')
 			continue;
-		keep[w] = clone_tree(p->write[w], true);
+		keep[w] = clone_tree(p->write[w], true, plan_noexec(p, p->write[w]));
 		if (keep[w] < 0 && keep[w] != -ENOENT)
 			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
 	}
@@ -508,7 +511,7 @@ void mount_apply(struct exec_ctx *x)
 
 		case STEP_TMPFS:
 			path = step_path(s, buf);
-			apply_tmpfs(path, &h);
+			apply_tmpfs(p, path, &h);
 			/* made now, while /run is writable: sealed below */
 			if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
 				exec_die("broker", "mkdir %s: %m", BROKER_DIR);

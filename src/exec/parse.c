@@ -34,11 +34,30 @@ const char exec_usage[] =
 	"  --deny-domain H         (--net proxy) never H; checked before the allow list\n"
 	"  --allow-address A[/N]   (--net proxy) an answer in A may be dialled although it is\n"
 	"                          loopback, private, link-local, metadata... (never by name alone)\n"
-	"  --write PATH            PATH (absolute) is writable; repeatable\n"
+	"  --write PATH            PATH (absolute; a directory or a file) is writable; repeatable\n"
+	"  --read PATH             with any: only the --read paths (files or directories) and the\n"
+	"                          writable roots are readable, nothing else; repeatable\n"
+	"  --exec PATH             the execute-only gate: only the --exec paths (files or\n"
+	"                          directories, readable too) can be executed; nothing the sandbox\n"
+	"                          writes can (it is mounted noexec, and executable memfds are\n"
+	"                          refused); a script run as `sh FILE` is read, not executed;\n"
+	"                          repeatable (full isolation)\n"
+	"  --exec-gate             the gate on even without --exec: only the --exec-fd file runs\n"
+	"  --deny-exec PATH        PATH can never be executed, though it stays readable; so can\n"
+	"                          nothing created or renamed in its directory later (full isolation)\n"
+	"  --exec-fd N             run the command from the file open at fd N (execveat: exactly\n"
+	"                          that file, whatever its path names now; argv as given); it may\n"
+	"                          be read and executed whatever the gate says; a script keeps N\n"
+	"                          open (its interpreter reads /dev/fd/N)\n"
 	"  --private-tmp           fresh tmpfs on /tmp and /dev/shm (full isolation); writable\n"
 	"                          roots below /tmp are bound back in\n"
 	"  --no-terminal           no write access to terminals (/dev/tty, /dev/pts, /dev/ptmx):\n"
 	"                          cordon run caps the output and relays stdin itself\n"
+	"  --pty                   the command's stdin, stdout, stderr and controlling terminal\n"
+	"                          are a pseudo-terminal of its own (full isolation: of the\n"
+	"                          sandbox's devpts; light: the host's /dev/ptmx); the runner\n"
+	"                          relays its stdin to it and its output to the runner's stderr,\n"
+	"                          with its own terminal in raw mode meanwhile\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
@@ -124,7 +143,10 @@ enum {
 	SEEN_STATUS_FD = 1u << 4,
 	SEEN_NO_TERMINAL = 1u << 5,
 	SEEN_PROTECT_GIT = 1u << 6,
-	SEEN_BROKER_FD = 1u << 7,
+	SEEN_EXEC_GATE = 1u << 7,
+	SEEN_EXEC_FD = 1u << 8,
+	SEEN_BROKER_FD = 1u << 9,
+	SEEN_PTY = 1u << 10,
 };
 
 static bool list_contains(const struct exec_list *l, const char *s)
@@ -192,6 +214,25 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		if (r < 0)
 			return r;
 		return list_add(l, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--read") == 0 || strcmp(flag, "--exec") == 0 || strcmp(flag, "--deny-exec") == 0) {
+		struct exec_list *l = flag[2] == 'r' ? &f->read : flag[2] == 'e' ? &f->exec : &f->deny_exec;
+
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		if (l == &f->exec)
+			f->exec_gate = true;
+		return list_add(l, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--exec-fd") == 0) {
+		if (*seen & SEEN_EXEC_FD)
+			return errbuf_set(err, errlen, -EINVAL, "--exec-fd given twice");
+		*seen |= SEEN_EXEC_FD;
+		if (parse_status_fd(value, &f->exec_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--exec-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
 	}
 	if (strcmp(flag, "--unprotect") == 0) {
 		r = check_path(flag, value, err, errlen);
@@ -303,7 +344,8 @@ static bool takes_value(const char *flag)
 	static const char *const with_value[] = {
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
-		"--deny-domain", "--allow-address", "--broker-fd", "--shim-path", "--shim",
+		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
+		"--broker-fd", "--shim-path", "--shim",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -336,11 +378,14 @@ void exec_flags_done(struct exec_flags *f)
 
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
-	struct exec_flags f = { .isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1,
-				.broker_fd = -1 };
-	struct exec_list *lists[] = { &f.write,        &f.deny_read,    &f.protect,      &f.keep_env,
-				      &f.setenv,       &f.allow_unix,   &f.protect_name, &f.unprotect,
-				      &f.allow_domain, &f.deny_domain,  &f.allow_address, &f.shim };
+	struct exec_flags f = {
+		.isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1, .exec_fd = -1,
+		.broker_fd = -1,
+	};
+	struct exec_list *lists[] = { &f.write,        &f.deny_read,   &f.protect,       &f.keep_env,
+				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
+				      &f.allow_domain, &f.deny_domain, &f.allow_address, &f.read,
+				      &f.exec,         &f.deny_exec,   &f.shim };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;
@@ -357,7 +402,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
 	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
 	if (!slots) {
-		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .broker_fd = -1 };
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
@@ -378,9 +423,10 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			return 0;
 		}
 		if (strcmp(a, "--private-tmp") == 0 || strcmp(a, "--report") == 0 || strcmp(a, "--no-terminal") == 0 ||
-		    strcmp(a, "--protect-git") == 0) {
+		    strcmp(a, "--protect-git") == 0 || strcmp(a, "--exec-gate") == 0) {
 			unsigned bit = a[2] == 'r' ? SEEN_REPORT
 				     : a[2] == 'n' ? SEEN_NO_TERMINAL
+				     : a[2] == 'e' ? SEEN_EXEC_GATE
 				     : a[4] == 'o' ? SEEN_PROTECT_GIT
 						   : SEEN_PRIVATE_TMP;
 
@@ -395,8 +441,19 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 				f.report = true;
 			else if (bit == SEEN_PROTECT_GIT)
 				f.protect_git = true;
+			else if (bit == SEEN_EXEC_GATE)
+				f.exec_gate = true;
 			else
 				f.no_terminal = true;
+			continue;
+		}
+		if (strcmp(a, "--pty") == 0) {
+			if (seen & SEEN_PTY) {
+				r = errbuf_set(err, errlen, -EINVAL, "%s given twice", a);
+				goto fail;
+			}
+			seen |= SEEN_PTY;
+			f.pty = true;
 			continue;
 		}
 		if (!takes_value(a)) {
@@ -427,8 +484,12 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		r = errbuf_set(err, errlen, -EINVAL, "--shim needs --shim-path: the program the names run");
 		goto fail;
 	}
-	if (f.broker_fd >= 0 && f.broker_fd == f.status_fd) {
-		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd and --status-fd must differ");
+	if (f.broker_fd >= 0 && (f.broker_fd == f.status_fd || f.broker_fd == f.exec_fd)) {
+		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd must differ from --status-fd and --exec-fd");
+		goto fail;
+	}
+	if (f.exec_fd >= 0 && f.exec_fd == f.status_fd) {
+		r = errbuf_set(err, errlen, -EINVAL, "--exec-fd and --status-fd name the same fd %d", f.exec_fd);
 		goto fail;
 	}
 	if (!dashdash || i >= argc) {
@@ -444,6 +505,6 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	return 0;
 fail:
 	free(slots);
-	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .broker_fd = -1 };
+	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
 	return r;
 }

@@ -18,7 +18,7 @@
 #define EXEC_MAX_LIST   1024            /* entries per repeatable flag */
 #define EXEC_MAX_PATH   4095            /* bytes in one path */
 #define EXEC_MAX_NAME   256             /* bytes in one variable name */
-#define EXEC_MAX_STATUS_FD 65535        /* highest --status-fd */
+#define EXEC_MAX_STATUS_FD 65535        /* highest --status-fd and --exec-fd */
 
 struct exec_list {
 	const char **v;                 /* NULL-terminated; points into argv */
@@ -31,8 +31,15 @@ struct exec_flags {
 	bool private_tmp;                 /* --private-tmp: fresh tmpfs on /tmp and /dev/shm */
 	bool report;                      /* --report: one "cordon-report:" line on stderr before execve */
 	bool no_terminal;                 /* --no-terminal: terminals are not writable */
+	bool pty;                         /* --pty: a pseudo-terminal of its own, relayed by the runner (terminal.h) */
 	bool help;                        /* --help: nothing else is read */
-	struct exec_list write;           /* --write PATH: writable root */
+	struct exec_list write;           /* --write PATH: writable root (a directory or a file) */
+	struct exec_list read;            /* --read PATH: with any, only these (and the writable roots) are readable */
+	struct exec_list exec;            /* --exec PATH: the execute-only gate: only these are executable */
+	bool exec_gate;                   /* --exec-gate, or any --exec: the gate is on (with no --exec: nothing
+					   * but the --exec-fd file is executable) */
+	struct exec_list deny_exec;       /* --deny-exec PATH: never executable, though readable */
+	int exec_fd;                      /* --exec-fd N: run the command from this open file (execveat); -1: none */
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list protect_name;    /* --protect-name NAME: that name, at any depth below a writable root; may end in '*' */

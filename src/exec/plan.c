@@ -130,6 +130,16 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
+bool plan_noexec(const struct plan *p, const char *root)
+{
+	if (!p->landlock.exec_gate)
+		return false;
+	for (size_t i = 0; p->landlock.exec && p->landlock.exec[i]; i++)
+		if (path_is_under(p->landlock.exec[i], root))
+			return false;
+	return true;
+}
+
 static int add_step_n(struct plan *p, enum step_kind k, const char *path, size_t len)
 {
 	if (p->n_steps >= p->max_steps)
@@ -271,8 +281,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.private_tmp = !light,
 		.report = f->report,
 		.no_terminal = f->no_terminal,
+		.pty = f->pty,
 		.required = f->required,
 		.command = f->command,
+		.exec_fd = f->exec_fd,
 		.keep_env = f->keep_env.v,
 		.setenv = f->setenv.v,
 		/* Pathname unix sockets are files, outside any network
@@ -310,6 +322,13 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 				    "--protect needs --isolation full: Landlock cannot keep a path read-only "
 				    "below a writable root");
 	}
+	/* Without a unix-socket gate a host service reachable over a
+	 * pathname socket (a shell's, a build daemon's) runs what it is
+	 * asked to: an execute-only gate there would be a fence with a door. */
+	if (light && (f->exec_gate || f->deny_exec.n > 0))
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
+			    "--exec, --exec-gate and --deny-exec need --isolation full: without the unix-socket gate a "
+			    "host service could execute for the sandbox what the gate forbids");
 	/* The proxy is the only way out only where the sandbox has a network
 	 * namespace of its own: never without one. */
 	if (light && f->net == CORDON_NET_PROXY)
@@ -367,8 +386,14 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		writable[k] = NULL;
 	}
 	p.landlock = (struct landlock_rules){
-		.readable = readable_all,
+		/* --read: exactly those (the provider names the system's
+		 * baseline among them); else everything */
+		.readable = f->read.n ? f->read.v : readable_all,
 		.writable = writable,
+		.exec_gate = f->exec_gate,
+		.exec = f->exec.v,
+		.deny_exec = f->deny_exec.v,
+		.exec_fd = f->exec_fd,
 		/* Hidden by omission in every mode: the mounts of full isolation
 		 * give an empty view, but a host rename or a store created
 		 * during the run is out of their reach; an inode without a rule
@@ -381,7 +406,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.required = REQUIRE_LANDLOCK | (f->required & (REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE)),
 	};
 	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
-	p.seccomp = (struct seccomp_opts){ .deny_inet = light && f->net == CORDON_NET_NONE };
+	p.seccomp = (struct seccomp_opts){
+		.deny_inet = light && f->net == CORDON_NET_NONE,
+		.memfd_noexec = f->exec_gate || f->deny_exec.n > 0,
+	};
 
 	if (!light) {
 		p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
@@ -449,6 +477,30 @@ static void print_list(FILE *out, const char *const *v, const char *none)
 		fprintf(out, " %s", v[i]);
 }
 
+/* "Landlock: read ...; execute ...; write ...": what the gate and --read change. */
+static void describe_landlock(const struct plan *p, FILE *out)
+{
+	const struct landlock_rules *l = &p->landlock;
+	bool all = l->readable == readable_all;
+
+	if (!l->exec_gate)
+		fprintf(out, "Landlock: read and execute%s", all ? " /" : " only");
+	else
+		fprintf(out, "Landlock: read%s", all ? " /" : " only");
+	if (!all)
+		print_list(out, l->readable, "nothing");
+	if (l->exec_gate) {
+		fprintf(out, "; execute only (the execute-only gate: nothing readable or writable else, so "
+			     "nothing the sandbox writes):");
+		print_list(out, l->exec, p->exec_fd >= 0 ? "" : "nothing");
+		if (p->exec_fd >= 0)
+			fprintf(out, "%sthe file at fd %d", l->exec && l->exec[0] ? " and " : " ", p->exec_fd);
+	} else if (p->exec_fd >= 0)
+		fprintf(out, "; read and execute the file at fd %d", p->exec_fd);
+	fprintf(out, "; write");
+	print_list(out, l->writable, "nothing");
+}
+
 void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 {
 	bool full = p->isolation == CORDON_ISOLATION_FULL;
@@ -471,7 +523,8 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_RO_ROOT:
 			fprintf(out, "/ read-only, recursively (no file outside the writable roots can change, "
-				     "modes, times and xattrs included); writable roots bound back nosuid,nodev:");
+				     "modes, times and xattrs included); writable roots bound back nosuid,nodev%s:",
+				p->landlock.exec_gate ? " (and noexec, but where an --exec path lies)" : "");
 			print_list(out, p->write, "none");
 			fputc('\n', out);
 			break;
@@ -480,8 +533,8 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 				     "(no other terminal is visible), shm, fd links; read-only\n");
 			break;
 		case STEP_TMPFS:
-			fprintf(out, "private, size-capped tmpfs on %.*s (nothing of the host's; gone when the "
-				     "sandbox ends)\n", P);
+			fprintf(out, "private, size-capped%s tmpfs on %.*s (nothing of the host's; gone when the "
+				     "sandbox ends)\n", p->landlock.exec_gate ? ", noexec" : "", P);
 			break;
 		case STEP_BIND_BACK:
 			fprintf(out, "bind the writable root %.*s back into the private tmpfs\n", P);
@@ -530,6 +583,10 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			break;
 		case STEP_INIT:
 			fprintf(out, "pid 1 init forks the command, reaps, forwards signals, relays its exit status\n");
+			if (p->pty)
+				fprintf(out, "     terminal: init opens a pseudo-terminal in the sandbox's devpts, sends its "
+					     "master to the runner outside and makes the slave its own stdio (the "
+					     "runner's terminal stays outside the sandbox)\n");
 			if (p->unix_gate) {
 				fprintf(out, "     unix gate: init performs every connect, sendto with an address, sendmsg "
 					     "and sendmmsg (seccomp user notification); a pathname unix socket is "
@@ -564,7 +621,15 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			}
 			break;
 		case STEP_SETSID:
-			fprintf(out, "setsid: new session, no controlling terminal\n");
+			if (!p->pty)
+				fprintf(out, "setsid: new session, no controlling terminal\n");
+			else
+				fprintf(out, "setsid: new session; stdin, stdout, stderr and controlling terminal: a "
+					     "pseudo-terminal of its own (%s), whose master only the runner holds: it "
+					     "relays its stdin in and the output to its stderr, its terminal raw "
+					     "meanwhile, the window size passed on\n",
+					full ? "the sandbox's devpts" : "from the host's /dev/ptmx; Landlock lets the "
+									"command write that one terminal");
 			break;
 		case STEP_PDEATHSIG:
 			fprintf(out, "killed (SIGKILL) if its parent dies\n");
@@ -596,11 +661,14 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			fprintf(out, "no_new_privs: setuid and file capabilities grant nothing\n");
 			break;
 		case STEP_LANDLOCK:
-			fprintf(out, "Landlock: read and execute /; write");
-			print_list(out, p->landlock.writable, "nothing");
+			describe_landlock(p, out);
 			if (p->landlock.deny_read && p->landlock.deny_read[0]) {
 				fprintf(out, "; unreadable:");
 				print_list(out, p->landlock.deny_read, "");
+			}
+			if (p->landlock.deny_exec && p->landlock.deny_exec[0]) {
+				fprintf(out, "; never executable (still readable; nor what appears beside them later):");
+				print_list(out, p->landlock.deny_exec, "");
 			}
 			if (p->landlock.deny_tcp)
 				fprintf(out, "; TCP bind and connect refused");
@@ -614,11 +682,18 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, io_uring, bpf, perf_event_open, "
 				     "userfaultfd, keyrings, kexec, modules, the mount API, setns, unshare and "
 				     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
-				     "sockets other than unix/%snetlink; other syscall ABIs killed\n",
-				p->seccomp.deny_inet ? "" : "IPv4/IPv6/");
+				     "sockets other than unix/%snetlink%s; other syscall ABIs killed\n",
+				p->seccomp.deny_inet ? "" : "IPv4/IPv6/",
+				p->seccomp.memfd_noexec ? ", memfds that could be executed (Landlock does not see them)"
+							: "");
 			break;
 		case STEP_EXEC:
-			fprintf(out, "execve");
+			if (p->exec_fd >= 0)
+				fprintf(out, "execveat the file open at fd %d (the one the caller checked, whatever "
+					     "its path names now; a script keeps fd %d for its interpreter), argv",
+					p->exec_fd, p->exec_fd);
+			else
+				fprintf(out, "execve");
 			for (size_t k = 0; p->command && p->command[k]; k++)
 				fprintf(out, " %s", p->command[k]);
 			fputc('\n', out);
@@ -644,8 +719,9 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out)
 			"signals are scoped), read-only protection of .git, shell rc and editor config inside "
 			"writable roots, hiding by mount (Landlock hides instead, so a hidden path's parent "
 			"cannot be listed), the pid namespace (no init: orphans are not reaped in a sandbox "
-			"of their own), the network namespace (%s) and the unix-socket gate (host "
-			"pathname sockets are reachable where the path is)\n",
+			"of their own), the network namespace (%s), the unix-socket gate (host "
+			"pathname sockets are reachable where the path is) and with it the execute-only "
+			"gate and deny-exec (refused: a host service could execute for the sandbox)\n",
 			p->net == CORDON_NET_NONE ? "IP sockets are refused by seccomp instead, loopback included"
 						  : "the host network is shared either way");
 #undef P

@@ -59,6 +59,7 @@ struct plan {
 	bool private_tmp;               /* private /tmp, /dev/shm, /run (always, in full isolation) */
 	bool report;
 	bool no_terminal;               /* --no-terminal: no terminal is writable, stdio's own neither */
+	bool pty;                       /* --pty: the command's terminal is a pty of its own (terminal.h) */
 	unsigned long clone_flags;      /* CLONE_NEW* for STEP_NAMESPACES; 0 under light */
 	unsigned required;              /* REQUIRE_* the caller insists on */
 	bool unix_gate;                 /* init decides every connect/send to an address (unix_gate.c) */
@@ -83,6 +84,7 @@ struct plan {
 	const char *const *keep_env;
 	const char *const *setenv;
 	char *const *command;
+	int exec_fd;                    /* --exec-fd: execveat this fd; -1: execve the command by name */
 
 	void *storage;
 };
@@ -119,3 +121,9 @@ extern const char *const plan_writable_devices_light[];
 extern const char *const plan_private_dirs[];
 /* path[0..len) lies strictly below one of plan_private_dirs, or is one. */
 bool plan_in_private_dir(const char *path, size_t len, bool strictly_below);
+/* Under the execute-only gate, what the sandbox can write is mounted
+ * noexec, so no file there is mapped executable either (the loader run as
+ * a program, `ld.so FILE`, maps what Landlock's EXECUTE never sees): true
+ * for a writable root or private dir unless an --exec path lies at or
+ * below it (then the caller declared code there). */
+bool plan_noexec(const struct plan *p, const char *root);

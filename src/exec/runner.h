@@ -11,6 +11,7 @@
 #include "create_gate.h"
 #include "landlock.h"
 #include "plan.h"
+#include "terminal.h"
 
 /* How the command ended, written by init into a page it shares with the
  * runner (a pid-1 init cannot die of a signal, so its own status would
@@ -37,7 +38,7 @@ struct exec_ctx {
 	sigset_t old_mask;              /* restored before execve */
 	struct shared_status *shared;
 	pid_t expect_parent;            /* for the PDEATHSIG race check; 0: do not check */
-	pid_t runner_parent;            /* light runner: its parent; once gone, end the tree */
+	pid_t runner_parent;            /* light runner, and the runner with --pty: its parent; once gone, end the tree */
 
 	struct protect_target *targets;
 	size_t n_targets;
@@ -51,6 +52,8 @@ struct exec_ctx {
 
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */
+
+	struct exec_terminal tty;       /* --pty (terminal.h) */
 };
 
 #define EXEC_EXIT_FAILED 125
@@ -78,8 +81,9 @@ int exec_record_said(const char *step);
 int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
 
-/* harden.c: close every fd above 2 but the status channel's and extra, extra2. */
-int close_fds_keep_status(int extra, int extra2);
+/* harden.c: close every fd above 2 but the status channel's and the n in
+ * keep (-1: none; at most 7). */
+int close_fds_keep(const int *keep, size_t n);
 
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
@@ -104,6 +108,9 @@ _Noreturn void command_main(struct exec_ctx *x);
 _Noreturn void init_main(struct exec_ctx *x);
 /* Wait for child, forwarding x->forward to it; returns its wait status. */
 int exec_supervise(struct exec_ctx *x, pid_t child);
+/* One signal of that wait: 1 when child ended (*ret_status), 0 to go on,
+ * -1 when cordon is gone (everything below the runner was killed: exit). */
+int exec_supervise_signal(struct exec_ctx *x, pid_t child, int sig, int *ret_status);
 /* Reap what has ended; when it is cmd, publish its status and exit. */
 void init_reap(struct exec_ctx *x, pid_t cmd);
 /* Pass sig on to the process to, and to its process group if it leads one. */

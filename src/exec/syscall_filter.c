@@ -36,6 +36,11 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 {
 	if (!o || o->allow_userns)
 		return -EINVAL;
+	if (o->memfd_noexec) {
+		*ret = o->deny_inet ? seccomp_bpf_deny_inet_memfd : seccomp_bpf_default_memfd;
+		*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet_memfd) : ELEMENTSOF(seccomp_bpf_default_memfd);
+		return 0;
+	}
 	*ret = o->deny_inet ? seccomp_bpf_deny_inet : seccomp_bpf_default;
 	*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet) : ELEMENTSOF(seccomp_bpf_default);
 	return 0;

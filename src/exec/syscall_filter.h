@@ -14,6 +14,10 @@
 struct seccomp_opts {
 	bool deny_inet;        /* also refuse socket(AF_INET/AF_INET6) — used when there is no network namespace and the net is "none" */
 	bool allow_userns;     /* reserved, keep false: unshare/clone with namespace flags refused */
+	/* the execute-only gate or deny-exec: memfd_create refused unless
+	 * asked with MFD_NOEXEC_SEAL (Linux 6.3), because Landlock does not see
+	 * a memfd: a copy of any binary there would execute */
+	bool memfd_noexec;
 };
 
 struct sock_filter;

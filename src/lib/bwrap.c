@@ -310,10 +310,12 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
-	if (p->shim_path)
+	/* bwrap has no Landlock of its own, and its nested runner is light
+	 * (no unix-socket gate) and cannot take an fd through bwrap */
+	if (*policy_needs_native(p))
 		return error_set(reterr, -EOPNOTSUPP,
-				 "the tool sandbox's broker needs the native runner in full isolation: the bwrap backend "
-				 "has none");
+				 "%s needs the native runner: the bwrap backend cannot enforce it (use --backend native)",
+				 policy_needs_native(p));
 	if ((p->required & RUNNER_FEATURES) && !bwrap_nests(b))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the bwrap backend applies Landlock and seccomp only through cordon's runner, which "

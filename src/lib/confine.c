@@ -104,6 +104,7 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 		c->enforcement = CORDON_ENFORCEMENT_NONE;
 		c->grade = CORDON_GRADE_FULL;
 		c->status_fd = -1;
+		c->exec_fd = -1;
 		*ret = TAKE_PTR(c);
 		return 0;
 	}

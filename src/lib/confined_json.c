@@ -6,14 +6,16 @@
  *   {"argv":[...],"mode":"workspace-write","enforcement":"bwrap",
  *    "grade":"full","denial_signatures":[...],"fatal_signatures":[...],
  *    "informational_lines":[...],"allowed_exit_codes":[...],
- *    "envp":["NAME=VALUE",...]|null,"status_fd":3,"status_format":"cordon"}
+ *    "envp":["NAME=VALUE",...]|null,"status_fd":3,"status_format":"cordon",
+ *    "exec_fd":-1}
  *
  * envp is the environment argv must be started with (null: inherit);
- * status_fd/status_format the runner's status channel (-1/"none": none).
- * Those three may be absent when read (a value written before they existed:
- * inherit, no channel, runner failures read from the text as before);
- * status_fd and status_format come together. "broker_fd":N is there only
- * for a value whose runner wants the tool sandbox's broker socket at N.
+ * status_fd/status_format the runner's status channel (-1/"none": none);
+ * exec_fd where the file to run is wanted (-1: none).
+ * Those four may be absent when read (a value written before they existed:
+ * inherit, no channel, runner failures read from the text as before, no
+ * fd); status_fd and status_format come together. "broker_fd":N is there
+ * only for a value whose runner wants the tool sandbox's broker socket at N.
  *
  * Reading is strict, because a confined value read back decides what a
  * process's output means: every key is required (a missing signature list
@@ -153,6 +155,8 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 		return -EINVAL;
 	if (c->status_format != CORDON_STATUS_NONE && (c->status_fd <= 2 || c->status_fd > CONFINED_STATUS_FD_MAX))
 		return -EINVAL;
+	if (c->exec_fd > CONFINED_STATUS_FD_MAX || (c->exec_fd > 2 && c->exec_fd == c->status_fd))
+		return -EINVAL;
 
 	o = json_object();
 	codes = json_array();
@@ -173,7 +177,8 @@ CORDON_API int cordon_confined_to_json(const struct cordon_confined *c, char **r
 	    (r = set_new(o, "allowed_exit_codes", TAKE_PTR(codes))) < 0 ||
 	    (r = c->envp ? set_strv(o, "envp", c->envp) : set_new(o, "envp", json_null())) < 0 ||
 	    (r = set_new(o, "status_fd", json_integer(c->status_format == CORDON_STATUS_NONE ? -1 : c->status_fd))) < 0 ||
-	    (r = set_new(o, "status_format", json_string(status_format))) < 0)
+	    (r = set_new(o, "status_format", json_string(status_format))) < 0 ||
+	    (r = set_new(o, "exec_fd", json_integer(c->exec_fd > 2 ? c->exec_fd : -1))) < 0)
 		return r;
 	if (c->broker_fd > 2 && (c->broker_fd > CONFINED_STATUS_FD_MAX ||
 				 (r = set_new(o, "broker_fd", json_integer(c->broker_fd))) < 0))
@@ -411,6 +416,21 @@ static int read_status_fd(const struct reader *rd, const struct field *f, enum c
 	return 0;
 }
 
+static int read_exec_fd(const struct reader *rd, const struct field *f, int status_fd, int *ret)
+{
+	json_int_t v;
+
+	if (!json_is_integer(f->value))
+		return fail_value(rd, f, SIZE_MAX, "must be an integer, not %s", json_type_name(f->value));
+	v = json_integer_value(f->value);
+	if (v != -1 && (v <= 2 || v > CONFINED_STATUS_FD_MAX || v == status_fd))
+		return fail_value(rd, f, SIZE_MAX,
+				  "must be -1 or an fd number from 3 to 65535 other than status_fd, not %" JSON_INTEGER_FORMAT,
+				  v);
+	*ret = (int)v;
+	return 0;
+}
+
 enum {
 	KEY_ARGV,
 	KEY_MODE,
@@ -420,9 +440,10 @@ enum {
 	KEY_FATAL,
 	KEY_INFO,
 	KEY_CODES,
-	KEY_ENVP,          /* this one and the next two may be absent */
+	KEY_ENVP,          /* this one and the next three may be absent */
 	KEY_STATUS_FD,
 	KEY_STATUS_FORMAT,
+	KEY_EXEC_FD,
 	KEY_BROKER_FD,
 	_KEY_MAX,
 };
@@ -441,6 +462,7 @@ static const char *const keys[_KEY_MAX] = {
 	[KEY_ENVP] = "envp",
 	[KEY_STATUS_FD] = "status_fd",
 	[KEY_STATUS_FORMAT] = "status_format",
+	[KEY_EXEC_FD] = "exec_fd",
 	[KEY_BROKER_FD] = "broker_fd",
 };
 
@@ -494,6 +516,7 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 
 	c->status_fd = -1;
 	c->status_format = CORDON_STATUS_NONE;
+	c->exec_fd = -1;
 	if (fields[KEY_ENVP].value && (r = read_envp(rd, &fields[KEY_ENVP], &c->envp)) < 0)
 		return r;
 	if (!fields[KEY_STATUS_FD].value != !fields[KEY_STATUS_FORMAT].value) {
@@ -506,13 +529,15 @@ static int read_fields(const struct reader *rd, json_t *root, struct cordon_conf
 	    ((r = read_status_format(rd, &fields[KEY_STATUS_FORMAT], &c->status_format)) < 0 ||
 	     (r = read_status_fd(rd, &fields[KEY_STATUS_FD], c->status_format, &c->status_fd)) < 0))
 		return r;
+	if (fields[KEY_EXEC_FD].value && (r = read_exec_fd(rd, &fields[KEY_EXEC_FD], c->status_fd, &c->exec_fd)) < 0)
+		return r;
 	if (fields[KEY_BROKER_FD].value) {
 		json_int_t v = json_integer_value(fields[KEY_BROKER_FD].value);
 
 		if (!json_is_integer(fields[KEY_BROKER_FD].value) || v <= 2 || v > CONFINED_STATUS_FD_MAX ||
-		    v == c->status_fd)
+		    v == c->status_fd || v == c->exec_fd)
 			return fail_value(rd, &fields[KEY_BROKER_FD], SIZE_MAX,
-					  "must be an fd number from 3 to 65535 other than status_fd");
+					  "must be an fd number from 3 to 65535 other than status_fd and exec_fd");
 		c->broker_fd = (int)v;
 	}
 	return 0;

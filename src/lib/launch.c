@@ -180,6 +180,7 @@ static int build_policy(const struct cordon_profile *prof, const struct cordon_l
 		}
 	EACH(o->write, "write", cordon_policy_add_writable(p, *s, &e));
 	EACH(o->deny_read, "deny_read", cordon_policy_deny_read(p, *s, &e));
+	EACH(o->deny_exec, "deny_exec", cordon_policy_deny_exec(p, *s, &e));
 	EACH(o->protect, "protect", cordon_policy_protect(p, *s, &e));
 	EACH(o->allow_unix_sockets, "allow_unix_socket", cordon_policy_allow_unix_socket(p, *s, &e));
 	EACH(o->keep_env, "keep_env", cordon_policy_keep_env(p, *s, &e));

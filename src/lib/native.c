@@ -5,9 +5,18 @@
  * `cordon explain` for the plan they compile to):
  *
  *   RUNNER exec --status-fd 3 --isolation full|light --net none|host
- *          [--write ROOT]... [--private-tmp] [--deny-read PATH]...
- *          [--protect PATH]... [--keep-env NAME]... [--setenv NAME]...
- *          [--allow-unix-socket PATH]... [--require FEATURE]... -- argv...
+ *          [--write ROOT]... [--private-tmp] [--read PATH]...
+ *          [--exec-gate [--exec PATH]...] [--deny-exec PATH]... [--exec-fd 4]
+ *          [--deny-read PATH]... [--protect PATH]... [--keep-env NAME]...
+ *          [--setenv NAME]... [--allow-unix-socket PATH]...
+ *          [--require FEATURE]... -- argv...
+ *
+ * Restricted reads spell out the whole readable list, the system's baseline
+ * included (so `cordon explain` shows every path), and pass only the
+ * read-deny entries something readable reaches. The execute-only gate is
+ * --exec-gate and one --exec per path (with none, nothing but the
+ * --exec-fd file runs). Running from an fd asks for the caller's fd at 4
+ * (c->exec_fd).
  *
  * Environment: the runner is started with exactly the policy's environment
  * (c->envp: the allow-list, the kept variables as snapshotted, the set
@@ -34,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
 #include "probe.h"
@@ -97,6 +107,23 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+static bool at_or_above_any(const char *d, char *const *roots)
+{
+	STRV_FOREACH(r, roots)
+		if (path_is_under(d, *r) || path_is_under(*r, d))
+			return true;
+	return false;
+}
+
+/* Under restricted reads, a read-deny entry that nothing readable reaches
+ * (at, below or above no readable, writable or executable root) would only
+ * cost a mount and a Landlock walk: Landlock refuses it anyway. */
+static bool deny_in_reach(const struct cordon_policy *p, const char *d)
+{
+	return !p->read_restricted || at_or_above_any(d, p->read_roots) || at_or_above_any(d, p->writable_roots) ||
+	       at_or_above_any(d, p->exec_roots) || path_is_under(d, "/dev");
+}
+
 /* --deny-read for each entry's path, without repeats: several absent
  * entries share a first missing component (~/.config for all of
  * ~/.config/...). A small open-addressing set keeps this linear: confine is
@@ -115,7 +142,7 @@ static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p
 		const char *d = deny_entry_native_path(p, &p->deny[i]);
 		size_t k;
 
-		if (!d)
+		if (!d || !deny_in_reach(p, d))
 			continue;
 		for (k = fnv1a(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
 			;
@@ -153,6 +180,10 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		return error_set(reterr, -EOPNOTSUPP,
 				 "network 'proxy' needs full isolation: the proxy is the only way out only from a network "
 				 "namespace of the sandbox's own");
+	if (light && (p->exec_gate || p->deny_exec))
+		return error_set(reterr, -EOPNOTSUPP,
+				 "the execute-only gate and deny-exec need full isolation: light isolation has no "
+				 "unix-socket gate, so a host service could execute for the sandbox what they forbid");
 
 	strvb_add_many(&sb, path, "exec", "--status-fd", PROVIDER_STATUS_FD_STR, "--isolation",
 		       light ? "light" : "full", "--net", cordon_net_to_string(p->net), NULL);
@@ -162,6 +193,21 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	/* a private /tmp in every mode: the host's holds other programs' sockets */
 	if (!light)
 		strvb_add(&sb, "--private-tmp");
+	if (p->read_restricted) {
+		STRV_FOREACH(root, p->read_roots)
+			strvb_add_many(&sb, "--read", *root, NULL);
+		for (const char *const *d = light ? policy_read_dev_light : policy_read_dev_full; *d; d++)
+			strvb_add_many(&sb, "--read", *d, NULL);
+	}
+	if (p->exec_gate) {
+		strvb_add(&sb, "--exec-gate");
+		STRV_FOREACH(root, p->exec_roots)
+			strvb_add_many(&sb, "--exec", *root, NULL);
+	}
+	STRV_FOREACH(d, p->deny_exec)
+		strvb_add_many(&sb, "--deny-exec", *d, NULL);
+	if (p->exec_from_fd)
+		strvb_add_many(&sb, "--exec-fd", PROVIDER_EXEC_FD_STR, NULL);
 	/* What does not exist yet is hidden too (by Landlock omission: a
 	 * store created during the run stays unreadable), once per name. */
 	r = add_deny_reads(&sb, p);
@@ -203,6 +249,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 			  light ? CORDON_GRADE_PARTIAL : b->grade);
 	if (r < 0)
 		return r;
+	if (p->exec_from_fd)
+		c->exec_fd = PROVIDER_EXEC_FD;
 	r = confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_CORDON);
 	if (r >= 0 && p->shim_path)
 		c->broker_fd = PROVIDER_BROKER_FD;

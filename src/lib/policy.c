@@ -158,6 +158,7 @@ static int protect_xdg_profiles(struct cordon_policy *p)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME");
 	_cleanup_free_ char *canon = NULL, *path = NULL;
+	int r;
 
 	if (p->mode != CORDON_MODE_WORKSPACE_WRITE || !xdg || xdg[0] != '/')
 		return 0;
@@ -166,19 +167,30 @@ static int protect_xdg_profiles(struct cordon_policy *p)
 	STRV_FOREACH(root, p->writable_roots)
 		if (strcmp(*root, "/tmp") != 0 && path_is_under(canon, *root)) {
 			path = path_join(canon, "cordon");
-			return path ? strv_push_unique(&p->protect, path) : -ENOMEM;
+			if (!path)
+				return -ENOMEM;
+			if (strv_contains(p->protect, path))
+				return 0;
+			r = strv_push_unique(&p->protect, path);
+			return r < 0 ? r : policy_note_protect(p, path);
 		}
 	return 0;
 }
 
-static int compute_writable_roots(struct cordon_policy *p)
+/* tool: the private /tmp alone (policy_temp_roots() starts with it); the
+ * workspace and $TMPDIR are writable only when added. */
+static int compute_writable_roots(struct cordon_policy *p, bool tool)
 {
 	char **roots = calloc(1, sizeof(char *));
 	int r;
 
 	if (!roots)
 		return -ENOMEM;
-	if (p->mode != CORDON_MODE_READ_ONLY) {
+	if (tool && policy_temp_roots()[0]) {
+		r = strv_push_unique(&roots, policy_temp_roots()[0]);
+		if (r < 0)
+			goto fail;
+	} else if (p->mode != CORDON_MODE_READ_ONLY) {
 		if (p->workspace) {
 			r = strv_push_unique(&roots, p->workspace);
 			if (r < 0)
@@ -222,6 +234,11 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->keep_env);
 	free(p->shim_path);
 	strv_free(p->shims);
+	strv_free(p->read_roots);
+	strv_free(p->read_missing);
+	strv_free(p->exec_roots);
+	strv_free(p->exec_missing);
+	strv_free(p->deny_exec);
 	free(p);
 	return NULL;
 }
@@ -231,10 +248,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 				 struct cordon_policy **ret, struct cordon_error *reterr)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	_cleanup_free_ char *pw_home = NULL;
 	enum cordon_mode m;
-	int r;
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place to return the policy");
@@ -242,6 +256,16 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 		return error_set(reterr, -EINVAL,
 				 "unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
 				 mode ? mode : "(null)");
+	return policy_new_internal(m, workspace_root, false, ret, reterr);
+}
+
+int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool tool, struct cordon_policy **ret,
+			struct cordon_error *reterr)
+{
+	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_free_ char *pw_home = NULL;
+	struct stat st;
+	int r;
 
 	r = policy_warm(reterr);
 	if (r < 0)
@@ -266,6 +290,11 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 			return error_set(reterr, -EINVAL,
 					 "workspace root '%s' canonicalises to '/': refusing to make the whole filesystem the workspace",
 					 ws);
+		/* The rules by name, the persistence paths and a process's
+		 * working directory all live below a workspace: a file has no
+		 * below. (A writable file is cordon_policy_add_writable's.) */
+		if (stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
+			return error_set(reterr, -ENOTDIR, "workspace root %s is not a directory", p->workspace);
 	}
 
 	r = policy_resolve_home(&p->home);
@@ -307,7 +336,7 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 			return error_set(reterr, r, "cannot snapshot the environment");
 	}
 
-	r = compute_writable_roots(p);
+	r = compute_writable_roots(p, tool);
 	if (r < 0)
 		return r;
 	/* Shell start-up files and HOME's dot-entries matter only where HOME
@@ -472,10 +501,25 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 	return strv_push_unique(&p->allow_unix, canon);
 }
 
+int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon_error *reterr)
+{
+	int r;
+
+	r = policy_protect_reach(p, root);
+	if (r < 0)
+		return error_set(reterr, r, "cannot protect what %s reaches", root);
+	r = policy_protect_hooks_paths(p);
+	if (r < 0)
+		return error_set(reterr, r, "cannot read where git takes the workspace's hooks from");
+	r = protect_xdg_profiles(p);
+	return r < 0 ? error_set(reterr, r, "cannot protect cordon's profiles") : 0;
+}
+
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
 					  struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
+	struct stat st;
 	int r;
 
 	if (!path || !*path)
@@ -488,17 +532,27 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 		return r;
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "refusing to make the whole filesystem writable");
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (p->deny[i].exists && path_is_under(canon, p->deny[i].path))
-			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",
-					 canon, p->deny[i].path);
+	/* A file is bound back alone and gets a Landlock rule of its own: it
+	 * is written in place (nothing can be made beside it); a device,
+	 * socket or fifo is no file to write. */
+	if (stat(canon, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return error_set(reterr, -EINVAL, "'%s' is neither a directory nor a regular file", canon);
+	if (p->read_restricted) {
+		r = policy_lift_deny(p, canon, reterr);
+		if (r < 0)
+			return r;
+	} else
+		for (size_t i = 0; i < p->n_deny; i++)
+			if (p->deny[i].exists && path_is_under(canon, p->deny[i].path))
+				return error_set(reterr, -EPERM,
+						 "'%s' is hidden by the read-deny entry '%s', and deny always wins", canon,
+						 p->deny[i].path);
 	if (strv_length(p->writable_roots) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many writable paths (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->writable_roots, canon);
 	if (r < 0)
 		return r;
-	r = policy_protect_reach(p, canon);
-	return r < 0 ? error_set(reterr, r, "cannot protect what %s reaches", canon) : 0;
+	return policy_protect_root(p, canon, reterr);
 }
 
 /* The one table of feature names: the policy, the native provider's argv

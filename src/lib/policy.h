@@ -14,6 +14,7 @@ struct deny_entry {
 	char *absent_at;       /* !exists: its first component that does not exist (what the native
 				* runner hides by Landlock omission, so a store created later stays
 				* unreadable); NULL when it exists, or when nothing above it does */
+	bool explicit_deny;    /* cordon_policy_deny_read: never lifted by a grant (deny wins) */
 };
 
 enum deny_origin {
@@ -63,6 +64,17 @@ struct cordon_policy {
 	char *shim_path;           /* cordon_policy_set_broker: the shim, canonical; NULL: no broker */
 	char **shims;              /* the command names it serves */
 	bool caller_is_root;       /* euid 0 when the policy was built */
+
+	/* policy_tool.c: restricted reads, the execute-only gate, deny-exec,
+	 * running from an fd */
+	bool read_restricted;      /* readable: read_roots (the baseline, then what was granted) only */
+	char **read_roots;         /* canonical, existing */
+	char **read_missing;       /* granted but missing when granted: skipped */
+	bool exec_gate;            /* executable: exec_roots only */
+	char **exec_roots;         /* canonical, existing */
+	char **exec_missing;
+	char **deny_exec;          /* canonical; for a missing path its first missing component */
+	bool exec_from_fd;         /* the runner executes the file the caller opened (--exec-fd) */
 };
 
 /* The built-in read-deny set, relative to HOME. NULL-terminated. */
@@ -117,6 +129,28 @@ extern const char *const policy_default_protect[];
 extern const char *const policy_default_protect_home[];
 /* The built-in environment allow-list. Entries ending in '*' are prefixes. */
 extern const char *const policy_default_env[];
+
+/* policy_tool.c: the system's read baseline, canonical, into p->read_roots
+ * (once), and p->read_restricted set. */
+int policy_restrict_reads(struct cordon_policy *p, struct cordon_error *reterr);
+/* Under restricted reads, a grant of canon lifts every built-in read-deny
+ * entry at or above it (granting ~/.config/gh makes that store readable;
+ * granting ~ lifts nothing below it); an explicit one (cordon_policy_deny_read)
+ * at or above it refuses the grant: -EPERM, deny wins. */
+int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+/* The /dev nodes the read baseline names under each isolation (full: the
+ * sandbox's own /dev; light: the host's, so its harmless nodes only). */
+extern const char *const policy_read_dev_full[];
+extern const char *const policy_read_dev_light[];
+/* policy_deny.c: the first component of an absent canonical path that does
+ * not exist (malloc'd), or NULL. */
+char *policy_first_absent(const char *path);
+/* policy.c: cordon_policy_new's work; tool: nothing writable but /tmp. */
+int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool tool, struct cordon_policy **ret,
+			struct cordon_error *reterr);
+/* policy.c: what a new writable root reaches, protected (HOME's start-up
+ * files, PATH directories, git's hooks paths, cordon's profiles). */
+int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon_error *reterr);
 
 /* policy_net.c: the runner's --allow-domain/--deny-domain/--allow-address flags. */
 struct strv_builder;

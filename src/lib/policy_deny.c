@@ -37,7 +37,7 @@ const char *deny_entry_native_path(const struct cordon_policy *p, const struct d
 /* The first component of an absent canonical path that does not exist:
  * /h/.config/gh with /h/.config missing gives /h/.config. NULL when even /
  * would be it, or on a lookup error (then nothing is hidden by omission). */
-static char *first_absent(const char *path)
+char *policy_first_absent(const char *path)
 {
 	_cleanup_free_ char *buf = strdup(path);
 	char *slash;
@@ -76,8 +76,11 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	 * found before it costs a walk. */
 	if (!base && path[0] == '/')
 		for (size_t i = 0; i < p->n_deny; i++)
-			if (strcmp(p->deny[i].path, path) == 0)
+			if (strcmp(p->deny[i].path, path) == 0) {
+				/* asked for by name now: no grant lifts it */
+				p->deny[i].explicit_deny |= origin == DENY_EXPLICIT;
 				return 0;
+			}
 	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
 	/* A built-in entry we cannot even look at (another user's passwd home
 	 * inside a user namespace) is out of the sandbox's reach as well. */
@@ -91,8 +94,10 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "refusing to hide '/': nothing could run");
 	for (size_t i = 0; i < p->n_deny; i++)
-		if (strcmp(p->deny[i].path, canon) == 0)
+		if (strcmp(p->deny[i].path, canon) == 0) {
+			p->deny[i].explicit_deny |= origin == DENY_EXPLICIT;
 			return 0;
+		}
 	/* A built-in entry never hides the workspace or a temp root the caller
 	 * chose (TMPDIR under /run/user, a workspace inside ~/.docker, ...). */
 	if (origin != DENY_EXPLICIT) {
@@ -111,13 +116,17 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 		return -ENOMEM;
 	p->deny = nd;
 	nd = &p->deny[p->n_deny];
-	*nd = (struct deny_entry){ .path = TAKE_PTR(canon), .only_without_net = origin == DENY_SERVICE };
+	*nd = (struct deny_entry){
+		.path = TAKE_PTR(canon),
+		.only_without_net = origin == DENY_SERVICE,
+		.explicit_deny = origin == DENY_EXPLICIT,
+	};
 	if (stat(nd->path, &st) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);
 	} else if (errno == ENOENT) {
 		/* the first missing component is what the runner hides */
-		nd->absent_at = first_absent(nd->path);
+		nd->absent_at = policy_first_absent(nd->path);
 	} else if (errno != ENOTDIR && errno != EACCES) {
 		/* EACCES: out of our reach, so out of the sandbox's too */
 		r = error_set(reterr, -errno, "cannot inspect read-deny path '%s': %m", nd->path);

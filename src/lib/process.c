@@ -259,6 +259,7 @@ int pidfd_open_compat(pid_t pid)
 struct exec_args {
 	const struct spawn_opts *o;
 	int pipe_w, out_w, err_w, in_r, null_fd, status_w;
+	const int *pass_w;
 	pid_t parent;
 	int err;                  /* set by the child when it cannot exec */
 };
@@ -298,7 +299,7 @@ static int exec_child(void *arg)
 				 (o->status_fd2 > 2 && dup2(a->status_w, o->status_fd2) < 0)))
 		goto fail;
 	for (size_t i = 0; i < o->n_pass; i++)
-		if (dup2(o->pass_fd[i], o->pass_at[i]) < 0)
+		if (dup2(a->pass_w[i], o->pass_at[i]) < 0)
 			goto fail;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -322,6 +323,7 @@ int spawn_start_exec(const struct spawn_opts *o, const struct spawn_fds *f, pid_
 	struct exec_args a = {
 		.o = o, .pipe_w = f->pipe_w, .out_w = f->out_w, .err_w = f->err_w, .in_r = f->in_r, .null_fd = -1,
 		.status_w = f->status_w,
+		.pass_w = f->pass_w,
 		.parent = getpid(),
 	};
 	sigset_t all, old;
@@ -417,6 +419,7 @@ static void child_blank_cmdline(void)
 int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret)
 {
 	int pipe_w = f->pipe_w, out_w = f->out_w, err_w = f->err_w, in_r = f->in_r, status_w = f->status_w;
+	const int *pass_w = f->pass_w;
 	pid_t parent = getpid(), pid;
 
 	pid = fork();
@@ -468,7 +471,7 @@ int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pi
 			status_w = o->status_fd;
 		}
 		for (size_t i = 0; i < o->n_pass; i++)
-			if (dup2(o->pass_fd[i], o->pass_at[i]) < 0)
+			if (dup2(pass_w[i], o->pass_at[i]) < 0)
 				_exit(127);
 		if (!o->child_main) {
 			static const char msg[] = "cordon: spawn: cannot execute the runner\n";

@@ -66,12 +66,16 @@ struct spawn_opts {
 	 * the caller keeps its own. */
 	bool caller_stdio;
 	int stdio_fd[3];
-	/* fds the child gets at fixed numbers (after the status channel):
-	 * pass_fd[i] at pass_at[i] (> 2). Each pass_fd is above every number
-	 * the child dup2s onto, so every dup2 is a real copy. */
+	/* The caller's fds the child gets at fixed numbers, not
+	 * close-on-exec: pass_fd[i] at pass_at[i] (> 2; the runner's
+	 * --exec-fd file and --broker-fd socket). */
 	int pass_fd[SPAWN_PASS_MAX];
 	int pass_at[SPAWN_PASS_MAX];
 	size_t n_pass;
+	/* Our stdin is a terminal the child may change (the runner with --pty
+	 * puts it in raw mode): its settings are saved at start and put back
+	 * once the child has ended, however it ended. */
+	bool restore_terminal;
 };
 
 struct spawn_result {
@@ -125,6 +129,7 @@ struct spawn_fds {
 	int err_w;    /* stderr, when not captured */
 	int in_r;     /* stdin */
 	int status_w; /* the status channel */
+	int pass_w[SPAWN_PASS_MAX]; /* copies of pass_fd, above every fixed number */
 };
 /* A vfork-like clone then exec: safe in threaded callers. */
 int spawn_start_exec(const struct spawn_opts *o, const struct spawn_fds *f, pid_t *ret);

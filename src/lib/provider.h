@@ -47,6 +47,13 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 #define PROVIDER_STATUS_FD_STR "3"
 /* where cordon's runner nested in bwrap reports: the same pipe, one fd up */
 #define PROVIDER_STATUS_FD2_STR "4"
+/* where the native runner takes the file to run from (--exec-fd) */
+#define PROVIDER_EXEC_FD 4
+#define PROVIDER_EXEC_FD_STR "4"
+
+/* The tool sandbox's features this policy uses, in words ("" for none):
+ * what a backend other than the native runner refuses (provider_fill.c). */
+const char *policy_needs_native(const struct cordon_policy *p);
 
 /* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
 int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)

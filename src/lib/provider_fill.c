@@ -26,6 +26,7 @@ int confined_fill(struct cordon_confined *c, char ***argv, const char *const *de
 	c->grade = g;
 	c->status_fd = -1;
 	c->status_format = CORDON_STATUS_NONE;
+	c->exec_fd = -1;
 	return 0;
 }
 
@@ -42,4 +43,19 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 	c->status_fd = status_fd;
 	c->status_format = format;
 	return 0;
+}
+
+const char *policy_needs_native(const struct cordon_policy *p)
+{
+	if (p->read_restricted)
+		return "restricted reads";
+	if (p->exec_gate)
+		return "the execute-only gate";
+	if (p->deny_exec)
+		return "deny-exec";
+	if (p->exec_from_fd)
+		return "running the command from an fd";
+	if (p->shim_path)
+		return "the tool sandbox's broker";
+	return "";
 }

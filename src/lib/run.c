@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -164,8 +166,8 @@ struct cordon_child {
 	struct cordon_limits limits;
 	struct cordon_limits_plan plan;
 	struct limits_cgroup cg;
-	int passed[SPAWN_PASS_MAX];           /* our copies of the fds the runner gets at fixed numbers */
 	char **envp;                          /* the confined environment with opts->env on top, or NULL */
+	bool pty;                             /* the command runs on a terminal of its own (--pty) */
 	bool ended, collected;
 };
 
@@ -174,9 +176,6 @@ CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c)
 	if (!c)
 		return NULL;
 	spawn_child_free(c->sc);
-	for (size_t i = 0; i < c->so.n_pass; i++)
-		if (c->passed[i] >= 0)
-			close(c->passed[i]);
 	strv_free(c->envp);
 	/* Whatever the command left in its cgroups goes now. */
 	limits_cgroup_destroy(&c->cg);
@@ -193,26 +192,61 @@ static bool runs_our_runner(char **argv)
 	return argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 && strcmp(argv[0], cordon_runner_path()) == 0;
 }
 
+/* A runner flag, right after "exec": before "--" and the command. */
+static int runner_flag(char ***argv, const char *flag)
+{
+	size_t n;
+	char *s;
+	int r;
+
+	r = strv_push(argv, flag);
+	if (r < 0)
+		return r;
+	n = strv_length(*argv);
+	s = (*argv)[n - 1];
+	memmove(*argv + 3, *argv + 2, (n - 3) * sizeof(char *));
+	(*argv)[2] = s;
+	return 0;
+}
+
+/* stdin, stdout and stderr are one terminal, and we are in its
+ * foreground (a background run must not take the terminal over). */
+static bool on_one_terminal(void)
+{
+	struct stat st[3];
+
+	for (int fd = 0; fd <= 2; fd++)
+		if (!isatty(fd) || fstat(fd, &st[fd]) < 0)
+			return false;
+	return st[0].st_rdev == st[1].st_rdev && st[1].st_rdev == st[2].st_rdev && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/* The terminal's line ends, as the classifier and the hints read lines. */
+static size_t crlf_to_lf(char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '\r' && i + 1 < len && s[i + 1] == '\n'))
+			s[o++] = s[i];
+	s[o] = '\0';
+	return o;
+}
+
 /* Start confined under o; plan: the launch's checked plan, or NULL to
  * check the limits here. Takes owned (freed on failure too). */
-/* The fds a confined value wants at fixed numbers (the broker's socket),
- * from the caller's, each copied above every number the child dup2s onto. */
-static int pass_fds(struct cordon_child *c, const struct cordon_confined *confined, struct cordon_error *reterr)
+/* The broker's socket: given exactly when the confined value wants one
+ * (its --exec-fd file is checked with the rest of the options). */
+static int check_broker_fd(const struct cordon_child *c, const struct cordon_confined *confined,
+			   struct cordon_error *reterr)
 {
-	int top = confined->status_fd + 1 > confined->broker_fd ? confined->status_fd + 1 : confined->broker_fd;
-
 	if (confined->broker_fd > 2 && c->o.broker_fd <= 2)
 		return error_set(reterr, -EINVAL, "the confined command wants the broker's socket, and none was given");
 	if (confined->broker_fd <= 2 && c->o.broker_fd > 2)
 		return error_set(reterr, -EINVAL, "a broker socket was given for a command that has no broker");
-	if (confined->broker_fd <= 2)
-		return 0;
-	c->passed[0] = fcntl(c->o.broker_fd, F_DUPFD_CLOEXEC, top + 1);
-	if (c->passed[0] < 0)
-		return error_set(reterr, -errno, "the broker's socket: %m");
-	c->so.pass_fd[0] = c->passed[0];
-	c->so.pass_at[0] = confined->broker_fd;
-	c->so.n_pass = 1;
+	if (confined->broker_fd > 2 && (confined->broker_fd == confined->status_fd || confined->broker_fd == confined->exec_fd))
+		return error_set(reterr, -EINVAL, "the broker's socket and another fd the runner wants share number %d",
+				 confined->broker_fd);
 	return 0;
 }
 
@@ -286,6 +320,21 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		return error_set(reterr, -EINVAL, "caller stdio fds and passthrough exclude each other");
 	if (confined->status_format != CORDON_STATUS_NONE && confined->status_fd <= 2)
 		return error_set(reterr, -EINVAL, "a status channel on fd %d", confined->status_fd);
+	/* The file to run from: given exactly when it is asked for. */
+	if (c->o.exec_fd == 1 || c->o.exec_fd == 2 || c->o.exec_fd < -1)
+		return error_set(reterr, -EBADF, "exec_fd %d is not a file the caller opened", c->o.exec_fd);
+	if (confined->exec_fd > 2 && c->o.exec_fd <= 0)
+		return error_set(reterr, -EINVAL,
+				 "the confined command runs from a file the caller opens (exec_fd), and none was given");
+	if (confined->exec_fd <= 2 && c->o.exec_fd > 0)
+		return error_set(reterr, -EINVAL,
+				 "an exec_fd was given, but the confined command does not run from one "
+				 "(cordon_policy_exec_from_fd)");
+	if (confined->exec_fd > 2 && confined->exec_fd == confined->status_fd)
+		return error_set(reterr, -EINVAL, "exec_fd and the status channel want the same fd %d", confined->exec_fd);
+	r = check_broker_fd(c, confined, reterr);
+	if (r < 0)
+		return r;
 
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
@@ -316,6 +365,15 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		.caller_stdio = caller_stdio,
 		.stdio_fd = { stdio ? stdio->in : -1, stdio ? stdio->out : -1, stdio ? stdio->err : -1 },
 	};
+	/* what the runner wants at fixed numbers: the file it runs, the broker's socket */
+	if (confined->exec_fd > 2) {
+		c->so.pass_at[c->so.n_pass] = confined->exec_fd;
+		c->so.pass_fd[c->so.n_pass++] = c->o.exec_fd;
+	}
+	if (confined->broker_fd > 2) {
+		c->so.pass_at[c->so.n_pass] = confined->broker_fd;
+		c->so.pass_fd[c->so.n_pass++] = c->o.broker_fd;
+	}
 	/* In-process only where the fork copies no other thread's locks
 	 * half-held: a multi-threaded caller execs the runner instead (the
 	 * runner would refuse to run in it anyway). */
@@ -323,15 +381,21 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		c->so.child_main = c->o.runner_main;
 		c->so.child_argv_skip = 1;
 	}
+	/* A terminal of its own: the runner holds the pty's master and relays
+	 * everything the command writes to the terminal on its stderr, which
+	 * we scan and relay (capped) as ever; the command never has ours. */
+	c->pty = c->o.terminal && c->o.passthrough && !caller_stdio && runs_our_runner(c->argv) && on_one_terminal();
+	c->so.restore_terminal = c->pty;
 	/* Output beyond the cap: counted and dropped, or the tree is ended.
 	 * Interactive runs with a cap relay stdout through a pipe of ours. */
 	c->so.stop_at_cap = c->o.output_terminate;
 	if (c->o.passthrough && c->o.passthrough_max_output) {
-		c->so.pipe_stdout = true;
 		c->so.relay_cap = c->o.passthrough_max_output;
 		/* A terminal on stdin is also a way out to the terminal (the
-		 * command may write to fd 0): it gets a pipe we feed instead. */
-		c->so.relay_stdin = isatty(STDIN_FILENO);
+		 * command may write to fd 0): it gets a pipe we feed instead.
+		 * With a pty of its own, the command has neither. */
+		c->so.pipe_stdout = !c->pty;
+		c->so.relay_stdin = !c->pty && isatty(STDIN_FILENO);
 	}
 	/* Captured runs reading our stdin: a terminal the same way (and the
 	 * command is in a process group of its own: it could not read it). */
@@ -340,23 +404,17 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	/* ... and the native runner takes away write access to every
 	 * terminal device (the caller's pty is reachable by path) */
 	if (c->so.relay_stdin && runs_our_runner(c->argv)) {
-		size_t n;
-		char *flag;
-
-		r = strv_push(&c->argv, "--no-terminal");
+		r = runner_flag(&c->argv, "--no-terminal");
 		if (r < 0)
 			return r;
-		/* right after "exec": before "--" and the command */
-		n = strv_length(c->argv);
-		flag = c->argv[n - 1];
-		memmove(c->argv + 3, c->argv + 2, (n - 3) * sizeof(char *));
-		c->argv[2] = flag;
-		c->so.argv = (const char *const *)c->argv;
 	}
+	if (c->pty) {
+		r = runner_flag(&c->argv, "--pty");
+		if (r < 0)
+			return r;
+	}
+	c->so.argv = (const char *const *)c->argv;
 
-	r = pass_fds(c, confined, reterr);
-	if (r < 0)
-		return r;
 	if (c->o.env) {
 		r = env_overlay(confined->envp, c->o.env, &c->envp);
 		if (r < 0)
@@ -503,6 +561,11 @@ CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret
 	res->output_len = sr.output_len;
 	res->output_total = sr.output_total;
 	res->truncated = sr.output_total > sr.output_len || sr.err_total > sr.err_len || sr.output_over;
+	if (c->pty) {
+		sr.output_len = crlf_to_lf(sr.output, sr.output_len);
+		res->output_len = sr.output_len;
+		res->terminal = true;
+	}
 
 	/* Kept apart, the streams are still read as one for the verdict, the
 	 * limit and the annotation: stdout, then stderr. */

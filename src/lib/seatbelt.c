@@ -168,9 +168,9 @@ static int seatbelt_confine(const struct cordon_backend_info *b, const char *con
 				 "isolation 'light' is a mode of the native runner; seatbelt has no namespaces to drop");
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner (a network namespace)");
-	if (p->shim_path)
-		return error_set(reterr, -EOPNOTSUPP,
-				 "the tool sandbox's broker needs the native runner in full isolation (a private /run)");
+	if (*policy_needs_native(p))
+		return error_set(reterr, -EOPNOTSUPP, "%s needs the native runner: the seatbelt backend does not enforce it",
+				 policy_needs_native(p));
 	/* Seatbelt has none of these; a requirement is never silently dropped. */
 	if (p->required)
 		return error_set(reterr, -EOPNOTSUPP,

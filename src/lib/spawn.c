@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,7 +194,25 @@ struct spawn_child {
 	uint64_t start, deadline, next_cpu_check, tree_cpu, limit_at;
 	bool over, output_killed, stopped, cpu_killed, timed_out, exited, finished;
 	int cap_i, out_i, err_i, in_i, inw_i; /* where spawn_pollfds put each fd, -1: not there */
+	bool tty_saved;           /* restore_terminal: tty_mode is to be put back */
+	struct termios tty_mode;
 };
+
+/* Our terminal as it was before the child (restore_terminal); also from
+ * the background, where SIGTTOU would stop us: blocked, it lets it be. */
+static void terminal_put_back(struct spawn_child *c)
+{
+	sigset_t ttou, old;
+
+	if (!c->tty_saved)
+		return;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	(void)tcsetattr(STDIN_FILENO, TCSADRAIN, &c->tty_mode);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	c->tty_saved = false;
+}
 
 static void close_fd(int *fd)
 {
@@ -209,6 +228,7 @@ struct spawn_child *spawn_child_free(struct spawn_child *c)
 		return NULL;
 	if (c->pid > 0 && !c->exited)
 		end_tree(&c->o, c->pid, &c->status, &c->ru);
+	terminal_put_back(c);
 	close_fd(&c->pidfd);
 	close_fd(&c->pipe_r);
 	close_fd(&c->out_r);
@@ -236,12 +256,20 @@ static int make_pipe(int *ret_r, int *ret_w)
 	return 0;
 }
 
+static void close_passed(int (*fds)[SPAWN_PASS_MAX])
+{
+	for (size_t i = 0; i < SPAWN_PASS_MAX; i++)
+		if ((*fds)[i] >= 0)
+			close((*fds)[i]);
+}
+
 int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
 	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
+	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1 };
 	struct spawn_fds f;
-	int r;
+	int top, r;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -302,19 +330,34 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		if (r < 0)
 			return r;
 	}
+	/* Every fd the child places at a fixed number comes from above all
+	 * of those numbers, so no dup2 lands on one still to be copied. */
+	top = o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd;
+	if (o->n_pass > SPAWN_PASS_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < o->n_pass; i++)
+		top = o->pass_at[i] > top ? o->pass_at[i] : top;
 	if (o->status_fd > 2) {
-		/* above both numbers, so neither dup2 lands on the pipe itself */
-		r = status_pipe(o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd, &c->status_r, &status_w);
+		r = status_pipe(top, &c->status_r, &status_w);
 		if (r < 0)
 			return r;
 	}
+	for (size_t i = 0; i < o->n_pass; i++) {
+		if (o->pass_at[i] <= 2)
+			return -EBADF;
+		pass_w[i] = fcntl(o->pass_fd[i], F_DUPFD_CLOEXEC, top + 1);
+		if (pass_w[i] < 0)
+			return -errno;
+	}
 
+	c->tty_saved = o->restore_terminal && tcgetattr(STDIN_FILENO, &c->tty_mode) == 0;
 	f = (struct spawn_fds){
 		.pipe_w = pipe_w,
 		.out_w = c->caller_fd[1] >= 0 ? c->caller_fd[1] : out_w,
 		.err_w = c->caller_fd[2] >= 0 ? c->caller_fd[2] : err_w,
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
+		.pass_w = { pass_w[0], pass_w[1] },
 	};
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
 	if (r < 0) {
@@ -514,6 +557,7 @@ int spawn_finish(struct spawn_child *c, struct spawn_result *ret)
 		return -EBUSY;
 	if (c->finished)
 		return -EALREADY;
+	terminal_put_back(c);
 	close_fd(&c->in.in_w);
 	/* A grandchild that keeps the pipe open must not keep us: drain
 	 * what is buffered and stop. */

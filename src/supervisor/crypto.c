@@ -107,6 +107,43 @@ out:
 	return r;
 }
 
+static void put_be64(uint8_t b[8], uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (uint8_t)v;
+}
+
+int sha256_strv_hex(const char *const *v, char out[SHA256_HEX])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t md[SHA256_BYTES], len[8];
+	uint64_t n = 0;
+	unsigned int mdlen = 0;
+	int r = -EIO;
+
+	if (!ctx)
+		return -ENOMEM;
+	while (v && v[n])
+		n++;
+	put_be64(len, n);
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 || EVP_DigestUpdate(ctx, len, sizeof(len)) != 1)
+		goto out;
+	for (uint64_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i]);
+
+		put_be64(len, l);
+		if (EVP_DigestUpdate(ctx, len, sizeof(len)) != 1 || EVP_DigestUpdate(ctx, v[i], l) != 1)
+			goto out;
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != SHA256_BYTES)
+		goto out;
+	hex_encode(md, sizeof(md), out);
+	r = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
 int hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, uint8_t out[SHA256_BYTES])
 {
 	unsigned int n = 0;

@@ -24,6 +24,13 @@ int sha256_hex(const void *data, size_t len, char out[SHA256_HEX]);
  * offset is left alone); at most max_bytes (0: no cap; -EFBIG beyond). */
 int sha256_fd(int fd, uint64_t max_bytes, uint8_t out[SHA256_BYTES]);
 
+/* The SHA-256 of a list of strings in an unambiguous encoding: the count,
+ * then each string's length and bytes (the count and lengths 64-bit
+ * big-endian), so no two different lists hash alike by moving bytes or
+ * empty strings between elements. v is NULL-terminated; NULL is the empty
+ * list. */
+int sha256_strv_hex(const char *const *v, char out[SHA256_HEX]);
+
 /* HMAC-SHA256 of data under key. */
 int hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, uint8_t out[SHA256_BYTES]);
 

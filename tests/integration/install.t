@@ -88,7 +88,7 @@ else
 fi
 
 # ---- man pages ----
-pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile"
+pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile cordon-audit"
 for p in $pages; do
 	f=$man/man1/$p.1
 	if [ ! -s "$f" ]; then
@@ -161,6 +161,8 @@ expect_completion "bash: cordon run --net <TAB> offers none, host and proxy" "ho
 expect_completion "bash: cordon run --mode <TAB> offers the three modes" \
 	"danger-full-access read-only workspace-write" cordon run --mode ""
 expect_completion "bash: cordon profile <TAB> offers the actions" "diff list schema show validate" cordon profile ""
+expect_completion "bash: cordon audit <TAB> offers the actions" "list show verify" cordon audit ""
+expect_completion "bash: cordon audit verify --<TAB> offers audit's flags" "--head --help --json" cordon audit verify --
 expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
 expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
 

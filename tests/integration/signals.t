@@ -31,15 +31,19 @@ while time.time() - t < 2:
 print("total %d" % n, flush=True)
 EOF
 cat > "$BASE/on_pty.py" <<'EOF'
-# on_pty.py COMMAND...: run COMMAND on a fresh pty, type ^C once it printed
-# "ready", print what it wrote and how long it ran after the ^C.
+# on_pty.py COMMAND...: run COMMAND on a fresh pty, type ^C half a second
+# after it printed "ready" (as a person would: a ^C typed between sh's echo
+# and its fork of sleep is one dash takes and acts on only after sleep, also
+# unconfined), print what it wrote and how long it ran after the ^C.
 import os, pty, select, sys, time
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
-out, start, sent, sent_at = b"", time.time(), False, 0.0
+out, start, sent, sent_at, ready_at = b"", time.time(), False, 0.0, 0.0
 while time.time() - start < 15:
-    if not sent and b"ready" in out:
+    if not ready_at and b"ready" in out:
+        ready_at = time.time()
+    if not sent and ready_at and time.time() - ready_at >= 0.5:
         os.write(fd, b"\x03")
         sent, sent_at = True, time.time()
     r, _, _ = select.select([fd], [], [], 0.05)

@@ -464,3 +464,35 @@ Test(bwrap, light_isolation_is_the_native_runners)
 	cr_assert_null(c);
 	cordon_policy_free(p);
 }
+
+/* bwrap has no Landlock of its own and its nested runner is light: each of
+ * the tool sandbox's mechanisms is refused, and named; the same policy
+ * without it is accepted (the control). */
+Test(bwrap, tool_sandbox_mechanisms_are_refused)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP, .path = "/usr/bin/bwrap" };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	static const char *const names[] = { "restricted reads", "the execute-only gate", "deny-exec",
+					     "running the command from an fd" };
+
+	for (int i = 0; i < 4; i++) {
+		struct cordon_policy *p = NULL;
+
+		cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, NULL), 0);
+		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "control: %s", e.message);
+		c = cordon_confined_free(c);
+		switch (i) {
+		case 0: cr_assert_eq(cordon_policy_restrict_read(p, "/usr", &e), 0, "%s", e.message); break;
+		case 1: cr_assert_eq(cordon_policy_allow_exec(p, "/usr", &e), 0, "%s", e.message); break;
+		case 2: cr_assert_eq(cordon_policy_deny_exec(p, "/usr/bin", &e), 0, "%s", e.message); break;
+		default: cr_assert_eq(cordon_policy_exec_from_fd(p, true), 0); break;
+		}
+		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP, "%s", names[i]);
+		cr_assert(strstr(e.message, names[i]), "%s", e.message);
+		cr_assert(strstr(e.message, "needs the native runner"), "%s", e.message);
+		cr_assert_null(c);
+		cordon_policy_free(p);
+	}
+}

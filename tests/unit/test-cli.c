@@ -206,6 +206,75 @@ Test(cli, profile_actions_take_operands_around_flags)
 	cli_args_done(&a);
 }
 
+Test(cli, audit_actions)
+{
+	char *list[] = { "cordon", "audit", "list", "--json" };
+	char *show[] = { "cordon", "audit", "show", "--json", "20261202T014731Z-1a2b3c4d" };
+	char *verify[] = { "cordon", "audit", "verify", "/x/s.jsonl", "--head",
+			   "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08" };
+	char *help[] = { "cordon", "audit", "--help" };
+	struct cli_args a;
+	char err[512] = "";
+
+	cr_assert_eq(parse(ARGC(list), list, &a, err), 0, "%s", err);
+	cr_assert_eq(a.sub, CLI_AUDIT);
+	cr_assert_eq(a.audit_action, CLI_AUDIT_LIST);
+	cr_assert(a.json);
+	cr_assert_null(a.operands);
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(show), show, &a, err), 0, "%s", err);
+	cr_assert_eq(a.audit_action, CLI_AUDIT_SHOW);
+	cr_assert_str_eq(a.operands[0], "20261202T014731Z-1a2b3c4d");
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(verify), verify, &a, err), 0, "%s", err);
+	cr_assert_eq(a.audit_action, CLI_AUDIT_VERIFY);
+	cr_assert_str_eq(a.operands[0], "/x/s.jsonl");
+	cr_assert_str_eq(a.audit_head, verify[5]);
+	cli_args_done(&a);
+
+	cr_assert_eq(parse(ARGC(help), help, &a, err), 0, "%s", err);
+	cr_assert(a.help);
+	cr_assert(strstr(cli_usage(a.sub), "usage: cordon audit list"));
+	cr_assert(strstr(cli_usage(a.sub), "0 intact, 1 tampered, 2 incomplete, 125 trouble"));
+	cr_assert(strstr(cli_usage(a.sub), "--head HEX"));
+	cr_assert(strstr(cli_usage(CLI_NONE), "  audit "));
+	cli_args_done(&a);
+
+	/* the actions are the completions' too */
+	cr_assert_str_eq(cli_action_name(CLI_AUDIT, 2), "verify");
+	cr_assert_null(cli_action_name(CLI_AUDIT, 3));
+	cr_assert_str_eq(cli_action_name(CLI_PROFILE, 4), "diff");
+	cr_assert_null(cli_action_name(CLI_RUN, 0));
+}
+
+Test(cli, audit_errors_name_the_problem)
+{
+	struct bad_case cases[] = {
+		{ { "cordon", "audit" }, 2, "`cordon audit` needs an action: list, show or verify" },
+		{ { "cordon", "audit", "tail" }, 3, "unknown audit action 'tail': valid actions are list, show, verify" },
+		{ { "cordon", "audit", "show" }, 3, "`cordon audit show` takes one SESSION or FILE, got 0 arguments" },
+		{ { "cordon", "audit", "verify", "a", "b" }, 5,
+		  "`cordon audit verify` takes one SESSION or FILE, got 2 arguments" },
+		{ { "cordon", "audit", "list", "x" }, 4, "unexpected argument 'x': `cordon audit list` takes none" },
+		{ { "cordon", "audit", "show", "s", "--head", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" },
+		  6, "--head: only for `cordon audit verify`" },
+		{ { "cordon", "audit", "verify", "s", "--head", "abc" }, 6,
+		  "--head: 'abc' is not a SHA-256 (64 hex digits)" },
+		{ { "cordon", "audit", "verify", "s", "--profile", "git" }, 6,
+		  "--profile: unknown option for `cordon audit`; try `cordon audit --help`" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli_args a;
+		char err[512] = "";
+
+		cr_assert_eq(parse(cases[i].argc, cases[i].argv, &a, err), -EINVAL, "case %zu", i);
+		cr_assert_str_eq(err, cases[i].message, "case %zu", i);
+	}
+}
+
 Test(cli, why_path_and_host)
 {
 	char *path[] = { "cordon", "why", "--profile", "git", "--path", ".git/hooks/x", "--op", "write", "--json" };

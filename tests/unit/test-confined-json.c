@@ -46,7 +46,8 @@ Test(confined_json, exact_output)
 	cr_assert_str_eq(s, "{\"argv\":[\"/bin/echo\",\"hi\"],\"mode\":\"workspace-write\",\"enforcement\":\"bwrap\","
 			    "\"grade\":\"partial\",\"denial_signatures\":[\"permission denied\"],"
 			    "\"fatal_signatures\":[\"bwrap: \"],\"informational_lines\":[],"
-			    "\"allowed_exit_codes\":[1,71],\"envp\":null,\"status_fd\":-1,\"status_format\":\"none\"}");
+			    "\"allowed_exit_codes\":[1,71],\"envp\":null,\"status_fd\":-1,\"status_format\":\"none\","
+			    "\"exec_fd\":-1}");
 }
 
 /* The environment and the status channel survive the trip; a value written
@@ -74,7 +75,7 @@ Test(confined_json, envp_and_status_channel)
 
 	cr_assert_eq(cordon_confined_to_json(&c, &s), 0);
 	cr_assert(strstr(s, "\"envp\":[\"PATH=/usr/bin\",\"API_KEY=s=e=c\",\"EMPTY=\"],\"status_fd\":3,"
-			    "\"status_format\":\"bwrap-json\"}"), "%s", s);
+			    "\"status_format\":\"bwrap-json\",\"exec_fd\":-1}"), "%s", s);
 	cr_assert_eq(cordon_confined_from_json(s, strlen(s), &back, &err), 0, "%s", err.message);
 	assert_strv_eq(back->envp, (const char *const *)envp);
 	cr_assert_eq(back->status_fd, 3);
@@ -87,9 +88,58 @@ Test(confined_json, envp_and_status_channel)
 	cr_assert_eq(back_old->status_fd, -1);
 	cr_assert_eq(back_old->status_format, CORDON_STATUS_NONE);
 
+	cr_assert_eq(back_old->exec_fd, -1, "written before exec_fd existed: none");
+
 	/* a channel needs an fd number above stdio */
 	c.status_fd = 2;
 	cr_assert_eq(cordon_confined_to_json(&c, &s2), -EINVAL);
+}
+
+/* The fd the command runs from survives the trip; a bad one is refused. */
+Test(confined_json, exec_fd)
+{
+	char *argv[] = { "/usr/bin/cordon", "exec", "--exec-fd", "4", "--", "git", NULL };
+	char *none[] = { NULL };
+	struct cordon_confined c = {
+		.argv = argv,
+		.enforcement = CORDON_ENFORCEMENT_NATIVE,
+		.denial_signatures = none,
+		.fatal_signatures = none,
+		.status_fd = 3,
+		.status_format = CORDON_STATUS_CORDON,
+		.exec_fd = 4,
+	};
+	static const char *const bad[] = {
+		"{\"argv\":[\"x\"],\"mode\":\"read-only\",\"enforcement\":\"native\",\"grade\":\"full\","
+		"\"denial_signatures\":[],\"fatal_signatures\":[],\"informational_lines\":[],"
+		"\"allowed_exit_codes\":[],\"status_fd\":3,\"status_format\":\"cordon\",\"exec_fd\":3}",
+		"{\"argv\":[\"x\"],\"mode\":\"read-only\",\"enforcement\":\"native\",\"grade\":\"full\","
+		"\"denial_signatures\":[],\"fatal_signatures\":[],\"informational_lines\":[],"
+		"\"allowed_exit_codes\":[],\"exec_fd\":2}",
+		"{\"argv\":[\"x\"],\"mode\":\"read-only\",\"enforcement\":\"native\",\"grade\":\"full\","
+		"\"denial_signatures\":[],\"fatal_signatures\":[],\"informational_lines\":[],"
+		"\"allowed_exit_codes\":[],\"exec_fd\":\"4\"}",
+	};
+	_cleanup_free_ char *s = NULL;
+	_cleanup_confined_ struct cordon_confined *back = NULL;
+	struct cordon_error err = { 0 };
+
+	cr_assert_eq(cordon_confined_to_json(&c, &s), 0);
+	cr_assert(strstr(s, "\"exec_fd\":4}"), "%s", s);
+	cr_assert_eq(cordon_confined_from_json(s, strlen(s), &back, &err), 0, "%s", err.message);
+	cr_assert_eq(back->exec_fd, 4);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cordon_confined *x = NULL;
+
+		err = (struct cordon_error){ 0 };
+		cr_assert_eq(cordon_confined_from_json(bad[i], strlen(bad[i]), &x, &err), -EINVAL, "%s", bad[i]);
+		cr_assert(strstr(err.message, "exec_fd"), "%s", err.message);
+	}
+	/* the same number as the status channel cannot be written either */
+	c.exec_fd = 3;
+	free(s);
+	s = NULL;
+	cr_assert_eq(cordon_confined_to_json(&c, &s), -EINVAL);
 }
 
 Test(confined_json, envp_and_status_refusals)

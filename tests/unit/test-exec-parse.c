@@ -114,6 +114,23 @@ Test(exec_parse, duplicates_that_matter)
 	PARSE_FAILS(-EINVAL, "--isolation given twice", "--isolation", "full", "--isolation", "full", "--", "x");
 	PARSE_FAILS(-EINVAL, "--private-tmp given twice", "--private-tmp", "--private-tmp", "--", "x");
 	PARSE_FAILS(-EINVAL, "--status-fd given twice", "--status-fd", "3", "--status-fd", "3", "--", "x");
+	PARSE_FAILS(-EINVAL, "--pty given twice", "--pty", "--pty", "--", "x");
+}
+
+/* --pty is a word of its own: off unless given, and never a value. */
+Test(exec_parse, pty)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--", "bash");
+	cr_assert_not(f.pty);
+	exec_flags_done(&f);
+	PARSE_OK(&f, "--no-terminal", "--pty", "--isolation", "light", "--", "bash", "--pty");
+	cr_assert(f.pty);
+	cr_assert(f.no_terminal);
+	cr_assert_str_eq(f.command[1], "--pty");
+	exec_flags_done(&f);
+	PARSE_FAILS(-EINVAL, "unknown flag '--pty=yes'", "--pty=yes", "--", "x");
 }
 
 Test(exec_parse, bad_values)
@@ -296,10 +313,65 @@ Test(exec_parse, broker)
 
 	PARSE_FAILS(-EINVAL, "--broker-fd", "--broker-fd", "2", "--", "true");
 	PARSE_FAILS(-EINVAL, "given twice", "--broker-fd", "5", "--broker-fd", "6", "--", "true");
-	PARSE_FAILS(-EINVAL, "must differ", "--status-fd", "5", "--broker-fd", "5", "--", "true");
+	PARSE_FAILS(-EINVAL, "must differ from", "--status-fd", "5", "--broker-fd", "5", "--", "true");
 	PARSE_FAILS(-EINVAL, "need --broker-fd", "--shim", "git", "--shim-path", "/x", "--", "true");
 	PARSE_FAILS(-EINVAL, "--shim-path", "--broker-fd", "5", "--shim", "git", "--", "true");
 	PARSE_FAILS(-EINVAL, "not a command name", "--broker-fd", "5", "--shim", "a/b", "--", "true");
 	PARSE_FAILS(-EINVAL, "not a command name", "--broker-fd", "5", "--shim", "-rf", "--", "true");
 	PARSE_FAILS(-EINVAL, "--shim-path", "--broker-fd", "5", "--shim-path", "relative", "--", "true");
+}
+
+/* The tool sandbox's flags: restricted reads, the execute-only gate,
+ * deny-exec and the file to run from an fd. */
+Test(exec_parse, read_exec_and_exec_fd)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--read", "/usr", "--read", "/etc/gitconfig", "--exec", "/usr/bin/git", "--exec", "/usr/lib",
+		 "--deny-exec", "/usr/bin/gh", "--exec-fd", "4", "--status-fd", "3", "--", "git", "status");
+	cr_assert_eq(f.read.n, 2);
+	cr_assert_str_eq(f.read.v[1], "/etc/gitconfig");
+	cr_assert_null(f.read.v[2]);
+	cr_assert_eq(f.exec.n, 2);
+	cr_assert(f.exec_gate, "an --exec path turns the gate on");
+	cr_assert_str_eq(f.deny_exec.v[0], "/usr/bin/gh");
+	cr_assert_eq(f.exec_fd, 4);
+	cr_assert_str_eq(f.command[0], "git");
+	exec_flags_done(&f);
+
+	PARSE_OK(&f, "--", "true");
+	cr_assert_not(f.exec_gate);
+	cr_assert_eq(f.exec_fd, -1, "no --exec-fd: none");
+	cr_assert_eq(f.read.n, 0);
+	exec_flags_done(&f);
+
+	/* the gate alone: nothing but the fd's file may run */
+	PARSE_OK(&f, "--exec-gate", "--exec-fd", "9", "--", "tool");
+	cr_assert(f.exec_gate);
+	cr_assert_eq(f.exec.n, 0);
+	cr_assert_eq(f.exec_fd, 9);
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, read_exec_and_exec_fd_refusals)
+{
+	PARSE_FAILS(-EINVAL, "--read", "--read", "usr", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec", "--exec", "/usr/bin/../bin", "--", "true");
+	PARSE_FAILS(-EINVAL, "--deny-exec", "--deny-exec", "/", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-fd", "--exec-fd", "2", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-fd", "--exec-fd", "65536", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-fd", "--exec-fd", "4x", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-fd given twice", "--exec-fd", "4", "--exec-fd", "5", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-gate given twice", "--exec-gate", "--exec-gate", "--", "true");
+	PARSE_FAILS(-EINVAL, "same fd", "--exec-fd", "3", "--status-fd", "3", "--", "true");
+	PARSE_FAILS(-EINVAL, "--exec-fd needs a value", "--exec-fd");
+}
+
+Test(exec_parse, exec_fd_failure_keeps_the_status_fd)
+{
+	struct exec_flags f;
+
+	cr_assert_lt(PARSE(&f, "--status-fd", "5", "--exec-fd", "nope", "--", "true"), 0);
+	cr_assert_eq(f.status_fd, 5);
+	cr_assert_eq(f.exec_fd, -1);
 }

@@ -301,3 +301,30 @@ Test(launch, profile_limit_too_small_names_its_key)
 	cordon_launch_free(l);
 	cordon_profile_free(p);
 }
+
+/* deny_exec reaches the policy and the runner's argv; "/" is refused and
+ * named. */
+Test(launch, deny_exec)
+{
+	struct cordon_profile_handle *p = load(ws);
+	const char *deny_exec[] = { ws2, NULL }, *bad[] = { "/", NULL };
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .deny_exec = deny_exec };
+	struct cordon_launch *l = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	bool found = false;
+
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	for (size_t i = 1; c->argv[i]; i++)
+		found |= strcmp(c->argv[i - 1], "--deny-exec") == 0 && strcmp(c->argv[i], canon_ws2) == 0;
+	cr_assert(found, "no --deny-exec %s", canon_ws2);
+	cordon_confined_free(c);
+	cordon_launch_free(l);
+
+	o.deny_exec = bad;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert(strstr(e.message, "deny_exec"), "%s", e.message);
+	cordon_profile_free(p);
+}

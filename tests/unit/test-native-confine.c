@@ -325,3 +325,109 @@ Test(native_confine, broker_flags_and_fd)
 	cr_assert_eq(r, -EOPNOTSUPP);
 	cordon_confined_free(c);
 }
+
+/* Restricted reads spell out the whole readable list (the baseline the
+ * policy resolved, then /dev as the isolation has it); the gate and
+ * deny-exec follow; running from an fd asks for fd 4. Only the read-deny
+ * entries something readable reaches are passed. */
+Test(native_confine, restricted_reads_gate_deny_exec_and_exec_fd, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_WORKSPACE_WRITE);
+	char *reads[] = { "/usr", "/etc", "/proc", "/home/u/.config/gh", NULL };
+	char *execs[] = { "/usr/bin/git", "/usr/lib/x86_64-linux-gnu", NULL };
+	char *deny_exec[] = { "/usr/bin/gh", NULL };
+	struct cordon_confined *c;
+	int r;
+
+	p.env = NULL;
+	p.keep_env = NULL;
+	p.read_restricted = true;
+	p.read_roots = reads;
+	p.exec_gate = true;
+	p.exec_roots = execs;
+	p.deny_exec = deny_exec;
+	p.exec_from_fd = true;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	assert_argv(c->argv, (const char *const[]){
+		"/usr/bin/cordon", "exec", "--status-fd", "3", "--isolation", "full", "--net", "none",
+		"--write", "/ws", "--write", "/tmp", "--private-tmp",
+		"--read", "/usr", "--read", "/etc", "--read", "/proc", "--read", "/home/u/.config/gh",
+		"--read", "/dev",
+		"--exec-gate", "--exec", "/usr/bin/git", "--exec", "/usr/lib/x86_64-linux-gnu",
+		"--deny-exec", "/usr/bin/gh",
+		"--exec-fd", "4",
+		/* ~/.ssh and ~/.netrc: nothing readable reaches them */
+		"--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*",
+		"--protect-git",
+		"--protect-name", ".gitmodules", "--protect-name", ".husky", "--protect-name", ".githooks",
+		"--protect-name", ".envrc", "--protect-name", ".vscode", "--protect-name", ".idea",
+		"--protect-name", ".devcontainer", "--protect-name", ".mcp.json", "--protect-name", ".claude",
+		"--protect-name", ".codex", "--protect-name", ".cursor", "--protect-name", ".gemini",
+		"--protect-name", ".continue", "--protect-name", ".windsurf", "--protect-name", ".roo",
+		"--protect-name", ".amazonq", "--protect-name", ".npmrc", "--protect-name", ".yarnrc",
+		"--protect-name", ".yarnrc.yml", "--protect-name", ".cordon*",
+		"--", "git", "status", NULL });
+	cr_assert_eq(c->exec_fd, 4);
+	cordon_confined_free(c);
+
+	/* a read grant at or above a read-deny entry keeps it passed */
+	reads[3] = "/home/u";
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	{
+		bool ssh = false;
+
+		for (size_t i = 0; c->argv[i]; i++)
+			ssh |= strcmp(c->argv[i], "/home/u/.ssh") == 0 && strcmp(c->argv[i - 1], "--deny-read") == 0;
+		cr_assert(ssh, "granting HOME keeps ~/.ssh hidden");
+	}
+	cordon_confined_free(c);
+
+	/* light isolation: the harmless /dev nodes only; the gate refused */
+	p.isolation = CORDON_ISOLATION_LIGHT;
+	p.exec_gate = false;
+	p.deny_exec = NULL;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	{
+		size_t k = 0;
+
+		while (c->argv[k] && strcmp(c->argv[k], "/dev/null") != 0)
+			k++;
+		cr_assert_not_null(c->argv[k], "/dev/null is readable under light");
+		for (size_t i = 0; c->argv[i]; i++)
+			cr_assert_str_neq(c->argv[i], "/dev", "the host's whole /dev under light");
+	}
+	cordon_confined_free(c);
+	p.exec_gate = true;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
+	cordon_confined_free(c);
+	p.exec_gate = false;
+	p.deny_exec = deny_exec;
+	c = confine(&p, &r);
+	cr_assert_eq(r, -EOPNOTSUPP);
+	cordon_confined_free(c);
+}
+
+/* The gate alone, with nothing granted: --exec-gate and no --exec. */
+Test(native_confine, the_gate_with_nothing_granted, .init = setup_env)
+{
+	struct cordon_policy p = policy(CORDON_MODE_READ_ONLY);
+	struct cordon_confined *c;
+	int r;
+
+	p.env = NULL;
+	p.keep_env = NULL;
+	p.exec_gate = true;
+	c = confine(&p, &r);
+	cr_assert_eq(r, 0);
+	assert_argv(c->argv, (const char *const[]){
+		"/usr/bin/cordon", "exec", "--status-fd", "3", "--isolation", "full", "--net", "none", "--private-tmp",
+		"--exec-gate",
+		"--deny-read", "/home/u/.ssh", "--deny-read", "/home/u/.netrc",
+		"--", "git", "status", NULL });
+	cr_assert_eq(c->exec_fd, -1);
+	cordon_confined_free(c);
+}

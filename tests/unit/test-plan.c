@@ -312,6 +312,58 @@ Test(plan, describe_in_words)
 	exec_flags_done(&f);
 }
 
+/* --pty changes no step (the command's own steps stay in their order) and
+ * is said where it happens: init opens the pty (full), setsid takes it as
+ * the controlling terminal. Without it, no controlling terminal. */
+Test(plan, pty_in_words)
+{
+	static const char *const cases[][2] = {
+		{ "full", "the sandbox's devpts" },
+		{ "light", "from the host's /dev/ptmx; Landlock lets the command write that one terminal" },
+	};
+	struct exec_flags f;
+	struct plan p;
+
+	for (size_t i = 0; i < 2; i++) {
+		char *buf = NULL, *steps;
+		size_t len = 0;
+		FILE *out;
+
+		int r = i == 0 ? COMPILE(&p, &f, "--isolation", "full", "--pty", "--", "bash")
+			       : COMPILE(&p, &f, "--isolation", "light", "--pty", "--", "bash");
+
+		cr_assert_eq(r, 0, "%s: %s", cases[i][0], err);
+		cr_assert(p.pty);
+		steps = render(&p);
+		cr_assert(strstr(steps, command_steps), "%s", steps);
+		free(steps);
+		out = open_memstream(&buf, &len);
+		plan_describe(&p, 0, 0, out);
+		fclose(out);
+		cr_assert(strstr(buf, "controlling terminal: a pseudo-terminal of its own"), "%s", buf);
+		cr_assert(strstr(buf, cases[i][1]), "%s", buf);
+		cr_assert_eq(strstr(buf, "init opens a pseudo-terminal in the sandbox's devpts") != NULL, i == 0, "%s", buf);
+		cr_assert_null(strstr(buf, "no controlling terminal"), "%s", buf);
+		free(buf);
+		plan_done(&p);
+		exec_flags_done(&f);
+	}
+
+	cr_assert_eq(COMPILE(&p, &f, "--", "bash"), 0);
+	cr_assert_not(p.pty);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "setsid: new session, no controlling terminal"), "%s", buf);
+	cr_assert_null(strstr(buf, "pseudo-terminal"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
 /* The unix gate belongs to full isolation with --net none only, and the
  * plan says so either way. */
 Test(plan, unix_gate_only_under_full_and_net_none)
@@ -418,5 +470,82 @@ Test(plan, broker_after_the_network_and_before_the_command)
 	/* light isolation has no /run of its own: refused */
 	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--broker-fd", "5", "--", "true"), -EOPNOTSUPP);
 	cr_assert(strstr(err, "full isolation"), "%s", err);
+	exec_flags_done(&f);
+}
+
+/* --read replaces "/" as Landlock's readable list; --exec turns the gate
+ * on; --deny-exec and --exec-fd reach Landlock and the exec step. */
+Test(plan, read_exec_gate_deny_exec_and_exec_fd)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/tmp", "--private-tmp", "--read", "/usr", "--read", "/etc",
+			     "--exec", "/usr/bin/git", "--deny-exec", "/usr/bin/gh", "--exec-fd", "4", "--", "git",
+			     "status"),
+		     0, "%s", err);
+	cr_assert_str_eq(p.landlock.readable[0], "/usr");
+	cr_assert_str_eq(p.landlock.readable[1], "/etc");
+	cr_assert_null(p.landlock.readable[2]);
+	cr_assert(p.landlock.exec_gate);
+	cr_assert_str_eq(p.landlock.exec[0], "/usr/bin/git");
+	cr_assert_str_eq(p.landlock.deny_exec[0], "/usr/bin/gh");
+	cr_assert_eq(p.landlock.exec_fd, 4);
+	cr_assert_eq(p.exec_fd, 4);
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "Landlock: read only /usr /etc; execute only"), "%s", buf);
+	cr_assert(strstr(buf, "/usr/bin/git and the file at fd 4"), "%s", buf);
+	cr_assert(strstr(buf, "never executable (still readable; nor what appears beside them later): /usr/bin/gh"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "execveat the file open at fd 4"), "%s", buf);
+	cr_assert(strstr(buf, "argv git status"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* without them: everything readable and executable, execve by name */
+	cr_assert_eq(COMPILE(&p, &f, "--", "true"), 0);
+	cr_assert_str_eq(p.landlock.readable[0], "/");
+	cr_assert_not(p.landlock.exec_gate);
+	cr_assert_eq(p.exec_fd, -1);
+	cr_assert_eq(p.landlock.exec_fd, -1);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	plan_describe(&p, 0, 0, out);
+	fclose(out);
+	cr_assert(strstr(buf, "Landlock: read and execute /; write"), "%s", buf);
+	cr_assert(strstr(buf, "execve true"), "%s", buf);
+	free(buf);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+/* Light isolation has no unix-socket gate: a host service could execute
+ * for the sandbox, so the gate and deny-exec are refused there; restricted
+ * reads and running from an fd are Landlock's and the runner's alone. */
+Test(plan, light_refuses_the_gate_and_deny_exec)
+{
+	struct exec_flags f;
+	struct plan p;
+
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--exec", "/usr", "--", "true"), -EOPNOTSUPP);
+	cr_assert(strstr(err, "need --isolation full"), "%s", err);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--exec-gate", "--exec-fd", "4", "--", "true"),
+		     -EOPNOTSUPP);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--deny-exec", "/usr/bin/git", "--", "true"),
+		     -EOPNOTSUPP);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--read", "/usr", "--exec-fd", "4", "--", "true"), 0,
+		     "%s", err);
+	cr_assert_str_eq(p.landlock.readable[0], "/usr");
+	cr_assert_eq(p.exec_fd, 4);
+	plan_done(&p);
 	exec_flags_done(&f);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
 #include "strv.h"
@@ -329,4 +330,167 @@ Test(policy, add_writable)
 	cr_assert(strstr(e.message, "deny always wins"), "%s", e.message);
 	cordon_policy_free(p);
 	cordon_policy_free(ro);
+}
+
+/* Restricted reads: the baseline once, canonical; grants canonical; a
+ * missing one recorded and skipped; a built-in entry at or above a grant
+ * lifted, an explicit one refusing it. */
+Test(policy, restrict_read)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+	char gh[512], ssh[512], missing[512];
+	size_t n_deny;
+
+	snprintf(gh, sizeof(gh), "%s/.config/gh", real_home);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", real_home);
+	snprintf(missing, sizeof(missing), "%s/nope", real_home);
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	cordon_policy_free(p);
+	p = policy_ok("workspace-write", ws);
+	cr_assert_not(p->read_restricted);
+	cr_assert_eq(cordon_policy_restrict_read(p, missing, &e), 0, "%s", e.message);
+	cr_assert(p->read_restricted);
+	cr_assert(strv_contains(p->read_roots, "/usr"));
+	cr_assert(strv_contains(p->read_roots, "/etc"));
+	cr_assert(strv_contains(p->read_roots, "/proc"));
+	cr_assert_not(strv_contains(p->read_roots, real_home), "HOME is not in the baseline");
+	cr_assert_not(strv_contains(p->read_roots, "/var"), "nor /var");
+	cr_assert(strv_contains(p->read_missing, missing));
+	for (size_t i = 0; p->read_roots[i]; i++)
+		for (size_t j = 0; p->read_roots[j]; j++)
+			cr_assert(i == j || !path_is_under(p->read_roots[i], p->read_roots[j]),
+				  "%s lies below %s: the baseline is deduplicated", p->read_roots[i], p->read_roots[j]);
+	cr_assert_eq(cordon_policy_restrict_read(p, "/usr/bin", &e), 0);
+	cr_assert_not(strv_contains(p->read_roots, "/usr/bin"), "inside the baseline: nothing to add");
+
+	/* HOME: nothing below it is lifted */
+	n_deny = p->n_deny;
+	cr_assert_eq(cordon_policy_restrict_read(p, home, &e), 0, "%s", e.message);
+	cr_assert_eq(p->n_deny, n_deny);
+	/* the store: its entry is lifted (and only that one) */
+	{
+		char cfg[512];
+
+		snprintf(cfg, sizeof(cfg), "%s/.config", real_home);
+		cr_assert_eq(mkdir(cfg, 0755), 0);
+		cr_assert_eq(mkdir(gh, 0755), 0);
+	}
+	cr_assert_eq(cordon_policy_restrict_read(p, gh, &e), 0, "%s", e.message);
+	for (size_t i = 0; i < p->n_deny; i++)
+		cr_assert_str_neq(p->deny[i].path, gh, "the store's entry is still there");
+	cr_assert_lt(p->n_deny, n_deny);
+	/* an explicit deny refuses a grant below it */
+	cr_assert_eq(cordon_policy_deny_read(p, ssh, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_restrict_read(p, ssh, &e), -EPERM);
+	cr_assert_eq(cordon_policy_restrict_read(p, "/", &e), -EINVAL);
+	cordon_policy_free(p);
+
+	p = policy_ok("danger-full-access", NULL);
+	cr_assert_eq(cordon_policy_restrict_read(p, "/usr", &e), -EINVAL);
+	cr_assert_eq(cordon_policy_allow_exec(p, "/usr", &e), -EINVAL);
+	cr_assert_eq(cordon_policy_deny_exec(p, "/usr/bin/git", &e), -EINVAL);
+	cr_assert_eq(cordon_policy_exec_from_fd(p, true), -EINVAL);
+	cordon_policy_free(p);
+}
+
+/* The gate and deny-exec: canonical; missing recorded or walked past. */
+Test(policy, allow_and_deny_exec)
+{
+	struct cordon_policy *p = policy_ok("read-only", ws);
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_ws = realpath(ws, NULL), *real_home = realpath(home, NULL);
+	char later[512], below[512], ssh[512];
+
+	cr_assert_not(p->exec_gate);
+	cr_assert_eq(cordon_policy_allow_exec(p, "/bin/sh", &e), 0, "%s", e.message);
+	cr_assert(p->exec_gate);
+	{
+		_cleanup_free_ char *sh = realpath("/bin/sh", NULL);
+
+		cr_assert_str_eq(p->exec_roots[0], sh, "canonical");
+	}
+	snprintf(later, sizeof(later), "%s/later", real_ws);
+	cr_assert_eq(cordon_policy_allow_exec(p, later, &e), 0);
+	cr_assert(strv_contains(p->exec_missing, later));
+	cr_assert_eq(cordon_policy_allow_exec(p, "/", &e), -EINVAL);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", real_home);
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	cordon_policy_free(p);
+	p = policy_ok("read-only", ws);
+	cr_assert_eq(cordon_policy_allow_exec(p, ssh, &e), -EPERM);
+
+	/* deny-exec: existing as is, missing as its first missing component */
+	cr_assert_eq(cordon_policy_deny_exec(p, real_ws, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->deny_exec, real_ws));
+	snprintf(below, sizeof(below), "%s/a/b/c", real_ws);
+	cr_assert_eq(cordon_policy_deny_exec(p, below, &e), 0, "%s", e.message);
+	snprintf(below, sizeof(below), "%s/a", real_ws);
+	cr_assert(strv_contains(p->deny_exec, below), "%s", below);
+	cordon_policy_free(p);
+}
+
+/* The tool policy: workspace-write with nothing writable but /tmp, reads
+ * restricted, the gate on; add_writable lifts a store's read-deny. */
+Test(policy, new_tool)
+{
+	struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_ws = realpath(ws, NULL), *real_home = realpath(home, NULL);
+	char cfg[512], gh[512], hosts[512];
+	size_t n_deny;
+	int fd;
+
+	snprintf(cfg, sizeof(cfg), "%s/.config", real_home);
+	snprintf(gh, sizeof(gh), "%s/.config/gh", real_home);
+	snprintf(hosts, sizeof(hosts), "%s/.config/gh/hosts.yml", real_home);
+	cr_assert_eq(mkdir(cfg, 0755), 0);
+	cr_assert_eq(mkdir(gh, 0755), 0);
+	fd = open(hosts, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(cordon_policy_new_tool(ws, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_mode(p), CORDON_MODE_WORKSPACE_WRITE);
+	cr_assert_str_eq(cordon_policy_workspace(p), real_ws);
+	cr_assert_str_eq(cordon_writable_roots(p)[0], "/tmp");
+	cr_assert_null(cordon_writable_roots(p)[1]);
+	cr_assert(p->read_restricted);
+	cr_assert(p->exec_gate);
+	cr_assert_null(p->exec_roots);
+	/* the workspace's persistence paths are known, for when it is added */
+	{
+		char hooks[512];
+
+		snprintf(hooks, sizeof(hooks), "%s/.git/hooks", real_ws);
+		cr_assert(strv_contains(p->protect, hooks));
+	}
+	n_deny = p->n_deny;
+	cr_assert_eq(cordon_policy_add_writable(p, hosts, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->writable_roots, hosts));
+	cr_assert_lt(p->n_deny, n_deny, "the store's read-deny is lifted");
+	cr_assert_eq(cordon_policy_add_writable(p, ws, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->writable_roots, real_ws));
+	cordon_policy_free(p);
+}
+
+/* $TMPDIR elsewhere than /tmp: writable under workspace-write, not in a
+ * tool's sandbox, where it names the private /tmp instead. (The temp
+ * roots are memoised per process: TMPDIR is set before the first policy.) */
+Test(policy, new_tool_tmpdir)
+{
+	struct cordon_policy *p = NULL;
+	struct cordon_error e = {};
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	setenv("TMPDIR", real_home, 1);
+	p = policy_ok("workspace-write", ws);
+	cr_assert(strv_contains(p->writable_roots, real_home), "control: TMPDIR is writable");
+	cordon_policy_free(p);
+	cr_assert_eq(cordon_policy_new_tool(ws, &p, &e), 0, "%s", e.message);
+	cr_assert_str_eq(cordon_writable_roots(p)[0], "/tmp");
+	cr_assert_null(cordon_writable_roots(p)[1], "%s", cordon_writable_roots(p)[1]);
+	cr_assert(strv_contains(p->env, "TMPDIR=/tmp"));
+	unsetenv("TMPDIR");
+	cordon_policy_free(p);
 }

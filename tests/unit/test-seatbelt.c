@@ -203,6 +203,12 @@ Test(seatbelt, refusals)
 	cr_assert_str_eq(err.message,
 			 "isolation 'light' is a mode of the native runner; seatbelt has no namespaces to drop");
 
+	/* the tool sandbox's mechanisms are the native runner's */
+	p.isolation = CORDON_ISOLATION_FULL;
+	p.exec_gate = true;
+	cr_assert_eq(provider_seatbelt.confine(&b, argv, &p, &c, &err), -EOPNOTSUPP);
+	cr_assert_str_eq(err.message, "the execute-only gate needs the native runner: the seatbelt backend does not enforce it");
+
 	/* nothing was written on failure */
 	cr_assert_null(c.argv);
 	cr_assert_null(c.denial_signatures);

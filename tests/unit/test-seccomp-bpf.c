@@ -12,9 +12,9 @@
 #include "syscall_filter.h"
 
 /* gate: the notification filter for these NOTIFY_* bits instead of the main one */
-static void compare_one(bool deny_inet, unsigned gate)
+static void compare_opts(bool deny_inet, bool memfd_noexec, unsigned gate)
 {
-	const struct seccomp_opts o = { .deny_inet = deny_inet };
+	const struct seccomp_opts o = { .deny_inet = deny_inet, .memfd_noexec = memfd_noexec };
 	const struct sock_filter *pre;
 	struct sock_filter insn;
 	scmp_filter_ctx ctx = NULL;
@@ -42,6 +42,11 @@ static void compare_one(bool deny_inet, unsigned gate)
 	}
 	cr_assert_eq(i, n, "the fresh filter is shorter than the precompiled one");
 	fclose(f);
+}
+
+static void compare_one(bool deny_inet, unsigned gate)
+{
+	compare_opts(deny_inet, false, gate);
 }
 
 static void compare(bool deny_inet)
@@ -103,4 +108,18 @@ Test(seccomp_bpf, the_two_programs_differ)
 	cr_assert(na != nb || memcmp(pa, pb, na * sizeof(*pa)) != 0);
 	const struct seccomp_opts bad = { .allow_userns = true };
 	cr_assert_eq(seccomp_precompiled(&bad, &pa, &na), -EINVAL);
+}
+
+/* The execute-only gate's programs: the same rules and one more. */
+Test(seccomp_bpf, precompiled_memfd_noexec_matches_libseccomp)
+{
+	const struct seccomp_opts plain = { .deny_inet = false }, memfd = { .memfd_noexec = true };
+	const struct sock_filter *pa, *pb;
+	size_t na, nb;
+
+	compare_opts(false, true, 0);
+	compare_opts(true, true, 0);
+	cr_assert_eq(seccomp_precompiled(&plain, &pa, &na), 0);
+	cr_assert_eq(seccomp_precompiled(&memfd, &pb, &nb), 0);
+	cr_assert_gt(nb, na, "the memfd rule is missing");
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Shared by landlock.c and landlock_resolve.c only. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "landlock.h"
+
+/* A path the ruleset withholds rights from, canonical. */
+struct denied {
+	char *path;
+	bool is_dir;     /* unknown (absent): true, the stricter reading */
+	bool exec_only;  /* deny_exec: only EXECUTE is withheld; else (deny_read) every right */
+};
+
+/* r->deny_read, then r->deny_exec, resolved (landlock_resolve.c). The
+ * array is the caller's: denied_free. 0, or -errno with a reason in err. */
+int landlock_resolve_denied(const struct landlock_rules *r, struct denied **ret, size_t *ret_n, char *err,
+			    size_t errlen);
+void denied_free(struct denied *d, size_t n);
