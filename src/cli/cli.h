@@ -241,6 +241,7 @@ struct cli_supervisor_ops {
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
 /* NULL in the lean binary. */
 const struct cli_supervisor_ops *cli_supervisor(void);
+void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 /* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
 int cli_audit(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for

@@ -261,6 +261,13 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	if (profile && profile_handle_inspect_only(profile))
 		return error_set(reterr, -EOPNOTSUPP, "profile %s was loaded for inspection only: it cannot be run",
 				 cordon_profile_name(profile));
+	/* a session under command_policies without its supervisor would run
+	 * every controlled tool directly, with none of their policy: never */
+	if (profile && cordon_profile_tools(profile))
+		return error_set(reterr, -EOPNOTSUPP,
+				 "profile %s has command_policies: only the tool sandbox's supervisor runs it (`cordon run "
+				 "--profile`)",
+				 cordon_profile_name(profile));
 	r = check_overrides(o, reterr);
 	if (r < 0)
 		return r;

@@ -119,6 +119,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_toolbox *, cordon_toolbox_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct exec_closure *, exec_closure_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 
 CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, const char *path_env,
 				  const char *const *session_writable, const char *shim_path,
@@ -228,7 +229,7 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 	r = cordon_policy_exec_from_fd(p, true);
 	if (r < 0)
 		return error_set(reterr, r, "cannot run %s from an fd", cmd->exe);
-	EACH(cmd->closure, cordon_policy_allow_exec(p, *s, reterr));
+	EACH((const char *const *)cmd->closure, cordon_policy_allow_exec(p, *s, reterr));
 	EACH(sb->exec_paths, cordon_policy_allow_exec(p, *s, reterr));
 	if (shims && shims[0]) {
 		r = cordon_policy_allow_exec(p, b->shim_path, reterr);
@@ -352,4 +353,18 @@ CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const cha
 	}
 	*ret = TAKE_PTR(v);
 	return 0;
+}
+
+CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, struct cordon_policy *p,
+					     struct cordon_error *reterr)
+{
+	int r;
+
+	if (!b || !p)
+		return error_set(reterr, -EINVAL, "no toolbox or no policy");
+	r = cordon_policy_set_broker(p, b->shim_path, cordon_toolbox_shims(b, CORDON_TOOLS_SESSION), reterr);
+	/* the session reaches a controlled binary only through its shim */
+	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
+		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
+	return r;
 }

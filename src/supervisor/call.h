@@ -4,7 +4,7 @@
 /* One tool call: a shim's connection, from its request to the tool's exit
  * (call.c: the protocol and the decision; call_run.c: the tool). */
 
-#include "relay.h"
+#include "stdio_relay.h"
 #include "sup_internal.h"
 
 enum call_state {
@@ -45,7 +45,7 @@ struct call {
 	struct cordon_child *child;
 	struct child_watch *watch;
 	struct endpoint *tool_ep;  /* the tool's own broker, when it may call others */
-	struct relay *relay[2];    /* stdout, stderr (NULL: passed directly) */
+	struct stdio_relay *relay[2];    /* stdout, stderr (NULL: passed directly) */
 	struct event *relay_over, *relay_done;
 	int relays_open;
 	bool child_ended, limit_output;

@@ -118,7 +118,7 @@ void call_signal(struct call *c, int sig)
 void call_run_free(struct call *c)
 {
 	for (int i = 0; i < 2; i++) {
-		relay_free(c->relay[i]);
+		stdio_relay_free(c->relay[i]);
 		c->relay[i] = NULL;
 	}
 	child_watch_free(c->watch);
@@ -147,7 +147,7 @@ static int setup_stream(struct call *c, int which, uint64_t cap, bool terminate,
 		*ret_fd = c->io[which];
 		return 0;
 	}
-	r = relay_new(c->io[which], cap, terminate, c->relay_over, c->relay_done, &c->relay[which - 1], &w);
+	r = stdio_relay_new(c->io[which], cap, terminate, c->relay_over, c->relay_done, &c->relay[which - 1], &w);
 	if (r < 0)
 		return r;
 	*ret_fd = w;
@@ -163,7 +163,7 @@ void call_run(struct call *c)
 	struct cordon_error e = {};
 	char **env = NULL;
 	_cleanup_free_ const char **argv = NULL;
-	char why[BROKER_REASON_MAX];
+	char why[BROKER_REASON_MAX], detail[256] = "";
 	int exe = -1, out = -1, err = -1, broker = -1, r, owned[2] = { -1, -1 };
 	size_t n = 0;
 
@@ -179,11 +179,8 @@ void call_run(struct call *c)
 		snprintf(why, sizeof(why), "%s: %s", bin->path, strerror(errno));
 		goto refuse;
 	}
-	if (identity_check(exe, &bin->id, why + 0, sizeof(why)) < 0) {
-		char tmp[BROKER_REASON_MAX];
-
-		snprintf(tmp, sizeof(tmp), "%s changed since the session started: %s", bin->path, why);
-		memcpy(why, tmp, sizeof(why));
+	if (identity_check(exe, &bin->id, detail, sizeof(detail)) < 0) {
+		snprintf(why, sizeof(why), "%.500s changed since the session started: %s", bin->path, detail);
 		goto refuse;
 	}
 	r = cordon_toolbox_launch(s->box, c->caller, c->req.command, &launch, &e);
@@ -253,7 +250,7 @@ void call_run(struct call *c)
 	s->running++;
 	for (int i = 0; i < 2; i++)
 		if (c->relay[i]) {
-			if (relay_start(c->relay[i]) < 0) {
+			if (stdio_relay_start(c->relay[i]) < 0) {
 				call_kill(c);
 				break;
 			}

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "call.h"
-#include "config.h"
 #include "supervisor.h"
 
 /* How long the end waits for killed tools to be reaped. */
@@ -40,39 +39,6 @@ const struct tool_bin *sup_bin(const struct supervisor *s, const char *name)
 		if (strcmp(s->bins[i].name, name) == 0)
 			return &s->bins[i];
 	return NULL;
-}
-
-/* The shim: $CORDON_SHIM, else beside this binary, else the installed one. */
-static int find_shim(char **ret)
-{
-	const char *env = secure_getenv("CORDON_SHIM");
-	char self[PATH_MAX], *p = NULL;
-	ssize_t l;
-
-	if (env && env[0] == '/')
-		p = strdup(env);
-	else if ((l = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		char *slash;
-
-		self[l] = '\0';
-		slash = strrchr(self, '/');
-		if (slash && asprintf(&p, "%.*s/cordon-shim", (int)(slash - self), self) > 0 && access(p, X_OK) < 0) {
-			free(p);
-			p = NULL;
-		}
-	}
-	if (!p && asprintf(&p, "%s/cordon/cordon-shim", CORDON_LIBEXECDIR) < 0)
-		p = NULL;
-	if (!p)
-		return -ENOMEM;
-	if (access(p, X_OK) < 0) {
-		int r = -errno;
-
-		free(p);
-		return r;
-	}
-	*ret = p;
-	return 0;
 }
 
 /* Every controlled binary as it is now: opened once, hashed once. */
@@ -166,10 +132,10 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		supervisor_free(s);
 		return -ENOMEM;
 	}
-	r = find_shim(&s->shim_path);
+	r = cordon_shim_path(&s->shim_path);
 	if (r < 0) {
 		supervisor_free(s);
-		return fail(err, errlen, r, "cannot find cordon-shim (beside cordon-supervisor, or CORDON_SHIM): %s",
+		return fail(err, errlen, r, "cannot find cordon-shim (beside cordon, or CORDON_SHIM): %s",
 			    strerror(-r));
 	}
 	r = cordon_toolbox_new(cfg->profile, cfg->path_env, cfg->session_writable, s->shim_path, &s->box, &e);
@@ -222,12 +188,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 
 int supervisor_session_policy(struct supervisor *s, struct cordon_policy *p, struct cordon_error *reterr)
 {
-	int r = cordon_policy_set_broker(p, s->shim_path, cordon_toolbox_shims(s->box, CORDON_TOOLS_SESSION), reterr);
-
-	/* the session reaches a controlled binary only through its shim */
-	for (size_t i = 0; r >= 0 && i < s->n_bins; i++)
-		r = cordon_policy_deny_exec(p, s->bins[i].path, reterr);
-	return r;
+	return cordon_toolbox_session_policy(s->box, p, reterr);
 }
 
 const char *supervisor_session_id(const struct supervisor *s)

@@ -9,7 +9,7 @@
  * most PIPE_BUF at a time once poll says there is room, and checks its
  * stop flag at least every 100 ms, so it can always be joined.
  *
- * Thread rules: the thread touches only its struct relay and posts two
+ * Thread rules: the thread touches only its struct stdio_relay and posts two
  * events to the loop (event_active is thread-safe once
  * evthread_use_pthreads ran): `over` once the cap is reached with
  * terminate set, `done` at the end of the stream.
@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct relay {
+struct stdio_relay {
 	int src;             /* the pipe's read end (owned) */
 	int dst;             /* a dup of the caller's fd (owned) */
 	uint64_t cap;        /* bytes passed on at most; 0: no cap */
@@ -37,8 +37,8 @@ struct relay {
 
 /* A pipe for one stream: *ret_w goes to the tool (close it once spawned);
  * the relay reads the other end. dst is dup'ed. */
-int relay_new(int dst, uint64_t cap, bool terminate, struct event *over, struct event *done, struct relay **ret,
+int stdio_relay_new(int dst, uint64_t cap, bool terminate, struct event *over, struct event *done, struct stdio_relay **ret,
 	      int *ret_w);
-int relay_start(struct relay *r);
+int stdio_relay_start(struct stdio_relay *r);
 /* Stop (if still running), join, close, free. */
-void relay_free(struct relay *r);
+void stdio_relay_free(struct stdio_relay *r);

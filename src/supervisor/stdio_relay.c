@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "relay.h"
+#include "stdio_relay.h"
 
 #define RELAY_TICK_MS 100
 
-int relay_new(int dst, uint64_t cap, bool terminate, struct event *over, struct event *done, struct relay **ret,
+int stdio_relay_new(int dst, uint64_t cap, bool terminate, struct event *over, struct event *done, struct stdio_relay **ret,
 	      int *ret_w)
 {
-	struct relay *r = calloc(1, sizeof(*r));
+	struct stdio_relay *r = calloc(1, sizeof(*r));
 	int p[2];
 
 	if (!r)
@@ -44,7 +44,7 @@ int relay_new(int dst, uint64_t cap, bool terminate, struct event *over, struct 
 
 /* Pass len bytes on, PIPE_BUF at a time when there is room; false once
  * the caller's end is gone or we were told to stop. */
-static bool pass_on(struct relay *r, const char *buf, size_t len)
+static bool pass_on(struct stdio_relay *r, const char *buf, size_t len)
 {
 	while (len > 0 && !atomic_load(&r->stop)) {
 		struct pollfd p = { .fd = r->dst, .events = POLLOUT };
@@ -67,9 +67,9 @@ static bool pass_on(struct relay *r, const char *buf, size_t len)
 	return len == 0;
 }
 
-static void *relay_main(void *arg)
+static void *stdio_relay_main(void *arg)
 {
-	struct relay *r = arg;
+	struct stdio_relay *r = arg;
 	char buf[65536];
 	bool passing = true, told = false;
 
@@ -103,7 +103,7 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-int relay_start(struct relay *r)
+int stdio_relay_start(struct stdio_relay *r)
 {
 	sigset_t all, old;
 	int e;
@@ -111,7 +111,7 @@ int relay_start(struct relay *r)
 	/* signals are the loop's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&r->thread, NULL, relay_main, r);
+	e = pthread_create(&r->thread, NULL, stdio_relay_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e)
 		return -e;
@@ -119,7 +119,7 @@ int relay_start(struct relay *r)
 	return 0;
 }
 
-void relay_free(struct relay *r)
+void stdio_relay_free(struct stdio_relay *r)
 {
 	if (!r)
 		return;
