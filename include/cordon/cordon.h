@@ -653,8 +653,12 @@ CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *p, cha
  * the profile: every function here only reads it, from any thread, and
  * everything it returns lives as long as the profile.
  *
- * Until the tool-sandbox supervisor enforces them, cordon_profile_load
- * refuses a profile with command_policies (-EOPNOTSUPP): fail closed.
+ * Only the tool sandbox's supervisor (`cordon run`, which is
+ * cordon-supervisor for such a profile) runs a session under them:
+ * cordon_launch_new refuses a profile with command_policies
+ * (-EOPNOTSUPP), since a session launched without the supervisor would
+ * reach no tool through its policy. cordon_toolbox (below) is what the
+ * supervisor builds from them.
  *
  * Edges. The session (CORDON_TOOLS_SESSION) reaches every command unless
  * the command's from.session is "deny". A command X reaches Y only when Y
