@@ -46,7 +46,9 @@ struct call {
 	struct child_watch *watch;
 	struct endpoint *tool_ep;  /* the tool's own broker, when it may call others */
 	struct stdio_relay *relay[2];    /* stdout, stderr (NULL: passed directly) */
-	struct event *relay_over, *relay_done;
+	/* one `done` per relay: two activations of one event before the loop
+	 * runs are one callback */
+	struct event *relay_over, *relay_done[2];
 	int relays_open;
 	bool child_ended, limit_output;
 	struct cordon_result *res;

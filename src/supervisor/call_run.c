@@ -131,9 +131,12 @@ void call_run_free(struct call *c)
 	c->tool_ep = NULL;
 	if (c->relay_over)
 		event_free(c->relay_over);
-	if (c->relay_done)
-		event_free(c->relay_done);
-	c->relay_over = c->relay_done = NULL;
+	c->relay_over = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (c->relay_done[i])
+			event_free(c->relay_done[i]);
+		c->relay_done[i] = NULL;
+	}
 }
 
 /* stdout (1) and stderr (2): through a counting relay unless it is a
@@ -147,7 +150,8 @@ static int setup_stream(struct call *c, int which, uint64_t cap, bool terminate,
 		*ret_fd = c->io[which];
 		return 0;
 	}
-	r = stdio_relay_new(c->io[which], cap, terminate, c->relay_over, c->relay_done, &c->relay[which - 1], &w);
+	r = stdio_relay_new(c->io[which], cap, terminate, c->relay_over, c->relay_done[which - 1], &c->relay[which - 1],
+			    &w);
 	if (r < 0)
 		return r;
 	*ret_fd = w;
@@ -194,8 +198,9 @@ void call_run(struct call *c)
 		goto refuse;
 	}
 	c->relay_over = event_new(s->base, -1, 0, on_relay_over, c);
-	c->relay_done = event_new(s->base, -1, EV_PERSIST, on_relay_done, c);
-	if (!c->relay_over || !c->relay_done)
+	c->relay_done[0] = event_new(s->base, -1, 0, on_relay_done, c);
+	c->relay_done[1] = event_new(s->base, -1, 0, on_relay_done, c);
+	if (!c->relay_over || !c->relay_done[0] || !c->relay_done[1])
 		goto oom;
 	r = setup_stream(c, 1, sb.stdout_max, sb.stdout_terminate, &out);
 	if (r < 0)
