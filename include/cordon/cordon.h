@@ -365,6 +365,10 @@ CORDON_API int cordon_pin_backend(enum cordon_backend b);
  * binary; CORDON_RUNNER overrides. */
 CORDON_API int cordon_set_runner_path(const char *path);
 CORDON_API const char *cordon_runner_path(void);
+/* The tool sandbox's shim (cordon-shim): $CORDON_SHIM, else beside the
+ * runner, else the installed one; it must be executable. *ret is
+ * malloc'd. */
+CORDON_API int cordon_shim_path(char **ret);
 
 /* Probe one backend now (may spawn), within timeout_ms. */
 CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
@@ -649,8 +653,12 @@ CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *p, cha
  * the profile: every function here only reads it, from any thread, and
  * everything it returns lives as long as the profile.
  *
- * Until the tool-sandbox supervisor enforces them, cordon_profile_load
- * refuses a profile with command_policies (-EOPNOTSUPP): fail closed.
+ * Only the tool sandbox's supervisor (`cordon run`, which is
+ * cordon-supervisor for such a profile) runs a session under them:
+ * cordon_launch_new refuses a profile with command_policies
+ * (-EOPNOTSUPP), since a session launched without the supervisor would
+ * reach no tool through its policy. cordon_toolbox (below) is what the
+ * supervisor builds from them.
  *
  * Edges. The session (CORDON_TOOLS_SESSION) reaches every command unless
  * the command's from.session is "deny". A command X reaches Y only when Y
@@ -967,6 +975,48 @@ CORDON_API void cordon_launch_run_opts(const struct cordon_launch *l, struct cor
 /* cordon_confine_with(the launch's backend, argv, the launch's policy). Pure. */
 CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *const *argv,
 				     struct cordon_confined **ret, struct cordon_error *reterr);
+
+/* ---- Toolbox: a session's tools, ready to launch ---------------------------
+ *
+ * What the supervisor starts a session with: every controlled command's
+ * executable resolved once (cordon_tools_resolve on path_env, never from
+ * one of session_writable), what executing it needs (its ELF and #!
+ * closure, computed once per session, memoised), and each caller ->
+ * command edge's launch, built on first use and kept: the tool's own
+ * sandbox (cordon_policy_new_tool): reads restricted to the baseline and
+ * fs_read, writes to fs_write, the execute-only gate open for the tool's
+ * closure, exec_paths and the shim only, the binary run from the fd the
+ * caller opens (cordon_policy_exec_from_fd), the edge's network,
+ * environment and limits, and a broker of its own when it may call other
+ * tools. Native runner only. Not thread-safe: one thread (the
+ * supervisor's loop) uses it. The profile must outlive it.
+ */
+struct cordon_toolbox;
+
+/* -ENOENT (with reterr naming it) when a command's executable cannot be
+ * found or a library it needs is missing: the session does not start. */
+CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, const char *path_env,
+				  const char *const *session_writable, const char *shim_path,
+				  struct cordon_toolbox **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b);
+/* The command's executable, canonical; NULL for an unknown command. */
+CORDON_API const char *cordon_toolbox_executable(const struct cordon_toolbox *b, const char *command);
+/* The commands caller's sandbox has shims for (the session: every command
+ * it reaches; a command: its can_use that it reaches). NULL-terminated. */
+CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *b, const char *caller);
+/* The edge's launch; owned by the toolbox. */
+CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *caller, const char *command,
+				     const struct cordon_launch **ret, struct cordon_error *reterr);
+/* The session's policy under the toolbox: the broker with a shim for
+ * every command the session reaches (cordon_policy_set_broker), and no
+ * controlled binary executable directly (cordon_policy_deny_exec). */
+CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, struct cordon_policy *p,
+					     struct cordon_error *reterr);
+/* The caller's NAME=VALUE entries the edge's environment.allow_vars let
+ * through (injection variables never), for cordon_run_opts.env. *ret is
+ * NULL-terminated; free it with cordon_strv_free. */
+CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const char *caller, const char *command,
+				       const char *const *envp, char ***ret);
 
 /* ---- Spawn: many confined processes from one poll loop -------------------
  *

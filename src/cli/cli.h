@@ -107,6 +107,7 @@ struct cli_args {
 	const char *why_command;   /* --command: a command under command_policies */
 	const char *why_caller;    /* --caller: who calls it (NULL: the session) */
 
+	struct cli_session *session; /* run: the tool sandbox's supervisor (cordon-supervisor only), or NULL */
 	/* audit */
 	enum cli_audit_action audit_action;
 	const char *audit_head;    /* verify --head: the chain's head kept elsewhere */
@@ -217,8 +218,22 @@ int cli_why(const struct cli_args *a);
  * the lean `cordon` (the runner, on every launch's path) must not load.
  * The lean binary has none (NULL) and execs cordon-supervisor with its own
  * command line for what needs them. */
+struct cli_session;
+/* `cordon run` with command_policies (cli_session.c): the supervisor is
+ * made when the session's policy is built (cli_build_policy, with the
+ * session in a->session), and serves the session while it runs. */
+struct cli_session_ops {
+	int (*session_new)(const struct cli_args *a, struct cli_session **ret);
+	int (*session_policy)(struct cli_session *s, struct cordon_policy *p);
+	int (*session_run)(struct cli_session *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
+			   struct cordon_result **ret);
+	void (*session_free)(struct cli_session *s);
+};
+extern const struct cli_session_ops cli_session_ops;
+
 struct cli_supervisor_ops {
 	const char *name;
+	const struct cli_session_ops *session;
 	/* `cordon audit`: list, show and verify the audit logs (the exit code) */
 	int (*audit)(const struct cli_args *a);
 };
@@ -226,6 +241,7 @@ struct cli_supervisor_ops {
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
 /* NULL in the lean binary. */
 const struct cli_supervisor_ops *cli_supervisor(void);
+void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 /* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
 int cli_audit(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for

@@ -401,9 +401,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
 #define CLI_WHY_APPROVE 2
 
 /* --command NAME [--caller C] -- ARGS: what the profile's command_policies
- * decide for that call, with the caller's environment ours. The profile is
- * loaded to be looked at: a run still refuses it until the supervisor
- * enforces command_policies. */
+ * decide for that call, with the caller's environment ours, as the
+ * supervisor decides it (cordon_tools_decide). */
 static int why_command(const struct cli_args *a)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;

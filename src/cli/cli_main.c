@@ -40,13 +40,6 @@ static bool run_wants_json(int argc, char **argv)
 	return false;
 }
 
-static const struct cli_supervisor_ops *supervisor_ops;
-
-const struct cli_supervisor_ops *cli_supervisor(void)
-{
-	return supervisor_ops;
-}
-
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 {
 	struct cli_args a;
@@ -54,7 +47,7 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 	ssize_t l;
 	int r;
 
-	supervisor_ops = ops;
+	cli_set_supervisor(ops);
 	/* The runner is on every confined launch's hot path: nothing before it. */
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
 		return cordon_exec_binary_main(argc - 1, argv + 1);

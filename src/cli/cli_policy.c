@@ -136,6 +136,36 @@ static int quiet_retries(const struct cli_args *a, const struct cordon_profile *
 }
 
 /* The profile, then the flags on top: scalars replace, lists add. */
+/* A session under command_policies, as `cordon run` would build it (the
+ * broker, no controlled binary executable), for what only looks at the
+ * policy (confine, explain, why): the supervisor itself is not needed to
+ * know it. */
+static int tools_session_policy(const struct cli_args *a, struct cordon_policy *p)
+{
+	struct cordon_profile_opts po = { .workspace = a->workspace };
+	struct cordon_profile_handle *h = NULL;
+	struct cordon_toolbox *box = NULL;
+	_cleanup_free_ char *shim = NULL;
+	struct cordon_error e = {};
+	int r;
+
+	r = cordon_shim_path(&shim);
+	if (r < 0) {
+		say("the tool sandbox needs cordon-shim (beside cordon, or CORDON_SHIM): %s", strerror(-r));
+		return r;
+	}
+	r = cordon_profile_load(a->profile, &po, &h, &e);
+	if (r >= 0)
+		r = cordon_toolbox_new(h, getenv("PATH"), cordon_writable_roots(p), shim, &box, &e);
+	if (r >= 0)
+		r = cordon_toolbox_session_policy(box, p, &e);
+	if (r < 0)
+		say("the tool sandbox: %s", e.message);
+	cordon_toolbox_free(box);
+	cordon_profile_free(h);
+	return r;
+}
+
 int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
@@ -187,6 +217,11 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 		if ((r = cordon_policy_require(p, *s, &e)) < 0)
 			goto bad;
 	if ((r = cli_net_apply(a, p)) < 0)
+		return r;
+	/* last: the tool sandbox's session sees the writable roots as they are */
+	if (a->session && (r = cli_supervisor()->session->session_policy(a->session, p)) < 0)
+		return r;
+	if (!a->session && profile_has_command_policies(prof) && (r = tools_session_policy(a, p)) < 0)
 		return r;
 	*ret = TAKE_PTR(p);
 	return 0;

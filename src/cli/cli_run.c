@@ -42,6 +42,12 @@ int cli_exec_failure_code(const struct cordon_confined *c, int r)
 	}
 }
 
+static void cli_session_freep(struct cli_session **s)
+{
+	if (*s)
+		cli_supervisor()->session->session_free(*s);
+}
+
 static int exit_status_of(const struct cordon_result *res)
 {
 	if (res->verdict == CORDON_VERDICT_TIMEOUT)
@@ -102,6 +108,7 @@ int cli_run(const struct cli_args *a)
 	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
 	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
 	struct cli_args eff;
+	_cleanup_(cli_session_freep) struct cli_session *session = NULL;
 	const char *kind;
 	int r;
 
@@ -112,6 +119,18 @@ int cli_run(const struct cli_args *a)
 	if (r < 0)
 		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
 	a = &eff;
+	/* command_policies: the tool sandbox's supervisor runs the session */
+	if (profile_has_command_policies(prof)) {
+		const struct cli_supervisor_ops *ops = cli_supervisor();
+
+		if (!ops || !ops->session) {
+			(void)cli_exec_supervisor("a profile with command_policies");
+			return cli_refuse(a, "spawn", CLI_EXIT_REFUSED);
+		}
+		if (ops->session->session_new(a, &session) < 0)
+			return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
+		eff.session = session;
+	}
 
 	r = cli_confine_from_args(a, prof, &info, &c, &kind);
 	if (r < 0)
@@ -164,7 +183,7 @@ int cli_run(const struct cli_args *a)
 		 * runner relays; our terminal is put back after the run) */
 		.terminal = !a->json,
 	};
-	r = cordon_run(c, &o, &res);
+	r = session ? cli_supervisor()->session->session_run(session, c, &o, &res) : cordon_run(c, &o, &res);
 	kill_descendants(getpid());
 	sigaction(SIGINT, &old_int, NULL);
 	if (!a->json)

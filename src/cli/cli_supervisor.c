@@ -22,6 +22,17 @@
 #define SUPERVISOR_NAME "cordon-supervisor"
 
 static char **original_argv;
+static const struct cli_supervisor_ops *supervisor_ops;
+
+const struct cli_supervisor_ops *cli_supervisor(void)
+{
+	return supervisor_ops;
+}
+
+void cli_set_supervisor(const struct cli_supervisor_ops *ops)
+{
+	supervisor_ops = ops;
+}
 
 /* NAME in the directory of the executable at self, if it can be run. */
 static bool beside(const char *self, const char *name, char *buf, size_t size)

@@ -5,6 +5,7 @@
 
 static const struct cli_supervisor_ops ops = {
 	.name = "cordon-supervisor",
+	.session = &cli_session_ops,
 	.audit = cli_audit,
 };
 

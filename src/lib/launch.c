@@ -218,6 +218,32 @@ bad:
 	return error_set(reterr, r, "%s: %s", what, e.message[0] ? e.message : strerror(-r));
 }
 
+/* The backend (o's, else the selected one) and the one check of the
+ * limits: what every launch ends with. */
+static int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, struct cordon_error *reterr)
+{
+	int r;
+
+	l->backend = (struct cordon_backend_info){ .backend = CORDON_BACKEND_UNAVAILABLE };
+	if (cordon_policy_mode(l->policy) != CORDON_MODE_DANGER_FULL_ACCESS) {
+		r = o->backend_set ? probe_backend_info(o->backend, &l->backend)
+				   : cordon_backend_select(CORDON_SELECT_DISK_CACHE, &l->backend);
+		if (r == -EINVAL && !o->backend_set)
+			return error_set(reterr, r,
+					 "CORDON_BACKEND='%s' is not a backend: valid backends are native, bwrap, seatbelt, unavailable",
+					 secure_getenv("CORDON_BACKEND") ?: "");
+		if (r < 0)
+			return error_set(reterr, r, "cannot select a sandbox backend: %s", strerror(-r));
+		if (l->backend.backend == CORDON_BACKEND_UNAVAILABLE)
+			return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
+					 "no sandbox backend can enforce this policy here; nothing was run");
+	}
+
+	/* Limits that cannot be enforced are refused before anything runs;
+	 * this is the one check (cordon_spawn does not repeat it). */
+	return cordon_limits_check(l->limits_set ? &l->limits : NULL, NULL, &l->plan, reterr);
+}
+
 CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
 				 struct cordon_launch **ret, struct cordon_error *reterr)
 {
@@ -234,6 +260,13 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	 * never run */
 	if (profile && profile_handle_inspect_only(profile))
 		return error_set(reterr, -EOPNOTSUPP, "profile %s was loaded for inspection only: it cannot be run",
+				 cordon_profile_name(profile));
+	/* a session under command_policies without its supervisor would run
+	 * every controlled tool directly, with none of their policy: never */
+	if (profile && cordon_profile_tools(profile))
+		return error_set(reterr, -EOPNOTSUPP,
+				 "profile %s has command_policies: only the tool sandbox's supervisor runs it (`cordon run "
+				 "--profile`)",
 				 cordon_profile_name(profile));
 	r = check_overrides(o, reterr);
 	if (r < 0)
@@ -266,24 +299,7 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	if (r < 0)
 		return r;
 
-	l->backend = (struct cordon_backend_info){ .backend = CORDON_BACKEND_UNAVAILABLE };
-	if (cordon_policy_mode(l->policy) != CORDON_MODE_DANGER_FULL_ACCESS) {
-		r = o->backend_set ? probe_backend_info(o->backend, &l->backend)
-				   : cordon_backend_select(CORDON_SELECT_DISK_CACHE, &l->backend);
-		if (r == -EINVAL && !o->backend_set)
-			return error_set(reterr, r,
-					 "CORDON_BACKEND='%s' is not a backend: valid backends are native, bwrap, seatbelt, unavailable",
-					 secure_getenv("CORDON_BACKEND") ?: "");
-		if (r < 0)
-			return error_set(reterr, r, "cannot select a sandbox backend: %s", strerror(-r));
-		if (l->backend.backend == CORDON_BACKEND_UNAVAILABLE)
-			return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
-					 "no sandbox backend can enforce this policy here; nothing was run");
-	}
-
-	/* Limits that cannot be enforced are refused before anything runs;
-	 * this is the one check (cordon_spawn does not repeat it). */
-	r = cordon_limits_check(l->limits_set ? &l->limits : NULL, NULL, &l->plan, reterr);
+	r = launch_finish(l, o, reterr);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(l);
@@ -326,4 +342,41 @@ CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *
 	if (!l)
 		return error_set(reterr, -EINVAL, "no launch");
 	return cordon_confine_with(&l->backend, argv, l->policy, ret, reterr);
+}
+
+/* A tool's launch (toolbox.c): a policy built already (taken, freed on
+ * failure too), with the tool sandbox's limits, checked as a profile's
+ * are. */
+int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_limits *pl, struct cordon_launch **ret,
+			   struct cordon_error *reterr)
+{
+	_cleanup_(cordon_launch_freep) struct cordon_launch *l = calloc(1, sizeof(*l));
+	const struct cordon_launch_opts none = {};
+	struct cordon_limits m = pl->limits;
+
+	if (!l) {
+		cordon_policy_free(p);
+		return -ENOMEM;
+	}
+	l->policy = p;
+	if (m.processes && m.processes < 4)
+		return error_set(reterr, -EINVAL, "limits.max_processes %" PRIu64 " is too few: the runner itself needs 4",
+				 m.processes);
+	if (m.open_files && m.open_files < 16)
+		return error_set(reterr, -EINVAL,
+				 "limits.max_open_files %" PRIu64 " is too few: the runner needs 16 to set the sandbox up",
+				 m.open_files);
+	if (pl->timeout_ms > LAUNCH_MAX_SECONDS * 1000ull)
+		return error_set(reterr, -EINVAL, "limits.timeout is over a week");
+	m.fallback_fail = pl->fallback_set && pl->limits.fallback_fail;
+	l->timeout_ms = (int)pl->timeout_ms;
+	l->max_output = pl->max_output;
+	l->output_terminate = pl->output_terminate_set && pl->output_terminate;
+	l->limits = m;
+	l->limits_set = m.cpu_seconds || m.memory || m.processes || m.file_size || m.open_files;
+	int r = launch_finish(l, &none, reterr);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(l);
+	return 0;
 }

@@ -17,3 +17,8 @@ struct cordon_launch {
 	uint64_t max_output;
 	bool output_terminate;
 };
+
+/* A launch around a policy built already (taken, also on failure), with
+ * limits in the public shape: a tool's own sandbox (toolbox.c). */
+int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_limits *pl, struct cordon_launch **ret,
+			   struct cordon_error *reterr);

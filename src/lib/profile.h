@@ -273,3 +273,10 @@ int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *wh
 int profile_net_apply(const struct cordon_profile *p, struct cordon_policy *pol, struct cordon_error *reterr);
 int profile_net_json(const struct cordon_profile *p, struct json_t *net);
 int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret);
+
+/* command_policies: a session only the tool sandbox's supervisor runs
+ * (cordon run, in cordon-supervisor). */
+static inline bool profile_has_command_policies(const struct cordon_profile *p)
+{
+	return p && p->tools;
+}

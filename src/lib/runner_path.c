@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cleanup.h"
@@ -53,4 +54,40 @@ CORDON_API const char *cordon_runner_path(void)
 	}
 	memcpy(copy, runner, sizeof(copy));
 	return copy;
+}
+
+CORDON_API int cordon_shim_path(char **ret)
+{
+	const char *env = secure_getenv("CORDON_SHIM"), *run;
+	const char *slash;
+	char *p = NULL;
+
+	if (!ret)
+		return -EINVAL;
+	if (env && env[0]) {
+		if (env[0] != '/')
+			return -EINVAL;
+		p = strdup(env);
+	} else {
+		run = cordon_runner_path();
+		slash = strrchr(run, '/');
+		/* beside the runner (a build tree, or a prefix that keeps both in
+		 * one directory), else the installed one */
+		if (slash && asprintf(&p, "%.*s/cordon-shim", (int)(slash - run), run) > 0 && access(p, X_OK) < 0) {
+			free(p);
+			p = NULL;
+		}
+		if (!p && asprintf(&p, "%s/cordon/cordon-shim", CORDON_LIBEXECDIR) < 0)
+			p = NULL;
+	}
+	if (!p)
+		return -ENOMEM;
+	if (access(p, X_OK) < 0) {
+		int r = -errno;
+
+		free(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
 }

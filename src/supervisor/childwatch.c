@@ -135,6 +135,12 @@ int child_watch_new(struct event_base *base, struct cordon_child *c, child_watch
 	return 0;
 }
 
+void child_watch_poke(struct child_watch *w)
+{
+	if (w && !w->ended)
+		event_active(w->rearm, EV_TIMEOUT, 0);
+}
+
 struct child_watch *child_watch_free(struct child_watch *w)
 {
 	if (!w)

@@ -19,3 +19,5 @@ typedef void (*child_watch_done)(void *ctx);
 int child_watch_new(struct event_base *base, struct cordon_child *c, child_watch_done done, void *ctx,
 		    struct child_watch **ret);
 struct child_watch *child_watch_free(struct child_watch *w);
+/* Look at the child again soon (after cordon_child_kill). */
+void child_watch_poke(struct child_watch *w);

@@ -142,13 +142,19 @@ Test(profile_api, refusals)
 	cr_assert_null(p);
 	cr_assert_eq(cordon_profile_load("default", &o, &p, &e), 0, "%s", e.message);
 	p = cordon_profile_free(p);
-	/* what cordon cannot enforce is refused at load, with a position */
+	/* command_policies loads, and only the supervisor runs it: a launch
+	 * of it (which would run every controlled tool directly) is refused */
 	write_file(file, "{ \"command_policies\": { \"commands\": { \"git\": {} } } }\n");
-	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EOPNOTSUPP);
-	cr_assert_null(p);
-	cr_assert_not_null(strstr(e.message, ":1:23: at /command_policies: command_policies needs the tool-sandbox "
-					     "supervisor, not yet available"),
-			   "%s", e.message);
+	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
+	cr_assert_not_null(cordon_profile_tools(p));
+	{
+		struct cordon_launch *l = NULL;
+
+		cr_assert_eq(cordon_launch_new(p, NULL, &l, &e), -EOPNOTSUPP);
+		cr_assert_null(l);
+		cr_assert_not_null(strstr(e.message, "only the tool sandbox's supervisor runs it"), "%s", e.message);
+	}
+	p = cordon_profile_free(p);
 	/* host rules hold only through the proxy: refused beside mode none */
 	write_file(file, "{ \"network\": { \"allow_domains\": [\"example.com\"] } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EINVAL);

@@ -506,13 +506,13 @@ Test(tools_load, caps_before_allocating)
 		       "t.json:5:60: at /command_policies/commands/git/invocation_policy/deny: more than 4096 rules");
 }
 
-/* ---- fail closed ------------------------------------------------------------------ */
+/* ---- loading for a run -------------------------------------------------------------- */
 
 static const char minimal[] = "{\n  \"command_policies\": {\n    \"commands\": { \"git\": {} }\n  }\n}\n";
 
-/* Refused to a run, with a position, but only once it all compiled: an
- * error inside is said first. */
-Test(tools_load, refused_to_a_run_after_compiling)
+/* The supervisor runs it: a load for a run keeps command_policies, as an
+ * inspection does, and an error inside is still an error. */
+Test(tools_load, loads_for_a_run)
 {
 	struct profile_env strict = env;
 	_cleanup_profile_ struct cordon_profile *p = NULL, *q = NULL;
@@ -520,11 +520,9 @@ Test(tools_load, refused_to_a_run_after_compiling)
 	struct cordon_error e = {};
 
 	strict.inspect = false;
-	cr_assert_eq(profile_load_buffer(minimal, strlen(minimal), "t.json", &strict, &p, &e), -EOPNOTSUPP);
-	cr_assert_null(p);
-	cr_expect_str_eq(e.message, "t.json:2:23: at /command_policies: command_policies needs the tool-sandbox "
-				    "supervisor, not yet available");
-	cr_expect_str_eq(e.path, "/command_policies");
+	cr_assert_eq(profile_load_buffer(minimal, strlen(minimal), "t.json", &strict, &p, &e), 0, "%s", e.message);
+	cr_assert(profile_has_command_policies(p));
+	p = profile_free(p);
 	cr_assert_eq(profile_load_buffer(bad, strlen(bad), "t.json", &strict, &p, &e), -EINVAL);
 	cr_expect_str_eq(e.message, "t.json:5:35: at /command_policies/commands/git/sandbox/fs_write/0: \"/\" is the "
 				    "whole filesystem");
@@ -559,8 +557,14 @@ Test(tools_load, inspection_handle)
 	fputs("{ \"mode\": \"read-only\" }\n", f);
 	fclose(f);
 
-	cr_expect_eq(cordon_profile_load(file, &o, &h, &e), -EOPNOTSUPP);
-	cr_expect_null(h);
+	/* a load for a run keeps command_policies; a launch of it is refused:
+	 * only the supervisor runs such a session */
+	cr_assert_eq(cordon_profile_load(file, &o, &h, &e), 0, "%s", e.message);
+	cr_expect_not_null(cordon_profile_tools(h));
+	cr_expect_eq(cordon_launch_new(h, &lo, &l, &e), -EOPNOTSUPP);
+	cr_expect_null(l);
+	cr_expect_not_null(strstr(e.message, "only the tool sandbox's supervisor runs it"), "%s", e.message);
+	h = cordon_profile_free(h);
 	cr_assert_eq(profile_handle_load_inspect(file, &o, &h, &e), 0, "%s", e.message);
 	cr_expect_not_null(cordon_profile_tools(h));
 	cr_expect_eq(cordon_launch_new(h, &lo, &l, &e), -EOPNOTSUPP);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `cordon run` with a profile's command_policies, in cordon-supervisor:
+ * the supervisor (src/supervisor) set up when the session's policy is
+ * built, then serving the session's tool calls while it runs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "supervisor.h"
+
+struct cli_session {
+	struct cordon_profile_handle *profile;
+	const char *profile_name;
+	struct supervisor *sup;
+};
+
+static int session_new(const struct cli_args *a, struct cli_session **ret)
+{
+	struct cli_session *s = calloc(1, sizeof(*s));
+	struct cordon_profile_opts po = { .workspace = a->workspace };
+	struct cordon_error e = {};
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->profile_name = a->profile;
+	r = cordon_profile_load(a->profile, &po, &s->profile, &e);
+	if (r < 0) {
+		cli_note_origin(&e);
+		cli_say("%s", e.message);
+		free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+static int session_policy(struct cli_session *s, struct cordon_policy *p)
+{
+	struct cordon_error e = {};
+	char err[512] = "";
+	int r;
+
+	if (!s->sup) {
+		struct supervisor_config cfg = {
+			.profile = s->profile,
+			.profile_name = s->profile_name,
+			.path_env = getenv("PATH"),
+			.session_writable = cordon_writable_roots(p),
+		};
+
+		r = supervisor_new(&cfg, &s->sup, err, sizeof(err));
+		if (r < 0) {
+			cli_say("the tool sandbox cannot start: %s", err[0] ? err : strerror(-r));
+			return r;
+		}
+	}
+	r = supervisor_session_policy(s->sup, p, &e);
+	if (r < 0)
+		cli_say("the tool sandbox cannot start: %s", e.message);
+	return r;
+}
+
+static int session_run(struct cli_session *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
+		       struct cordon_result **ret)
+{
+	if (!s->sup)
+		return -EINVAL;
+	return supervisor_run(s->sup, c, o, ret);
+}
+
+static void session_free(struct cli_session *s)
+{
+	if (!s)
+		return;
+	supervisor_free(s->sup);
+	cordon_profile_free(s->profile);
+	free(s);
+}
+
+const struct cli_session_ops cli_session_ops = {
+	.session_new = session_new,
+	.session_policy = session_policy,
+	.session_run = session_run,
+	.session_free = session_free,
+};

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A call's tool: a fresh sandbox of its own (never nested in the caller's),
+ * built from the profile's policy for this caller -> command edge, running
+ * exactly the binary recorded at session start (checked on the fd it is
+ * run from), with the caller's stdio, cwd and the environment the policy
+ * lets through; stdout and stderr counted and capped on the way back. When
+ * the tool may call others it gets a broker endpoint of its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "call.h"
+#include "cleanup.h"
+
+static void send_exit(struct call *c, const struct broker_exit *e)
+{
+	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(BROKER_REASON_MAX + 32);
+
+	if (c->fd >= 0 && b && broker_exit_encode(b, e) >= 0)
+		(void)msg_frame_write(c->fd, BROKER_MSG_EXIT, b, NULL, 0);
+}
+
+/* Answer once the tool is reaped and both streams are drained: the
+ * caller has all the output before it has the exit. */
+static void maybe_finish(struct call *c)
+{
+	struct supervisor *s = c->s;
+	struct cordon_result *res = c->res;
+	struct broker_exit e = { .how = BROKER_EXITED };
+	char msg[BROKER_REASON_MAX] = "";
+
+	if (!c->child_ended || c->relays_open > 0)
+		return;
+	if (!res) {
+		e.value = CORDON_EXIT_RUNNER_FAILED;
+		snprintf(msg, sizeof(msg), "cordon: %s: the tool's sandbox could not be collected", c->req.command);
+	} else if (res->verdict == CORDON_VERDICT_RUNNER_FAILED) {
+		e.value = res->exit_code >= 0 && res->exit_code <= 255 ? (uint32_t)res->exit_code : CORDON_EXIT_RUNNER_FAILED;
+		snprintf(msg, sizeof(msg), "%s", res->runner_line ? res->runner_line : "cordon: the tool's runner failed");
+	} else if (res->verdict == CORDON_VERDICT_TIMEOUT) {
+		e.value = CORDON_EXIT_TIMEOUT;
+		snprintf(msg, sizeof(msg), "cordon: %s: timed out; the tool and everything it started were killed",
+			 c->req.command);
+	} else if (res->signal) {
+		e.how = BROKER_SIGNALED;
+		e.value = (uint32_t)res->signal;
+	} else
+		e.value = (uint32_t)res->exit_code & 0xff;
+	if (c->limit_output)
+		snprintf(msg, sizeof(msg), "cordon: %s: output limit reached; the tool was killed", c->req.command);
+	if (c->counted) {
+		c->counted = false;
+		s->running--;
+		call_audit(c, "exited", msg[0] ? msg : c->state == CALL_ENDED ? "the caller went away" : NULL);
+	}
+	if (c->state == CALL_RUNNING) {
+		e.message = msg;
+		send_exit(c, &e);
+		call_drop(c);
+	}
+	call_reap_later(c);
+	calls_pump(s);
+}
+
+static void on_tool_done(void *arg)
+{
+	struct call *c = arg;
+
+	if (cordon_collect(c->child, &c->res) < 0)
+		c->res = NULL;
+	c->child_ended = true;
+	c->child_live = false;
+	/* the tool's own broker goes with its sandbox */
+	endpoint_free(c->tool_ep);
+	c->tool_ep = NULL;
+	maybe_finish(c);
+}
+
+static void on_relay_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct call *c = arg;
+
+	c->relays_open--;
+	maybe_finish(c);
+}
+
+static void on_relay_over(evutil_socket_t fd, short what, void *arg)
+{
+	struct call *c = arg;
+
+	c->limit_output = true;
+	call_kill(c);
+}
+
+void call_kill(struct call *c)
+{
+	if (c->child && c->child_live) {
+		cordon_child_kill(c->child);
+		child_watch_poke(c->watch);
+	}
+}
+
+void call_signal(struct call *c, int sig)
+{
+	pid_t pid = c->child ? cordon_child_pid(c->child) : -1;
+
+	/* the tool's runner passes it on to the tool's process group */
+	if (pid > 0 && c->child_live)
+		(void)kill(pid, sig);
+}
+
+void call_run_free(struct call *c)
+{
+	for (int i = 0; i < 2; i++) {
+		stdio_relay_free(c->relay[i]);
+		c->relay[i] = NULL;
+	}
+	child_watch_free(c->watch);
+	c->watch = NULL;
+	cordon_child_free(c->child);
+	c->child = NULL;
+	cordon_result_free(c->res);
+	c->res = NULL;
+	endpoint_free(c->tool_ep);
+	c->tool_ep = NULL;
+	if (c->relay_over)
+		event_free(c->relay_over);
+	c->relay_over = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (c->relay_done[i])
+			event_free(c->relay_done[i]);
+		c->relay_done[i] = NULL;
+	}
+}
+
+/* stdout (1) and stderr (2): through a counting relay unless it is a
+ * terminal with no cap (then the tool gets the caller's terminal itself). */
+static int setup_stream(struct call *c, int which, uint64_t cap, bool terminate, int *ret_fd)
+{
+	bool tty = c->req.tty & (which == 1 ? BROKER_TTY_OUT : BROKER_TTY_ERR);
+	int w = -1, r;
+
+	if (tty && !cap) {
+		*ret_fd = c->io[which];
+		return 0;
+	}
+	r = stdio_relay_new(c->io[which], cap, terminate, c->relay_over, c->relay_done[which - 1], &c->relay[which - 1],
+			    &w);
+	if (r < 0)
+		return r;
+	*ret_fd = w;
+	return 1;
+}
+
+void call_run(struct call *c)
+{
+	struct supervisor *s = c->s;
+	const struct tool_bin *bin = sup_bin(s, c->req.command);
+	const struct cordon_launch *launch = NULL;
+	struct cordon_tool_sandbox sb = {};
+	struct cordon_error e = {};
+	char **env = NULL;
+	_cleanup_free_ const char **argv = NULL;
+	char why[BROKER_REASON_MAX], detail[256] = "";
+	int exe = -1, out = -1, err = -1, broker = -1, r, owned[2] = { -1, -1 };
+	size_t n = 0;
+
+	c->state = CALL_RUNNING;
+	if (!bin) {
+		snprintf(why, sizeof(why), "%s has no resolved binary", c->req.command);
+		goto refuse;
+	}
+	/* exactly the binary recorded at session start, checked on the fd
+	 * the runner will execute */
+	exe = open(bin->path, O_RDONLY | O_CLOEXEC);
+	if (exe < 0) {
+		snprintf(why, sizeof(why), "%s: %s", bin->path, strerror(errno));
+		goto refuse;
+	}
+	if (identity_check(exe, &bin->id, detail, sizeof(detail)) < 0) {
+		snprintf(why, sizeof(why), "%.500s changed since the session started: %s", bin->path, detail);
+		goto refuse;
+	}
+	r = cordon_toolbox_launch(s->box, c->caller, c->req.command, &launch, &e);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s's sandbox cannot be built: %s", c->req.command, e.message);
+		goto refuse;
+	}
+	r = cordon_tools_sandbox(s->tools, c->caller, c->req.command, &sb);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s's sandbox: %s", c->req.command, strerror(-r));
+		goto refuse;
+	}
+	c->relay_over = event_new(s->base, -1, 0, on_relay_over, c);
+	c->relay_done[0] = event_new(s->base, -1, 0, on_relay_done, c);
+	c->relay_done[1] = event_new(s->base, -1, 0, on_relay_done, c);
+	if (!c->relay_over || !c->relay_done[0] || !c->relay_done[1])
+		goto oom;
+	r = setup_stream(c, 1, sb.stdout_max, sb.stdout_terminate, &out);
+	if (r < 0)
+		goto oom;
+	if (r > 0)
+		owned[0] = out;
+	r = setup_stream(c, 2, sb.stderr_max, sb.stderr_terminate, &err);
+	if (r < 0)
+		goto oom;
+	if (r > 0)
+		owned[1] = err;
+	if (cordon_tools_can_use(s->tools, c->req.command)[0]) {
+		r = endpoint_new(s, c->req.command, &c->tool_ep, &broker);
+		if (r < 0)
+			goto oom;
+	}
+	while (c->req.argv[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	r = cordon_toolbox_call_env(s->box, c->caller, c->req.command, (const char *const *)c->req.env, &env);
+	if (r < 0)
+		goto oom;
+	if (!argv)
+		goto oom;
+	argv[0] = bin->path;
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = c->req.argv[i];
+
+	struct cordon_stdio io = { .in = c->io[0], .out = out, .err = err };
+	struct cordon_run_opts o = {
+		.cwd = c->req.cwd,
+		.broker_fd = broker,
+		.env = (const char *const *)env,
+		.exec_fd = exe,
+	};
+	r = cordon_spawn(launch, argv, &io, &o, &c->child, &e);
+	cordon_strv_free(env);
+	env = NULL;
+	for (int i = 0; i < 2; i++)
+		if (owned[i] >= 0)
+			close(owned[i]); /* the tool has its copies */
+	if (broker >= 0)
+		close(broker);
+	close(exe);
+	exe = -1;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s could not be started: %s", c->req.command, e.message);
+		goto refuse_started;
+	}
+	c->child_live = true;
+	c->counted = true;
+	s->running++;
+	for (int i = 0; i < 2; i++)
+		if (c->relay[i]) {
+			if (stdio_relay_start(c->relay[i]) < 0) {
+				call_kill(c);
+				break;
+			}
+			c->relays_open++;
+		}
+	r = child_watch_new(s->base, c->child, on_tool_done, c, &c->watch);
+	if (r < 0) {
+		cordon_child_kill(c->child);
+		c->child_live = false;
+		c->child_ended = true;
+		maybe_finish(c);
+	}
+	return;
+oom:
+	snprintf(why, sizeof(why), "%s could not be started: out of memory", c->req.command);
+refuse:
+	cordon_strv_free(env);
+	for (int i = 0; i < 2; i++)
+		if (owned[i] >= 0)
+			close(owned[i]);
+	if (broker >= 0)
+		close(broker);
+	if (exe >= 0)
+		close(exe);
+refuse_started:
+	c->state = CALL_READING; /* nothing runs: nothing to kill */
+	call_deny(c, "exec_refused", why);
+}

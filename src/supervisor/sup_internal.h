@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the supervisor's files share (supervisor.c, endpoint.c, call.c,
+ * call_run.c, relay.c). Everything here lives on the event loop's thread,
+ * except what a worker or relay thread is documented to touch. */
+
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "approve.h"
+#include "audit.h"
+#include "broker_proto.h"
+#include "childwatch.h"
+#include "cordon/cordon.h"
+#include "identity.h"
+#include "msgdispatch.h"
+
+/* The caps: tool runs at once, and calls waiting for one. */
+#define SUP_RUNNING_MAX 64
+#define SUP_WAITING_MAX 128
+/* Connections a sandbox may hold open before it asks anything. */
+#define SUP_IDLE_MS 10000
+
+struct call;
+
+/* A controlled command's binary, as it was at session start. */
+struct tool_bin {
+	char *name;
+	char *path;                 /* canonical */
+	struct file_identity id;
+};
+
+/* One sandbox's broker endpoint: whatever connects here is `caller`. */
+struct endpoint {
+	struct supervisor *s;
+	char *caller;               /* CORDON_TOOLS_SESSION or a command's name */
+	int ctl;                    /* our end of the runner's socketpair, until the listener arrives */
+	int listener;
+	struct event *ev;
+	struct endpoint *next;
+};
+
+struct supervisor {
+	struct event_base *base;
+	const struct cordon_profile_handle *profile;
+	const struct cordon_tools *tools;
+	struct cordon_toolbox *box;
+	char *session_id;
+	char *shim_path;
+	struct tool_bin *bins;
+	size_t n_bins;
+	char **session_shims;       /* what the session may call */
+	struct audit_log *audit;
+	bool audit_broken;          /* a record could not be written: every call is refused */
+	struct approvals *approvals;
+	unsigned approving;         /* worker threads out */
+
+	struct endpoint *endpoints;
+	struct endpoint *session_ep;
+	int session_fd[2];          /* [1] goes to the session's runner */
+
+	struct call *calls;         /* every call not yet answered */
+	size_t live_calls;          /* every call not yet freed */
+	struct call *queue_head, *queue_tail;
+	size_t running, waiting;
+
+	struct cordon_child *session;
+	struct child_watch *session_watch;
+	bool session_ended;
+};
+
+/* endpoint.c */
+/* A socketpair for a sandbox about to start: *ret_fd (the runner's end)
+ * goes into its runner; the endpoint takes the listener when it comes. */
+int endpoint_new(struct supervisor *s, const char *caller, struct endpoint **ret, int *ret_fd);
+void endpoint_free(struct endpoint *e);
+
+/* call.c: a connection from a shim */
+void call_accept(struct supervisor *s, const char *caller, int fd);
+/* End the call (kill its tool) and free it, now or once its approval
+ * thread is back. */
+void call_drop(struct call *c);
+/* The queue moved: start what may start. */
+void calls_pump(struct supervisor *s);
+void calls_kill_all(struct supervisor *s);
+
+/* audit of one call (call.c) */
+void call_audit(struct call *c, const char *event, const char *reason);
+
+/* supervisor.c */
+const struct tool_bin *sup_bin(const struct supervisor *s, const char *name);

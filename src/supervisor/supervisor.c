@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The supervisor: set-up before the session (binaries and their identity,
+ * the audit log, the approval backends, the session's endpoint), then one
+ * libevent loop that drives the session and everything it asks for, then
+ * the end: every tool still running is killed, the log closed.
+ */
+#include <errno.h>
+#include <event2/thread.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "call.h"
+#include "supervisor.h"
+
+/* How long the end waits for killed tools to be reaped. */
+#define SUP_END_MS 5000
+
+static int fail(char *err, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t n, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+const struct tool_bin *sup_bin(const struct supervisor *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_bins; i++)
+		if (strcmp(s->bins[i].name, name) == 0)
+			return &s->bins[i];
+	return NULL;
+}
+
+/* Every controlled binary as it is now: opened once, hashed once. */
+static int record_bins(struct supervisor *s, char *err, size_t n)
+{
+	const char *const *names = cordon_tools_commands(s->tools);
+	size_t count = 0;
+
+	while (names[count])
+		count++;
+	s->bins = calloc(count ? count : 1, sizeof(*s->bins));
+	if (!s->bins)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		const char *path = cordon_toolbox_executable(s->box, names[i]);
+		struct tool_bin *b = &s->bins[s->n_bins];
+		int fd, r;
+
+		if (!path)
+			return fail(err, n, -ENOENT, "%s: no executable was resolved", names[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(err, n, -errno, "%s: %s: %s", names[i], path, strerror(errno));
+		r = identity_record(fd, &b->id);
+		close(fd);
+		if (r < 0)
+			return fail(err, n, r, "%s: %s: cannot record its identity: %s", names[i], path, strerror(-r));
+		b->name = strdup(names[i]);
+		b->path = strdup(path);
+		if (!b->name || !b->path)
+			return -ENOMEM;
+		s->n_bins++;
+	}
+	return 0;
+}
+
+static int backend_lookup(void *ctx, const char *name, struct approval_backend *ret)
+{
+	struct cordon_approval_backend b;
+	int r = cordon_tools_backend(ctx, name, &b);
+
+	if (r < 0)
+		return r;
+	*ret = (struct approval_backend){
+		.name = b.name,
+		.type = b.type == CORDON_APPROVAL_TERMINAL ? APPROVAL_TERMINAL
+			: b.type == CORDON_APPROVAL_WEBHOOK ? APPROVAL_WEBHOOK
+							    : APPROVAL_CHAIN,
+		.timeout_ms = b.timeout_ms,
+		.default_allow = b.default_allow,
+		.url = b.url,
+		.secret_env = b.secret_env,
+		.chain_all = b.chain_all,
+		.members = b.members,
+	};
+	return 0;
+}
+
+int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret, char *err, size_t errlen)
+{
+	static bool threads;
+	struct supervisor *s;
+	struct event_config *ec;
+	struct cordon_error e = {};
+	char id[64];
+	int r;
+
+	if (!threads) {
+		if (evthread_use_pthreads() < 0)
+			return fail(err, errlen, -ENOSYS, "libevent has no thread support");
+		threads = true;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->session_fd[0] = s->session_fd[1] = -1;
+	s->profile = cfg->profile;
+	s->tools = cordon_profile_tools(cfg->profile);
+	if (!s->tools) {
+		supervisor_free(s);
+		return fail(err, errlen, -EINVAL, "the profile has no command_policies");
+	}
+	/* poll, not epoll: the session's stdin may be a regular file */
+	ec = event_config_new();
+	if (ec)
+		event_config_avoid_method(ec, "epoll");
+	s->base = ec ? event_base_new_with_config(ec) : NULL;
+	if (ec)
+		event_config_free(ec);
+	if (!s->base) {
+		supervisor_free(s);
+		return -ENOMEM;
+	}
+	r = cordon_shim_path(&s->shim_path);
+	if (r < 0) {
+		supervisor_free(s);
+		return fail(err, errlen, r, "cannot find cordon-shim (beside cordon, or CORDON_SHIM): %s",
+			    strerror(-r));
+	}
+	r = cordon_toolbox_new(cfg->profile, cfg->path_env, cfg->session_writable, s->shim_path, &s->box, &e);
+	if (r < 0) {
+		supervisor_free(s);
+		return fail(err, errlen, r, "%s", e.message);
+	}
+	r = record_bins(s, err, errlen);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		supervisor_free(s);
+		return r;
+	}
+	r = audit_new_session_id(id, sizeof(id));
+	if (r >= 0 && !(s->session_id = strdup(id)))
+		r = -ENOMEM;
+	if (r >= 0) {
+		struct audit_session as = {
+			.session_id = s->session_id,
+			.profile = cfg->profile_name ? cfg->profile_name : cordon_profile_name(cfg->profile),
+			.profile_file = cordon_profile_file(cfg->profile),
+			.workspace = cordon_profile_workspace(cfg->profile),
+		};
+
+		r = audit_open(cfg->audit_dir, &as, &s->audit);
+		if (r < 0) {
+			supervisor_free(s);
+			return fail(err, errlen, r, "cannot open the audit log: %s", strerror(-r));
+		}
+	}
+	if (r < 0) {
+		supervisor_free(s);
+		return fail(err, errlen, r, "cannot name the session: %s", strerror(-r));
+	}
+	r = approvals_new(backend_lookup, (void *)s->tools, cordon_tools_backend_names(s->tools), &s->approvals, err,
+			  errlen);
+	if (r < 0) {
+		supervisor_free(s);
+		return r;
+	}
+	r = endpoint_new(s, CORDON_TOOLS_SESSION, &s->session_ep, &s->session_fd[1]);
+	if (r < 0) {
+		supervisor_free(s);
+		return fail(err, errlen, r, "cannot make the session's broker socket: %s", strerror(-r));
+	}
+	*ret = s;
+	return 0;
+}
+
+int supervisor_session_policy(struct supervisor *s, struct cordon_policy *p, struct cordon_error *reterr)
+{
+	return cordon_toolbox_session_policy(s->box, p, reterr);
+}
+
+const char *supervisor_session_id(const struct supervisor *s)
+{
+	return s->session_id;
+}
+
+static void on_session_done(void *arg)
+{
+	struct supervisor *s = arg;
+
+	s->session_ended = true;
+	event_base_loopbreak(s->base);
+}
+
+/* Every call dropped and its tool killed; wait (bounded) until they are
+ * reaped. A call whose approval is still being asked stays behind. */
+static void end_calls(struct supervisor *s)
+{
+	struct timeval tick = { .tv_sec = 0, .tv_usec = 50000 };
+
+	calls_kill_all(s);
+	for (int waited = 0; s->live_calls > s->approving && waited < SUP_END_MS; waited += 50) {
+		event_base_loopexit(s->base, &tick);
+		event_base_dispatch(s->base);
+	}
+}
+
+int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
+		   struct cordon_result **ret)
+{
+	struct cordon_run_opts so = *o;
+	struct cordon_error e = {};
+	int r;
+
+	so.broker_fd = s->session_fd[1];
+	r = cordon_spawn_confined(c, &so, NULL, &s->session, &e);
+	close(s->session_fd[1]);
+	s->session_fd[1] = -1;
+	if (r < 0)
+		return r;
+	r = child_watch_new(s->base, s->session, on_session_done, s, &s->session_watch);
+	if (r < 0) {
+		cordon_child_kill(s->session);
+		return r;
+	}
+	while (!s->session_ended)
+		if (event_base_dispatch(s->base) < 0) {
+			cordon_child_kill(s->session);
+			break;
+		}
+	end_calls(s);
+	if (!s->session_ended)
+		return -EIO;
+	return cordon_collect(s->session, ret);
+}
+
+struct supervisor *supervisor_free(struct supervisor *s)
+{
+	if (!s)
+		return NULL;
+	child_watch_free(s->session_watch);
+	cordon_child_free(s->session);
+	while (s->endpoints)
+		endpoint_free(s->endpoints);
+	for (int i = 0; i < 2; i++)
+		if (s->session_fd[i] >= 0)
+			close(s->session_fd[i]);
+	audit_close(s->audit);
+	s->audit = NULL;
+	/* A worker thread still out (an approval nobody answered) will touch
+	 * the loop and the backends when it returns: they stay. */
+	if (s->approving == 0) {
+		approvals_free(s->approvals);
+		if (s->base)
+			event_base_free(s->base);
+	}
+	cordon_toolbox_free(s->box);
+	for (size_t i = 0; i < s->n_bins; i++) {
+		free(s->bins[i].name);
+		free(s->bins[i].path);
+	}
+	free(s->bins);
+	free(s->shim_path);
+	free(s->session_id);
+	if (s->approving == 0)
+		free(s);
+	return NULL;
+}

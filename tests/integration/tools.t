@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# The tool sandbox, end to end: an agent stand-in (a shell script) under
+# `cordon run --profile P`, whose command_policies put tools behind the
+# supervisor. Every denial is a real attempt from inside, beside a control
+# that succeeds (unconfined, or through the broker where the policy allows).
+# Real processes, real sockets, loopback only.
+. "$(dirname "$0")/tap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+tap_base tools
+
+WS=$BASE/ws BIN=$BASE/bin SECRET=$BASE/secret
+mkdir -p "$WS/public" "$BIN" "$SECRET" "$BASE/state"
+chmod 755 "$WS" "$BIN" "$SECRET"
+echo public-text > "$WS/public/a.txt"
+echo session-text > "$WS/session-only.txt"
+echo tool-secret > "$SECRET/tool-only.txt"
+chmod 644 "$WS/public/a.txt" "$WS/session-only.txt" "$SECRET/tool-only.txt"
+# the tools' binaries: copies, outside every root the session can write
+cp /bin/cat "$BIN/tcat"
+cp /bin/dash "$BIN/tsh"
+cp /bin/sleep "$BIN/tsleep"
+cp /bin/true "$BIN/ttrue"
+printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
+chmod 755 "$BIN"/*
+export XDG_STATE_HOME=$BASE/state
+export CORDON_TEST_HOOK_KEY=hook-key-$$
+SUPERVISOR=$(dirname "$CORDON")/cordon-supervisor
+
+# the approval webhook (webhook-server.py picks its answer by path)
+WEBHOOK_TEST_KEY=$CORDON_TEST_HOOK_KEY "$PY" "$here/webhook-server.py" "$BASE/port" "$BASE/hook.log" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$BASE/port" ] && break; sleep 0.05; done
+PORT=$(cat "$BASE/port")
+
+hook() { # hook NAME PATH TIMEOUT
+	printf '"%s": {"type": "webhook", "url": "http://127.0.0.1:%s/%s", "secret_env": "CORDON_TEST_HOOK_KEY", "timeout_secs": %s}' \
+		"$1" "$PORT" "$2" "$3"
+}
+asked() { # asked NAME BACKEND
+	printf '"%s": {"executable": "%s", "invocation_policy": {"default": "approve", "backend": "%s"}}' "$1" "$BIN/ttrue" "$2"
+}
+
+P=$BASE/profile.json
+cat > "$P" <<EOF
+{
+  "workspace": "$WS",
+  "filesystem": { "deny_read": ["$SECRET"] },
+  "command_policies": {
+    "approval_backends": {
+      $(hook allow allow 5), $(hook deny deny 5), $(hook slow slow 1),
+      $(hook wrongid wrong-id 5), $(hook wrongdigest wrong-digest 5),
+      "me": {"type": "terminal", "timeout_secs": 20, "default": "deny"}
+    },
+    "commands": {
+      "git": {
+        "executable": "/usr/bin/git",
+        "sandbox": { "fs_read": ["\$WORKSPACE"], "fs_write": ["\$WORKSPACE"] },
+        "invocation_policy": { "default": "allow",
+          "deny": [ { "argv": { "prefix": ["push", "--force"] }, "reason": "no force pushes" } ] }
+      },
+      "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["\$WORKSPACE/public", "$SECRET"] } },
+      "tsh": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"] } },
+      "tsh2": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"] }, "can_use": ["tcat"] },
+      "hidden": { "executable": "$BIN/ttrue", "from": { "session": "deny" } },
+      "tsleep": { "executable": "$BIN/tsleep" },
+      "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
+      $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
+    }
+  }
+}
+EOF
+
+# session SCRIPT: run SCRIPT (sh -c) as the agent; OUT, ERR, RC
+session() {
+	(cd "$WS" && "$CORDON" run --profile "$P" -- sh -c "$1" >"$BASE/out" 2>"$BASE/err" </dev/null)
+	RC=$?
+	OUT=$(cat "$BASE/out")
+	ERR=$(cat "$BASE/err")
+}
+expect() { # expect DESC CONDITION...
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
+}
+has() { [[ "$1" == *"$2"* ]]; }
+
+# ---- calls that go through, and what the policy refuses ----------------------
+session 'git --version; echo rc=$?'
+expect "an allowed call runs the tool, its output reaches the agent" has "$OUT" "git version"
+expect "... and exits as the tool did" has "$OUT" "rc=0"
+
+session 'git push --force origin main; echo rc=$?'
+expect "a denied argv: exit 126" has "$OUT" "rc=126"
+expect "... with 'cordon: denied: <reason>'" has "$ERR" "cordon: denied: no force pushes"
+
+control=$(/usr/bin/git --version 2>&1)
+session '/usr/bin/git --version; echo rc=$?'
+if has "$control" "git version" && has "$OUT" "rc=126" && ! has "$OUT" "git version"; then
+	ok "running the controlled binary directly from the session is refused (unconfined: it runs)"
+else
+	not_ok "direct /usr/bin/git" "control: $control" "out: $OUT" "err: $ERR"
+fi
+session "$BIN/tcat $WS/public/a.txt; echo rc=\$?"
+expect "a controlled copy outside PATH is no way round either" has "$OUT" "rc=126"
+session 'PATH=/usr/bin:/bin git --version; echo rc=$?'
+expect "nor a PATH without the shims" has "$OUT" "rc=126"
+
+# ---- each side reads only its own ----------------------------------------------
+session "tcat $WS/public/a.txt"
+expect "the tool reads what its sandbox grants" has "$OUT" "public-text"
+session "cat $WS/session-only.txt; tcat $WS/session-only.txt; echo rc=\$?"
+if has "$OUT" "session-text" && has "$OUT" "rc=1" && [ "$(echo "$OUT" | grep -c session-text)" = 1 ]; then
+	ok "the tool cannot read a file only the session may read (the session can)"
+else
+	not_ok "tool reads session-only" "out: $OUT" "err: $ERR"
+fi
+session "tcat $SECRET/tool-only.txt; cat $SECRET/tool-only.txt; echo rc=\$?"
+if [ "$(cat "$SECRET/tool-only.txt")" = tool-secret ] && has "$OUT" "tool-secret" && has "$OUT" "rc=1" &&
+   [ "$(echo "$OUT" | grep -c tool-secret)" = 1 ]; then
+	ok "the session cannot read a file only the tool may read (the tool can; unconfined can)"
+else
+	not_ok "session reads tool-only" "out: $OUT" "err: $ERR"
+fi
+
+# ---- who may call whom -----------------------------------------------------------
+session "tsh -c 'tcat $WS/public/a.txt; echo inner=\$?'; echo rc=\$?"
+expect "a tool without can_use cannot call another controlled tool (no shim there)" has "$OUT" "inner=127"
+session "tsh -c '$BIN/tcat $WS/public/a.txt; echo inner=\$?'"
+expect "... nor run its binary (the execute-only gate)" has "$OUT" "inner=126"
+session "tsh2 -c 'tcat $WS/public/a.txt; echo inner=\$?'"
+expect "with can_use it calls it through its own broker" has "$OUT" "public-text"
+expect "... which exits 0" has "$OUT" "inner=0"
+session 'hidden; echo rc=$?'
+expect "from.session: deny: the session has no shim for it" has "$OUT" "rc=127"
+session "$PY $here/broker-client.py call hidden"
+expect "... and a request for it by hand is denied" has "$OUT" "denied:"
+
+# ---- the broker trusts the socket, not the message ----------------------------
+session "$PY $here/broker-client.py call nosuchtool"
+expect "a request naming an unknown command is denied" has "$OUT" "denied:"
+session "$PY $here/broker-client.py call git push --force"
+expect "a hand-made request gets the same policy as the shim's" has "$OUT" "denied: no force pushes"
+for mode in "fds 3 git" oversize badmagic signal-first; do
+	session "$PY $here/broker-client.py $mode"
+	expect "a malformed frame ($mode) drops the peer" has "$OUT" "closed"
+done
+session "$PY $here/broker-client.py twice tsleep 5"
+expect "a second request on one connection drops the peer (and its tool)" has "$OUT" "closed"
+shim=$(dirname "$CORDON")/cordon-shim
+session "$shim; echo rc=\$?; ln -s $shim /tmp/git && /tmp/git --version; echo rc2=\$?"
+expect "the shim refuses to run as anything but a name in /run/cordon/bin" has "$OUT" "rc=125"
+expect "... also through a link of its own making" has "$OUT" "rc2=125"
+session 'touch /run/cordon/x; echo rc=$?; ln -s /bin/true /run/cordon/bin/tcat2; echo rc2=$?'
+expect "/run/cordon is sealed (read-only)" has "$OUT" "rc=1"
+expect "... no shim can be added" has "$OUT" "rc2=1"
+session 'echo key=${CORDON_TEST_HOOK_KEY:-unset}'
+expect "the webhook's key is not in the session's environment" has "$OUT" "key=unset"
+
+# ---- a binary swapped after start --------------------------------------------
+rm -f "$BASE/ready" "$BASE/swapped"
+(cd "$WS" && "$CORDON" run --profile "$P" -- sh -c "swapme; echo rc1=\$?; \
+	while [ ! -e $BASE/swapped ]; do sleep 0.05; done; swapme; echo rc2=\$?" >"$BASE/out" 2>"$BASE/err" </dev/null) &
+pid=$!
+PIDS+=($pid)
+# the session cannot write $BASE: it says "ready" by its output instead
+for _ in $(seq 200); do grep -q rc1= "$BASE/out" 2>/dev/null && break; sleep 0.05; done
+printf '#!/bin/sh\necho v2\n' > "$BIN/swapme.new" && chmod 755 "$BIN/swapme.new" && mv "$BIN/swapme.new" "$BIN/swapme"
+touch "$BASE/swapped"
+wait $pid
+OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err") RC=0
+expect "the binary as at start runs" has "$OUT" "v1"
+if has "$OUT" "rc2=126" && ! has "$OUT" "v2" && has "$ERR" "changed since the session started"; then
+	ok "a binary replaced after start (by rename) is refused, and says why"
+else
+	not_ok "swapped binary" "out: $OUT" "err: $ERR"
+fi
+[ "$("$BIN/swapme")" = v2 ] && ok "control: the new binary runs unconfined" || not_ok "swap control"
+
+# ---- approvals ----------------------------------------------------------------
+session 'by-allow; echo rc=$?'
+expect "the webhook approves: the tool runs" has "$OUT" "rc=0"
+session 'by-deny; echo rc=$?'
+expect "the webhook denies: 126" has "$OUT" "rc=126"
+t0=$(date +%s%N)
+session 'by-slow; echo rc=$?'
+t1=$(date +%s%N)
+expect "the webhook times out: deny" has "$OUT" "rc=126"
+session 'by-wrongid; echo rc=$?'
+expect "an answer with another request id is a deny" has "$OUT" "rc=126"
+session 'by-wrongdigest; echo rc=$?'
+expect "an answer with another digest is a deny" has "$OUT" "rc=126"
+if grep -q '"sig_ok": true' "$BASE/hook.log" && ! grep -q '"sig_ok": false' "$BASE/hook.log"; then
+	ok "every request the webhook got was signed with the key"
+else
+	not_ok "webhook signatures" "$(head -c 1500 "$BASE/hook.log")"
+fi
+# no controlling terminal here (the test has none): the default, at once
+t0=$(date +%s%N)
+(cd "$WS" && setsid "$CORDON" run --profile "$P" -- sh -c 'by-me; echo rc=$?' >"$BASE/out" 2>"$BASE/err" </dev/null)
+t1=$(date +%s%N)
+OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+if has "$OUT" "rc=126" && [ $(((t1 - t0) / 1000000)) -lt 10000 ]; then
+	ok "the terminal backend with no terminal applies its default (deny) at once"
+else
+	not_ok "terminal default" "ms=$(((t1 - t0) / 1000000))" "out: $OUT" "err: $ERR"
+fi
+
+# ---- 64 at once, 128 waiting, the next refused ---------------------------------
+script='for i in $(seq 193); do (tsleep 8; echo "done=$?") & done; wait'
+session "$script"
+done0=$(echo "$OUT" | grep -c '^done=0$')
+done126=$(echo "$OUT" | grep -c '^done=126$')
+busy=$(echo "$ERR" | grep -c 'supervisor is busy')
+if [ "$done0" = 192 ] && [ "$done126" = 1 ] && [ "$busy" = 1 ]; then
+	ok "193 calls at once: 64 run, 128 wait and complete, the 193rd is refused cleanly"
+else
+	not_ok "concurrency" "done0=$done0 done126=$done126 busy=$busy" "err: ${ERR:0:1000}"
+fi
+
+# ---- what cannot enforce it refuses --------------------------------------------
+err=$(cd "$WS" && "$CORDON" run --isolation light --profile "$P" -- true 2>&1); rc=$?
+if [ $rc = 125 ] && has "$err" "full isolation"; then ok "light isolation is refused (exit 125), saying why"; else not_ok "light" "rc=$rc" "$err"; fi
+err=$(cd "$WS" && "$CORDON" run --backend bwrap --profile "$P" -- true 2>&1); rc=$?
+if [ $rc = 125 ] && has "$err" "native runner"; then ok "the bwrap backend is refused (exit 125), saying why"; else not_ok "bwrap" "rc=$rc" "$err"; fi
+
+# ---- the audit trail -----------------------------------------------------------
+log=$(ls -t "$BASE/state/cordon/audit/"*.jsonl | head -n 20)
+n=$(echo "$log" | wc -l)
+bad=0
+for f in $log; do "$CORDON" audit verify "$f" >/dev/null 2>&1 || bad=$((bad + 1)); done
+if [ "$n" -ge 10 ] && [ $bad = 0 ]; then ok "every session's audit log verifies ($n logs)"; else not_ok "audit verify" "n=$n bad=$bad"; fi
+all=$(cat "$BASE/state/cordon/audit/"*.jsonl)
+for ev in allowed denied invocation_denied approve_granted approve_denied approve_timeout exec_refused exited; do
+	if grep -q "\"event\":\"$ev\"" <<<"$all"; then ok "the audit has $ev records"; else not_ok "audit event $ev"; fi
+done
+if ! grep -q "no force pushes\"" <<<"$all" || ! grep -q '"push","--force","origin","main"' <<<"$all"; then
+	not_ok "the audit names the rule's reason and a redacted argv"
+else
+	ok "the audit names the rule's reason and a redacted argv"
+fi
+if grep -q "$CORDON_TEST_HOOK_KEY" <<<"$all"; then not_ok "the webhook key is in the audit log"; else ok "no secret in the audit log"; fi
+f=$(grep -l '"event":"allowed"' $log | head -n 1)
+sed -i '/"event":"allowed"/s/"caller":"session"/"caller":"sessiom"/' "$f"
+if "$CORDON" audit verify "$f" >/dev/null 2>&1; then not_ok "an edited audit log verifies"; else ok "an edited audit log does not verify"; fi
+
+finish
