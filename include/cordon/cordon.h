@@ -478,7 +478,10 @@ CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
  * NULL/0: nothing was written). A runner's record makes RUNNER_FAILED with
  * its message (CORDON_STATUS_CORDON) or bwrap's first output line
  * (CORDON_STATUS_BWRAP_JSON) as ret->line; otherwise the output is looked
- * at for denials only. Without a channel it is cordon_classify. Pure. */
+ * at for denials only. Without a channel it is cordon_classify. One
+ * exception, the only thing it asks the system: the runner's record that
+ * it could not execute (EACCES) a file this process may execute is DENIED
+ * (the sandbox refused it: the execute-only gate), with no line. */
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status,
 				      const char *status, size_t status_len,
 				      const char *output, size_t output_len,

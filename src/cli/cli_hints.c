@@ -210,10 +210,19 @@ static const char *const exec_words[] = { "exec", "cannot run", "not permitted t
  * seccomp EPERM, Landlock EACCES, and so does the runner's write gate,
  * which (full isolation only) decides the protected and persistence
  * paths. */
+/* The decision is command_policies': a controlled executable. */
+static bool is_tool_rule(const struct profile_decision *d)
+{
+	return strncmp(d->pointer, "/command_policies/", strlen("/command_policies/")) == 0;
+}
+
 static const char *mechanism_of(const char *line, enum profile_op op, const struct profile_decision *d, bool light)
 {
 	bool gated = !light && op == PROFILE_OP_WRITE &&
 		     (strstr(d->reason, "write gate") || strstr(d->reason, "kept read-only by"));
+
+	if (op == PROFILE_OP_EXEC && is_tool_rule(d))
+		return "exec-gate";
 
 	if (strcasestr(line, "read-only file system") || strcasestr(line, "erofs"))
 		return "mount";
@@ -333,6 +342,23 @@ static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
 		json_array_append_new(h->hints, json_string(text));
 }
 
+/* A controlled executable run directly: how to run it instead. */
+static void tool_hint(struct hints *h, const char *path, const struct profile_decision *d)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *name = d->pointer + strlen("/command_policies/commands/");
+	int n = (int)strcspn(name, "/");
+
+	if (strncmp(d->pointer, "/command_policies/commands/", strlen("/command_policies/commands/")) != 0 || n == 0)
+		return;
+	if (asprintf(&text, "%s is %.*s's executable under command_policies: the session may not run it directly; "
+			    "call it by name (%.*s, the shim in /run/cordon/bin, first on PATH), and the supervisor "
+			    "runs it in its own sandbox; cordon why --command %.*s -- ARGS says what it allows",
+		     path, n, name, n, name, n, name) < 0)
+		return;
+	json_array_append_new(h->hints, json_string(text));
+}
+
 /* One entry for path (absolute, or ~/x) if why denies it. */
 static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path)
 {
@@ -350,11 +376,18 @@ static void explain_path(struct hints *h, const struct cli_args *a, const char *
 		order[0] = PROFILE_OP_WRITE, order[1] = PROFILE_OP_READ;
 	else if (says(line, exec_words))
 		order[0] = PROFILE_OP_EXEC, order[2] = PROFILE_OP_READ;
-	for (k = 0; k < 3; k++)
-		if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
-			break;
+	/* a command_policies executable run directly: the exec gate, whatever
+	 * the words (sh says only "Permission denied") */
+	if (h->v->q.tools && cli_why_view_path(h->v, path, PROFILE_OP_EXEC, &d) == 0 && !d.allow && is_tool_rule(&d))
+		order[0] = PROFILE_OP_EXEC, k = 0;
+	else
+		for (k = 0; k < 3; k++)
+			if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
+				break;
 	if (k == 3)
 		return; /* why cannot explain it: not listed */
+	if (order[k] == PROFILE_OP_EXEC && is_tool_rule(&d))
+		tool_hint(h, path, &d);
 	if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
 		shown = canon;
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
@@ -470,6 +503,22 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
 		json_array_append_new(h->denials, o);
 }
 
+/* The runner could not execute the command itself ("cordon: execve:
+ * PATH: EACCES"): what why says of executing PATH. */
+static void runner_exec_denial(struct hints *h, const struct cli_args *a, const char *line)
+{
+	static const char tag[] = "execve: ";
+	const char *p = strstr(line, tag), *e;
+	_cleanup_free_ char *path = NULL;
+
+	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, ": EACCES")))
+		return;
+	p += strlen(tag);
+	path = strndup(p, (size_t)(e - p));
+	if (path)
+		explain_path(h, a, "Permission denied (execve)", path);
+}
+
 static void scan_text(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *text,
 		      size_t len)
 {
@@ -490,6 +539,8 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 		else if (connect_seen > 0)
 			connect_seen--;
 		net_hint(h, line, connect_seen > 0);
+		if (strncmp(line, "cordon: execve: /", strlen("cordon: execve: /")) == 0)
+			runner_exec_denial(h, a, line);
 		bool denial = false;
 		STRV_FOREACH(sig, c->denial_signatures)
 			if (strcasestr(line, *sig)) {

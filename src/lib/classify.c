@@ -34,11 +34,13 @@
  * costs one check per line, not one per byte.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cordon/cordon.h"
 #include "cleanup.h"
@@ -578,6 +580,26 @@ static char *first_line(const char *out, size_t len, int exit_status)
 	return line;
 }
 
+/* The runner's "cordon: execve: PATH: EACCES" for a file this process may
+ * execute: the sandbox refused it (the execute-only gate, a controlled
+ * command's executable, a hidden directory), a denial, not the runner
+ * failing. A file that is not executable here either stays a failure. */
+static bool sandbox_refused_exec(const char *line)
+{
+	static const char tag[] = "execve: ";
+	const char *p = strstr(line, tag), *e;
+	char path[PATH_MAX];
+
+	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, ": EACCES")) || e[strlen(": EACCES")] != '\0')
+		return false;
+	p += strlen(tag);
+	if ((size_t)(e - p) >= sizeof(path))
+		return false;
+	memcpy(path, p, (size_t)(e - p));
+	path[e - p] = '\0';
+	return access(path, X_OK) == 0;
+}
+
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status, const char *status,
 				      size_t status_len, const char *output, size_t output_len,
 				      struct cordon_classification *ret)
@@ -622,6 +644,11 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 	}
 	if (!line)
 		return -ENOMEM;
+	if (sandbox_refused_exec(line)) {
+		free(line);
+		*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_DENIED };
+		return 0;
+	}
 	*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_RUNNER_FAILED, .line = line };
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "profile_internal.h"
 #include "provider.h"
 #include "strv.h"
+#include "tools.h"
 
 const char *profile_op_to_string(enum profile_op op)
 {
@@ -55,6 +56,23 @@ static void decide(struct profile_decision *d, bool allow, const char *file, con
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
 	va_end(ap);
+}
+
+/* The command under command_policies whose executable is c, resolved as
+ * the session's start resolves it: on PATH, never from what the session
+ * can write (the workspace under workspace-write, filesystem.write). */
+static const struct tool_command *session_controlled(const struct cordon_profile *p, const char *c)
+{
+	_cleanup_strv_free_ char **writable = calloc(1, sizeof(char *));
+
+	if (!writable)
+		return NULL;
+	if (p->mode == CORDON_MODE_WORKSPACE_WRITE && p->workspace && strv_push(&writable, p->workspace) < 0)
+		return NULL;
+	for (size_t i = 0; i < p->write.n; i++)
+		if (strv_push(&writable, p->write.v[i].path) < 0)
+			return NULL;
+	return tools_controlling(p->tools, c, getenv("PATH"), (const char *const *)writable);
 }
 
 static bool member_covers(const char *member, const char *path)
@@ -201,8 +219,27 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 				goto done;
 			}
 
+	if (op == PROFILE_OP_EXEC && p->tools) {
+		const struct tool_command *tc = session_controlled(p, c);
+
+		if (tc) {
+			char pointer[sizeof(d.pointer)];
+
+			snprintf(pointer, sizeof(pointer), "%s%s", tc->place.pointer ? tc->place.pointer : "",
+				 tc->executable ? "/executable" : "");
+			decide(&d, false, tc->place.file ? tc->place.file : p->file, pointer,
+			       "%s runs the command %s under command_policies: the session may not execute it; "
+			       "it calls %s by name (the shim /run/cordon/bin/%s), and the supervisor runs it in %s's own "
+			       "sandbox",
+			       c, tc->name, tc->name, tc->name, tc->name);
+			goto done;
+		}
+	}
 	if (op == PROFILE_OP_READ || op == PROFILE_OP_EXEC) {
-		const char *exec_note = op == PROFILE_OP_EXEC ? " (no execute-only gate yet: what is readable may run)" : "";
+		const char *exec_note = op != PROFILE_OP_EXEC ? ""
+					: p->tools ? " (the execute-only gate keeps only the executables of "
+						     "command_policies from running directly)"
+						   : " (no execute-only gate without command_policies: what is readable may run)";
 
 		rule = profile_rules_covering(&p->read, c);
 		if (rule)

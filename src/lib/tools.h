@@ -161,6 +161,11 @@ int tool_sandbox_init(struct tool_sandbox *sb);
 const struct tool_command *tools_command(const struct cordon_tools *t, const char *name);
 const struct tool_backend *tools_backend(const struct cordon_tools *t, const char *name);
 const struct tool_from *tool_command_from(const struct tool_command *c, const char *caller);
+/* tools_resolve.c: the command whose executable, resolved as session
+ * start resolves it (path_env, writable: cordon_tools_resolve), is the
+ * canonical path; NULL when none is. The session may not execute it. */
+const struct tool_command *tools_controlling(const struct cordon_tools *t, const char *canonical,
+					     const char *path_env, const char *const *writable);
 /* The profile's limits in the public shape (profile_api.c). */
 void profile_limits_to_public(const struct profile_limits *l, struct cordon_profile_limits *ret);
 

@@ -147,3 +147,16 @@ CORDON_API int cordon_tools_resolve(const struct cordon_tools *t, const char *co
 	*ret = TAKE_PTR(found);
 	return 0;
 }
+
+const struct tool_command *tools_controlling(const struct cordon_tools *t, const char *canonical,
+					     const char *path_env, const char *const *writable)
+{
+	for (size_t i = 0; t && canonical && i < t->n_commands; i++) {
+		_cleanup_free_ char *exe = NULL;
+
+		if (cordon_tools_resolve(t, t->commands[i].name, path_env, writable, &exe, NULL) == 0 &&
+		    strcmp(exe, canonical) == 0)
+			return &t->commands[i];
+	}
+	return NULL;
+}

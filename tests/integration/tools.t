@@ -101,6 +101,37 @@ if has "$control" "git version" && has "$OUT" "rc=126" && ! has "$OUT" "git vers
 else
 	not_ok "direct /usr/bin/git" "control: $control" "out: $OUT" "err: $ERR"
 fi
+session '/usr/bin/git --version'
+expect "... and the refusal is explained: the exec gate, and how to call it" has "$ERR" "git's executable under command_policies"
+out=$(cd "$WS" && "$CORDON" run --profile "$P" -- /usr/bin/git --version 2>&1 </dev/null)
+rc=$?
+if [ $rc = 126 ] && has "$out" "access denied" && has "$out" "call it by name (git" && ! has "$out" "may never have run"; then
+	ok "the controlled binary as the agent itself: a denial (126), explained, not a runner failure"
+else
+	not_ok "direct /usr/bin/git as the command" "rc=$rc" "out: $out"
+fi
+json=$(cd "$WS" && "$CORDON" run --json --profile "$P" -- /usr/bin/git --version 2>/dev/null </dev/null)
+if echo "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+den = [x for x in d["denials"] if x.get("mechanism") == "exec-gate"]
+assert d["verdict"] == "denied" and d["exit_code"] == 126, d
+assert den and den[0]["path"] == "/usr/bin/git" and den[0]["op"] == "exec", den
+assert den[0]["rule"] == "/command_policies/commands/git/executable", den
+'; then
+	ok "... and under --json: verdict denied, a denial {path, op exec, rule, mechanism exec-gate}"
+else
+	not_ok "--json exec-gate denial" "$json"
+fi
+out=$("$CORDON" why --profile "$P" --workspace "$WS" --path /usr/bin/git --op exec 2>&1)
+rc=$?
+out2=$("$CORDON" why --profile "$P" --workspace "$WS" --path /bin/cat --op exec 2>&1)
+rc2=$?
+if [ $rc = 1 ] && has "$out" "/command_policies/commands/git/executable" && [ $rc2 = 0 ]; then
+	ok "why --op exec names the controlled executable's rule (deny), and allows another binary"
+else
+	not_ok "why --op exec" "rc=$rc $out" "rc2=$rc2 $out2"
+fi
 session "$BIN/tcat $WS/public/a.txt; echo rc=\$?"
 expect "a controlled copy outside PATH is no way round either" has "$OUT" "rc=126"
 session 'PATH=/usr/bin:/bin git --version; echo rc=$?'

@@ -3,6 +3,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cordon/cordon.h"
 #include "cleanup.h"
@@ -460,6 +461,31 @@ Test(classify, native_channel_record_is_runner_failed)
 	cl = classify_status(&c, 0, "x\t-\ty\n", "");
 	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
 	cr_expect_null(cl.line);
+}
+
+/* The runner could not execute a file this process can: the sandbox
+ * refused it (the execute-only gate), a denial; a file nobody may execute
+ * stays the runner's failure. */
+Test(classify, native_channel_exec_refused_is_denied)
+{
+	struct cordon_confined c = channel_confined(NATIVE_CH);
+	struct cordon_classification cl;
+
+	cr_assert_eq(access("/bin/true", X_OK), 0);
+	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /bin/true: EACCES\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_DENIED);
+	cr_expect_null(cl.line);
+	cr_assert_neq(access("/etc/passwd", X_OK), 0);
+	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /etc/passwd: EACCES\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	free(cl.line);
+	/* not found, or another errno: the runner's failure */
+	cl = classify_status(&c, 127, "execve\tENOENT\tcordon: execve: /bin/true: ENOENT\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	free(cl.line);
+	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /bin/true: EACCES and more\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	free(cl.line);
 }
 
 Test(classify, bwrap_channel)
