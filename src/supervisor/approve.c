@@ -260,6 +260,12 @@ int approvals_new(approval_lookup lookup, void *ctx, const char *const *names, s
 	return 0;
 }
 
+void approvals_set_terminal_hold(struct approvals *a, approval_hold hold, void *ctx)
+{
+	a->hold = hold;
+	a->hold_ctx = ctx;
+}
+
 struct approvals *approvals_free(struct approvals *a)
 {
 	if (!a)

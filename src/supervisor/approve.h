@@ -78,6 +78,16 @@ int approvals_new(approval_lookup lookup, void *ctx, const char *const *names, s
 /* Zeroes and frees the keys. NULL is fine; returns NULL. */
 struct approvals *approvals_free(struct approvals *a);
 
+/*
+ * While a terminal prompt is up, hold(ctx, true) before it takes the
+ * terminal and hold(ctx, false) after it gave it back: whatever else
+ * reads the terminal (the session's relay of it into the agent's own
+ * pseudo-terminal) pauses, so the answer's keys reach the prompt and
+ * nothing else. Set once, before any approval_ask; NULL: nothing to hold.
+ */
+typedef void (*approval_hold)(void *ctx, bool on);
+void approvals_set_terminal_hold(struct approvals *a, approval_hold hold, void *ctx);
+
 struct approval_request {
 	const char *request_id; /* 32 lower-case hex digits, random */
 	const char *session;

@@ -43,6 +43,9 @@ struct approvals {
 	size_t n;
 	/* one terminal prompt at a time */
 	pthread_mutex_t terminal_lock;
+	/* approvals_set_terminal_hold; called with terminal_lock held */
+	approval_hold hold;
+	void *hold_ctx;
 };
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in milliseconds. */

@@ -190,6 +190,9 @@ void terminal_ask(struct approvals *a, const struct approval_entry *e, const str
 	sigaddset(&job_control, SIGTTIN);
 	pthread_sigmask(SIG_BLOCK, &job_control, &old_mask);
 
+	/* the session's relay stops reading the terminal: the keys are ours */
+	if (a->hold)
+		a->hold(a->hold_ctx, true);
 	if (tcgetattr(fd, &saved) < 0) {
 		apply_default(e, false, ret, "the terminal's mode cannot be read");
 		goto unlock;
@@ -223,6 +226,8 @@ void terminal_ask(struct approvals *a, const struct approval_entry *e, const str
 	(void)tcflush(fd, TCIFLUSH);
 	(void)tcsetattr(fd, TCSANOW, &saved);
 unlock:
+	if (a->hold)
+		a->hold(a->hold_ctx, false);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	pthread_mutex_unlock(&a->terminal_lock);
 }

@@ -68,6 +68,7 @@ struct supervisor {
 	size_t running, waiting;
 
 	struct cordon_child *session;
+	int session_pidfd;          /* the session's runner, for a terminal prompt's hold; -1: none */
 	struct child_watch *session_watch;
 	bool session_ended;
 };

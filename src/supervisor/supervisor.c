@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "call.h"
@@ -115,6 +116,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 	if (!s)
 		return -ENOMEM;
 	s->session_fd[0] = s->session_fd[1] = -1;
+	s->session_pidfd = -1;
 	s->profile = cfg->profile;
 	s->tools = cordon_profile_tools(cfg->profile);
 	if (!s->tools) {
@@ -217,6 +219,17 @@ static void end_calls(struct supervisor *s)
 	}
 }
 
+/* A terminal prompt is up (approve.h): the session's runner, which relays
+ * our terminal into the agent's pseudo-terminal, stops reading it until
+ * the answer is in. A signal through the pidfd never reaches another
+ * process, also once the runner is gone. */
+static void hold_session_terminal(void *ctx, bool on)
+{
+	struct supervisor *s = ctx;
+
+	(void)syscall(SYS_pidfd_send_signal, s->session_pidfd, on ? SIGSTOP : SIGCONT, NULL, 0);
+}
+
 int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
 		   struct cordon_result **ret)
 {
@@ -230,6 +243,12 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	s->session_fd[1] = -1;
 	if (r < 0)
 		return r;
+	/* the runner relays our terminal only when the agent has one of its own */
+	if (o->terminal && isatty(STDIN_FILENO) && s->approvals) {
+		s->session_pidfd = fcntl(cordon_child_pidfd(s->session), F_DUPFD_CLOEXEC, 3);
+		if (s->session_pidfd >= 0)
+			approvals_set_terminal_hold(s->approvals, hold_session_terminal, s);
+	}
 	r = child_watch_new(s->base, s->session, on_session_done, s, &s->session_watch);
 	if (r < 0) {
 		cordon_child_kill(s->session);
@@ -262,6 +281,8 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	/* A worker thread still out (an approval nobody answered) will touch
 	 * the loop and the backends when it returns: they stay. */
 	if (s->approving == 0) {
+		if (s->session_pidfd >= 0)
+			close(s->session_pidfd);
 		approvals_free(s->approvals);
 		if (s->base)
 			event_base_free(s->base);

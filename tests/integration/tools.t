@@ -236,6 +236,33 @@ if has "$OUT" "rc=126" && [ $(((t1 - t0) / 1000000)) -lt 10000 ]; then
 else
 	not_ok "terminal default" "ms=$(((t1 - t0) / 1000000))" "out: $OUT" "err: $ERR"
 fi
+# a person at the session's terminal (a real pty, tools-pty.py): the agent has
+# a terminal of its own, relayed by the session's runner, which pauses while
+# the prompt is up so the answer's keys reach the prompt (three times: without
+# the pause the relay and the prompt race for them); the agent's terminal
+# takes input again afterwards
+agent='by-me; echo rc=$?; echo ready-for-input; read line; echo got=$line'
+good=0
+for i in 1 2 3; do
+	screen=$("$PY" "$here/tools-pty.py" yes "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+	if has "$screen" "Type yes" && has "$screen" "cordon: allowed" && has "$screen" "rc=0" &&
+	   has "$screen" "got=after-the-prompt" && has "$screen" "status=0"; then
+		good=$((good + 1))
+	else
+		bad_screen=$screen
+	fi
+done
+if [ $good = 3 ]; then
+	ok "the terminal backend through a pty: 'yes' at the prompt allows (3 of 3), the agent's terminal works after"
+else
+	not_ok "terminal approval through a pty: $good of 3" "${bad_screen:0:2000}"
+fi
+screen=$("$PY" "$here/tools-pty.py" no "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+if has "$screen" "cordon: denied" && has "$screen" "rc=126" && has "$screen" "got=after-the-prompt"; then
+	ok "... and 'no' denies (126)"
+else
+	not_ok "terminal denial through a pty" "${screen:0:2000}"
+fi
 
 # ---- 64 at once, 128 waiting, the next refused ---------------------------------
 script='for i in $(seq 193); do (tsleep 8; echo "done=$?") & done; wait'

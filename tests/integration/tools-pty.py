@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Play the person at the terminal of a tool session.
+
+    tools-pty.py ANSWER WORKSPACE CORDON ARGS...
+
+Runs CORDON ARGS (`cordon run --profile P -- AGENT...`) in WORKSPACE with a
+fresh pty as its controlling terminal and stdio (as a person's shell would
+start it: the agent then gets a terminal of its own, which the session's
+runner relays). When the supervisor's question ("Type yes") shows, types
+ANSWER and Enter; when the agent prints "ready-for-input", types
+"after-the-prompt" and Enter (the agent's terminal must work again after
+the prompt). Prints everything the terminal showed, then "status=N".
+"""
+import os
+import pty
+import select
+import sys
+import time
+
+QUESTION = b"Type yes"
+
+
+def main():
+    answer, ws, argv = sys.argv[1].encode() + b"\r", sys.argv[2], sys.argv[3:]
+    pid, master = pty.fork()
+    if pid == 0:
+        os.chdir(ws)
+        os.execv(argv[0], argv)
+    screen = b""
+    answered = typed = False
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([master], [], [], 0.2)
+        if r:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            screen += chunk
+        if not answered and QUESTION in screen:
+            time.sleep(0.2)  # the prompt is reading now
+            os.write(master, answer)
+            answered = True
+        if not typed and b"ready-for-input" in screen:
+            os.write(master, b"after-the-prompt\r")
+            typed = True
+    _, status = os.waitpid(pid, 0)
+    sys.stdout.write(screen.decode("utf-8", "replace"))
+    print("\nstatus=%d" % os.waitstatus_to_exitcode(status))
+
+
+if __name__ == "__main__":
+    main()
