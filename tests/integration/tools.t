@@ -20,11 +20,28 @@ cp /bin/cat "$BIN/tcat"
 cp /bin/dash "$BIN/tsh"
 cp /bin/sleep "$BIN/tsleep"
 cp /bin/true "$BIN/ttrue"
+cp "$(command -v curl)" "$BIN/tnet"
+cp "$(command -v curl)" "$BIN/toff"
 printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 export CORDON_TEST_HOOK_KEY=hook-key-$$
 SUPERVISOR=$(dirname "$CORDON")/cordon-supervisor
+
+# an upstream on the host's loopback, for the tools' own network
+"$PY" -c '
+import http.server, socketserver, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"upstream-ok\n")
+    def log_message(self, *a): pass
+s = socketserver.TCPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
+__import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()' "$BASE/upport" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$BASE/upport" ] && break; sleep 0.05; done
+UPPORT=$(cat "$BASE/upport")
 
 # the approval webhook (webhook-server.py picks its answer by path)
 WEBHOOK_TEST_KEY=$CORDON_TEST_HOOK_KEY "$PY" "$here/webhook-server.py" "$BASE/port" "$BASE/hook.log" &
@@ -63,6 +80,9 @@ cat > "$P" <<EOF
       "tsh2": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"] }, "can_use": ["tcat"] },
       "hidden": { "executable": "$BIN/ttrue", "from": { "session": "deny" } },
       "tsleep": { "executable": "$BIN/tsleep" },
+      "tnet": { "executable": "$BIN/tnet", "sandbox": { "network": { "mode": "proxy",
+                "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } },
+      "toff": { "executable": "$BIN/toff" },
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
@@ -262,6 +282,26 @@ if has "$screen" "cordon: denied" && has "$screen" "rc=126" && has "$screen" "go
 	ok "... and 'no' denies (126)"
 else
 	not_ok "terminal denial through a pty" "${screen:0:2000}"
+fi
+
+# ---- each tool's own network: its own proxy, its own lists -----------------------
+# (--noproxy '': NO_PROXY names the sandbox's own loopback, and localhost is the
+# upstream's name here)
+get="--noproxy '' -sS -o /dev/null -w %{http_code} --max-time 10"
+control=$(curl $get "http://127.0.0.1:$UPPORT/" 2>&1 | tr -d "'")
+session "tnet $get http://localhost:$UPPORT/; echo; toff $get http://localhost:$UPPORT/; echo; curl $get http://localhost:$UPPORT/; echo"
+lines=$(echo "$OUT" | tr -d "'")
+if [ "$control" = 200 ] && [ "$(echo "$lines" | sed -n 1p)" = 200 ] && [ "$(echo "$lines" | sed -n 2p)" = 000 ] &&
+   [ "$(echo "$lines" | sed -n 3p)" = 000 ]; then
+	ok "a tool's sandbox.network: its proxy admits its host; a tool without network and the session reach nothing (unconfined: 200)"
+else
+	not_ok "per-tool network" "control=$control" "out: $OUT" "err: ${ERR:0:1500}"
+fi
+session "tnet $get http://example.invalid/; echo"
+if has "$OUT" "403" && has "$ERR" "host-not-allowed"; then
+	ok "... and refuses a host its allow list does not name (403, the proxy's reason)"
+else
+	not_ok "per-tool network denial" "out: $OUT" "err: ${ERR:0:1500}"
 fi
 
 # ---- 64 at once, 128 waiting, the next refused ---------------------------------
