@@ -1011,10 +1011,15 @@ CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *
 CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *caller, const char *command,
 				     const struct cordon_launch **ret, struct cordon_error *reterr);
 /* The session's policy under the toolbox: the broker with a shim for
- * every command the session reaches (cordon_policy_set_broker), and no
- * controlled binary executable directly (cordon_policy_deny_exec). */
+ * every command the session reaches (cordon_policy_set_broker), no
+ * controlled binary executable directly (cordon_policy_deny_exec), and
+ * what cordon_toolbox_hide named hidden. */
 CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, struct cordon_policy *p,
 					     struct cordon_error *reterr);
+/* Hide path (a file or a tree) from the session and from every tool's
+ * sandbox launched after this: the supervisor's own state (its audit
+ * log) is no sandbox's to read, whatever a profile grants. */
+CORDON_API int cordon_toolbox_hide(struct cordon_toolbox *b, const char *path, struct cordon_error *reterr);
 /* The caller's NAME=VALUE entries the edge's environment.allow_vars let
  * through (injection variables never), for cordon_run_opts.env. *ret is
  * NULL-terminated; free it with cordon_strv_free. */

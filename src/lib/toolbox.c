@@ -48,6 +48,7 @@ struct cordon_toolbox {
 	size_t n_edges, cap_edges;
 	/* the shims each caller gets: [0] the session, [1 + i] command i */
 	char ***shims;
+	char **hidden;   /* cordon_toolbox_hide: canonical */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -110,6 +111,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 		for (size_t i = 0; i <= b->n_cmds; i++)
 			strv_free(b->shims[i]);
 	free(b->shims);
+	strv_free(b->hidden);
 	free(b->workspace);
 	free(b->shim_path);
 	free(b->search_path);
@@ -259,10 +261,29 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 		if (r < 0)
 			return r;
 	}
+	/* last: no grant above reaches into it */
+	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
 #undef EACH
 	(void)caller;
 	*ret = TAKE_PTR(p);
 	return 0;
+}
+
+CORDON_API int cordon_toolbox_hide(struct cordon_toolbox *b, const char *path, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+	int r;
+
+	if (!b || !path)
+		return error_set(reterr, -EINVAL, "nothing to hide");
+	r = cordon_canonicalize(path, &canon, reterr);
+	if (r < 0)
+		return r;
+	if (strv_length(b->hidden) >= 16)
+		return error_set(reterr, -E2BIG, "too many hidden paths");
+	if (!b->hidden && !(b->hidden = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	return strv_push_unique(&b->hidden, canon);
 }
 
 CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *caller, const char *command,
@@ -366,5 +387,7 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 	/* the session reaches a controlled binary only through its shim */
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
+	for (char **h = b->hidden; r >= 0 && h && *h; h++)
+		r = cordon_policy_deny_read(p, *h, reterr);
 	return r;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "cleanup.h"
 #include "supervisor.h"
 
 /* How long the end waits for killed tools to be reaped. */
@@ -167,6 +168,16 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		if (r < 0) {
 			supervisor_free(s);
 			return fail(err, errlen, r, "cannot open the audit log: %s", strerror(-r));
+		}
+		/* the logs are the supervisor's: no sandbox reads another
+		 * session's calls, nor its own */
+		_cleanup_free_ char *dir = NULL;
+		struct cordon_error he = {};
+
+		r = audit_dir_path(cfg->audit_dir, &dir);
+		if (r >= 0 && (r = cordon_toolbox_hide(s->box, dir, &he)) < 0) {
+			supervisor_free(s);
+			return fail(err, errlen, r, "cannot hide the audit directory: %s", he.message);
 		}
 	}
 	if (r < 0) {

@@ -21,6 +21,7 @@ cp /bin/dash "$BIN/tsh"
 cp /bin/sleep "$BIN/tsleep"
 cp /bin/true "$BIN/ttrue"
 cp "$(command -v curl)" "$BIN/tnet"
+cp /bin/cat "$BIN/tstatecat"
 cp "$(command -v curl)" "$BIN/toff"
 printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 chmod 755 "$BIN"/*
@@ -83,6 +84,7 @@ cat > "$P" <<EOF
       "tnet": { "executable": "$BIN/tnet", "sandbox": { "network": { "mode": "proxy",
                 "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } },
       "toff": { "executable": "$BIN/toff" },
+      "tstatecat": { "executable": "$BIN/tstatecat", "sandbox": { "fs_read": ["$BASE/state"] } },
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
@@ -284,6 +286,16 @@ else
 	not_ok "terminal denial through a pty" "${screen:0:2000}"
 fi
 
+# ---- the audit logs are the supervisor's: no sandbox reads them ------------------
+AUD=$BASE/state/cordon/audit
+log=$(ls "$AUD"/*.jsonl | head -1)
+session "cat $log | head -c 20; echo; tstatecat $log | head -c 20; echo; ls $AUD; echo rc=\$?"
+if [ -n "$log" ] && head -1 "$log" | grep -q session_start && ! has "$OUT" "session_start" && has "$OUT" "rc=2"; then
+	ok "the session cannot read or list the audit logs, nor a tool whose fs_read covers them (the host can)"
+else
+	not_ok "audit logs hidden" "log=$log" "out: $OUT" "err: ${ERR:0:800}"
+fi
+
 # ---- each tool's own network: its own proxy, its own lists -----------------------
 # (--noproxy '': NO_PROXY names the sandbox's own loopback, and localhost is the
 # upstream's name here)
@@ -305,7 +317,7 @@ else
 fi
 
 # ---- 64 at once, 128 waiting, the next refused ---------------------------------
-script='for i in $(seq 193); do (tsleep 8; echo "done=$?") & done; wait'
+script='for i in $(seq 193); do (tsleep 15; echo "done=$?") & done; wait'
 session "$script"
 done0=$(echo "$OUT" | grep -c '^done=0$')
 done126=$(echo "$OUT" | grep -c '^done=126$')
