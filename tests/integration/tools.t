@@ -24,6 +24,7 @@ cp "$(command -v curl)" "$BIN/tnet"
 cp /bin/cat "$BIN/tstatecat"
 cp "$(command -v curl)" "$BIN/toff"
 printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
+printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 export CORDON_TEST_HOOK_KEY=hook-key-$$
@@ -86,6 +87,7 @@ cat > "$P" <<EOF
       "toff": { "executable": "$BIN/toff" },
       "tstatecat": { "executable": "$BIN/tstatecat", "sandbox": { "fs_read": ["$BASE/state"] } },
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "inplace": { "executable": "$BIN/inplace", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
     }
@@ -229,6 +231,40 @@ else
 	not_ok "swapped binary" "out: $OUT" "err: $ERR"
 fi
 [ "$("$BIN/swapme")" = v2 ] && ok "control: the new binary runs unconfined" || not_ok "swap control"
+
+# the same inode rewritten in place, its size and mtime put back: only the
+# content (and the ctime no one can set) differ
+rm -f "$BASE/swapped"
+(cd "$WS" && "$CORDON" run --profile "$P" -- sh -c "inplace; echo rc1=\$?; \
+	while [ ! -e $BASE/swapped ]; do sleep 0.05; done; inplace; echo rc2=\$?" >"$BASE/out" 2>"$BASE/err" </dev/null) &
+pid=$!
+PIDS+=($pid)
+for _ in $(seq 200); do grep -q rc1= "$BASE/out" 2>/dev/null && break; sleep 0.05; done
+ino=$(stat -c %i "$BIN/inplace")
+touch -r "$BIN/inplace" "$BASE/stamp"
+printf '#!/bin/sh\necho v2\n' 1<>"$BIN/inplace"
+touch -r "$BASE/stamp" "$BIN/inplace"
+touch "$BASE/swapped"
+wait $pid
+OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+if [ "$(stat -c %i "$BIN/inplace")" = "$ino" ] && [ "$("$BIN/inplace")" = v2 ] && has "$OUT" "v1" &&
+   has "$OUT" "rc2=126" && ! has "$OUT" "v2" && has "$ERR" "changed since the session started"; then
+	ok "a binary rewritten in place (same inode, size and mtime) is refused too (unconfined: the new one runs)"
+else
+	not_ok "rewritten in place" "out: $OUT" "err: $ERR"
+fi
+
+# ---- signals reach the tool; a shim that dies takes its tool along ------------
+session 'tsleep 30 & p=$!; sleep 1; kill -INT $p; wait $p; echo rc=$?'
+expect "^C (SIGINT) at the shim reaches the tool, which dies of it (130)" has "$OUT" "rc=130"
+session 'tsleep 31 & p=$!; sleep 1; kill -KILL $p; wait $p; echo rc=$?; sleep 1'
+left=$(pgrep -f "tsleep 31" || true)
+if has "$OUT" "rc=137" && [ -z "$left" ]; then
+	ok "a shim killed (SIGKILL) mid-call: its tool is ended too, nothing left running"
+else
+	not_ok "killed shim" "left: $left" "out: $OUT" "err: ${ERR:0:800}"
+	[ -n "$left" ] && kill -9 $left
+fi
 
 # ---- approvals ----------------------------------------------------------------
 session 'by-allow; echo rc=$?'
