@@ -114,7 +114,9 @@ static int read_fs_exec(struct loader *l, const struct where *w, json_t *v, cons
 	if (r < 0)
 		return r;
 	return loader_fail(l, -EOPNOTSUPP, w,
-			   "filesystem.exec (the execute-only gate) needs the tool-sandbox supervisor, not yet available");
+			   "filesystem.exec (an execute-only gate for the whole session) is not supported: the session "
+			   "may execute what it can read, except command_policies' executables; a tool under "
+			   "command_policies gets an execute-only gate of its own (its sandbox's exec_paths)");
 }
 
 static const char *const fs_keys[] = { "read", "write", "deny_read", "protect", "exec", NULL };
