@@ -22,6 +22,9 @@ cp /bin/sleep "$BIN/tsleep"
 cp /bin/true "$BIN/ttrue"
 cp "$(command -v curl)" "$BIN/tnet"
 cp /bin/cat "$BIN/tstatecat"
+cp "$(command -v head)" "$BIN/ttrunc"
+cp "$(command -v head)" "$BIN/tterm"
+cp /bin/sleep "$BIN/tslow"
 cp "$(command -v curl)" "$BIN/toff"
 printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
@@ -85,6 +88,9 @@ cat > "$P" <<EOF
       "tnet": { "executable": "$BIN/tnet", "sandbox": { "network": { "mode": "proxy",
                 "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } },
       "toff": { "executable": "$BIN/toff" },
+      "ttrunc": { "executable": "$BIN/ttrunc", "sandbox": { "stdio": { "stdout": { "max_bytes": 1000, "on_limit": "truncate" } } } },
+      "tterm": { "executable": "$BIN/tterm", "sandbox": { "stdio": { "stdout": { "max_bytes": 1000, "on_limit": "terminate" } } } },
+      "tslow": { "executable": "$BIN/tslow", "sandbox": { "limits": { "timeout": "1s" } } },
       "tstatecat": { "executable": "$BIN/tstatecat", "sandbox": { "fs_read": ["$BASE/state"] } },
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "inplace": { "executable": "$BIN/inplace", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
@@ -252,6 +258,29 @@ if [ "$(stat -c %i "$BIN/inplace")" = "$ino" ] && [ "$("$BIN/inplace")" = v2 ] &
 	ok "a binary rewritten in place (same inode, size and mtime) is refused too (unconfined: the new one runs)"
 else
 	not_ok "rewritten in place" "out: $OUT" "err: $ERR"
+fi
+
+# ---- a tool's limits and stdio caps --------------------------------------------
+session 'ttrunc -c 500000 /dev/zero | wc -c; echo rc=$?'
+if [ "$(echo "$OUT" | head -1 | tr -d ' ')" = 1000 ] && [ "$(head -c 500000 /dev/zero | wc -c)" = 500000 ]; then
+	ok "stdio.stdout max_bytes with truncate: the caller gets the first 1000 bytes (unconfined: all 500000)"
+else
+	not_ok "stdout truncate" "out: $OUT" "err: ${ERR:0:800}"
+fi
+session 'tterm -c 500000 /dev/zero | wc -c; tterm -c 500000 /dev/zero >/dev/null; echo rc=$?'
+n=$(echo "$OUT" | head -1 | tr -d ' ')
+if [ -n "$n" ] && [ "$n" -le 1000 ] && ! has "$OUT" "rc=0"; then
+	ok "... with terminate: the tool is ended at the cap, and its caller sees it fail ($(echo "$OUT" | tail -1))"
+else
+	not_ok "stdout terminate" "out: $OUT" "err: ${ERR:0:800}"
+fi
+t0=$(date +%s%N)
+session 'tslow 30; echo rc=$?'
+t1=$(date +%s%N)
+if ! has "$OUT" "rc=0" && [ $(((t1 - t0) / 1000000)) -lt 15000 ]; then
+	ok "limits.timeout 1s: a tool that would sleep 30 s is ended ($(echo "$OUT" | tail -1), $(((t1 - t0) / 1000000)) ms)"
+else
+	not_ok "tool timeout" "ms=$(((t1 - t0) / 1000000))" "out: $OUT" "err: ${ERR:0:800}"
 fi
 
 # ---- signals reach the tool; a shim that dies takes its tool along ------------
