@@ -50,6 +50,8 @@ bench: build
 	gnuplot -e "datafile='bench/out/launch.dat'; outfile='docs/bench-launch.svg'" bench/plot.gp
 	bench/launch --cordon $(CORDON)
 	bench/proxy --cordon $(CORDON)
+	bench/elf-closure
+	bench/broker --cordon $(CORDON)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
