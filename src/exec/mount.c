@@ -37,6 +37,7 @@
 #include "cleanup.h"
 #include "broker_proto.h"
 #include "runner.h"
+#include "steps.h"
 
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001
@@ -479,129 +480,143 @@ static void protect_target(const struct plan *p, const char *target)
 	}
 }
 
+/* What the mount steps share while mount_apply walks them. */
+struct mount_state {
+	struct held_trees h;
+	int hide_store;         /* the stand-ins for hidden paths, made at the first STEP_HIDE */
+	bool have_dev;
+	size_t target;          /* the next of x->targets (protect.c) to bind */
+};
+
+void mount_ro_root(struct exec_ctx *x, size_t i)
+{
+	apply_ro_root(x->plan, &x->mounts->h);
+}
+
+void mount_dev(struct exec_ctx *x, size_t i)
+{
+	apply_dev(&x->mounts->h);
+	x->mounts->have_dev = true;
+}
+
+void mount_tmpfs(struct exec_ctx *x, size_t i)
+{
+	const struct plan *p = x->plan;
+	char buf[PATH_MAX];
+	const char *path = step_path(&p->steps[i], buf);
+
+	apply_tmpfs(p, path, &x->mounts->h);
+	/* made now, while /run is writable: sealed below */
+	if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
+		exec_die("broker", "mkdir %s: %m", BROKER_DIR);
+}
+
+void mount_bind_back(struct exec_ctx *x, size_t i)
+{
+	int *held = &x->mounts->h.back[i];
+	char buf[PATH_MAX];
+	const char *path;
+	struct stat st;
+	int r;
+
+	if (*held < 0)
+		return; /* does not exist: nothing to bind */
+	path = step_path(&x->plan->steps[i], buf);
+	if (fstat(*held, &st) < 0)
+		exec_die("bind back", "%s: %m", path);
+	r = attach_held(held, path, S_ISDIR(st.st_mode));
+	if (r < 0) {
+		errno = -r;
+		exec_die("bind back", "%s: %m", path);
+	}
+}
+
+void mount_pin(struct exec_ctx *x, size_t i)
+{
+	char buf[PATH_MAX];
+	const char *path = step_path(&x->plan->steps[i], buf);
+	struct stat st;
+	int r;
+
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
+		/* Missing: nothing to rename (its creation is gated). */
+		if (errno == ENOENT || errno == ENOTDIR)
+			return;
+		exec_die("pin", "%s: %m", path);
+	}
+	/* A file on the way to a protected path (a worktree's .git:
+	 * "gitdir: ..." says where git's hooks and config are) is itself
+	 * what git reads: read-only, not just pinned. */
+	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
+		exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
+}
+
+void mount_protect(struct exec_ctx *x, size_t i)
+{
+	size_t *t = &x->mounts->target;
+
+	for (; *t < x->n_targets && x->targets[*t].step == i; (*t)++) {
+		const char *target = x->targets[*t].path;
+
+		if (done_already(x, i, target))
+			continue;
+		protect_target(x->plan, target);
+	}
+}
+
+void mount_hide(struct exec_ctx *x, size_t i)
+{
+	char buf[PATH_MAX];
+	const char *path = step_path(&x->plan->steps[i], buf);
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0) {
+		/* Nothing there (or unreachable): nothing to hide. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+			return;
+		exec_die("hide", "%s: %m", path);
+	}
+	/* An empty, read-only, mode-000 stand-in: opening it fails with
+	 * EACCES, a denial a person (and classify) can read. */
+	if (x->mounts->hide_store < 0)
+		x->mounts->hide_store = make_hide_store();
+	r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
+	if (r < 0) {
+		errno = -r;
+		exec_die("hide", "%s: %m", path);
+	}
+}
+
+void mount_proc(struct exec_ctx *x, size_t i)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		exec_die("proc", "cannot mount a fresh /proc: %m");
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	struct held_trees h = {};
-	_cleanup_close_ int hide_store = -1;
-	char buf[PATH_MAX];
-	bool have_dev = false;
-	size_t t = 0;
+	struct mount_state m = { .hide_store = -1 };
 	int r;
 
 	/* what exists is bound below, what is missing is gated (protect.c) */
 	if (protect_prepare(x) < 0)
 		exec_die_said("protect");
-	hold_trees(x, &h);
+	hold_trees(x, &m.h);
 
+	x->mounts = &m;
 	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct step *s = &p->steps[i];
-		const char *path;
-		struct stat st;
+		const struct step_ops *o = step_ops(p->steps[i].kind);
 
-		switch (s->kind) {
-		case STEP_RO_ROOT:
-			apply_ro_root(p, &h);
-			break;
-
-		case STEP_DEV:
-			apply_dev(&h);
-			have_dev = true;
-			break;
-
-		case STEP_TMPFS:
-			path = step_path(s, buf);
-			apply_tmpfs(p, path, &h);
-			/* made now, while /run is writable: sealed below */
-			if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
-				exec_die("broker", "mkdir %s: %m", BROKER_DIR);
-			break;
-
-		case STEP_BIND_BACK:
-			if (h.back[i] < 0)
-				break; /* does not exist: nothing to bind */
-			path = step_path(s, buf);
-			if (fstat(h.back[i], &st) < 0)
-				exec_die("bind back", "%s: %m", path);
-			r = attach_held(&h.back[i], path, S_ISDIR(st.st_mode));
-			if (r < 0) {
-				errno = -r;
-				exec_die("bind back", "%s: %m", path);
-			}
-			break;
-
-		case STEP_PIN:
-			path = step_path(s, buf);
-			if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
-				/* Missing: nothing to rename (its creation is gated). */
-				if (errno == ENOENT || errno == ENOTDIR)
-					break;
-				exec_die("pin", "%s: %m", path);
-			}
-			/* A file on the way to a protected path (a worktree's
-			 * .git: "gitdir: ..." says where git's hooks and config
-			 * are) is itself what git reads: read-only, not just pinned. */
-			if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
-				exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
-			break;
-
-		case STEP_PROTECT:
-			for (; t < x->n_targets && x->targets[t].step == i; t++) {
-				const char *target = x->targets[t].path;
-
-				if (done_already(x, i, target))
-					continue;
-				protect_target(p, target);
-			}
-			break;
-
-		case STEP_HIDE:
-			path = step_path(s, buf);
-			if (stat(path, &st) < 0) {
-				/* Nothing there (or unreachable): nothing to hide. */
-				if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-					break;
-				exec_die("hide", "%s: %m", path);
-			}
-			/* An empty, read-only, mode-000 stand-in: opening it fails
-			 * with EACCES, a denial a person (and classify) can read. */
-			if (hide_store < 0)
-				hide_store = make_hide_store();
-			r = attach_tree_clone(hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
-			if (r < 0) {
-				errno = -r;
-				exec_die("hide", "%s: %m", path);
-			}
-			break;
-
-		case STEP_PROC:
-			if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-				exec_die("proc", "cannot mount a fresh /proc: %m");
-			break;
-
-		case STEP_NAMESPACES:
-		case STEP_MAP_IDS:
-		case STEP_LOOPBACK:
-		case STEP_PROXY:
-		case STEP_BROKER:
-		case STEP_CHDIR:
-		case STEP_INIT:
-		case STEP_SETSID:
-		case STEP_PDEATHSIG:
-		case STEP_RLIMIT_CORE:
-		case STEP_CLOSE_FDS:
-		case STEP_ENV:
-		case STEP_DROP_CAPS:
-		case STEP_NO_NEW_PRIVS:
-		case STEP_LANDLOCK:
-		case STEP_SECCOMP:
-		case STEP_EXEC:
-		case _STEP_MAX:
-			break;
-		}
+		if (o->stage == STAGE_MOUNT)
+			o->apply(x, i);
 	}
-	if (h.cwd >= 0) {
-		r = attach_held(&h.cwd, x->cwd, true);
+	x->mounts = NULL;
+	if (m.hide_store >= 0)
+		close(m.hide_store);
+	if (m.h.cwd >= 0) {
+		r = attach_held(&m.h.cwd, x->cwd, true);
 		if (r == 0)
 			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0) {
@@ -611,9 +626,9 @@ void mount_apply(struct exec_ctx *x)
 	}
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
-	if (have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
+	if (m.have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
 	seal_private_dirs(p);
-	free(h.root);
-	free(h.back);
+	free(m.h.root);
+	free(m.h.back);
 }
