@@ -17,6 +17,14 @@
  *   - pins, read-only protections and read-deny overlays inside that tree;
  *   - a fresh /proc.
  *
+ * Every place a mount is taken from or put on is resolved once, with no
+ * symlink on the way (pathfd.h), and the mount goes through that fd: a
+ * directory swapped for a symlink since the plan was made is refused,
+ * never followed. The plan's paths are canonical; where a symlink is
+ * followed by design (a --deny-read path, an ancestor of a --protect
+ * path; protect.c canonicalises the protected paths), it is followed
+ * once, by canonicalising, and the result resolved so.
+ *
  * Mounts made here never propagate back: a mount namespace owned by a new
  * user namespace turns shared mounts into slaves when it is copied. The new
  * mount API (open_tree, move_mount, mount_setattr: Linux 5.12) is required;
@@ -36,6 +44,7 @@
 
 #include "cleanup.h"
 #include "broker_proto.h"
+#include "pathfd.h"
 #include "runner.h"
 #include "steps.h"
 
@@ -53,6 +62,9 @@
 #endif
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
 #endif
 #ifndef __NR_open_tree
 #define __NR_open_tree 428
@@ -107,73 +119,117 @@ static int set_attr(int dfd, const char *path, unsigned flags, __u64 set, __u64 
 	return 0;
 }
 
-/* Read-only, with every mount below it. */
-static int make_readonly(const char *path)
-{
-	return set_attr(AT_FDCWD, path, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
-}
-
-/* A detached copy of the mounts at and below path, nosuid,nodev (and
- * noexec: plan_noexec); -ENOENT when there is nothing there. */
-static int clone_tree(const char *path, bool recursive, bool noexec)
+/* A detached copy of the mounts at the O_PATH fd at (recursive: and
+ * below it), with attrs (MOUNT_ATTR_*) set on every one of them. */
+static int clone_at(int at, bool recursive, __u64 attrs)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
-			  OPEN_TREE_CLONE | O_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
+	fd = (int)syscall(__NR_open_tree, at, "",
+			  OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
 	if (fd < 0)
 		return -errno;
-	r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0), 0);
-	if (r < 0)
+	if (attrs && (r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs, 0)) < 0)
 		return r;
 	return TAKE_FD(fd);
 }
 
-static int attach_tree(int fd, const char *path)
+/* The same for path, resolved once with no symlink on the way (pathfd.h:
+ * a directory swapped for one since the plan was made is -ELOOP, never
+ * followed), nosuid,nodev (and noexec: plan_noexec); -ENOENT when there is
+ * nothing there. */
+static int clone_tree(const char *path, bool recursive, bool noexec)
 {
-	if (syscall(__NR_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
+
+	if (at < 0)
+		return at;
+	return clone_at(at, recursive, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0));
+}
+
+/* Move the detached tree fd onto the place the O_PATH fd at names. */
+static int attach_at(int fd, int at)
+{
+	if (syscall(__NR_move_mount, fd, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
 }
 
-/* mkdir -p below a fresh tmpfs; the last component is a directory or, for
- * a file being bound back, an empty file. */
+/* ... onto path, resolved now (on top of the mounts made so far) as clone_tree does. */
+static int attach_tree(int fd, const char *path)
+{
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
+
+	if (at < 0)
+		return at;
+	return attach_at(fd, at);
+}
+
+/* mkdir -p below a fresh tmpfs, one component at a time through the fd of
+ * the one before (no symlink followed); the last component is a directory
+ * or, for a file being bound back, an empty file. Returns its O_PATH fd. */
 static int make_mount_point(const char *path, bool dir)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-	int fd;
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, "/", O_DIRECTORY);
+	const char *c = path;
 
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *c = buf + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*c = '/';
+	if (at < 0)
+		return at;
+	for (;;) {
+		char name[NAME_MAX + 1];
+		bool last;
+		int fd, r = path_next_component(&c, name, &last);
+
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return TAKE_FD(at);
+		if (!last || dir) {
+			if (mkdirat(at, name, 0755) < 0 && errno != EEXIST)
+				return -errno;
+		} else {
+			fd = openat(at, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			if (fd < 0)
+				return -errno;
+			close(fd);
+		}
+		fd = path_open_nofollow(at, name, !last || dir ? O_DIRECTORY : 0);
+		if (fd < 0)
+			return fd;
+		close(at);
+		at = fd;
 	}
-	if (dir)
-		return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
-	fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
 }
 
 /* A tree held since before the tmpfs went on (*fd, taken over), moved onto
  * path below it: the mount point made first, a directory or a file. */
 static int attach_held(int *fd, const char *path, bool dir)
 {
-	_cleanup_close_ int held = TAKE_FD(*fd);
-	int r = make_mount_point(path, dir);
+	_cleanup_close_ int held = TAKE_FD(*fd), at = make_mount_point(path, dir);
 
-	return r < 0 ? r : attach_tree(held, path);
+	return at < 0 ? at : attach_at(held, at);
+}
+
+/* A path that by design may name a symlink (a --deny-read path, hidden as
+ * Landlock resolves it; an ancestor of a --protect path, pinned where it
+ * leads as a bind mount did): resolved with no symlink on the way, or
+ * else canonicalised once and that resolved so (a swap in between is
+ * -ELOOP). *linked: path itself is a symlink. */
+static int open_followed(const char *path, bool *linked)
+{
+	_cleanup_free_ char *real = NULL;
+	int at = path_open_nofollow(AT_FDCWD, path, 0);
+	struct stat st;
+
+	*linked = false;
+	if (at != -ELOOP)
+		return at;
+	*linked = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+	real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	return path_open_nofollow(AT_FDCWD, real, 0);
 }
 
 static bool done_already(const struct exec_ctx *x, size_t upto, const char *path)
@@ -288,15 +344,19 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	h->resolv = -1;
 	if (p->net == CORDON_NET_HOST && realpath("/etc/resolv.conf", h->resolv_path) &&
 	    strncmp(h->resolv_path, "/run/", 5) == 0) {
-		h->resolv = (int)syscall(__NR_open_tree, AT_FDCWD, h->resolv_path, OPEN_TREE_CLONE | O_CLOEXEC);
-		if (h->resolv < 0)
+		_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, h->resolv_path, 0);
+
+		h->resolv = at < 0 ? at : clone_at(at, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (h->resolv < 0) {
+			errno = -h->resolv;
 			exec_die("tmpfs", "%s: %m", h->resolv_path);
+		}
 	}
 }
 
 static void apply_ro_root(const struct plan *p, struct held_trees *h)
 {
-	int r = make_readonly("/");
+	int r = set_attr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 
 	if (r < 0) {
 		errno = -r;
@@ -347,22 +407,26 @@ static void apply_dev(struct held_trees *h)
 static void apply_tmpfs(const struct plan *p, const char *path, struct held_trees *h)
 {
 	bool run = strcmp(path, "/run") == 0 || strcmp(path, "/var/run") == 0;
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, O_NOFOLLOW);
+	char target[32];
 	struct stat st;
 	int r;
 
 	/* /var/run is a symlink to /run nearly everywhere: nothing to do. */
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (at < 0 || fstat(at, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (strcmp(path, "/var/run") == 0)
 			return;
+		if (at == -ELOOP)
+			exec_die("tmpfs", "%s: a symbolic link on the way: nothing to mount a private tmpfs on", path);
 		exec_die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
 	}
-	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | (plan_noexec(p, path) ? MS_NOEXEC : 0),
+	/* onto the directory just looked at, whatever its path names now */
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", at);
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | (plan_noexec(p, path) ? MS_NOEXEC : 0),
 		  run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
 		exec_die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
 		r = attach_held(&h->resolv, h->resolv_path, false);
-		if (r == 0)
-			r = set_attr(AT_FDCWD, h->resolv_path, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 		if (r < 0) {
 			errno = -r;
 			exec_die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
@@ -418,6 +482,7 @@ static void seal_private_dirs(const struct plan *p)
 	for (size_t i = 0; p->private_tmp && plan_private_dirs[i]; i++) {
 		const char *d = plan_private_dirs[i];
 		bool writable = false;
+		_cleanup_close_ int at = -1;
 		struct stat st;
 		int r;
 
@@ -428,21 +493,22 @@ static void seal_private_dirs(const struct plan *p)
 			/* the dir is writable, or lies below a writable root */
 			writable |= strncmp(d, w, m) == 0 && (d[m] == '\0' || d[m] == '/' || m == 1);
 		}
-		if (writable || lstat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (writable || (at = path_open_nofollow(AT_FDCWD, d, O_NOFOLLOW)) < 0 || fstat(at, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
 			continue;
-		r = set_attr(AT_FDCWD, d, 0, MOUNT_ATTR_RDONLY, 0);
+		r = set_attr(at, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0)
 			exec_die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
 	}
 }
 
-static int attach_tree_clone(int dfd, const char *name, const char *path)
+static int attach_tree_clone(int dfd, const char *name, int at)
 {
 	_cleanup_close_ int fd = (int)syscall(__NR_open_tree, dfd, name, OPEN_TREE_CLONE | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	return attach_tree(fd, path);
+	return attach_at(fd, at);
 }
 
 /* Bind target read-only onto itself. A writable root below it (a cache
@@ -451,6 +517,7 @@ static int attach_tree_clone(int dfd, const char *name, const char *path)
 static void protect_target(const struct plan *p, const char *target)
 {
 	size_t tl = strlen(target), n = 0;
+	_cleanup_close_ int at = -1, tree = -1;
 	int r;
 
 	for (size_t w = 0; p->write[w]; w++)
@@ -465,9 +532,16 @@ static void protect_target(const struct plan *p, const char *target)
 		if (keep[w] < 0 && keep[w] != -ENOENT)
 			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
 	}
-	if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+	/* protect.c canonicalised it: a symlink on the way now is -ELOOP */
+	at = path_open_nofollow(AT_FDCWD, target, 0);
+	tree = at < 0 ? at : clone_at(at, true, 0);
+	r = tree < 0 ? tree : attach_at(tree, at);
+	if (r < 0) {
+		errno = -r;
 		exec_die("protect", "%s: %m", target);
-	r = make_readonly(target);
+	}
+	/* the bind just made, read-only with every mount below it */
+	r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 	if (r < 0)
 		exec_die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
 	for (size_t w = 0; w < n; w++) {
@@ -535,19 +609,33 @@ void mount_pin(struct exec_ctx *x, size_t i)
 {
 	char buf[PATH_MAX];
 	const char *path = step_path(&x->plan->steps[i], buf);
+	_cleanup_close_ int at = -1, tree = -1;
 	struct stat st;
+	bool linked;
 	int r;
 
-	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
-		/* Missing: nothing to rename (its creation is gated). */
-		if (errno == ENOENT || errno == ENOTDIR)
-			return;
+	at = open_followed(path, &linked);
+	/* Missing: nothing to rename (its creation is gated). */
+	if (at == -ENOENT || at == -ENOTDIR)
+		return;
+	if (at < 0)
+		r = at;
+	else if (fstat(at, &st) < 0)
+		r = -errno;
+	else if ((tree = clone_at(at, true, 0)) < 0)
+		r = tree;
+	else
+		r = attach_at(tree, at);
+	if (r < 0) {
+		errno = -r;
 		exec_die("pin", "%s: %m", path);
 	}
 	/* A file on the way to a protected path (a worktree's .git:
 	 * "gitdir: ..." says where git's hooks and config are) is itself
-	 * what git reads: read-only, not just pinned. */
-	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
+	 * what git reads: read-only, not just pinned (and so is what a
+	 * symlink there leads to). */
+	if ((linked || !S_ISDIR(st.st_mode)) &&
+	    (r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
 }
 
@@ -568,20 +656,25 @@ void mount_hide(struct exec_ctx *x, size_t i)
 {
 	char buf[PATH_MAX];
 	const char *path = step_path(&x->plan->steps[i], buf);
+	_cleanup_close_ int at = -1;
 	struct stat st;
+	bool linked;
 	int r;
 
-	if (stat(path, &st) < 0) {
+	at = open_followed(path, &linked);
+	r = at < 0 ? at : fstat(at, &st) < 0 ? -errno : 0;
+	if (r < 0) {
 		/* Nothing there (or unreachable): nothing to hide. */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+		if (r == -ENOENT || r == -ENOTDIR || r == -EACCES)
 			return;
+		errno = -r;
 		exec_die("hide", "%s: %m", path);
 	}
 	/* An empty, read-only, mode-000 stand-in: opening it fails with
 	 * EACCES, a denial a person (and classify) can read. */
 	if (x->mounts->hide_store < 0)
 		x->mounts->hide_store = make_hide_store();
-	r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
+	r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", at);
 	if (r < 0) {
 		errno = -r;
 		exec_die("hide", "%s: %m", path);
@@ -616,9 +709,9 @@ void mount_apply(struct exec_ctx *x)
 	if (m.hide_store >= 0)
 		close(m.hide_store);
 	if (m.h.cwd >= 0) {
-		r = attach_held(&m.h.cwd, x->cwd, true);
+		r = set_attr(m.h.cwd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r == 0)
-			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+			r = attach_held(&m.h.cwd, x->cwd, true);
 		if (r < 0) {
 			errno = -r;
 			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);

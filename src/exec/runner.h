@@ -26,7 +26,7 @@ struct shared_status {
 /* A --protect path that exists, resolved by init before the mounts. */
 struct protect_target {
 	size_t step;            /* index of its STEP_PROTECT */
-	char *path;             /* what to bind read-only */
+	char *path;             /* what to bind read-only, canonical (protect.c) */
 };
 
 struct mount_state;
