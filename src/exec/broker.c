@@ -80,7 +80,7 @@ static void hand_over(int to, int listener)
 		exec_die("broker", "cannot hand the listener to the supervisor: %m");
 }
 
-void broker_listen(struct exec_ctx *x)
+void broker_listen(struct exec_ctx *x, size_t step)
 {
 	const struct plan *p = x->plan;
 	int listener;

@@ -11,11 +11,14 @@
  * sandbox, since no other sandbox can reach a file in this one's /run.
  */
 
+#include <stddef.h>
+
 struct exec_ctx;
 
-/* Init, after the mounts (and in the sandbox's network namespace). Dies
+/* Init, after the mounts (and in the sandbox's network namespace): the
+ * apply of STEP_BROKER (steps.c), step its index in the plan. Dies
  * on failure: a session whose tools cannot be reached does not start. */
-void broker_listen(struct exec_ctx *x);
+void broker_listen(struct exec_ctx *x, size_t step);
 
 /* "PATH=/run/cordon/bin:" + path (NULL: the default search path),
  * malloc'd; NULL on ENOMEM. */

@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "runner.h"
+#include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
 
@@ -187,107 +188,114 @@ static void exec_from_fd(const struct exec_ctx *x)
 	/* an ELF whose interpreter is missing says ENOENT too: not found */
 }
 
+void harden_setsid(struct exec_ctx *x, size_t i)
+{
+	/* EPERM when we lead our own session already: fine */
+	if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
+		exec_die("setsid", "%m");
+	if (x->plan->pty)
+		terminal_command_take(x);
+}
+
+void harden_pdeathsig(struct exec_ctx *x, size_t i)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		exec_die("pdeathsig", "%m");
+	/* the parent may have gone before the prctl */
+	if (x->expect_parent && getppid() != x->expect_parent)
+		exec_die("pdeathsig", "the parent is gone");
+}
+
+void harden_rlimit_core(struct exec_ctx *x, size_t i)
+{
+	if (setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) < 0)
+		exec_die("rlimit", "RLIMIT_CORE: %m");
+}
+
+void harden_close_fds(struct exec_ctx *x, size_t i)
+{
+	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd };
+	int r = close_fds_keep(keep, ELEMENTSOF(keep));
+
+	if (r < 0)
+		exec_die("close fds", "%s", strerror(-r));
+}
+
+void harden_env(struct exec_ctx *x, size_t i)
+{
+	environ = x->envp;
+}
+
+void harden_drop_caps(struct exec_ctx *x, size_t i)
+{
+	int r = drop_caps();
+
+	if (r < 0)
+		exec_die("capabilities", "%s", strerror(-r));
+}
+
+void harden_no_new_privs(struct exec_ctx *x, size_t i)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		exec_die("no_new_privs", "%m");
+}
+
+void harden_landlock(struct exec_ctx *x, size_t i)
+{
+	char err[512] = "";
+	int r = apply_landlock(x, err, sizeof(err));
+
+	if (r < 0)
+		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
+}
+
+void harden_seccomp(struct exec_ctx *x, size_t i)
+{
+	char err[512] = "";
+	int r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
+
+	if (r < 0)
+		exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
+	/* after the main filter: its EPERM outranks the gates' notification */
+	if (exec_gates(x)) {
+		err[0] = '\0';
+		r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
+		if (r < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
+	}
+}
+
+_Noreturn void harden_exec(struct exec_ctx *x, size_t i)
+{
+	const struct plan *p = x->plan;
+
+	if (p->report)
+		report(x);
+	if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)
+		exec_die("execve", "cannot restore the signal mask: %m");
+	if (p->exec_fd >= 0) {
+		exec_from_fd(x);
+		exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve",
+			      "%s (the file at fd %d): %m", p->command[0], p->exec_fd);
+	}
+	if (strchr(p->command[0], '/'))
+		execve(p->command[0], p->command, x->envp);
+	else
+		execvp(p->command[0], p->command);
+	/* the command, not the sandbox, failed: exit as a shell would */
+	exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve", "%s: %m",
+		      p->command[0]);
+}
+
 _Noreturn void command_main(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	char err[512];
-	int r;
 
 	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct step *s = &p->steps[i];
+		const struct step_ops *o = step_ops(p->steps[i].kind);
 
-		switch (s->kind) {
-		case STEP_SETSID:
-			/* EPERM when we lead our own session already: fine */
-			if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
-				exec_die("setsid", "%m");
-			if (p->pty)
-				terminal_command_take(x);
-			break;
-		case STEP_PDEATHSIG:
-			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-				exec_die("pdeathsig", "%m");
-			/* the parent may have gone before the prctl */
-			if (x->expect_parent && getppid() != x->expect_parent)
-				exec_die("pdeathsig", "the parent is gone");
-			break;
-		case STEP_RLIMIT_CORE:
-			if (setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) < 0)
-				exec_die("rlimit", "RLIMIT_CORE: %m");
-			break;
-		case STEP_CLOSE_FDS: {
-			int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1,
-				       p->exec_fd };
-
-			r = close_fds_keep(keep, ELEMENTSOF(keep));
-			if (r < 0)
-				exec_die("close fds", "%s", strerror(-r));
-			break;
-		}
-		case STEP_ENV:
-			environ = x->envp;
-			break;
-		case STEP_DROP_CAPS:
-			r = drop_caps();
-			if (r < 0)
-				exec_die("capabilities", "%s", strerror(-r));
-			break;
-		case STEP_NO_NEW_PRIVS:
-			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-				exec_die("no_new_privs", "%m");
-			break;
-		case STEP_LANDLOCK:
-			r = apply_landlock(x, err, sizeof(err));
-			if (r < 0)
-				exec_die("landlock", "%s", err[0] ? err : strerror(-r));
-			break;
-		case STEP_SECCOMP:
-			r = seccomp_apply(&p->seccomp, err, sizeof(err));
-			if (r < 0)
-				exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
-			/* after the main filter: its EPERM outranks the gates' notification */
-			if (exec_gates(x)) {
-				err[0] = '\0';
-				r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
-				if (r < 0)
-					exec_die("gate", "%s", err[0] ? err : strerror(-r));
-			}
-			break;
-		case STEP_EXEC:
-			if (p->report)
-				report(x);
-			if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)
-				exec_die("execve", "cannot restore the signal mask: %m");
-			if (p->exec_fd >= 0) {
-				exec_from_fd(x);
-				exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve",
-					      "%s (the file at fd %d): %m", p->command[0], p->exec_fd);
-			}
-			if (strchr(p->command[0], '/'))
-				execve(p->command[0], p->command, x->envp);
-			else
-				execvp(p->command[0], p->command);
-			/* the command, not the sandbox, failed: exit as a shell would */
-			exec_die_code(errno == ENOENT ? EXEC_EXIT_NOT_FOUND : EXEC_EXIT_CANNOT_EXEC, "execve", "%s: %m",
-			      p->command[0]);
-		case STEP_NAMESPACES:
-		case STEP_MAP_IDS:
-		case STEP_RO_ROOT:
-		case STEP_DEV:
-		case STEP_TMPFS:
-		case STEP_BIND_BACK:
-		case STEP_PIN:
-		case STEP_PROTECT:
-		case STEP_HIDE:
-		case STEP_PROC:
-		case STEP_LOOPBACK:
-		case STEP_PROXY:
-		case STEP_BROKER:
-		case STEP_CHDIR:
-		case STEP_INIT:
-		case _STEP_MAX:
-			break;
-		}
+		if (o->stage == STAGE_COMMAND)
+			o->apply(x, i);
 	}
 	exec_die("execve", "the plan has no execve step");
 }

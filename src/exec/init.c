@@ -36,6 +36,7 @@
 #include "broker.h"
 #include "netproxy.h"
 #include "runner.h"
+#include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
 
@@ -246,11 +247,51 @@ _Noreturn static void serve(struct exec_ctx *x, pid_t cmd, int listener)
 	}
 }
 
+void init_map_ids(struct exec_ctx *x, size_t i)
+{
+	int r = ns_map_ids(x->uid, x->gid);
+
+	if (r == -EPERM || r == -EACCES) {
+		/* the runner decides: fall back, or say so */
+		x->shared->ns_unusable = 1;
+		_exit(EXEC_EXIT_FAILED);
+	}
+	if (r < 0)
+		exec_die("id map", "%s", strerror(-r));
+	/* every mount step is applied in one go, in plan order */
+	mount_apply(x);
+}
+
+void init_loopback(struct exec_ctx *x, size_t i)
+{
+	int r = ns_loopback_up();
+
+	if (r < 0)
+		exec_die("loopback", "%s", strerror(-r));
+}
+
+void init_chdir(struct exec_ctx *x, size_t i)
+{
+	if (x->cwd[0] && chdir(x->cwd) < 0)
+		exec_die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
+}
+
+void init_fork_command(struct exec_ctx *x, size_t i)
+{
+	/* Nothing of the runner's reaches the command (the status channel
+	 * and the --exec-fd file are close-on-exec); with --pty not even its
+	 * terminal. */
+	if (x->plan->pty)
+		terminal_init_open(x);
+	(void)close_fds_keep(&x->plan->exec_fd, 1);
+	x->command_pid = start_command(x, &x->gate_listener);
+}
+
 _Noreturn void init_main(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	pid_t cmd = -1;
-	int r, listener = -1;
+	pid_t cmd;
+	int listener;
 
 	/* The runner is outside the pid namespace, so getppid() says 0 and
 	 * cannot show whether it died first; the command's own check and the
@@ -263,67 +304,16 @@ _Noreturn void init_main(struct exec_ctx *x)
 	if (setpgid(0, 0) < 0)
 		exec_die("init", "setpgid: %m");
 
+	x->command_pid = -1;
+	x->gate_listener = -1;
 	for (size_t i = 0; i < p->n_steps; i++) {
-		switch (p->steps[i].kind) {
-		case STEP_MAP_IDS:
-			r = ns_map_ids(x->uid, x->gid);
-			if (r == -EPERM || r == -EACCES) {
-				/* the runner decides: fall back, or say so */
-				x->shared->ns_unusable = 1;
-				_exit(EXEC_EXIT_FAILED);
-			}
-			if (r < 0)
-				exec_die("id map", "%s", strerror(-r));
-			/* every mount step is applied in one go, in plan order */
-			mount_apply(x);
-			break;
-		case STEP_LOOPBACK:
-			r = ns_loopback_up();
-			if (r < 0)
-				exec_die("loopback", "%s", strerror(-r));
-			break;
-		case STEP_PROXY:
-			netproxy_listen(x);
-			break;
-		case STEP_BROKER:
-			broker_listen(x);
-			break;
-		case STEP_CHDIR:
-			if (x->cwd[0] && chdir(x->cwd) < 0)
-				exec_die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
-			break;
-		case STEP_INIT:
-			/* Nothing of the runner's reaches the command (the
-			 * status channel and the --exec-fd file are
-			 * close-on-exec); with --pty not even its terminal. */
-			if (p->pty)
-				terminal_init_open(x);
-			(void)close_fds_keep(&p->exec_fd, 1);
-			cmd = start_command(x, &listener);
-			break;
-		case STEP_NAMESPACES:
-		case STEP_RO_ROOT:
-		case STEP_DEV:
-		case STEP_TMPFS:
-		case STEP_BIND_BACK:
-		case STEP_PIN:
-		case STEP_PROTECT:
-		case STEP_HIDE:
-		case STEP_PROC:
-		case STEP_SETSID:
-		case STEP_PDEATHSIG:
-		case STEP_RLIMIT_CORE:
-		case STEP_CLOSE_FDS:
-		case STEP_ENV:
-		case STEP_DROP_CAPS:
-		case STEP_NO_NEW_PRIVS:
-		case STEP_LANDLOCK:
-		case STEP_SECCOMP:
-		case STEP_EXEC:
-		case _STEP_MAX:
-			break;
-		}
+		const struct step_ops *o = step_ops(p->steps[i].kind);
+
+		if (o->stage == STAGE_INIT)
+			o->apply(x, i);
 	}
+	cmd = x->command_pid;
+	listener = x->gate_listener;
 	if (cmd < 0)
 		exec_die("init", "the plan has no init step");
 	if (listener >= 0)

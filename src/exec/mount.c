@@ -17,6 +17,14 @@
  *   - pins, read-only protections and read-deny overlays inside that tree;
  *   - a fresh /proc.
  *
+ * Every place a mount is taken from or put on is resolved once, with no
+ * symlink on the way (pathfd.h), and the mount goes through that fd: a
+ * directory swapped for a symlink since the plan was made is refused,
+ * never followed. The plan's paths are canonical; where a symlink is
+ * followed by design (a --deny-read path, an ancestor of a --protect
+ * path; protect.c canonicalises the protected paths), it is followed
+ * once, by canonicalising, and the result resolved so.
+ *
  * Mounts made here never propagate back: a mount namespace owned by a new
  * user namespace turns shared mounts into slaves when it is copied. The new
  * mount API (open_tree, move_mount, mount_setattr: Linux 5.12) is required;
@@ -36,7 +44,9 @@
 
 #include "cleanup.h"
 #include "broker_proto.h"
+#include "pathfd.h"
 #include "runner.h"
+#include "steps.h"
 
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001
@@ -52,6 +62,9 @@
 #endif
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
 #endif
 #ifndef __NR_open_tree
 #define __NR_open_tree 428
@@ -106,73 +119,117 @@ static int set_attr(int dfd, const char *path, unsigned flags, __u64 set, __u64 
 	return 0;
 }
 
-/* Read-only, with every mount below it. */
-static int make_readonly(const char *path)
-{
-	return set_attr(AT_FDCWD, path, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
-}
-
-/* A detached copy of the mounts at and below path, nosuid,nodev (and
- * noexec: plan_noexec); -ENOENT when there is nothing there. */
-static int clone_tree(const char *path, bool recursive, bool noexec)
+/* A detached copy of the mounts at the O_PATH fd at (recursive: and
+ * below it), with attrs (MOUNT_ATTR_*) set on every one of them. */
+static int clone_at(int at, bool recursive, __u64 attrs)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	fd = (int)syscall(__NR_open_tree, AT_FDCWD, path,
-			  OPEN_TREE_CLONE | O_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
+	fd = (int)syscall(__NR_open_tree, at, "",
+			  OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
 	if (fd < 0)
 		return -errno;
-	r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0), 0);
-	if (r < 0)
+	if (attrs && (r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs, 0)) < 0)
 		return r;
 	return TAKE_FD(fd);
 }
 
-static int attach_tree(int fd, const char *path)
+/* The same for path, resolved once with no symlink on the way (pathfd.h:
+ * a directory swapped for one since the plan was made is -ELOOP, never
+ * followed), nosuid,nodev (and noexec: plan_noexec); -ENOENT when there is
+ * nothing there. */
+static int clone_tree(const char *path, bool recursive, bool noexec)
 {
-	if (syscall(__NR_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
+
+	if (at < 0)
+		return at;
+	return clone_at(at, recursive, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0));
+}
+
+/* Move the detached tree fd onto the place the O_PATH fd at names. */
+static int attach_at(int fd, int at)
+{
+	if (syscall(__NR_move_mount, fd, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
 }
 
-/* mkdir -p below a fresh tmpfs; the last component is a directory or, for
- * a file being bound back, an empty file. */
+/* ... onto path, resolved now (on top of the mounts made so far) as clone_tree does. */
+static int attach_tree(int fd, const char *path)
+{
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
+
+	if (at < 0)
+		return at;
+	return attach_at(fd, at);
+}
+
+/* mkdir -p below a fresh tmpfs, one component at a time through the fd of
+ * the one before (no symlink followed); the last component is a directory
+ * or, for a file being bound back, an empty file. Returns its O_PATH fd. */
 static int make_mount_point(const char *path, bool dir)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-	int fd;
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, "/", O_DIRECTORY);
+	const char *c = path;
 
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *c = buf + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*c = '/';
+	if (at < 0)
+		return at;
+	for (;;) {
+		char name[NAME_MAX + 1];
+		bool last;
+		int fd, r = path_next_component(&c, name, &last);
+
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return TAKE_FD(at);
+		if (!last || dir) {
+			if (mkdirat(at, name, 0755) < 0 && errno != EEXIST)
+				return -errno;
+		} else {
+			fd = openat(at, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			if (fd < 0)
+				return -errno;
+			close(fd);
+		}
+		fd = path_open_nofollow(at, name, !last || dir ? O_DIRECTORY : 0);
+		if (fd < 0)
+			return fd;
+		close(at);
+		at = fd;
 	}
-	if (dir)
-		return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
-	fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
 }
 
 /* A tree held since before the tmpfs went on (*fd, taken over), moved onto
  * path below it: the mount point made first, a directory or a file. */
 static int attach_held(int *fd, const char *path, bool dir)
 {
-	_cleanup_close_ int held = TAKE_FD(*fd);
-	int r = make_mount_point(path, dir);
+	_cleanup_close_ int held = TAKE_FD(*fd), at = make_mount_point(path, dir);
 
-	return r < 0 ? r : attach_tree(held, path);
+	return at < 0 ? at : attach_at(held, at);
+}
+
+/* A path that by design may name a symlink (a --deny-read path, hidden as
+ * Landlock resolves it; an ancestor of a --protect path, pinned where it
+ * leads as a bind mount did): resolved with no symlink on the way, or
+ * else canonicalised once and that resolved so (a swap in between is
+ * -ELOOP). *linked: path itself is a symlink. */
+static int open_followed(const char *path, bool *linked)
+{
+	_cleanup_free_ char *real = NULL;
+	int at = path_open_nofollow(AT_FDCWD, path, 0);
+	struct stat st;
+
+	*linked = false;
+	if (at != -ELOOP)
+		return at;
+	*linked = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+	real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	return path_open_nofollow(AT_FDCWD, real, 0);
 }
 
 static bool done_already(const struct exec_ctx *x, size_t upto, const char *path)
@@ -287,15 +344,19 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	h->resolv = -1;
 	if (p->net == CORDON_NET_HOST && realpath("/etc/resolv.conf", h->resolv_path) &&
 	    strncmp(h->resolv_path, "/run/", 5) == 0) {
-		h->resolv = (int)syscall(__NR_open_tree, AT_FDCWD, h->resolv_path, OPEN_TREE_CLONE | O_CLOEXEC);
-		if (h->resolv < 0)
+		_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, h->resolv_path, 0);
+
+		h->resolv = at < 0 ? at : clone_at(at, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (h->resolv < 0) {
+			errno = -h->resolv;
 			exec_die("tmpfs", "%s: %m", h->resolv_path);
+		}
 	}
 }
 
 static void apply_ro_root(const struct plan *p, struct held_trees *h)
 {
-	int r = make_readonly("/");
+	int r = set_attr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 
 	if (r < 0) {
 		errno = -r;
@@ -346,22 +407,26 @@ static void apply_dev(struct held_trees *h)
 static void apply_tmpfs(const struct plan *p, const char *path, struct held_trees *h)
 {
 	bool run = strcmp(path, "/run") == 0 || strcmp(path, "/var/run") == 0;
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, O_NOFOLLOW);
+	char target[32];
 	struct stat st;
 	int r;
 
 	/* /var/run is a symlink to /run nearly everywhere: nothing to do. */
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (at < 0 || fstat(at, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (strcmp(path, "/var/run") == 0)
 			return;
+		if (at == -ELOOP)
+			exec_die("tmpfs", "%s: a symbolic link on the way: nothing to mount a private tmpfs on", path);
 		exec_die("tmpfs", "%s: missing, or not a directory: nothing to mount a private tmpfs on", path);
 	}
-	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | (plan_noexec(p, path) ? MS_NOEXEC : 0),
+	/* onto the directory just looked at, whatever its path names now */
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", at);
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | (plan_noexec(p, path) ? MS_NOEXEC : 0),
 		  run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
 		exec_die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
 		r = attach_held(&h->resolv, h->resolv_path, false);
-		if (r == 0)
-			r = set_attr(AT_FDCWD, h->resolv_path, 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0);
 		if (r < 0) {
 			errno = -r;
 			exec_die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
@@ -417,6 +482,7 @@ static void seal_private_dirs(const struct plan *p)
 	for (size_t i = 0; p->private_tmp && plan_private_dirs[i]; i++) {
 		const char *d = plan_private_dirs[i];
 		bool writable = false;
+		_cleanup_close_ int at = -1;
 		struct stat st;
 		int r;
 
@@ -427,21 +493,22 @@ static void seal_private_dirs(const struct plan *p)
 			/* the dir is writable, or lies below a writable root */
 			writable |= strncmp(d, w, m) == 0 && (d[m] == '\0' || d[m] == '/' || m == 1);
 		}
-		if (writable || lstat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (writable || (at = path_open_nofollow(AT_FDCWD, d, O_NOFOLLOW)) < 0 || fstat(at, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
 			continue;
-		r = set_attr(AT_FDCWD, d, 0, MOUNT_ATTR_RDONLY, 0);
+		r = set_attr(at, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0)
 			exec_die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
 	}
 }
 
-static int attach_tree_clone(int dfd, const char *name, const char *path)
+static int attach_tree_clone(int dfd, const char *name, int at)
 {
 	_cleanup_close_ int fd = (int)syscall(__NR_open_tree, dfd, name, OPEN_TREE_CLONE | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	return attach_tree(fd, path);
+	return attach_at(fd, at);
 }
 
 /* Bind target read-only onto itself. A writable root below it (a cache
@@ -450,6 +517,7 @@ static int attach_tree_clone(int dfd, const char *name, const char *path)
 static void protect_target(const struct plan *p, const char *target)
 {
 	size_t tl = strlen(target), n = 0;
+	_cleanup_close_ int at = -1, tree = -1;
 	int r;
 
 	for (size_t w = 0; p->write[w]; w++)
@@ -464,9 +532,16 @@ static void protect_target(const struct plan *p, const char *target)
 		if (keep[w] < 0 && keep[w] != -ENOENT)
 			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
 	}
-	if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+	/* protect.c canonicalised it: a symlink on the way now is -ELOOP */
+	at = path_open_nofollow(AT_FDCWD, target, 0);
+	tree = at < 0 ? at : clone_at(at, true, 0);
+	r = tree < 0 ? tree : attach_at(tree, at);
+	if (r < 0) {
+		errno = -r;
 		exec_die("protect", "%s: %m", target);
-	r = make_readonly(target);
+	}
+	/* the bind just made, read-only with every mount below it */
+	r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 	if (r < 0)
 		exec_die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
 	for (size_t w = 0; w < n; w++) {
@@ -479,131 +554,164 @@ static void protect_target(const struct plan *p, const char *target)
 	}
 }
 
+/* What the mount steps share while mount_apply walks them. */
+struct mount_state {
+	struct held_trees h;
+	int hide_store;         /* the stand-ins for hidden paths, made at the first STEP_HIDE */
+	bool have_dev;
+	size_t target;          /* the next of x->targets (protect.c) to bind */
+};
+
+void mount_ro_root(struct exec_ctx *x, size_t i)
+{
+	apply_ro_root(x->plan, &x->mounts->h);
+}
+
+void mount_dev(struct exec_ctx *x, size_t i)
+{
+	apply_dev(&x->mounts->h);
+	x->mounts->have_dev = true;
+}
+
+void mount_tmpfs(struct exec_ctx *x, size_t i)
+{
+	const struct plan *p = x->plan;
+	char buf[PATH_MAX];
+	const char *path = step_path(&p->steps[i], buf);
+
+	apply_tmpfs(p, path, &x->mounts->h);
+	/* made now, while /run is writable: sealed below */
+	if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
+		exec_die("broker", "mkdir %s: %m", BROKER_DIR);
+}
+
+void mount_bind_back(struct exec_ctx *x, size_t i)
+{
+	int *held = &x->mounts->h.back[i];
+	char buf[PATH_MAX];
+	const char *path;
+	struct stat st;
+	int r;
+
+	if (*held < 0)
+		return; /* does not exist: nothing to bind */
+	path = step_path(&x->plan->steps[i], buf);
+	if (fstat(*held, &st) < 0)
+		exec_die("bind back", "%s: %m", path);
+	r = attach_held(held, path, S_ISDIR(st.st_mode));
+	if (r < 0) {
+		errno = -r;
+		exec_die("bind back", "%s: %m", path);
+	}
+}
+
+void mount_pin(struct exec_ctx *x, size_t i)
+{
+	char buf[PATH_MAX];
+	const char *path = step_path(&x->plan->steps[i], buf);
+	_cleanup_close_ int at = -1, tree = -1;
+	struct stat st;
+	bool linked;
+	int r;
+
+	at = open_followed(path, &linked);
+	/* Missing: nothing to rename (its creation is gated). */
+	if (at == -ENOENT || at == -ENOTDIR)
+		return;
+	if (at < 0)
+		r = at;
+	else if (fstat(at, &st) < 0)
+		r = -errno;
+	else if ((tree = clone_at(at, true, 0)) < 0)
+		r = tree;
+	else
+		r = attach_at(tree, at);
+	if (r < 0) {
+		errno = -r;
+		exec_die("pin", "%s: %m", path);
+	}
+	/* A file on the way to a protected path (a worktree's .git:
+	 * "gitdir: ..." says where git's hooks and config are) is itself
+	 * what git reads: read-only, not just pinned (and so is what a
+	 * symlink there leads to). */
+	if ((linked || !S_ISDIR(st.st_mode)) &&
+	    (r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) < 0)
+		exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
+}
+
+void mount_protect(struct exec_ctx *x, size_t i)
+{
+	size_t *t = &x->mounts->target;
+
+	for (; *t < x->n_targets && x->targets[*t].step == i; (*t)++) {
+		const char *target = x->targets[*t].path;
+
+		if (done_already(x, i, target))
+			continue;
+		protect_target(x->plan, target);
+	}
+}
+
+void mount_hide(struct exec_ctx *x, size_t i)
+{
+	char buf[PATH_MAX];
+	const char *path = step_path(&x->plan->steps[i], buf);
+	_cleanup_close_ int at = -1;
+	struct stat st;
+	bool linked;
+	int r;
+
+	at = open_followed(path, &linked);
+	r = at < 0 ? at : fstat(at, &st) < 0 ? -errno : 0;
+	if (r < 0) {
+		/* Nothing there (or unreachable): nothing to hide. */
+		if (r == -ENOENT || r == -ENOTDIR || r == -EACCES)
+			return;
+		errno = -r;
+		exec_die("hide", "%s: %m", path);
+	}
+	/* An empty, read-only, mode-000 stand-in: opening it fails with
+	 * EACCES, a denial a person (and classify) can read. */
+	if (x->mounts->hide_store < 0)
+		x->mounts->hide_store = make_hide_store();
+	r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", at);
+	if (r < 0) {
+		errno = -r;
+		exec_die("hide", "%s: %m", path);
+	}
+}
+
+void mount_proc(struct exec_ctx *x, size_t i)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		exec_die("proc", "cannot mount a fresh /proc: %m");
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	struct held_trees h = {};
-	_cleanup_close_ int hide_store = -1;
-	char buf[PATH_MAX];
-	bool have_dev = false;
-	size_t t = 0;
+	struct mount_state m = { .hide_store = -1 };
 	int r;
 
 	/* what exists is bound below, what is missing is gated (protect.c) */
 	if (protect_prepare(x) < 0)
 		exec_die_said("protect");
-	hold_trees(x, &h);
+	hold_trees(x, &m.h);
 
+	x->mounts = &m;
 	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct step *s = &p->steps[i];
-		const char *path;
-		struct stat st;
+		const struct step_ops *o = step_ops(p->steps[i].kind);
 
-		switch (s->kind) {
-		case STEP_RO_ROOT:
-			apply_ro_root(p, &h);
-			break;
-
-		case STEP_DEV:
-			apply_dev(&h);
-			have_dev = true;
-			break;
-
-		case STEP_TMPFS:
-			path = step_path(s, buf);
-			apply_tmpfs(p, path, &h);
-			/* made now, while /run is writable: sealed below */
-			if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
-				exec_die("broker", "mkdir %s: %m", BROKER_DIR);
-			break;
-
-		case STEP_BIND_BACK:
-			if (h.back[i] < 0)
-				break; /* does not exist: nothing to bind */
-			path = step_path(s, buf);
-			if (fstat(h.back[i], &st) < 0)
-				exec_die("bind back", "%s: %m", path);
-			r = attach_held(&h.back[i], path, S_ISDIR(st.st_mode));
-			if (r < 0) {
-				errno = -r;
-				exec_die("bind back", "%s: %m", path);
-			}
-			break;
-
-		case STEP_PIN:
-			path = step_path(s, buf);
-			if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0) {
-				/* Missing: nothing to rename (its creation is gated). */
-				if (errno == ENOENT || errno == ENOTDIR)
-					break;
-				exec_die("pin", "%s: %m", path);
-			}
-			/* A file on the way to a protected path (a worktree's
-			 * .git: "gitdir: ..." says where git's hooks and config
-			 * are) is itself what git reads: read-only, not just pinned. */
-			if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (r = make_readonly(path)) < 0)
-				exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
-			break;
-
-		case STEP_PROTECT:
-			for (; t < x->n_targets && x->targets[t].step == i; t++) {
-				const char *target = x->targets[t].path;
-
-				if (done_already(x, i, target))
-					continue;
-				protect_target(p, target);
-			}
-			break;
-
-		case STEP_HIDE:
-			path = step_path(s, buf);
-			if (stat(path, &st) < 0) {
-				/* Nothing there (or unreachable): nothing to hide. */
-				if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-					break;
-				exec_die("hide", "%s: %m", path);
-			}
-			/* An empty, read-only, mode-000 stand-in: opening it fails
-			 * with EACCES, a denial a person (and classify) can read. */
-			if (hide_store < 0)
-				hide_store = make_hide_store();
-			r = attach_tree_clone(hide_store, S_ISDIR(st.st_mode) ? "d" : "f", path);
-			if (r < 0) {
-				errno = -r;
-				exec_die("hide", "%s: %m", path);
-			}
-			break;
-
-		case STEP_PROC:
-			if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-				exec_die("proc", "cannot mount a fresh /proc: %m");
-			break;
-
-		case STEP_NAMESPACES:
-		case STEP_MAP_IDS:
-		case STEP_LOOPBACK:
-		case STEP_PROXY:
-		case STEP_BROKER:
-		case STEP_CHDIR:
-		case STEP_INIT:
-		case STEP_SETSID:
-		case STEP_PDEATHSIG:
-		case STEP_RLIMIT_CORE:
-		case STEP_CLOSE_FDS:
-		case STEP_ENV:
-		case STEP_DROP_CAPS:
-		case STEP_NO_NEW_PRIVS:
-		case STEP_LANDLOCK:
-		case STEP_SECCOMP:
-		case STEP_EXEC:
-		case _STEP_MAX:
-			break;
-		}
+		if (o->stage == STAGE_MOUNT)
+			o->apply(x, i);
 	}
-	if (h.cwd >= 0) {
-		r = attach_held(&h.cwd, x->cwd, true);
+	x->mounts = NULL;
+	if (m.hide_store >= 0)
+		close(m.hide_store);
+	if (m.h.cwd >= 0) {
+		r = set_attr(m.h.cwd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r == 0)
-			r = set_attr(AT_FDCWD, x->cwd, AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+			r = attach_held(&m.h.cwd, x->cwd, true);
 		if (r < 0) {
 			errno = -r;
 			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
@@ -611,9 +719,9 @@ void mount_apply(struct exec_ctx *x)
 	}
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
-	if (have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
+	if (m.have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
 	seal_private_dirs(p);
-	free(h.root);
-	free(h.back);
+	free(m.h.root);
+	free(m.h.back);
 }

@@ -216,7 +216,7 @@ static void wait_ready(const struct exec_ctx *x, int fd)
 	__atomic_store_n(&x->shared->proxy_ready, 1, __ATOMIC_RELEASE);
 }
 
-void netproxy_listen(struct exec_ctx *x)
+void netproxy_listen(struct exec_ctx *x, size_t step)
 {
 	int fds[2], r;
 	char kinds[2] = { 'H', 'S' }, cbuf[CMSG_SPACE(sizeof(fds))] = {};

@@ -51,7 +51,8 @@ void netproxy_start(struct exec_ctx *x);
 /* Runner, after the clone: init has its copy. */
 void netproxy_after_clone(struct exec_ctx *x);
 /* Init, in the new network namespace with lo up: make the listeners and
- * hand them over. Dies on failure. */
-void netproxy_listen(struct exec_ctx *x);
+ * hand them over: the apply of STEP_PROXY (steps.c), step its index in
+ * the plan. Dies on failure. */
+void netproxy_listen(struct exec_ctx *x, size_t step);
 /* Runner: the proxy ended (status from waitpid): stop the run, say so. */
 _Noreturn void netproxy_died(struct exec_ctx *x, pid_t init_pid, int status);

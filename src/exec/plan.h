@@ -12,8 +12,9 @@
 /*
  * Compile, then apply: the flags become an ordered list of steps. Compiling
  * is pure (no syscalls), so the order and the content of a plan are unit
- * tested without privileges; exec.c then walks the list in the processes it
- * belongs to (runner, pid-1 init, command).
+ * tested without privileges; the runner then walks the list in the processes
+ * it belongs to (runner, pid-1 init, command), each step applied through its
+ * entry in the step table (steps.h).
  */
 
 enum step_kind {
@@ -96,7 +97,7 @@ int plan_compile(const struct exec_flags *f, struct plan *ret, char *err, size_t
 void plan_done(struct plan *p);
 
 
-/* Which process applies a step. */
+/* Which process applies a step (steps.h has the finer stages). */
 enum step_phase {
 	PHASE_RUNNER,      /* the `cordon exec` process, before the clone */
 	PHASE_INIT,        /* pid 1 of the new namespaces */
@@ -115,6 +116,9 @@ void plan_describe(const struct plan *p, unsigned uid, unsigned gid, FILE *out);
  * /dev/pts: another terminal of the user's must stay out of reach. */
 extern const char *const plan_writable_devices[];
 extern const char *const plan_writable_devices_light[];
+/* What a plan reads without --read: everything; plan_describe tells the
+ * two apart by this pointer. */
+extern const char *const plan_readable_all[];
 
 /* The directories that get a private tmpfs under full isolation; a writable
  * root below one of them is bound back into it. */

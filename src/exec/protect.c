@@ -60,15 +60,19 @@ static bool ephemeral(const struct plan *p, const char *path)
 	return true;
 }
 
+/* An existing protected path is bound by its canonical path: a symlink
+ * it is, or one on its way, leads where the bind by path once followed
+ * it, and mount.c resolves that path with no symlink on the way, so a
+ * directory swapped for one since is refused there, never followed. */
 static int add_target(struct exec_ctx *x, size_t step, const char *path)
 {
 	char *c;
 
 	if (x->n_targets >= MAX_TARGETS)
 		return -E2BIG;
-	c = strdup(path);
+	c = realpath(path, NULL);
 	if (!c)
-		return -ENOMEM;
+		return -errno;
 	x->targets[x->n_targets++] = (struct protect_target){ .step = step, .path = c };
 	return 0;
 }

@@ -26,8 +26,10 @@ struct shared_status {
 /* A --protect path that exists, resolved by init before the mounts. */
 struct protect_target {
 	size_t step;            /* index of its STEP_PROTECT */
-	char *path;             /* what to bind read-only */
+	char *path;             /* what to bind read-only, canonical (protect.c) */
 };
+
+struct mount_state;
 
 struct exec_ctx {
 	const struct plan *plan;
@@ -45,11 +47,14 @@ struct exec_ctx {
 	size_t n_targets;
 	struct create_set create;       /* init: the names the creation gate refuses (missing protected paths) */
 
+	pid_t command_pid;              /* init: the command it forked (STEP_INIT), or -1 */
+	int gate_listener;              /* init: the command's gate listener, or -1 */
 	int gate_fd;                    /* command: its end of the gates' handoff socketpair, or -1 */
 	bool init_ruleset;              /* init enforces the plan's Landlock ruleset, landlock_fd (-1: none) */
 	int landlock_fd;
 
 	struct landlock_report landlock;
+	struct mount_state *mounts;     /* init, during mount_apply: what the mount steps share */
 
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */

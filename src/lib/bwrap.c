@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "pathfd.h"
 #include "provider.h"
 #include "probe.h"
 #include "process.h"
@@ -422,7 +423,7 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
 		return 0;
 	}
 	wrote = access(outside, F_OK) == 0;
-	(void)unlink(outside);
+	(void)path_remove(outside, 0); /* by the parent's fd: never through a symlink */
 	if (res.timed_out)
 		snprintf(why, n, "%s probe %s timed out after %d ms", level, what, timeout_ms);
 	else if (res.exit_code == 4 || wrote)

@@ -44,6 +44,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "pathfd.h"
 #include "runlimits.h"
 #include "provider.h"
 
@@ -388,11 +389,14 @@ static bool cg_dir_kill(const char *dir, bool v2)
 static void cg_dir_remove(const char *dir, bool v2)
 {
 	cg_dir_kill(dir, v2);
-	/* an exiting task may keep the directory busy for a moment */
+	/* an exiting task may keep the directory busy for a moment; removed
+	 * through its parent's fd, never through a symlink */
 	for (int i = 0; i < 200; i++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
+		int r = path_remove(dir, AT_REMOVEDIR);
+
+		if (r == 0 || r == -ENOENT)
 			return;
-		if (errno != EBUSY)
+		if (r != -EBUSY)
 			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}

@@ -45,6 +45,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "pathfd.h"
 #include "policy.h"
 #include "probe.h"
 #include "provider.h"
@@ -318,7 +319,7 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 		.status_fd = PROVIDER_STATUS_FD,
 	};
 	r = spawn_run(&so, &res);
-	(void)unlink(outside);
+	(void)path_remove(outside, 0); /* by the parent's fd: never through a symlink */
 	if (r < 0) {
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start %s: %s", runner, strerror(-r));
 		return 0;

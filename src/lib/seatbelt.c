@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "pathfd.h"
 #include "process.h"
 #include "provider.h"
 #include "strv.h"
@@ -225,7 +226,7 @@ static int seatbelt_try(const char *path, int timeout_ms, struct cordon_probe_re
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start %s: %s", path, strerror(-r));
 		return 0;
 	}
-	unlink(outside);
+	(void)path_remove(outside, 0); /* by the parent's fd: never through a symlink */
 	if (res.timed_out)
 		snprintf(rep->reason, sizeof(rep->reason), "probe timed out after %d ms", timeout_ms);
 	else if (res.exit_code == 0 && strstr(res.output, "cordon-probe-ok"))

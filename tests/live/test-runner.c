@@ -152,6 +152,64 @@ Test(runner, writes_outside_the_roots_are_refused)
 	cr_assert_eq(access(target, F_OK), 0);
 }
 
+/* A mount goes where its path was resolved, once, with no symlink on the
+ * way: a writable root reached through one is refused, not followed (the
+ * plan's roots are canonical, so a symlink there now was swapped in since);
+ * a --deny-read or --protect path that is a symlink still covers what it
+ * names, as it did when the mounts went by path. */
+Test(runner, mounts_resolve_with_no_symlink_on_the_way)
+{
+	char real[128], ws[160], via_link[160], cmd[512], secret[160], secret_link[160], envrc[160], conf[160];
+	struct run r;
+	struct stat st;
+
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(ws, sizeof(ws), "%s/real/ws", dir);
+	snprintf(via_link, sizeof(via_link), "%s/link/ws", dir);
+	cr_assert_eq(mkdir(real, 0755), 0);
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "%s/link", dir);
+	cr_assert_eq(symlink("real", cmd), 0);
+
+	snprintf(cmd, sizeof(cmd), "echo x > %s/f", via_link);
+	RUN(&r, "--write", via_link, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 125);
+	cr_assert(strstr(r.output, "cordon: read-only root: ") && strstr(r.output, "symbolic links"), "%s", r.output);
+	snprintf(cmd, sizeof(cmd), "%s/f", ws);
+	cr_assert_eq(access(cmd, F_OK), -1, "written through the link");
+	/* control: the same root by its own path */
+	snprintf(cmd, sizeof(cmd), "echo x > %s/f", ws);
+	RUN(&r, "--write", ws, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 0);
+	snprintf(cmd, sizeof(cmd), "%s/f", ws);
+	cr_assert_eq(access(cmd, F_OK), 0);
+
+	/* a hidden symlink hides what it names: the mode-000 stand-in */
+	snprintf(secret, sizeof(secret), "%s/secret", real);
+	snprintf(secret_link, sizeof(secret_link), "%s/secret-link", real);
+	cr_assert_eq(close(creat(secret, 0644)), 0);
+	cr_assert_eq(symlink("secret", secret_link), 0);
+	snprintf(cmd, sizeof(cmd), "stat -L -c %%a %s", secret_link);
+	RUN(&r, "--deny-read", secret_link, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 0);
+	cr_assert_str_eq(r.output, "0\n");
+
+	/* a protected symlink: what it names is read-only */
+	snprintf(conf, sizeof(conf), "%s/conf", real);
+	snprintf(envrc, sizeof(envrc), "%s/.envrc", real);
+	cr_assert_eq(close(creat(conf, 0644)), 0);
+	cr_assert_eq(symlink("conf", envrc), 0);
+	snprintf(cmd, sizeof(cmd), "echo x >> %s; awk '$5 == \"%s\" { print \"mount\", substr($6, 1, 3) }' /proc/self/mountinfo",
+		 envrc, conf);
+	RUN(&r, "--write", real, "--protect", envrc, "--", "/bin/sh", "-c", cmd);
+	EXITED(&r, 0);
+	cr_assert(strstr(r.output, "Permission denied"), "%s", r.output);
+	/* the link's target is bound read-only, not the link */
+	cr_assert(strstr(r.output, "mount ro,"), "%s", r.output);
+	cr_assert_eq(stat(conf, &st), 0);
+	cr_assert_eq(st.st_size, 0, "written through the protected link");
+}
+
 /* Missing protected paths cannot be made (the creation gate says EACCES),
  * and nothing stands for them on the host, during the run or after. */
 Test(runner, protected_missing_paths_cannot_be_made)

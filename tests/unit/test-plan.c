@@ -9,6 +9,7 @@
 
 #include "plan.h"
 #include "policy.h"
+#include "steps.h"
 
 static char err[512];
 
@@ -269,6 +270,69 @@ Test(plan, every_step_has_a_phase_and_a_name)
 	cr_assert_eq(step_phase(STEP_NAMESPACES), PHASE_RUNNER);
 	cr_assert_eq(step_phase(STEP_PROTECT), PHASE_INIT);
 	cr_assert_eq(step_phase(STEP_SECCOMP), PHASE_COMMAND);
+}
+
+/* One entry per kind, in the table's own order, each with words and a
+ * way to be applied (the runner's clone is exec.c's own). */
+Test(plan, the_step_table_has_one_whole_entry_per_kind)
+{
+	for (enum step_kind k = 0; k < _STEP_MAX; k++) {
+		const struct step_ops *o = step_ops(k);
+
+		cr_assert_not_null(o);
+		cr_assert_eq(o->kind, k, "entry %d holds kind %d", (int)k, (int)o->kind);
+		cr_assert_not_null(o->name, "%d", (int)k);
+		cr_assert_not_null(o->describe, "%s", o->name);
+		if (o->stage == STAGE_RUNNER)
+			cr_assert_null(o->apply, "%s: the runner does not walk its steps", o->name);
+		else
+			cr_assert_not_null(o->apply, "%s", o->name);
+	}
+	cr_assert_null(step_ops(_STEP_MAX));
+	cr_assert_str_eq(step_name(_STEP_MAX), "?");
+}
+
+/* The mounts are applied in one go when the ids are mapped, so in every
+ * plan they follow the id map directly, and each stage comes after the
+ * one before it: the order applied is the order explained. */
+static void assert_stages_in_order(const struct plan *p)
+{
+	enum step_stage last = STAGE_RUNNER;
+
+	for (size_t i = 0; i < p->n_steps; i++) {
+		enum step_stage st = step_ops(p->steps[i].kind)->stage;
+
+		if (st == STAGE_MOUNT)
+			cr_assert(i > 0 && (p->steps[i - 1].kind == STEP_MAP_IDS ||
+					    step_ops(p->steps[i - 1].kind)->stage == STAGE_MOUNT),
+				  "%s at %zu does not follow the id map", step_name(p->steps[i].kind), i);
+		else if (last == STAGE_MOUNT)
+			cr_assert_eq(st, STAGE_INIT, "%s after the mounts", step_name(p->steps[i].kind));
+		if (st != STAGE_MOUNT && last != STAGE_MOUNT)
+			cr_assert_geq(st, last, "%s at %zu comes before a step of an earlier stage",
+				      step_name(p->steps[i].kind), i);
+		last = st;
+	}
+	cr_assert_eq(last, STAGE_COMMAND);
+	cr_assert_eq(p->steps[p->n_steps - 1].kind, STEP_EXEC);
+}
+
+Test(plan, every_plan_runs_its_stages_in_order)
+{
+	struct exec_flags f;
+	struct plan p;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/ws", "--write", "/tmp/x", "--private-tmp", "--protect",
+			     "/ws/.git/hooks", "--deny-read", "/h/.ssh", "--net", "proxy", "--broker-fd", "3",
+			     "--", "true"),
+		     0, "%s", err);
+	assert_stages_in_order(&p);
+	plan_done(&p);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--write", "/ws", "--", "true"), 0, "%s", err);
+	assert_stages_in_order(&p);
+	plan_done(&p);
+	exec_flags_done(&f);
 }
 
 Test(plan, describe_in_words)
