@@ -564,6 +564,28 @@ struct cordon_limits_probe {
 };
 CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret);
 
+/* Sizes and durations, in the one grammar cordon reads them in wherever
+ * it meets one (the CLI's --memory, --max-output, --timeout, --cpu, ... and
+ * a profile's "limits" strings). The callers check ranges; these only read
+ * the number.
+ *
+ * Size:      DIGITS [UNIT [B | iB]]
+ *            UNIT one of k K m M g G t T, binary multiples (k = 1024,
+ *            M = 1024^2, G = 1024^3, T = 1024^4); "64M", "64MB" and
+ *            "64MiB" are the same. No sign, no space, no fraction.
+ * Duration:  NUMBER [ms | s | m | h], a bare number being seconds, read in
+ *            microseconds. NUMBER is decimal: DIGITS, DIGITS.DIGITS,
+ *            DIGITS. or .DIGITS ("1.5m" is 90 seconds). A fraction finer
+ *            than a microsecond rounds up, so a tiny positive duration is
+ *            never zero. No sign, no space, no exponent.
+ *
+ * Both return 0 and write *ret only on success; -EINVAL for anything that
+ * is not in the grammar (NULL too), -ERANGE for a value that does not fit
+ * in 64 bits. */
+#define CORDON_USEC_PER_SEC UINT64_C(1000000)
+CORDON_API int cordon_parse_size(const char *s, uint64_t *ret);
+CORDON_API int cordon_parse_duration(const char *s, uint64_t *ret_usec);
+
 /* ---- Profiles ------------------------------------------------------------
  *
  * A profile is one JSON file saying what a session may do (a built-in name

@@ -11,10 +11,10 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "cordon/cordon.h"
 #include "profile_loader.h"
 #include "provider.h"
 #include "strv.h"
-#include "units.h"
 
 void profile_origin_clear(struct profile_origin *o)
 {
@@ -101,5 +101,5 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
 
 int profile_parse_size(const char *s, uint64_t *ret)
 {
-	return units_parse_size(s, ret);
+	return cordon_parse_size(s, ret);
 }

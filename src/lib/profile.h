@@ -263,7 +263,7 @@ const char *profile_op_to_string(enum profile_op op);
 int profile_op_from_string(const char *s, enum profile_op *ret);
 const char *profile_net_to_string(enum profile_net n);
 
-/* Parse "64M"-style sizes for callers: units_parse_size (units.h), the one
+/* Parse "64M"-style sizes for callers: cordon_parse_size (cordon.h), the one
  * grammar the CLI and a profile's limits share. */
 int profile_parse_size(const char *s, uint64_t *ret);
 
