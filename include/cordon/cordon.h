@@ -218,6 +218,46 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
 					  struct cordon_error *reterr);
 
+/* What a built policy applies, read back (`cordon profile show
+ * --effective`): the lists as the providers will use them, not as asked. */
+CORDON_API enum cordon_isolation cordon_policy_isolation(const struct cordon_policy *p);
+/* The caller's HOME, canonical, as the policy resolved it; NULL if unknown. */
+CORDON_API const char *cordon_policy_home(const struct cordon_policy *p);
+
+/* One read-deny entry: the built-in catalogue and cordon_policy_deny_read's. */
+struct cordon_read_deny {
+	const char *path;          /* canonical */
+	bool exists;               /* false: bwrap has nothing to hide */
+	const char *hidden_at;     /* what the native runner hides: path, or for a missing
+				    * entry its first missing component; NULL: not hidden */
+	bool only_without_network; /* a local service socket: hidden unless the network is "host" */
+};
+/* The i-th read-deny entry (from 0), its strings owned by the policy: 0, or
+ * -ENOENT past the last one. */
+CORDON_API int cordon_policy_read_deny(const struct cordon_policy *p, size_t i, struct cordon_read_deny *ret);
+
+/* Whether the native runner's write gate applies (full isolation,
+ * workspace-write): what a run may not create or change by name below a
+ * writable root. */
+CORDON_API bool cordon_policy_write_gate(const struct cordon_policy *p);
+
+enum cordon_policy_list {
+	CORDON_POLICY_PROTECTED,     /* read-only below a writable root: absolute, lexically
+				      * normalised, existing or not */
+	CORDON_POLICY_UNIX_SOCKETS,  /* canonical socket paths the unix gate admits */
+	CORDON_POLICY_ENV,           /* NAME=VALUE, passed into the sandbox */
+	CORDON_POLICY_KEEP_ENV,      /* names and PREFIX* patterns also kept from the caller */
+	CORDON_POLICY_GATE_NAMES,    /* the write gate's names, protected at any depth below a
+				      * writable root; empty when the gate does not apply */
+	CORDON_POLICY_GATE_LIFTED,   /* where no rule by name applies: the lifted persistence
+				      * paths, then (when the gate applies) the writable roots
+				      * inside a HOME dot-entry, a tool's cache */
+	_CORDON_POLICY_LIST_MAX,
+};
+/* A copy of one of those lists, NULL-terminated (empty, never NULL); free
+ * it with cordon_strv_free. -EINVAL for an unknown which, -ENOMEM. */
+CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_policy_list which, char ***ret);
+
 /* ---- The tool sandbox's mechanisms --------------------------------------
  *
  * Four general features a tool's own sandbox is built from, enforced by
