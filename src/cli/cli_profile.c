@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "path.h"
 #include "config.h"
 #include "schema_embedded.h"
 #include "strv.h"
