@@ -174,6 +174,8 @@ enum cordon_net_rule {
 	CORDON_NET_DENY_DOMAIN,
 	CORDON_NET_ALLOW_ADDRESS,
 };
+/* At most this many rules of one kind (-E2BIG past it). */
+#define CORDON_NET_MAX_RULES 4096
 CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_net_rule kind, const char *rule,
 					  struct cordon_error *reterr);
 /* The rules of one kind, NULL-terminated (never NULL). */

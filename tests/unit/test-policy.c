@@ -494,3 +494,23 @@ Test(policy, new_tool_tmpdir)
 	unsetenv("TMPDIR");
 	cordon_policy_free(p);
 }
+
+/* CORDON_NET_MAX_RULES is the cap the policy keeps (the CLI refuses a
+ * flag given more often with the same number). */
+Test(policy, net_rules_capped_at_the_public_maximum)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	char rule[64];
+
+	for (int i = 0; i < CORDON_NET_MAX_RULES; i++) {
+		snprintf(rule, sizeof(rule), "h%d.example.com", i);
+		cr_assert_eq(cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, rule, &e), 0, "%s: %s", rule,
+			     e.message);
+	}
+	cr_expect_eq(cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, "one-more.example.com", &e), -E2BIG);
+	cr_expect_not_null(strstr(e.message, "more than 4096"), "%s", e.message);
+	/* the cap is per kind */
+	cr_expect_eq(cordon_policy_add_net_rule(p, CORDON_NET_DENY_DOMAIN, "one-more.example.com", &e), 0);
+	cordon_policy_free(p);
+}
