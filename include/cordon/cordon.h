@@ -368,6 +368,14 @@ CORDON_API int cordon_warm(void);
  * *ret is malloc'd and owned by the caller. */
 CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr);
 
+/* Read all of PATH ("-": standard input, read to its end) into a malloc'd,
+ * NUL-terminated buffer: *ret, and its length without the NUL in *ret_len.
+ * At most max bytes: -EFBIG past them; -EINVAL for no path; other -errno
+ * from open or read. The capped reader cordon reads its own files with,
+ * for what a front end is handed (`cordon classify`'s --confined and
+ * --output). */
+CORDON_API int cordon_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+
 /* ---- Backends ----------------------------------------------------------- */
 
 struct cordon_backend_info {
@@ -415,6 +423,9 @@ CORDON_API int cordon_shim_path(char **ret);
 /* Probe one backend now (may spawn), within timeout_ms. */
 CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
 				    struct cordon_probe_report *ret);
+/* The Landlock ABI version the kernel reports, 0 when it has none. Asked
+ * once (a syscall, no spawn) and memoised. */
+CORDON_API int cordon_landlock_abi(void);
 
 /* In words, what backend b does not enforce that the native runner in full
  * isolation does ("" for none): the reason its grade is partial. Writes at
@@ -662,6 +673,13 @@ struct cordon_profile_opts {
 CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon_profile_opts *opts,
 				   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profile_handle *p);
+/* cordon_profile_load for inspection only (`cordon why --command`): a
+ * profile with command_policies loads too, to be read and asked
+ * (cordon_profile_tools, cordon_tools_decide), never run: nothing but the
+ * tool sandbox's supervisor enforces command_policies, and
+ * cordon_launch_new refuses such a handle (-EOPNOTSUPP). */
+CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
+					   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 
 /* What was asked for ("default" for NULL), and the file it came from
  * ("builtin:NAME" when embedded). Never NULL. */
