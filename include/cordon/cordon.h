@@ -978,6 +978,14 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 			  struct cordon_result **ret);
 CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r);
 
+/* SIGKILL every descendant of pid, sparing pid itself: what a subreaper
+ * (PR_SET_CHILD_SUBREAPER) was left of a run, the command's orphans, once
+ * the run is over. Walks /proc/PID/task/TID/children, stopping each
+ * process first so it cannot fork away, until nothing new appears (64
+ * rounds at most). Returns how many were signalled, or -ENOMEM when the
+ * walk ran out of memory (every descendant it found is killed). */
+CORDON_API int cordon_kill_descendants(pid_t pid);
+
 /* ---- Launch ---------------------------------------------------------------
  *
  * One launch = a profile plus a front end's overrides, turned once, in the
