@@ -74,6 +74,7 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->bypass_system_write);
 	rules_clear(&p->lift_credentials);
 	rules_clear(&p->lifted_credentials);
+	strv_free(p->persistence_members);
 	profile_origin_clear(&p->net_origin);
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(p->net_rules[i]);

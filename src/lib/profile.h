@@ -163,6 +163,10 @@ struct cordon_profile {
 	 * Naming the group is the grant: no filesystem.read is needed, and
 	 * nothing outside the named groups is uncovered. */
 	struct profile_rules lift_credentials, lifted_credentials;
+	/* The built-in group persistence's members, canonical, as the loader
+	 * checked the write grants against them (NULL without write grants):
+	 * profile_apply keeps those below a write grant read-only. */
+	char **persistence_members;
 
 	enum profile_net net;
 	struct profile_origin net_origin;

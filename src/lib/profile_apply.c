@@ -108,11 +108,17 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	/* A write grant that makes shell start-up files writable (HOME, or a
 	 * directory above it) keeps them read-only, as the workspace's are. */
 	if (p->write.n) {
-		_cleanup_strv_free_ char **persist = NULL;
+		_cleanup_strv_free_ char **computed = NULL;
+		char **persist = p->persistence_members;
 
-		r = profile_group_members(p, p->home, 1, &persist);
-		if (r < 0)
-			return r;
+		/* the loader's, canonical already; a profile built otherwise
+		 * gets them here (never none: that would leave them writable) */
+		if (!persist) {
+			r = profile_group_members(p, p->home, 1, &computed);
+			if (r < 0)
+				return r;
+			persist = computed;
+		}
 		STRV_FOREACH(m, persist) {
 			if (profile_rules_contain(&p->bypass_persistence, *m) || strchr(*m, '*') ||
 			    strv_contains(pol->protect, *m))
