@@ -16,8 +16,8 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "path.h"
 #include "config.h"
+#include "path.h"
 #include "schema_embedded.h"
 #include "strv.h"
 
