@@ -174,6 +174,8 @@ enum cordon_net_rule {
 	CORDON_NET_DENY_DOMAIN,
 	CORDON_NET_ALLOW_ADDRESS,
 };
+/* At most this many rules of one kind (-E2BIG past it). */
+#define CORDON_NET_MAX_RULES 4096
 CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_net_rule kind, const char *rule,
 					  struct cordon_error *reterr);
 /* The rules of one kind, NULL-terminated (never NULL). */
@@ -217,6 +219,46 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
  * files, PATH directories, git's hooks paths. */
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
 					  struct cordon_error *reterr);
+
+/* What a built policy applies, read back (`cordon profile show
+ * --effective`): the lists as the providers will use them, not as asked. */
+CORDON_API enum cordon_isolation cordon_policy_isolation(const struct cordon_policy *p);
+/* The caller's HOME, canonical, as the policy resolved it; NULL if unknown. */
+CORDON_API const char *cordon_policy_home(const struct cordon_policy *p);
+
+/* One read-deny entry: the built-in catalogue and cordon_policy_deny_read's. */
+struct cordon_read_deny {
+	const char *path;          /* canonical */
+	bool exists;               /* false: bwrap has nothing to hide */
+	const char *hidden_at;     /* what the native runner hides: path, or for a missing
+				    * entry its first missing component; NULL: not hidden */
+	bool only_without_network; /* a local service socket: hidden unless the network is "host" */
+};
+/* The i-th read-deny entry (from 0), its strings owned by the policy: 0, or
+ * -ENOENT past the last one. */
+CORDON_API int cordon_policy_read_deny(const struct cordon_policy *p, size_t i, struct cordon_read_deny *ret);
+
+/* Whether the native runner's write gate applies (full isolation,
+ * workspace-write): what a run may not create or change by name below a
+ * writable root. */
+CORDON_API bool cordon_policy_write_gate(const struct cordon_policy *p);
+
+enum cordon_policy_list {
+	CORDON_POLICY_PROTECTED,     /* read-only below a writable root: absolute, lexically
+				      * normalised, existing or not */
+	CORDON_POLICY_UNIX_SOCKETS,  /* canonical socket paths the unix gate admits */
+	CORDON_POLICY_ENV,           /* NAME=VALUE, passed into the sandbox */
+	CORDON_POLICY_KEEP_ENV,      /* names and PREFIX* patterns also kept from the caller */
+	CORDON_POLICY_GATE_NAMES,    /* the write gate's names, protected at any depth below a
+				      * writable root; empty when the gate does not apply */
+	CORDON_POLICY_GATE_LIFTED,   /* where no rule by name applies: the lifted persistence
+				      * paths, then (when the gate applies) the writable roots
+				      * inside a HOME dot-entry, a tool's cache */
+	_CORDON_POLICY_LIST_MAX,
+};
+/* A copy of one of those lists, NULL-terminated (empty, never NULL); free
+ * it with cordon_strv_free. -EINVAL for an unknown which, -ENOMEM. */
+CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_policy_list which, char ***ret);
 
 /* ---- The tool sandbox's mechanisms --------------------------------------
  *
@@ -326,6 +368,14 @@ CORDON_API int cordon_warm(void);
  * *ret is malloc'd and owned by the caller. */
 CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr);
 
+/* Read all of PATH ("-": standard input, read to its end) into a malloc'd,
+ * NUL-terminated buffer: *ret, and its length without the NUL in *ret_len.
+ * At most max bytes: -EFBIG past them; -EINVAL for no path; other -errno
+ * from open or read. The capped reader cordon reads its own files with,
+ * for what a front end is handed (`cordon classify`'s --confined and
+ * --output). */
+CORDON_API int cordon_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+
 /* ---- Backends ----------------------------------------------------------- */
 
 struct cordon_backend_info {
@@ -373,6 +423,9 @@ CORDON_API int cordon_shim_path(char **ret);
 /* Probe one backend now (may spawn), within timeout_ms. */
 CORDON_API int cordon_probe_backend(enum cordon_backend b, int timeout_ms,
 				    struct cordon_probe_report *ret);
+/* The Landlock ABI version the kernel reports, 0 when it has none. Asked
+ * once (a syscall, no spawn) and memoised. */
+CORDON_API int cordon_landlock_abi(void);
 
 /* In words, what backend b does not enforce that the native runner in full
  * isolation does ("" for none): the reason its grade is partial. Writes at
@@ -567,6 +620,28 @@ struct cordon_limits_probe {
 };
 CORDON_API int cordon_limits_probe(struct cordon_limits_probe *ret);
 
+/* Sizes and durations, in the one grammar cordon reads them in wherever
+ * it meets one (the CLI's --memory, --max-output, --timeout, --cpu, ... and
+ * a profile's "limits" strings). The callers check ranges; these only read
+ * the number.
+ *
+ * Size:      DIGITS [UNIT [B | iB]]
+ *            UNIT one of k K m M g G t T, binary multiples (k = 1024,
+ *            M = 1024^2, G = 1024^3, T = 1024^4); "64M", "64MB" and
+ *            "64MiB" are the same. No sign, no space, no fraction.
+ * Duration:  NUMBER [ms | s | m | h], a bare number being seconds, read in
+ *            microseconds. NUMBER is decimal: DIGITS, DIGITS.DIGITS,
+ *            DIGITS. or .DIGITS ("1.5m" is 90 seconds). A fraction finer
+ *            than a microsecond rounds up, so a tiny positive duration is
+ *            never zero. No sign, no space, no exponent.
+ *
+ * Both return 0 and write *ret only on success; -EINVAL for anything that
+ * is not in the grammar (NULL too), -ERANGE for a value that does not fit
+ * in 64 bits. */
+#define CORDON_USEC_PER_SEC UINT64_C(1000000)
+CORDON_API int cordon_parse_size(const char *s, uint64_t *ret);
+CORDON_API int cordon_parse_duration(const char *s, uint64_t *ret_usec);
+
 /* ---- Profiles ------------------------------------------------------------
  *
  * A profile is one JSON file saying what a session may do (a built-in name
@@ -601,6 +676,13 @@ struct cordon_profile_opts {
 CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon_profile_opts *opts,
 				   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profile_handle *p);
+/* cordon_profile_load for inspection only (`cordon why --command`): a
+ * profile with command_policies loads too, to be read and asked
+ * (cordon_profile_tools, cordon_tools_decide), never run: nothing but the
+ * tool sandbox's supervisor enforces command_policies, and
+ * cordon_launch_new refuses such a handle (-EOPNOTSUPP). */
+CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
+					   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 
 /* What was asked for ("default" for NULL), and the file it came from
  * ("builtin:NAME" when embedded). Never NULL. */
@@ -898,6 +980,14 @@ struct cordon_result {
 CORDON_API int cordon_run(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 			  struct cordon_result **ret);
 CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r);
+
+/* SIGKILL every descendant of pid, sparing pid itself: what a subreaper
+ * (PR_SET_CHILD_SUBREAPER) was left of a run, the command's orphans, once
+ * the run is over. Walks /proc/PID/task/TID/children, stopping each
+ * process first so it cannot fork away, until nothing new appears (64
+ * rounds at most). Returns how many were signalled, or -ENOMEM when the
+ * walk ran out of memory (every descendant it found is killed). */
+CORDON_API int cordon_kill_descendants(pid_t pid);
 
 /* ---- Launch ---------------------------------------------------------------
  *

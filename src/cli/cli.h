@@ -121,8 +121,8 @@ struct cli_args {
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen);
 void cli_args_done(struct cli_args *a);
 
-/* Sizes and durations in the grammar of src/lib/units.h, the same a
- * profile's limits take. */
+/* Sizes and durations in the grammar of cordon_parse_size and
+ * cordon_parse_duration (cordon.h), the same a profile's limits take. */
 /* "10", "1.5", "10m", "500ms" -> milliseconds (rounded up); > 0, <= 1 week. */
 int cli_parse_seconds(const char *s, int *ret_ms);
 /* "30", "10m", "1h" -> whole CPU seconds, 1 .. 604800. */

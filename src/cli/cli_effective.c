@@ -14,7 +14,6 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "policy.h"
 #include "strv.h"
 
 #define say cli_say
@@ -24,7 +23,31 @@ static const char git_rule[] =
 	"a .git entry, and inside one config, config.worktree, commondir, gitdir, hooks/, info/ "
 	"(not objects, refs, logs)";
 
-static json_t *strv_json(char *const *v)
+/* The policy's lists (cordon_policy_list), each a copy the view owns. */
+struct effective_lists {
+	char **v[_CORDON_POLICY_LIST_MAX];
+};
+
+static void effective_lists_done(struct effective_lists *l)
+{
+	for (size_t i = 0; i < _CORDON_POLICY_LIST_MAX; i++)
+		l->v[i] = cordon_strv_free(l->v[i]);
+}
+
+static int effective_lists_read(const struct cordon_policy *p, struct effective_lists *l)
+{
+	for (size_t i = 0; i < _CORDON_POLICY_LIST_MAX; i++) {
+		int r = cordon_policy_list(p, (enum cordon_policy_list)i, &l->v[i]);
+
+		if (r < 0) {
+			effective_lists_done(l);
+			return r;
+		}
+	}
+	return 0;
+}
+
+static json_t *strv_json(const char *const *v)
 {
 	json_t *a = json_array();
 
@@ -33,32 +56,29 @@ static json_t *strv_json(char *const *v)
 	return a;
 }
 
-static json_t *effective_json(const struct cordon_profile *prof, const struct cordon_policy *p)
+static json_t *effective_json(const struct cordon_profile *prof, const struct cordon_policy *p,
+			      const struct effective_lists *l)
 {
-	json_t *deny = json_array(), *names = json_array(), *lifted = strv_json(p->unprotect);
-	bool full = p->isolation == CORDON_ISOLATION_FULL && p->mode == CORDON_MODE_WORKSPACE_WRITE;
+	json_t *deny = json_array();
+	bool full = cordon_policy_write_gate(p);
+	struct cordon_read_deny d;
 
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct deny_entry *d = &p->deny[i];
-		const char *native = deny_entry_native_path(p, d);
-
-		json_array_append_new(deny, json_pack("{s:s,s:b,s:s?,s:b,s:b}", "path", d->path, "exists", d->exists,
-						      "hidden_at", native, "applies", native != NULL,
-						      "only_without_network", d->only_without_net));
-	}
-	for (size_t i = 0; full && policy_default_protect[i]; i++)
-		if (policy_protect_is_name(policy_default_protect[i]))
-			json_array_append_new(names, json_string(policy_default_protect[i]));
-	STRV_FOREACH(root, p->writable_roots)
-		if (full && policy_home_cache_root(p->home, *root))
-			json_array_append_new(lifted, json_string(*root));
+	for (size_t i = 0; cordon_policy_read_deny(p, i, &d) == 0; i++)
+		json_array_append_new(deny, json_pack("{s:s,s:b,s:s?,s:b,s:b}", "path", d.path, "exists", d.exists,
+						      "hidden_at", d.hidden_at, "applies", d.hidden_at != NULL,
+						      "only_without_network", d.only_without_network));
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:o,s:o,s:o,s:{s:b,s:s?,s:o,s:o},s:o,s:o,s:o}", "profile",
-			 prof->name, "file", prof->file, "mode", cordon_mode_to_string(p->mode), "network",
-			 cordon_net_to_string(p->net), "isolation", cordon_isolation_to_string(p->isolation), "workspace",
-			 p->workspace, "home", p->home, "writable_roots", strv_json(p->writable_roots), "read_deny", deny,
-			 "protected", strv_json(p->protect), "write_gate", "applies", full, "git", full ? git_rule : NULL,
-			 "names", names, "lifted", lifted, "allow_unix_sockets", strv_json(p->allow_unix), "environment",
-			 strv_json(p->env), "keep_env", strv_json(p->keep_env));
+			 prof->name, "file", prof->file, "mode", cordon_mode_to_string(cordon_policy_mode(p)),
+			 "network", cordon_net_to_string(cordon_policy_net(p)), "isolation",
+			 cordon_isolation_to_string(cordon_policy_isolation(p)), "workspace", cordon_policy_workspace(p),
+			 "home", cordon_policy_home(p), "writable_roots", strv_json(cordon_writable_roots(p)),
+			 "read_deny", deny, "protected", strv_json((const char *const *)l->v[CORDON_POLICY_PROTECTED]),
+			 "write_gate", "applies", full, "git", full ? git_rule : NULL, "names",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_GATE_NAMES]), "lifted",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_GATE_LIFTED]), "allow_unix_sockets",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_UNIX_SOCKETS]), "environment",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_ENV]), "keep_env",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_KEEP_ENV]));
 }
 
 static void print_list(const char *title, char *const *v)
@@ -68,70 +88,84 @@ static void print_list(const char *title, char *const *v)
 		printf("  %s\n", *s);
 }
 
+static void print_read_deny(const struct cordon_policy *p)
+{
+	struct cordon_read_deny d;
+	bool any = cordon_policy_read_deny(p, 0, &d) == 0;
+
+	printf("read-deny (hidden; the native runner hides a missing entry from its first missing component):%s\n",
+	       any ? "" : " none");
+	for (size_t i = 0; cordon_policy_read_deny(p, i, &d) == 0; i++) {
+		if (!d.hidden_at)
+			printf("  %s (not hidden: %s)\n", d.path,
+			       d.only_without_network ? "a service socket, reachable under --net host" : "does not exist");
+		else if (strcmp(d.hidden_at, d.path) != 0)
+			printf("  %s (missing: hidden at %s)\n", d.path, d.hidden_at);
+		else
+			printf("  %s\n", d.path);
+	}
+}
+
+static int effective_text(const struct cordon_profile *prof, const struct cordon_policy *p,
+			  const struct effective_lists *l)
+{
+	const char *ws = cordon_policy_workspace(p), *home = cordon_policy_home(p);
+
+	printf("profile %s (%s), as `cordon run --profile %s` would apply it here\n", prof->name, prof->file, prof->name);
+	printf("mode %s, network %s, isolation %s\n", cordon_mode_to_string(cordon_policy_mode(p)),
+	       cordon_net_to_string(cordon_policy_net(p)), cordon_isolation_to_string(cordon_policy_isolation(p)));
+	printf("workspace: %s\nhome: %s\n", ws ?: "(none)", home ?: "(unknown)");
+	print_list("writable roots", (char *const *)cordon_writable_roots(p));
+	print_read_deny(p);
+	print_list("protected (read-only, existing or not)", l->v[CORDON_POLICY_PROTECTED]);
+	if (cordon_policy_write_gate(p)) {
+		char *const *lifted = l->v[CORDON_POLICY_GATE_LIFTED];
+
+		printf("write gate, by name (native runner, at any depth below a writable root, not below node_modules):\n");
+		printf("  git: %s\n", git_rule);
+		printf("  names:");
+		STRV_FOREACH(n, l->v[CORDON_POLICY_GATE_NAMES])
+			printf(" %s", *n);
+		printf("\n  lifted (no rule by name at or below):");
+		STRV_FOREACH(u, lifted)
+			printf(" %s", *u);
+		printf("%s\n", lifted[0] ? "" : " none");
+	} else
+		printf("write gate: not applied (%s)\n", cordon_policy_mode(p) != CORDON_MODE_WORKSPACE_WRITE ?
+								  "nothing is writable to gate" :
+								  "light isolation");
+	print_list("unix sockets allowed", l->v[CORDON_POLICY_UNIX_SOCKETS]);
+	print_list("environment (passed into the sandbox)", l->v[CORDON_POLICY_ENV]);
+	print_list("also kept from the caller's environment", l->v[CORDON_POLICY_KEEP_ENV]);
+	fflush(stdout);
+	return 0;
+}
+
 int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	bool full;
+	struct effective_lists l = { 0 };
 	int r;
 
 	r = cli_build_policy(a, prof, &p);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
+	r = effective_lists_read(p, &l);
+	if (r < 0) {
+		say("cannot read the effective policy: %s", strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
 	if (a->json) {
-		_cleanup_(json_decrefp) json_t *o = effective_json(prof, p);
+		_cleanup_(json_decrefp) json_t *o = effective_json(prof, p, &l);
 
+		effective_lists_done(&l);
 		if (!o) {
 			say("cannot encode the effective policy as JSON");
 			return CLI_EXIT_REFUSED;
 		}
 		return cli_print_json(o) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
-	full = p->isolation == CORDON_ISOLATION_FULL && p->mode == CORDON_MODE_WORKSPACE_WRITE;
-	printf("profile %s (%s), as `cordon run --profile %s` would apply it here\n", prof->name, prof->file, prof->name);
-	printf("mode %s, network %s, isolation %s\n", cordon_mode_to_string(p->mode), cordon_net_to_string(p->net),
-	       cordon_isolation_to_string(p->isolation));
-	printf("workspace: %s\nhome: %s\n", p->workspace ?: "(none)", p->home ?: "(unknown)");
-	print_list("writable roots", p->writable_roots);
-	printf("read-deny (hidden; the native runner hides a missing entry from its first missing component):%s\n",
-	       p->n_deny ? "" : " none");
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct deny_entry *d = &p->deny[i];
-		const char *native = deny_entry_native_path(p, d);
-
-		if (!native)
-			printf("  %s (not hidden: %s)\n", d->path,
-			       d->only_without_net ? "a service socket, reachable under --net host" : "does not exist");
-		else if (strcmp(native, d->path) != 0)
-			printf("  %s (missing: hidden at %s)\n", d->path, native);
-		else
-			printf("  %s\n", d->path);
-	}
-	print_list("protected (read-only, existing or not)", p->protect);
-	if (full) {
-		printf("write gate, by name (native runner, at any depth below a writable root, not below node_modules):\n");
-		printf("  git: %s\n", git_rule);
-		printf("  names:");
-		for (size_t i = 0; policy_default_protect[i]; i++)
-			if (policy_protect_is_name(policy_default_protect[i]))
-				printf(" %s", policy_default_protect[i]);
-		printf("\n  lifted (no rule by name at or below):");
-		bool any = false;
-		STRV_FOREACH(u, p->unprotect) {
-			printf(" %s", *u);
-			any = true;
-		}
-		STRV_FOREACH(root, p->writable_roots)
-			if (policy_home_cache_root(p->home, *root)) {
-				printf(" %s", *root);
-				any = true;
-			}
-		printf("%s\n", any ? "" : " none");
-	} else
-		printf("write gate: not applied (%s)\n",
-		       p->mode != CORDON_MODE_WORKSPACE_WRITE ? "nothing is writable to gate" : "light isolation");
-	print_list("unix sockets allowed", p->allow_unix);
-	print_list("environment (passed into the sandbox)", p->env);
-	print_list("also kept from the caller's environment", p->keep_env);
-	fflush(stdout);
-	return 0;
+	r = effective_text(prof, p, &l);
+	effective_lists_done(&l);
+	return r;
 }

@@ -16,7 +16,6 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "strv.h"
-#include "units.h"
 
 #define _fallthrough_ __attribute__((__fallthrough__))
 
@@ -28,8 +27,8 @@ int cli_parse_seconds(const char *s, int *ret_ms)
 {
 	uint64_t usec;
 
-	/* the one grammar of units.h: "10", "1.5", "10m", "500ms" */
-	if (units_parse_duration(s, &usec) < 0 || usec == 0 || usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
+	/* the one grammar of cordon_parse_duration: "10", "1.5", "10m", "500ms" */
+	if (cordon_parse_duration(s, &usec) < 0 || usec == 0 || usec > 7 * 24 * 3600 * CORDON_USEC_PER_SEC)
 		return -EINVAL;
 	/* round up so a tiny positive timeout is never "none" */
 	*ret_ms = (int)((usec + 999) / 1000);
@@ -41,10 +40,10 @@ int cli_parse_cpu_seconds(const char *s, uint64_t *ret)
 	uint64_t usec;
 
 	/* RLIMIT_CPU and the cgroup check count whole seconds */
-	if (units_parse_duration(s, &usec) < 0 || usec % UNITS_USEC_PER_SEC || usec < UNITS_USEC_PER_SEC ||
-	    usec > 7 * 24 * 3600 * UNITS_USEC_PER_SEC)
+	if (cordon_parse_duration(s, &usec) < 0 || usec % CORDON_USEC_PER_SEC || usec < CORDON_USEC_PER_SEC ||
+	    usec > 7 * 24 * 3600 * CORDON_USEC_PER_SEC)
 		return -EINVAL;
-	*ret = usec / UNITS_USEC_PER_SEC;
+	*ret = usec / CORDON_USEC_PER_SEC;
 	return 0;
 }
 
@@ -52,8 +51,8 @@ int cli_parse_size(const char *s, uint64_t *ret)
 {
 	uint64_t v;
 
-	/* the one grammar of units.h: "64k", "1M", "2GiB", "1T" */
-	if (units_parse_size(s, &v) < 0 || v == 0 || v > (1ull << 40))
+	/* the one grammar of cordon_parse_size: "64k", "1M", "2GiB", "1T" */
+	if (cordon_parse_size(s, &v) < 0 || v == 0 || v > (1ull << 40))
 		return -EINVAL;
 	*ret = v;
 	return 0;

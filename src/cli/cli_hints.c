@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "cleanup.h"
 #include "cli.h"
+#include "path.h"
 #include "strv.h"
 
 #define say cli_say

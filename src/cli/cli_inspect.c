@@ -18,9 +18,6 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "exec.h"
-#include "fileio.h"
-#include "probe.h"
-#include "profile_api.h"
 
 #define say cli_say
 
@@ -67,7 +64,7 @@ int cli_classify(const struct cli_args *a)
 	size_t cl = 0, ol = 0, rl = 0;
 	int r;
 
-	r = read_file_capped(a->confined_file, CLI_CONFINED_MAX, false, &cj, &cl);
+	r = cordon_read_file(a->confined_file, CLI_CONFINED_MAX, &cj, &cl);
 	if (r < 0) {
 		say("--confined %s: %s", a->confined_file, r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
 		return CLI_EXIT_REFUSED;
@@ -81,7 +78,7 @@ int cli_classify(const struct cli_args *a)
 		return CLI_EXIT_REFUSED;
 	}
 	if (a->output_file) {
-		r = read_file_capped(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, false, &out, &ol);
+		r = cordon_read_file(a->output_file, CLI_CLASSIFY_MAX_OUTPUT, &out, &ol);
 		if (r < 0) {
 			say("--output %s: %s", a->output_file, r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
 			return CLI_EXIT_REFUSED;
@@ -95,7 +92,7 @@ int cli_classify(const struct cli_args *a)
 		return CLI_EXIT_REFUSED;
 	}
 	if (a->status_records_file) {
-		r = read_file_capped(a->status_records_file, CLI_CONFINED_MAX, false, &rec, &rl);
+		r = cordon_read_file(a->status_records_file, CLI_CONFINED_MAX, &rec, &rl);
 		if (r < 0) {
 			say("--status-records %s: %s", a->status_records_file,
 			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
@@ -144,7 +141,7 @@ int cli_probe(const struct cli_args *a)
 	_cleanup_(json_decrefp) json_t *arr = json_array();
 	struct cordon_backend_info info;
 	unsigned select_flags = CORDON_SELECT_DISK_CACHE | (a->refresh ? CORDON_SELECT_REFRESH : 0);
-	int r, abi = kernel_landlock_abi(), userns = userns_works();
+	int r, abi = cordon_landlock_abi(), userns = userns_works();
 	bool sc = seccomp_available();
 
 	struct cordon_limits_probe lp = {};
@@ -414,7 +411,7 @@ static int why_command(const struct cli_args *a)
 	struct cordon_error e = {};
 	int r;
 
-	r = profile_handle_load_inspect(a->profile, &o, &h, &e);
+	r = cordon_profile_load_inspect(a->profile, &o, &h, &e);
 	if (r < 0) {
 		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "cli.h"
 #include "exec.h"
-#include "proxy.h"
+#include "proxy_main.h"
 
 /* /proc/PID/cmdline is readable by every local user, and it reads our argv
  * memory as it is now: once parsed (and copied), the values typed after

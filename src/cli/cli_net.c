@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "netrule.h"
 #include "strv.h"
 
 static const struct {
@@ -26,8 +25,8 @@ int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value
 			continue;
 		if (!*value)
 			return cli_fail(err, errlen, "%s needs a value", f->name);
-		if (strv_length(a->net_rules[net_flags[i].kind]) >= NETRULE_MAX_RULES)
-			return cli_fail(err, errlen, "%s given more than %d times", f->name, NETRULE_MAX_RULES);
+		if (strv_length(a->net_rules[net_flags[i].kind]) >= CORDON_NET_MAX_RULES)
+			return cli_fail(err, errlen, "%s given more than %d times", f->name, CORDON_NET_MAX_RULES);
 		return strv_push(&a->net_rules[net_flags[i].kind], value);
 	}
 	return cli_fail(err, errlen, "%s: not a --net proxy rule", f->name);

@@ -12,8 +12,6 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "policy.h"
-#include "probe.h"
 #include "strv.h"
 
 #define say cli_say

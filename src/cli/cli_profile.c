@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "config.h"
+#include "path.h"
 #include "schema_embedded.h"
 #include "strv.h"
 

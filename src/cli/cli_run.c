@@ -16,7 +16,6 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "exec.h"
-#include "process.h"
 
 #define say cli_say
 
@@ -184,7 +183,7 @@ int cli_run(const struct cli_args *a)
 		.terminal = !a->json,
 	};
 	r = session ? cli_supervisor()->session->session_run(session, c, &o, &res) : cordon_run(c, &o, &res);
-	kill_descendants(getpid());
+	cordon_kill_descendants(getpid());
 	sigaction(SIGINT, &old_int, NULL);
 	if (!a->json)
 		sigaction(SIGQUIT, &old_quit, NULL);

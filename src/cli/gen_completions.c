@@ -16,7 +16,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "parse.h"
+#include "exec.h"
 
 #define MAX_OPTS 64
 

@@ -111,7 +111,7 @@ _Noreturn static void run_light(struct exec_ctx *x)
 		command_main(x);
 	}
 	status = x->plan->pty ? terminal_supervise(x, child) : exec_supervise(x, child);
-	(void)kill_descendants(getpid());
+	(void)cordon_kill_descendants(getpid());
 	terminal_finish(x);
 	exec_exit_like(status);
 }

@@ -16,3 +16,7 @@ int cordon_exec_binary_main(int argc, char **argv);
 /* Print, in words, the plan that exec_argv (["exec", flags..., "--", argv...])
  * would apply. 0 or -errno. */
 int cordon_explain_plan(const char *const *exec_argv, FILE *out);
+
+/* `cordon exec --help`: the runner's flags, one "  --FLAG" line each (the
+ * shell completions are generated from it). */
+extern const char exec_usage[];

@@ -80,7 +80,7 @@ int exec_supervise_signal(struct exec_ctx *x, pid_t child, int sig, int *ret_sta
 		 * went: nothing may outlive it */
 		if (x->runner_parent && getppid() != x->runner_parent) {
 			(void)kill_tree(child);
-			(void)kill_descendants(getpid());
+			(void)cordon_kill_descendants(getpid());
 			return -1;
 		}
 		exec_forward_signal(child, sig);

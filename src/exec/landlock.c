@@ -94,7 +94,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
  * thread comes first. */
 int landlock_get_abi(void)
 {
-	return kernel_landlock_abi(); /* the one query, memoised (lib/kernel.c) */
+	return cordon_landlock_abi(); /* the one query, memoised (lib/kernel.c) */
 }
 
 /* Which denied entries a walk honours. */

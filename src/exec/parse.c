@@ -14,6 +14,7 @@
 
 #include "broker_proto.h"
 #include "errbuf.h"
+#include "exec.h"
 #include "netproxy.h"
 #include "parse.h"
 #include "policy.h"

@@ -71,5 +71,3 @@ void exec_flags_done(struct exec_flags *f);
 
 /* Checks shared with the plan and the provider. */
 bool exec_path_is_normal(const char *p);         /* absolute, no "//", ".", "..", trailing '/' */
-
-extern const char exec_usage[];

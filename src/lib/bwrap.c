@@ -449,7 +449,7 @@ static bool runner_may_nest(const char *runner, char *why, size_t n)
 		snprintf(why, n, "the runner %s is not executable: %s", runner, strerror(errno));
 		return false;
 	}
-	if (kernel_landlock_abi() < 1) {
+	if (cordon_landlock_abi() < 1) {
 		snprintf(why, n, "the runner needs Landlock, which this kernel lacks");
 		return false;
 	}

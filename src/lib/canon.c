@@ -18,47 +18,6 @@
 /* The unresolved remainder may grow with each symlink; bound it. */
 #define CANON_MAX_PENDING (8 * PATH_MAX)
 
-char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a);
-	char *r;
-
-	while (la > 0 && a[la - 1] == '/')
-		la--;
-	while (*b == '/')
-		b++;
-	if (asprintf(&r, "%.*s/%s", (int)la, a, b) < 0)
-		return NULL;
-	return r;
-}
-
-bool path_is_under_n(const char *path, size_t len, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return len > 0 && path[0] == '/';
-	return len >= n && strncmp(path, dir, n) == 0 && (len == n || path[n] == '/');
-}
-
-int path_is_under(const char *path, const char *dir)
-{
-	return path_is_under_n(path, strlen(path), dir);
-}
-
-bool path_under_any_n(const char *path, size_t len, const char *const *dirs)
-{
-	for (size_t i = 0; dirs && dirs[i]; i++)
-		if (path_is_under_n(path, len, dirs[i]))
-			return true;
-	return false;
-}
-
-bool path_under_any(const char *path, const char *const *dirs)
-{
-	return path_under_any_n(path, strlen(path), dirs);
-}
-
 /* Drop the last component of an absolute canonical path, in place. */
 static void pop_component(char *resolved, size_t *len)
 {

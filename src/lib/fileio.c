@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cordon/cordon.h"
 #include "fileio.h"
 
 int read_small(const char *path, char *buf, size_t size)
@@ -86,4 +87,11 @@ int read_file_capped(const char *path, size_t max, bool regular_only, char **ret
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
 	return 0;
+}
+
+CORDON_API int cordon_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	if (!path || !ret || !ret_len)
+		return -EINVAL;
+	return read_file_capped(path, max, false, ret, ret_len);
 }

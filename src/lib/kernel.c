@@ -19,7 +19,7 @@ static void query_abi(void)
 #endif
 }
 
-int kernel_landlock_abi(void)
+CORDON_API int cordon_landlock_abi(void)
 {
 	(void)pthread_once(&abi_once, query_abi);
 	return abi;

@@ -292,7 +292,7 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 			 strerror(errno));
 		return 0;
 	}
-	if (kernel_landlock_abi() < 1) {
+	if (cordon_landlock_abi() < 1) {
 		snprintf(rep->reason, sizeof(rep->reason),
 			 "Landlock is unavailable (the native runner's write fence; needs Linux >= 5.13 with "
 			 "landlock in the lsm= list)");

@@ -22,8 +22,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "cordon/cordon.h"
+
 #define NETRULE_HOST_MAX 253
-#define NETRULE_MAX_RULES 4096
+#define NETRULE_MAX_RULES CORDON_NET_MAX_RULES
 #define NETRULE_MAX_ANSWERS 32
 
 struct netaddr {

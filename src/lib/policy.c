@@ -256,12 +256,13 @@ CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
 		return error_set(reterr, -EINVAL,
 				 "unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
 				 mode ? mode : "(null)");
-	return policy_new_internal(m, workspace_root, false, ret, reterr);
+	return policy_new_internal(m, workspace_root, 0, ret, reterr);
 }
 
-int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool tool, struct cordon_policy **ret,
+int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr)
 {
+	bool tool = flags & POLICY_NEW_TOOL;
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	_cleanup_free_ char *pw_home = NULL;
 	struct stat st;
@@ -283,8 +284,11 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool too
 		struct cordon_error e = {};
 		const char *ws = workspace_root ? workspace_root : ".";
 
-		r = cordon_canonicalize(ws, &p->workspace, &e);
-		if (r < 0)
+		if ((flags & POLICY_NEW_CANONICAL) && workspace_root) {
+			p->workspace = strdup(workspace_root);
+			if (!p->workspace)
+				return -ENOMEM;
+		} else if ((r = cordon_canonicalize(ws, &p->workspace, &e)) < 0)
 			return error_set(reterr, r, "workspace root: %s", e.message);
 		if (strcmp(p->workspace, "/") == 0)
 			return error_set(reterr, -EINVAL,
@@ -475,6 +479,13 @@ CORDON_API int cordon_policy_protect(struct cordon_policy *p, const char *path,
 	r = cordon_canonicalize(joined ? joined : path, &canon, reterr);
 	if (r < 0)
 		return r;
+	return policy_protect_canonical(p, canon, reterr);
+}
+
+int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	int r;
+
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "protecting '/' is what read-only mode is for");
 	if (strv_length(p->protect) >= POLICY_MAX_ENTRIES)
@@ -494,6 +505,11 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 	r = cordon_canonicalize(path, &canon, reterr);
 	if (r < 0)
 		return r;
+	return policy_allow_unix_socket_canonical(p, canon, reterr);
+}
+
+int policy_allow_unix_socket_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "'/' is not a unix socket");
 	if (strv_length(p->allow_unix) >= POLICY_MAX_ENTRIES)
@@ -519,7 +535,6 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 					  struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
-	struct stat st;
 	int r;
 
 	if (!path || !*path)
@@ -530,6 +545,17 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 	r = cordon_canonicalize(path, &canon, reterr);
 	if (r < 0)
 		return r;
+	return policy_add_writable_canonical(p, canon, reterr);
+}
+
+int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	struct stat st;
+	int r;
+
+	if (p->mode != CORDON_MODE_WORKSPACE_WRITE)
+		return error_set(reterr, -EINVAL, "'%s' cannot be writable under %s mode", canon,
+				 cordon_mode_to_string(p->mode));
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "refusing to make the whole filesystem writable");
 	/* A file is bound back alone and gets a Landlock rule of its own: it

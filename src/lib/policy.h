@@ -145,9 +145,21 @@ extern const char *const policy_read_dev_light[];
 /* policy_deny.c: the first component of an absent canonical path that does
  * not exist (malloc'd), or NULL. */
 char *policy_first_absent(const char *path);
-/* policy.c: cordon_policy_new's work; tool: nothing writable but /tmp. */
-int policy_new_internal(enum cordon_mode m, const char *workspace_root, bool tool, struct cordon_policy **ret,
+/* policy.c: cordon_policy_new's work. */
+enum {
+	POLICY_NEW_TOOL = 1u << 0,      /* a tool's sandbox: nothing writable but /tmp */
+	POLICY_NEW_CANONICAL = 1u << 1, /* workspace_root is canonical already (a loaded profile's) */
+};
+int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr);
+/* The setters for paths that are canonical already (a loaded profile's
+ * rules, canonicalised once by its loader): the checks and the errors of
+ * cordon_policy_add_writable, _protect, _allow_unix_socket and
+ * _deny_read, without walking the path again. */
+int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+int policy_allow_unix_socket_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 /* policy.c: what a new writable root reaches, protected (HOME's start-up
  * files, PATH directories, git's hooks paths, cordon's profiles). */
 int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon_error *reterr);

@@ -61,13 +61,13 @@ char *policy_first_absent(const char *path)
 	}
 }
 
+static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin, struct cordon_error *reterr);
+
 /* base: NULL, or a canonical directory that path (then relative) lies below. */
 static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
 		       struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
-	struct deny_entry *nd;
-	struct stat st;
 	int r;
 
 	if (p->n_deny >= POLICY_MAX_ENTRIES)
@@ -91,6 +91,17 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	}
 	if (r < 0)
 		return r;
+	return deny_insert(p, TAKE_PTR(canon), origin, reterr);
+}
+
+/* canon (taken): a canonical path, into the read-deny set. */
+static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = canon_in;
+	struct deny_entry *nd;
+	struct stat st;
+	int r;
+
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "refusing to hide '/': nothing could run");
 	for (size_t i = 0; i < p->n_deny; i++)
@@ -141,6 +152,18 @@ int policy_deny_add(struct cordon_policy *p, const char *path, enum deny_origin 
 		    struct cordon_error *reterr)
 {
 	return deny_add_at(p, NULL, path, origin, reterr);
+}
+
+int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	char *c;
+
+	if (p->n_deny >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+	c = strdup(canon);
+	if (!c)
+		return -ENOMEM;
+	return deny_insert(p, c, DENY_EXPLICIT, reterr);
 }
 
 /* Sockets that lead out: container engines, buses, the runtime directory

@@ -221,7 +221,7 @@ CORDON_API int cordon_policy_new_tool(const char *workspace, struct cordon_polic
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place to return the policy");
-	r = policy_new_internal(CORDON_MODE_WORKSPACE_WRITE, workspace, true, &p, reterr);
+	r = policy_new_internal(CORDON_MODE_WORKSPACE_WRITE, workspace, POLICY_NEW_TOOL, &p, reterr);
 	if (r < 0)
 		return r;
 	r = policy_restrict_reads(p, reterr);

@@ -192,7 +192,7 @@ static bool cached_path_is_ours(const struct cordon_backend_info *info)
 static bool first_cheaply_unusable(void)
 {
 #if defined(__linux__)
-	return access(cordon_runner_path(), X_OK) != 0 || kernel_landlock_abi() < 1;
+	return access(cordon_runner_path(), X_OK) != 0 || cordon_landlock_abi() < 1;
 #else
 	return false;
 #endif

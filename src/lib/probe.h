@@ -13,10 +13,6 @@ int probe_cache_load(const char *path, struct cordon_backend_info *ret);
 /* Write atomically, mode 0600. */
 int probe_cache_store(const char *path, const struct cordon_backend_info *info);
 
-/* Landlock ABI version the kernel reports, 0 if none; asked once, no spawn
- * (kernel.c). */
-int kernel_landlock_abi(void);
-
 /* What cordon_backend_select returns for a pinned b, for one caller (a
  * launch's own backend): nothing process-wide is pinned, nothing probed. */
 int probe_backend_info(enum cordon_backend b, struct cordon_backend_info *ret);

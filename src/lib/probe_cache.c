@@ -64,7 +64,7 @@ static int current_key(const char *runner, char *buf, size_t size)
 	snprintf(buf, size,
 		 "kernel=%s\nuid=%u\nlandlock_abi=%d\nuserns=%s\n"
 		 "runner=%s\nrunner_id=%" PRIu64 ":%" PRIu64 ":%" PRId64 ":%" PRId64 ".%09ld\n",
-		 u.release, (unsigned)getuid(), kernel_landlock_abi(), userns, runner,
+		 u.release, (unsigned)getuid(), cordon_landlock_abi(), userns, runner,
 		 (uint64_t)st.st_dev, (uint64_t)st.st_ino, (int64_t)st.st_size,
 		 (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	return 0;

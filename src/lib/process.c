@@ -187,7 +187,7 @@ static int collect_children(pid_t pid, struct pid_list *out)
 
 /* Stop and kill every descendant of pid, leaves first. Out of memory, it
  * still kills every one it found, then says so. */
-int kill_descendants(pid_t pid)
+CORDON_API int cordon_kill_descendants(pid_t pid)
 {
 	struct pid_list cur = {}, prev = {};
 	int killed = 0, r = 0;
@@ -232,7 +232,7 @@ int kill_tree(pid_t pid)
 
 	if (pid <= 1)
 		return 0;
-	killed = kill_descendants(pid);
+	killed = cordon_kill_descendants(pid);
 	if (killed < 0)
 		killed = 0; /* out of memory: it killed all it found; pid goes too */
 	if (kill(pid, SIGKILL) == 0)

@@ -157,9 +157,7 @@ int find_executable(const char *name, char **ret);
  * no new descendant appears (64 rounds at most); no cap on how many there
  * are. Returns how many were signalled. */
 int kill_tree(pid_t pid);
-/* The same for every descendant of pid, sparing pid itself. -ENOMEM when
- * the walk ran out of memory (every descendant it found is killed). */
-int kill_descendants(pid_t pid);
+/* The same for every descendant of pid: cordon_kill_descendants (cordon.h). */
 
 uint64_t now_usec(void);
 

@@ -11,10 +11,10 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "cordon/cordon.h"
 #include "profile_loader.h"
 #include "provider.h"
 #include "strv.h"
-#include "units.h"
 
 void profile_origin_clear(struct profile_origin *o)
 {
@@ -74,6 +74,7 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	rules_clear(&p->bypass_system_write);
 	rules_clear(&p->lift_credentials);
 	rules_clear(&p->lifted_credentials);
+	strv_free(p->persistence_members);
 	profile_origin_clear(&p->net_origin);
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(p->net_rules[i]);
@@ -101,5 +102,5 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
 
 int profile_parse_size(const char *s, uint64_t *ret)
 {
-	return units_parse_size(s, ret);
+	return cordon_parse_size(s, ret);
 }

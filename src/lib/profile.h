@@ -163,6 +163,10 @@ struct cordon_profile {
 	 * Naming the group is the grant: no filesystem.read is needed, and
 	 * nothing outside the named groups is uncovered. */
 	struct profile_rules lift_credentials, lifted_credentials;
+	/* The built-in group persistence's members, canonical, as the loader
+	 * checked the write grants against them (NULL without write grants):
+	 * profile_apply keeps those below a write grant read-only. */
+	char **persistence_members;
 
 	enum profile_net net;
 	struct profile_origin net_origin;
@@ -263,7 +267,7 @@ const char *profile_op_to_string(enum profile_op op);
 int profile_op_from_string(const char *s, enum profile_op *ret);
 const char *profile_net_to_string(enum profile_net n);
 
-/* Parse "64M"-style sizes for callers: units_parse_size (units.h), the one
+/* Parse "64M"-style sizes for callers: cordon_parse_size (cordon.h), the one
  * grammar the CLI and a profile's limits share. */
 int profile_parse_size(const char *s, uint64_t *ret);
 

@@ -23,7 +23,7 @@ struct cordon_profile_handle {
 	char *asked;              /* the name_or_path given, NULL for the default */
 	char *workspace, *home;   /* the opts it was loaded with (copies) */
 	bool builtin_only;
-	bool inspect;             /* loaded by profile_handle_load_inspect */
+	bool inspect;             /* loaded by cordon_profile_load_inspect */
 	char **lists[_CORDON_PROFILE_LIST_MAX];
 };
 
@@ -167,8 +167,8 @@ CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon
 	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, false, ret, reterr);
 }
 
-int profile_handle_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
-				struct cordon_profile_handle **ret, struct cordon_error *reterr)
+CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
+					   struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
 	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
 

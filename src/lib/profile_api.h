@@ -9,13 +9,7 @@ struct cordon_profile;
 const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h);
 /* The workspace the handle was loaded with (NULL: none was given). */
 const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h);
-/* cordon_profile_load for inspection only (profile_env.inspect): a profile
- * with command_policies loads, to be read and asked (cordon why
- * --command), never run: nothing enforces command_policies yet, and
- * cordon_launch_new refuses such a handle. */
-int profile_handle_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
-				struct cordon_profile_handle **ret, struct cordon_error *reterr);
-/* Whether h came from profile_handle_load_inspect. */
+/* Whether h came from cordon_profile_load_inspect. */
 bool profile_handle_inspect_only(const struct cordon_profile_handle *h);
 /* The same profile loaded again with another workspace (tokens such as
  * $WORKSPACE expand at load, so a new workspace means a new load). */

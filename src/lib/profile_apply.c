@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What a loaded profile turns into: a policy, through the public setters
- * (profile_why.c answers "why", profile_json.c writes its JSON form).
+ * What a loaded profile turns into: a policy, through the setters that take
+ * canonical paths (the loader canonicalised every rule once: the checks and
+ * errors are the public setters', without walking each path again).
+ * profile_why.c answers "why", profile_json.c writes its JSON form.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +29,8 @@ static int fail_rule(struct cordon_error *reterr, int r, const struct profile_or
 	return r;
 }
 
-/* Each rule of rs through one of the public setters; a refusal names the
- * rule's origin. */
+/* Each rule of rs (canonical paths) through one of the setters; a refusal
+ * names the rule's origin. */
 static int apply_rules(struct cordon_policy *pol, const struct profile_rules *rs,
 		       int (*set)(struct cordon_policy *, const char *, struct cordon_error *),
 		       struct cordon_error *reterr)
@@ -67,7 +69,7 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 
 	if (!p || !ret)
 		return error_set(reterr, -EINVAL, "no profile to apply");
-	r = cordon_policy_new(cordon_mode_to_string(p->mode), p->workspace, &pol, reterr);
+	r = policy_new_internal(p->mode, p->workspace, POLICY_NEW_CANONICAL, &pol, reterr);
 	if (r < 0)
 		return r;
 	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST    ? CORDON_NET_HOST
@@ -100,31 +102,37 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 			}
 	}
 
-	if ((r = apply_rules(pol, &p->deny_read, cordon_policy_deny_read, reterr)) < 0 ||
-	    (r = apply_rules(pol, &p->write, cordon_policy_add_writable, reterr)) < 0)
+	if ((r = apply_rules(pol, &p->deny_read, policy_deny_add_canonical, reterr)) < 0 ||
+	    (r = apply_rules(pol, &p->write, policy_add_writable_canonical, reterr)) < 0)
 		return r;
 	/* A write grant that makes shell start-up files writable (HOME, or a
 	 * directory above it) keeps them read-only, as the workspace's are. */
 	if (p->write.n) {
-		_cleanup_strv_free_ char **persist = NULL;
+		_cleanup_strv_free_ char **computed = NULL;
+		char **persist = p->persistence_members;
 
-		r = profile_group_members(p, p->home, 1, &persist);
-		if (r < 0)
-			return r;
+		/* the loader's, canonical already; a profile built otherwise
+		 * gets them here (never none: that would leave them writable) */
+		if (!persist) {
+			r = profile_group_members(p, p->home, 1, &computed);
+			if (r < 0)
+				return r;
+			persist = computed;
+		}
 		STRV_FOREACH(m, persist) {
 			if (profile_rules_contain(&p->bypass_persistence, *m) || strchr(*m, '*') ||
 			    strv_contains(pol->protect, *m))
 				continue;
 			for (size_t i = 0; i < p->write.n; i++)
 				if (path_is_under(*m, p->write.v[i].path)) {
-					r = cordon_policy_protect(pol, *m, &e);
+					r = policy_protect_canonical(pol, *m, &e);
 					if (r < 0)
 						return fail_rule(reterr, r, &p->write.v[i].origin, &e);
 					break;
 				}
 		}
 	}
-	r = apply_rules(pol, &p->protect, cordon_policy_protect, reterr);
+	r = apply_rules(pol, &p->protect, policy_protect_canonical, reterr);
 	if (r < 0)
 		return r;
 	/* The profile's own files are a persistence path: a run that could
@@ -141,11 +149,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 			writable |= path_is_under(canon, *root);
 		if (!writable)
 			continue;
-		r = cordon_policy_protect(pol, canon, &e);
+		r = policy_protect_canonical(pol, canon, &e);
 		if (r < 0)
 			return error_set(reterr, r, "cannot keep the profile %s read-only: %s", *f, e.message);
 	}
-	if ((r = apply_rules(pol, &p->allow_unix_sockets, cordon_policy_allow_unix_socket, reterr)) < 0 ||
+	if ((r = apply_rules(pol, &p->allow_unix_sockets, policy_allow_unix_socket_canonical, reterr)) < 0 ||
 	    (r = apply_rules(pol, &p->allow_vars, cordon_policy_keep_env, reterr)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_set_vars; i++) {

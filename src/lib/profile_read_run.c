@@ -3,7 +3,8 @@
  * Reading the sections about what runs: environment and limits, into
  * loader_run(l): the profile's own, or a command's sandbox (the same keys
  * and grammar there). Pure, like profile_read.c; sizes and durations read
- * with the one grammar of units.h, the same the CLI's flags take.
+ * with the one grammar of cordon_parse_size and cordon_parse_duration, the
+ * same the CLI's flags take.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,10 +14,10 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "cordon/cordon.h"
 #include "json_pos.h"
 #include "policy.h"
 #include "profile_loader.h"
-#include "units.h"
 
 #define ENV_VALUE_MAX (128 * 1024)
 
@@ -141,17 +142,17 @@ static int parse_limit_string(struct loader *l, const struct where *w, const cha
 	uint64_t usec;
 
 	if (kind == LIMIT_SIZE) {
-		if (units_parse_size(s, ret) < 0)
+		if (cordon_parse_size(s, ret) < 0)
 			return loader_fail(l, -EINVAL, w,
 					   "\"%.64s\" is not a size (a number of bytes, or with a k, M, G or T suffix)", s);
 		return 0;
 	}
-	if (units_parse_duration(s, &usec) < 0)
+	if (cordon_parse_duration(s, &usec) < 0)
 		return loader_fail(l, -EINVAL, w, "\"%.64s\" is not a duration (seconds, or with an ms, s, m or h suffix)",
 				   s);
-	if (usec % UNITS_USEC_PER_SEC)
+	if (usec % CORDON_USEC_PER_SEC)
 		return loader_fail(l, -EINVAL, w, "\"%.64s\" is not a whole number of seconds", s);
-	*ret = usec / UNITS_USEC_PER_SEC;
+	*ret = usec / CORDON_USEC_PER_SEC;
 	return 0;
 }
 

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "cordon/cordon.h"
 #include "json_pos.h"
 #include "profile_loader.h"
 #include "strv.h"
-#include "units.h"
 
 #define TARGET(l, T) ((T *)(l)->target)
 
@@ -137,7 +137,7 @@ static int read_stdio_max(struct loader *l, const struct where *w, json_t *v, co
 
 		if (r < 0)
 			return r;
-		if (units_parse_size(s, &n) < 0)
+		if (cordon_parse_size(s, &n) < 0)
 			return loader_fail(l, -EINVAL, w,
 					   "\"%.64s\" is not a size (a number of bytes, or with a k, M, G or T suffix)", s);
 	} else

@@ -675,5 +675,7 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 			if (r < 0)
 				return r;
 		}
+	/* profile_apply protects these below a write grant: canonical once */
+	p->persistence_members = TAKE_PTR(members[GROUP_PERSISTENCE]);
 	return 0;
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Sizes and durations: the grammar is in units.h. Hand-written rather than
+ * Sizes and durations: the grammar is in cordon.h (cordon_parse_size). Hand-written rather than
  * strtoull/strtod, which take signs, spaces, hex and exponents.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "units.h"
+#include "cordon/cordon.h"
 
 static bool is_digit(char c)
 {
@@ -30,7 +30,7 @@ static int read_digits(const char **s, uint64_t *ret)
 	return 0;
 }
 
-int units_parse_size(const char *s, uint64_t *ret)
+int cordon_parse_size(const char *s, uint64_t *ret)
 {
 	uint64_t v;
 	unsigned shift = 0;
@@ -83,17 +83,17 @@ int units_parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-int units_parse_duration(const char *s, uint64_t *ret_usec)
+int cordon_parse_duration(const char *s, uint64_t *ret_usec)
 {
 	static const struct {
 		const char *suffix;
 		uint64_t usec;
 	} units[] = {
-		{ "", UNITS_USEC_PER_SEC },
+		{ "", CORDON_USEC_PER_SEC },
 		{ "ms", 1000 },
-		{ "s", UNITS_USEC_PER_SEC },
-		{ "m", 60 * UNITS_USEC_PER_SEC },
-		{ "h", 3600 * UNITS_USEC_PER_SEC },
+		{ "s", CORDON_USEC_PER_SEC },
+		{ "m", 60 * CORDON_USEC_PER_SEC },
+		{ "h", 3600 * CORDON_USEC_PER_SEC },
 	};
 	__extension__ typedef unsigned __int128 u128;
 	const char *frac = NULL, *frac_end = NULL;

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "netrule.h"
+#include "proxy_main.h"
 
 struct event_base;
 struct evdns_base;
@@ -103,6 +104,3 @@ void relay_dir_done(struct relay_dir *d);
 
 /* confine.c: no file access, no new programs or processes. */
 int proxy_confine(char *err, size_t errlen);
-
-/* proxy_main.c: `cordon proxy ...` */
-int cordon_proxy_main(int argc, char **argv);

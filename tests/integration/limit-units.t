@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# One grammar for sizes and durations (src/lib/units.h): a limit spelled on
+# One grammar for sizes and durations (cordon_parse_size and
+# cordon_parse_duration, cordon.h): a limit spelled on
 # the command line and the same spelling in a profile mean the same thing.
 # Before, `--timeout 10m` was refused while a profile's "10m" was taken,
 # and a profile's "64m" was refused while `--max-output 64m` was taken.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Returns that used to go unchecked, or caps that let the rest through:
- * kill_descendants has no fixed number of pids nor a 4 KiB read of a
+ * cordon_kill_descendants has no fixed number of pids nor a 4 KiB read of a
  * children list (a wide tree is killed whole), and probe_cache_path
  * reports an asprintf that failed instead of trusting its pointer.
  */
@@ -109,7 +109,7 @@ Test(failclosed, kill_descendants_kills_a_wide_tree_whole, .timeout = 120)
 	/* more than one 4 KiB read's worth: what the old cap cut off */
 	cr_assert_gt(strlen(before), 4096, "the list is only %zu bytes", strlen(before));
 
-	int killed = kill_descendants(parent);
+	int killed = cordon_kill_descendants(parent);
 	cr_assert_geq(killed, WIDE, "signalled %d of %d", killed, WIDE);
 	size_t alive = 0;
 	for (char *s = before, *end; *s; s = end) {
@@ -122,9 +122,9 @@ Test(failclosed, kill_descendants_kills_a_wide_tree_whole, .timeout = 120)
 		if (state_of((pid_t)k) && state_of((pid_t)k) != 'Z')
 			alive++;
 	}
-	cr_assert_eq(alive, 0, "%zu of %d children survived kill_descendants", alive, WIDE);
+	cr_assert_eq(alive, 0, "%zu of %d children survived cordon_kill_descendants", alive, WIDE);
 	free(before);
-	/* kill_descendants spares the root; it is still there */
+	/* cordon_kill_descendants spares the root; it is still there */
 	cr_assert_neq(state_of(parent), 'Z');
 	kill(-parent, SIGKILL);
 	kill(parent, SIGKILL);

@@ -116,7 +116,7 @@ Test(cli, sizes_and_seconds)
 	cr_assert_eq(ms, 1);
 	cr_assert_eq(cli_parse_seconds("nan", &ms), -EINVAL);
 	cr_assert_eq(cli_parse_seconds("1e9", &ms), -EINVAL);
-	/* one grammar with profiles (units.h): "3s" was refused here while a
+	/* one grammar with profiles (cordon_parse_duration): "3s" was refused here while a
 	 * profile's "3s" was taken; now both mean 3 seconds */
 	cr_assert_eq(cli_parse_seconds("3s", &ms), 0);
 	cr_assert_eq(ms, 3000);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
 #include "parse.h"
 #include "policy.h"
 

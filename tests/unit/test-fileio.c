@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "fileio.h"
 
 static char dir[] = "/tmp/cordon-fileio-XXXXXX";
@@ -88,4 +89,40 @@ Test(fileio, read_small_truncates_to_the_buffer)
 	cr_assert_eq(read_small(path, buf, sizeof(buf)), 7);
 	cr_assert_str_eq(buf, "abcdefg");
 	cr_assert_eq(read_small(path, buf, 0), -EINVAL);
+}
+
+/* The public reader: the same cap, "-" is standard input, no path refused. */
+Test(fileio, cordon_read_file_caps_and_reads_standard_input)
+{
+	char path[256], *buf = NULL;
+	size_t len = 0;
+	int fds[2], saved;
+
+	snprintf(path, sizeof(path), "%s/small", dir);
+	write_file(path, 100);
+	cr_assert_eq(cordon_read_file(path, 100, &buf, &len), 0);
+	cr_expect_eq(len, 100);
+	cr_expect_eq(buf[100], '\0');
+	cr_expect_eq(buf[0], 'a');
+	free(buf);
+	buf = NULL;
+	cr_expect_eq(cordon_read_file(path, 99, &buf, &len), -EFBIG);
+	cr_expect_null(buf);
+	cr_expect_eq(cordon_read_file(NULL, 99, &buf, &len), -EINVAL);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	cr_expect_eq(cordon_read_file(path, 99, &buf, &len), -ENOENT);
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(write(fds[1], "from stdin", 10), 10);
+	close(fds[1]);
+	saved = dup(0);
+	cr_assert_eq(dup2(fds[0], 0), 0);
+	close(fds[0]);
+	int r = cordon_read_file("-", 1024, &buf, &len);
+	dup2(saved, 0);
+	close(saved);
+	cr_assert_eq(r, 0);
+	cr_expect_eq(len, 10);
+	cr_expect_str_eq(buf, "from stdin");
+	free(buf);
 }

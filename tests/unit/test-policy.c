@@ -494,3 +494,74 @@ Test(policy, new_tool_tmpdir)
 	unsetenv("TMPDIR");
 	cordon_policy_free(p);
 }
+
+/* CORDON_NET_MAX_RULES is the cap the policy keeps (the CLI refuses a
+ * flag given more often with the same number). */
+Test(policy, net_rules_capped_at_the_public_maximum)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	char rule[64];
+
+	for (int i = 0; i < CORDON_NET_MAX_RULES; i++) {
+		snprintf(rule, sizeof(rule), "h%d.example.com", i);
+		cr_assert_eq(cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, rule, &e), 0, "%s: %s", rule,
+			     e.message);
+	}
+	cr_expect_eq(cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, "one-more.example.com", &e), -E2BIG);
+	cr_expect_not_null(strstr(e.message, "more than 4096"), "%s", e.message);
+	/* the cap is per kind */
+	cr_expect_eq(cordon_policy_add_net_rule(p, CORDON_NET_DENY_DOMAIN, "one-more.example.com", &e), 0);
+	cordon_policy_free(p);
+}
+
+/* The setters for canonical paths (what profile_apply uses, the loader
+ * having canonicalised each rule once) refuse what the public setters
+ * refuse, with the same words, and add the same entries. */
+Test(policy, canonical_setters_match_the_public_ones)
+{
+	struct cordon_policy *a = policy_ok("workspace-write", ws), *b = policy_ok("workspace-write", ws);
+	struct cordon_policy *ro = policy_ok("read-only", ws);
+	struct cordon_error ea = {}, eb = {};
+	char sub[300];
+
+	snprintf(sub, sizeof(sub), "%s/sub", ws);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+
+	cr_expect_eq(cordon_policy_protect(a, "/", &ea), policy_protect_canonical(b, "/", &eb));
+	cr_expect_str_eq(ea.message, eb.message);
+	cr_expect_eq(cordon_policy_add_writable(a, "/", &ea), policy_add_writable_canonical(b, "/", &eb));
+	cr_expect_str_eq(ea.message, eb.message);
+	cr_expect_eq(cordon_policy_add_writable(a, "/dev/null", &ea), policy_add_writable_canonical(b, "/dev/null", &eb));
+	cr_expect_str_eq(ea.message, eb.message);
+	cr_expect_eq(cordon_policy_add_writable(ro, sub, &ea), -EINVAL);
+	cr_expect_eq(policy_add_writable_canonical(ro, sub, &eb), -EINVAL);
+	cr_expect_str_eq(ea.message, eb.message);
+	cr_expect_eq(cordon_policy_allow_unix_socket(a, "/", &ea), policy_allow_unix_socket_canonical(b, "/", &eb));
+	cr_expect_str_eq(ea.message, eb.message);
+	cr_expect_eq(cordon_policy_deny_read(a, "/", &ea), policy_deny_add_canonical(b, "/", &eb));
+	cr_expect_str_eq(ea.message, eb.message);
+
+	cr_assert_eq(cordon_policy_add_writable(a, sub, NULL), 0);
+	cr_assert_eq(policy_add_writable_canonical(b, sub, NULL), 0);
+	cr_assert_eq(cordon_policy_protect(a, sub, NULL), 0);
+	cr_assert_eq(policy_protect_canonical(b, sub, NULL), 0);
+	cr_assert_eq(cordon_policy_deny_read(a, "/nonexistent/cordon-x", NULL), 0);
+	cr_assert_eq(policy_deny_add_canonical(b, "/nonexistent/cordon-x", NULL), 0);
+	cr_assert_eq(cordon_policy_allow_unix_socket(a, "/run/cordon-x.sock", NULL), 0);
+	cr_assert_eq(policy_allow_unix_socket_canonical(b, "/run/cordon-x.sock", NULL), 0);
+	for (size_t i = 0; a->writable_roots[i] || b->writable_roots[i]; i++)
+		cr_expect_str_eq(a->writable_roots[i], b->writable_roots[i]);
+	for (size_t i = 0; a->protect[i] || b->protect[i]; i++)
+		cr_expect_str_eq(a->protect[i], b->protect[i]);
+	cr_assert_eq(a->n_deny, b->n_deny);
+	for (size_t i = 0; i < a->n_deny; i++) {
+		cr_expect_str_eq(a->deny[i].path, b->deny[i].path);
+		cr_expect_eq(a->deny[i].explicit_deny, b->deny[i].explicit_deny);
+		cr_expect_eq(a->deny[i].exists, b->deny[i].exists);
+	}
+	cr_expect(strv_contains(b->allow_unix, "/run/cordon-x.sock"));
+	cordon_policy_free(a);
+	cordon_policy_free(b);
+	cordon_policy_free(ro);
+}

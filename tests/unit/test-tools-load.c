@@ -565,7 +565,7 @@ Test(tools_load, inspection_handle)
 	cr_expect_null(l);
 	cr_expect_not_null(strstr(e.message, "only the tool sandbox's supervisor runs it"), "%s", e.message);
 	h = cordon_profile_free(h);
-	cr_assert_eq(profile_handle_load_inspect(file, &o, &h, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_load_inspect(file, &o, &h, &e), 0, "%s", e.message);
 	cr_expect_not_null(cordon_profile_tools(h));
 	cr_expect_eq(cordon_launch_new(h, &lo, &l, &e), -EOPNOTSUPP);
 	cr_expect_null(l);

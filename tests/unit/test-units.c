@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The one grammar for sizes and durations (src/lib/units.h): what it
- * accepts, what it refuses, and where 64 bits end. */
+/* The one grammar for sizes and durations, public in cordon.h
+ * (cordon_parse_size, cordon_parse_duration): what it accepts, what it
+ * refuses, and where 64 bits end. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdint.h>
 
-#include "units.h"
+#include "cordon/cordon.h"
 
 #define K (UINT64_C(1) << 10)
 #define M (UINT64_C(1) << 20)
 #define G (UINT64_C(1) << 30)
 #define T (UINT64_C(1) << 40)
-#define SEC UNITS_USEC_PER_SEC
+#define SEC CORDON_USEC_PER_SEC
 
 struct ok_case {
 	const char *s;
@@ -38,7 +39,7 @@ Test(units, sizes_accepted)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 
-		cr_expect_eq(units_parse_size(cases[i].s, &v), 0, "\"%s\" refused", cases[i].s);
+		cr_expect_eq(cordon_parse_size(cases[i].s, &v), 0, "\"%s\" refused", cases[i].s);
 		cr_expect_eq(v, cases[i].want, "\"%s\" -> %llu, not %llu", cases[i].s, (unsigned long long)v,
 			     (unsigned long long)cases[i].want);
 	}
@@ -63,10 +64,10 @@ Test(units, sizes_refused)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 
-		cr_expect_eq(units_parse_size(cases[i].s, &v), cases[i].want, "\"%s\"", cases[i].s);
+		cr_expect_eq(cordon_parse_size(cases[i].s, &v), cases[i].want, "\"%s\"", cases[i].s);
 		cr_expect_eq(v, 12345, "\"%s\" wrote the result on failure", cases[i].s);
 	}
-	cr_expect_eq(units_parse_size(NULL, &(uint64_t){ 0 }), -EINVAL);
+	cr_expect_eq(cordon_parse_size(NULL, &(uint64_t){ 0 }), -EINVAL);
 }
 
 Test(units, durations_accepted)
@@ -97,7 +98,7 @@ Test(units, durations_accepted)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 
-		cr_expect_eq(units_parse_duration(cases[i].s, &v), 0, "\"%s\" refused", cases[i].s);
+		cr_expect_eq(cordon_parse_duration(cases[i].s, &v), 0, "\"%s\" refused", cases[i].s);
 		cr_expect_eq(v, cases[i].want, "\"%s\" -> %llu us, not %llu", cases[i].s, (unsigned long long)v,
 			     (unsigned long long)cases[i].want);
 	}
@@ -124,10 +125,10 @@ Test(units, durations_refused)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 
-		cr_expect_eq(units_parse_duration(cases[i].s, &v), cases[i].want, "\"%s\"", cases[i].s);
+		cr_expect_eq(cordon_parse_duration(cases[i].s, &v), cases[i].want, "\"%s\"", cases[i].s);
 		cr_expect_eq(v, 12345, "\"%s\" wrote the result on failure", cases[i].s);
 	}
-	cr_expect_eq(units_parse_duration(NULL, &(uint64_t){ 0 }), -EINVAL);
+	cr_expect_eq(cordon_parse_duration(NULL, &(uint64_t){ 0 }), -EINVAL);
 }
 
 Test(units, durations_at_the_edge)
@@ -135,12 +136,12 @@ Test(units, durations_at_the_edge)
 	uint64_t v;
 
 	/* the largest whole microsecond count, in each unit that reaches it */
-	cr_expect_eq(units_parse_duration("18446744073709551615ms", &v), -ERANGE);
-	cr_expect_eq(units_parse_duration("5124095576h", &v), 0);
+	cr_expect_eq(cordon_parse_duration("18446744073709551615ms", &v), -ERANGE);
+	cr_expect_eq(cordon_parse_duration("5124095576h", &v), 0);
 	cr_expect_eq(v, UINT64_C(5124095576) * 3600 * SEC);
-	cr_expect_eq(units_parse_duration("18446744073709551ms", &v), 0);
+	cr_expect_eq(cordon_parse_duration("18446744073709551ms", &v), 0);
 	cr_expect_eq(v, UINT64_C(18446744073709551000));
-	cr_expect_eq(units_parse_duration("18446744073709.551615", &v), 0);
+	cr_expect_eq(cordon_parse_duration("18446744073709.551615", &v), 0);
 	cr_expect_eq(v, UINT64_MAX);
-	cr_expect_eq(units_parse_duration("18446744073709.5516151", &v), -ERANGE); /* rounds up past */
+	cr_expect_eq(cordon_parse_duration("18446744073709.5516151", &v), -ERANGE); /* rounds up past */
 }

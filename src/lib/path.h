@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Paths as strings, a generic helper like strv.h: pure (the filesystem is
+ * canon.h's), so a front end may share it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Join a and b with exactly one '/' between them. NULL on ENOMEM. */
+char *path_join(const char *a, const char *b);
+/* True if path equals dir or lies below it (both canonical, absolute). */
+int path_is_under(const char *path, const char *dir);
+/* The same for path[0..len) (a prefix of a longer string). */
+bool path_is_under_n(const char *path, size_t len, const char *dir);
+/* At or below one of dirs (NULL-terminated; NULL: none). */
+bool path_under_any(const char *path, const char *const *dirs);
+bool path_under_any_n(const char *path, size_t len, const char *const *dirs);
