@@ -2,10 +2,9 @@
 /*
  * The webhook backend: one signed POST with libcurl (loaded on first use:
  * curl_dl.h), on a handle of its own (calls run on several threads at
- * once). Only a 2xx answer whose JSON
- * echoes the request id and digest decides; a redirect is not followed, and
- * every other answer, a transport or TLS failure and the timeout deny, with
- * a reason that says which.
+ * once). Only a 2xx answer whose JSON echoes the request id and digest
+ * decides; a redirect is not followed, and every other answer, a transport
+ * or TLS failure and the timeout deny, with a reason that says which.
  */
 #include <errno.h>
 #include <limits.h>
@@ -43,8 +42,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-static int set_options(const struct curl_dl *dl, CURL *curl, const struct approval_entry *e, const char *body, size_t len,
-		       struct curl_slist *headers, struct response *resp, char *errbuf, long timeout_ms)
+static int set_options(const struct curl_dl *dl, CURL *curl, const struct approval_entry *e, const char *body,
+		       size_t len, struct curl_slist *headers, struct response *resp, char *errbuf, long timeout_ms)
 {
 	CURLcode c = CURLE_OK;
 
@@ -110,8 +109,8 @@ static const CURLcode tls_failures[] = {
 };
 
 /* The outcome of a transfer that did not bring a usable 2xx answer. */
-static void transfer_failed(const struct curl_dl *dl, const struct approval_entry *e, CURLcode c, const char *errbuf, bool too_big,
-			    uint64_t timeout_ms, struct approval_result *ret)
+static void transfer_failed(const struct curl_dl *dl, const struct approval_entry *e, CURLcode c, const char *errbuf,
+			    bool too_big, uint64_t timeout_ms, struct approval_result *ret)
 {
 	char detail[CURL_ERROR_SIZE * 4];
 

@@ -22,20 +22,20 @@ int curl_dl_load(const char *soname, struct curl_dl *ret, char *err, size_t errl
 		void **slot;
 		const char *name;
 	} syms[] = {
-		{ (void **)&t.global_init, "curl_global_init" },
-		{ (void **)&t.easy_init, "curl_easy_init" },
-		{ (void **)&t.easy_setopt, "curl_easy_setopt" },
-		{ (void **)&t.easy_perform, "curl_easy_perform" },
-		{ (void **)&t.easy_getinfo, "curl_easy_getinfo" },
-		{ (void **)&t.easy_cleanup, "curl_easy_cleanup" },
-		{ (void **)&t.easy_strerror, "curl_easy_strerror" },
-		{ (void **)&t.slist_append, "curl_slist_append" },
-		{ (void **)&t.slist_free_all, "curl_slist_free_all" },
-		{ (void **)&t.free, "curl_free" },
-		{ (void **)&t.url, "curl_url" },
-		{ (void **)&t.url_set, "curl_url_set" },
-		{ (void **)&t.url_get, "curl_url_get" },
-		{ (void **)&t.url_cleanup, "curl_url_cleanup" },
+		{(void **)&t.global_init, "curl_global_init"},
+		{(void **)&t.easy_init, "curl_easy_init"},
+		{(void **)&t.easy_setopt, "curl_easy_setopt"},
+		{(void **)&t.easy_perform, "curl_easy_perform"},
+		{(void **)&t.easy_getinfo, "curl_easy_getinfo"},
+		{(void **)&t.easy_cleanup, "curl_easy_cleanup"},
+		{(void **)&t.easy_strerror, "curl_easy_strerror"},
+		{(void **)&t.slist_append, "curl_slist_append"},
+		{(void **)&t.slist_free_all, "curl_slist_free_all"},
+		{(void **)&t.free, "curl_free"},
+		{(void **)&t.url, "curl_url"},
+		{(void **)&t.url_set, "curl_url_set"},
+		{(void **)&t.url_get, "curl_url_get"},
+		{(void **)&t.url_cleanup, "curl_url_cleanup"},
 	};
 	const char *why;
 	void *dl;

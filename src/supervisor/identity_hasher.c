@@ -74,7 +74,7 @@ int identity_hasher_add(struct identity_hasher *h, int fd, const struct file_ide
 		close(fd);
 		return h->started ? -EBUSY : -ENOSPC;
 	}
-	h->jobs[h->n] = (struct job){ .fd = fd, .id = *id, .state = JOB_PENDING };
+	h->jobs[h->n] = (struct job){.fd = fd, .id = *id, .state = JOB_PENDING};
 	*ret_job = h->n++;
 	return 0;
 }
@@ -114,8 +114,7 @@ static enum job_state hash_job(struct identity_hasher *h, struct job *j, uint8_t
 	}
 	/* the fd is the recorded file (dev, inode) by construction: what
 	 * can have moved is its size and times */
-	if (st.st_size != j->id.size || !same_time(&st.st_mtim, &j->id.mtime) ||
-	    !same_time(&st.st_ctim, &j->id.ctime))
+	if (st.st_size != j->id.size || !same_time(&st.st_mtim, &j->id.mtime) || !same_time(&st.st_ctim, &j->id.ctime))
 		return JOB_CHANGED;
 	return JOB_DONE;
 }

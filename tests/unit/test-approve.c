@@ -518,8 +518,8 @@ Test(curl_dl, loaded_only_for_a_webhook)
 Test(curl_dl, missing_library_fails_closed)
 {
 	struct table t = good_table();
-	struct approval_entry e = {.name = "bot", .type = APPROVAL_WEBHOOK, .timeout_ms = 5000,
-				   .url = "http://127.0.0.1:9/approve"};
+	struct approval_entry e = {
+		.name = "bot", .type = APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "http://127.0.0.1:9/approve"};
 	struct approval_result r = {.allow = true};
 	struct approvals *a = NULL;
 	char err[256];

@@ -120,7 +120,7 @@ Test(identity, stat_then_check_in_two_steps)
 {
 	char dir[] = "/tmp/cordon-identity-XXXXXX", path[256], why[256] = "";
 	struct file_identity id, full;
-	struct timespec later[2] = { { .tv_sec = 2000000, .tv_nsec = 0 }, { .tv_sec = 2000000, .tv_nsec = 0 } };
+	struct timespec later[2] = {{.tv_sec = 2000000, .tv_nsec = 0}, {.tv_sec = 2000000, .tv_nsec = 0}};
 	static const uint8_t zero[SHA256_BYTES];
 	int fd;
 
@@ -188,7 +188,7 @@ Test(identity_hasher, hashes_each_file_as_it_was_at_start)
 	jc = add_job(h, c, &idc);
 	write_file(c, "CHARLIE\n");
 	fd = open(a, O_RDONLY | O_CLOEXEC);
-	cr_assert_eq(identity_hasher_add(h, fd, &ida, &(size_t){ 0 }), -ENOSPC);
+	cr_assert_eq(identity_hasher_add(h, fd, &ida, &(size_t){0}), -ENOSPC);
 	cr_assert_eq(identity_hasher_start(h), 0);
 
 	/* b first: a wanted job is hashed next */
