@@ -46,6 +46,11 @@ int identity_record(int fd, struct file_identity *ret)
 	return 0;
 }
 
+bool identity_times_match(const struct stat *st, const struct file_identity *id)
+{
+	return st->st_size == id->size && same_time(&st->st_mtim, &id->mtime) && same_time(&st->st_ctim, &id->ctime);
+}
+
 int identity_check_file(int fd, const struct file_identity *want, char *why, size_t n)
 {
 	struct stat st;
@@ -65,9 +70,7 @@ int identity_check_file(int fd, const struct file_identity *want, char *why, siz
 			 (long long)st.st_size);
 		return -ESTALE;
 	}
-	if (same_time(&st.st_mtim, &want->mtime) && same_time(&st.st_ctim, &want->ctime))
-		return 0;
-	return 1;
+	return identity_times_match(&st, want) ? 0 : 1;
 }
 
 int identity_check_content(int fd, const struct file_identity *want, char *why, size_t n)

@@ -9,8 +9,10 @@
  * and nothing can swap it between the check and the exec.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -33,6 +35,8 @@ struct file_identity {
 int identity_stat(int fd, struct file_identity *ret);
 /* identity_stat and the hash. */
 int identity_record(int fd, struct file_identity *ret);
+/* Are st's size, mtime and ctime still those recorded in id? */
+bool identity_times_match(const struct stat *st, const struct file_identity *id);
 
 /*
  * Is fd the recorded file? Device, inode and size must match (else

@@ -40,11 +40,6 @@ struct identity_hasher {
 	size_t n, cap;
 };
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 int identity_hasher_new(size_t n, struct identity_hasher **ret)
 {
 	struct identity_hasher *h = calloc(1, sizeof(*h));
@@ -114,9 +109,7 @@ static enum job_state hash_job(struct identity_hasher *h, struct job *j, uint8_t
 	}
 	/* the fd is the recorded file (dev, inode) by construction: what
 	 * can have moved is its size and times */
-	if (st.st_size != j->id.size || !same_time(&st.st_mtim, &j->id.mtime) || !same_time(&st.st_ctim, &j->id.ctime))
-		return JOB_CHANGED;
-	return JOB_DONE;
+	return identity_times_match(&st, &j->id) ? JOB_DONE : JOB_CHANGED;
 }
 
 static void *hasher_main(void *arg)
