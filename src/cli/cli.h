@@ -214,8 +214,9 @@ int cli_why(const struct cli_args *a);
 
 /* ---- the two binaries (cli_main.c, cli_supervisor.c) ---- */
 
-/* What only cordon-supervisor does: it links libcrypto and libcurl, which
- * the lean `cordon` (the runner, on every launch's path) must not load.
+/* What only cordon-supervisor does: it links libcrypto and loads libcurl
+ * (for a webhook, src/supervisor/curl_dl.h), which the lean `cordon` (the
+ * runner, on every launch's path) must not load.
  * The lean binary has none (NULL) and execs cordon-supervisor with its own
  * command line for what needs them. */
 struct cli_session;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `cordon-supervisor`: the same command line, with what needs libcrypto and
- * libcurl (cli_supervisor.c says why they are not in `cordon`). */
+ * libcurl, the latter loaded for a webhook only (cli_supervisor.c says why
+ * they are not in `cordon`). */
 #include "cli.h"
 
 static const struct cli_supervisor_ops ops = {

@@ -2,7 +2,6 @@
 /* Approval backends (approve.h): checked once, at session start; asked from
  * the supervisor's worker threads. The backends themselves are in
  * approve_terminal.c and approve_webhook.c; chains are walked here. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +11,10 @@
 
 #include "approve_internal.h"
 #include "cleanup.h"
+#include "curl_dl.h"
 #include "errbuf.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct approvals *, approvals_free)
-DEFINE_TRIVIAL_CLEANUP_FUNC(CURLU *, curl_url_cleanup)
 
 static uint64_t clock_ms(clockid_t id)
 {
@@ -63,16 +62,6 @@ const char *approval_outcome_name(enum approval_outcome o)
 	return "error";
 }
 
-/* libcurl's global state, set up once for the process: curl_global_init is
- * not safe to race with itself or with another thread's handles. */
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_code;
-
-static void curl_init_once(void)
-{
-	curl_init_code = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 /* Names appear in prompts, reasons and the audit: printable ASCII only. */
 static bool name_ok(const char *name)
 {
@@ -86,10 +75,14 @@ static bool name_ok(const char *name)
 	return true;
 }
 
+/* libcurl parses the url (the parser that will use it), loaded here: a
+ * profile with a webhook refuses to start where libcurl cannot be loaded,
+ * rather than deny every call later. */
 static int check_url(const char *name, const char *url, char *err, size_t errlen)
 {
-	_cleanup_(curl_url_cleanupp) CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL;
+	const struct curl_dl *curl;
+	char *scheme = NULL, *host = NULL, why[512];
+	CURLU *u;
 	bool ok;
 
 	if (!url || !url[0])
@@ -97,17 +90,25 @@ static int check_url(const char *name, const char *url, char *err, size_t errlen
 	if (strlen(url) > APPROVAL_URL_MAX)
 		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the url is over %d bytes", name,
 				  APPROVAL_URL_MAX);
+	curl = curl_dl_get(why, sizeof(why));
+	if (!curl)
+		return errbuf_set(err, errlen, -ELIBACC, "approval backend \"%s\": a webhook needs libcurl: %s", name,
+				  why);
+	u = curl->url();
 	if (!u)
 		return -ENOMEM;
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		curl_free(scheme);
+	ok = curl->url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	     curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	     curl->url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK;
+	curl->url_cleanup(u);
+	if (!ok) {
+		curl->free(scheme);
+		curl->free(host);
 		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the url is not valid", name);
 	}
 	ok = (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) && host[0];
-	curl_free(scheme);
-	curl_free(host);
+	curl->free(scheme);
+	curl->free(host);
 	if (!ok)
 		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the url must be http:// or https://",
 				  name);
@@ -207,10 +208,6 @@ static int resolve(struct approvals *a, struct resolver *res, const char *name, 
 		r = read_key(e, b.secret_env, res->err, res->errlen);
 		if (r < 0)
 			return r;
-		pthread_once(&curl_once, curl_init_once);
-		if (curl_init_code != CURLE_OK)
-			return errbuf_set(res->err, res->errlen, -EIO, "libcurl did not initialise: %s",
-					  curl_easy_strerror(curl_init_code));
 		break;
 	case APPROVAL_CHAIN:
 		if (b.timeout_ms > APPROVAL_TIMEOUT_MAX)

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The webhook backend: one signed POST with libcurl, on a handle of its own
- * (calls run on several threads at once). Only a 2xx answer whose JSON
- * echoes the request id and digest decides; a redirect is not followed, and
- * every other answer, a transport or TLS failure and the timeout deny, with
- * a reason that says which.
+ * The webhook backend: one signed POST with libcurl (loaded on first use:
+ * curl_dl.h), on a handle of its own (calls run on several threads at
+ * once). Only a 2xx answer whose JSON echoes the request id and digest
+ * decides; a redirect is not followed, and every other answer, a transport
+ * or TLS failure and the timeout deny, with a reason that says which.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,9 +15,7 @@
 #include "approve_internal.h"
 #include "cleanup.h"
 #include "config.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(CURL *, curl_easy_cleanup)
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct curl_slist *, curl_slist_free_all)
+#include "curl_dl.h"
 
 /* A request body past this is refused before it is sent (the broker's
  * frames are capped at 1 MiB, so a real one is far smaller). */
@@ -45,15 +42,15 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-static int set_options(CURL *curl, const struct approval_entry *e, const char *body, size_t len,
-		       struct curl_slist *headers, struct response *resp, char *errbuf, long timeout_ms)
+static int set_options(const struct curl_dl *dl, CURL *curl, const struct approval_entry *e, const char *body,
+		       size_t len, struct curl_slist *headers, struct response *resp, char *errbuf, long timeout_ms)
 {
 	CURLcode c = CURLE_OK;
 
 #define SET(opt, val)                                                                                                  \
 	do {                                                                                                           \
 		if (c == CURLE_OK)                                                                                     \
-			c = curl_easy_setopt(curl, opt, val);                                                          \
+			c = dl->easy_setopt(curl, opt, val);                                                           \
 	} while (0)
 	SET(CURLOPT_URL, e->url);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -82,7 +79,7 @@ static int set_options(CURL *curl, const struct approval_entry *e, const char *b
 	return c == CURLE_OK ? 0 : -EINVAL;
 }
 
-static struct curl_slist *make_headers(const char *signature)
+static struct curl_slist *make_headers(const struct curl_dl *dl, const char *signature)
 {
 	char line[sizeof(WEBHOOK_SIGNATURE_HEADER ": ") + WEBHOOK_SIGNATURE_SIZE];
 	struct curl_slist *h = NULL, *next;
@@ -93,9 +90,9 @@ static struct curl_slist *make_headers(const char *signature)
 
 	snprintf(line, sizeof(line), WEBHOOK_SIGNATURE_HEADER ": %s", signature);
 	for (size_t i = 0; i <= ELEMENTSOF(fixed); i++) {
-		next = curl_slist_append(h, i < ELEMENTSOF(fixed) ? fixed[i] : line);
+		next = dl->slist_append(h, i < ELEMENTSOF(fixed) ? fixed[i] : line);
 		if (!next) {
-			curl_slist_free_all(h);
+			dl->slist_free_all(h);
 			return NULL;
 		}
 		h = next;
@@ -112,8 +109,8 @@ static const CURLcode tls_failures[] = {
 };
 
 /* The outcome of a transfer that did not bring a usable 2xx answer. */
-static void transfer_failed(const struct approval_entry *e, CURLcode c, const char *errbuf, bool too_big,
-			    uint64_t timeout_ms, struct approval_result *ret)
+static void transfer_failed(const struct curl_dl *dl, const struct approval_entry *e, CURLcode c, const char *errbuf,
+			    bool too_big, uint64_t timeout_ms, struct approval_result *ret)
 {
 	char detail[CURL_ERROR_SIZE * 4];
 
@@ -126,7 +123,7 @@ static void transfer_failed(const struct approval_entry *e, CURLcode c, const ch
 				    (unsigned long long)timeout_ms);
 		return;
 	}
-	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(c);
+	const char *why = errbuf[0] ? errbuf : dl->easy_strerror(c);
 
 	escape_printable(why, strlen(why), detail, sizeof(detail));
 	for (size_t i = 0; i < ELEMENTSOF(tls_failures); i++)
@@ -137,52 +134,28 @@ static void transfer_failed(const struct approval_entry *e, CURLcode c, const ch
 	approval_result_set(ret, APPROVAL_ERROR, false, e->name, "the request failed: %s", detail);
 }
 
-void webhook_ask(const struct approval_entry *e, const struct approval_request *req, uint64_t deadline,
-		 struct approval_result *ret)
+/* The POST on curl, with headers, and its answer, into *ret. */
+static void exchange(const struct curl_dl *dl, CURL *curl, struct curl_slist *headers, const struct approval_entry *e,
+		     const struct approval_request *req, const char *body, uint64_t timeout_ms,
+		     struct approval_result *ret)
 {
-	_cleanup_(curl_easy_cleanupp) CURL *curl = NULL;
-	_cleanup_(curl_slist_free_allp) struct curl_slist *headers = NULL;
-	_cleanup_free_ struct response *resp = NULL;
-	_cleanup_free_ char *body = NULL;
-	char signature[WEBHOOK_SIGNATURE_SIZE], errbuf[CURL_ERROR_SIZE] = "", reason[256];
-	uint64_t now = approve_now_ms(), timeout_ms, wall;
+	_cleanup_free_ struct response *resp = calloc(1, sizeof(*resp));
+	char errbuf[CURL_ERROR_SIZE] = "", reason[256];
 	bool allow = false;
 	long status = 0;
 	CURLcode c;
 	int r;
 
-	if (now >= deadline) {
-		approval_result_set(ret, APPROVAL_TIMEOUT, false, e->name, "no time left to ask");
-		return;
-	}
-	timeout_ms = deadline - now;
-	if (timeout_ms > LONG_MAX)
-		timeout_ms = LONG_MAX;
-	wall = approve_wall_ms();
-	r = webhook_body(req, wall, wall + timeout_ms, &body);
-	if (r >= 0 && strlen(body) > WEBHOOK_BODY_MAX)
-		r = -E2BIG;
-	if (r >= 0)
-		r = webhook_signature(e->key->bytes, e->key->len, body, strlen(body), signature);
-	if (r < 0) {
-		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "cannot make the request: %s", strerror(-r));
-		return;
-	}
-	resp = calloc(1, sizeof(*resp));
-	headers = make_headers(signature);
-	curl = curl_easy_init();
-	if (!resp || !headers || !curl ||
-	    set_options(curl, e, body, strlen(body), headers, resp, errbuf, (long)timeout_ms) < 0) {
+	if (!resp || set_options(dl, curl, e, body, strlen(body), headers, resp, errbuf, (long)timeout_ms) < 0) {
 		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "cannot set up the request");
 		return;
 	}
-
-	c = curl_easy_perform(curl);
+	c = dl->easy_perform(curl);
 	if (c != CURLE_OK) {
-		transfer_failed(e, c, errbuf, resp->too_big, timeout_ms, ret);
+		transfer_failed(dl, e, c, errbuf, resp->too_big, timeout_ms, ret);
 		return;
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	dl->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status >= 300 && status < 400) {
 		approval_result_set(ret, APPROVAL_ERROR, false, e->name,
 				    "the answer is a redirect (HTTP %ld), not followed", status);
@@ -199,4 +172,51 @@ void webhook_ask(const struct approval_entry *e, const struct approval_request *
 	}
 	approval_result_set(ret, allow ? APPROVAL_GRANTED : APPROVAL_DENIED, allow, e->name, "%s%s%s",
 			    allow ? "allowed by the webhook" : "denied by the webhook", reason[0] ? ": " : "", reason);
+}
+
+void webhook_ask(const struct approval_entry *e, const struct approval_request *req, uint64_t deadline,
+		 struct approval_result *ret)
+{
+	const struct curl_dl *dl;
+	struct curl_slist *headers = NULL;
+	_cleanup_free_ char *body = NULL;
+	char signature[WEBHOOK_SIGNATURE_SIZE], why[512];
+	uint64_t now = approve_now_ms(), timeout_ms, wall;
+	CURL *curl = NULL;
+	int r;
+
+	if (now >= deadline) {
+		approval_result_set(ret, APPROVAL_TIMEOUT, false, e->name, "no time left to ask");
+		return;
+	}
+	/* loaded at session start already (approvals_new checks the url with
+	 * it); fail closed all the same */
+	dl = curl_dl_get(why, sizeof(why));
+	if (!dl) {
+		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "the webhook cannot be asked: %s", why);
+		return;
+	}
+	timeout_ms = deadline - now;
+	if (timeout_ms > LONG_MAX)
+		timeout_ms = LONG_MAX;
+	wall = approve_wall_ms();
+	r = webhook_body(req, wall, wall + timeout_ms, &body);
+	if (r >= 0 && strlen(body) > WEBHOOK_BODY_MAX)
+		r = -E2BIG;
+	if (r >= 0)
+		r = webhook_signature(e->key->bytes, e->key->len, body, strlen(body), signature);
+	if (r < 0) {
+		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "cannot make the request: %s", strerror(-r));
+		return;
+	}
+	headers = make_headers(dl, signature);
+	curl = dl->easy_init();
+	if (headers && curl)
+		exchange(dl, curl, headers, e, req, body, timeout_ms, ret);
+	else
+		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "cannot set up the request");
+	/* the handle first: the list is in use until it is gone */
+	if (curl)
+		dl->easy_cleanup(curl);
+	dl->slist_free_all(headers);
 }

@@ -183,7 +183,7 @@ void call_run(struct call *c)
 		snprintf(why, sizeof(why), "%s: %s", bin->path, strerror(errno));
 		goto refuse;
 	}
-	if (identity_check(exe, &bin->id, detail, sizeof(detail)) < 0) {
+	if (sup_bin_check(s, bin, exe, detail, sizeof(detail)) < 0) {
 		snprintf(why, sizeof(why), "%.500s changed since the session started: %s", bin->path, detail);
 		goto refuse;
 	}

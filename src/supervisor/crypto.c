@@ -67,6 +67,11 @@ int sha256_hex(const void *data, size_t len, char out[SHA256_HEX])
 
 int sha256_fd(int fd, uint64_t max_bytes, uint8_t out[SHA256_BYTES])
 {
+	return sha256_fd_until(fd, max_bytes, NULL, out);
+}
+
+int sha256_fd_until(int fd, uint64_t max_bytes, const atomic_bool *stop, uint8_t out[SHA256_BYTES])
+{
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	uint8_t buf[65536];
 	uint64_t off = 0;
@@ -80,7 +85,13 @@ int sha256_fd(int fd, uint64_t max_bytes, uint8_t out[SHA256_BYTES])
 		goto out;
 	}
 	for (;;) {
-		ssize_t l = pread(fd, buf, sizeof(buf), (off_t)off);
+		ssize_t l;
+
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			r = -ECANCELED;
+			goto out;
+		}
+		l = pread(fd, buf, sizeof(buf), (off_t)off);
 
 		if (l < 0) {
 			if (errno == EINTR)

@@ -7,6 +7,8 @@
  * this: the lean cordon binary must not load libcrypto.
  */
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +25,9 @@ int sha256_hex(const void *data, size_t len, char out[SHA256_HEX]);
 /* The SHA-256 of what fd reads from offset 0 to its end (pread: the file
  * offset is left alone); at most max_bytes (0: no cap; -EFBIG beyond). */
 int sha256_fd(int fd, uint64_t max_bytes, uint8_t out[SHA256_BYTES]);
+/* The same, given up with -ECANCELED as soon as another thread sets *stop
+ * (checked between reads of 64 KiB). */
+int sha256_fd_until(int fd, uint64_t max_bytes, const atomic_bool *stop, uint8_t out[SHA256_BYTES]);
 
 /* The SHA-256 of a list of strings in an unambiguous encoding: the count,
  * then each string's length and bytes (the count and lengths 64-bit

@@ -12,11 +12,9 @@ static bool same_time(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-int identity_record(int fd, struct file_identity *ret)
+int identity_stat(int fd, struct file_identity *ret)
 {
-	struct file_identity id = {};
 	struct stat st;
-	int r;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -24,23 +22,38 @@ int identity_record(int fd, struct file_identity *ret)
 		return -EACCES;
 	if ((uint64_t)st.st_size > IDENTITY_MAX_BYTES)
 		return -EFBIG;
+	*ret = (struct file_identity){
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.size = st.st_size,
+		.mtime = st.st_mtim,
+		.ctime = st.st_ctim,
+	};
+	return 0;
+}
+
+int identity_record(int fd, struct file_identity *ret)
+{
+	struct file_identity id;
+	int r = identity_stat(fd, &id);
+
+	if (r < 0)
+		return r;
 	r = sha256_fd(fd, IDENTITY_MAX_BYTES, id.sha256);
 	if (r < 0)
 		return r;
-	id.dev = st.st_dev;
-	id.ino = st.st_ino;
-	id.size = st.st_size;
-	id.mtime = st.st_mtim;
-	id.ctime = st.st_ctim;
 	*ret = id;
 	return 0;
 }
 
-int identity_check(int fd, const struct file_identity *want, char *why, size_t n)
+bool identity_times_match(const struct stat *st, const struct file_identity *id)
 {
-	uint8_t now[SHA256_BYTES];
+	return st->st_size == id->size && same_time(&st->st_mtim, &id->mtime) && same_time(&st->st_ctim, &id->ctime);
+}
+
+int identity_check_file(int fd, const struct file_identity *want, char *why, size_t n)
+{
 	struct stat st;
-	int r;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -57,9 +70,14 @@ int identity_check(int fd, const struct file_identity *want, char *why, size_t n
 			 (long long)st.st_size);
 		return -ESTALE;
 	}
-	if (same_time(&st.st_mtim, &want->mtime) && same_time(&st.st_ctim, &want->ctime))
-		return 0;
-	r = sha256_fd(fd, IDENTITY_MAX_BYTES, now);
+	return identity_times_match(&st, want) ? 0 : 1;
+}
+
+int identity_check_content(int fd, const struct file_identity *want, char *why, size_t n)
+{
+	uint8_t now[SHA256_BYTES];
+	int r = sha256_fd(fd, IDENTITY_MAX_BYTES, now);
+
 	if (r < 0)
 		return r;
 	if (!bytes_equal(now, want->sha256, sizeof(now))) {
@@ -67,4 +85,13 @@ int identity_check(int fd, const struct file_identity *want, char *why, size_t n
 		return -ESTALE;
 	}
 	return 0;
+}
+
+int identity_check(int fd, const struct file_identity *want, char *why, size_t n)
+{
+	int r = identity_check_file(fd, want, why, n);
+
+	if (r <= 0)
+		return r;
+	return identity_check_content(fd, want, why, n);
 }

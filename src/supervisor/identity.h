@@ -9,8 +9,10 @@
  * and nothing can swap it between the check and the exec.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -27,15 +29,25 @@ struct file_identity {
 	uint8_t sha256[SHA256_BYTES];
 };
 
-/* The identity of the regular file open at fd. -EACCES for anything but a
- * regular file, -EFBIG over IDENTITY_MAX_BYTES. */
+/* The identity of the regular file open at fd, all but its hash (left
+ * zero). -EACCES for anything but a regular file, -EFBIG over
+ * IDENTITY_MAX_BYTES. */
+int identity_stat(int fd, struct file_identity *ret);
+/* identity_stat and the hash. */
 int identity_record(int fd, struct file_identity *ret);
+/* Are st's size, mtime and ctime still those recorded in id? */
+bool identity_times_match(const struct stat *st, const struct file_identity *id);
 
 /*
- * Is fd the recorded file, unchanged? Device, inode and size must match.
- * When mtime and ctime match too the content is what was hashed (the
- * kernel moves ctime on every change to the file, and nobody can set it
- * back); otherwise (a touch, a chmod, or a write) it is hashed again and
- * must match. 0, or -ESTALE with the difference in words in why.
+ * Is fd the recorded file? Device, inode and size must match (else
+ * -ESTALE with the difference in words in why). 0 when mtime and ctime
+ * match too: the content is what it was (the kernel moves ctime on every
+ * change to the file, and nobody can set it back). 1 when they moved (a
+ * touch, a chmod, or a write): only the content can tell,
+ * identity_check_content.
  */
+int identity_check_file(int fd, const struct file_identity *want, char *why, size_t n);
+/* Hash fd again: 0 if it is want->sha256, else -ESTALE (why says so). */
+int identity_check_content(int fd, const struct file_identity *want, char *why, size_t n);
+/* Both: 0, or -ESTALE with the difference in words in why. */
 int identity_check(int fd, const struct file_identity *want, char *why, size_t n);

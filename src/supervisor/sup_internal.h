@@ -16,6 +16,7 @@
 #include "childwatch.h"
 #include "cordon/cordon.h"
 #include "identity.h"
+#include "identity_hasher.h"
 #include "msgdispatch.h"
 
 /* The caps: tool runs at once, and calls waiting for one. */
@@ -23,6 +24,9 @@
 #define SUP_WAITING_MAX 128
 /* Connections a sandbox may hold open before it asks anything. */
 #define SUP_IDLE_MS 10000
+/* The longest a call waits for a binary's hash from session start (1 GiB,
+ * IDENTITY_MAX_BYTES, is read in a few seconds even from a slow disk). */
+#define SUP_HASH_WAIT_MS 60000
 
 struct call;
 
@@ -30,7 +34,8 @@ struct call;
 struct tool_bin {
 	char *name;
 	char *path;                 /* canonical */
-	struct file_identity id;
+	struct file_identity id;    /* without its sha256: the hasher has it */
+	size_t hash_job;            /* in supervisor.hasher */
 };
 
 /* One sandbox's broker endpoint: whatever connects here is `caller`. */
@@ -52,6 +57,7 @@ struct supervisor {
 	char *shim_path;
 	struct tool_bin *bins;
 	size_t n_bins;
+	struct identity_hasher *hasher; /* the bins' SHA-256, in a thread of its own */
 	char **session_shims;       /* what the session may call */
 	struct audit_log *audit;
 	bool audit_broken;          /* a record could not be written: every call is refused */
@@ -93,3 +99,7 @@ void call_audit(struct call *c, const char *event, const char *reason);
 
 /* supervisor.c */
 const struct tool_bin *sup_bin(const struct supervisor *s, const char *name);
+/* Is fd (opened on b->path) b's binary as it was at session start? 0, or
+ * -ESTALE (or another -errno) with why. Waits for b's hash (bounded) when
+ * its times moved since start. */
+int sup_bin_check(struct supervisor *s, const struct tool_bin *b, int fd, char *why, size_t n);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The supervisor: set-up before the session (binaries and their identity,
- * the audit log, the approval backends, the session's endpoint), then one
- * libevent loop that drives the session and everything it asks for, then
- * the end: every tool still running is killed, the log closed.
+ * hashed in a thread while the session starts; the audit log, the approval
+ * backends, the session's endpoint), then one libevent loop that drives the
+ * session and everything it asks for, then the end: every tool still
+ * running is killed, the log closed, the hasher stopped.
  */
 #include <errno.h>
 #include <event2/thread.h>
@@ -43,37 +44,63 @@ const struct tool_bin *sup_bin(const struct supervisor *s, const char *name)
 	return NULL;
 }
 
-/* Every controlled binary as it is now: opened once, hashed once. */
+int sup_bin_check(struct supervisor *s, const struct tool_bin *b, int fd, char *why, size_t n)
+{
+	struct file_identity want = b->id;
+	int r = identity_check_file(fd, &want, why, n);
+
+	if (r <= 0)
+		return r;
+	/* its times moved: only the content hashed at start can tell */
+	r = identity_hasher_wait(s->hasher, b->hash_job, SUP_HASH_WAIT_MS, want.sha256, why, n);
+	if (r < 0)
+		return r;
+	return identity_check_content(fd, &want, why, n);
+}
+
+/* Every controlled binary as it is now: opened once, its identity taken;
+ * the hasher reads it from that fd while the session starts. */
 static int record_bins(struct supervisor *s, char *err, size_t n)
 {
 	const char *const *names = cordon_tools_commands(s->tools);
 	size_t count = 0;
+	int r;
 
 	while (names[count])
 		count++;
 	s->bins = calloc(count ? count : 1, sizeof(*s->bins));
 	if (!s->bins)
 		return -ENOMEM;
+	r = identity_hasher_new(count, &s->hasher);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < count; i++) {
 		const char *path = cordon_toolbox_executable(s->box, names[i]);
 		struct tool_bin *b = &s->bins[s->n_bins];
-		int fd, r;
+		int fd;
 
 		if (!path)
 			return fail(err, n, -ENOENT, "%s: no executable was resolved", names[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return fail(err, n, -errno, "%s: %s: %s", names[i], path, strerror(errno));
-		r = identity_record(fd, &b->id);
-		close(fd);
-		if (r < 0)
+		r = identity_stat(fd, &b->id);
+		if (r < 0) {
+			close(fd);
 			return fail(err, n, r, "%s: %s: cannot record its identity: %s", names[i], path, strerror(-r));
+		}
+		r = identity_hasher_add(s->hasher, fd, &b->id, &b->hash_job);
+		if (r < 0)
+			return fail(err, n, r, "%s: %s: cannot hash it: %s", names[i], path, strerror(-r));
 		b->name = strdup(names[i]);
 		b->path = strdup(path);
 		if (!b->name || !b->path)
 			return -ENOMEM;
 		s->n_bins++;
 	}
+	r = identity_hasher_start(s->hasher);
+	if (r < 0)
+		return fail(err, n, r, "cannot start hashing the controlled binaries: %s", strerror(-r));
 	return 0;
 }
 
@@ -298,6 +325,8 @@ struct supervisor *supervisor_free(struct supervisor *s)
 		if (s->base)
 			event_base_free(s->base);
 	}
+	/* no call can need a hash any more */
+	s->hasher = identity_hasher_free(s->hasher);
 	cordon_toolbox_free(s->box);
 	for (size_t i = 0; i < s->n_bins; i++) {
 		free(s->bins[i].name);

@@ -59,6 +59,15 @@ if [ -z "$heavy" ]; then
 else
 	not_ok "bin/cordon loads neither libcrypto nor libcurl" "$heavy"
 fi
+# the supervisor loads libcurl only when a profile has a webhook (dlopen):
+# its dependency tree is not on every session's start
+heavy=$(ldd "$libexec/cordon/cordon-supervisor" 2>&1 | grep -E 'libcurl|libgnutls|libkrb5|libldap')
+if [ -z "$heavy" ] && ldd "$libexec/cordon/cordon-supervisor" 2>&1 | grep -q libcrypto; then
+	ok "libexec/cordon/cordon-supervisor does not link libcurl (it loads it for a webhook)"
+else
+	not_ok "libexec/cordon/cordon-supervisor does not link libcurl (it loads it for a webhook)" \
+		"$(ldd "$libexec/cordon/cordon-supervisor" 2>&1)"
+fi
 want_file "libcordon.so.$version is installed" "$lib/libcordon.so.$version"
 want_link "libcordon.so.0 -> libcordon.so.$version" "$lib/libcordon.so.0" "libcordon.so.$version"
 want_link "libcordon.so -> libcordon.so.0 (the development link)" "$lib/libcordon.so" "libcordon.so.0"

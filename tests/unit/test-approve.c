@@ -6,6 +6,7 @@
  * default applies at once) in a child that has left its session.
  */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "approve_internal.h"
+#include "curl_dl.h"
 
 #define DIGEST "abababababababababababababababababababababababababababababababab"
 #define ID     "0123456789abcdef0123456789abcdef"
@@ -461,6 +463,83 @@ Test(approvals, ask_checks_its_arguments)
 	cr_assert_eq(approval_ask(a, "bot", &req, &r), -EINVAL);
 	cr_assert_eq(approval_ask(a, "bot", NULL, &r), -EINVAL);
 	approvals_free(a);
+}
+
+/* --- libcurl, loaded on first use (curl_dl.h) --- */
+
+static bool curl_is_loaded(void)
+{
+	void *h = dlopen(CURL_DL_SONAME, RTLD_NOW | RTLD_NOLOAD);
+
+	if (h)
+		dlclose(h);
+	return h != NULL;
+}
+
+Test(curl_dl, loads_every_function_or_none)
+{
+	struct curl_dl t = {}, untouched = {};
+	char err[512] = "";
+
+	cr_assert_eq(curl_dl_load("libcordon-no-such-curl.so.4", &t, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "libcurl cannot be loaded (libcordon-no-such-curl.so.4)"), "%s", err);
+	cr_assert_eq(memcmp(&t, &untouched, sizeof(t)), 0, "written on failure");
+	/* a library that is there but is not libcurl */
+	cr_assert_eq(curl_dl_load("libc.so.6", &t, err, sizeof(err)), -ENOSYS);
+	cr_assert(strstr(err, "libcurl (libc.so.6) has no curl_global_init"), "%s", err);
+	cr_assert_eq(memcmp(&t, &untouched, sizeof(t)), 0, "written on failure");
+
+	cr_assert_eq(curl_dl_load(CURL_DL_SONAME, &t, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < sizeof(t) / sizeof(void *); i++)
+		cr_assert_not_null(((void **)&t)[i], "member %zu", i);
+	cr_assert_str_eq(t.easy_strerror(CURLE_OK), "No error");
+}
+
+/* A terminal needs no libcurl; a webhook loads it when it is set up. */
+Test(curl_dl, loaded_only_for_a_webhook)
+{
+	struct table t = good_table();
+	struct approvals *a = NULL;
+	char err[256];
+
+	cr_assert_not(curl_is_loaded(), "the test program links libcurl: this test would prove nothing");
+	cr_assert_eq(make(&t, "me", &a, err), 0, "%s", err);
+	cr_assert_not(curl_is_loaded());
+	approvals_free(a);
+	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	cr_assert_eq(make(&t, "bot", &a, err), 0, "%s", err);
+	cr_assert(curl_is_loaded());
+	cr_assert_not_null(curl_dl_get(NULL, 0));
+	approvals_free(a);
+}
+
+/* Without libcurl a webhook refuses the session's start, and one asked
+ * anyway denies, saying why; a terminal still works. */
+Test(curl_dl, missing_library_fails_closed)
+{
+	struct table t = good_table();
+	struct approval_entry e = {
+		.name = "bot", .type = APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "http://127.0.0.1:9/approve"};
+	struct approval_result r = {.allow = true};
+	struct approvals *a = NULL;
+	char err[256];
+
+	curl_dl_set_soname("libcordon-no-such-curl.so.4");
+	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	refused(&t, "bot", -ELIBACC, "approval backend \"bot\": a webhook needs libcurl: libcurl cannot be loaded");
+	refused(&t, "both", -ELIBACC, "a webhook needs libcurl"); /* through a chain */
+	cr_assert_eq(make(&t, "me", &a, err), 0, "%s", err);
+	approvals_free(a);
+
+	cr_assert_eq(secret_new("k", 1, &e.key), 0);
+	webhook_ask(&e, &test_request, approve_now_ms() + 5000, &r);
+	cr_assert_eq(r.outcome, APPROVAL_ERROR);
+	cr_assert_not(r.allow);
+	cr_assert_str_eq(r.backend, "bot");
+	cr_assert(strstr(r.reason, "the webhook cannot be asked: libcurl cannot be loaded"), "%s", r.reason);
+	secret_free(e.key);
+	cr_assert_null(curl_dl_get(err, sizeof(err)));
+	cr_assert(strstr(err, "libcordon-no-such-curl.so.4"), "%s", err);
 }
 
 /* --- chains, over terminals with no terminal --- */

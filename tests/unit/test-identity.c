@@ -11,6 +11,7 @@
 
 #include "crypto.h"
 #include "identity.h"
+#include "identity_hasher.h"
 
 Test(crypto, sha256_known_answers)
 {
@@ -112,5 +113,151 @@ Test(identity, unchanged_touched_rewritten_replaced)
 	close(fd);
 	close(fd2);
 	unlink(path);
+	rmdir(dir);
+}
+
+Test(identity, stat_then_check_in_two_steps)
+{
+	char dir[] = "/tmp/cordon-identity-XXXXXX", path[256], why[256] = "";
+	struct file_identity id, full;
+	struct timespec later[2] = {{.tv_sec = 2000000, .tv_nsec = 0}, {.tv_sec = 2000000, .tv_nsec = 0}};
+	static const uint8_t zero[SHA256_BYTES];
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/tool", dir);
+	write_file(path, "#!/bin/sh\necho one\n");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(identity_stat(fd, &id), 0);
+	cr_assert_eq(memcmp(id.sha256, zero, sizeof(zero)), 0, "identity_stat hashes nothing");
+	cr_assert_eq(identity_record(fd, &full), 0);
+	cr_assert(id.dev == full.dev && id.ino == full.ino && id.size == full.size);
+	/* unchanged: no hash needed */
+	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), 0);
+	/* touched: only the content can tell */
+	cr_assert_eq(utimensat(AT_FDCWD, path, later, 0), 0);
+	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), 1);
+	cr_assert_eq(identity_check_content(fd, &full, why, sizeof(why)), 0);
+	cr_assert_eq(identity_check_content(fd, &id, why, sizeof(why)), -ESTALE, "a zero hash matched");
+	write_file(path, "#!/bin/sh\necho two\n");
+	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), 1);
+	cr_assert_eq(identity_check_content(fd, &full, why, sizeof(why)), -ESTALE);
+	cr_assert(strstr(why, "content changed"), "%s", why);
+	write_file(path, "#!/bin/sh\necho three, longer\n");
+	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), -ESTALE);
+	cr_assert(strstr(why, "size changed"), "%s", why);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A job: path opened, its identity taken, handed to h. */
+static size_t add_job(struct identity_hasher *h, const char *path, struct file_identity *id)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t job = SIZE_MAX;
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(identity_stat(fd, id), 0);
+	cr_assert_eq(identity_hasher_add(h, fd, id, &job), 0);
+	return job;
+}
+
+Test(identity_hasher, hashes_each_file_as_it_was_at_start)
+{
+	char dir[] = "/tmp/cordon-hasher-XXXXXX", a[256], b[256], c[256], why[256] = "";
+	struct identity_hasher *h = NULL;
+	struct file_identity ida, idb, idc, want;
+	uint8_t got[SHA256_BYTES];
+	size_t ja, jb, jc;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(c, sizeof(c), "%s/c", dir);
+	write_file(a, "alpha\n");
+	write_file(b, "bravo\n");
+	write_file(c, "charlie\n");
+	cr_assert_eq(identity_hasher_new(3, &h), 0);
+	ja = add_job(h, a, &ida);
+	jb = add_job(h, b, &idb);
+	/* c changes after its identity was taken and before it is hashed:
+	 * its hash is not the file as it was at start */
+	jc = add_job(h, c, &idc);
+	write_file(c, "CHARLIE\n");
+	fd = open(a, O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(identity_hasher_add(h, fd, &ida, &(size_t){0}), -ENOSPC);
+	cr_assert_eq(identity_hasher_start(h), 0);
+
+	/* b first: a wanted job is hashed next */
+	cr_assert_eq(identity_hasher_wait(h, jb, 10000, got, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(identity_record(fd = open(b, O_RDONLY | O_CLOEXEC), &want), 0);
+	close(fd);
+	cr_assert_eq(memcmp(got, want.sha256, SHA256_BYTES), 0);
+	cr_assert_eq(identity_hasher_wait(h, ja, 10000, got, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(identity_record(fd = open(a, O_RDONLY | O_CLOEXEC), &want), 0);
+	close(fd);
+	cr_assert_eq(memcmp(got, want.sha256, SHA256_BYTES), 0);
+	cr_assert_eq(identity_hasher_wait(h, jc, 10000, got, why, sizeof(why)), -ESTALE);
+	cr_assert(strstr(why, "changed while it was hashed"), "%s", why);
+	/* asked again: the same answer */
+	cr_assert_eq(identity_hasher_wait(h, ja, 0, got, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(identity_hasher_wait(h, 3, 0, got, why, sizeof(why)), -ENOENT);
+	cr_assert_null(identity_hasher_free(h));
+	cr_assert_null(identity_hasher_free(NULL));
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	rmdir(dir);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A file of n bytes of holes. */
+static void sparse_file(const char *path, off_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, n), 0);
+	close(fd);
+}
+
+/* A wait is bounded, and the end does not wait for a long hash. */
+Test(identity_hasher, wait_bounded_and_free_stops_a_long_hash)
+{
+	char dir[] = "/tmp/cordon-hasher-XXXXXX", one[256], two[256], why[256] = "";
+	struct identity_hasher *h = NULL;
+	struct file_identity id1, id2;
+	uint8_t got[SHA256_BYTES];
+	size_t j2;
+	uint64_t t0;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(one, sizeof(one), "%s/one", dir);
+	snprintf(two, sizeof(two), "%s/two", dir);
+	/* 1 GiB each: seconds of hashing, whichever comes first */
+	sparse_file(one, (off_t)IDENTITY_MAX_BYTES);
+	sparse_file(two, (off_t)IDENTITY_MAX_BYTES);
+	cr_assert_eq(identity_hasher_new(2, &h), 0);
+	add_job(h, one, &id1);
+	j2 = add_job(h, two, &id2);
+	cr_assert_eq(identity_hasher_start(h), 0);
+	cr_assert_eq(identity_hasher_start(h), -EBUSY);
+	cr_assert_eq(identity_hasher_wait(h, j2, 20, got, why, sizeof(why)), -ETIMEDOUT);
+	cr_assert(strstr(why, "not ready after 20 ms"), "%s", why);
+	t0 = now_ms();
+	cr_assert_null(identity_hasher_free(h));
+	cr_assert_lt(now_ms() - t0, 2000, "the end waited for the hash");
+	unlink(one);
+	unlink(two);
 	rmdir(dir);
 }
