@@ -12,9 +12,9 @@
  * writes the resolved profile back (what `cordon profile show` prints; it
  * loads again to the same profile).
  *
- * Fail closed: what cordon cannot enforce yet (command_policies,
- * filesystem.exec) is refused at load, never dropped (command_policies is
- * read and compiled first, and kept when profile_env.inspect asks); host rules without
+ * Fail closed: what cordon cannot enforce (filesystem.exec) is refused at
+ * load, never dropped; command_policies is read and compiled, and only the
+ * tool sandbox's supervisor runs it; host rules without
  * network.mode "proxy" are refused too (only the proxy enforces them). What is accepted but changes nothing (a filesystem.read entry the
  * system already allows, a path that does not exist) is kept in notes[] so
  * `profile show` can say so.
@@ -199,10 +199,10 @@ struct profile_env {
 	const char *data_profile_dir; /* default CORDON_DATADIR "/profiles"; "" disables */
 	const char *system_gitconfig; /* default /etc/gitconfig; "" disables */
 	/* Load for inspection only (cordon why --command, profile show and
-	 * diff, tests): command_policies is read, checked and compiled, and the
-	 * profile is not refused for it. Such a profile must never be run:
-	 * nothing enforces command_policies yet (profile_load.c refuses it
-	 * otherwise). */
+	 * diff, tests). command_policies is read, checked and compiled either
+	 * way; only the tool sandbox's supervisor runs such a profile
+	 * (cordon_launch_new refuses it), and an inspection handle is never
+	 * run at all. */
 	bool inspect;
 };
 
