@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Pid 1 of the sandbox, and the runner's wait. Both block the signals they
- * pass on and take them with sigwaitinfo: no handlers, no EINTR, and a
- * SIGCHLD that arrives early simply waits in the queue.
+ * Pid 1 of the sandbox (the runner's wait is supervise.c). Init blocks the
+ * signals it passes on and takes them with sigwaitinfo: no handlers, no
+ * EINTR, and a SIGCHLD that arrives early simply waits in the queue.
  *
  * Init applies the mount and network steps, forks the command, then reaps
  * everything (orphans re-parent to it), forwards the runner's signals to
@@ -39,85 +39,6 @@
 #include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
-
-void exec_forward_signal(pid_t to, int sig)
-{
-	/* The command leads its own session and process group (setsid): the
-	 * group is what a terminal's ^C reaches, a shell's children included.
-	 * Init is no group leader: it gets the signal alone. */
-	if (getpgid(to) == to && kill(-to, sig) == 0)
-		return;
-	(void)kill(to, sig);
-}
-
-_Noreturn void exec_exit_like(int status)
-{
-	if (WIFEXITED(status))
-		_exit(WEXITSTATUS(status));
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		sigset_t one;
-
-		/* Die of the same signal, without a core file of our own. */
-		(void)setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
-		signal(sig, SIG_DFL);
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
-		(void)kill(getpid(), sig);
-		_exit(128 + sig);
-	}
-	_exit(EXEC_EXIT_FAILED);
-}
-
-int exec_supervise_signal(struct exec_ctx *x, pid_t child, int sig, int *ret_status)
-{
-	int status;
-	pid_t p;
-
-	if (sig != SIGCHLD) {
-		/* our parent-death signal (SIGTERM), or any signal after cordon
-		 * went: nothing may outlive it */
-		if (x->runner_parent && getppid() != x->runner_parent) {
-			(void)kill_tree(child);
-			(void)cordon_kill_descendants(getpid());
-			return -1;
-		}
-		exec_forward_signal(child, sig);
-		return 0;
-	}
-	/* --net proxy: the run ends with the proxy */
-	if (x->proxy_pid > 0 && waitpid(x->proxy_pid, &status, WNOHANG) == x->proxy_pid)
-		netproxy_died(x, child, status);
-	/* light: orphans re-parent to us (subreaper); reap them too */
-	while ((p = waitpid(x->plan->isolation == CORDON_ISOLATION_LIGHT ? -1 : child, &status, WNOHANG)) > 0)
-		if (p == child) {
-			*ret_status = status;
-			return 1;
-		}
-	if (p < 0 && errno != EINTR && errno != ECHILD)
-		exec_die("wait", "waitpid: %m");
-	return 0;
-}
-
-int exec_supervise(struct exec_ctx *x, pid_t child)
-{
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&x->forward, &si), status = 0, r;
-
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			exec_die("wait", "sigwaitinfo: %m");
-		}
-		r = exec_supervise_signal(x, child, sig, &status);
-		if (r < 0)
-			_exit(128 + SIGKILL);
-		if (r > 0)
-			return status;
-	}
-}
 
 void init_reap(struct exec_ctx *x, pid_t cmd)
 {

@@ -168,6 +168,28 @@ int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct
 
 /* Sockets that lead out: container engines, buses, the runtime directory
  * (gpg-agent, the session bus), the ssh agent, and local databases. */
+/* A grant of canon lifts the built-in entries at or below it (a tool
+ * granted its own store); an explicit deny there refuses the grant. */
+int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (p->deny[i].explicit_deny && path_is_under(canon, p->deny[i].path))
+			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",
+					 canon, p->deny[i].path);
+	for (size_t i = 0; i < p->n_deny; i++) {
+		if (path_is_under(canon, p->deny[i].path)) {
+			free(p->deny[i].path);
+			free(p->deny[i].absent_at);
+			continue;
+		}
+		p->deny[out++] = p->deny[i];
+	}
+	p->n_deny = out;
+	return 0;
+}
+
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
 {
 	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");

@@ -87,26 +87,6 @@ int policy_restrict_reads(struct cordon_policy *p, struct cordon_error *reterr)
 	return 0;
 }
 
-int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
-{
-	size_t out = 0;
-
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (p->deny[i].explicit_deny && path_is_under(canon, p->deny[i].path))
-			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",
-					 canon, p->deny[i].path);
-	for (size_t i = 0; i < p->n_deny; i++) {
-		if (path_is_under(canon, p->deny[i].path)) {
-			free(p->deny[i].path);
-			free(p->deny[i].absent_at);
-			continue;
-		}
-		p->deny[out++] = p->deny[i];
-	}
-	p->n_deny = out;
-	return 0;
-}
-
 /* The mode the tool sandbox's features make sense in. */
 static int check_confined(const struct cordon_policy *p, const char *what, struct cordon_error *reterr)
 {
