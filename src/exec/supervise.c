@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_like.h"
 #include "process.h"
 #include "netproxy.h"
 #include "runner.h"
@@ -30,19 +31,8 @@ _Noreturn void exec_exit_like(int status)
 {
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		sigset_t one;
-
-		/* Die of the same signal, without a core file of our own. */
-		(void)setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
-		signal(sig, SIG_DFL);
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
-		(void)kill(getpid(), sig);
-		_exit(128 + sig);
-	}
+	if (WIFSIGNALED(status))
+		die_of_signal(WTERMSIG(status));
 	_exit(EXEC_EXIT_FAILED);
 }
 

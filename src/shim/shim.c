@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "broker_proto.h"
+#include "exit_like.h"
 #include "msgframe.h"
 
 #define EXIT_CORDON 125
@@ -128,18 +129,8 @@ static _Noreturn void exit_like(const struct broker_exit *e)
 {
 	if (e->message && e->message[0])
 		fprintf(stderr, "%s\n", e->message);
-	if (e->how == BROKER_SIGNALED) {
-		int sig = (int)e->value;
-		sigset_t one;
-
-		(void)setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
-		signal(sig, SIG_DFL);
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
-		(void)raise(sig);
-		_exit(128 + sig);
-	}
+	if (e->how == BROKER_SIGNALED)
+		die_of_signal((int)e->value);
 	_exit((int)e->value);
 }
 
