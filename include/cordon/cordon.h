@@ -539,6 +539,11 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 				      const char *status, size_t status_len,
 				      const char *output, size_t output_len,
 				      struct cordon_classification *ret);
+/* The file in the runner's line "execve: PATH: EACCES" (it could not
+ * execute PATH), as cordon_classify_status reads it: 0 with PATH in buf;
+ * -ENOENT when line is not such a line, -ENAMETOOLONG when PATH does not
+ * fit in size bytes. Pure. */
+CORDON_API int cordon_runner_exec_refused(const char *line, char *buf, size_t size);
 /* What a caller that spawned the confined argv itself knows of how it
  * ended, beyond its status: it killed it at its own deadline. */
 struct cordon_classify_facts {

@@ -507,15 +507,9 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
  * PATH: EACCES"): what why says of executing PATH. */
 static void runner_exec_denial(struct hints *h, const struct cli_args *a, const char *line)
 {
-	static const char tag[] = "execve: ";
-	const char *p = strstr(line, tag), *e;
-	_cleanup_free_ char *path = NULL;
+	char path[HINTS_MAX_LINE];
 
-	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, ": EACCES")))
-		return;
-	p += strlen(tag);
-	path = strndup(p, (size_t)(e - p));
-	if (path)
+	if (cordon_runner_exec_refused(line, path, sizeof(path)) == 0)
 		explain_path(h, a, "Permission denied (execve)", path);
 }
 

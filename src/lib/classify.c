@@ -580,24 +580,30 @@ static char *first_line(const char *out, size_t len, int exit_status)
 	return line;
 }
 
-/* The runner's "cordon: execve: PATH: EACCES" for a file this process may
- * execute: the sandbox refused it (the execute-only gate, a controlled
- * command's executable, a hidden directory), a denial, not the runner
- * failing. A file that is not executable here either stays a failure. */
+CORDON_API int cordon_runner_exec_refused(const char *line, char *buf, size_t size)
+{
+	static const char tag[] = "execve: ", tail[] = ": EACCES";
+	const char *p = line ? strstr(line, tag) : NULL, *e;
+
+	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, tail)) || e[strlen(tail)] != '\0')
+		return -ENOENT;
+	p += strlen(tag);
+	if (!buf || (size_t)(e - p) >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, p, (size_t)(e - p));
+	buf[e - p] = '\0';
+	return 0;
+}
+
+/* The runner could not execute a file this process may execute: the
+ * sandbox refused it (the execute-only gate, a controlled command's
+ * executable, a hidden directory), a denial, not the runner failing. A
+ * file that is not executable here either stays a failure. */
 static bool sandbox_refused_exec(const char *line)
 {
-	static const char tag[] = "execve: ";
-	const char *p = strstr(line, tag), *e;
 	char path[PATH_MAX];
 
-	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, ": EACCES")) || e[strlen(": EACCES")] != '\0')
-		return false;
-	p += strlen(tag);
-	if ((size_t)(e - p) >= sizeof(path))
-		return false;
-	memcpy(path, p, (size_t)(e - p));
-	path[e - p] = '\0';
-	return access(path, X_OK) == 0;
+	return cordon_runner_exec_refused(line, path, sizeof(path)) == 0 && access(path, X_OK) == 0;
 }
 
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status, const char *status,

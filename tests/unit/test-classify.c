@@ -488,6 +488,22 @@ Test(classify, native_channel_exec_refused_is_denied)
 	free(cl.line);
 }
 
+Test(classify, runner_exec_refused)
+{
+	char buf[64];
+
+	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /usr/bin/git: EACCES", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/usr/bin/git");
+	cr_expect_eq(cordon_runner_exec_refused("execve: /a b/c: EACCES", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/a b/c");
+	/* not the runner's line: another errno, a relative name, more after it */
+	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /bin/x: ENOENT", buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: x: EACCES", buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /x: EACCES now", buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(cordon_runner_exec_refused(NULL, buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(cordon_runner_exec_refused("execve: /0123456789: EACCES", buf, 8), -ENAMETOOLONG);
+}
+
 Test(classify, bwrap_channel)
 {
 	static const char pid_only[] = "{ \"child-pid\": 12, \"mnt-namespace\": 4026532178 }\n";
