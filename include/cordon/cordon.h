@@ -1170,6 +1170,9 @@ CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, con
 				     struct cordon_error *reterr);
 
 CORDON_API pid_t cordon_child_pid(const struct cordon_child *c);
+/* The command runs on a terminal of its own (cordon_run_opts.terminal
+ * took effect): its runner reads ours and relays it in. */
+CORDON_API bool cordon_child_terminal(const struct cordon_child *c);
 /* Readable once the child has exited (-1 where the kernel has no pidfd). */
 CORDON_API int cordon_child_pidfd(const struct cordon_child *c);
 /* The read end of the capture pipe (-1 when nothing is captured). Poll it,

@@ -477,6 +477,11 @@ CORDON_API pid_t cordon_child_pid(const struct cordon_child *c)
 	return c ? spawn_child_pid(c->sc) : -1;
 }
 
+CORDON_API bool cordon_child_terminal(const struct cordon_child *c)
+{
+	return c && c->pty;
+}
+
 CORDON_API int cordon_child_pidfd(const struct cordon_child *c)
 {
 	return c ? spawn_child_pidfd(c->sc) : -1;

@@ -282,7 +282,7 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	if (r < 0)
 		return r;
 	/* the runner relays our terminal only when the agent has one of its own */
-	if (o->terminal && isatty(STDIN_FILENO) && s->approvals) {
+	if (cordon_child_terminal(s->session) && s->approvals) {
 		s->session_pidfd = fcntl(cordon_child_pidfd(s->session), F_DUPFD_CLOEXEC, 3);
 		if (s->session_pidfd >= 0)
 			approvals_set_terminal_hold(s->approvals, hold_session_terminal, s);

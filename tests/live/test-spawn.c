@@ -102,7 +102,10 @@ Test(spawn, thirty_two_at_once_from_one_poll_loop, .timeout = 120)
 		cr_assert_eq(cordon_spawn(l, argv, NULL, NULL, &c[i], &e), 0, "%d: %s", i, e.message);
 		cr_assert_gt(cordon_child_pid(c[i]), 0);
 		cr_assert_geq(cordon_child_output_fd(c[i]), 0, "output is captured by default");
+		/* captured: no terminal of its own (a pty run: tools.t, terminal.t) */
+		cr_assert(!cordon_child_terminal(c[i]));
 	}
+	cr_assert(!cordon_child_terminal(NULL));
 	/* every child has been started before any is collected */
 	while (left > 0) {
 		struct pollfd pfd[N_CHILDREN * CORDON_CHILD_MAX_POLLFDS];
