@@ -13,6 +13,22 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+void gate_sync_wakeup(int listener)
+{
+	/* 6.6 and later: a notification wakes init on the caller's own CPU,
+	 * and the answer wakes the caller on init's, instead of an
+	 * inter-processor wake-up each way (the caller is blocked meanwhile,
+	 * so nothing runs less). Only speed depends on it: an older kernel
+	 * (EINVAL) answers the same calls, more slowly. */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (__u64)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+}
 
 void gate_reply(int listener, uint64_t id, int64_t val, int error)
 {

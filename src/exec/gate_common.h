@@ -17,6 +17,9 @@
 void gate_reply(int listener, uint64_t id, int64_t val, int error);
 /* Is notification id still pending (its caller still waiting)? */
 bool gate_id_valid(int listener, uint64_t id);
+/* Ask the kernel to hand the CPU over directly between the caller and init
+ * (a speed hint; the kernels without it are served the same way). */
+void gate_sync_wakeup(int listener);
 /* A pidfd for the caller's thread tid (its thread group's before 6.9). */
 int gate_pidfd_open(pid_t tid);
 /* The caller's fd, as a new fd of ours. */

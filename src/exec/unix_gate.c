@@ -116,6 +116,7 @@ int unix_gate_receive(int fd, pid_t cmd, int *ret_listener)
 		close(listener);
 		return -EIO;
 	}
+	gate_sync_wakeup(listener);
 	*ret_listener = listener;
 	return 0;
 }
