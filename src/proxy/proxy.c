@@ -13,6 +13,8 @@
 #include <event2/util.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +288,12 @@ static void dial_next(struct conn *c)
 		c->next_answer++;
 		c->state = C_CONNECTING;
 		c->state_since = proxy_now();
+		/* a loopback (or otherwise instant) handshake is complete by
+		 * now: go on without a turn of the loop */
+		if (poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, 0) == 1) {
+			on_upstream(fd, EV_WRITE, c);
+			return;
+		}
 		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
 		if (!c->uev || event_add(c->uev, NULL) < 0) {
 			conn_end(c);
@@ -302,10 +310,16 @@ static void start_relay(struct conn *c)
 	size_t left = c->in_len - c->consumed;
 	int r;
 
-	event_free(c->uev);
+	if (c->uev)
+		event_free(c->uev);
 	c->uev = NULL;
 	event_del(c->cev);
 	c->state = C_RELAY;
+	/* a relay forwards what it has at once: a small write (a TLS
+	 * record, an interactive protocol's turn) must not wait for the
+	 * peer's acknowledgement of the previous one (Nagle) */
+	(void)setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
 	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
 	/* client -> upstream: the rewritten head (absolute-form), then what
@@ -341,7 +355,8 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		err = errno;
 	if (err) {
-		event_free(c->uev);
+		if (c->uev)
+			event_free(c->uev);
 		c->uev = NULL;
 		close(c->ufd);
 		c->ufd = -1;
