@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* One client connection of the proxy: private to proxy.c and request.c. */
+/* One client connection of the proxy: private to proxy.c and request.c (which
+ * only reads its request into it). */
 
 #include <event2/util.h>
 #include <stdbool.h>
@@ -50,20 +51,3 @@ struct conn {
 	struct relay_dir up, down;
 };
 
-/* proxy.c */
-/* Monotonic milliseconds: the timeouts are checked once a second, so a
- * second's resolution would let one fire up to a second early. */
-uint64_t proxy_now(void);
-/* Answer with a refusal (HTTP status, or SOCKS5 reply code for a SOCKS5
- * client), write its audit line, then drain and close. */
-void conn_refuse(struct conn *c, int status, const char *reason, const char *detail);
-/* The request is read (host, port, what; forward for absolute-form):
- * decide, resolve, decide again, dial. */
-void conn_decide(struct conn *c);
-/* End the connection once the current callback returns. */
-void conn_end(struct conn *c);
-/* Bytes moved: the connection is not idle. */
-void conn_touch(struct conn *c);
-
-/* request.c: the client's socket is readable while its request is read. */
-void conn_on_head(evutil_socket_t fd, short what, void *arg);

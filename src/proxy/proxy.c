@@ -27,9 +27,10 @@
 #include "errbuf.h"
 #include "http_head.h"
 #include "proxy.h"
+#include "request.h"
 #include "socks5.h"
 
-uint64_t proxy_now(void)
+static uint64_t proxy_now(void)
 {
 	struct timespec ts;
 
@@ -43,7 +44,7 @@ static uint64_t ms(unsigned s)
 	return (uint64_t)s * 1000;
 }
 
-void conn_touch(struct conn *c)
+static void conn_touch(struct conn *c)
 {
 	c->last = proxy_now();
 }
@@ -126,7 +127,7 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 
 /* End the connection after the current callback: nothing is freed under a
  * caller's feet. */
-void conn_end(struct conn *c)
+static void conn_end(struct conn *c)
 {
 	if (c->finished)
 		return;
@@ -167,7 +168,7 @@ static void on_client_drain(evutil_socket_t fd, short what, void *arg);
 
 /* Write the refusal, then drain the client until it closes (closing with
  * unread bytes would reset the connection and lose the answer). */
-void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
+static void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
 {
 	char host[NETRULE_HOST_MAX + 3], msg[1024], body[512];
 	int n, b;
@@ -418,7 +419,7 @@ static void on_dns(int result, struct evutil_addrinfo *res, void *arg)
 }
 
 /* The request is read: decide on the name. */
-void conn_decide(struct conn *c)
+static void conn_decide(struct conn *c)
 {
 	struct netrule_verdict v;
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
@@ -456,6 +457,35 @@ void conn_decide(struct conn *c)
 		c->dns = q;
 }
 
+/* The client's socket is readable while its request is read. */
+static void on_head(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct request_refusal no;
+	size_t got;
+	enum request_step step = request_read(c, &no, &got);
+
+	if (got)
+		conn_touch(c);
+	switch (step) {
+	case REQUEST_MORE:
+		break;
+	case REQUEST_READY:
+		conn_decide(c);
+		break;
+	case REQUEST_REFUSE:
+		conn_refuse(c, no.status, no.reason, no.detail);
+		break;
+	case REQUEST_REJECTED:
+		proxy_audit(c->px, "cordon-proxy: refused %s -: %s", c->what, no.reason);
+		conn_end(c);
+		break;
+	case REQUEST_GONE:
+		conn_end(c);
+		break;
+	}
+}
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	struct proxy *px = arg;
@@ -488,7 +518,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			px->conns->prev = c;
 		px->conns = c;
 		px->n_conns++;
-		c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, conn_on_head, c);
+		c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, on_head, c);
 		c->reap = event_new(px->base, -1, 0, on_reap, c);
 		if (!c->cev || !c->reap || event_add(c->cev, NULL) < 0) {
 			conn_free(c);
@@ -496,7 +526,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 		}
 		/* a client sends its request with the connect: read it now,
 		 * not one turn of the loop later (EAGAIN: it comes by event) */
-		conn_on_head(fd, EV_READ, c);
+		on_head(fd, EV_READ, c);
 	}
 	if (px->n_conns >= px->cfg->max_conns)
 		set_accepting(px, false);

@@ -2,7 +2,8 @@
 /*
  * Reading a client's request: the HTTP head (CONNECT or absolute-form,
  * rewritten to origin-form for the upstream) or the SOCKS5 greeting and
- * request. What it finds goes to conn_decide (proxy.c).
+ * request. It reads and parses, and says what it found (request.h); what
+ * happens next (refuse, decide, dial) is proxy.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +11,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "cleanup.h"
 #include "conn.h"
 #include "http_head.h"
 #include "proxy.h"
+#include "request.h"
 #include "socks5.h"
 
 static int set_host(struct conn *c, const char *p, size_t n)
@@ -74,47 +77,40 @@ static int build_forward(struct conn *c, const struct http_head *h)
 	return 0;
 }
 
-static void got_http(struct conn *c)
+static enum request_step refuse(struct request_refusal *ret, int status, const char *reason, const char *detail)
 {
-	struct http_head *h = malloc(sizeof(*h));
+	*ret = (struct request_refusal){ .status = status, .reason = reason, .detail = detail };
+	return REQUEST_REFUSE;
+}
+
+static enum request_step got_http(struct conn *c, struct request_refusal *ret)
+{
+	_cleanup_free_ struct http_head *h = malloc(sizeof(*h));
 	const char *reason;
 	int status, r;
 
-	if (!h) {
-		conn_end(c);
-		return;
-	}
+	if (!h)
+		return REQUEST_GONE;
 	r = http_head_parse(c->in, c->in_len, h, &status, &reason);
-	if (r == HTTP_HEAD_MORE) {
-		free(h);
-		if (c->in_len >= sizeof(c->in))
-			conn_refuse(c, 431, "header-too-large", "the request head is over the proxy's cap");
-		return;
-	}
+	if (r == HTTP_HEAD_MORE)
+		return c->in_len >= sizeof(c->in)
+			       ? refuse(ret, 431, "header-too-large", "the request head is over the proxy's cap")
+			       : REQUEST_MORE;
 	if (r < 0) {
 		snprintf(c->what, sizeof(c->what), "HTTP");
-		free(h);
-		conn_refuse(c, status, reason, NULL);
-		return;
+		return refuse(ret, status, reason, NULL);
 	}
 	snprintf(c->what, sizeof(c->what), "%.*s", (int)(h->method.n < 32 ? h->method.n : 32), h->method.p);
 	c->consumed = h->length;
 	c->port = h->port;
-	if (set_host(c, h->host.p, h->host.n) < 0) {
-		free(h);
-		conn_refuse(c, 400, "host-malformed", "the host is longer than 253 bytes");
-		return;
-	}
-	if (!h->connect && build_forward(c, h) < 0) {
-		free(h);
-		conn_refuse(c, 431, "header-too-large", NULL);
-		return;
-	}
-	free(h);
-	conn_decide(c);
+	if (set_host(c, h->host.p, h->host.n) < 0)
+		return refuse(ret, 400, "host-malformed", "the host is longer than 253 bytes");
+	if (!h->connect && build_forward(c, h) < 0)
+		return refuse(ret, 431, "header-too-large", NULL);
+	return REQUEST_READY;
 }
 
-static void got_socks(struct conn *c)
+static enum request_step got_socks(struct conn *c, struct request_refusal *ret)
 {
 	const char *reason = "socks5-malformed";
 	size_t len;
@@ -123,19 +119,16 @@ static void got_socks(struct conn *c)
 	if (c->state == C_HEAD) {
 		r = socks5_greeting_parse((const uint8_t *)c->in, c->in_len, &len, &reason);
 		if (r == SOCKS5_MORE)
-			return;
+			return REQUEST_MORE;
 		snprintf(c->what, sizeof(c->what), "SOCKS5");
 		if (r < 0) {
 			/* "no acceptable methods": 0xff, then close */
 			(void)!send(c->cfd, "\x05\xff", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
-			proxy_audit(c->px, "cordon-proxy: refused SOCKS5 -: %s", reason);
-			conn_end(c);
-			return;
+			*ret = (struct request_refusal){ .reason = reason };
+			return REQUEST_REJECTED;
 		}
-		if (send(c->cfd, "\x05\x00", 2, MSG_NOSIGNAL | MSG_DONTWAIT) != 2) {
-			conn_end(c);
-			return;
-		}
+		if (send(c->cfd, "\x05\x00", 2, MSG_NOSIGNAL | MSG_DONTWAIT) != 2)
+			return REQUEST_GONE;
 		memmove(c->in, c->in + len, c->in_len - len);
 		c->in_len -= len;
 		c->state = C_SOCKS_REQUEST;
@@ -145,16 +138,14 @@ static void got_socks(struct conn *c)
 
 		r = socks5_request_parse((const uint8_t *)c->in, c->in_len, &q, &code, &reason);
 		if (r == SOCKS5_MORE)
-			return;
-		if (r < 0) {
-			conn_refuse(c, code, reason, NULL);
-			return;
-		}
+			return REQUEST_MORE;
+		if (r < 0)
+			return refuse(ret, code, reason, NULL);
 		(void)set_host(c, q.host, q.host_len);
 		c->port = q.port;
 		c->consumed = q.length;
 	}
-	conn_decide(c);
+	return REQUEST_READY;
 }
 
 /* An empty line may end in p[0..n): a '\n' followed by '\n' or "\r\n" (a
@@ -182,22 +173,19 @@ static bool head_worth_parsing(const struct conn *c, size_t added)
 	return has_empty_line(c->in + from - back, added + back) || (from == 0 && added > 0); /* a bad first line: early */
 }
 
-void conn_on_head(evutil_socket_t fd, short what, void *arg)
+enum request_step request_read(struct conn *c, struct request_refusal *ret, size_t *got)
 {
-	struct conn *c = arg;
 	ssize_t n;
 
-	n = recv(fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		conn_end(c);
-		return;
-	}
+	*got = 0;
+	n = recv(c->cfd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		return REQUEST_GONE;
 	if (n < 0)
-		return;
+		return REQUEST_MORE;
 	c->in_len += (size_t)n;
-	conn_touch(c);
+	*got = (size_t)n;
 	if (c->kind == PROXY_LISTEN_SOCKS)
-		got_socks(c);
-	else if (head_worth_parsing(c, (size_t)n))
-		got_http(c);
+		return got_socks(c, ret);
+	return head_worth_parsing(c, (size_t)n) ? got_http(c, ret) : REQUEST_MORE;
 }
