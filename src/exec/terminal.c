@@ -180,7 +180,7 @@ static void restore(struct exec_terminal *t)
 
 /* The master is here: the terminal goes raw (the pty cooks from now on),
  * and the pty gets the size it may have missed. */
-static void relay_start(struct exec_terminal *t)
+static void pty_relay_start(struct exec_terminal *t)
 {
 	struct termios raw;
 
@@ -209,7 +209,7 @@ static void take_master(struct exec_terminal *t)
 	close(t->sock[0]);
 	t->sock[0] = -1;
 	if (t->master >= 0)
-		relay_start(t);
+		pty_relay_start(t);
 }
 
 /* In the foreground of our terminal (or with no terminal on stdin). */
@@ -289,7 +289,7 @@ int terminal_supervise(struct exec_ctx *x, pid_t child)
 	if (sfd < 0)
 		exec_die("terminal", "signalfd: %m");
 	if (t->master >= 0)
-		relay_start(t);
+		pty_relay_start(t);
 	for (;;) {
 		struct pollfd fds[5];
 		int sock_i = -1, in_i = -1, mw_i = -1, mr_i = -1, out_i = -1, timeout = -1, n = 0;
