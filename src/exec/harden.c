@@ -24,12 +24,6 @@
 #include "syscall_filter.h"
 #include "unix_gate.h"
 
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#endif
-#ifndef PR_CAP_AMBIENT_CLEAR_ALL
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
 #ifndef __NR_close_range
 #define __NR_close_range 436
 #endif

@@ -25,16 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "process.h"
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#endif
-#ifndef PR_CAP_AMBIENT_CLEAR_ALL
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
-
 #include "broker.h"
 #include "netproxy.h"
+#include "process.h"
 #include "runner.h"
 #include "steps.h"
 #include "syscall_filter.h"

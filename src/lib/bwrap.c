@@ -403,10 +403,7 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
 
 	if (asprintf(&outside, "/var/tmp/.cordon-probe-%d", (int)getpid()) < 0)
 		return -ENOMEM;
-	if (asprintf(&script,
-		     "echo probe > /dev/null || exit 3; "
-		     "if (echo probe > '%s') 2>/dev/null; then exit 4; fi; echo cordon-probe-ok",
-		     outside) < 0)
+	if (asprintf(&script, PROVIDER_PROBE_SCRIPT, outside) < 0)
 		return -ENOMEM;
 	bwrap_base(&sb, path, namespaces, geteuid() == 0);
 	strvb_add_many(&sb, "--unshare-net", "--", NULL);
@@ -428,7 +425,7 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
 		snprintf(why, n, "%s probe %s timed out after %d ms", level, what, timeout_ms);
 	else if (res.exit_code == 4 || wrote)
 		snprintf(why, n, "%s probe %s could write outside the sandbox", level, what);
-	else if (res.exit_code == 0 && strstr(res.output, "cordon-probe-ok") &&
+	else if (res.exit_code == 0 && strstr(res.output, PROVIDER_PROBE_OK) &&
 		 (!runner || (strstr(res.output, "landlock-fs=yes") && strstr(res.output, " seccomp=yes"))))
 		usable = true; /* positive evidence that the script ran inside */
 	else {

@@ -17,16 +17,21 @@ CORDON_API char **cordon_strv_free(char **v)
 	return strv_free(v);
 }
 
-CORDON_API struct cordon_confined *cordon_confined_free(struct cordon_confined *c)
+void confined_clear(struct cordon_confined *c)
 {
-	if (!c)
-		return NULL;
 	strv_free(c->argv);
 	strv_free(c->denial_signatures);
 	strv_free(c->fatal_signatures);
 	strv_free(c->informational_lines);
 	free(c->allowed_exit_codes);
 	strv_free(c->envp);
+}
+
+CORDON_API struct cordon_confined *cordon_confined_free(struct cordon_confined *c)
+{
+	if (!c)
+		return NULL;
+	confined_clear(c);
 	free(c);
 	return NULL;
 }

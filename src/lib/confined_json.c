@@ -466,16 +466,6 @@ static const char *const keys[_KEY_MAX] = {
 	[KEY_BROKER_FD] = "broker_fd",
 };
 
-static void confined_clear(struct cordon_confined *c)
-{
-	strv_free(c->argv);
-	strv_free(c->denial_signatures);
-	strv_free(c->fatal_signatures);
-	strv_free(c->informational_lines);
-	free(c->allowed_exit_codes);
-	strv_free(c->envp);
-}
-
 static int read_fields(const struct reader *rd, json_t *root, struct cordon_confined *c)
 {
 	struct field fields[_KEY_MAX] = { 0 };

@@ -34,6 +34,9 @@ int confined_fill(struct cordon_confined *c, char ***argv, const char *const *de
 		  const char *const *fatals, const char *const *info, enum cordon_enforcement e,
 		  enum cordon_grade g);
 
+/* Free what a cordon_confined holds (not the struct itself). */
+void confined_clear(struct cordon_confined *c);
+
 /* After confined_fill: argv must start with envp (copied; NULL: an empty
  * environment) and, for format != NONE, the status pipe at status_fd. */
 int confined_set_channel(struct cordon_confined *c, char *const *envp, int status_fd,
@@ -50,6 +53,13 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 /* where the native runner takes the file to run from (--exec-fd) */
 #define PROVIDER_EXEC_FD 4
 #define PROVIDER_EXEC_FD_STR "4"
+
+/* The probe a wrapping backend (bwrap, sandbox-exec) runs in its sandbox:
+ * stdout works, a write to the path the %s names (outside every grant)
+ * fails, and it prints PROVIDER_PROBE_OK. Exit 3: no stdout; 4: it wrote. */
+#define PROVIDER_PROBE_SCRIPT \
+	"echo probe > /dev/null || exit 3; if (echo probe > '%s') 2>/dev/null; then exit 4; fi; echo cordon-probe-ok"
+#define PROVIDER_PROBE_OK "cordon-probe-ok"
 
 /* The tool sandbox's features this policy uses, in words ("" for none):
  * what a backend other than the native runner refuses (provider_fill.c). */

@@ -213,10 +213,7 @@ static int seatbelt_try(const char *path, int timeout_ms, struct cordon_probe_re
 
 	if (asprintf(&outside, "/tmp/.cordon-probe-%d", (int)getpid()) < 0)
 		return -ENOMEM;
-	if (asprintf(&script,
-		     "echo probe > /dev/null || exit 3; "
-		     "if (echo probe > '%s') 2>/dev/null; then exit 4; fi; echo cordon-probe-ok",
-		     outside) < 0)
+	if (asprintf(&script, PROVIDER_PROBE_SCRIPT, outside) < 0)
 		return -ENOMEM;
 
 	const char *const argv[] = { path, "-p", profile_base, "--", "/bin/sh", "-c", script, NULL };
@@ -229,7 +226,7 @@ static int seatbelt_try(const char *path, int timeout_ms, struct cordon_probe_re
 	(void)path_remove(outside, 0); /* by the parent's fd: never through a symlink */
 	if (res.timed_out)
 		snprintf(rep->reason, sizeof(rep->reason), "probe timed out after %d ms", timeout_ms);
-	else if (res.exit_code == 0 && strstr(res.output, "cordon-probe-ok"))
+	else if (res.exit_code == 0 && strstr(res.output, PROVIDER_PROBE_OK))
 		rep->usable = true; /* positive evidence that the script ran inside */
 	else if (res.exit_code == 4)
 		snprintf(rep->reason, sizeof(rep->reason), "probe could write outside the sandbox");
