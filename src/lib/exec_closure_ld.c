@@ -28,7 +28,8 @@
 
 #include "canon.h"
 #include "cleanup.h"
-#include "exec_closure_internal.h"
+#include "exec_closure_ld.h"
+#include "exec_closure_memo.h"
 #include "provider.h"
 #include "strv.h"
 
