@@ -165,7 +165,7 @@ static int resolve_new(struct exec_closure *c, const char *path, unsigned hops, 
 		return 0;
 	}
 
-	dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	dir = path_dirname(path);
 	if (!dir)
 		return -ENOMEM;
 	r = closure_canonical_dir(c, dir, &dir_canonical, NULL);
