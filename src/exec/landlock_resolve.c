@@ -27,7 +27,7 @@ static int resolve_absent(const char *path, char **ret)
 
 	if (!slash || slash[1] == '\0')
 		return -ENOENT;
-	parent = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	parent = path_dirname(path);
 	if (!parent)
 		return -ENOMEM;
 	canon = realpath(parent, NULL);

@@ -28,7 +28,8 @@
 
 #include "canon.h"
 #include "cleanup.h"
-#include "exec_closure_internal.h"
+#include "exec_closure_ld.h"
+#include "exec_closure_memo.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -161,15 +162,6 @@ static void candidates_done(struct candidates *cs)
 	for (size_t i = 0; i < cs->n; i++)
 		free(cs->v[i].found_path);
 	cs->n = 0;
-}
-
-static char *dirname_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return NULL;
-	return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
 }
 
 /* glibc's is_dst: "$NAME" not followed by an identifier character, or
@@ -614,7 +606,7 @@ static int add_node(struct image *im, struct object *obj, const char *canonical,
 	node->obj = obj;
 	node->canonical = canonical;
 	node->loader = loader;
-	node->origin = dirname_of(found_path);
+	node->origin = path_dirname(found_path);
 	im->nodes[im->n++] = node;
 	r = hashmap_put(&im->by_obj, &obj, sizeof(obj), node);
 	if (r >= 0)

@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "path.h"
@@ -21,6 +22,15 @@ char *path_join(const char *a, const char *b)
 	if (asprintf(&r, "%.*s/%s", (int)la, a, b) < 0)
 		return NULL;
 	return r;
+}
+
+char *path_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return NULL;
+	return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
 }
 
 bool path_is_under_n(const char *path, size_t len, const char *dir)

@@ -11,6 +11,9 @@
 
 /* Join a and b with exactly one '/' between them. NULL on ENOMEM. */
 char *path_join(const char *a, const char *b);
+/* The directory part of path: "/" for "/x", "a/b" for "a/b/c". NULL when
+ * path has no '/', or on ENOMEM. */
+char *path_dirname(const char *path);
 /* True if path equals dir or lies below it (both canonical, absolute). */
 int path_is_under(const char *path, const char *dir);
 /* The same for path[0..len) (a prefix of a longer string). */

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "fileio.h"
+#include "profile_find.h"
 #include "profile_loader.h"
 #include "profiles_embedded.h"
 #include "provider.h"
@@ -149,19 +150,6 @@ static int doc_read_file(const char *path, const char *shown, struct doc **ret)
 	return 0;
 }
 
-int loader_keep(struct loader *l, struct doc *d)
-{
-	struct doc **nd = realloc(l->docs, (l->n_docs + 1) * sizeof(*nd));
-
-	if (!nd) {
-		doc_free(d);
-		return -ENOMEM;
-	}
-	l->docs = nd;
-	nd[l->n_docs++] = d;
-	return 0;
-}
-
 int loader_find_doc(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
 		    struct doc **ret)
 {
@@ -257,7 +245,7 @@ int loader_init(struct loader *l, const struct profile_env *env, struct cordon_e
 
 	if (!env)
 		env = &none;
-	*l = (struct loader){ .reterr = reterr, .inspect = env->inspect };
+	*l = (struct loader){ .reterr = reterr, .find = loader_find_doc, .inspect = env->inspect };
 	if ((r = dup_or_env(env->home, "HOME", &l->home)) < 0 ||
 	    (r = dup_or_env(env->tmpdir, "TMPDIR", &l->tmpdir)) < 0 ||
 	    (r = dup_or_env(env->xdg_config_home, "XDG_CONFIG_HOME", &l->xdg)) < 0 ||

@@ -2,6 +2,10 @@
 /*
  * A loaded profile as JSON: no extends, paths expanded, sorted keys; it
  * loads back to the same profile (what `cordon profile show` prints).
+ * Its command_policies likewise: paths expanded and canonical, every rule
+ * in its list in order, every from entry in the {"sandbox",
+ * "invocation_policy"} form (an empty sandbox written bare would read as
+ * nothing at all).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -13,19 +17,6 @@
 #include "tools.h"
 
 #define _cleanup_json_ _cleanup_(json_decrefp)
-
-const char *profile_net_to_string(enum profile_net n)
-{
-	switch (n) {
-	case PROFILE_NET_NONE:
-		return "none";
-	case PROFILE_NET_HOST:
-		return "host";
-	case PROFILE_NET_PROXY:
-		return "proxy";
-	}
-	return "invalid";
-}
 
 static int add(json_t *o, const char *key, json_t *v)
 {
@@ -107,6 +98,259 @@ int profile_limits_json(const struct profile_limits *l, json_t *limits)
 		return r;
 	return 0;
 }
+
+/* ---- command_policies ----------------------------------------------------- */
+
+static int append(json_t *a, json_t *v)
+{
+	if (!v)
+		return -EINVAL;
+	return json_array_append_new(a, v) < 0 ? -ENOMEM : 0;
+}
+
+static json_t *strv_json(char *const *v)
+{
+	_cleanup_json_ json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; v && v[i]; i++)
+		if (append(a, json_string(v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
+}
+
+/* A list under key, unless it is empty. */
+static int add_list(json_t *o, const char *key, char *const *v)
+{
+	if (!v || !v[0])
+		return 0;
+	return add(o, key, strv_json(v));
+}
+
+static int add_object(json_t *o, const char *key, json_t *v, bool keep_empty)
+{
+	if (!v)
+		return -ENOMEM;
+	if (!keep_empty && json_object_size(v) == 0) {
+		json_decref(v);
+		return 0;
+	}
+	return add(o, key, v);
+}
+
+/* ---- sandbox ---------------------------------------------------------------- */
+
+static int sandbox_json(const struct tool_sandbox *sb, json_t **ret)
+{
+	static const char *const net_keys[PROFILE_NET_RULE_KINDS] = {
+		[CORDON_NET_ALLOW_DOMAIN] = "allow_domains",
+		[CORDON_NET_DENY_DOMAIN] = "deny_domains",
+		[CORDON_NET_ALLOW_ADDRESS] = "allow_addresses",
+	};
+	static const char *const stream_keys[_TOOL_STREAMS] = { [TOOL_STDOUT] = "stdout", [TOOL_STDERR] = "stderr" };
+	_cleanup_json_ json_t *o = json_object(), *net = json_object(), *env = json_object(), *limits = json_object(),
+			      *stdio = json_object(), *set = json_object();
+	int r;
+
+	if (!o || !net || !env || !limits || !stdio || !set)
+		return -ENOMEM;
+	for (size_t i = 0; i < _TOOL_PATH_LISTS; i++)
+		if ((r = add_list(o, tool_path_list_names[i], sb->paths[i])) < 0)
+			return r;
+	if (sb->net_set && (r = add(net, "mode", json_string(profile_net_to_string(sb->net)))) < 0)
+		return r;
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		if ((r = add_list(net, net_keys[i], sb->net_rules[i])) < 0)
+			return r;
+	if ((r = add_list(env, "allow_vars", sb->allow_vars)) < 0)
+		return r;
+	for (size_t i = 0; sb->set_vars[i]; i++) {
+		const char *eq = strchr(sb->set_vars[i], '=');
+		_cleanup_free_ char *name = strndup(sb->set_vars[i], (size_t)(eq - sb->set_vars[i]));
+
+		if (!name)
+			return -ENOMEM;
+		if ((r = add(set, name, json_string(eq + 1))) < 0)
+			return r;
+	}
+	if ((r = add_object(env, "set_vars", TAKE_PTR(set), false)) < 0)
+		return r;
+	if ((r = profile_limits_json(&sb->limits, limits)) < 0)
+		return r;
+	for (size_t i = 0; i < _TOOL_STREAMS; i++)
+		if (sb->stdio[i].set &&
+		    (r = add(stdio, stream_keys[i],
+			     json_pack("{s:I,s:s}", "max_bytes", (json_int_t)sb->stdio[i].max_bytes, "on_limit",
+				       sb->stdio[i].terminate ? "terminate" : "truncate"))) < 0)
+			return r;
+	if ((r = add_object(o, "network", TAKE_PTR(net), false)) < 0 ||
+	    (r = add_object(o, "environment", TAKE_PTR(env), false)) < 0 ||
+	    (r = add_object(o, "limits", TAKE_PTR(limits), false)) < 0 ||
+	    (r = add_object(o, "stdio", TAKE_PTR(stdio), false)) < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* ---- invocation policy ---------------------------------------------------------- */
+
+static int rule_json(const struct tool_rule *rule, json_t **ret)
+{
+	_cleanup_json_ json_t *o = json_object(), *argv = json_object(), *env = json_object();
+	int r;
+
+	if (!o || !argv || !env)
+		return -ENOMEM;
+	for (size_t k = 0; k < _TOOL_ARGV_MATCHES; k++)
+		if (rule->argv[k] && (r = add(argv, tool_argv_match_names[k], strv_json(rule->argv[k]))) < 0)
+			return r;
+	for (size_t i = 0; i < rule->n_env; i++) {
+		const struct tool_env_match *em = &rule->env[i];
+		json_t *m = em->one_of ? json_pack("{s:o}", "one_of", strv_json(em->values))
+				       : json_pack("{s:s}", "equals", em->values[0]);
+
+		if ((r = add(env, em->name, m)) < 0)
+			return r;
+	}
+	if ((r = add_object(o, "argv", TAKE_PTR(argv), false)) < 0 ||
+	    (r = add_object(o, "env", TAKE_PTR(env), false)) < 0)
+		return r;
+	if (rule->reason && (r = add(o, "reason", json_string(rule->reason))) < 0)
+		return r;
+	if (rule->backend && (r = add(o, "backend", json_string(rule->backend))) < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* The rules of one action, in order, under its name; nothing if none. */
+static int add_action_rules(json_t *o, const struct tool_policy *pol, enum cordon_tool_action action)
+{
+	_cleanup_json_ json_t *a = json_array();
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < pol->n_rules; i++) {
+		json_t *rule = NULL;
+
+		if (pol->rules[i].action != action)
+			continue;
+		if ((r = rule_json(&pol->rules[i], &rule)) < 0 || (r = append(a, rule)) < 0)
+			return r;
+	}
+	if (json_array_size(a) == 0)
+		return 0;
+	return add(o, cordon_tool_action_to_string(action), TAKE_PTR(a));
+}
+
+static int policy_json(const struct tool_policy *pol, json_t **ret)
+{
+	_cleanup_json_ json_t *o = json_object();
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	if ((r = add(o, "default", json_string(cordon_tool_action_to_string(pol->default_action)))) < 0)
+		return r;
+	if (pol->backend && (r = add(o, "backend", json_string(pol->backend))) < 0)
+		return r;
+	if ((r = add_action_rules(o, pol, CORDON_TOOL_DENY)) < 0 || (r = add_action_rules(o, pol, CORDON_TOOL_APPROVE)) < 0 ||
+	    (r = add_action_rules(o, pol, CORDON_TOOL_ALLOW)) < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* ---- commands and backends ------------------------------------------------------ */
+
+static int from_json(const struct tool_from *f, json_t **ret)
+{
+	_cleanup_json_ json_t *o = NULL;
+	json_t *part = NULL;
+	int r;
+
+	if (f->deny) {
+		*ret = json_string("deny");
+		return *ret ? 0 : -ENOMEM;
+	}
+	o = json_object();
+	if (!o)
+		return -ENOMEM;
+	if (f->sandbox && ((r = sandbox_json(f->sandbox, &part)) < 0 || (r = add(o, "sandbox", part)) < 0))
+		return r;
+	if (f->policy && ((r = policy_json(f->policy, &part)) < 0 || (r = add(o, "invocation_policy", part)) < 0))
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+static int command_json(const struct tool_command *c, json_t **ret)
+{
+	_cleanup_json_ json_t *o = json_object(), *from = json_object();
+	json_t *part = NULL;
+	int r;
+
+	if (!o || !from)
+		return -ENOMEM;
+	if (c->executable && (r = add(o, "executable", json_string(c->executable))) < 0)
+		return r;
+	if (c->sandbox && ((r = sandbox_json(c->sandbox, &part)) < 0 || (r = add(o, "sandbox", part)) < 0))
+		return r;
+	if (c->policy && ((r = policy_json(c->policy, &part)) < 0 || (r = add(o, "invocation_policy", part)) < 0))
+		return r;
+	if ((r = add_list(o, "can_use", c->can_use)) < 0)
+		return r;
+	for (size_t i = 0; i < c->n_from; i++)
+		if ((r = from_json(&c->from[i], &part)) < 0 || (r = add(from, c->from[i].caller, part)) < 0)
+			return r;
+	if ((r = add_object(o, "from", TAKE_PTR(from), false)) < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+static json_t *backend_json(const struct tool_backend *b)
+{
+	switch (b->type) {
+	case CORDON_APPROVAL_TERMINAL:
+		return json_pack("{s:s,s:I,s:s}", "type", "terminal", "timeout_secs", (json_int_t)b->timeout_secs,
+				 "default", b->default_allow ? "allow" : "deny");
+	case CORDON_APPROVAL_WEBHOOK:
+		return json_pack("{s:s,s:s,s:s,s:I}", "type", "webhook", "url", b->url, "secret_env", b->secret_env,
+				 "timeout_secs", (json_int_t)b->timeout_secs);
+	case CORDON_APPROVAL_CHAIN:
+		return json_pack("{s:s,s:s,s:o}", "type", "chain", "mode", b->chain_all ? "all" : "any", "backends",
+				 strv_json(b->members));
+	}
+	return NULL;
+}
+
+int tools_to_json(const struct cordon_tools *t, json_t **ret)
+{
+	_cleanup_json_ json_t *o = json_object(), *commands = json_object(), *backends = json_object();
+	int r;
+
+	if (!o || !commands || !backends)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_backends; i++)
+		if ((r = add(backends, t->backends[i].name, backend_json(&t->backends[i]))) < 0)
+			return r;
+	for (size_t i = 0; i < t->n_commands; i++) {
+		json_t *c = NULL;
+
+		if ((r = command_json(&t->commands[i], &c)) < 0 || (r = add(commands, t->commands[i].name, c)) < 0)
+			return r;
+	}
+	if ((r = add_object(o, "approval_backends", TAKE_PTR(backends), false)) < 0 ||
+	    (r = add_object(o, "commands", TAKE_PTR(commands), true)) < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* ---- the profile ---------------------------------------------------------- */
 
 int profile_to_json(const struct cordon_profile *p, char **ret)
 {

@@ -12,11 +12,47 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "profile_find.h"
 #include "profile_loader.h"
+#include "profile_read.h"
+#include "profile_read_tools.h"
+#include "profile_resolve.h"
+#include "profile_resolve_tools.h"
 #include "provider.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
+
+/* Free what l holds: the readers' raw state and the documents. */
+static void loader_clear(struct loader *l)
+{
+	free(l->home);
+	free(l->tmpdir);
+	free(l->xdg);
+	free(l->user_dir);
+	free(l->data_dir);
+	free(l->system_gitconfig);
+	free(l->workspace_given);
+	git_paths_clear(&l->git);
+	raw_list_clear(&l->read);
+	raw_list_clear(&l->write);
+	raw_list_clear(&l->deny_read);
+	raw_list_clear(&l->protect);
+	raw_run_clear(&l->top);
+	raw_tools_clear(&l->tools);
+	raw_list_clear(&l->allow_unix);
+	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
+		strv_free(l->net_rules[i]);
+	for (size_t i = 0; i < _GROUP_MAX; i++)
+		raw_list_clear(&l->bypass[i]);
+	raw_list_clear(&l->lift);
+	for (size_t i = 0; i < l->n_groups; i++)
+		raw_list_clear(&l->groups[i].paths);
+	free(l->groups);
+	for (size_t i = 0; i < l->n_docs; i++)
+		doc_free(l->docs[i]);
+	free(l->docs);
+}
 
 static int load_common(struct loader *l, struct doc *top, const char *name, struct cordon_profile **ret)
 {

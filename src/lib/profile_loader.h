@@ -2,26 +2,31 @@
 #pragma once
 
 /*
- * The profile loader's own types, shared by its files (nothing outside
- * src/lib/profile*.c includes this):
+ * The profile loader's core: its types (documents, positions, the raw
+ * state the readers fill) and the errors that point into a document.
+ * Nothing outside src/lib/profile*.c includes this. From the bottom up:
  *
  *   profile_loader.c   documents, positions, JSON pointers, errors,
- *                      did-you-mean, and read_object(): the one loop over an
- *                      object's keys
+ *                      did-you-mean, notes
+ *   profile_loader_get.c the typed getters, and read_object(): the one
+ *                      loop over an object's keys
+ *   profile_read_values.c values two sections read alike: path lists,
+ *                      network mode, host rules
+ *   profile_read_run.c the sections about what runs: environment, limits
+ *   profile_read_sandbox.c, profile_read_invocation.c a command's sandbox
+ *                      and invocation policies; profile_read_tools.c
+ *                      command_policies: approval backends, commands, from
  *   profile_read.c     the document and its sections (pure: JSON -> raw
  *                      state in struct loader), top level to network
- *   profile_read_run.c the sections about what runs: environment, limits
- *   profile_read_tools.c command_policies: approval backends, commands,
- *                      from; profile_read_invocation.c their invocation
- *                      policies, profile_read_sandbox.c their sandboxes
- *   profile_find.c     finding a profile: a path, the user and installed
- *                      directories, the built-in ones; the environment
  *   profile_resolve.c  raw state -> struct cordon_profile: tokens,
  *                      canonicalisation, groups, deny always wins
  *   profile_resolve_tools.c raw command_policies -> struct cordon_tools:
  *                      names checked against each other, paths expanded
- *   profile.c          the facade: profile_load, profile_load_buffer,
- *                      profile_free
+ *   profile_find.c     finding a profile: a path, the user and installed
+ *                      directories, the built-in ones; the environment.
+ *                      The readers reach it for extends through
+ *                      loader.find, which loader_init sets
+ *   profile_load.c     the facade: profile_load, profile_load_buffer
  */
 #include <jansson.h>
 #include <stdbool.h>
@@ -188,8 +193,16 @@ struct raw_tools {
 	size_t n_backends;
 };
 
+struct loader;
+
+/* Find NAME (see profile_load) for an extends: from/from_where, the
+ * extends that asked, or NULL at the top. */
+typedef int loader_find_fn(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
+			   struct doc **ret);
+
 struct loader {
 	struct cordon_error *reterr;
+	loader_find_fn *find;                   /* profile_find.c's, for extends */
 	/* resolved environment */
 	char *home, *tmpdir, *xdg, *user_dir, *data_dir, *system_gitconfig, *workspace_given;
 	bool git_read;
@@ -255,7 +268,9 @@ static inline const char *errno_text(int r)
 void doc_free(struct doc *d);
 void raw_list_clear(struct raw_list *l);
 int raw_list_push(struct raw_list *list, const char *s, const struct where *w);
-void loader_clear(struct loader *l);
+void raw_run_clear(struct raw_run *run);
+/* Keep d in l (freed with it); on failure d is freed. */
+int loader_keep(struct loader *l, struct doc *d);
 
 /* Fill l->reterr (file:line:column: at /pointer: message) and return r. */
 int loader_fail(struct loader *l, int r, const struct where *w, const char *fmt, ...)
@@ -269,68 +284,6 @@ int loader_fail_file(struct loader *l, int r, const char *file, int line, int co
  * of, them)". Returns r. */
 int loader_fail_unknown(struct loader *l, int r, const struct where *w, const char *what, const char *label,
 			const char *word, const char *const *names, size_t n);
-int loader_expect(struct loader *l, const struct where *w, const json_t *v, json_type type, const char *what);
-/* A string without NUL bytes, at most max bytes (0: any). */
-int loader_get_string(struct loader *l, const struct where *w, const json_t *v, size_t max, const char **ret);
-/* A string that is one of words[0..n) (NULL entries skipped): its index
- * in *ret, else "\"s\" is not WHAT". */
-int loader_get_word(struct loader *l, const struct where *w, const json_t *v, const char *const *words, size_t n,
-		    const char *what, size_t *ret);
-/* One more rule against PROFILE_MAX_RULES (-E2BIG). */
-int loader_count_rule(struct loader *l, const struct where *w);
-
-/* How each string of a list is checked: 0, or what loader_fail returns. */
-typedef int loader_check_fn(struct loader *l, const struct where *w, const char *s, intptr_t arg);
-
-/* An array (else "expected WHAT, not ...") of strings of at most max bytes
- * (0: any); each is checked with check(arg), counted as a rule and pushed
- * to out with its where. */
-int loader_read_list(struct loader *l, const struct where *w, const json_t *v, const char *what, size_t max,
-		     loader_check_fn *check, intptr_t arg, struct raw_list *out);
-
-/* An object whose keys the profile chooses (group, variable and command
- * names), so there is no table of them: read is called for each member in
- * document order, wk pointing at its key, wv at its value, with ctx. */
-typedef int loader_member_fn(struct loader *l, const struct where *wk, const struct where *wv, const char *key,
-			     json_t *value, void *ctx);
-int loader_read_members(struct loader *l, const struct where *w, json_t *v, loader_member_fn *read, void *ctx);
-
-struct loader_object;
-
-/* How read_object reads one key of an object. */
-struct loader_key {
-	int (*read)(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k);
-	size_t offset;     /* shared handlers: the field of struct loader (or of its
-			    * limits) that the value goes to */
-	intptr_t arg;      /* a handler's own constant: a cap, a flag, a limit key */
-	const struct loader_object *object; /* a nested object's table */
-	json_type type;    /* with what: the value must be of this type ... */
-	const char *what;  /* ... else "expected WHAT, not ..." */
-	bool first;        /* ordered objects: read before the others */
-};
-
-/* An object's known keys: keys[i] (NULL-terminated; the same list
- * profile_known_keys gives, and did-you-mean searches) is read by
- * readers[i]. ordered: every key is checked before any is read, then they
- * are read in table order, first ones first (the top level: extends
- * before what it overrides); else each is checked and read in document
- * order. */
-struct loader_object {
-	const char *const *keys;
-	const struct loader_key *readers;
-	bool ordered;
-};
-
-/* v must be an object; each member's key must be one of o's ("unknown key
- * ..., did you mean ...?"), and its reader is called with where w/key. */
-int loader_read_object(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o);
-
-/* A reader for a key whose value is an object of known keys: k->object. */
-int loader_read_nested(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k);
-
-/* The field at k->offset in l, as type T. */
-#define LOADER_FIELD(l, k, T) ((T *)(void *)((char *)(l) + (k)->offset))
-
 /* The origin (file, JSON pointer) of w; "(built-in)" when w has no doc. */
 int where_origin(const struct where *w, struct profile_origin *ret);
 /* The line and column w points at (0 when w has no doc). */
@@ -338,80 +291,7 @@ void where_position(const struct where *w, int *ret_line, int *ret_column);
 int profile_note_add(struct cordon_profile *p, enum profile_note_kind kind, const char *path, const struct where *w,
 		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* ---- profile_read.c ---- */
-
-/* An array of path strings into out; allow_refs: "@name" references. */
-int loader_read_paths(struct loader *l, const struct where *w, const json_t *v, bool allow_refs,
-		      struct raw_list *out);
-/* Read d (already kept by l) and, first, what it extends. */
-int loader_read_doc(struct loader *l, struct doc *d);
-
-/* network.mode's value. */
-int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v, enum profile_net *ret);
-/* An array of host rules of kind (checked as the proxy takes them), each
- * counted as a rule, added to *out once. */
-int loader_read_net_rules(struct loader *l, const struct where *w, const json_t *v, enum cordon_net_rule kind,
-			  char ***out);
-
-/* ---- profile_read_run.c ---- */
-
-extern const struct loader_object loader_environment_object, loader_limits_object;
-extern const char *const loader_environment_keys[], *const loader_limit_keys[];
-/* The raw_run the environment and limits readers fill now. */
-static inline struct raw_run *loader_run(struct loader *l)
-{
-	return l->run ? l->run : &l->top;
-}
-void raw_run_clear(struct raw_run *run);
-
-/* ---- profile_read_tools.c, profile_read_invocation.c, profile_read_sandbox.c ---- */
-
-extern const char *const loader_tools_keys[], *const loader_command_keys[], *const loader_sandbox_keys[],
-	*const loader_invocation_keys[], *const loader_rule_keys[];
-int loader_read_command_policies(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k);
-/* A command's name: 1 to TOOLS_NAME_MAX of A-Z a-z 0-9 . _ + -, not
- * starting with '.' or '-', and not "session". */
-bool tools_command_name_valid(const char *s);
-/* Read v with o's table, its readers filling target (l->target meanwhile). */
-int loader_read_into(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o, void *target);
-/* command_policies' sandbox and invocation_policy objects, into *ret. */
-int loader_read_sandbox(struct loader *l, const struct where *w, json_t *v, struct raw_sandbox **ret);
-int loader_read_invocation_policy(struct loader *l, const struct where *w, json_t *v, struct raw_policy **ret);
-struct raw_sandbox *raw_sandbox_free(struct raw_sandbox *sb);
-struct raw_policy *raw_policy_free(struct raw_policy *pol);
-void raw_tools_clear(struct raw_tools *t);
-
-/* ---- profile_find.c ---- */
-
-int loader_init(struct loader *l, const struct profile_env *env, struct cordon_error *reterr);
-/* Keep d in l (freed with it); on failure d is freed. */
-int loader_keep(struct loader *l, struct doc *d);
-/* A doc holding a copy of data, named file and anchored at it (relative
- * extends resolve next to it). */
-int doc_from_buffer(const char *data, size_t len, const char *file, struct doc **ret);
-/* Find NAME (see profile_load). from/from_where: the extends that asked,
- * or NULL at the top. */
-int loader_find_doc(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
-		    struct doc **ret);
-
 /* ---- profile.c ---- */
 
 void profile_rule_clear(struct profile_rule *rule);
 
-/* ---- profile_resolve.c ---- */
-
-/* Raw state -> p: expand, canonicalise, check the rules against each
- * other, carry origins over. */
-int loader_resolve(struct loader *l, struct cordon_profile *p);
-/* One spelled entry (tokens, groups, ~, relative) to absolute paths, not
- * yet canonical; *ret may be empty (an @git token that names nothing). */
-int loader_expand_entry(struct loader *l, const struct cordon_profile *p, const struct raw_entry *e, char ***ret);
-/* path canonical, or an error at w. */
-int loader_canonical(struct loader *l, const struct where *w, const char *path, char **ret);
-/* Host rules without network mode proxy: an error at w. */
-int loader_check_net_rules_mode(struct loader *l, const struct where *w, enum profile_net net);
-
-/* ---- profile_resolve_tools.c ---- */
-
-/* l->tools -> p->tools (NULL when no command_policies was read). */
-int loader_resolve_tools(struct loader *l, struct cordon_profile *p);

@@ -24,6 +24,19 @@ static const char *const keys[PROFILE_NET_RULE_KINDS] = {
 	[CORDON_NET_ALLOW_ADDRESS] = "allow_addresses",
 };
 
+const char *profile_net_to_string(enum profile_net n)
+{
+	switch (n) {
+	case PROFILE_NET_NONE:
+		return "none";
+	case PROFILE_NET_HOST:
+		return "host";
+	case PROFILE_NET_PROXY:
+		return "proxy";
+	}
+	return "invalid";
+}
+
 int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen)
 {
 	struct netrules scratch = {};

@@ -16,24 +16,16 @@
 #include "cleanup.h"
 #include "json_pos.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_read.h"
+#include "profile_read_invocation.h"
+#include "profile_read_run.h"
+#include "profile_read_sandbox.h"
+#include "profile_read_tools.h"
+#include "profile_read_values.h"
 #include "strv.h"
 
 #define META_MAX 4096
-
-static int check_path(struct loader *l, const struct where *w, const char *s, intptr_t allow_refs)
-{
-	if (!s[0])
-		return loader_fail(l, -EINVAL, w, "a path must not be empty");
-	if (s[0] == '@' && !allow_refs)
-		return loader_fail(l, -EINVAL, w, "a group cannot refer to \"%.100s\": list paths", s);
-	return 0;
-}
-
-int loader_read_paths(struct loader *l, const struct where *w, const json_t *v, bool allow_refs,
-		      struct raw_list *out)
-{
-	return loader_read_list(l, w, v, "an array of paths", PATH_MAX - 1, check_path, allow_refs, out);
-}
 
 /* A list of paths into the raw_list at k->offset; k->arg: "@name" allowed. */
 static int read_paths_at(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
@@ -222,24 +214,6 @@ static int read_groups(struct loader *l, const struct where *w, json_t *v, const
 
 /* ---- network ------------------------------------------------------------------ */
 
-int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v, enum profile_net *ret)
-{
-	const char *s;
-	int r = loader_get_string(l, w, v, 0, &s);
-
-	if (r < 0)
-		return r;
-	if (strcmp(s, "none") == 0)
-		*ret = PROFILE_NET_NONE;
-	else if (strcmp(s, "host") == 0)
-		*ret = PROFILE_NET_HOST;
-	else if (strcmp(s, "proxy") == 0)
-		*ret = PROFILE_NET_PROXY;
-	else
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host or proxy", s);
-	return 0;
-}
-
 static int read_net_mode(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	int r = loader_get_net_mode(l, w, v, &l->net);
@@ -248,32 +222,6 @@ static int read_net_mode(struct loader *l, const struct where *w, json_t *v, con
 		return r;
 	l->net_set = true;
 	l->net_where = *w;
-	return 0;
-}
-
-int loader_read_net_rules(struct loader *l, const struct where *w, const json_t *v, enum cordon_net_rule kind,
-			  char ***out)
-{
-	size_t i;
-	json_t *e;
-	int r;
-
-	json_array_foreach(v, i, e) {
-		struct where we = where_child(w, NULL, i);
-		const char *s;
-		char why[300];
-
-		r = loader_get_string(l, &we, e, 260, &s);
-		if (r < 0)
-			return r;
-		if (profile_net_rule_check(kind, s, why, sizeof(why)) < 0)
-			return loader_fail(l, -EINVAL, &we, "%s", why);
-		r = loader_count_rule(l, &we);
-		if (r < 0)
-			return r;
-		if (strv_push_unique(out, s) < 0)
-			return loader_fail(l, -ENOMEM, &we, "out of memory");
-	}
 	return 0;
 }
 
@@ -337,7 +285,7 @@ static int read_extends(struct loader *l, const struct where *w, json_t *v, cons
 		return loader_fail(l, -EINVAL, w, "extends must name a profile");
 	if (l->depth >= PROFILE_MAX_EXTENDS_DEPTH)
 		return loader_fail(l, -ELOOP, w, "extends chain is deeper than %d profiles", PROFILE_MAX_EXTENDS_DEPTH);
-	r = loader_find_doc(l, name, w->doc, w, &parent);
+	r = l->find(l, name, w->doc, w, &parent);
 	if (r < 0)
 		return r;
 	r = loader_keep(l, parent);

@@ -16,6 +16,8 @@
 #include "json_pos.h"
 #include "policy.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_read_invocation.h"
 
 #define TARGET(l, T) ((T *)(l)->target)
 

@@ -18,6 +18,8 @@
 #include "json_pos.h"
 #include "policy.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_read_run.h"
 
 #define ENV_VALUE_MAX (128 * 1024)
 
@@ -87,13 +89,6 @@ static const struct loader_key environment_readers[] = {
 	{ read_set_vars, .type = JSON_OBJECT, .what = "an object of NAME: value" },
 };
 const struct loader_object loader_environment_object = { loader_environment_keys, environment_readers };
-
-void raw_run_clear(struct raw_run *run)
-{
-	raw_list_clear(&run->allow_vars);
-	free(run->vars);
-	*run = (struct raw_run){};
-}
 
 /* ---- limits ------------------------------------------------------------------ */
 

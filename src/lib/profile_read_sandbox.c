@@ -17,6 +17,10 @@
 #include "cordon/cordon.h"
 #include "json_pos.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_read_run.h"
+#include "profile_read_sandbox.h"
+#include "profile_read_values.h"
 #include "strv.h"
 
 #define TARGET(l, T) ((T *)(l)->target)

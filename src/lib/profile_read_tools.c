@@ -21,19 +21,12 @@
 #include "json_pos.h"
 #include "policy.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_read_invocation.h"
+#include "profile_read_sandbox.h"
+#include "profile_read_tools.h"
 
 #define TARGET(l, T) ((T *)(l)->target)
-
-int loader_read_into(struct loader *l, const struct where *w, json_t *v, const struct loader_object *o, void *target)
-{
-	void *saved = l->target;
-	int r;
-
-	l->target = target;
-	r = loader_read_object(l, w, v, o);
-	l->target = saved;
-	return r;
-}
 
 bool tools_command_name_valid(const char *s)
 {

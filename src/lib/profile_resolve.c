@@ -20,6 +20,8 @@
 #include "cleanup.h"
 #include "policy.h"
 #include "profile_loader.h"
+#include "profile_read_values.h"
+#include "profile_resolve.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -182,15 +184,6 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 int loader_expand_entry(struct loader *l, const struct cordon_profile *p, const struct raw_entry *e, char ***ret)
 {
 	return expand_entry(l, p, e, ret, 0);
-}
-
-int loader_check_net_rules_mode(struct loader *l, const struct where *w, enum profile_net net)
-{
-	if (net == PROFILE_NET_PROXY)
-		return 0;
-	return loader_fail(l, -EINVAL, w,
-			   "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode is \"%s\")",
-			   profile_net_to_string(net));
 }
 
 enum list_kind { LIST_READ, LIST_WRITE, LIST_DENY, LIST_PROTECT, LIST_BYPASS, LIST_SOCKET };

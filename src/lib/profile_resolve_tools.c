@@ -17,6 +17,9 @@
 
 #include "cleanup.h"
 #include "profile_loader.h"
+#include "profile_loader_get.h"
+#include "profile_resolve.h"
+#include "profile_resolve_tools.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_tools *, tools_free)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Approval backends (approve.h): checked once, at session start; asked from
  * the supervisor's worker threads. The backends themselves are in
- * approve_terminal.c and approve_webhook.c; chains are walked here. */
+ * approve_terminal.c and approve_webhook.c, which use only what
+ * approve_record.c holds below them; chains are walked here. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,58 +10,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "approve_internal.h"
+#include "approve.h"
+#include "approve_message.h"
+#include "approve_record.h"
+#include "approve_terminal.h"
+#include "approve_webhook.h"
 #include "cleanup.h"
 #include "curl_dl.h"
 #include "errbuf.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct approvals *, approvals_free)
-
-static uint64_t clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t approve_now_ms(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
-
-uint64_t approve_wall_ms(void)
-{
-	return clock_ms(CLOCK_REALTIME);
-}
-
-void approval_result_set(struct approval_result *r, enum approval_outcome o, bool allow, const char *backend,
-			 const char *fmt, ...)
-{
-	va_list ap;
-
-	r->outcome = o;
-	r->allow = allow;
-	snprintf(r->backend, sizeof(r->backend), "%s", backend);
-	va_start(ap, fmt);
-	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
-	va_end(ap);
-}
-
-const char *approval_outcome_name(enum approval_outcome o)
-{
-	switch (o) {
-	case APPROVAL_GRANTED:
-		return "granted";
-	case APPROVAL_DENIED:
-		return "denied";
-	case APPROVAL_TIMEOUT:
-		return "timeout";
-	case APPROVAL_ERROR:
-		return "error";
-	}
-	return "error";
-}
 
 /* Names appear in prompts, reasons and the audit: printable ASCII only. */
 static bool name_ok(const char *name)

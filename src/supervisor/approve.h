@@ -21,19 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum approval_type {
-	APPROVAL_TERMINAL,
-	APPROVAL_WEBHOOK,
-	APPROVAL_CHAIN,
-};
-
-/* Caps on what a profile may describe. */
-#define APPROVAL_NAME_MAX     127 /* bytes, so a name fits approval_result.backend */
-#define APPROVAL_BACKENDS_MAX 64  /* reachable from one session */
-#define APPROVAL_MEMBERS_MAX  16  /* in one chain */
-#define APPROVAL_TIMEOUT_MAX  (24ull * 3600 * 1000)
-#define APPROVAL_URL_MAX      2048
-#define APPROVAL_KEY_MAX      4096 /* bytes of a webhook key */
+#include "approve_record.h"
 
 /*
  * One backend as the profile describes it. Every string is borrowed: it
@@ -85,42 +73,7 @@ struct approvals *approvals_free(struct approvals *a);
  * pseudo-terminal) pauses, so the answer's keys reach the prompt and
  * nothing else. Set once, before any approval_ask; NULL: nothing to hold.
  */
-typedef void (*approval_hold)(void *ctx, bool on);
 void approvals_set_terminal_hold(struct approvals *a, approval_hold hold, void *ctx);
-
-struct approval_request {
-	const char *request_id; /* 32 lower-case hex digits, random */
-	const char *session;
-	const char *caller;
-	const char *command;
-	const char *const *argv;	  /* the raw argv: the terminal shows it, escaped */
-	const char *const *argv_redacted; /* what a webhook is sent */
-	const char *cwd;
-	/* 64 lower-case hex digits: the SHA-256 of the exact action, computed by
-	 * the caller; a webhook's answer must echo it */
-	const char *digest;
-};
-
-/*
- * What happened. A terminal that cannot ask (no controlling terminal, not
- * in the foreground, end of input) applies its default as if answered:
- * GRANTED or DENIED, with the reason saying so.
- */
-enum approval_outcome {
-	APPROVAL_GRANTED, /* allowed: an explicit yes, or a terminal's default allow */
-	APPROVAL_DENIED,  /* denied: an explicit no, or a terminal's default deny */
-	APPROVAL_TIMEOUT, /* no answer in time: a terminal's default, or deny */
-	APPROVAL_ERROR,	  /* no valid answer (a webhook's status, body or transport was wrong): deny */
-};
-
-struct approval_result {
-	enum approval_outcome outcome;
-	/* The decision to act on: true for GRANTED, and for TIMEOUT from a
-	 * terminal whose default is allow; false otherwise. */
-	bool allow;
-	char backend[APPROVAL_NAME_MAX + 1]; /* the backend that decided: a chain names its member */
-	char reason[256];		     /* printable ASCII, one line */
-};
 
 /*
  * Ask backend (a name reachable from approvals_new's names) about req.
@@ -131,6 +84,3 @@ struct approval_result {
  */
 int approval_ask(struct approvals *a, const char *backend, const struct approval_request *req,
 		 struct approval_result *ret);
-
-/* "granted", "denied", "timeout" or "error". */
-const char *approval_outcome_name(enum approval_outcome o);

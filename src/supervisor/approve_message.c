@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The webhook's messages: the signed request body and the answer's parser
- * (approve_internal.h). No I/O: the fuzz target drives the parser. */
+ * (approve_message.h). No I/O: the fuzz target drives the parser. */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,7 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "approve_internal.h"
+#include "approve_message.h"
+#include "approve_text.h"
 #include "cleanup.h"
 
 /* jansson's own json_decrefp */

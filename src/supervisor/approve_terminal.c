@@ -15,7 +15,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "approve_internal.h"
+#include "approve_record.h"
+#include "approve_terminal.h"
+#include "approve_text.h"
 #include "cleanup.h"
 
 /* The closing line ("cordon: denied") may take this long past the deadline. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What the terminal backend shows, as printable text (approve_internal.h). */
+/* What the terminal backend shows, as printable text (approve_text.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "approve_internal.h"
+#include "approve_text.h"
 #include "cleanup.h"
 
 /* The escape for byte c in e (at most 4 bytes); its length. */

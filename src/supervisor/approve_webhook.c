@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approve_internal.h"
+#include "approve_message.h"
+#include "approve_record.h"
+#include "approve_text.h"
+#include "approve_webhook.h"
 #include "cleanup.h"
 #include "config.h"
 #include "curl_dl.h"

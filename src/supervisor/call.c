@@ -5,8 +5,9 @@
  * the peer), check the working directory it claims against the fd it
  * holds, decide by the profile for this caller (known from the endpoint,
  * never from the message), ask for approval off the loop where the profile
- * says so, then queue the tool (call_run.c). Every decision is an audit
- * record, written as it happens.
+ * says so, then hand it to the queue (call_run.c, below: it answers, runs
+ * the tool and ends the call). Every decision is an audit record, written
+ * as it happens.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,210 +17,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "call.h"
+#include "call_run.h"
 #include "crypto.h"
 #include "redact.h"
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* ---- answering ---- */
-
-static void send_frame(struct call *c, uint16_t type, struct msgbuf *body)
-{
-	/* a shim that cannot take one small frame is gone: nothing to do */
-	if (c->fd >= 0)
-		(void)msg_frame_write(c->fd, type, body, NULL, 0);
-}
-
-static void unlink_call(struct call *c)
-{
-	struct supervisor *s = c->s;
-
-	if (c->prev)
-		c->prev->next = c->next;
-	else if (s->calls == c)
-		s->calls = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	c->prev = c->next = NULL;
-	if (c->state == CALL_QUEUED) {
-		struct call **q = &s->queue_head, *last = NULL;
-
-		for (; *q; last = *q, q = &(*q)->qnext)
-			if (*q == c) {
-				*q = c->qnext;
-				if (s->queue_tail == c)
-					s->queue_tail = last;
-				s->waiting--;
-				break;
-			}
-	}
-}
-
-static void call_free(struct call *c)
-{
-	call_run_free(c);
-	if (c->ev)
-		event_free(c->ev);
-	if (c->idle)
-		event_free(c->idle);
-	if (c->approved)
-		event_free(c->approved);
-	if (c->reap)
-		event_free(c->reap);
-	msg_reader_free(c->reader);
-	if (c->fd >= 0)
-		close(c->fd);
-	for (int i = 0; i < 3; i++)
-		if (c->io[i] >= 0)
-			close(c->io[i]);
-	if (c->cwd_fd >= 0)
-		close(c->cwd_fd);
-	broker_call_done(&c->req);
-	cordon_strv_free(c->env_names);
-	cordon_strv_free(c->argv_redacted);
-	free(c->caller);
-	c->s->live_calls--;
-	free(c);
-}
-
-/* Freed from the loop, never inside one of its own callbacks, and only
- * once no thread and no tool still needs it. */
-static void on_reap(evutil_socket_t fd, short what, void *arg)
-{
-	struct call *c = arg;
-
-	if (c->state == CALL_ENDED && !c->in_thread && !c->child_live)
-		call_free(c);
-}
-
-void call_reap_later(struct call *c)
-{
-	event_active(c->reap, EV_TIMEOUT, 0);
-}
-
-void call_drop(struct call *c)
-{
-	bool running = c->state == CALL_RUNNING;
-
-	if (c->state == CALL_ENDED)
-		return;
-	unlink_call(c);
-	c->state = CALL_ENDED;
-	if (c->ev) {
-		event_free(c->ev);
-		c->ev = NULL;
-	}
-	event_del(c->idle);
-	/* the shim sees the end of the connection now */
-	if (c->fd >= 0) {
-		close(c->fd);
-		c->fd = -1;
-	}
-	if (running)
-		call_kill(c); /* its tool goes too; reaped once the tool is */
-	call_reap_later(c);
-}
-
-void call_audit(struct call *c, const char *event, const char *reason)
-{
-	struct supervisor *s = c->s;
-	const char *const none[] = { NULL };
-	struct audit_event e = {
-		.event = event,
-		.call_id = c->id,
-		.caller = c->caller,
-		.command = c->have_req ? c->req.command : NULL,
-		.decision = c->decision.action == CORDON_TOOL_DENY ? "deny"
-			    : c->decision.action == CORDON_TOOL_APPROVE ? "approve"
-									: "allow",
-		.rule = c->decision.rule[0] ? c->decision.rule : NULL,
-		.reason = reason,
-		.backend = c->decision.backend[0] ? c->decision.backend : NULL,
-		.argv = c->have_req ? (const char *const *)c->req.argv : none,
-		.env_names = c->env_names ? (const char *const *)c->env_names : none,
-		.cwd = c->have_req ? c->req.cwd : NULL,
-	};
-
-	if (c->res) {
-		e.has_exit = true;
-		e.exit_code = c->res->exit_code;
-		e.signal = c->res->signal;
-		e.duration_ms = now_ms() - c->t0_ms;
-		e.has_io = true;
-		e.stdout_bytes = c->relay[0] ? c->relay[0]->total : 0;
-		e.stderr_bytes = c->relay[1] ? c->relay[1]->total : 0;
-	}
-	/* fail closed: a supervisor that cannot record refuses what comes next */
-	if (audit_write(s->audit, &e) < 0)
-		s->audit_broken = true;
-}
-
-void call_deny(struct call *c, const char *event, const char *reason)
-{
-	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(BROKER_REASON_MAX + 16);
-
-	call_audit(c, event, reason);
-	if (b && broker_denied_encode(b, reason) >= 0)
-		send_frame(c, BROKER_MSG_DENIED, b);
-	call_drop(c);
-}
-
-/* ---- the queue ---- */
-
-void calls_pump(struct supervisor *s)
-{
-	while (s->queue_head && s->running < SUP_RUNNING_MAX) {
-		struct call *c = s->queue_head;
-
-		s->queue_head = c->qnext;
-		if (!s->queue_head)
-			s->queue_tail = NULL;
-		c->qnext = NULL;
-		s->waiting--;
-		call_run(c);
-	}
-}
-
-void call_allowed(struct call *c)
-{
-	struct supervisor *s = c->s;
-
-	if (s->running < SUP_RUNNING_MAX && !s->queue_head) {
-		call_run(c);
-		return;
-	}
-	if (s->waiting >= SUP_WAITING_MAX) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "the supervisor is busy: %d tool calls run and %d wait; try again",
-			 SUP_RUNNING_MAX, SUP_WAITING_MAX);
-		call_deny(c, "denied", why);
-		return;
-	}
-	c->state = CALL_QUEUED;
-	if (s->queue_tail)
-		s->queue_tail->qnext = c;
-	else
-		s->queue_head = c;
-	s->queue_tail = c;
-	s->waiting++;
-}
-
-void calls_kill_all(struct supervisor *s)
-{
-	while (s->calls)
-		call_drop(s->calls);
-}
 
 /* ---- approval, off the loop ---- */
 
@@ -500,20 +303,14 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 void call_accept(struct supervisor *s, const char *caller, int fd)
 {
 	struct timeval idle = { .tv_sec = SUP_IDLE_MS / 1000, .tv_usec = (SUP_IDLE_MS % 1000) * 1000 };
-	struct call *c = calloc(1, sizeof(*c));
+	struct call *c = call_new(s, caller, fd);
 
-	if (!c) {
-		close(fd);
+	if (!c)
 		return;
-	}
-	*c = (struct call){ .s = s, .fd = fd, .io = { -1, -1, -1 }, .cwd_fd = -1, .state = CALL_READING,
-			    .t0_ms = now_ms() };
-	s->live_calls++;
-	if (random_hex(16, c->id) < 0 || !(c->caller = strdup(caller)) || !(c->reader = msg_reader_new(MSG_FRAME_MAX)) ||
+	if (!(c->reader = msg_reader_new(MSG_FRAME_MAX)) ||
 	    msg_state_init(&c->st, handlers, sizeof(handlers) / sizeof(handlers[0])) < 0 ||
 	    !(c->ev = event_new(s->base, fd, EV_READ | EV_PERSIST, on_readable, c)) ||
-	    !(c->idle = evtimer_new(s->base, on_idle, c)) || !(c->reap = event_new(s->base, -1, 0, on_reap, c)) ||
-	    event_add(c->ev, NULL) < 0 ||
+	    !(c->idle = evtimer_new(s->base, on_idle, c)) || event_add(c->ev, NULL) < 0 ||
 	    event_add(c->idle, &idle) < 0) {
 		call_free(c);
 		return;

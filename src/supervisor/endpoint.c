@@ -5,6 +5,7 @@
  * sends the listener back over it (src/exec/broker.c). From then on,
  * whatever connects to that listener is that sandbox: the caller is known
  * from the listener a connection arrived on, never from what it says.
+ * Each connection goes to s->accept: the calls are above, not here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sup_internal.h"
+#include "endpoint.h"
 
 #define HELLO "cordon-broker 1"
 
@@ -30,7 +31,7 @@ static void on_listener(evutil_socket_t fd, short what, void *arg)
 				continue;
 			return; /* EAGAIN, or a connection that went away */
 		}
-		call_accept(e->s, e->caller, c);
+		e->s->accept(e->s, e->caller, c);
 	}
 }
 

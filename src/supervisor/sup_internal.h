@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* What the supervisor's files share (supervisor.c, endpoint.c, call.c,
- * call_run.c, relay.c). Everything here lives on the event loop's thread,
+/* What the supervisor's files share (supervisor.c, call.c, call_run.c,
+ * endpoint.c, tool_bin.c; from the top down: each header beside its file
+ * says what the file does). Everything here lives on the event loop's thread,
  * except what a worker or relay thread is documented to touch. */
 
 #include <event2/event.h>
@@ -29,6 +30,11 @@
 #define SUP_HASH_WAIT_MS 60000
 
 struct call;
+struct supervisor;
+
+/* What a connection to an endpoint becomes (call_accept, set by
+ * supervisor.c above the endpoints): fd is taken. */
+typedef void sup_accept_fn(struct supervisor *s, const char *caller, int fd);
 
 /* A controlled command's binary, as it was at session start. */
 struct tool_bin {
@@ -50,6 +56,7 @@ struct endpoint {
 
 struct supervisor {
 	struct event_base *base;
+	sup_accept_fn *accept;      /* each endpoint's connections go here */
 	const struct cordon_profile_handle *profile;
 	const struct cordon_tools *tools;
 	struct cordon_toolbox *box;
@@ -78,28 +85,3 @@ struct supervisor {
 	struct child_watch *session_watch;
 	bool session_ended;
 };
-
-/* endpoint.c */
-/* A socketpair for a sandbox about to start: *ret_fd (the runner's end)
- * goes into its runner; the endpoint takes the listener when it comes. */
-int endpoint_new(struct supervisor *s, const char *caller, struct endpoint **ret, int *ret_fd);
-void endpoint_free(struct endpoint *e);
-
-/* call.c: a connection from a shim */
-void call_accept(struct supervisor *s, const char *caller, int fd);
-/* End the call (kill its tool) and free it, now or once its approval
- * thread is back. */
-void call_drop(struct call *c);
-/* The queue moved: start what may start. */
-void calls_pump(struct supervisor *s);
-void calls_kill_all(struct supervisor *s);
-
-/* audit of one call (call.c) */
-void call_audit(struct call *c, const char *event, const char *reason);
-
-/* supervisor.c */
-const struct tool_bin *sup_bin(const struct supervisor *s, const char *name);
-/* Is fd (opened on b->path) b's binary as it was at session start? 0, or
- * -ESTALE (or another -errno) with why. Waits for b's hash (bounded) when
- * its times moved since start. */
-int sup_bin_check(struct supervisor *s, const struct tool_bin *b, int fd, char *why, size_t n);

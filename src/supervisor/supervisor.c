@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,90 +18,15 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "call_run.h"
 #include "cleanup.h"
+#include "endpoint.h"
+#include "errbuf.h"
 #include "supervisor.h"
+#include "tool_bin.h"
 
 /* How long the end waits for killed tools to be reaped. */
 #define SUP_END_MS 5000
-
-static int fail(char *err, size_t n, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t n, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-const struct tool_bin *sup_bin(const struct supervisor *s, const char *name)
-{
-	for (size_t i = 0; i < s->n_bins; i++)
-		if (strcmp(s->bins[i].name, name) == 0)
-			return &s->bins[i];
-	return NULL;
-}
-
-int sup_bin_check(struct supervisor *s, const struct tool_bin *b, int fd, char *why, size_t n)
-{
-	struct file_identity want = b->id;
-	int r = identity_check_file(fd, &want, why, n);
-
-	if (r <= 0)
-		return r;
-	/* its times moved: only the content hashed at start can tell */
-	r = identity_hasher_wait(s->hasher, b->hash_job, SUP_HASH_WAIT_MS, want.sha256, why, n);
-	if (r < 0)
-		return r;
-	return identity_check_content(fd, &want, why, n);
-}
-
-/* Every controlled binary as it is now: opened once, its identity taken;
- * the hasher reads it from that fd while the session starts. */
-static int record_bins(struct supervisor *s, char *err, size_t n)
-{
-	const char *const *names = cordon_tools_commands(s->tools);
-	size_t count = 0;
-	int r;
-
-	while (names[count])
-		count++;
-	s->bins = calloc(count ? count : 1, sizeof(*s->bins));
-	if (!s->bins)
-		return -ENOMEM;
-	r = identity_hasher_new(count, &s->hasher);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < count; i++) {
-		const char *path = cordon_toolbox_executable(s->box, names[i]);
-		struct tool_bin *b = &s->bins[s->n_bins];
-		int fd;
-
-		if (!path)
-			return fail(err, n, -ENOENT, "%s: no executable was resolved", names[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return fail(err, n, -errno, "%s: %s: %s", names[i], path, strerror(errno));
-		r = identity_stat(fd, &b->id);
-		if (r < 0) {
-			close(fd);
-			return fail(err, n, r, "%s: %s: cannot record its identity: %s", names[i], path, strerror(-r));
-		}
-		r = identity_hasher_add(s->hasher, fd, &b->id, &b->hash_job);
-		if (r < 0)
-			return fail(err, n, r, "%s: %s: cannot hash it: %s", names[i], path, strerror(-r));
-		b->name = strdup(names[i]);
-		b->path = strdup(path);
-		if (!b->name || !b->path)
-			return -ENOMEM;
-		s->n_bins++;
-	}
-	r = identity_hasher_start(s->hasher);
-	if (r < 0)
-		return fail(err, n, r, "cannot start hashing the controlled binaries: %s", strerror(-r));
-	return 0;
-}
 
 static int backend_lookup(void *ctx, const char *name, struct approval_backend *ret)
 {
@@ -137,7 +61,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 
 	if (!threads) {
 		if (evthread_use_pthreads() < 0)
-			return fail(err, errlen, -ENOSYS, "libevent has no thread support");
+			return errbuf_set(err, errlen, -ENOSYS, "libevent has no thread support");
 		threads = true;
 	}
 	s = calloc(1, sizeof(*s));
@@ -145,11 +69,12 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		return -ENOMEM;
 	s->session_fd[0] = s->session_fd[1] = -1;
 	s->session_pidfd = -1;
+	s->accept = call_accept;
 	s->profile = cfg->profile;
 	s->tools = cordon_profile_tools(cfg->profile);
 	if (!s->tools) {
 		supervisor_free(s);
-		return fail(err, errlen, -EINVAL, "the profile has no command_policies");
+		return errbuf_set(err, errlen, -EINVAL, "the profile has no command_policies");
 	}
 	/* poll, not epoll: the session's stdin may be a regular file */
 	ec = event_config_new();
@@ -165,15 +90,15 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 	r = cordon_shim_path(&s->shim_path);
 	if (r < 0) {
 		supervisor_free(s);
-		return fail(err, errlen, r, "cannot find cordon-shim (beside cordon, or CORDON_SHIM): %s",
+		return errbuf_set(err, errlen, r, "cannot find cordon-shim (beside cordon, or CORDON_SHIM): %s",
 			    strerror(-r));
 	}
 	r = cordon_toolbox_new(cfg->profile, cfg->path_env, cfg->session_writable, s->shim_path, &s->box, &e);
 	if (r < 0) {
 		supervisor_free(s);
-		return fail(err, errlen, r, "%s", e.message);
+		return errbuf_set(err, errlen, r, "%s", e.message);
 	}
-	r = record_bins(s, err, errlen);
+	r = tool_bins_record(s, err, errlen);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
@@ -194,7 +119,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		r = audit_open(cfg->audit_dir, &as, &s->audit);
 		if (r < 0) {
 			supervisor_free(s);
-			return fail(err, errlen, r, "cannot open the audit log: %s", strerror(-r));
+			return errbuf_set(err, errlen, r, "cannot open the audit log: %s", strerror(-r));
 		}
 		/* the logs are the supervisor's: no sandbox reads another
 		 * session's calls, nor its own */
@@ -204,12 +129,12 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		r = audit_dir_path(cfg->audit_dir, &dir);
 		if (r >= 0 && (r = cordon_toolbox_hide(s->box, dir, &he)) < 0) {
 			supervisor_free(s);
-			return fail(err, errlen, r, "cannot hide the audit directory: %s", he.message);
+			return errbuf_set(err, errlen, r, "cannot hide the audit directory: %s", he.message);
 		}
 	}
 	if (r < 0) {
 		supervisor_free(s);
-		return fail(err, errlen, r, "cannot name the session: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "cannot name the session: %s", strerror(-r));
 	}
 	r = approvals_new(backend_lookup, (void *)s->tools, cordon_tools_backend_names(s->tools), &s->approvals, err,
 			  errlen);
@@ -220,7 +145,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 	r = endpoint_new(s, CORDON_TOOLS_SESSION, &s->session_ep, &s->session_fd[1]);
 	if (r < 0) {
 		supervisor_free(s);
-		return fail(err, errlen, r, "cannot make the session's broker socket: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "cannot make the session's broker socket: %s", strerror(-r));
 	}
 	*ret = s;
 	return 0;
@@ -328,11 +253,7 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	/* no call can need a hash any more */
 	s->hasher = identity_hasher_free(s->hasher);
 	cordon_toolbox_free(s->box);
-	for (size_t i = 0; i < s->n_bins; i++) {
-		free(s->bins[i].name);
-		free(s->bins[i].path);
-	}
-	free(s->bins);
+	tool_bins_free(s);
 	free(s->shim_path);
 	free(s->session_id);
 	if (s->approving == 0)

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approve_internal.h"
+#include "approve_message.h"
+#include "approve_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

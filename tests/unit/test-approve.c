@@ -15,7 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "approve_internal.h"
+#include "approve.h"
+#include "approve_message.h"
+#include "approve_record.h"
+#include "approve_text.h"
+#include "approve_webhook.h"
 #include "curl_dl.h"
 
 #define DIGEST "abababababababababababababababababababababababababababababababab"

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared between exec_closure.c (the memo, scripts, the API) and
- * exec_closure_ld.c (the dynamic loader's rules). Nothing else includes it. */
+/* The execute-closure's state and memo (exec_closure_memo.c), shared by the
+ * walk and the API (exec_closure.c) and the dynamic loader's rules
+ * (exec_closure_ld.c) above it. */
 
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cordon/cordon.h"
 #include "elf_reader.h"
-#include "exec_closure.h"
+#include "exec_closure_limits.h"
 #include "hashmap.h"
 #include "ldcache.h"
 
@@ -30,6 +32,15 @@ struct object {
 	char *interp_arg;     /* ... and its argument, or NULL */
 	int error;            /* OBJECT_BAD: -ENOEXEC */
 	char *reason;
+};
+
+/* A path resolved: where it leads, or why nowhere. */
+struct resolved {
+	char *canonical; /* NULL: nothing there (error says why) */
+	int error;
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
 };
 
 /* A set of strings that keeps the order they were added in. */
@@ -69,6 +80,9 @@ void strset_done(struct strset *s);
 /* The canonical form of directory dir (absolute), memoised; *ret NULL when
  * it does not exist. */
 int closure_canonical_dir(struct exec_closure *c, const char *dir, const char **ret, struct cordon_error *reterr);
+/* path (absolute) resolved as the kernel would, symlinks followed
+ * (memoised; owned by c). */
+int closure_resolve(struct exec_closure *c, const char *path, const struct resolved **ret);
 /* The canonical path of path (absolute; symlinks followed, memoised);
  * *ret NULL when nothing is there. */
 int closure_canonical_path(struct exec_closure *c, const char *path, const char **ret);
@@ -82,13 +96,8 @@ int closure_object_at(struct exec_closure *c, const char *path, struct object **
 /* ld.so.cache, read and parsed on first use; NULL when unreadable. */
 const struct ldcache *closure_ldcache(struct exec_closure *c);
 
-/* Add to rec the dynamic loader's closure of exe (an ELF object reached at
- * canonical path exe_path): PT_INTERP, ld.so.cache, the DT_NEEDED closure. */
-int closure_elf_image(struct exec_closure *c, struct record *rec, struct object *exe, const char *exe_path,
-		      struct cordon_error *reterr);
 /* Set reterr for a malformed object reached from who ("" for the path added). */
 int closure_object_error(const struct object *obj, const char *who, struct cordon_error *reterr);
-
-/* The system directories glibc's loader searches for ELF objects of this
- * class and machine, NULL-terminated; NULL when cordon does not know them. */
-const char *const *closure_system_dirs(unsigned char elf_class, unsigned machine);
+/* Free the memo (directories, paths, objects, ld.so.cache); the rest of c
+ * is its owner's. */
+void closure_memo_done(struct exec_closure *c);
