@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* One client connection of the proxy: private to proxy.c and request.c (which
- * only reads its request into it). */
+/* One client connection of the proxy, private to src/proxy: its life
+ * (conn.c), its way from a read request to a relay (dial.c). request.c only
+ * reads the request into it; proxy.c runs the loop. */
 
+#include <event2/event.h>
 #include <event2/util.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,3 +53,28 @@ struct conn {
 	struct relay_dir up, down;
 };
 
+/* conn.c */
+/* Monotonic milliseconds: the timeouts are checked once a second, so a
+ * second's resolution would let one fire up to a second early. */
+uint64_t proxy_now(void);
+/* Take new connections, or stop until one ends (a cap, or out of fds). */
+void proxy_set_accepting(struct proxy *px, bool on);
+/* A new client connection on fd, of kind, read by on_read until its request
+ * is in; linked into the proxy's list. NULL (fd closed) when out of memory. */
+struct conn *conn_new(struct proxy *px, int fd, int kind, event_callback_fn on_read);
+/* Unlink and free now (the proxy's end; otherwise conn_end). */
+void conn_free(struct conn *c);
+/* Bytes moved: the connection is not idle. */
+void conn_touch(struct conn *c);
+/* End the connection once the current callback returns. */
+void conn_end(struct conn *c);
+/* Answer with a refusal (HTTP status, or SOCKS5 reply code for a SOCKS5
+ * client), write its audit line, then drain and close. */
+void conn_refuse(struct conn *c, int status, const char *reason, const char *detail);
+/* A refusal of the decision's or of the dial's (reason: a netrule token or
+ * the dial's), in the client's protocol: the SOCKS5 code follows the reason. */
+void conn_refuse_request(struct conn *c, int http_status, const char *reason, const char *detail);
+
+/* dial.c: the request is read (host, port, what; forward for
+ * absolute-form): decide, resolve, decide again, dial, relay. */
+void conn_decide(struct conn *c);

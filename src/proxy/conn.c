@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A client connection's life in the proxy: made, touched, refused (in the
+ * client's protocol, with its audit line), ended and freed. Below the
+ * decision (dial.c) and the loop (proxy.c), which both end connections
+ * through here.
+ */
+#include <errno.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "proxy.h"
+#include "socks5.h"
+
+uint64_t proxy_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void conn_touch(struct conn *c)
+{
+	c->last = proxy_now();
+}
+
+void proxy_audit(const struct proxy *px, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	/* one record, one line: no byte of a client's may break it */
+	for (int i = 0; i < n; i++)
+		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] == 0x7f)
+			line[i] = '?';
+	line[n++] = '\n';
+	(void)!write(px->cfg->audit_fd >= 0 ? px->cfg->audit_fd : STDERR_FILENO, line, (size_t)n);
+}
+
+void proxy_set_accepting(struct proxy *px, bool on)
+{
+	if (px->accepting == on)
+		return;
+	px->accepting = on;
+	for (size_t i = 0; i < px->n_listen; i++)
+		if (on)
+			event_add(px->listen_ev[i], NULL);
+		else
+			event_del(px->listen_ev[i]);
+}
+
+void conn_free(struct conn *c)
+{
+	struct proxy *px = c->px;
+
+	if (c->dns) {
+		struct evdns_getaddrinfo_request *q = c->dns;
+
+		c->dns = NULL;
+		evdns_getaddrinfo_cancel(q);
+	}
+	if (c->dns_res)
+		evutil_freeaddrinfo(c->dns_res);
+	relay_dir_done(&c->up);
+	relay_dir_done(&c->down);
+	if (c->cev)
+		event_free(c->cev);
+	if (c->uev)
+		event_free(c->uev);
+	if (c->reap)
+		event_free(c->reap);
+	if (c->cfd >= 0)
+		close(c->cfd);
+	if (c->ufd >= 0)
+		close(c->ufd);
+	netaddr_list_done(&c->answers);
+	free(c->forward);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		px->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	px->n_conns--;
+	free(c);
+	if (px->n_conns < px->cfg->max_conns)
+		proxy_set_accepting(px, true);
+}
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+	conn_free(arg);
+}
+
+/* A new client connection on fd, of kind, read by on_read until its request
+ * is in; linked into the proxy's list. NULL (fd closed) when out of memory. */
+struct conn *conn_new(struct proxy *px, int fd, int kind, event_callback_fn on_read)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		return NULL;
+	}
+	*c = (struct conn){ .px = px, .kind = kind, .cfd = fd, .ufd = -1,
+			    .started = px->now, .state_since = px->now, .last = px->now };
+	c->next = px->conns;
+	if (px->conns)
+		px->conns->prev = c;
+	px->conns = c;
+	px->n_conns++;
+	c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, on_read, c);
+	c->reap = event_new(px->base, -1, 0, on_reap, c);
+	if (!c->cev || !c->reap || event_add(c->cev, NULL) < 0) {
+		conn_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* End the connection after the current callback: nothing is freed under a
+ * caller's feet. */
+void conn_end(struct conn *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	relay_stop(&c->up);
+	relay_stop(&c->down);
+	if (c->cev)
+		event_del(c->cev);
+	if (c->uev)
+		event_del(c->uev);
+	event_active(c->reap, EV_TIMEOUT, 0);
+}
+
+static void host_text(const struct conn *c, char *buf, size_t len)
+{
+	size_t n = c->host_len < len - 1 ? c->host_len : len - 1;
+
+	memcpy(buf, c->host, n);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x21 || (unsigned char)buf[i] > 0x7e)
+			buf[i] = '?';
+}
+
+static void on_client_drain(evutil_socket_t fd, short what, void *arg);
+
+/* Write the refusal, then drain the client until it closes (closing with
+ * unread bytes would reset the connection and lose the answer). */
+void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
+{
+	char host[NETRULE_HOST_MAX + 3], msg[1024], body[512];
+	int n, b;
+
+	host_text(c, host, sizeof(host));
+	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s", c->what, host[0] ? host : "-", c->port, reason,
+		    detail && detail[0] ? ": " : "", detail ? detail : "");
+	if (c->kind == PROXY_LISTEN_SOCKS) {
+		uint8_t rep[10];
+
+		(void)!send(c->cfd, rep, socks5_reply(status, rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+	} else {
+		if (host[0])
+			b = snprintf(body, sizeof(body), "cordon: the proxy refused %s:%u: %s\n", host, c->port,
+				     detail && detail[0] ? detail : reason);
+		else
+			b = snprintf(body, sizeof(body), "cordon: the proxy refused the request: %s\n",
+				     detail && detail[0] ? detail : reason);
+		if (b < 0 || (size_t)b >= sizeof(body))
+			b = (int)strlen(body);
+		n = snprintf(msg, sizeof(msg),
+			     "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\nContent-Type: text/plain\r\n"
+			     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+			     status,
+			     status == 403   ? "Forbidden"
+			     : status == 502 ? "Bad Gateway"
+			     : status == 504 ? "Gateway Timeout"
+			     : status == 414 ? "URI Too Long"
+			     : status == 431 ? "Request Header Fields Too Large"
+			     : status == 505 ? "HTTP Version Not Supported"
+			     : status == 501 ? "Not Implemented"
+			     : status == 503 ? "Service Unavailable"
+			     : status == 408 ? "Request Timeout"
+					     : "Bad Request",
+			     reason, b, body);
+		if (n > 0)
+			(void)!send(c->cfd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1,
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	(void)shutdown(c->cfd, SHUT_WR);
+	if (c->ufd >= 0) {
+		if (c->uev)
+			event_del(c->uev);
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	c->state = C_CLOSING;
+	c->state_since = proxy_now();
+	event_free(c->cev);
+	c->cev = event_new(c->px->base, c->cfd, EV_READ | EV_PERSIST, on_client_drain, c);
+	if (!c->cev || event_add(c->cev, NULL) < 0)
+		conn_end(c);
+}
+
+static void on_client_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	char sink[4096];
+	ssize_t n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		conn_end(c);
+}
+
+static int socks_code(const char *reason)
+{
+	if (strncmp(reason, "address-", 8) == 0 || strncmp(reason, "host-", 5) == 0 || strcmp(reason, "ip-literal") == 0)
+		return SOCKS5_NOT_ALLOWED;
+	if (strcmp(reason, "no-address") == 0 || strcmp(reason, "resolve-failed") == 0)
+		return SOCKS5_HOST_UNREACHABLE;
+	if (strcmp(reason, "upstream-connect-timeout") == 0)
+		return SOCKS5_TTL_EXPIRED;
+	if (strcmp(reason, "upstream-connect-failed") == 0)
+		return SOCKS5_REFUSED;
+	return SOCKS5_GENERAL_FAILURE;
+}
+
+/* A refusal of the decision's or of the dial's, in the client's protocol. */
+void conn_refuse_request(struct conn *c, int http_status, const char *reason, const char *detail)
+{
+	conn_refuse(c, c->kind == PROXY_LISTEN_SOCKS ? socks_code(reason) : http_status, reason, detail);
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * From a read request to a relay: decide on the name, resolve once (evdns,
+ * which read /etc/hosts and resolv.conf at start, before the proxy confined
+ * itself), decide on every answer, dial a checked address, then hand both
+ * sockets to the relay. A refusal on the way goes back through conn.c.
+ */
+#include <errno.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "proxy.h"
+#include "socks5.h"
+
+static void relay_touch(void *owner)
+{
+	conn_touch(owner);
+}
+
+static void relay_finished(void *owner)
+{
+	conn_end(owner);
+}
+
+static const struct relay_hooks relay_hooks = { .touch = relay_touch, .finished = relay_finished };
+
+static void on_upstream(evutil_socket_t fd, short what, void *arg);
+
+static void dial_next(struct conn *c)
+{
+	struct sockaddr_storage ss = {};
+	socklen_t sl;
+
+	for (; c->next_answer < c->answers.n; c->next_answer++) {
+		const struct netaddr *a = &c->answers.v[c->next_answer];
+		int fd;
+
+		if (a->family == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons(c->port);
+			memcpy(&s4->sin_addr, a->a, 4);
+			sl = sizeof(*s4);
+		} else {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons(c->port);
+			memcpy(&s6->sin6_addr, a->a, 16);
+			sl = sizeof(*s6);
+		}
+		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+			close(fd);
+			continue;
+		}
+		c->ufd = fd;
+		c->next_answer++;
+		c->state = C_CONNECTING;
+		c->state_since = proxy_now();
+		/* a loopback (or otherwise instant) handshake is complete by
+		 * now: go on without a turn of the loop */
+		if (poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, 0) == 1) {
+			on_upstream(fd, EV_WRITE, c);
+			return;
+		}
+		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
+		if (!c->uev || event_add(c->uev, NULL) < 0) {
+			conn_end(c);
+			return;
+		}
+		return;
+	}
+	conn_refuse_request(c, 502, "upstream-connect-failed", "no checked address of the host accepted the connection");
+}
+
+static void start_relay(struct conn *c)
+{
+	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	size_t left = c->in_len - c->consumed;
+	int r;
+
+	if (c->uev)
+		event_free(c->uev);
+	c->uev = NULL;
+	event_del(c->cev);
+	c->state = C_RELAY;
+	/* a relay forwards what it has at once: a small write (a TLS
+	 * record, an interactive protocol's turn) must not wait for the
+	 * peer's acknowledgement of the previous one (Nagle) */
+	(void)setsockopt(c->cfd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
+	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
+	/* client -> upstream: the rewritten head (absolute-form), then what
+	 * the client sent after its head */
+	c->up.pre_len = c->forward_len + left;
+	c->up.pre = malloc(c->up.pre_len + 1);
+	if (c->down.pre_len == 0 && c->kind == PROXY_LISTEN_HTTP && !c->forward) {
+		c->down.pre = strdup(established);
+		c->down.pre_len = sizeof(established) - 1;
+	} else if (c->kind == PROXY_LISTEN_SOCKS) {
+		c->down.pre = malloc(10);
+		if (c->down.pre)
+			c->down.pre_len = socks5_reply(SOCKS5_OK, (uint8_t *)c->down.pre);
+	}
+	if (!c->up.pre || (c->down.pre_len && !c->down.pre)) {
+		conn_end(c);
+		return;
+	}
+	if (c->forward)
+		memcpy(c->up.pre, c->forward, c->forward_len);
+	memcpy(c->up.pre + c->forward_len, c->in + c->consumed, left);
+	r = relay_start(c->px, c, &relay_hooks, &c->up, &c->down);
+	if (r < 0)
+		conn_end(c);
+}
+
+static void on_upstream(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		err = errno;
+	if (err) {
+		if (c->uev)
+			event_free(c->uev);
+		c->uev = NULL;
+		close(c->ufd);
+		c->ufd = -1;
+		dial_next(c);
+		return;
+	}
+	start_relay(c);
+}
+
+/* The answers are in: decide on every one of them, then dial. */
+static void resolved(struct conn *c)
+{
+	struct netrule_verdict v;
+	struct netaddr *list;
+	size_t n = 0;
+
+	if (c->dns_result != 0) {
+		char detail[160];
+
+		snprintf(detail, sizeof(detail), "the name does not resolve (%s)", evutil_gai_strerror(c->dns_result));
+		conn_refuse_request(c, 502, "resolve-failed", detail);
+		return;
+	}
+	list = calloc(NETRULE_MAX_ANSWERS, sizeof(*list));
+	if (!list) {
+		conn_end(c);
+		return;
+	}
+	for (struct evutil_addrinfo *ai = c->dns_res; ai && n < NETRULE_MAX_ANSWERS; ai = ai->ai_next)
+		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
+			netaddr_from_sockaddr(ai->ai_addr, &list[n++]);
+	evutil_freeaddrinfo(c->dns_res);
+	c->dns_res = NULL;
+	c->answers = (struct netaddr_list){ .v = list, .n = n };
+	netrule_decide(&c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, &c->px->own, &v);
+	if (!v.allowed) {
+		conn_refuse_request(c, 403, v.reason, v.detail);
+		return;
+	}
+	c->next_answer = 0;
+	dial_next(c);
+}
+
+static void on_dns(int result, struct evutil_addrinfo *res, void *arg)
+{
+	struct conn *c = arg;
+
+	if (result == EVUTIL_EAI_CANCEL) {
+		if (res)
+			evutil_freeaddrinfo(res);
+		return; /* the connection is being freed */
+	}
+	c->dns = NULL;
+	c->dns_result = result;
+	c->dns_res = res;
+	c->dns_done = true;
+	if (!c->dns_sync)
+		resolved(c);
+}
+
+/* The request is read: decide on the name. */
+void conn_decide(struct conn *c)
+{
+	struct netrule_verdict v;
+	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct evdns_getaddrinfo_request *q;
+	char name[NETRULE_HOST_MAX + 3];
+
+	event_del(c->cev);
+	netrule_decide(&c->px->cfg->rules, c->host, c->host_len, c->port, NULL, &c->px->own, &v);
+	if (v.is_literal && v.allowed) {
+		c->answers.v = malloc(sizeof(*c->answers.v));
+		if (!c->answers.v) {
+			conn_end(c);
+			return;
+		}
+		c->answers.v[0] = v.literal;
+		c->answers.n = 1;
+		dial_next(c);
+		return;
+	}
+	if (!v.need_resolve) {
+		conn_refuse_request(c, 403, v.reason, v.detail);
+		return;
+	}
+	/* a checked name: no NUL, at most 253 bytes, plus a trailing dot */
+	memcpy(name, c->host, c->host_len);
+	name[c->host_len] = '\0';
+	c->state = C_RESOLVING;
+	c->state_since = proxy_now();
+	c->dns_sync = true;
+	q = evdns_getaddrinfo(c->px->dns, name, NULL, &hints, on_dns, c);
+	c->dns_sync = false;
+	if (c->dns_done)
+		resolved(c);
+	else
+		c->dns = q;
+}
