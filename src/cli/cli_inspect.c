@@ -17,7 +17,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 #define say cli_say
 
