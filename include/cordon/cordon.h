@@ -6,6 +6,7 @@
  *   cordon/classify.h  a run's outcome
  *   cordon/limits.h    resource limits, sizes and durations
  *   cordon/profile.h   profiles
+ *   cordon/why.h       why a profile allows or denies a path or a host
  *   cordon/tools.h     a profile's command_policies
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
@@ -55,6 +56,7 @@
  *   cordon/classify.h  a run's outcome
  *   cordon/limits.h    resource limits, sizes and durations
  *   cordon/profile.h   profiles
+ *   cordon/why.h       why a profile allows or denies a path or a host
  *   cordon/tools.h     a profile's command_policies
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
@@ -68,6 +70,7 @@
 #include "cordon/classify.h"
 #include "cordon/limits.h"
 #include "cordon/profile.h"
+#include "cordon/why.h"
 #include "cordon/tools.h"
 #include "cordon/run.h"
 #include "cordon/launch.h"

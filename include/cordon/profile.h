@@ -53,6 +53,20 @@ CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profi
 CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
 					   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 
+/* The most a profile file may hold; a larger one is refused (-EFBIG). */
+#define CORDON_PROFILE_MAX_BYTES ((size_t)1024 * 1024)
+/* cordon_profile_load from bytes: a profile handed over rather than found
+ * (`cordon profile validate FILE`). file names it in messages and anchors a
+ * relative extends; data need not outlive the call. */
+CORDON_API int cordon_profile_load_buffer(const char *data, size_t len, const char *file,
+					  const struct cordon_profile_opts *opts, struct cordon_profile_handle **ret,
+					  struct cordon_error *reterr);
+
+/* The embedded profiles' names (NULL-terminated), and one's JSON text as
+ * compiled in (-ENOENT: no such name). Both static. */
+CORDON_API const char *const *cordon_profile_builtin_names(void);
+CORDON_API int cordon_profile_builtin_text(const char *name, const char **ret_text, size_t *ret_len);
+
 /* What was asked for ("default" for NULL), and the file it came from
  * ("builtin:NAME" when embedded). Never NULL. */
 CORDON_API const char *cordon_profile_name(const struct cordon_profile_handle *p);
@@ -97,6 +111,47 @@ CORDON_API void cordon_profile_limits(const struct cordon_profile_handle *p, str
 /* The resolved profile as JSON (extends merged, paths expanded, sorted
  * keys); it loads back to the same profile. *ret is malloc'd. */
 CORDON_API int cordon_profile_to_json(const struct cordon_profile_handle *p, char **ret);
+
+/* The files of the extends chain, this one first; NULL-terminated. */
+CORDON_API const char *const *cordon_profile_chain(const struct cordon_profile_handle *p);
+/* Whether the profile's "workspace" key chose the workspace (not the
+ * caller's opts, not the current directory). */
+CORDON_API bool cordon_profile_workspace_given(const struct cordon_profile_handle *p);
+/* The canonical HOME the path tokens expanded with; NULL if unknown. */
+CORDON_API const char *cordon_profile_home(const struct cordon_profile_handle *p);
+
+/* Where a value came from: the file ("builtin:NAME" when embedded,
+ * "(built-in)" for cordon's own default) and its JSON pointer there; each
+ * NULL when nothing set it. Owned by the profile. */
+struct cordon_origin {
+	const char *file;
+	const char *pointer;
+};
+/* network.mode's origin. */
+CORDON_API void cordon_profile_net_origin(const struct cordon_profile_handle *p, struct cordon_origin *ret);
+/* A limit's origin (CORDON_LIMIT_TIMEOUT .. CORDON_LIMIT_OUTPUT); -EINVAL
+ * for another value. */
+CORDON_API int cordon_profile_limit_origin(const struct cordon_profile_handle *p, enum cordon_limit limit,
+					   struct cordon_origin *ret);
+
+/* What the profile accepts but changes nothing, or lifts (`cordon profile
+ * show` prints them). */
+struct cordon_profile_note {
+	const char *kind;   /* "read_noop", "missing_path", "empty_token", "bypass" or "lift" */
+	const char *path;   /* the path concerned; NULL when none */
+	const char *text;   /* a sentence */
+	struct cordon_origin origin;
+};
+CORDON_API size_t cordon_profile_n_notes(const struct cordon_profile_handle *p);
+/* The i-th note; -ERANGE past the end. Its strings are the profile's. */
+CORDON_API int cordon_profile_note(const struct cordon_profile_handle *p, size_t i, struct cordon_profile_note *ret);
+
+/* A new policy from the profile: cordon_policy_new with its mode and
+ * workspace, then its rules. mode (NULL: the profile's) replaces the
+ * profile's; a mode other than workspace-write drops the write grants. The
+ * limits are not in a policy: cordon_profile_limits. The caller owns *ret. */
+CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const char *mode,
+				     struct cordon_policy **ret, struct cordon_error *reterr);
 
 #ifdef __cplusplus
 }

@@ -154,18 +154,11 @@ static int build_policy(const struct cordon_profile *prof, const struct cordon_l
 			struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	struct cordon_profile q = *prof; /* a shallow copy: prof itself stays untouched */
 	struct cordon_error e = {};
 	const char *what = NULL;
 	int r;
 
-	if (o->mode) {
-		(void)cordon_mode_from_string(o->mode, &q.mode); /* checked above */
-		/* only workspace-write has write grants; read-only writes nothing */
-		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			q.write = (struct profile_rules){};
-	}
-	r = profile_apply(&q, &p, reterr);
+	r = profile_apply_mode(prof, o->mode, &p, reterr); /* o->mode is checked above */
 	if (r < 0)
 		return r;
 	if (o->net_set && (r = cordon_policy_set_net(p, o->net)) < 0)
