@@ -53,8 +53,10 @@ CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profi
 CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
 					   struct cordon_profile_handle **ret, struct cordon_error *reterr);
 
-/* The most a profile file may hold; a larger one is refused (-EFBIG). */
+/* The most a profile file may hold (a larger one is refused: -EFBIG), and
+ * the most rules it may have (-E2BIG). */
 #define CORDON_PROFILE_MAX_BYTES ((size_t)1024 * 1024)
+#define CORDON_PROFILE_MAX_RULES 4096
 /* cordon_profile_load from bytes: a profile handed over rather than found
  * (`cordon profile validate FILE`). file names it in messages and anchors a
  * relative extends; data need not outlive the call. */
