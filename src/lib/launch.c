@@ -150,7 +150,7 @@ static int check_read(const struct cordon_policy *pol, const char *path, struct 
 }
 
 /* The profile, then the overrides on top: scalars replace, lists add. */
-static int build_policy(const struct cordon_profile *prof, const struct cordon_launch_opts *o,
+static int build_policy(const struct cordon_profile_handle *h, const struct cordon_launch_opts *o,
 			struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
@@ -158,7 +158,7 @@ static int build_policy(const struct cordon_profile *prof, const struct cordon_l
 	const char *what = NULL;
 	int r;
 
-	r = profile_apply_mode(prof, o->mode, &p, reterr); /* o->mode is checked above */
+	r = profile_handle_policy(h, o->mode, &p, reterr); /* o->mode is checked above */
 	if (r < 0)
 		return r;
 	if (o->net_set && (r = cordon_policy_set_net(p, o->net)) < 0)
@@ -288,7 +288,7 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = merge_limits(l, prof, o, reterr);
 	if (r < 0)
 		return r;
-	r = build_policy(prof, o, &l->policy, reterr);
+	r = build_policy(profile, o, &l->policy, reterr);
 	if (r < 0)
 		return r;
 

@@ -7,11 +7,13 @@
  * only calls what profile.h exposes.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "policy.h"
 #include "profile.h"
 #include "profile_api.h"
 #include "provider.h"
@@ -28,6 +30,9 @@ struct cordon_profile_handle {
 	 * reload reads them again, not a file */
 	char *data, *data_file;
 	size_t data_len;
+	/* the credential catalogue as the load resolved it, for the first
+	 * policy built from the handle (policy_secrets.c); NULL once taken */
+	_Atomic(struct policy_secret_memo *) secrets;
 	char **lists[_CORDON_PROFILE_LIST_MAX];
 };
 
@@ -43,6 +48,7 @@ CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profi
 	free(h->home);
 	free(h->data);
 	free(h->data_file);
+	policy_secret_memo_free(atomic_load(&h->secrets));
 	for (size_t i = 0; i < _CORDON_PROFILE_LIST_MAX; i++)
 		strv_free(h->lists[i]);
 	free(h);
@@ -138,6 +144,7 @@ static int load_into(const char *asked, const struct profile_bytes *bytes, const
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;
 	struct profile_env env = { .workspace = workspace, .home = home, .inspect = inspect };
+	struct policy_secret_memo *memo = NULL, *prev;
 	const char *name = asked ? asked : "default";
 	int r;
 
@@ -168,9 +175,18 @@ static int load_into(const char *asked, const struct profile_bytes *bytes, const
 		if (bytes->len)
 			memcpy(h->data, bytes->data, bytes->len);
 		h->data_len = bytes->len;
+	}
+	r = policy_secret_memo_new(&memo);
+	if (r < 0)
+		return r;
+	atomic_init(&h->secrets, memo);
+	/* the load's own readers of the catalogue share one resolution */
+	prev = policy_secret_memo_use(memo);
+	if (bytes)
 		r = profile_load_buffer(h->data, h->data_len, h->data_file, &env, &h->prof, reterr);
-	} else
+	else
 		r = profile_load(name, &env, &h->prof, reterr);
+	policy_secret_memo_use(prev);
 	if (r < 0)
 		return r;
 	r = build_lists(h);
@@ -230,6 +246,21 @@ bool profile_handle_inspect_only(const struct cordon_profile_handle *h)
 const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h)
 {
 	return h->workspace;
+}
+
+int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+			  struct cordon_error *reterr)
+{
+	/* the handle's one mutable field, taken once (whoever builds first) */
+	struct policy_secret_memo *memo =
+		atomic_exchange(&((struct cordon_profile_handle *)h)->secrets, (struct policy_secret_memo *)NULL);
+	struct policy_secret_memo *prev = policy_secret_memo_use(memo);
+	int r;
+
+	r = profile_apply_mode(h->prof, mode, ret, reterr);
+	policy_secret_memo_use(prev);
+	policy_secret_memo_free(memo);
+	return r;
 }
 
 const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h)

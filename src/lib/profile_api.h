@@ -16,3 +16,7 @@ int profile_handle_reload(const struct cordon_profile_handle *h, const char *wor
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr);
 /* A profile's network mode as the public enum says it. */
 enum cordon_net profile_net_to_public(enum profile_net n);
+/* The policy from h (profile_apply_mode); the first one built takes the
+ * credential catalogue the load resolved instead of resolving it again. */
+int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+			  struct cordon_error *reterr);

@@ -122,7 +122,7 @@ CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, cons
 {
 	if (!h || !ret)
 		return error_set(reterr, -EINVAL, "no profile, or no place for the policy");
-	return profile_apply_mode(profile_handle_profile(h), mode, ret, reterr);
+	return profile_handle_policy(h, mode, ret, reterr);
 }
 
 /* ---- why ----------------------------------------------------------------- */

@@ -281,3 +281,53 @@ Test(profile_api, why_sees_the_overrides_and_names_them)
 	cordon_why_free(over);
 	cordon_profile_free(p);
 }
+
+static bool denies(const struct cordon_policy *pol, const char *path)
+{
+	struct cordon_read_deny d;
+
+	for (size_t i = 0; cordon_policy_read_deny(pol, i, &d) == 0; i++)
+		if (strcmp(d.path, path) == 0)
+			return true;
+	return false;
+}
+
+/* The credential catalogue is resolved once at a session's start: the
+ * load's resolution (a write grant makes the loader check the groups)
+ * serves the first policy built from the handle, and only that one. The
+ * home's ~/.ssh turned into a symlink after the load tells them apart. */
+Test(profile_api, the_catalogue_the_load_resolved_serves_the_first_policy_only)
+{
+	static const char text[] = "{\"extends\": \"default\", \"filesystem\": {\"write\": [\"$WORKSPACE/out\"]}}";
+	char home[PATH_MAX + 16], ssh[PATH_MAX + 32], keys[PATH_MAX + 32], out[PATH_MAX + 32], *canon_home = NULL;
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	struct cordon_policy *first = NULL, *second = NULL;
+	struct cordon_error e = {};
+
+	snprintf(home, sizeof(home), "%s/home", ws);
+	snprintf(out, sizeof(out), "%s/out", ws);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(mkdir(out, 0700), 0);
+	cr_assert_eq(cordon_canonicalize(home, &canon_home, NULL), 0);
+	cr_assert_eq(setenv("HOME", canon_home, 1), 0);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", canon_home);
+	snprintf(keys, sizeof(keys), "%s/keys", canon_home);
+	cr_assert_eq(cordon_profile_load_buffer(text, strlen(text), "w.json", &o, &p, &e), 0, "%s", e.message);
+	/* after the load: ~/.ssh now leads to ~/keys */
+	cr_assert_eq(mkdir(keys, 0700), 0);
+	cr_assert_eq(symlink(keys, ssh), 0);
+	cr_assert_eq(cordon_profile_policy(p, NULL, &first, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_policy(p, NULL, &second, &e), 0, "%s", e.message);
+	/* the first took the load's ~/.ssh; the second resolved it again */
+	cr_assert(denies(first, ssh) && !denies(first, keys));
+	cr_assert(denies(second, keys) && !denies(second, ssh));
+	cordon_policy_free(first);
+	cordon_policy_free(second);
+	cordon_profile_free(p);
+	unlink(ssh);
+	rmdir(keys);
+	rmdir(home);
+	rmdir(out);
+	free(canon_home);
+}
