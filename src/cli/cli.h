@@ -317,8 +317,9 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 
 /* After a run: the hints (arrays of strings) and the denials ({kind, path,
  * op, rule, mechanism, ...}) the output and the result explain. */
-int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof, const struct cordon_confined *c,
-		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials);
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
+		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
+		      json_t **ret_denials);
 
 /* ---- cli_effective.c ---- */
 

@@ -72,7 +72,8 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_ha
 		return -ENOTDIR;
 	}
 	/* The workspace is writable: a system directory must be asked for. */
-	if (mode == CORDON_MODE_WORKSPACE_WRITE && !a->workspace && !cordon_profile_workspace_given(prof) && is_system_dir(ws)) {
+	if (mode == CORDON_MODE_WORKSPACE_WRITE && !a->workspace && !cordon_profile_workspace_given(prof) &&
+	    is_system_dir(ws)) {
 		say("warning: the current directory %s is a system directory and would become the writable "
 		    "workspace: refusing; cd to a project, or say --workspace %s if you mean it", ws, ws);
 		return -EPERM;
