@@ -9,7 +9,6 @@
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
-#include "profile.h"
 
 /* cordon refused or failed before the command ran */
 #define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
@@ -100,7 +99,7 @@ struct cli_args {
 	/* why */
 	const char *why_path;      /* --path */
 	bool op_set;
-	enum profile_op op;        /* --op */
+	enum cordon_op op;         /* --op */
 	const char *why_host;      /* --host */
 	bool port_set;
 	unsigned port;             /* --port */
@@ -133,7 +132,7 @@ int cli_parse_size(const char *s, uint64_t *ret);
 /* Put a loaded profile's limits into a, under the limit flags a already has
  * (a flag wins over the profile). -EINVAL with a message naming the profile
  * key when a value is one `cordon run` cannot use. */
-int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen);
+int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile_handle *p, char *err, size_t errlen);
 
 /* The resolved profile's JSON flattened for `cordon profile diff`: one
  * "/json/pointer: value" line per scalar and per array element (arrays keep
@@ -274,27 +273,29 @@ void cli_net_denials(json_t *denials, const char *text, size_t len, const char *
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_why *, cordon_why_free)
 
 /* ---- cli_policy.c: from the flags to a confined value; each says why it failed ---- */
 
 /* NAME as a built-in, a path or a looked-up name; embedded: the built-in
  * only, never a file; inspect: to be looked at, never run (command_policies
- * is kept, not refused: profile_env.inspect). */
-int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect, struct cordon_profile **ret);
+ * is kept, not refused: cordon_profile_load_inspect). */
+int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect,
+		   struct cordon_profile_handle **ret);
 /* --profile P, else the embedded default. */
-int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret);
+int cli_load_profile(const struct cli_args *a, struct cordon_profile_handle **ret);
 /* --profile, and its limits under a's flags in *ret_merged (a copy of a:
  * not to be cli_args_done'd). -EINVAL with a message said: the profile's
  * file:line:column, or its limits key. */
-int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged);
+int cli_load_merged(const struct cli_args *a, struct cordon_profile_handle **ret_prof, struct cli_args *ret_merged);
 /* The profile, then the flags on top: scalars replace, lists add. */
-int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret);
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof, struct cordon_policy **ret);
 /* --backend or CORDON_BACKEND, else the (cached) probe. */
 int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret);
 /* Policy -> backend -> confined. ret_info may be NULL; *ret_kind says which
  * step refused: policy, unavailable or require. */
-int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile_handle *prof,
 			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind);
 
 /* The exit code for cordon_run's error r: 127/126 when c has no runner and
@@ -306,32 +307,25 @@ int cli_exec_failure_code(const struct cordon_confined *c, int r);
 /* One line and a negative code when the workspace ws (of a run in mode)
  * does not exist, is not a directory, or is a system directory that only
  * the current directory chose (no --workspace, no profile workspace). */
-int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *prof, const char *ws,
+int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_handle *prof, const char *ws,
 			enum cordon_mode mode);
 
 /* The profile with a run's flags on top (--mode, --net, --isolation,
- * --deny-read, --protect), as `cordon why` and the denials ask it. */
-struct cli_why_view {
-	struct cordon_profile q;   /* a shallow copy: read it, never free it */
-	bool light;
-	struct profile_rule *rules[2];
-	char **owned;
-	char **net_rules[PROFILE_NET_RULE_KINDS]; /* the profile's host rules plus the flags' */
-};
-int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v);
-void cli_why_view_done(struct cli_why_view *v);
-int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profile_op op, struct profile_decision *ret);
+ * --deny-read, --protect, the host rules), as `cordon why` and the
+ * denials ask it. -errno. */
+int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret);
 
 /* After a run: the hints (arrays of strings) and the denials ({kind, path,
  * op, rule, mechanism, ...}) the output and the result explain. */
-int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
-		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials);
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
+		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
+		      json_t **ret_denials);
 
 /* ---- cli_effective.c ---- */
 
 /* `cordon profile show --effective`: the lists the policy a run with prof
  * would build applies (--json: one object). The exit code. */
-int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof);
+int cli_profile_effective(const struct cli_args *a, const struct cordon_profile_handle *prof);
 
 /* ---- cli_json.c ---- */
 

@@ -56,7 +56,7 @@ static json_t *strv_json(const char *const *v)
 	return a;
 }
 
-static json_t *effective_json(const struct cordon_profile *prof, const struct cordon_policy *p,
+static json_t *effective_json(const struct cordon_profile_handle *prof, const struct cordon_policy *p,
 			      const struct effective_lists *l)
 {
 	json_t *deny = json_array();
@@ -68,7 +68,7 @@ static json_t *effective_json(const struct cordon_profile *prof, const struct co
 						      "hidden_at", d.hidden_at, "applies", d.hidden_at != NULL,
 						      "only_without_network", d.only_without_network));
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:o,s:o,s:o,s:{s:b,s:s?,s:o,s:o},s:o,s:o,s:o}", "profile",
-			 prof->name, "file", prof->file, "mode", cordon_mode_to_string(cordon_policy_mode(p)),
+			 cordon_profile_name(prof), "file", cordon_profile_file(prof), "mode", cordon_mode_to_string(cordon_policy_mode(p)),
 			 "network", cordon_net_to_string(cordon_policy_net(p)), "isolation",
 			 cordon_isolation_to_string(cordon_policy_isolation(p)), "workspace", cordon_policy_workspace(p),
 			 "home", cordon_policy_home(p), "writable_roots", strv_json(cordon_writable_roots(p)),
@@ -106,12 +106,13 @@ static void print_read_deny(const struct cordon_policy *p)
 	}
 }
 
-static int effective_text(const struct cordon_profile *prof, const struct cordon_policy *p,
+static int effective_text(const struct cordon_profile_handle *prof, const struct cordon_policy *p,
 			  const struct effective_lists *l)
 {
 	const char *ws = cordon_policy_workspace(p), *home = cordon_policy_home(p);
 
-	printf("profile %s (%s), as `cordon run --profile %s` would apply it here\n", prof->name, prof->file, prof->name);
+	printf("profile %s (%s), as `cordon run --profile %s` would apply it here\n", cordon_profile_name(prof),
+	       cordon_profile_file(prof), cordon_profile_name(prof));
 	printf("mode %s, network %s, isolation %s\n", cordon_mode_to_string(cordon_policy_mode(p)),
 	       cordon_net_to_string(cordon_policy_net(p)), cordon_isolation_to_string(cordon_policy_isolation(p)));
 	printf("workspace: %s\nhome: %s\n", ws ?: "(none)", home ?: "(unknown)");
@@ -141,7 +142,7 @@ static int effective_text(const struct cordon_profile *prof, const struct cordon
 	return 0;
 }
 
-int cli_profile_effective(const struct cli_args *a, const struct cordon_profile *prof)
+int cli_profile_effective(const struct cli_args *a, const struct cordon_profile_handle *prof)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	struct effective_lists l = { 0 };

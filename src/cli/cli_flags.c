@@ -134,7 +134,7 @@ static int flag_workspace(struct cli_args *a, const struct cli_flag *f, const ch
 static int flag_op(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	(void)f;
-	if (profile_op_from_string(value, &a->op) < 0)
+	if (cordon_op_from_string(value, &a->op) < 0)
 		return fail(err, errlen, "--op: unknown operation '%s': valid operations are read, write, exec", value);
 	a->op_set = true;
 	return 0;

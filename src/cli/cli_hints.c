@@ -50,10 +50,10 @@ static bool is_system_dir(const char *ws)
 	return false;
 }
 
-int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *prof, const char *ws,
+int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_handle *prof, const char *ws,
 			enum cordon_mode mode)
 {
-	const char *given = a->workspace ? "--workspace" : prof->workspace_set ? "the profile's workspace"
+	const char *given = a->workspace ? "--workspace" : cordon_profile_workspace_given(prof) ? "the profile's workspace"
 			    : "the current directory";
 	struct stat st;
 
@@ -72,7 +72,8 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *p
 		return -ENOTDIR;
 	}
 	/* The workspace is writable: a system directory must be asked for. */
-	if (mode == CORDON_MODE_WORKSPACE_WRITE && !a->workspace && !prof->workspace_set && is_system_dir(ws)) {
+	if (mode == CORDON_MODE_WORKSPACE_WRITE && !a->workspace && !cordon_profile_workspace_given(prof) &&
+	    is_system_dir(ws)) {
 		say("warning: the current directory %s is a system directory and would become the writable "
 		    "workspace: refusing; cd to a project, or say --workspace %s if you mean it", ws, ws);
 		return -EPERM;
@@ -82,99 +83,21 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile *p
 
 /* ---- the profile a run would use, for why and the denials ---- */
 
-/* rs with the flag's paths added (relative: in the workspace), their origin
- * the flag; the added rules share the view's strings. */
-static int rules_plus_flags(const struct profile_rules *rs, char *const *paths, const char *flag, const char *ws,
-			    struct profile_rules *ret, struct cli_why_view *v)
+int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret)
 {
-	size_t n = strv_length((char **)paths);
-	struct profile_rule *out;
-
-	*ret = *rs;
-	if (n == 0)
-		return 0;
-	out = calloc(rs->n + n, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	if (rs->n)
-		memcpy(out, rs->v, rs->n * sizeof(*out));
-	ret->v = out;
-	ret->n = rs->n;
-	/* owned from here on, whatever happens below */
-	if (!v->rules[0])
-		v->rules[0] = out;
-	else
-		v->rules[1] = out;
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *joined = NULL;
-		char *c = NULL;
-		int r;
-
-		if (paths[i][0] != '/' && ws && !(joined = path_join(ws, paths[i])))
-			return -ENOMEM;
-		r = cordon_canonicalize(joined ?: paths[i], &c, NULL);
-		if (r < 0)
-			return r;
-		if (strv_consume(&v->owned, c) < 0)
-			return -ENOMEM;
-		out[ret->n++] = (struct profile_rule){ .path = c, .spelled = paths[i],
-						       .origin = { .file = (char *)"(command line)", .pointer = (char *)flag } };
-	}
-	return 0;
-}
-
-int cli_why_view_init(const struct cli_args *a, const struct cordon_profile *p, struct cli_why_view *v)
-{
-	static const char cmdline[] = "(command line)";
-	int r;
-
-	*v = (struct cli_why_view){ .q = *p };
-	v->light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
 	/* the flags on top, as cli_build_policy puts them on a run's policy */
-	if (a->mode) {
-		(void)cordon_mode_from_string(a->mode, &v->q.mode);
-		if (v->q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			v->q.write = (struct profile_rules){};
-		v->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };
-	}
-	if (a->net_set) {
-		v->q.net = a->net == CORDON_NET_HOST    ? PROFILE_NET_HOST
-			   : a->net == CORDON_NET_PROXY ? PROFILE_NET_PROXY
-							: PROFILE_NET_NONE;
-		v->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
-	}
-	/* --allow-domain and the others add to the profile's host rules */
-	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
-		if (a->net_rules[k]) {
-			v->net_rules[k] = strv_copy((const char *const *)p->net_rules[k]);
-			if ((p->net_rules[k] && !v->net_rules[k]) ||
-			    strv_extend_strv(&v->net_rules[k], (const char *const *)a->net_rules[k]) < 0) {
-				cli_why_view_done(v);
-				return -ENOMEM;
-			}
-			v->q.net_rules[k] = v->net_rules[k];
-		}
-	r = rules_plus_flags(&p->deny_read, a->deny_read, "--deny-read", p->workspace, &v->q.deny_read, v);
-	if (r >= 0)
-		r = rules_plus_flags(&p->protect, a->protect, "--protect", p->workspace, &v->q.protect, v);
-	if (r < 0)
-		cli_why_view_done(v);
-	return r;
-}
+	struct cordon_why_opts o = {
+		.mode = a->mode,
+		.net_set = a->net_set,
+		.net = a->net,
+		.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT,
+		.deny_read = (const char *const *)a->deny_read,
+		.protect = (const char *const *)a->protect,
+	};
 
-void cli_why_view_done(struct cli_why_view *v)
-{
-	free(v->rules[0]);
-	free(v->rules[1]);
-	strv_free(v->owned);
-	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
-		strv_free(v->net_rules[k]);
-	*v = (struct cli_why_view){};
-}
-
-int cli_why_view_path(const struct cli_why_view *v, const char *path, enum profile_op op, struct profile_decision *ret)
-{
-	return profile_why_path_isolation(&v->q, path, op, v->light, ret);
+	for (size_t k = 0; k < ELEMENTSOF(o.net_rules); k++)
+		o.net_rules[k] = (const char *const *)a->net_rules[k];
+	return cordon_why_new(p, &o, ret);
 }
 
 /* ---- after the run: hints and denials ---- */
@@ -211,17 +134,17 @@ static const char *const exec_words[] = { "exec", "cannot run", "not permitted t
  * which (full isolation only) decides the protected and persistence
  * paths. */
 /* The decision is command_policies': a controlled executable. */
-static bool is_tool_rule(const struct profile_decision *d)
+static bool is_tool_rule(const struct cordon_why_decision *d)
 {
 	return strncmp(d->pointer, "/command_policies/", strlen("/command_policies/")) == 0;
 }
 
-static const char *mechanism_of(const char *line, enum profile_op op, const struct profile_decision *d, bool light)
+static const char *mechanism_of(const char *line, enum cordon_op op, const struct cordon_why_decision *d, bool light)
 {
-	bool gated = !light && op == PROFILE_OP_WRITE &&
+	bool gated = !light && op == CORDON_OP_WRITE &&
 		     (strstr(d->reason, "write gate") || strstr(d->reason, "kept read-only by"));
 
-	if (op == PROFILE_OP_EXEC && is_tool_rule(d))
+	if (op == CORDON_OP_EXEC && is_tool_rule(d))
 		return "exec-gate";
 
 	if (strcasestr(line, "read-only file system") || strcasestr(line, "erofs"))
@@ -234,7 +157,9 @@ static const char *mechanism_of(const char *line, enum profile_op op, const stru
 }
 
 struct hints {
-	const struct cli_why_view *v;
+	const struct cordon_why *why;
+	bool light;        /* --isolation light */
+	bool tools;        /* the profile has command_policies */
 	const char *home;
 	json_t *hints, *denials;
 	char **seen;       /* paths already listed */
@@ -275,22 +200,25 @@ static char *home_entry(const char *home, const char *c)
  * ", ", or NULL. */
 static char *builtin_allowing(const struct cli_args *a, const char *entry)
 {
-	const char *const *names = profile_builtin_names();
+	const char *const *names = cordon_profile_builtin_names();
 	_cleanup_free_ char *probe = path_join(entry, "cordon-hint");
 	_cleanup_strv_free_ char **found = NULL;
 	size_t best = 0, best_n = SIZE_MAX;
 	char *out = NULL;
 
 	for (size_t i = 0; probe && names && names[i]; i++) {
-		_cleanup_(profile_freep) struct cordon_profile *p = NULL;
-		struct profile_decision d;
+		_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
+		_cleanup_(cordon_why_freep) struct cordon_why *w = NULL;
+		struct cordon_why_decision d;
+		size_t n_write;
 
-		if (profile_load(names[i], &(struct profile_env){ .workspace = a->workspace }, &p, NULL) < 0)
+		if (cordon_profile_load(names[i], &(struct cordon_profile_opts){ .workspace = a->workspace }, &p, NULL) < 0)
 			continue;
-		if (profile_why_path(p, probe, PROFILE_OP_WRITE, &d) < 0 || !d.allow)
+		if (cordon_why_new(p, NULL, &w) < 0 || cordon_why_path(w, probe, CORDON_OP_WRITE, &d) < 0 || !d.allow)
 			continue;
-		if (p->write.n < best_n) {
-			best_n = p->write.n;
+		n_write = strv_length((char **)cordon_profile_list(p, CORDON_PROFILE_WRITE));
+		if (n_write < best_n) {
+			best_n = n_write;
 			best = strv_length(found);
 		}
 		if (strv_push(&found, names[i]) < 0)
@@ -343,7 +271,7 @@ static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
 }
 
 /* A controlled executable run directly: how to run it instead. */
-static void tool_hint(struct hints *h, const char *path, const struct profile_decision *d)
+static void tool_hint(struct hints *h, const char *path, const struct cordon_why_decision *d)
 {
 	_cleanup_free_ char *text = NULL;
 	const char *name = d->pointer + strlen("/command_policies/commands/");
@@ -362,9 +290,9 @@ static void tool_hint(struct hints *h, const char *path, const struct profile_de
 /* One entry for path (absolute, or ~/x) if why denies it. */
 static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path)
 {
-	enum profile_op order[3] = { PROFILE_OP_READ, PROFILE_OP_WRITE, PROFILE_OP_EXEC };
+	enum cordon_op order[3] = { CORDON_OP_READ, CORDON_OP_WRITE, CORDON_OP_EXEC };
 	_cleanup_free_ char *canon = NULL;
-	struct profile_decision d = {};
+	struct cordon_why_decision d = {};
 	const char *shown = path;
 	int k;
 
@@ -373,31 +301,31 @@ static void explain_path(struct hints *h, const struct cli_args *a, const char *
 	(void)strv_push(&h->seen, path);
 	/* the op the words say first, then the others: the one why denies */
 	if (says(line, write_words))
-		order[0] = PROFILE_OP_WRITE, order[1] = PROFILE_OP_READ;
+		order[0] = CORDON_OP_WRITE, order[1] = CORDON_OP_READ;
 	else if (says(line, exec_words))
-		order[0] = PROFILE_OP_EXEC, order[2] = PROFILE_OP_READ;
+		order[0] = CORDON_OP_EXEC, order[2] = CORDON_OP_READ;
 	/* a command_policies executable run directly: the exec gate, whatever
 	 * the words (sh says only "Permission denied") */
-	if (h->v->q.tools && cli_why_view_path(h->v, path, PROFILE_OP_EXEC, &d) == 0 && !d.allow && is_tool_rule(&d))
-		order[0] = PROFILE_OP_EXEC, k = 0;
+	if (h->tools && cordon_why_path(h->why, path, CORDON_OP_EXEC, &d) == 0 && !d.allow && is_tool_rule(&d))
+		order[0] = CORDON_OP_EXEC, k = 0;
 	else
 		for (k = 0; k < 3; k++)
-			if (cli_why_view_path(h->v, path, order[k], &d) == 0 && !d.allow)
+			if (cordon_why_path(h->why, path, order[k], &d) == 0 && !d.allow)
 				break;
 	if (k == 3)
 		return; /* why cannot explain it: not listed */
-	if (order[k] == PROFILE_OP_EXEC && is_tool_rule(&d))
+	if (order[k] == CORDON_OP_EXEC && is_tool_rule(&d))
 		tool_hint(h, path, &d);
 	if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
 		shown = canon;
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
-			      profile_op_to_string(order[k]), "rule", d.pointer[0] ? d.pointer : d.file, "mechanism",
-			      mechanism_of(line, order[k], &d, h->v->light), "reason", d.reason, "line", cli_json_text(line, strlen(line)));
+			      cordon_op_to_string(order[k]), "rule", d.pointer[0] ? d.pointer : d.file, "mechanism",
+			      mechanism_of(line, order[k], &d, h->light), "reason", d.reason, "line", cli_json_text(line, strlen(line)));
 	if (o) {
 		json_object_set_new(o, "file", json_string(d.file));
 		json_array_append_new(h->denials, o);
 	}
-	if (order[k] == PROFILE_OP_WRITE && canon)
+	if (order[k] == CORDON_OP_WRITE && canon)
 		cache_hint(h, a, canon);
 }
 
@@ -477,10 +405,11 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 
 static void net_hint(struct hints *h, const char *line, bool after_connect)
 {
-	const struct cordon_profile *q = &h->v->q;
-	bool proxy = q->net == PROFILE_NET_PROXY;
+	enum cordon_net net = cordon_why_net(h->why);
+	bool proxy = net == CORDON_NET_PROXY;
+	struct cordon_origin origin;
 
-	if (h->net_said || q->net == PROFILE_NET_HOST || q->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
+	if (h->net_said || net == CORDON_NET_HOST || cordon_why_mode(h->why) == CORDON_MODE_DANGER_FULL_ACCESS ||
 	    !(says(line, net_failures) || (after_connect && says(line, connect_refusals))))
 		return;
 	/* the proxy's own refusals are its audit lines (cli_net.c) */
@@ -494,8 +423,9 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
 		      : "the network is off (--net none: only the sandbox's own loopback), so name resolution and "
 			"connections fail at once; allow it with --net host, or a profile with \"network\": {\"mode\": "
 			"\"host\"}"));
+	cordon_why_net_origin(h->why, &origin);
 	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o}", "kind", "network", "path", "op", "connect", "rule",
-			      q->net_origin.pointer && q->net_origin.pointer[0] ? q->net_origin.pointer : "network.mode",
+			      origin.pointer && origin.pointer[0] ? origin.pointer : "network.mode",
 			      "mechanism", "netns", "reason",
 			      proxy ? "network.mode is proxy: only through cordon's proxy" : "network.mode is none", "line",
 			      cli_json_text(line, strlen(line)));
@@ -546,10 +476,11 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 	}
 }
 
-int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *prof, const struct cordon_confined *c,
-		      const struct cordon_result *res, json_t **ret_hints, json_t **ret_denials)
+int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
+		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
+		      json_t **ret_denials)
 {
-	struct cli_why_view v;
+	_cleanup_(cordon_why_freep) struct cordon_why *why = NULL;
 	struct hints h = {};
 	int status = res->signal ? 128 + res->signal : res->exit_code;
 	int r;
@@ -562,19 +493,24 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile *pro
 		return -ENOMEM;
 	}
 	/* what a command that succeeded printed is no one's problem */
-	if (status != 0 && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_view_init(a, prof, &v) >= 0) {
-		h.v = &v;
-		h.home = prof->home;
+	if (status != 0 && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_new(a, prof, &why) >= 0) {
+		h.why = why;
+		h.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
+		h.tools = cordon_profile_tools(prof) != NULL;
+		h.home = cordon_profile_home(prof);
 		scan_text(&h, a, c, res->output ?: "", res->output_len);
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
-		cli_why_view_done(&v);
 	}
 	/* --net proxy: each refusal the proxy wrote is known for certain, also
 	 * when the command went on to exit 0 (the verdict is denied then too) */
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
-	    (a->net_set ? a->net == CORDON_NET_PROXY : prof->net == PROFILE_NET_PROXY)) {
-		const char *rule = a->net_set ? "--net" : prof->net_origin.pointer ?: "network.mode";
+	    (a->net_set ? a->net == CORDON_NET_PROXY : cordon_profile_net(prof) == CORDON_NET_PROXY)) {
+		struct cordon_origin origin;
+		const char *rule;
+
+		cordon_profile_net_origin(prof, &origin);
+		rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
 		size_t before = json_array_size(h.denials);
 
 		cli_net_denials(h.denials, res->output, res->output_len, rule);

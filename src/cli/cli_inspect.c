@@ -17,7 +17,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 #define say cli_say
 
@@ -29,17 +29,21 @@ int cli_confine(const struct cli_args *a)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	_cleanup_free_ char *json = NULL;
-	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
 	struct cordon_backend_info info;
+	struct cordon_profile_limits l;
 	int r;
 
 	r = cli_load_profile(a, &prof);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
-	/* The confined argv cannot carry limits: cordon run applies them. */
-	if (prof->limits.set & ~(1u << PROFILE_LIMIT_FALLBACK)) {
+	/* The confined argv cannot carry limits: cordon run applies them
+	 * (limits_fallback alone says only how to degrade: no limit). */
+	cordon_profile_limits(prof, &l);
+	if (l.timeout_ms || l.max_output || l.output_terminate_set || l.limits.cpu_seconds || l.limits.memory ||
+	    l.limits.processes || l.limits.file_size || l.limits.open_files) {
 		say("profile %s sets limits, which only `cordon run` enforces (the confined argv cannot carry them): "
-		    "use `cordon run --profile`, or a profile without limits", prof->name);
+		    "use `cordon run --profile`, or a profile without limits", cordon_profile_name(prof));
 		return CLI_EXIT_REFUSED;
 	}
 	const char *kind;
@@ -355,7 +359,7 @@ int cli_explain(const struct cli_args *a)
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
-	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
 	struct cordon_error e = {};
 	struct cli_args eff;
 	int r;
@@ -390,8 +394,6 @@ int cli_explain(const struct cli_args *a)
 }
 
 /* ---- why ----------------------------------------------------------------- */
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
 
 /* Exit codes of why --command: allow and deny as for a path; an approval
  * is neither. */
@@ -459,24 +461,24 @@ static int why_command(const struct cli_args *a)
 
 int cli_why(const struct cli_args *a)
 {
-	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
-	_cleanup_(cli_why_view_done) struct cli_why_view v = {};
-	struct profile_decision d;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
+	_cleanup_(cordon_why_freep) struct cordon_why *w = NULL;
+	struct cordon_why_decision d;
 	int r;
 
 	if (a->why_command)
 		return why_command(a);
 	if (cli_load_profile(a, &p) < 0)
 		return CLI_EXIT_REFUSED;
-	r = cli_why_view_init(a, p, &v);
+	r = cli_why_new(a, p, &w);
 	if (r < 0) {
 		say("--deny-read/--protect: %s", strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
 	if (a->why_path)
-		r = cli_why_view_path(&v, a->why_path, a->op, &d);
+		r = cordon_why_path(w, a->why_path, a->op, &d);
 	else
-		r = profile_why_host(&v.q, a->why_host, a->port_set ? a->port : 443, &d);
+		r = cordon_why_host(w, a->why_host, a->port_set ? a->port : 443, &d);
 	if (r < 0) {
 		if (a->why_path)
 			say("--path %s: %s", a->why_path, strerror(-r));
@@ -487,8 +489,9 @@ int cli_why(const struct cli_args *a)
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:s,s:s}", "allow", d.allow, "decision",
 							      d.allow ? "allow" : "deny", "reason", d.reason, "file",
-							      d.file, "pointer", d.pointer, "profile", p->name,
-							      "profile_file", p->file);
+							      d.file, "pointer", d.pointer, "profile",
+							      cordon_profile_name(p), "profile_file",
+							      cordon_profile_file(p));
 
 		if (!o) {
 			say("cannot encode the answer as JSON (is the path valid UTF-8?)");
@@ -496,7 +499,7 @@ int cli_why(const struct cli_args *a)
 		}
 		if (a->why_path) {
 			json_object_set_new(o, "path", json_string(a->why_path));
-			json_object_set_new(o, "op", json_string(profile_op_to_string(a->op)));
+			json_object_set_new(o, "op", json_string(cordon_op_to_string(a->op)));
 		} else {
 			json_object_set_new(o, "host", json_string(a->why_host));
 			json_object_set_new(o, "port", json_integer(a->port_set ? a->port : 443));

@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "cli.h"
-#include "exec.h"
+#include "cordon/runner.h"
 #include "proxy_main.h"
 
 /* /proc/PID/cmdline is readable by every local user, and it reads our argv

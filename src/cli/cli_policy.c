@@ -17,20 +17,15 @@
 #define say cli_say
 #define fail cli_fail
 
-#define HAS_LIMIT(l, k) (((l)->set & (1u << PROFILE_LIMIT_##k)) != 0)
-
 /* Load NAME the way run does: --profile P, or the embedded default. */
-int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect, struct cordon_profile **ret)
+int cli_load_named(const char *name, const char *workspace, bool embedded, bool inspect,
+		   struct cordon_profile_handle **ret)
 {
-	struct profile_env env = { .workspace = workspace, .inspect = inspect };
+	const struct cordon_profile_opts o = { .workspace = workspace, .builtin_only = embedded };
 	struct cordon_error e = {};
 	int r;
 
-	if (embedded) {
-		env.user_profile_dir = "";
-		env.data_profile_dir = "";
-	}
-	r = profile_load(name, &env, ret, &e);
+	r = inspect ? cordon_profile_load_inspect(name, &o, ret, &e) : cordon_profile_load(name, &o, ret, &e);
 	if (r < 0) {
 		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));
@@ -38,65 +33,74 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, bool 
 	return r;
 }
 
-int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile *p, char *err, size_t errlen)
+/* A limit the runner cannot live with: the message names the profile key. */
+static int too_few(const struct cordon_profile_handle *p, enum cordon_limit l, const char *key, uint64_t value,
+		   const char *need, char *err, size_t errlen)
 {
-	const struct profile_limits *l = &p->limits;
+	struct cordon_origin o = {};
 
-	if (HAS_LIMIT(l, TIMEOUT) && !a->timeout_ms)
-		a->timeout_ms = (int)(l->timeout_seconds * 1000); /* at most a week: fits */
-	if (HAS_LIMIT(l, CPU) && !a->limits.cpu_seconds) {
-		a->limits.cpu_seconds = l->cpu_seconds;
+	(void)cordon_profile_limit_origin(p, l, &o);
+	return fail(err, errlen, "%s: at %s: limits.%s %" PRIu64 " is too few: %s", o.file, o.pointer, key, value,
+		    need);
+}
+
+/* A zero field of the profile's limits is one it leaves unset. */
+int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile_handle *p, char *err, size_t errlen)
+{
+	struct cordon_profile_limits l;
+
+	cordon_profile_limits(p, &l);
+	if (l.timeout_ms && !a->timeout_ms)
+		a->timeout_ms = (int)l.timeout_ms; /* at most a week: fits */
+	if (l.limits.cpu_seconds && !a->limits.cpu_seconds) {
+		a->limits.cpu_seconds = l.limits.cpu_seconds;
 		a->limits_set = true;
 	}
-	if (HAS_LIMIT(l, MEMORY) && !a->limits.memory) {
-		a->limits.memory = l->memory;
+	if (l.limits.memory && !a->limits.memory) {
+		a->limits.memory = l.limits.memory;
 		a->limits_set = true;
 	}
-	if (HAS_LIMIT(l, MAX_PROCESSES) && !a->limits.processes) {
+	if (l.limits.processes && !a->limits.processes) {
 		/* the runner and its init count too (as for --max-processes) */
-		if (l->max_processes < 4)
-			return fail(err, errlen, "%s: at %s: limits.max_processes %" PRIu64
-				    " is too few: the runner itself needs 4; give at least 4",
-				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].file,
-				    l->origin[PROFILE_LIMIT_MAX_PROCESSES].pointer, l->max_processes);
-		a->limits.processes = l->max_processes;
+		if (l.limits.processes < 4)
+			return too_few(p, CORDON_LIMIT_PROCESSES, "max_processes", l.limits.processes,
+				       "the runner itself needs 4; give at least 4", err, errlen);
+		a->limits.processes = l.limits.processes;
 		a->limits_set = true;
 	}
-	if (HAS_LIMIT(l, MAX_FILE_SIZE) && !a->limits.file_size) {
-		a->limits.file_size = l->max_file_size;
+	if (l.limits.file_size && !a->limits.file_size) {
+		a->limits.file_size = l.limits.file_size;
 		a->limits_set = true;
 	}
-	if (HAS_LIMIT(l, MAX_OPEN_FILES) && !a->limits.open_files) {
+	if (l.limits.open_files && !a->limits.open_files) {
 		/* below 16 the runner cannot set the sandbox up */
-		if (l->max_open_files < 16)
-			return fail(err, errlen, "%s: at %s: limits.max_open_files %" PRIu64
-				    " is too few: the runner needs 16 to set the sandbox up; give at least 16",
-				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].file,
-				    l->origin[PROFILE_LIMIT_MAX_OPEN_FILES].pointer, l->max_open_files);
-		a->limits.open_files = l->max_open_files;
+		if (l.limits.open_files < 16)
+			return too_few(p, CORDON_LIMIT_OPEN_FILES, "max_open_files", l.limits.open_files,
+				       "the runner needs 16 to set the sandbox up; give at least 16", err, errlen);
+		a->limits.open_files = l.limits.open_files;
 		a->limits_set = true;
 	}
-	if (HAS_LIMIT(l, MAX_OUTPUT) && !a->max_output_set) {
-		a->max_output = l->max_output;
+	if (l.max_output && !a->max_output_set) {
+		a->max_output = l.max_output;
 		a->max_output_set = true;
 	}
-	if (HAS_LIMIT(l, ON_OUTPUT_LIMIT) && !a->output_action_set)
-		a->output_terminate = l->on_output_limit == PROFILE_OUTPUT_KILL;
-	if (HAS_LIMIT(l, FALLBACK) && !a->fallback_set)
-		a->limits.fallback_fail = l->fallback_fail;
+	if (l.output_terminate_set && !a->output_action_set)
+		a->output_terminate = l.output_terminate;
+	if (l.fallback_set && !a->fallback_set)
+		a->limits.fallback_fail = l.limits.fallback_fail;
 	return 0;
 }
 
 /* --profile P, else the embedded default: never a file, so what runs without
  * --profile is exactly what is compiled in. */
-int cli_load_profile(const struct cli_args *a, struct cordon_profile **ret)
+int cli_load_profile(const struct cli_args *a, struct cordon_profile_handle **ret)
 {
 	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, false, ret);
 }
 
-int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, struct cli_args *ret_merged)
+int cli_load_merged(const struct cli_args *a, struct cordon_profile_handle **ret_prof, struct cli_args *ret_merged)
 {
-	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
 	char err[512];
 	int r;
 
@@ -116,8 +120,8 @@ int cli_load_merged(const struct cli_args *a, struct cordon_profile **ret_prof, 
 /* Without a network nothing outside answers, so a tool's retries only wait:
  * npm retries a failed resolution for 70 s (fetch-retries 2, backoff 10 s
  * then 60 s). Unless the caller set it (environment, --setenv, profile). */
-static int quiet_retries(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy *p,
-			 struct cordon_error *e)
+static int quiet_retries(const struct cli_args *a, const struct cordon_profile_handle *prof,
+			 struct cordon_policy *p, struct cordon_error *e)
 {
 	static const char name[] = "npm_config_fetch_retries";
 
@@ -127,8 +131,8 @@ static int quiet_retries(const struct cli_args *a, const struct cordon_profile *
 	STRV_FOREACH(s, a->setenv)
 		if (strncmp(*s, name, sizeof(name) - 1) == 0 && (*s)[sizeof(name) - 1] == '=')
 			return 0;
-	for (size_t i = 0; i < prof->n_set_vars; i++)
-		if (strcmp(prof->set_vars[i].name, name) == 0)
+	for (const char *const *s = cordon_profile_list(prof, CORDON_PROFILE_ENV_SET); *s; s++)
+		if (strncmp(*s, name, sizeof(name) - 1) == 0 && (*s)[sizeof(name) - 1] == '=')
 			return 0;
 	return cordon_policy_set_env(p, name, "0", e);
 }
@@ -164,20 +168,13 @@ static int tools_session_policy(const struct cli_args *a, struct cordon_policy *
 	return r;
 }
 
-int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof, struct cordon_policy **ret)
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof, struct cordon_policy **ret)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	struct cordon_profile q = *prof; /* a shallow copy: prof itself stays untouched */
 	struct cordon_error e = {};
 	int r;
 
-	if (a->mode) {
-		(void)cordon_mode_from_string(a->mode, &q.mode);
-		/* only workspace-write has write grants; read-only writes nothing */
-		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			q.write = (struct profile_rules){};
-	}
-	r = profile_apply(&q, &p, &e);
+	r = cordon_profile_policy(prof, a->mode, &p, &e);
 	if (r < 0) {
 		say("%s", e.message);
 		return r;
@@ -219,7 +216,7 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile *prof
 	/* last: the tool sandbox's session sees the writable roots as they are */
 	if (a->session && (r = cli_supervisor()->session->session_policy(a->session, p)) < 0)
 		return r;
-	if (!a->session && profile_has_command_policies(prof) && (r = tools_session_policy(a, p)) < 0)
+	if (!a->session && cordon_profile_tools(prof) && (r = tools_session_policy(a, p)) < 0)
 		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
@@ -245,7 +242,7 @@ int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret
 
 /* Policy -> backend -> confined, or a message, a negative code and which
  * step refused (a kind for cli_refuse). */
-int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile *prof,
+int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile_handle *prof,
 			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;

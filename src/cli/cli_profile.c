@@ -2,7 +2,7 @@
 /*
  * `cordon profile list|show|validate|schema|diff` and `cordon why`: the
  * commands that explain profiles. The loading, merging and deciding is the
- * library's (profile.h); this file only asks and prints.
+ * library's (cordon/profile.h, cordon/why.h); this file only asks and prints.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +34,7 @@ static int print_json_to(json_t *o, FILE *f, size_t flags)
 
 /* ---- list ---------------------------------------------------------------- */
 
-/* The user directory, as profile_load finds it. */
+/* The user directory, as cordon_profile_load finds it. */
 static char *user_profile_dir(void)
 {
 	const char *xdg = secure_getenv("XDG_CONFIG_HOME"), *home = secure_getenv("HOME");
@@ -62,7 +62,7 @@ static char *file_description(const char *file, bool *ret_invalid)
 	struct stat st;
 
 	*ret_invalid = true;
-	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > PROFILE_MAX_BYTES)
+	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > CORDON_PROFILE_MAX_BYTES)
 		return NULL;
 	j = json_load_file(file, JSON_REJECT_DUPLICATES, NULL);
 	if (!j)
@@ -95,7 +95,7 @@ static int dir_profiles(const char *dir, char ***ret)
 
 		if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0 || de->d_name[0] == '.')
 			continue;
-		if (strv_length(names) >= PROFILE_MAX_RULES)
+		if (strv_length(names) >= CORDON_PROFILE_MAX_RULES)
 			break;
 		_cleanup_free_ char *name = strndup(de->d_name, n - 5);
 		if (!name || (r = strv_push(&names, name)) < 0) {
@@ -116,7 +116,7 @@ static int profile_list(const struct cli_args *a)
 	const char *data_dir = CORDON_DATADIR "/profiles";
 	_cleanup_strv_free_ char **user = NULL, **installed = NULL, **seen = NULL;
 	_cleanup_(json_decrefp) json_t *arr = json_array();
-	const char *const *builtins = profile_builtin_names();
+	const char *const *builtins = cordon_profile_builtin_names();
 	int r;
 
 	if (!arr)
@@ -153,7 +153,7 @@ static int profile_list(const struct cli_args *a)
 
 				if (asprintf(&file, "builtin:%s", *n) < 0)
 					return CLI_EXIT_REFUSED;
-				if (profile_builtin_text(*n, &text, &len) == 0 && (j = json_loadb(text, len, 0, NULL)))
+				if (cordon_profile_builtin_text(*n, &text, &len) == 0 && (j = json_loadb(text, len, 0, NULL)))
 					desc = description_of(j);
 			}
 			if (strv_push(&seen, *n) < 0)
@@ -186,27 +186,11 @@ static int profile_list(const struct cli_args *a)
 
 /* ---- show ---------------------------------------------------------------- */
 
-static const char *note_kind_name(enum profile_note_kind k)
-{
-	switch (k) {
-	case PROFILE_NOTE_READ_NOOP:
-		return "read_noop";
-	case PROFILE_NOTE_MISSING_PATH:
-		return "missing_path";
-	case PROFILE_NOTE_EMPTY_TOKEN:
-		return "empty_token";
-	case PROFILE_NOTE_BYPASS:
-		return "bypass";
-	case PROFILE_NOTE_LIFT:
-		return "lift";
-	}
-	return "note";
-}
-
 static int profile_show(const struct cli_args *a)
 {
-	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
 	_cleanup_free_ char *text = NULL;
+	struct cordon_profile_note note;
 	int r;
 
 	/* show prints command_policies too; --effective is what a run would
@@ -215,9 +199,9 @@ static int profile_show(const struct cli_args *a)
 		return CLI_EXIT_REFUSED;
 	if (a->effective)
 		return cli_profile_effective(a, p);
-	r = profile_to_json(p, &text);
+	r = cordon_profile_to_json(p, &text);
 	if (r < 0) {
-		say("cannot encode profile %s: %s", p->name, strerror(-r));
+		say("cannot encode profile %s: %s", cordon_profile_name(p), strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
 	if (a->json) {
@@ -226,26 +210,25 @@ static int profile_show(const struct cli_args *a)
 
 		if (!notes || !chain || !prof)
 			return CLI_EXIT_REFUSED;
-		STRV_FOREACH(c, p->chain)
+		for (const char *const *c = cordon_profile_chain(p); *c; c++)
 			json_array_append_new(chain, json_string(*c));
-		for (size_t i = 0; i < p->n_notes; i++)
-			json_array_append_new(notes, json_pack("{s:s,s:s?,s:s,s:s?,s:s?}", "kind",
-							       note_kind_name(p->notes[i].kind), "path", p->notes[i].path,
-							       "text", p->notes[i].text, "file", p->notes[i].origin.file,
-							       "pointer", p->notes[i].origin.pointer));
-		o = json_pack("{s:s,s:s,s:O,s:O,s:O}", "name", p->name, "file", p->file, "chain", chain, "profile", prof,
-			      "notes", notes);
+		for (size_t i = 0; cordon_profile_note(p, i, &note) == 0; i++)
+			json_array_append_new(notes, json_pack("{s:s,s:s?,s:s,s:s?,s:s?}", "kind", note.kind, "path",
+							       note.path, "text", note.text, "file", note.origin.file,
+							       "pointer", note.origin.pointer));
+		o = json_pack("{s:s,s:s,s:O,s:O,s:O}", "name", cordon_profile_name(p), "file", cordon_profile_file(p),
+			      "chain", chain, "profile", prof, "notes", notes);
 		return print_json_to(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? CLI_EXIT_REFUSED : 0;
 	}
 	puts(text);
 	fflush(stdout);
-	for (size_t i = 0; i < p->n_notes; i++) {
-		const struct profile_origin *o = &p->notes[i].origin;
+	for (size_t i = 0; cordon_profile_note(p, i, &note) == 0; i++) {
+		const struct cordon_origin *o = &note.origin;
 
 		if (o->file && o->pointer && o->pointer[0])
-			say("note: %s (%s at %s)", p->notes[i].text, o->file, o->pointer);
+			say("note: %s (%s at %s)", note.text, o->file, o->pointer);
 		else
-			say("note: %s", p->notes[i].text);
+			say("note: %s", note.text);
 	}
 	return 0;
 }
@@ -255,7 +238,7 @@ static int profile_show(const struct cli_args *a)
 /* FILE as given, so messages name it the way the user wrote it. */
 static int validate_one(const char *file, const char *workspace)
 {
-	_cleanup_(profile_freep) struct cordon_profile *p = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	struct cordon_error e = {};
@@ -272,11 +255,11 @@ static int validate_one(const char *file, const char *workspace)
 		fprintf(stderr, "%s: cannot read profile: %s\n", file, strerror(S_ISDIR(st.st_mode) ? EISDIR : EINVAL));
 		return 1;
 	}
-	text = malloc(PROFILE_MAX_BYTES + 1);
+	text = malloc(CORDON_PROFILE_MAX_BYTES + 1);
 	if (!text)
 		return 1;
 	for (;;) {
-		ssize_t n = read(fd, text + len, PROFILE_MAX_BYTES + 1 - len);
+		ssize_t n = read(fd, text + len, CORDON_PROFILE_MAX_BYTES + 1 - len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -287,11 +270,11 @@ static int validate_one(const char *file, const char *workspace)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > PROFILE_MAX_BYTES)
-			break; /* profile_load_buffer says "larger than the 1 MiB limit" */
+		if (len > CORDON_PROFILE_MAX_BYTES)
+			break; /* cordon_profile_load_buffer says "larger than the 1 MiB limit" */
 	}
-	struct profile_env env = { .workspace = workspace };
-	r = profile_load_buffer(text, len, file, &env, &p, &e);
+	const struct cordon_profile_opts o = { .workspace = workspace };
+	r = cordon_profile_load_buffer(text, len, file, &o, &p, &e);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", e.message[0] ? e.message : strerror(-r));
 		return 1;
@@ -328,7 +311,7 @@ static int flatten(char ***lines, const char *pointer, json_t *v, unsigned depth
 {
 	int r;
 
-	if (depth > 32 || strv_length(*lines) > 4 * PROFILE_MAX_RULES)
+	if (depth > 32 || strv_length(*lines) > 4 * CORDON_PROFILE_MAX_RULES)
 		return -E2BIG;
 	if (json_is_object(v) && json_object_size(v) > 0) {
 		const char *key;
@@ -412,7 +395,7 @@ static int cmp_diff_line(const void *x, const void *y)
 
 static int profile_diff(const struct cli_args *a)
 {
-	_cleanup_(profile_freep) struct cordon_profile *pa = NULL, *pb = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *pa = NULL, *pb = NULL;
 	_cleanup_free_ char *ja = NULL, *jb = NULL;
 	_cleanup_strv_free_ char **la = NULL, **lb = NULL, **out = NULL;
 	size_t i = 0, k = 0;
@@ -421,7 +404,7 @@ static int profile_diff(const struct cli_args *a)
 	if (cli_load_named(a->operands[0], a->workspace, false, true, &pa) < 0 ||
 	    cli_load_named(a->operands[1], a->workspace, false, true, &pb) < 0)
 		return CLI_EXIT_REFUSED;
-	if ((r = profile_to_json(pa, &ja)) < 0 || (r = profile_to_json(pb, &jb)) < 0 ||
+	if ((r = cordon_profile_to_json(pa, &ja)) < 0 || (r = cordon_profile_to_json(pb, &jb)) < 0 ||
 	    (r = cli_profile_flatten(ja, &la)) < 0 || (r = cli_profile_flatten(jb, &lb)) < 0) {
 		say("cannot compare the profiles: %s", strerror(-r));
 		return CLI_EXIT_REFUSED;
@@ -444,7 +427,8 @@ static int profile_diff(const struct cli_args *a)
 	if (!out)
 		return 0;
 	qsort(out, strv_length(out), sizeof(char *), cmp_diff_line);
-	printf("--- %s (%s)\n+++ %s (%s)\n", a->operands[0], pa->file, a->operands[1], pb->file);
+	printf("--- %s (%s)\n+++ %s (%s)\n", a->operands[0], cordon_profile_file(pa), a->operands[1],
+	       cordon_profile_file(pb));
 	STRV_FOREACH(l, out)
 		puts(*l);
 	fflush(stdout);

@@ -15,7 +15,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 #define say cli_say
 
@@ -105,7 +105,7 @@ int cli_run(const struct cli_args *a)
 	struct cordon_backend_info info;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
 	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
-	_cleanup_(profile_freep) struct cordon_profile *prof = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
 	struct cli_args eff;
 	_cleanup_(cli_session_freep) struct cli_session *session = NULL;
 	const char *kind;
@@ -119,7 +119,7 @@ int cli_run(const struct cli_args *a)
 		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
 	a = &eff;
 	/* command_policies: the tool sandbox's supervisor runs the session */
-	if (profile_has_command_policies(prof)) {
+	if (cordon_profile_tools(prof)) {
 		const struct cli_supervisor_ops *ops = cli_supervisor();
 
 		if (!ops || !ops->session) {

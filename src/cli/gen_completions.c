@@ -6,7 +6,7 @@
  * shell offers, and nothing else. What a flag's value looks like (a path, one
  * of a few words) and its one-line description come from the same rows, as
  * --help shows them; `cordon exec` has no table, so its flags are read from
- * exec_usage.
+ * cordon_exec_usage.
  * `flags` prints "COMMAND FLAG" lines, for the test that checks the man pages
  * against the same table.
  */
@@ -16,7 +16,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 #define MAX_OPTS 64
 
@@ -208,13 +208,13 @@ static void collect(void)
 
 	/* main.c hands `exec` to the runner before the parser sees it */
 	struct sub *s = add_sub("exec", CLI_NONE);
-	for (const char *l = exec_usage; *l; l += line_len(l) + (l[line_len(l)] == '\n')) {
+	for (const char *l = cordon_exec_usage; *l; l += line_len(l) + (l[line_len(l)] == '\n')) {
 		if (strncmp(l, "  --", 4) != 0)
 			continue;
 		char flag[64];
 		copy(flag, sizeof(flag), l + 2, strcspn(l + 2, " \n"));
 		struct opt *o = add_opt(s, flag);
-		find_help(exec_usage, flag, meta, sizeof(meta), o->desc, sizeof(o->desc));
+		find_help(cordon_exec_usage, flag, meta, sizeof(meta), o->desc, sizeof(o->desc));
 		set_value_kind(o, meta, meta[0] != '\0');
 	}
 	add_opt(s, "--help")->kind = VALUE_NONE;

@@ -55,7 +55,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "cordon/runner.h"
 #include "netproxy.h"
 #include "policy.h"
 #include "process.h"
@@ -219,7 +219,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon)
 				      f.command[0], f.exec_fd);
 	}
 	if (f.help) {
-		fputs(exec_usage, stdout);
+		fputs(cordon_exec_usage, stdout);
 		exec_flags_done(&f);
 		return 0;
 	}

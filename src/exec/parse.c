@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "broker_proto.h"
+#include "cordon/runner.h"
 #include "errbuf.h"
-#include "exec.h"
 #include "netproxy.h"
 #include "parse.h"
 #include "policy.h"
 
-const char exec_usage[] =
+const char cordon_exec_usage[] =
 	"usage: cordon exec [FLAG...] -- COMMAND [ARG...]\n"
 	"\n"
 	"The native runner: applies the plan its flags spell out, then executes COMMAND.\n"

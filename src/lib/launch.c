@@ -150,22 +150,15 @@ static int check_read(const struct cordon_policy *pol, const char *path, struct 
 }
 
 /* The profile, then the overrides on top: scalars replace, lists add. */
-static int build_policy(const struct cordon_profile *prof, const struct cordon_launch_opts *o,
+static int build_policy(const struct cordon_profile_handle *h, const struct cordon_launch_opts *o,
 			struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	struct cordon_profile q = *prof; /* a shallow copy: prof itself stays untouched */
 	struct cordon_error e = {};
 	const char *what = NULL;
 	int r;
 
-	if (o->mode) {
-		(void)cordon_mode_from_string(o->mode, &q.mode); /* checked above */
-		/* only workspace-write has write grants; read-only writes nothing */
-		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			q.write = (struct profile_rules){};
-	}
-	r = profile_apply(&q, &p, reterr);
+	r = profile_handle_policy(h, o->mode, &p, reterr); /* o->mode is checked above */
 	if (r < 0)
 		return r;
 	if (o->net_set && (r = cordon_policy_set_net(p, o->net)) < 0)
@@ -295,7 +288,7 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = merge_limits(l, prof, o, reterr);
 	if (r < 0)
 		return r;
-	r = build_policy(prof, o, &l->policy, reterr);
+	r = build_policy(profile, o, &l->policy, reterr);
 	if (r < 0)
 		return r;
 

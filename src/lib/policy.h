@@ -90,6 +90,18 @@ extern const char *const policy_root_deny_read[];
  * home (canonical, may be NULL): the catalogue applies below both. *ret is
  * malloc'd, or NULL (the same directory, or none that can be resolved). */
 int policy_other_home(const char *home, char **ret);
+/* policy_secrets.c: catalogue entry i below home (canonical), canonical;
+ * *ret malloc'd. Taken from the memo in use, if the current thread has one
+ * and it holds the entry; else resolved (and kept there). */
+int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr);
+/* A session start's memo of the catalogue (policy_secret_canonical):
+ * made at a profile's load, used until the first policy built from it. */
+struct policy_secret_memo;
+int policy_secret_memo_new(struct policy_secret_memo **ret);
+struct policy_secret_memo *policy_secret_memo_free(struct policy_secret_memo *m);
+/* Make m (NULL: none) the current thread's memo; returns the one before,
+ * to be put back. */
+struct policy_secret_memo *policy_secret_memo_use(struct policy_secret_memo *m);
 /* The caller's HOME (the passwd home when HOME is unset or relative),
  * canonical in *ret, or NULL (policy_deny.c). */
 int policy_resolve_home(char **ret);

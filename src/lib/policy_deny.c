@@ -62,6 +62,8 @@ char *policy_first_absent(const char *path)
 }
 
 static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin, struct cordon_error *reterr);
+static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
+			     struct cordon_error *reterr);
 
 /* base: NULL, or a canonical directory that path (then relative) lies below. */
 static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
@@ -82,6 +84,13 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 				return 0;
 			}
 	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
+	return deny_add_resolved(p, r, TAKE_PTR(canon), origin, reterr);
+}
+
+/* r and canon (taken): how canonicalising an entry went. */
+static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
+			     struct cordon_error *reterr)
+{
 	/* A built-in entry we cannot even look at (another user's passwd home
 	 * inside a user namespace) is out of the sandbox's reach as well. */
 	if (r == -EACCES && origin != DENY_EXPLICIT) {
@@ -91,7 +100,7 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 	}
 	if (r < 0)
 		return r;
-	return deny_insert(p, TAKE_PTR(canon), origin, reterr);
+	return deny_insert(p, canon, origin, reterr);
 }
 
 /* canon (taken): a canonical path, into the read-deny set. */
@@ -226,8 +235,14 @@ int policy_deny_home_secrets(struct cordon_policy *p, const char *home, struct c
 	if (!home || strcmp(home, "/") == 0)
 		return 0;
 	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
-		/* home is canonical already: resolve only below it */
-		r = deny_add_at(p, home, policy_default_deny_read[i].path, DENY_DEFAULT, reterr);
+		char *canon = NULL;
+
+		if (p->n_deny >= POLICY_MAX_ENTRIES)
+			return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+		/* home is canonical already: resolve only below it (once a
+		 * session start: policy_secrets.c) */
+		r = policy_secret_canonical(home, i, &canon, reterr);
+		r = deny_add_resolved(p, r, canon, DENY_DEFAULT, reterr);
 		if (r < 0)
 			return r;
 	}

@@ -44,8 +44,8 @@
 #include "cordon/cordon.h"
 
 /* Caps (attacker-influenced input). */
-#define PROFILE_MAX_BYTES ((size_t)1024 * 1024)
-#define PROFILE_MAX_RULES 4096
+#define PROFILE_MAX_BYTES CORDON_PROFILE_MAX_BYTES
+#define PROFILE_MAX_RULES CORDON_PROFILE_MAX_RULES
 #define PROFILE_MAX_EXTENDS_DEPTH 16
 #define PROFILE_GIT_INCLUDE_DEPTH 10
 
@@ -239,6 +239,11 @@ int profile_builtin_text(const char *name, const char **ret_text, size_t *ret_le
 /* Build the policy: cordon_policy_new(mode, workspace) then the setters.
  * The limits are not in the policy: read p->limits. */
 int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, struct cordon_error *reterr);
+/* The same with mode (NULL: the profile's) in place of the profile's: a
+ * mode other than workspace-write drops the write grants. What a launch and
+ * the CLI build a run's policy from. */
+int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
+		       struct cordon_error *reterr);
 
 struct profile_decision {
 	bool allow;

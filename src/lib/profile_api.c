@@ -7,11 +7,13 @@
  * only calls what profile.h exposes.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "policy.h"
 #include "profile.h"
 #include "profile_api.h"
 #include "provider.h"
@@ -24,6 +26,13 @@ struct cordon_profile_handle {
 	char *workspace, *home;   /* the opts it was loaded with (copies) */
 	bool builtin_only;
 	bool inspect;             /* loaded by cordon_profile_load_inspect */
+	/* cordon_profile_load_buffer's bytes and file (NULL otherwise): a
+	 * reload reads them again, not a file */
+	char *data, *data_file;
+	size_t data_len;
+	/* the credential catalogue as the load resolved it, for the first
+	 * policy built from the handle (policy_secrets.c); NULL once taken */
+	_Atomic(struct policy_secret_memo *) secrets;
 	char **lists[_CORDON_PROFILE_LIST_MAX];
 };
 
@@ -37,6 +46,9 @@ CORDON_API struct cordon_profile_handle *cordon_profile_free(struct cordon_profi
 	free(h->asked);
 	free(h->workspace);
 	free(h->home);
+	free(h->data);
+	free(h->data_file);
+	policy_secret_memo_free(atomic_load(&h->secrets));
 	for (size_t i = 0; i < _CORDON_PROFILE_LIST_MAX; i++)
 		strv_free(h->lists[i]);
 	free(h);
@@ -120,11 +132,19 @@ static bool names_a_file(const char *name)
 	return strchr(name, '/') || (n >= 5 && strcmp(name + n - 5, ".json") == 0);
 }
 
-static int load_into(const char *asked, const char *workspace, const char *home, bool builtin_only, bool inspect,
-		     struct cordon_profile_handle **ret, struct cordon_error *reterr)
+/* The bytes of a profile handed over (cordon_profile_load_buffer). */
+struct profile_bytes {
+	const char *data;
+	size_t len;
+	const char *file;
+};
+
+static int load_into(const char *asked, const struct profile_bytes *bytes, const char *workspace, const char *home,
+		     bool builtin_only, bool inspect, struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *h = NULL;
 	struct profile_env env = { .workspace = workspace, .home = home, .inspect = inspect };
+	struct policy_secret_memo *memo = NULL, *prev;
 	const char *name = asked ? asked : "default";
 	int r;
 
@@ -147,7 +167,26 @@ static int load_into(const char *asked, const char *workspace, const char *home,
 	if ((asked && !(h->asked = strdup(asked))) || (workspace && !(h->workspace = strdup(workspace))) ||
 	    (home && !(h->home = strdup(home))))
 		return -ENOMEM;
-	r = profile_load(name, &env, &h->prof, reterr);
+	if (bytes) {
+		h->data = malloc(bytes->len ? bytes->len : 1);
+		h->data_file = strdup(bytes->file ? bytes->file : "(buffer)");
+		if (!h->data || !h->data_file)
+			return -ENOMEM;
+		if (bytes->len)
+			memcpy(h->data, bytes->data, bytes->len);
+		h->data_len = bytes->len;
+	}
+	r = policy_secret_memo_new(&memo);
+	if (r < 0)
+		return r;
+	atomic_init(&h->secrets, memo);
+	/* the load's own readers of the catalogue share one resolution */
+	prev = policy_secret_memo_use(memo);
+	if (bytes)
+		r = profile_load_buffer(h->data, h->data_len, h->data_file, &env, &h->prof, reterr);
+	else
+		r = profile_load(name, &env, &h->prof, reterr);
+	policy_secret_memo_use(prev);
 	if (r < 0)
 		return r;
 	r = build_lists(h);
@@ -164,7 +203,20 @@ CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the profile");
-	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, false, ret, reterr);
+	return load_into(name_or_path, NULL, o.workspace, o.home, o.builtin_only, false, ret, reterr);
+}
+
+CORDON_API int cordon_profile_load_buffer(const char *data, size_t len, const char *file,
+					  const struct cordon_profile_opts *opts, struct cordon_profile_handle **ret,
+					  struct cordon_error *reterr)
+{
+	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+	const struct profile_bytes bytes = { .data = data, .len = len, .file = file };
+
+	if (!ret || (!data && len))
+		return error_set(reterr, -EINVAL, "no place for the profile, or no bytes");
+	/* named by its file: builtin_only would refuse a name that looks like one */
+	return load_into(file ? file : "(buffer)", &bytes, o.workspace, o.home, false, false, ret, reterr);
 }
 
 CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
@@ -174,13 +226,16 @@ CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struc
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the profile");
-	return load_into(name_or_path, o.workspace, o.home, o.builtin_only, true, ret, reterr);
+	return load_into(name_or_path, NULL, o.workspace, o.home, o.builtin_only, true, ret, reterr);
 }
 
 int profile_handle_reload(const struct cordon_profile_handle *h, const char *workspace,
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
-	return load_into(h->asked, workspace, h->home, h->builtin_only, h->inspect, ret, reterr);
+	const struct profile_bytes bytes = { .data = h->data, .len = h->data_len, .file = h->data_file };
+
+	return load_into(h->asked, h->data_file ? &bytes : NULL, workspace, h->home, h->builtin_only, h->inspect, ret,
+			 reterr);
 }
 
 bool profile_handle_inspect_only(const struct cordon_profile_handle *h)
@@ -191,6 +246,21 @@ bool profile_handle_inspect_only(const struct cordon_profile_handle *h)
 const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h)
 {
 	return h->workspace;
+}
+
+int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+			  struct cordon_error *reterr)
+{
+	/* the handle's one mutable field, taken once (whoever builds first) */
+	struct policy_secret_memo *memo =
+		atomic_exchange(&((struct cordon_profile_handle *)h)->secrets, (struct policy_secret_memo *)NULL);
+	struct policy_secret_memo *prev = policy_secret_memo_use(memo);
+	int r;
+
+	r = profile_apply_mode(h->prof, mode, ret, reterr);
+	policy_secret_memo_use(prev);
+	policy_secret_memo_free(memo);
+	return r;
 }
 
 const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h)
@@ -225,7 +295,12 @@ CORDON_API const char *cordon_profile_workspace(const struct cordon_profile_hand
 
 CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle *h)
 {
-	switch (h->prof->net) {
+	return profile_net_to_public(h->prof->net);
+}
+
+enum cordon_net profile_net_to_public(enum profile_net n)
+{
+	switch (n) {
 	case PROFILE_NET_HOST:
 		return CORDON_NET_HOST;
 	case PROFILE_NET_PROXY:

@@ -164,3 +164,21 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	*ret = TAKE_PTR(pol);
 	return 0;
 }
+
+int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
+		       struct cordon_error *reterr)
+{
+	struct cordon_profile q; /* a shallow copy: p itself stays untouched */
+
+	if (!p)
+		return error_set(reterr, -EINVAL, "no profile to apply");
+	q = *p;
+	if (mode) {
+		if (cordon_mode_from_string(mode, &q.mode) < 0)
+			return error_set(reterr, -EINVAL, "mode: unknown mode '%s'", mode);
+		/* only workspace-write has write grants; read-only writes nothing */
+		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
+			q.write = (struct profile_rules){};
+	}
+	return profile_apply(&q, ret, reterr);
+}

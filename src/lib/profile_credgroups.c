@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
 #include "profile_internal.h"
@@ -62,11 +61,9 @@ int profile_credential_lift_paths(const char *home, char *const *groups, char **
 			continue;
 		for (size_t i = 0; policy_default_deny_read[i].path; i++) {
 			const struct policy_secret *s = &policy_default_deny_read[i];
-			_cleanup_free_ char *j = path_join(homes[h], s->path), *c = NULL;
+			_cleanup_free_ char *c = NULL;
 
-			if (!j)
-				return -ENOMEM;
-			if (cordon_canonicalize(j, &c, NULL) < 0)
+			if (policy_secret_canonical(homes[h], i, &c, NULL) < 0)
 				continue;
 			if (!lifted(groups, s->group)) {
 				r = strv_push_unique(&kept, c);

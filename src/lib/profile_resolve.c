@@ -340,11 +340,9 @@ int profile_group_members(const struct cordon_profile *p, const char *home, unsi
 		homes[1] = other;
 		for (size_t h = 0; h < 2; h++)
 			for (size_t i = 0; homes[h] && policy_default_deny_read[i].path; i++) {
-				_cleanup_free_ char *j = path_join(homes[h], policy_default_deny_read[i].path), *c = NULL;
+				_cleanup_free_ char *c = NULL;
 
-				if (!j)
-					return -ENOMEM;
-				if (cordon_canonicalize(j, &c, NULL) < 0 || strv_contains(out, c))
+				if (policy_secret_canonical(homes[h], i, &c, NULL) < 0 || strv_contains(out, c))
 					continue;
 				r = strv_push(&out, c);
 				if (r < 0)

@@ -82,6 +82,10 @@ else
 	not_ok "the library exports only cordon_* ($exported functions)" "not cordon_*: $(echo $leaked | head -c 500)"
 fi
 want_file "include/cordon/cordon.h is installed" "$inc/cordon/cordon.h"
+# cordon.h is split by topic: every part it includes is installed beside it
+parts=$(sed -n 's|^#include "cordon/\(.*\.h\)"$|\1|p' "$inc/cordon/cordon.h" 2>/dev/null)
+if [ "$(wc -w <<<"$parts")" -ge 5 ]; then ok "cordon.h includes its parts ($(wc -w <<<"$parts"))"; else not_ok "cordon.h includes its parts" "$parts"; fi
+for h in $parts; do want_file "include/cordon/$h is installed" "$inc/cordon/$h"; done
 want_file "pkgconfig/cordon.pc is installed" "$lib/pkgconfig/cordon.pc"
 want_file "share/cordon/profile.schema.json is installed" "$share/cordon/profile.schema.json"
 if cmp -s "$share/cordon/profile.schema.json" <("$CORDON" profile schema); then

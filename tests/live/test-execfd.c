@@ -20,7 +20,7 @@
 
 #include "cordon/cordon.h"
 #include "common.h"
-#include "exec.h"
+#include "cordon/runner.h"
 #include "process.h"
 
 static char dir[64];

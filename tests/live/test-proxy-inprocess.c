@@ -29,7 +29,7 @@
 
 #include "cordon/cordon.h"
 #include "common.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 static char dir[64], marker[128], upstream_log[128];
 static pid_t upstream_pid;

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 static char dir[64];
 

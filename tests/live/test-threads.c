@@ -21,7 +21,7 @@
 
 #include "cordon/cordon.h"
 #include "common.h"
-#include "exec.h"
+#include "cordon/runner.h"
 
 static char dir[64], marker[128];
 

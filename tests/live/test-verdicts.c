@@ -16,7 +16,7 @@
 
 #include "cordon/cordon.h"
 #include "common.h"
-#include "exec.h"
+#include "cordon/runner.h"
 #include "strv.h"
 
 #define FORGED "cordon: landlock: cannot open /: Permission denied"

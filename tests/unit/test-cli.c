@@ -286,7 +286,7 @@ Test(cli, why_path_and_host)
 	cr_assert_eq(a.sub, CLI_WHY);
 	cr_assert_str_eq(a.profile, "git");
 	cr_assert_str_eq(a.why_path, ".git/hooks/x");
-	cr_assert(a.op_set && a.op == PROFILE_OP_WRITE);
+	cr_assert(a.op_set && a.op == CORDON_OP_WRITE);
 	cr_assert(a.json);
 	cli_args_done(&a);
 
@@ -380,19 +380,19 @@ Test(cli, profile_and_why_errors_name_the_problem)
 	}
 }
 
-static struct cordon_profile *profile_from(const char *text)
+static struct cordon_profile_handle *profile_from(const char *text)
 {
-	struct profile_env env = { .workspace = "/tmp", .user_profile_dir = "", .data_profile_dir = "" };
-	struct cordon_profile *p = NULL;
+	const struct cordon_profile_opts o = { .workspace = "/tmp" };
+	struct cordon_profile_handle *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(profile_load_buffer(text, strlen(text), "t.json", &env, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_load_buffer(text, strlen(text), "t.json", &o, &p, &e), 0, "%s", e.message);
 	return p;
 }
 
 Test(cli, profile_limits_apply_under_the_flags)
 {
-	struct cordon_profile *p = profile_from(
+	struct cordon_profile_handle *p = profile_from(
 		"{\"limits\": {\"timeout\": \"90s\", \"cpu\": 5, \"memory\": \"64M\", \"max_processes\": 50,"
 		" \"max_file_size\": \"1M\", \"max_open_files\": 64, \"max_output\": \"2k\","
 		" \"on_output_limit\": \"kill\", \"limits_fallback\": \"fail\"}}");
@@ -421,13 +421,13 @@ Test(cli, profile_limits_apply_under_the_flags)
 	cr_assert_eq(a.limits.memory, 64u << 20);
 	cr_assert_eq(a.timeout_ms, 90000);
 	cli_args_done(&a);
-	profile_free(p);
+	cordon_profile_free(p);
 }
 
 Test(cli, profile_limits_the_runner_cannot_live_with_are_refused)
 {
-	struct cordon_profile *p = profile_from("{\"limits\": {\"max_processes\": 2}}");
-	struct cordon_profile *q = profile_from("{\"limits\": {\"max_open_files\": 8}}");
+	struct cordon_profile_handle *p = profile_from("{\"limits\": {\"max_processes\": 2}}");
+	struct cordon_profile_handle *q = profile_from("{\"limits\": {\"max_open_files\": 8}}");
 	struct cli_args a = {};
 	char err[512] = "";
 
@@ -442,8 +442,8 @@ Test(cli, profile_limits_the_runner_cannot_live_with_are_refused)
 	a = (struct cli_args){ .limits.processes = 10 };
 	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), 0);
 	cr_assert_eq(a.limits.processes, 10);
-	profile_free(p);
-	profile_free(q);
+	cordon_profile_free(p);
+	cordon_profile_free(q);
 }
 
 Test(cli, profile_flatten_is_sorted_one_value_per_line)
@@ -497,7 +497,7 @@ Test(cli, one_name_parses_by_the_row_of_its_command)
 
 	cr_assert_eq(parse(ARGC(why), why, &a, err), 0, "%s", err);
 	cr_assert_str_eq(a.workspace, "/w");
-	cr_assert(a.json && a.op == PROFILE_OP_READ);
+	cr_assert(a.json && a.op == CORDON_OP_READ);
 	cli_args_done(&a);
 	cr_assert_eq(parse(ARGC(run), run, &a, err), 0, "%s", err);
 	cr_assert_str_eq(a.workspace, "/v");

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "cordon/runner.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -215,7 +215,7 @@ Test(exec_parse, help)
 	PARSE_OK(&f, "--net", "host", "--help", "--bogus");
 	cr_assert(f.help);
 	exec_flags_done(&f);
-	cr_assert(strstr(exec_usage, "--protect PATH"));
+	cr_assert(strstr(cordon_exec_usage, "--protect PATH"));
 }
 
 /* Caps: counts and lengths, whatever the caller sends. */

@@ -186,3 +186,148 @@ Test(profile_api, network_proxy_and_its_rules)
 	cr_assert_eq(count(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS)), 0);
 	cordon_profile_free(p);
 }
+
+/* What the CLI reads of a profile, through the handle: a profile handed
+ * over as bytes, its chain, a limit's origin, its policy under another
+ * mode. */
+Test(profile_api, a_buffer_loads_and_says_where_values_came_from)
+{
+	static const char text[] = "{\"extends\": \"default\", \"limits\": {\"max_processes\": 50}, "
+				   "\"filesystem\": {\"write\": [\"$WORKSPACE/not-there\"]}}";
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	struct cordon_policy *pol = NULL;
+	struct cordon_profile_note note;
+	struct cordon_origin org;
+	struct cordon_error e = {};
+	const char *const *chain;
+
+	cr_assert_eq(cordon_profile_load_buffer(text, strlen(text), "given.json", &o, &p, &e), 0, "%s", e.message);
+	chain = cordon_profile_chain(p);
+	cr_assert_eq(count(chain), 2);
+	cr_assert_str_eq(chain[0], "given.json");
+	cr_assert_str_eq(chain[1], "builtin:default");
+	cr_assert_eq(cordon_profile_limit_origin(p, CORDON_LIMIT_PROCESSES, &org), 0);
+	cr_assert_str_eq(org.file, "given.json");
+	cr_assert_str_eq(org.pointer, "/limits/max_processes");
+	cr_assert_eq(cordon_profile_limit_origin(p, CORDON_LIMIT_NONE, &org), -EINVAL);
+	cr_assert(!cordon_profile_workspace_given(p));
+	/* the grant of a path that is not there is skipped, and said */
+	cr_assert_eq(cordon_profile_n_notes(p), 1);
+	cr_assert_eq(cordon_profile_note(p, 0, &note), 0);
+	cr_assert_str_eq(note.kind, "missing_path");
+	cr_assert_str_eq(note.origin.pointer, "/filesystem/write/0");
+	cr_assert_eq(cordon_profile_note(p, 1, &note), -ERANGE);
+	/* the write grant is the policy's in workspace-write, gone in read-only */
+	cr_assert_eq(cordon_profile_policy(p, NULL, &pol, &e), 0, "%s", e.message);
+	cr_assert(has(cordon_writable_roots(pol), canon_ws));
+	cordon_policy_free(pol);
+	cr_assert_eq(cordon_profile_policy(p, "read-only", &pol, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_mode(pol), CORDON_MODE_READ_ONLY);
+	cr_assert(!has(cordon_writable_roots(pol), canon_ws));
+	cordon_policy_free(pol);
+	cr_assert_eq(cordon_profile_policy(p, "frob", &pol, &e), -EINVAL);
+	cordon_profile_free(p);
+	/* no bytes at all is a profile error, not a crash */
+	cr_assert_lt(cordon_profile_load_buffer("", 0, "empty.json", &o, &p, &e), 0);
+}
+
+/* cordon why's view: the profile with a run's overrides on top; each
+ * denial beside the same question without the override, allowed. */
+Test(profile_api, why_sees_the_overrides_and_names_them)
+{
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	const char *const deny[] = { "secret", NULL };
+	struct cordon_why *plain = NULL, *over = NULL;
+	struct cordon_why_decision d;
+	struct cordon_origin org;
+	char path[PATH_MAX + 16];
+	enum cordon_op op;
+
+	cr_assert_eq(cordon_profile_load(NULL, &o, &p, NULL), 0);
+	snprintf(path, sizeof(path), "%s/secret", canon_ws);
+	cr_assert_eq(cordon_why_new(p, NULL, &plain), 0);
+	cr_assert_eq(cordon_why_new(p,
+				    &(struct cordon_why_opts){ .mode = "read-only", .net_set = true,
+							       .net = CORDON_NET_HOST, .deny_read = deny },
+				    &over),
+		     0);
+	cr_assert_eq(cordon_why_path(plain, path, CORDON_OP_READ, &d), 0);
+	cr_assert(d.allow, "%s", d.reason);
+	cr_assert_eq(cordon_why_path(over, path, CORDON_OP_READ, &d), 0);
+	cr_assert(!d.allow, "%s", d.reason);
+	cr_assert_str_eq(d.file, "(command line)");
+	cr_assert_str_eq(d.pointer, "--deny-read");
+	/* --mode read-only: the workspace is no longer writable */
+	cr_assert_eq(cordon_why_path(plain, canon_ws, CORDON_OP_WRITE, &d), 0);
+	cr_assert(d.allow, "%s", d.reason);
+	cr_assert_eq(cordon_why_path(over, canon_ws, CORDON_OP_WRITE, &d), 0);
+	cr_assert(!d.allow, "%s", d.reason);
+	cr_assert_eq(cordon_why_mode(over), CORDON_MODE_READ_ONLY);
+	/* --net host: a host the plain profile refuses is allowed */
+	cr_assert_eq(cordon_why_host(plain, "example.com", 443, &d), 0);
+	cr_assert(!d.allow, "%s", d.reason);
+	cr_assert_eq(cordon_why_host(over, "example.com", 443, &d), 0);
+	cr_assert(d.allow, "%s", d.reason);
+	cr_assert_eq(cordon_why_net(over), CORDON_NET_HOST);
+	cordon_why_net_origin(over, &org);
+	cr_assert_str_eq(org.pointer, "--net");
+	cr_assert_eq(cordon_op_from_string("exec", &op), 0);
+	cr_assert_eq(op, CORDON_OP_EXEC);
+	cr_assert_str_eq(cordon_op_to_string(CORDON_OP_WRITE), "write");
+	cr_assert_eq(cordon_op_from_string("frob", &op), -EINVAL);
+	cordon_why_free(plain);
+	cordon_why_free(over);
+	cordon_profile_free(p);
+}
+
+static bool denies(const struct cordon_policy *pol, const char *path)
+{
+	struct cordon_read_deny d;
+
+	for (size_t i = 0; cordon_policy_read_deny(pol, i, &d) == 0; i++)
+		if (strcmp(d.path, path) == 0)
+			return true;
+	return false;
+}
+
+/* The credential catalogue is resolved once at a session's start: the
+ * load's resolution (a write grant makes the loader check the groups)
+ * serves the first policy built from the handle, and only that one. The
+ * home's ~/.ssh turned into a symlink after the load tells them apart. */
+Test(profile_api, the_catalogue_the_load_resolved_serves_the_first_policy_only)
+{
+	static const char text[] = "{\"extends\": \"default\", \"filesystem\": {\"write\": [\"$WORKSPACE/out\"]}}";
+	char home[PATH_MAX + 16], ssh[PATH_MAX + 32], keys[PATH_MAX + 32], out[PATH_MAX + 32], *canon_home = NULL;
+	struct cordon_profile_handle *p = NULL;
+	struct cordon_profile_opts o = { .workspace = ws };
+	struct cordon_policy *first = NULL, *second = NULL;
+	struct cordon_error e = {};
+
+	snprintf(home, sizeof(home), "%s/home", ws);
+	snprintf(out, sizeof(out), "%s/out", ws);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(mkdir(out, 0700), 0);
+	cr_assert_eq(cordon_canonicalize(home, &canon_home, NULL), 0);
+	cr_assert_eq(setenv("HOME", canon_home, 1), 0);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", canon_home);
+	snprintf(keys, sizeof(keys), "%s/keys", canon_home);
+	cr_assert_eq(cordon_profile_load_buffer(text, strlen(text), "w.json", &o, &p, &e), 0, "%s", e.message);
+	/* after the load: ~/.ssh now leads to ~/keys */
+	cr_assert_eq(mkdir(keys, 0700), 0);
+	cr_assert_eq(symlink(keys, ssh), 0);
+	cr_assert_eq(cordon_profile_policy(p, NULL, &first, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_policy(p, NULL, &second, &e), 0, "%s", e.message);
+	/* the first took the load's ~/.ssh; the second resolved it again */
+	cr_assert(denies(first, ssh) && !denies(first, keys));
+	cr_assert(denies(second, keys) && !denies(second, ssh));
+	cordon_policy_free(first);
+	cordon_policy_free(second);
+	cordon_profile_free(p);
+	unlink(ssh);
+	rmdir(keys);
+	rmdir(home);
+	rmdir(out);
+	free(canon_home);
+}

@@ -1,7 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The runner's entry points (`cordon exec`, src/exec): for a program linked
+ * with the runner (the cordon binary, the tests), which may run it
+ * in-process (cordon_run_opts.runner_main). They live in the runner's own
+ * static library, not in libcordon.so, so cordon.h does not include this
+ * part and it is not installed; a program that links only libcordon execs
+ * the runner binary (cordon_runner_path) instead.
+ */
 #pragma once
 
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* `cordon exec ...` (argv[0] is "exec"): parse, plan, apply, execve. Returns
  * only on failure, with the process exit code. This is the runner entered
@@ -19,4 +31,8 @@ int cordon_explain_plan(const char *const *exec_argv, FILE *out);
 
 /* `cordon exec --help`: the runner's flags, one "  --FLAG" line each (the
  * shell completions are generated from it). */
-extern const char exec_usage[];
+extern const char cordon_exec_usage[];
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcordon: a launch (a profile plus overrides, checked once) and a session's
+ * toolbox.
+ * Part of the public API; include "cordon/cordon.h" for all of it.
+ */
+#pragma once
+
+#include "cordon/profile.h"
+#include "cordon/run.h"
+#include "cordon/tools.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Launch ---------------------------------------------------------------
+ *
+ * One launch = a profile plus a front end's overrides, turned once, in the
+ * library, into everything a run needs: the policy, the backend, the merged
+ * limits (checked here, once) and the run options. A front end (the CLI,
+ * the supervisor) fills cordon_launch_opts from its flags or messages and
+ * never merges by hand. Overrides follow the CLI's rule: scalars replace the
+ * profile's, lists add to it. Immutable once built: confining and spawning
+ * through it only read it, from any thread. The caller owns it and frees it
+ * with cordon_launch_free.
+ */
+struct cordon_launch;
+
+struct cordon_launch_opts {
+	const char *mode;                 /* NULL: the profile's; else as cordon_policy_new;
+					   * a mode other than workspace-write drops the profile's
+					   * write grants */
+	const char *workspace;            /* NULL: the profile's; else the profile is loaded again
+					   * with it ($WORKSPACE tokens expand at load) */
+	bool net_set;
+	enum cordon_net net;
+	bool isolation_set;
+	enum cordon_isolation isolation;
+	/* Use this backend unprobed, for this launch only (nothing
+	 * process-wide is pinned); else cordon_backend_select with the disk
+	 * cache. Ignored under danger-full-access. */
+	bool backend_set;
+	enum cordon_backend backend;
+	/* Lists added to the profile's: NULL-terminated, each may be NULL. */
+	const char *const *read;          /* refused (-EPERM) at or under a read-deny: deny wins;
+					   * anything else is readable anyway */
+	const char *const *write;         /* cordon_policy_add_writable */
+	const char *const *deny_read;     /* cordon_policy_deny_read */
+	const char *const *deny_exec;     /* cordon_policy_deny_exec */
+	const char *const *protect;       /* cordon_policy_protect */
+	const char *const *allow_unix_sockets;
+	const char *const *keep_env;      /* names or PREFIX* */
+	const char *const *set_env;       /* NAME=VALUE; injection variables are refused */
+	const char *const *require;       /* cordon_policy_require feature names */
+	/* cordon_policy_add_net_rule: CORDON_NET_ALLOW_DOMAIN, _DENY_DOMAIN,
+	 * _ALLOW_ADDRESS; refused (-EINVAL) unless the network is proxy */
+	const char *const *allow_domains;
+	const char *const *deny_domains;
+	const char *const *allow_addresses;
+	/* Limits: a set (non-zero) value replaces the profile's. */
+	int timeout_ms;                   /* 1 .. one week */
+	uint64_t max_output;              /* 1 .. 1 GiB */
+	bool output_terminate_set;
+	bool output_terminate;
+	bool fallback_set;                /* limits.fallback_fail holds the choice */
+	struct cordon_limits limits;      /* cpu 1..604800 s, memory 1M..1T, processes 4..4194304,
+					   * file_size 1..1T, open_files 16..1048576 */
+};
+
+/* profile: NULL means the embedded "default" (never a file). opts may be
+ * NULL. Refuses what cannot run: a bad override (-EINVAL, naming it), a
+ * rule against a deny (-EPERM), limits that cannot be enforced here or
+ * only by a weaker mechanism under limits_fallback "fail" (-EOPNOTSUPP),
+ * no backend that can enforce the policy (CORDON_SANDBOX_UNAVAILABLE). The
+ * profile is not kept: the caller may free it at once. */
+CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
+				 struct cordon_launch **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_launch *cordon_launch_free(struct cordon_launch *l);
+
+/* What the launch was built into; owned by it, valid while it lives. */
+CORDON_API const struct cordon_policy *cordon_launch_policy(const struct cordon_launch *l);
+CORDON_API const struct cordon_backend_info *cordon_launch_backend(const struct cordon_launch *l);
+/* The merged resource limits; NULL when none is set. */
+CORDON_API const struct cordon_limits *cordon_launch_limits(const struct cordon_launch *l);
+/* How each limit will be enforced (plan->warning: what is weaker, or ""). */
+CORDON_API const struct cordon_limits_plan *cordon_launch_limits_plan(const struct cordon_launch *l);
+/* Write the launch's run options into *o (timeout_ms, max_output,
+ * output_terminate, limits, pointing into the launch); the caller's own
+ * fields (cwd, passthrough, stop, runner_main, ...) are left as they are.
+ * A max_output of 0 means none was set (cordon_run's default). */
+CORDON_API void cordon_launch_run_opts(const struct cordon_launch *l, struct cordon_run_opts *o);
+/* cordon_confine_with(the launch's backend, argv, the launch's policy). Pure. */
+CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *const *argv,
+				     struct cordon_confined **ret, struct cordon_error *reterr);
+
+/* ---- Toolbox: a session's tools, ready to launch ---------------------------
+ *
+ * What the supervisor starts a session with: every controlled command's
+ * executable resolved once (cordon_tools_resolve on path_env, never from
+ * one of session_writable), what executing it needs (its ELF and #!
+ * closure, computed once per session, memoised), and each caller ->
+ * command edge's launch, built on first use and kept: the tool's own
+ * sandbox (cordon_policy_new_tool): reads restricted to the baseline and
+ * fs_read, writes to fs_write, the execute-only gate open for the tool's
+ * closure, exec_paths and the shim only, the binary run from the fd the
+ * caller opens (cordon_policy_exec_from_fd), the edge's network,
+ * environment and limits, and a broker of its own when it may call other
+ * tools. Native runner only. Not thread-safe: one thread (the
+ * supervisor's loop) uses it. The profile must outlive it.
+ */
+struct cordon_toolbox;
+
+/* -ENOENT (with reterr naming it) when a command's executable cannot be
+ * found or a library it needs is missing: the session does not start. */
+CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, const char *path_env,
+				  const char *const *session_writable, const char *shim_path,
+				  struct cordon_toolbox **ret, struct cordon_error *reterr);
+CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b);
+/* The command's executable, canonical; NULL for an unknown command. */
+CORDON_API const char *cordon_toolbox_executable(const struct cordon_toolbox *b, const char *command);
+/* The commands caller's sandbox has shims for (the session: every command
+ * it reaches; a command: its can_use that it reaches). NULL-terminated. */
+CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *b, const char *caller);
+/* The edge's launch; owned by the toolbox. */
+CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *caller, const char *command,
+				     const struct cordon_launch **ret, struct cordon_error *reterr);
+/* The session's policy under the toolbox: the broker with a shim for
+ * every command the session reaches (cordon_policy_set_broker), no
+ * controlled binary executable directly (cordon_policy_deny_exec), and
+ * what cordon_toolbox_hide named hidden. */
+CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, struct cordon_policy *p,
+					     struct cordon_error *reterr);
+/* Hide path (a file or a tree) from the session and from every tool's
+ * sandbox launched after this: the supervisor's own state (its audit
+ * log) is no sandbox's to read, whatever a profile grants. */
+CORDON_API int cordon_toolbox_hide(struct cordon_toolbox *b, const char *path, struct cordon_error *reterr);
+/* The caller's NAME=VALUE entries the edge's environment.allow_vars let
+ * through (injection variables never), for cordon_run_opts.env. *ret is
+ * NULL-terminated; free it with cordon_strv_free. */
+CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const char *caller, const char *command,
+				       const char *const *envp, char ***ret);
+
+#ifdef __cplusplus
+}
+#endif
