@@ -21,18 +21,6 @@ int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
 	return r;
 }
 
-int errbuf_set(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* A name table per enum: index is the enum value. */
 static int lookup(const char *const *names, size_t n, const char *s)
 {

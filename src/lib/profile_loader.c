@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "json_pos.h"
 #include "profile_loader.h"
 #include "strv.h"
@@ -120,17 +121,6 @@ int loader_keep(struct loader *l, struct doc *d)
 
 /* ---- errors ------------------------------------------------------------- */
 
-/* Copy with truncation, always terminated. */
-static void copy_trunc(char *dst, size_t size, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static int failv(struct loader *l, int r, const struct where *w, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 static int failv(struct loader *l, int r, const struct where *w, const char *fmt, va_list ap)
@@ -147,18 +137,18 @@ static int failv(struct loader *l, int r, const struct where *w, const char *fmt
 	if (w && w->doc) {
 		json_position_of(w->doc->text, locate(w), &line, &column);
 		pointer_of(w, pointer, sizeof(pointer));
-		copy_trunc(e->file, sizeof(e->file), w->doc->file);
+		text_copy(e->file, sizeof(e->file), w->doc->file);
 	}
 	e->line = line;
 	e->column = column;
-	copy_trunc(e->path, sizeof(e->path), pointer);
+	text_copy(e->path, sizeof(e->path), pointer);
 	if (!w || !w->doc)
-		copy_trunc(out, sizeof(out), msg);
+		text_copy(out, sizeof(out), msg);
 	else if (pointer[0])
 		snprintf(out, sizeof(out), "%s:%d:%d: at %s: %s", e->file, line, column, pointer, msg);
 	else
 		snprintf(out, sizeof(out), "%s:%d:%d: %s", e->file, line, column, msg);
-	copy_trunc(e->message, sizeof(e->message), out);
+	text_copy(e->message, sizeof(e->message), out);
 	return r;
 }
 
@@ -185,14 +175,14 @@ int loader_fail_file(struct loader *l, int r, const char *file, int line, int co
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	memset(e, 0, sizeof(*e));
-	copy_trunc(e->file, sizeof(e->file), file);
+	text_copy(e->file, sizeof(e->file), file);
 	e->line = line;
 	e->column = column;
 	if (line > 0)
 		snprintf(out, sizeof(out), "%s:%d:%d: %s", e->file, line, column, msg);
 	else
 		snprintf(out, sizeof(out), "%s: %s", e->file, msg);
-	copy_trunc(e->message, sizeof(e->message), out);
+	text_copy(e->message, sizeof(e->message), out);
 	return r;
 }
 

@@ -13,20 +13,11 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "errbuf.h"
 #include "strv.h"
 #include "tools.h"
 
 #define COMMANDS_POINTER "/command_policies/commands"
-
-static void copy_trunc(char *dst, size_t size, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
 
 /* d says action, decided at pl (NULL: by no rule of the profile; pointer
  * then names what was looked in) plus suffix, for the reason fmt. */
@@ -40,7 +31,7 @@ static void decided(struct cordon_tool_decision *d, enum cordon_tool_action acti
 	*d = (struct cordon_tool_decision){ .action = action };
 	snprintf(d->rule, sizeof(d->rule), "%s%s", pl ? pl->pointer : pointer, suffix);
 	if (pl) {
-		copy_trunc(d->file, sizeof(d->file), pl->file);
+		text_copy(d->file, sizeof(d->file), pl->file);
 		d->line = pl->line;
 	}
 	va_start(ap, fmt);
@@ -193,7 +184,7 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 			decided(&d, rule->action, &rule->place, NULL, "", "the call matches this %s rule",
 				cordon_tool_action_to_string(rule->action));
 		if (rule->action == CORDON_TOOL_APPROVE)
-			copy_trunc(d.backend, sizeof(d.backend), rule->backend ? rule->backend : pol->backend);
+			text_copy(d.backend, sizeof(d.backend), rule->backend ? rule->backend : pol->backend);
 		*ret = d;
 		return 0;
 	}
@@ -201,7 +192,7 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 		"no rule matches: the invocation_policy's default is %s",
 		cordon_tool_action_to_string(pol->default_action));
 	if (pol->default_action == CORDON_TOOL_APPROVE)
-		copy_trunc(d.backend, sizeof(d.backend), pol->backend);
+		text_copy(d.backend, sizeof(d.backend), pol->backend);
 	*ret = d;
 	return 0;
 }
