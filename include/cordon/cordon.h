@@ -7,6 +7,7 @@
  *   cordon/limits.h    resource limits, sizes and durations
  *   cordon/profile.h   profiles
  *   cordon/why.h       why a profile allows or denies a path or a host
+ *   cordon/netrules.h  the --net proxy rules and the proxy's decision
  *   cordon/tools.h     a profile's command_policies
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
@@ -57,6 +58,7 @@
  *   cordon/limits.h    resource limits, sizes and durations
  *   cordon/profile.h   profiles
  *   cordon/why.h       why a profile allows or denies a path or a host
+ *   cordon/netrules.h  the --net proxy rules and the proxy's decision
  *   cordon/tools.h     a profile's command_policies
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
@@ -71,6 +73,7 @@
 #include "cordon/limits.h"
 #include "cordon/profile.h"
 #include "cordon/why.h"
+#include "cordon/netrules.h"
 #include "cordon/tools.h"
 #include "cordon/run.h"
 #include "cordon/launch.h"

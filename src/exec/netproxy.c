@@ -64,7 +64,7 @@ size_t netproxy_env_add(char **envp, size_t k)
 
 int netproxy_check_rule(const char *flag, const char *value, char *err, size_t errlen)
 {
-	struct netrules scratch = {};
+	struct cordon_netrules scratch = {};
 	char why[300] = "";
 	int r;
 

@@ -33,14 +33,14 @@ static bool all_digits(const char *s, size_t n)
 
 /* host[0..len) -> a lower-case name without its trailing dot in norm, or a
  * literal (canonical text in norm, address in *lit). -EINVAL with why. */
-static int classify_host(const char *host, size_t len, char norm[static NETRULE_HOST_MAX + 1], struct netaddr *lit,
+static int classify_host(const char *host, size_t len, char norm[static CORDON_NET_HOST_MAX + 1], struct cordon_netaddr *lit,
 			 const char **why)
 {
-	char buf[NETRULE_HOST_MAX + 3];
+	char buf[CORDON_NET_HOST_MAX + 3];
 	size_t label = 0, last_label_start = 0;
 	struct in_addr a4;
 
-	*lit = (struct netaddr){};
+	*lit = (struct cordon_netaddr){};
 	*why = "an empty name";
 	if (len == 0)
 		return -EINVAL;
@@ -48,7 +48,7 @@ static int classify_host(const char *host, size_t len, char norm[static NETRULE_
 	if (memchr(host, '\0', len))
 		return -EINVAL;
 	*why = "a name longer than 253 bytes";
-	if (len > NETRULE_HOST_MAX + 2)
+	if (len > CORDON_NET_HOST_MAX + 2)
 		return -EINVAL;
 	memcpy(buf, host, len);
 	buf[len] = '\0';
@@ -67,17 +67,17 @@ static int classify_host(const char *host, size_t len, char norm[static NETRULE_
 		if (inet_pton(AF_INET6, s, lit->a) != 1)
 			return -EINVAL;
 		lit->family = AF_INET6;
-		netaddr_format(lit, norm, NETRULE_HOST_MAX + 1);
+		netaddr_format(lit, norm, CORDON_NET_HOST_MAX + 1);
 		return HOST_LITERAL;
 	}
 	if (len > 1 && buf[len - 1] == '.')
 		buf[--len] = '\0';
 	*why = "a name longer than 253 bytes";
-	if (len > NETRULE_HOST_MAX)
+	if (len > CORDON_NET_HOST_MAX)
 		return -EINVAL;
 	if (inet_pton(AF_INET, buf, lit->a) == 1) {
 		lit->family = AF_INET;
-		netaddr_format(lit, norm, NETRULE_HOST_MAX + 1);
+		netaddr_format(lit, norm, CORDON_NET_HOST_MAX + 1);
 		return HOST_LITERAL;
 	}
 	for (size_t i = 0; i <= len; i++) {
@@ -127,12 +127,12 @@ static int parse_port(const char *s, uint16_t *ret)
 	return 0;
 }
 
-int netrules_add_host(struct netrules *r, bool deny, const char *spec, char *err, size_t errlen)
+int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, char *err, size_t errlen)
 {
-	char host[NETRULE_HOST_MAX + 3], norm[NETRULE_HOST_MAX + 1];
+	char host[CORDON_NET_HOST_MAX + 3], norm[CORDON_NET_HOST_MAX + 1];
 	const char *colon = NULL, *why;
 	struct host_rule rule = {}, *v;
-	struct netaddr lit;
+	struct cordon_netaddr lit;
 	size_t n = strlen(spec), hl;
 	int k;
 
@@ -185,9 +185,9 @@ int netrules_add_host(struct netrules *r, bool deny, const char *spec, char *err
 	return 0;
 }
 
-int netaddr_parse(const char *s, struct netaddr *ret)
+int netaddr_parse(const char *s, struct cordon_netaddr *ret)
 {
-	struct netaddr a = {};
+	struct cordon_netaddr a = {};
 
 	if (inet_pton(AF_INET, s, a.a) == 1)
 		a.family = AF_INET;
@@ -199,7 +199,7 @@ int netaddr_parse(const char *s, struct netaddr *ret)
 	return 0;
 }
 
-int netrules_add_address(struct netrules *r, const char *spec, char *err, size_t errlen)
+int netrules_add_address(struct cordon_netrules *r, const char *spec, char *err, size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	struct addr_rule rule = {};
@@ -235,7 +235,7 @@ int netrules_add_address(struct netrules *r, const char *spec, char *err, size_t
 	return 0;
 }
 
-void netrules_done(struct netrules *r)
+void netrules_done(struct cordon_netrules *r)
 {
 	for (size_t i = 0; i < r->n_allow; i++)
 		free(r->allow[i].host);
@@ -244,18 +244,48 @@ void netrules_done(struct netrules *r)
 	free(r->allow);
 	free(r->deny);
 	free(r->addresses);
-	*r = (struct netrules){};
+	*r = (struct cordon_netrules){};
 }
 
-void netaddr_format(const struct netaddr *a, char *buf, size_t len)
+CORDON_API int cordon_netrules_new(struct cordon_netrules **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+CORDON_API struct cordon_netrules *cordon_netrules_free(struct cordon_netrules *r)
+{
+	if (r) {
+		netrules_done(r);
+		free(r);
+	}
+	return NULL;
+}
+
+CORDON_API int cordon_netrules_add(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
+				   char *err, size_t errlen)
+{
+	if (!r || !spec)
+		return errbuf_set(err, errlen, -EINVAL, "no rule");
+	switch (kind) {
+	case CORDON_NET_ALLOW_DOMAIN:
+	case CORDON_NET_DENY_DOMAIN:
+		return netrules_add_host(r, kind == CORDON_NET_DENY_DOMAIN, spec, err, errlen);
+	case CORDON_NET_ALLOW_ADDRESS:
+		return netrules_add_address(r, spec, err, errlen);
+	}
+	return errbuf_set(err, errlen, -EINVAL, "unknown kind of network rule %d", (int)kind);
+}
+
+void netaddr_format(const struct cordon_netaddr *a, char *buf, size_t len)
 {
 	if (!inet_ntop(a->family, a->a, buf, (socklen_t)len) && len)
 		snprintf(buf, len, "?");
 }
 
-void netaddr_from_sockaddr(const struct sockaddr *sa, struct netaddr *ret)
+CORDON_API void cordon_netaddr_from_sockaddr(const struct sockaddr *sa, struct cordon_netaddr *ret)
 {
-	*ret = (struct netaddr){ .family = sa->sa_family };
+	*ret = (struct cordon_netaddr){ .family = sa->sa_family };
 	if (sa->sa_family == AF_INET)
 		memcpy(ret->a, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
 	else if (sa->sa_family == AF_INET6)
@@ -322,7 +352,7 @@ static const struct addr_class classes[] = {
 	{ AF_INET6, { 0xff }, 8, "address-multicast" },
 };
 
-const char *netaddr_class(const struct netaddr *a)
+const char *netaddr_class(const struct cordon_netaddr *a)
 {
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		if (classes[i].family == a->family && prefix_match(a->a, classes[i].net, classes[i].bits))
@@ -330,12 +360,12 @@ const char *netaddr_class(const struct netaddr *a)
 	return NULL;
 }
 
-static bool netaddr_equal(const struct netaddr *x, const struct netaddr *y)
+static bool netaddr_equal(const struct cordon_netaddr *x, const struct cordon_netaddr *y)
 {
 	return x->family == y->family && memcmp(x->a, y->a, x->family == AF_INET ? 4 : 16) == 0;
 }
 
-static bool address_allowed(const struct netrules *r, const struct netaddr *a)
+static bool address_allowed(const struct cordon_netrules *r, const struct cordon_netaddr *a)
 {
 	for (size_t i = 0; i < r->n_addresses; i++)
 		if (r->addresses[i].addr.family == a->family &&
@@ -367,9 +397,9 @@ static void rule_text(const struct host_rule *h, char *buf, size_t len)
 		snprintf(buf, len, "%s%s", h->wildcard ? "*." : "", h->host);
 }
 
-static int refuse(struct netrule_verdict *v, const char *reason, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(struct cordon_net_verdict *v, const char *reason, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static int refuse(struct netrule_verdict *v, const char *reason, const char *fmt, ...)
+static int refuse(struct cordon_net_verdict *v, const char *reason, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -383,15 +413,15 @@ static int refuse(struct netrule_verdict *v, const char *reason, const char *fmt
 }
 
 /* Every answer must pass: one refused answer refuses the name. */
-static int check_answers(const struct netrules *r, const char *name, const struct netaddr_list *answers,
-			 const struct netaddr_list *own, struct netrule_verdict *v)
+static int check_answers(const struct cordon_netrules *r, const char *name, const struct cordon_netaddr_list *answers,
+			 const struct cordon_netaddr_list *own, struct cordon_net_verdict *v)
 {
 	char text[INET6_ADDRSTRLEN];
 
 	if (answers->n == 0)
 		return refuse(v, "no-address", "%s has no address", name);
 	for (size_t i = 0; i < answers->n; i++) {
-		const struct netaddr *a = &answers->v[i];
+		const struct cordon_netaddr *a = &answers->v[i];
 		const char *cls;
 
 		if (address_allowed(r, a))
@@ -414,11 +444,12 @@ static int check_answers(const struct netrules *r, const char *name, const struc
 	return 0;
 }
 
-int netrule_decide(const struct netrules *r, const char *host, size_t len, uint16_t port,
-		   const struct netaddr_list *answers, const struct netaddr_list *own, struct netrule_verdict *ret)
+CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *host, size_t len, uint16_t port,
+				 const struct cordon_netaddr_list *answers, const struct cordon_netaddr_list *own,
+				 struct cordon_net_verdict *ret)
 {
-	char norm[NETRULE_HOST_MAX + 1], rule[NETRULE_HOST_MAX + 16];
-	struct netrule_verdict v = {};
+	char norm[CORDON_NET_HOST_MAX + 1], rule[CORDON_NET_HOST_MAX + 16];
+	struct cordon_net_verdict v = {};
 	const char *why;
 	int k;
 	bool literal;
@@ -440,7 +471,7 @@ int netrule_decide(const struct netrules *r, const char *host, size_t len, uint1
 		if (!rule_matches(&r->allow[i], norm, literal, port))
 			continue;
 		if (literal) {
-			struct netaddr_list one = { .v = &v.literal, .n = 1 };
+			struct cordon_netaddr_list one = { .v = &v.literal, .n = 1 };
 
 			return check_answers(r, norm, &one, own, ret);
 		}

@@ -9,13 +9,13 @@
 
 #include "netrule.h"
 
-void netaddr_list_done(struct netaddr_list *l)
+CORDON_API void cordon_netaddr_list_done(struct cordon_netaddr_list *l)
 {
 	free(l->v);
-	*l = (struct netaddr_list){};
+	*l = (struct cordon_netaddr_list){};
 }
 
-static bool listed(const struct netaddr_list *l, const struct netaddr *a)
+static bool listed(const struct cordon_netaddr_list *l, const struct cordon_netaddr *a)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].family == a->family && memcmp(l->v[i].a, a->a, sizeof(a->a)) == 0)
@@ -23,12 +23,12 @@ static bool listed(const struct netaddr_list *l, const struct netaddr *a)
 	return false;
 }
 
-int netrule_resolve(const char *host, struct netaddr_list *ret)
+int netrule_resolve(const char *host, struct cordon_netaddr_list *ret)
 {
 	/* No AI_ADDRCONFIG: it opens a netlink socket on every call. */
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
 	struct addrinfo *res = NULL;
-	struct netaddr_list l = {};
+	struct cordon_netaddr_list l = {};
 	int r;
 
 	r = getaddrinfo(host, NULL, &hints, &res);
@@ -47,17 +47,17 @@ int netrule_resolve(const char *host, struct netaddr_list *ret)
 			return -EIO;
 		}
 	}
-	l.v = calloc(NETRULE_MAX_ANSWERS, sizeof(*l.v));
+	l.v = calloc(CORDON_NET_MAX_ANSWERS, sizeof(*l.v));
 	if (!l.v) {
 		freeaddrinfo(res);
 		return -ENOMEM;
 	}
-	for (struct addrinfo *ai = res; ai && l.n < NETRULE_MAX_ANSWERS; ai = ai->ai_next) {
-		struct netaddr a;
+	for (struct addrinfo *ai = res; ai && l.n < CORDON_NET_MAX_ANSWERS; ai = ai->ai_next) {
+		struct cordon_netaddr a;
 
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
-		netaddr_from_sockaddr(ai->ai_addr, &a);
+		cordon_netaddr_from_sockaddr(ai->ai_addr, &a);
 		if (!listed(&l, &a))
 			l.v[l.n++] = a;
 	}
@@ -66,28 +66,28 @@ int netrule_resolve(const char *host, struct netaddr_list *ret)
 	return 0;
 }
 
-int netrule_own_addresses(struct netaddr_list *ret)
+CORDON_API int cordon_net_own_addresses(struct cordon_netaddr_list *ret)
 {
 	struct ifaddrs *ifa = NULL;
-	struct netaddr_list l = {};
+	struct cordon_netaddr_list l = {};
 	size_t cap = 0;
 
 	if (getifaddrs(&ifa) < 0)
 		return -errno;
 	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-		struct netaddr a;
+		struct cordon_netaddr a;
 
 		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
 			continue;
-		netaddr_from_sockaddr(i->ifa_addr, &a);
+		cordon_netaddr_from_sockaddr(i->ifa_addr, &a);
 		if (listed(&l, &a))
 			continue;
 		if (l.n == cap) {
-			struct netaddr *v = realloc(l.v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
+			struct cordon_netaddr *v = realloc(l.v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
 
 			if (!v) {
 				freeifaddrs(ifa);
-				netaddr_list_done(&l);
+				cordon_netaddr_list_done(&l);
 				return -ENOMEM;
 			}
 			l.v = v;

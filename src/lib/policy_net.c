@@ -12,7 +12,7 @@
 CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_net_rule kind, const char *rule,
 					  struct cordon_error *reterr)
 {
-	struct netrules scratch = {};
+	struct cordon_netrules scratch = {};
 	char why[300] = "";
 	int r;
 

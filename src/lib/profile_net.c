@@ -39,7 +39,7 @@ const char *profile_net_to_string(enum profile_net n)
 
 int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen)
 {
-	struct netrules scratch = {};
+	struct cordon_netrules scratch = {};
 	int r;
 
 	if (kind == CORDON_NET_ALLOW_ADDRESS)
@@ -95,9 +95,9 @@ static void answer(struct profile_decision *d, bool allow, const struct cordon_p
 
 int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret)
 {
-	struct netrules rules = {};
-	struct netaddr_list answers = {}, own = {};
-	struct netrule_verdict v;
+	struct cordon_netrules rules = {};
+	struct cordon_netaddr_list answers = {}, own = {};
+	struct cordon_net_verdict v;
 	struct profile_decision d = {};
 	int r = 0;
 
@@ -110,8 +110,8 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 		}
 	if (r < 0)
 		goto out;
-	(void)netrule_own_addresses(&own); /* none known: that check alone is skipped */
-	netrule_decide(&rules, host, strlen(host), (uint16_t)port, NULL, &own, &v);
+	(void)cordon_net_own_addresses(&own); /* none known: that check alone is skipped */
+	cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, NULL, &own, &v);
 	if (v.need_resolve) {
 		r = netrule_resolve(host, &answers);
 		if (r < 0) {
@@ -120,7 +120,7 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 			r = 0;
 			goto done;
 		}
-		netrule_decide(&rules, host, strlen(host), (uint16_t)port, &answers, &own, &v);
+		cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, &answers, &own, &v);
 	}
 	if (v.allowed)
 		answer(&d, true, p, "the proxy would connect to %.200s port %u: %s", host, port, v.detail);
@@ -129,8 +129,8 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 done:
 	*ret = d;
 out:
-	netaddr_list_done(&answers);
-	netaddr_list_done(&own);
+	cordon_netaddr_list_done(&answers);
+	cordon_netaddr_list_done(&own);
 	netrules_done(&rules);
 	return r;
 }

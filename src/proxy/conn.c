@@ -91,7 +91,7 @@ void conn_free(struct conn *c)
 		close(c->cfd);
 	if (c->ufd >= 0)
 		close(c->ufd);
-	netaddr_list_done(&c->answers);
+	cordon_netaddr_list_done(&c->answers);
 	free(c->forward);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -169,7 +169,7 @@ static void on_client_drain(evutil_socket_t fd, short what, void *arg);
  * unread bytes would reset the connection and lose the answer). */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
 {
-	char host[NETRULE_HOST_MAX + 3], msg[1024], body[512];
+	char host[CORDON_NET_HOST_MAX + 3], msg[1024], body[512];
 	int n, b;
 
 	host_text(c, host, sizeof(host));

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "http_head.h"
-#include "netrule.h"
 #include "proxy.h"
 
 struct evdns_getaddrinfo_request;
@@ -38,13 +37,13 @@ struct conn {
 	uint64_t started, state_since, last;
 	char in[CONN_IN_MAX];
 	size_t in_len, consumed;       /* consumed: bytes of in that were the head/request */
-	char host[NETRULE_HOST_MAX + 3];
+	char host[CORDON_NET_HOST_MAX + 3];
 	size_t host_len;
 	uint16_t port;
 	char what[64];                 /* "CONNECT", "GET", "SOCKS5" for the audit line */
 	char *forward;                 /* absolute-form: the rewritten head */
 	size_t forward_len;
-	struct netaddr_list answers;
+	struct cordon_netaddr_list answers;
 	size_t next_answer;
 	struct evdns_getaddrinfo_request *dns;
 	bool dns_sync, dns_done, finished;
@@ -71,7 +70,7 @@ void conn_end(struct conn *c);
 /* Answer with a refusal (HTTP status, or SOCKS5 reply code for a SOCKS5
  * client), write its audit line, then drain and close. */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail);
-/* A refusal of the decision's or of the dial's (reason: a netrule token or
+/* A refusal of the decision's or of the dial's (reason: a cordon_net_verdict token or
  * the dial's), in the client's protocol: the SOCKS5 code follows the reason. */
 void conn_refuse_request(struct conn *c, int http_status, const char *reason, const char *detail);
 

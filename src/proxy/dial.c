@@ -42,7 +42,7 @@ static void dial_next(struct conn *c)
 	socklen_t sl;
 
 	for (; c->next_answer < c->answers.n; c->next_answer++) {
-		const struct netaddr *a = &c->answers.v[c->next_answer];
+		const struct cordon_netaddr *a = &c->answers.v[c->next_answer];
 		int fd;
 
 		if (a->family == AF_INET) {
@@ -152,8 +152,8 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 /* The answers are in: decide on every one of them, then dial. */
 static void resolved(struct conn *c)
 {
-	struct netrule_verdict v;
-	struct netaddr *list;
+	struct cordon_net_verdict v;
+	struct cordon_netaddr *list;
 	size_t n = 0;
 
 	if (c->dns_result != 0) {
@@ -163,18 +163,18 @@ static void resolved(struct conn *c)
 		conn_refuse_request(c, 502, "resolve-failed", detail);
 		return;
 	}
-	list = calloc(NETRULE_MAX_ANSWERS, sizeof(*list));
+	list = calloc(CORDON_NET_MAX_ANSWERS, sizeof(*list));
 	if (!list) {
 		conn_end(c);
 		return;
 	}
-	for (struct evutil_addrinfo *ai = c->dns_res; ai && n < NETRULE_MAX_ANSWERS; ai = ai->ai_next)
+	for (struct evutil_addrinfo *ai = c->dns_res; ai && n < CORDON_NET_MAX_ANSWERS; ai = ai->ai_next)
 		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
-			netaddr_from_sockaddr(ai->ai_addr, &list[n++]);
+			cordon_netaddr_from_sockaddr(ai->ai_addr, &list[n++]);
 	evutil_freeaddrinfo(c->dns_res);
 	c->dns_res = NULL;
-	c->answers = (struct netaddr_list){ .v = list, .n = n };
-	netrule_decide(&c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, &c->px->own, &v);
+	c->answers = (struct cordon_netaddr_list){ .v = list, .n = n };
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, &c->px->own, &v);
 	if (!v.allowed) {
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
@@ -203,13 +203,13 @@ static void on_dns(int result, struct evutil_addrinfo *res, void *arg)
 /* The request is read: decide on the name. */
 void conn_decide(struct conn *c)
 {
-	struct netrule_verdict v;
+	struct cordon_net_verdict v;
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
 	struct evdns_getaddrinfo_request *q;
-	char name[NETRULE_HOST_MAX + 3];
+	char name[CORDON_NET_HOST_MAX + 3];
 
 	event_del(c->cev);
-	netrule_decide(&c->px->cfg->rules, c->host, c->host_len, c->port, NULL, &c->px->own, &v);
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, &c->px->own, &v);
 	if (v.is_literal && v.allowed) {
 		c->answers.v = malloc(sizeof(*c->answers.v));
 		if (!c->answers.v) {

@@ -153,7 +153,7 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 	/* the name resolved is the name the rules checked: no search domains */
 	evdns_base_search_clear(px->dns);
 	(void)evdns_base_load_hosts(px->dns, "/etc/hosts");
-	r = netrule_own_addresses(&px->own);
+	r = cordon_net_own_addresses(&px->own);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "cannot list the host's own addresses: %s", strerror(-r));
 	px->tick = event_new(px->base, -1, EV_PERSIST, on_tick, px);
@@ -244,5 +244,5 @@ void proxy_done(struct proxy *px)
 		evdns_base_free(px->dns, 0);
 	if (px->base)
 		event_base_free(px->base);
-	netaddr_list_done(&px->own);
+	cordon_netaddr_list_done(&px->own);
 }

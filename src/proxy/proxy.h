@@ -6,7 +6,7 @@
  * runner under --net proxy), one libevent loop, confined after set-up.
  *
  *   client --(HTTP CONNECT | absolute-form HTTP | SOCKS5)--> proxy
- *          decide on the name (netrule) -> resolve once (evdns) -> decide on
+ *          decide on the name (cordon_net_decide) -> resolve once (evdns) -> decide on
  *          every answer -> dial exactly a checked address -> relay (relay.c)
  *
  * A refusal is 403 with X-Cordon-Error: REASON (SOCKS5: its reply code) and
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netrule.h"
+#include "cordon/cordon.h"
 #include "proxy_main.h"
 
 struct event_base;
@@ -27,7 +27,7 @@ struct event;
 struct conn;
 
 struct proxy_config {
-	struct netrules rules;
+	const struct cordon_netrules *rules;  /* the one decision's rules (cordon/netrules.h) */
 	unsigned max_conns;             /* concurrent client connections */
 	unsigned head_timeout;          /* seconds to send a whole request head */
 	unsigned connect_timeout;       /* seconds for the upstream connect */
@@ -40,7 +40,7 @@ struct proxy {
 	const struct proxy_config *cfg;
 	struct event_base *base;
 	struct evdns_base *dns;
-	struct netaddr_list own;        /* the host's own addresses, taken at start */
+	struct cordon_netaddr_list own;        /* the host's own addresses, taken at start */
 	struct event *listen_ev[4];
 	int listen_fd[4];
 	int listen_kind[4];             /* PROXY_LISTEN_HTTP / _SOCKS */

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "netproxy.h"
 #include "proxy.h"
 
@@ -81,12 +82,15 @@ static int listen_on(const char *spec, int *ret)
 	return ntohs(sa.sin_port);
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_netrules *, cordon_netrules_free)
+
 int cordon_proxy_main(int argc, char **argv)
 {
 	struct proxy_config cfg = {
 		.max_conns = 1024, .head_timeout = 30, .connect_timeout = 15, .idle_timeout = 600,
 		.total_timeout = 0, .audit_fd = -1,
 	};
+	_cleanup_(cordon_netrules_freep) struct cordon_netrules *rules = NULL;
 	const char *listen_http = NULL, *listen_socks = NULL;
 	int control_fd = -1, r, fd = -1;
 	struct proxy px;
@@ -94,6 +98,11 @@ int cordon_proxy_main(int argc, char **argv)
 	unsigned u;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (cordon_netrules_new(&rules) < 0) {
+		fprintf(stderr, "cordon proxy: out of memory\n");
+		return 1;
+	}
+	cfg.rules = rules;
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -109,9 +118,10 @@ int cordon_proxy_main(int argc, char **argv)
 		r = 0;
 		err[0] = '\0';
 		if (strcmp(f, "--allow-domain") == 0 || strcmp(f, "--deny-domain") == 0)
-			r = netrules_add_host(&cfg.rules, f[2] == 'd', v, err, sizeof(err));
+			r = cordon_netrules_add(rules, f[2] == 'd' ? CORDON_NET_DENY_DOMAIN : CORDON_NET_ALLOW_DOMAIN, v,
+						err, sizeof(err));
 		else if (strcmp(f, "--allow-address") == 0)
-			r = netrules_add_address(&cfg.rules, v, err, sizeof(err));
+			r = cordon_netrules_add(rules, CORDON_NET_ALLOW_ADDRESS, v, err, sizeof(err));
 		else if (strcmp(f, "--control-fd") == 0 || strcmp(f, "--audit-fd") == 0) {
 			r = parse_uint(v, 3, 65535, &u);
 			if (r == 0 && fcntl((int)u, F_SETFD, FD_CLOEXEC) < 0)
@@ -191,6 +201,5 @@ int cordon_proxy_main(int argc, char **argv)
 	}
 	r = proxy_run(&px);
 	proxy_done(&px);
-	netrules_done(&cfg.rules);
 	return r < 0 ? 1 : 0;
 }

@@ -27,7 +27,7 @@ static bool inside(const struct http_span *s, const char *buf, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct netrules rules;
+	static struct cordon_netrules rules;
 	static bool ready;
 	const char *buf = (const char *)data, *reason = NULL;
 	struct http_head h, h2;
@@ -62,17 +62,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(http_head_parse(buf, h.length, &h2, &status, &reason) == HTTP_HEAD_DONE && h2.length == h.length);
 
 	{
-		struct netrule_verdict v;
-		struct netaddr a = { .family = AF_INET, .a = { 10, 1, 2, 3 } };
-		struct netaddr_list answers = { .v = &a, .n = 1 };
+		struct cordon_net_verdict v;
+		struct cordon_netaddr a = { .family = AF_INET, .a = { 10, 1, 2, 3 } };
+		struct cordon_netaddr_list answers = { .v = &a, .n = 1 };
 
-		CHECK(netrule_decide(&rules, h.host.p, h.host.n, h.port, NULL, NULL, &v) == 0);
+		CHECK(cordon_net_decide(&rules, h.host.p, h.host.n, h.port, NULL, NULL, &v) == 0);
 		CHECK(v.allowed || v.need_resolve || v.reason);
 		CHECK(!(v.allowed && v.need_resolve));
 		if (v.need_resolve) {
 			/* a name the rules let through holds no NUL and no ':' */
 			CHECK(!memchr(h.host.p, '\0', h.host.n));
-			CHECK(netrule_decide(&rules, h.host.p, h.host.n, h.port, &answers, NULL, &v) == 0);
+			CHECK(cordon_net_decide(&rules, h.host.p, h.host.n, h.port, &answers, NULL, &v) == 0);
 			CHECK(v.allowed);
 		}
 	}

@@ -6,7 +6,7 @@
 
 #include "netrule.h"
 
-static struct netrules rules;
+static struct cordon_netrules rules;
 
 static void add(bool deny, const char *spec)
 {
@@ -27,36 +27,36 @@ static void teardown(void)
 	netrules_done(&rules);
 }
 
-static struct netaddr addr(const char *s)
+static struct cordon_netaddr addr(const char *s)
 {
-	struct netaddr a;
+	struct cordon_netaddr a;
 
 	cr_assert_eq(netaddr_parse(s, &a), 0, "%s", s);
 	return a;
 }
 
 /* The name phase alone. */
-static struct netrule_verdict name(const char *host, uint16_t port)
+static struct cordon_net_verdict name(const char *host, uint16_t port)
 {
-	struct netrule_verdict v;
+	struct cordon_net_verdict v;
 
-	cr_assert_eq(netrule_decide(&rules, host, strlen(host), port, NULL, NULL, &v), 0);
+	cr_assert_eq(cordon_net_decide(&rules, host, strlen(host), port, NULL, NULL, &v), 0);
 	return v;
 }
 
 /* The name phase, then the answers (one address, or two). */
-static struct netrule_verdict answered(const char *host, uint16_t port, const char *a1, const char *a2,
-				       const struct netaddr_list *own)
+static struct cordon_net_verdict answered(const char *host, uint16_t port, const char *a1, const char *a2,
+				       const struct cordon_netaddr_list *own)
 {
-	struct netaddr v[2] = { addr(a1) };
-	struct netaddr_list l = { .v = v, .n = 1 };
-	struct netrule_verdict out;
+	struct cordon_netaddr v[2] = { addr(a1) };
+	struct cordon_netaddr_list l = { .v = v, .n = 1 };
+	struct cordon_net_verdict out;
 
 	if (a2) {
 		v[1] = addr(a2);
 		l.n = 2;
 	}
-	cr_assert_eq(netrule_decide(&rules, host, strlen(host), port, &l, own, &out), 0);
+	cr_assert_eq(cordon_net_decide(&rules, host, strlen(host), port, &l, own, &out), 0);
 	return out;
 }
 
@@ -127,7 +127,7 @@ Test(netrule, malformed_names)
 
 	add(false, "*.example.com");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct netrule_verdict v = name(bad[i], 443);
+		struct cordon_net_verdict v = name(bad[i], 443);
 
 		assert_refused(v, "host-malformed");
 	}
@@ -135,12 +135,12 @@ Test(netrule, malformed_names)
 
 Test(netrule, nul_byte_in_name)
 {
-	struct netrule_verdict v;
+	struct cordon_net_verdict v;
 	const char host[] = "ok.example.com\0.evil.com";
 
 	add(false, "*.example.com");
 	add(false, "*.evil.com");
-	cr_assert_eq(netrule_decide(&rules, host, sizeof(host) - 1, 443, NULL, NULL, &v), 0);
+	cr_assert_eq(cordon_net_decide(&rules, host, sizeof(host) - 1, 443, NULL, NULL, &v), 0);
 	assert_refused(v, "host-malformed");
 	cr_assert(strstr(v.detail, "NUL"));
 }
@@ -202,11 +202,11 @@ Test(netrule, host_rule_never_admits_a_local_answer)
 
 Test(netrule, no_answers)
 {
-	struct netaddr_list none = {};
-	struct netrule_verdict v;
+	struct cordon_netaddr_list none = {};
+	struct cordon_net_verdict v;
 
 	add(false, "x.example.com");
-	cr_assert_eq(netrule_decide(&rules, "x.example.com", 13, 1, &none, NULL, &v), 0);
+	cr_assert_eq(cordon_net_decide(&rules, "x.example.com", 13, 1, &none, NULL, &v), 0);
 	assert_refused(v, "no-address");
 }
 
@@ -219,8 +219,8 @@ Test(netrule, answers_are_checked_only_after_the_name)
 
 Test(netrule, own_interface_addresses)
 {
-	struct netaddr own_v[] = { addr("93.184.216.34"), addr("2001:4860::8888") };
-	struct netaddr_list own = { .v = own_v, .n = 2 };
+	struct cordon_netaddr own_v[] = { addr("93.184.216.34"), addr("2001:4860::8888") };
+	struct cordon_netaddr_list own = { .v = own_v, .n = 2 };
 
 	add(false, "a.example.com");
 	assert_refused(answered("a.example.com", 80, "93.184.216.34", NULL, &own), "address-own-interface");
@@ -288,7 +288,7 @@ Test(netrule, address_classes)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct netaddr a = addr(cases[i].addr);
+		struct cordon_netaddr a = addr(cases[i].addr);
 		const char *got = netaddr_class(&a);
 
 		if (!cases[i].reason)
@@ -332,7 +332,7 @@ Test(netrule, cidr_boundaries)
 
 Test(netrule, resolve_localhost)
 {
-	struct netaddr_list l = {};
+	struct cordon_netaddr_list l = {};
 	bool loop = false;
 
 	/* /etc/hosts: no network needed */
@@ -341,18 +341,64 @@ Test(netrule, resolve_localhost)
 	for (size_t i = 0; i < l.n; i++)
 		loop |= netaddr_class(&l.v[i]) && strcmp(netaddr_class(&l.v[i]), "address-loopback") == 0;
 	cr_assert(loop);
-	netaddr_list_done(&l);
+	cordon_netaddr_list_done(&l);
 }
 
 Test(netrule, own_addresses_include_loopback)
 {
-	struct netaddr_list l = {};
-	struct netaddr lo = addr("127.0.0.1");
+	struct cordon_netaddr_list l = {};
+	struct cordon_netaddr lo = addr("127.0.0.1");
 	bool found = false;
 
-	cr_assert_eq(netrule_own_addresses(&l), 0);
+	cr_assert_eq(cordon_net_own_addresses(&l), 0);
 	for (size_t i = 0; i < l.n; i++)
 		found |= l.v[i].family == AF_INET && memcmp(l.v[i].a, lo.a, 4) == 0;
 	cr_assert(found);
-	netaddr_list_done(&l);
+	cordon_netaddr_list_done(&l);
+}
+
+/* The public face (cordon/netrules.h), as the proxy uses it: an opaque set,
+ * rules added by kind, the same decision. */
+Test(netrule, public_api_by_kind)
+{
+	struct cordon_netrules *r = NULL;
+	struct cordon_net_verdict v;
+	struct cordon_netaddr pub = addr("93.184.216.34"), lo = addr("127.0.0.1");
+	struct cordon_netaddr_list one_public = { &pub, 1 }, loopback = { &lo, 1 };
+	char err[256] = "";
+
+	cr_assert_eq(cordon_netrules_new(&r), 0);
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_DOMAIN, "*.example.com", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_DENY_DOMAIN, "bad.example.com", err, sizeof(err)), 0, "%s", err);
+	/* bad input: a clear refusal, nothing added */
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_DOMAIN, "a b", err, sizeof(err)), -EINVAL);
+	cr_assert_neq(err[0], '\0');
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_ADDRESS, "10.0.0.0/33", err, sizeof(err)), -EINVAL);
+	cr_assert_eq(cordon_netrules_add(r, (enum cordon_net_rule)7, "x", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "unknown kind"), "%s", err);
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_DOMAIN, NULL, err, sizeof(err)), -EINVAL);
+
+	/* a name its rules allow: resolve it (not allowed yet), then every
+	 * answer is checked */
+	cordon_net_decide(r, "api.example.com", 15, 443, NULL, NULL, &v);
+	cr_assert(!v.allowed && v.need_resolve);
+	cordon_net_decide(r, "api.example.com", 15, 443, &one_public, NULL, &v);
+	cr_assert(v.allowed, "%s", v.detail);
+	cordon_net_decide(r, "api.example.com", 15, 443, &loopback, NULL, &v);
+	cr_assert(!v.allowed);
+	cr_assert_str_eq(v.reason, "address-loopback");
+	/* the deny list first; the apex is not a subdomain */
+	cordon_net_decide(r, "bad.example.com", 15, 443, NULL, NULL, &v);
+	cr_assert(!v.allowed);
+	cr_assert_str_eq(v.reason, "host-denied");
+	cordon_net_decide(r, "example.com", 11, 443, NULL, NULL, &v);
+	cr_assert(!v.allowed);
+	cr_assert_str_eq(v.reason, "host-not-allowed");
+
+	/* an address rule admits that loopback answer, and only through the kind */
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_ADDRESS, "127.0.0.1", err, sizeof(err)), 0, "%s", err);
+	cordon_net_decide(r, "api.example.com", 15, 443, &loopback, NULL, &v);
+	cr_assert(v.allowed, "%s", v.detail);
+	cr_assert_null(cordon_netrules_free(r));
+	cr_assert_null(cordon_netrules_free(NULL));
 }

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcordon: the host and address rules of `--net proxy`, and the one
+ * decision on them, as cordon's proxy and `cordon why --host` make it.
+ * Part of the public API; include "cordon/cordon.h" for all of it.
+ *
+ * Order: a malformed or NUL-bearing name is refused; then the deny list,
+ * then the allow list (an empty allow list denies everything); an IP literal
+ * only when a rule names it. Then every answer the name resolved to (an IP
+ * literal is its own answer) is checked: loopback, unspecified, link-local,
+ * private, CGNAT, multicast, broadcast, reserved, cloud metadata, IPv4
+ * embedded in IPv6, or one of the host's own addresses is refused unless an
+ * allowed address rule names it. A host rule alone never admits such an
+ * answer: that is what DNS rebinding would use to reach local services.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "cordon/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CORDON_NET_HOST_MAX 253    /* bytes of a host name */
+#define CORDON_NET_MAX_ANSWERS 32  /* answers of one name that are checked */
+
+struct cordon_netaddr {
+	int family;        /* AF_INET or AF_INET6 */
+	uint8_t a[16];     /* network order; IPv4 in a[0..4) */
+};
+
+struct cordon_netaddr_list {
+	struct cordon_netaddr *v;
+	size_t n;
+};
+
+/* A set of rules: opaque, built once, then read from any thread. */
+struct cordon_netrules;
+
+CORDON_API int cordon_netrules_new(struct cordon_netrules **ret);
+CORDON_API struct cordon_netrules *cordon_netrules_free(struct cordon_netrules *r);
+/* CORDON_NET_ALLOW_DOMAIN and _DENY_DOMAIN: "host", "*.suffix" (strict
+ * subdomains), "host:port", "[v6]:port", "1.2.3.4:443";
+ * CORDON_NET_ALLOW_ADDRESS: "1.2.3.4", "10.0.0.0/8", "::1", "fd00::/8".
+ * -EINVAL with a reason in err (may be NULL) for a malformed rule, -E2BIG
+ * past CORDON_NET_MAX_RULES. */
+CORDON_API int cordon_netrules_add(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
+				   char *err, size_t errlen);
+
+struct cordon_net_verdict {
+	bool allowed;
+	/* The name passed its rules and is not a literal: resolve it, then
+	 * decide again with the answers. */
+	bool need_resolve;
+	/* A short token, static: "host-malformed", "host-denied",
+	 * "host-not-allowed", "ip-literal", "no-address",
+	 * "address-loopback", ... NULL when allowed. */
+	const char *reason;
+	char detail[320];  /* one line for people: what matched */
+	/* The literal's address, when host was an IP literal. */
+	struct cordon_netaddr literal;
+	bool is_literal;
+};
+
+/*
+ * The one decision. host[0..len) is untrusted (may hold NUL bytes: refused);
+ * a bracketed IPv6 literal ("[::1]") is taken. answers: NULL before
+ * resolving (then need_resolve says whether to resolve), or every answer
+ * the name resolved to (each must pass). own: the host's own interface
+ * addresses (may be NULL). Always returns 0 and fills *ret.
+ */
+CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *host, size_t len, uint16_t port,
+				 const struct cordon_netaddr_list *answers, const struct cordon_netaddr_list *own,
+				 struct cordon_net_verdict *ret);
+
+/* Every address of the host's interfaces (getifaddrs). */
+CORDON_API int cordon_net_own_addresses(struct cordon_netaddr_list *ret);
+CORDON_API void cordon_netaddr_list_done(struct cordon_netaddr_list *l);
+/* An AF_INET or AF_INET6 socket address's address. */
+CORDON_API void cordon_netaddr_from_sockaddr(const struct sockaddr *sa, struct cordon_netaddr *ret);
+
+#ifdef __cplusplus
+}
+#endif
