@@ -119,7 +119,7 @@ struct resolver {
  * and checking it the first time. */
 static int resolve(struct approvals *a, struct resolver *res, const char *name, size_t *ret)
 {
-	struct approval_backend b = {};
+	struct cordon_approval_backend b = {};
 	struct approval_entry *e;
 	ssize_t found;
 	size_t i;
@@ -150,14 +150,14 @@ static int resolve(struct approvals *a, struct resolver *res, const char *name, 
 	e->default_allow = b.default_allow;
 	e->chain_all = b.chain_all;
 
-	if (b.type != APPROVAL_CHAIN && (b.timeout_ms == 0 || b.timeout_ms > APPROVAL_TIMEOUT_MAX))
+	if (b.type != CORDON_APPROVAL_CHAIN && (b.timeout_ms == 0 || b.timeout_ms > APPROVAL_TIMEOUT_MAX))
 		return errbuf_set(res->err, res->errlen, -EINVAL,
 				  "approval backend \"%s\": the timeout must be 1 ms to 24 h", name);
 
 	switch (b.type) {
-	case APPROVAL_TERMINAL:
+	case CORDON_APPROVAL_TERMINAL:
 		break;
-	case APPROVAL_WEBHOOK:
+	case CORDON_APPROVAL_WEBHOOK:
 		r = check_url(name, b.url, res->err, res->errlen);
 		if (r < 0)
 			return r;
@@ -168,7 +168,7 @@ static int resolve(struct approvals *a, struct resolver *res, const char *name, 
 		if (r < 0)
 			return r;
 		break;
-	case APPROVAL_CHAIN:
+	case CORDON_APPROVAL_CHAIN:
 		if (b.timeout_ms > APPROVAL_TIMEOUT_MAX)
 			return errbuf_set(res->err, res->errlen, -EINVAL,
 					  "approval chain \"%s\": the timeout must be at most 24 h", name);
@@ -257,13 +257,13 @@ static void ask_entry(struct approvals *a, size_t index, const struct approval_r
 	struct approval_result r = {};
 
 	switch (e->type) {
-	case APPROVAL_TERMINAL:
+	case CORDON_APPROVAL_TERMINAL:
 		terminal_ask(a, e, req, min_u64(deadline, deadline_after(e->timeout_ms)), ret);
 		return;
-	case APPROVAL_WEBHOOK:
+	case CORDON_APPROVAL_WEBHOOK:
 		webhook_ask(e, req, min_u64(deadline, deadline_after(e->timeout_ms)), ret);
 		return;
-	case APPROVAL_CHAIN:
+	case CORDON_APPROVAL_CHAIN:
 		if (e->timeout_ms)
 			deadline = min_u64(deadline, deadline_after(e->timeout_ms));
 		for (size_t m = 0; m < e->n_members; m++) {

@@ -24,31 +24,14 @@
 #include "approve_record.h"
 
 /*
- * One backend as the profile describes it. Every string is borrowed: it
- * must live until approvals_new returns (which copies what it keeps).
+ * A backend is the profile's own description, struct cordon_approval_backend
+ * (cordon/tools.h): approvals_new checks it (terminal and webhook timeouts
+ * 1 ms .. APPROVAL_TIMEOUT_MAX, a chain's members and cap, a webhook's URL and
+ * key variable). Its strings are borrowed: they must live until approvals_new
+ * returns (which copies what it keeps).
  */
-struct approval_backend {
-	const char *name;
-	enum approval_type type;
-	/* terminal and webhook: required, 1 ms .. APPROVAL_TIMEOUT_MAX. chain:
-	 * 0 for none, else a cap on the whole chain (each member also keeps its
-	 * own). */
-	uint64_t timeout_ms;
-	/* terminal: the decision with no terminal, at end of input and at the
-	 * timeout */
-	bool default_allow;
-	/* webhook: an http:// or https:// URL, and the environment variable
-	 * holding the HMAC key */
-	const char *url;
-	const char *secret_env;
-	/* chain: "all" (true) or "any" (false), and its members' names,
-	 * NULL-terminated */
-	bool chain_all;
-	const char *const *members;
-};
-
 /* Fill *ret with the backend called name: 0, or -ENOENT if there is none. */
-typedef int (*approval_lookup)(void *ctx, const char *name, struct approval_backend *ret);
+typedef int (*approval_lookup)(void *ctx, const char *name, struct cordon_approval_backend *ret);
 
 struct approvals;
 

@@ -11,13 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon/cordon.h"
 #include "secret.h"
-
-enum approval_type {
-	APPROVAL_TERMINAL,
-	APPROVAL_WEBHOOK,
-	APPROVAL_CHAIN,
-};
 
 /* Caps on what a profile may describe. */
 #define APPROVAL_NAME_MAX     127 /* bytes, so a name fits approval_result.backend */
@@ -70,7 +65,7 @@ const char *approval_outcome_name(enum approval_outcome o);
 /* One backend, checked (approvals_new, approve.c). */
 struct approval_entry {
 	char name[APPROVAL_NAME_MAX + 1];
-	enum approval_type type;
+	enum cordon_approval_type type;
 	uint64_t timeout_ms;
 	bool default_allow;
 	char *url;

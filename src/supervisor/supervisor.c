@@ -28,26 +28,9 @@
 /* How long the end waits for killed tools to be reaped. */
 #define SUP_END_MS 5000
 
-static int backend_lookup(void *ctx, const char *name, struct approval_backend *ret)
+static int backend_lookup(void *ctx, const char *name, struct cordon_approval_backend *ret)
 {
-	struct cordon_approval_backend b;
-	int r = cordon_tools_backend(ctx, name, &b);
-
-	if (r < 0)
-		return r;
-	*ret = (struct approval_backend){
-		.name = b.name,
-		.type = b.type == CORDON_APPROVAL_TERMINAL ? APPROVAL_TERMINAL
-			: b.type == CORDON_APPROVAL_WEBHOOK ? APPROVAL_WEBHOOK
-							    : APPROVAL_CHAIN,
-		.timeout_ms = b.timeout_ms,
-		.default_allow = b.default_allow,
-		.url = b.url,
-		.secret_env = b.secret_env,
-		.chain_all = b.chain_all,
-		.members = b.members,
-	};
-	return 0;
+	return cordon_tools_backend(ctx, name, ret);
 }
 
 int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret, char *err, size_t errlen)

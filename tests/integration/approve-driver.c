@@ -34,7 +34,7 @@
 #define MAX_THREADS  16
 
 struct spec {
-	struct approval_backend b;
+	struct cordon_approval_backend b;
 	char *members[APPROVAL_MEMBERS_MAX + 1];
 };
 
@@ -50,7 +50,7 @@ static void die(const char *what, const char *arg)
 	exit(1);
 }
 
-static int lookup(void *ctx, const char *name, struct approval_backend *ret)
+static int lookup(void *ctx, const char *name, struct cordon_approval_backend *ret)
 {
 	for (size_t i = 0; i < n_specs; i++)
 		if (strcmp(specs[i].b.name, name) == 0) {
@@ -77,10 +77,10 @@ static void parse_spec(char *text)
 		if (strcmp(kv, "name") == 0)
 			s->b.name = v;
 		else if (strcmp(kv, "type") == 0)
-			s->b.type = strcmp(v, "terminal") == 0	? APPROVAL_TERMINAL
-				    : strcmp(v, "webhook") == 0 ? APPROVAL_WEBHOOK
-				    : strcmp(v, "chain") == 0	? APPROVAL_CHAIN
-								: (enum approval_type)99;
+			s->b.type = strcmp(v, "terminal") == 0	? CORDON_APPROVAL_TERMINAL
+				    : strcmp(v, "webhook") == 0 ? CORDON_APPROVAL_WEBHOOK
+				    : strcmp(v, "chain") == 0	? CORDON_APPROVAL_CHAIN
+								: (enum cordon_approval_type)99;
 		else if (strcmp(kv, "timeout") == 0)
 			s->b.timeout_ms = strtoull(v, NULL, 10);
 		else if (strcmp(kv, "default") == 0)

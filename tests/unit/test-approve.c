@@ -302,11 +302,11 @@ Test(webhook, answer_over_the_cap)
 /* --- approvals_new --- */
 
 struct table {
-	struct approval_backend v[24];
+	struct cordon_approval_backend v[24];
 	size_t n;
 };
 
-static int table_lookup(void *ctx, const char *name, struct approval_backend *ret)
+static int table_lookup(void *ctx, const char *name, struct cordon_approval_backend *ret)
 {
 	struct table *t = ctx;
 
@@ -333,13 +333,13 @@ static struct table good_table(void)
 	return (struct table){
 		.v =
 			{
-				{.name = "me", .type = APPROVAL_TERMINAL, .timeout_ms = 30000},
+				{.name = "me", .type = CORDON_APPROVAL_TERMINAL, .timeout_ms = 30000},
 				{.name = "bot",
-				 .type = APPROVAL_WEBHOOK,
+				 .type = CORDON_APPROVAL_WEBHOOK,
 				 .timeout_ms = 5000,
 				 .url = "http://127.0.0.1:9/approve",
 				 .secret_env = "CORDON_TEST_APPROVE_KEY"},
-				{.name = "both", .type = APPROVAL_CHAIN, .chain_all = true, .members = all_members},
+				{.name = "both", .type = CORDON_APPROVAL_CHAIN, .chain_all = true, .members = all_members},
 			},
 		.n = 3,
 	};
@@ -356,7 +356,7 @@ Test(approvals, new_reads_the_key_once)
 	setenv("CORDON_TEST_APPROVE_KEY", "changed", 1);
 	cr_assert_eq(a->n, 3);
 	for (size_t i = 0; i < a->n; i++)
-		if (a->v[i].type == APPROVAL_WEBHOOK) {
+		if (a->v[i].type == CORDON_APPROVAL_WEBHOOK) {
 			cr_assert_eq(a->v[i].key->len, 3);
 			cr_assert_eq(memcmp(a->v[i].key->bytes, "k3y", 4), 0);
 		}
@@ -397,21 +397,21 @@ Test(approvals, bad_backends_refuse)
 
 	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
 	refused(&t, "nobody", -ENOENT, "no approval backend \"nobody\"");
-	t.v[t.n++] = (struct approval_backend){.name = "loop", .type = APPROVAL_CHAIN, .members = self};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "loop", .type = CORDON_APPROVAL_CHAIN, .members = self};
 	refused(&t, "loop", -ELOOP, "contains itself");
-	t.v[t.n++] = (struct approval_backend){.name = "a", .type = APPROVAL_CHAIN, .members = ab};
-	t.v[t.n++] = (struct approval_backend){.name = "b", .type = APPROVAL_CHAIN, .members = ba};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "a", .type = CORDON_APPROVAL_CHAIN, .members = ab};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "b", .type = CORDON_APPROVAL_CHAIN, .members = ba};
 	refused(&t, "a", -ELOOP, "contains itself");
-	t.v[t.n++] = (struct approval_backend){.name = "unk", .type = APPROVAL_CHAIN, .members = unknown};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "unk", .type = CORDON_APPROVAL_CHAIN, .members = unknown};
 	refused(&t, "unk", -ENOENT, "no approval backend \"nobody\"");
-	t.v[t.n++] = (struct approval_backend){.name = "empty", .type = APPROVAL_CHAIN, .members = none};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "empty", .type = CORDON_APPROVAL_CHAIN, .members = none};
 	refused(&t, "empty", -EINVAL, "has no members");
 	for (size_t i = 0; i <= APPROVAL_MEMBERS_MAX; i++)
 		many[i] = "me";
-	t.v[t.n++] = (struct approval_backend){.name = "many", .type = APPROVAL_CHAIN, .members = many};
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "many", .type = CORDON_APPROVAL_CHAIN, .members = many};
 	refused(&t, "many", -E2BIG, "more than 16 members");
-	t.v[t.n++] = (struct approval_backend){.name = "slowchain",
-					       .type = APPROVAL_CHAIN,
+	t.v[t.n++] = (struct cordon_approval_backend){.name = "slowchain",
+					       .type = CORDON_APPROVAL_CHAIN,
 					       .members = all_members,
 					       .timeout_ms = APPROVAL_TIMEOUT_MAX + 1};
 	refused(&t, "slowchain", -EINVAL, "at most 24 h");
@@ -421,7 +421,7 @@ Test(approvals, bad_backends_refuse)
 	refused(&t, "me", -EINVAL, "the timeout must be 1 ms to 24 h");
 	t.v[0].timeout_ms = APPROVAL_TIMEOUT_MAX + 1;
 	refused(&t, "me", -EINVAL, "the timeout must be 1 ms to 24 h");
-	t.v[0].type = (enum approval_type)42;
+	t.v[0].type = (enum cordon_approval_type)42;
 	t.v[0].timeout_ms = 1000;
 	refused(&t, "me", -EINVAL, "unknown type");
 	t.v[0].name = "has space";
@@ -523,7 +523,7 @@ Test(curl_dl, missing_library_fails_closed)
 {
 	struct table t = good_table();
 	struct approval_entry e = {
-		.name = "bot", .type = APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "http://127.0.0.1:9/approve"};
+		.name = "bot", .type = CORDON_APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "http://127.0.0.1:9/approve"};
 	struct approval_result r = {.allow = true};
 	struct approvals *a = NULL;
 	char err[256];
@@ -560,20 +560,20 @@ static struct table chain_table(void)
 		.v =
 			{
 				{.name = "tty-allow",
-				 .type = APPROVAL_TERMINAL,
+				 .type = CORDON_APPROVAL_TERMINAL,
 				 .timeout_ms = 60000,
 				 .default_allow = true},
 				{.name = "tty-allow2",
-				 .type = APPROVAL_TERMINAL,
+				 .type = CORDON_APPROVAL_TERMINAL,
 				 .timeout_ms = 60000,
 				 .default_allow = true},
-				{.name = "tty-deny", .type = APPROVAL_TERMINAL, .timeout_ms = 60000},
-				{.name = "tty-deny2", .type = APPROVAL_TERMINAL, .timeout_ms = 60000},
-				{.name = "all-ad", .type = APPROVAL_CHAIN, .chain_all = true, .members = c_all_ad},
-				{.name = "all-aa", .type = APPROVAL_CHAIN, .chain_all = true, .members = c_all_aa},
-				{.name = "any-da", .type = APPROVAL_CHAIN, .members = c_any_da},
-				{.name = "any-dd", .type = APPROVAL_CHAIN, .members = c_any_dd},
-				{.name = "nested", .type = APPROVAL_CHAIN, .chain_all = true, .members = c_nested},
+				{.name = "tty-deny", .type = CORDON_APPROVAL_TERMINAL, .timeout_ms = 60000},
+				{.name = "tty-deny2", .type = CORDON_APPROVAL_TERMINAL, .timeout_ms = 60000},
+				{.name = "all-ad", .type = CORDON_APPROVAL_CHAIN, .chain_all = true, .members = c_all_ad},
+				{.name = "all-aa", .type = CORDON_APPROVAL_CHAIN, .chain_all = true, .members = c_all_aa},
+				{.name = "any-da", .type = CORDON_APPROVAL_CHAIN, .members = c_any_da},
+				{.name = "any-dd", .type = CORDON_APPROVAL_CHAIN, .members = c_any_dd},
+				{.name = "nested", .type = CORDON_APPROVAL_CHAIN, .chain_all = true, .members = c_nested},
 			},
 		.n = 9,
 	};
