@@ -239,9 +239,13 @@ int profile_builtin_text(const char *name, const char **ret_text, size_t *ret_le
 /* Build the policy: cordon_policy_new(mode, workspace) then the setters.
  * The limits are not in the policy: read p->limits. */
 int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, struct cordon_error *reterr);
-/* The same with mode (NULL: the profile's) in place of the profile's: a
- * mode other than workspace-write drops the write grants. What a launch and
- * the CLI build a run's policy from. */
+/* Put mode in place of q's own (q: a shallow copy of a profile): a mode
+ * other than workspace-write drops the write grants. -EINVAL for an
+ * unknown mode, q unchanged. The one override of a profile's mode. */
+int profile_override_mode(struct cordon_profile *q, const char *mode);
+/* profile_apply with mode (NULL: the profile's) in place of the profile's
+ * (profile_override_mode). What a launch and the CLI build a run's policy
+ * from. */
 int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr);
 

@@ -165,6 +165,19 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	return 0;
 }
 
+int profile_override_mode(struct cordon_profile *q, const char *mode)
+{
+	enum cordon_mode m;
+
+	if (cordon_mode_from_string(mode, &m) < 0)
+		return -EINVAL;
+	q->mode = m;
+	/* only workspace-write has write grants; read-only writes nothing */
+	if (m != CORDON_MODE_WORKSPACE_WRITE)
+		q->write = (struct profile_rules){};
+	return 0;
+}
+
 int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr)
 {
@@ -173,12 +186,7 @@ int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct 
 	if (!p)
 		return error_set(reterr, -EINVAL, "no profile to apply");
 	q = *p;
-	if (mode) {
-		if (cordon_mode_from_string(mode, &q.mode) < 0)
-			return error_set(reterr, -EINVAL, "mode: unknown mode '%s'", mode);
-		/* only workspace-write has write grants; read-only writes nothing */
-		if (q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			q.write = (struct profile_rules){};
-	}
+	if (mode && profile_override_mode(&q, mode) < 0)
+		return error_set(reterr, -EINVAL, "mode: unknown mode '%s'", mode);
 	return profile_apply(&q, ret, reterr);
 }

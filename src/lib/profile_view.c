@@ -223,10 +223,8 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 	w->q = *p;
 	w->light = o.light;
 	if (o.mode) {
-		if (cordon_mode_from_string(o.mode, &w->q.mode) < 0)
+		if (profile_override_mode(&w->q, o.mode) < 0)
 			return -EINVAL;
-		if (w->q.mode != CORDON_MODE_WORKSPACE_WRITE)
-			w->q.write = (struct profile_rules){};
 		w->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };
 	}
 	if (o.net_set) {
