@@ -275,6 +275,8 @@ int profile_to_json(const struct cordon_profile *p, char **ret);
 const char *profile_op_to_string(enum profile_op op);
 int profile_op_from_string(const char *s, enum profile_op *ret);
 const char *profile_net_to_string(enum profile_net n);
+/* The public enum of a profile's network mode. */
+enum cordon_net profile_net_to_public(enum profile_net n);
 
 /* Parse "64M"-style sizes for callers: cordon_parse_size (cordon.h), the one
  * grammar the CLI and a profile's limits share. */

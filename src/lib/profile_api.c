@@ -298,19 +298,6 @@ CORDON_API enum cordon_net cordon_profile_net(const struct cordon_profile_handle
 	return profile_net_to_public(h->prof->net);
 }
 
-enum cordon_net profile_net_to_public(enum profile_net n)
-{
-	switch (n) {
-	case PROFILE_NET_HOST:
-		return CORDON_NET_HOST;
-	case PROFILE_NET_PROXY:
-		return CORDON_NET_PROXY;
-	case PROFILE_NET_NONE:
-		break;
-	}
-	return CORDON_NET_NONE;
-}
-
 CORDON_API const char *const *cordon_profile_list(const struct cordon_profile_handle *h,
 						  enum cordon_profile_list which)
 {

@@ -14,8 +14,6 @@ bool profile_handle_inspect_only(const struct cordon_profile_handle *h);
  * $WORKSPACE expand at load, so a new workspace means a new load). */
 int profile_handle_reload(const struct cordon_profile_handle *h, const char *workspace,
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr);
-/* A profile's network mode as the public enum says it. */
-enum cordon_net profile_net_to_public(enum profile_net n);
 /* The policy from h (profile_apply_mode); the first one built takes the
  * credential catalogue the load resolved instead of resolving it again. */
 int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,

@@ -72,9 +72,7 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	r = policy_new_internal(p->mode, p->workspace, POLICY_NEW_CANONICAL, &pol, reterr);
 	if (r < 0)
 		return r;
-	r = cordon_policy_set_net(pol, p->net == PROFILE_NET_HOST    ? CORDON_NET_HOST
-				       : p->net == PROFILE_NET_PROXY ? CORDON_NET_PROXY
-								     : CORDON_NET_NONE);
+	r = cordon_policy_set_net(pol, profile_net_to_public(p->net));
 	if (r < 0)
 		return error_set(reterr, r, "cannot set the network mode");
 	r = profile_net_apply(p, pol, reterr);

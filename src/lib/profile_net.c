@@ -37,6 +37,19 @@ const char *profile_net_to_string(enum profile_net n)
 	return "invalid";
 }
 
+enum cordon_net profile_net_to_public(enum profile_net n)
+{
+	switch (n) {
+	case PROFILE_NET_HOST:
+		return CORDON_NET_HOST;
+	case PROFILE_NET_PROXY:
+		return CORDON_NET_PROXY;
+	case PROFILE_NET_NONE:
+		break;
+	}
+	return CORDON_NET_NONE;
+}
+
 int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen)
 {
 	struct cordon_netrules scratch = {};

@@ -221,9 +221,7 @@ CORDON_API int cordon_tools_sandbox(const struct cordon_tools *t, const char *ca
 		.fs_write_file = (const char *const *)sb->paths[TOOL_FS_WRITE_FILE],
 		.exec_paths = (const char *const *)sb->paths[TOOL_EXEC_PATHS],
 		.net_set = sb->net_set,
-		.net = sb->net == PROFILE_NET_HOST    ? CORDON_NET_HOST
-		       : sb->net == PROFILE_NET_PROXY ? CORDON_NET_PROXY
-						      : CORDON_NET_NONE,
+		.net = profile_net_to_public(sb->net),
 		.allow_domains = (const char *const *)sb->net_rules[CORDON_NET_ALLOW_DOMAIN],
 		.deny_domains = (const char *const *)sb->net_rules[CORDON_NET_DENY_DOMAIN],
 		.allow_addresses = (const char *const *)sb->net_rules[CORDON_NET_ALLOW_ADDRESS],
