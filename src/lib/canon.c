@@ -14,6 +14,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "provider.h"
+#include "strv.h"
 
 /* The unresolved remainder may grow with each symlink; bound it. */
 #define CANON_MAX_PENDING (8 * PATH_MAX)
@@ -43,8 +44,10 @@ static int push_component(char *resolved, size_t *len, const char *comp, size_t 
 }
 
 /* Walk pending (owned) from start, a canonical absolute path whose
- * components need no second look. path/len name the original for messages. */
-static int canon_walk(const char *start, char *pending_in, const char *path, size_t len, char **ret,
+ * components need no second look. path/len name the original for messages.
+ * links: when set, where each symlink followed sits (the link itself, its
+ * directory resolved), for a grant's check (canonicalize_grant). */
+static int canon_walk(const char *start, char *pending_in, const char *path, size_t len, char ***links, char **ret,
 		      struct cordon_error *reterr)
 {
 	char resolved[PATH_MAX];
@@ -101,6 +104,8 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 		if (!S_ISLNK(st.st_mode))
 			continue;
 
+		if (links && (r = strv_push(links, resolved)) < 0)
+			return r;
 		if (++hops > CANON_MAX_SYMLINKS)
 			return error_set(reterr, -ELOOP,
 					 "too many symbolic links (more than %d) while resolving '%.*s': is there a loop?",
@@ -144,7 +149,7 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 	return 0;
 }
 
-int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr)
+static int canon_start(const char *path, size_t len, char ***links, char **ret, struct cordon_error *reterr)
 {
 	char cwd[PATH_MAX];
 
@@ -157,11 +162,40 @@ int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error
 	if (len >= PATH_MAX)
 		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
 	if (path[0] == '/')
-		return canon_walk("/", strndup(path, len), path, len, ret, reterr);
+		return canon_walk("/", strndup(path, len), path, len, links, ret, reterr);
 	/* getcwd is canonical already: walk only the relative part */
 	if (!getcwd(cwd, sizeof(cwd)))
 		return error_set(reterr, -errno, "cannot read the current directory: %m");
-	return canon_walk(cwd, strndup(path, len), path, len, ret, reterr);
+	return canon_walk(cwd, strndup(path, len), path, len, links, ret, reterr);
+}
+
+int canonicalize_n(const char *path, size_t len, char **ret, struct cordon_error *reterr)
+{
+	return canon_start(path, len, NULL, ret, reterr);
+}
+
+int canonicalize_grant(const char *path, const char *const *const *roots, char **ret, struct cordon_error *reterr)
+{
+	_cleanup_strv_free_ char **links = NULL;
+	_cleanup_free_ char *canon = NULL;
+	int r;
+
+	if (!path)
+		return error_set(reterr, -EINVAL, "path is missing");
+	r = canon_start(path, strlen(path), &links, &canon, reterr);
+	if (r < 0)
+		return r;
+	STRV_FOREACH(link, links)
+		for (size_t s = 0; roots && roots[s]; s++)
+			for (const char *const *root = roots[s]; *root; root++)
+				if (path_is_under(*link, *root))
+					return error_set(reterr, -EPERM,
+							 "%s reaches %s through the symlink %s, inside the writable root %s, "
+							 "where a sandbox could have made it: refusing to follow it "
+							 "(name the target itself)",
+							 path, canon, *link, *root);
+	*ret = TAKE_PTR(canon);
+	return 0;
 }
 
 int canonicalize_at(const char *base, const char *rel, char **ret, struct cordon_error *reterr)
@@ -175,7 +209,7 @@ int canonicalize_at(const char *base, const char *rel, char **ret, struct cordon
 		return error_set(reterr, -EINVAL, "'%s' is not a relative path", rel);
 	if (len >= PATH_MAX)
 		return error_set(reterr, -ENAMETOOLONG, "path is longer than %d bytes", PATH_MAX - 1);
-	return canon_walk(base, strdup(rel), rel, len, ret, reterr);
+	return canon_walk(base, strdup(rel), rel, len, NULL, ret, reterr);
 }
 
 CORDON_API int cordon_canonicalize(const char *path, char **ret, struct cordon_error *reterr)

@@ -136,7 +136,7 @@ static int check_read(const struct cordon_policy *pol, const char *path, struct 
 	_cleanup_free_ char *canon = NULL;
 	int r;
 
-	r = cordon_canonicalize(path, &canon, reterr);
+	r = policy_canonicalize_grant(pol, path, &canon, reterr);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < pol->n_deny; i++) {

@@ -288,7 +288,8 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 			p->workspace = strdup(workspace_root);
 			if (!p->workspace)
 				return -ENOMEM;
-		} else if ((r = cordon_canonicalize(ws, &p->workspace, &e)) < 0)
+		} else if ((r = canonicalize_grant(ws, (const char *const *const[]){ policy_temp_roots(), NULL },
+						   &p->workspace, &e)) < 0)
 			return error_set(reterr, r, "workspace root: %s", e.message);
 		if (strcmp(p->workspace, "/") == 0)
 			return error_set(reterr, -EINVAL,
@@ -494,6 +495,15 @@ int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct 
 	return r < 0 ? r : policy_note_protect(p, canon);
 }
 
+int policy_canonicalize_grant(const struct cordon_policy *p, const char *path, char **ret,
+			      struct cordon_error *reterr)
+{
+	const char *const ws[] = { p->workspace, NULL };
+	const char *const *const roots[] = { (const char *const *)p->writable_roots, policy_temp_roots(), ws, NULL };
+
+	return canonicalize_grant(path, roots, ret, reterr);
+}
+
 CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const char *path,
 					       struct cordon_error *reterr)
 {
@@ -502,7 +512,7 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 
 	if (!path || path[0] != '/')
 		return error_set(reterr, -EINVAL, "unix socket path '%s' is not absolute", path ? path : "");
-	r = cordon_canonicalize(path, &canon, reterr);
+	r = policy_canonicalize_grant(p, path, &canon, reterr);
 	if (r < 0)
 		return r;
 	return policy_allow_unix_socket_canonical(p, canon, reterr);
@@ -542,7 +552,7 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 	if (p->mode != CORDON_MODE_WORKSPACE_WRITE)
 		return error_set(reterr, -EINVAL, "'%s' cannot be writable under %s mode", path,
 				 cordon_mode_to_string(p->mode));
-	r = cordon_canonicalize(path, &canon, reterr);
+	r = policy_canonicalize_grant(p, path, &canon, reterr);
 	if (r < 0)
 		return r;
 	return policy_add_writable_canonical(p, canon, reterr);

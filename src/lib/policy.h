@@ -170,6 +170,10 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
  * _deny_read, without walking the path again. */
 int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+/* A grant's path canonical, refused when a symlink on the way sits in the
+ * workspace, a temp root or a writable root (canonicalize_grant). */
+int policy_canonicalize_grant(const struct cordon_policy *p, const char *path, char **ret,
+			      struct cordon_error *reterr);
 int policy_allow_unix_socket_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 /* policy.c: what a new writable root reaches, protected (HOME's start-up

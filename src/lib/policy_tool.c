@@ -98,8 +98,8 @@ static int check_confined(const struct cordon_policy *p, const char *what, struc
 }
 
 /* path canonical in *ret, and whether it exists; "/" refused. */
-static int canonical_grant(const char *what, const char *path, char **ret, bool *ret_exists,
-			   struct cordon_error *reterr)
+static int canonical_grant(const struct cordon_policy *p, const char *what, const char *path, char **ret,
+			   bool *ret_exists, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
 	struct stat st;
@@ -107,7 +107,9 @@ static int canonical_grant(const char *what, const char *path, char **ret, bool 
 
 	if (!path || !*path)
 		return error_set(reterr, -EINVAL, "%s: the path is empty", what);
-	r = cordon_canonicalize(path, &canon, reterr);
+	/* a grant never follows a link a sandbox could have made; a
+	 * deny-exec through one only withholds more */
+	r = p ? policy_canonicalize_grant(p, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
 	if (r < 0)
 		return r;
 	if (strcmp(canon, "/") == 0)
@@ -129,7 +131,7 @@ CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *
 	int r;
 
 	if ((r = check_confined(p, "restricted reads", reterr)) < 0 ||
-	    (r = canonical_grant("read", path, &canon, &exists, reterr)) < 0)
+	    (r = canonical_grant(p, "read", path, &canon, &exists, reterr)) < 0)
 		return r;
 	if (strv_length(p->read_roots) + strv_length(p->read_missing) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many readable paths (at most %d)", POLICY_MAX_ENTRIES);
@@ -152,7 +154,7 @@ CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *pat
 	int r;
 
 	if ((r = check_confined(p, "the execute-only gate", reterr)) < 0 ||
-	    (r = canonical_grant("exec", path, &canon, &exists, reterr)) < 0)
+	    (r = canonical_grant(p, "exec", path, &canon, &exists, reterr)) < 0)
 		return r;
 	/* what is executed is read: a grant cannot reach into a hidden store */
 	for (size_t i = 0; i < p->n_deny; i++)
@@ -172,7 +174,7 @@ CORDON_API int cordon_policy_deny_exec(struct cordon_policy *p, const char *path
 	int r;
 
 	if ((r = check_confined(p, "deny-exec", reterr)) < 0 ||
-	    (r = canonical_grant("deny-exec", path, &canon, &exists, reterr)) < 0)
+	    (r = canonical_grant(NULL, "deny-exec", path, &canon, &exists, reterr)) < 0)
 		return r;
 	if (strv_length(p->deny_exec) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many deny-exec paths (at most %d)", POLICY_MAX_ENTRIES);

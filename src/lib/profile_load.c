@@ -33,6 +33,7 @@ static void loader_clear(struct loader *l)
 	free(l->data_dir);
 	free(l->system_gitconfig);
 	free(l->workspace_given);
+	strv_free(l->grant_roots);
 	git_paths_clear(&l->git);
 	raw_list_clear(&l->read);
 	raw_list_clear(&l->write);

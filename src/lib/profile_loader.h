@@ -238,6 +238,9 @@ struct loader {
 	struct raw_tools tools;                 /* command_policies */
 	void *target;                           /* what a command_policies reader fills */
 	bool inspect;                           /* profile_env.inspect */
+	/* where a sandbox could have planted a link: the workspace and the
+	 * write grants (loader_canonical_grant; the temp roots are the policy's) */
+	char **grant_roots;
 };
 
 /* ---- profile_loader.c ---- */

@@ -71,6 +71,22 @@ int loader_canonical(struct loader *l, const struct where *w, const char *path, 
 	return 0;
 }
 
+/* A grant's path: as loader_canonical, and no symlink inside the workspace,
+ * a temp root or a write grant on the way (canonicalize_grant). */
+int loader_canonical_grant(struct loader *l, const struct where *w, const char *path, char **ret)
+{
+	const char *const *roots[] = { (const char *const *)l->grant_roots, policy_temp_roots(), NULL };
+	struct cordon_error e = {};
+	int r;
+
+	if (strlen(path) >= PATH_MAX)
+		return loader_fail(l, -ENAMETOOLONG, w, "the expanded path is longer than %d bytes", PATH_MAX - 1);
+	r = canonicalize_grant(path, roots, ret, &e);
+	if (r < 0)
+		return loader_fail(l, r, w, "%s", e.message);
+	return 0;
+}
+
 static int git_ensure(struct loader *l)
 {
 	int r;
@@ -209,7 +225,10 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 			_cleanup_free_ char *c = NULL;
 			struct stat st;
 
-			r = loader_canonical(l, &in->v[i].where, *x, &c);
+			/* a grant never follows a link a sandbox could have made */
+			r = kind == LIST_READ || kind == LIST_WRITE || kind == LIST_SOCKET
+				    ? loader_canonical_grant(l, &in->v[i].where, *x, &c)
+				    : loader_canonical(l, &in->v[i].where, *x, &c);
 			if (r < 0)
 				return r;
 			if (strcmp(c, "/") == 0 && kind != LIST_READ)
@@ -225,6 +244,35 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 						   PROFILE_MAX_RULES);
 			r = rules_push(out, c, in->v[i].spelled, &in->v[i].where);
 			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* Where a sandbox of this profile could write, and so have left a link for
+ * the next run: the workspace and every write grant (canonicalised once
+ * more here, before any grant is checked against them; a grant's own
+ * errors are reported by resolve_list). */
+static int grant_roots(struct loader *l, const struct cordon_profile *p)
+{
+	int r;
+
+	if (p->workspace && (r = strv_push(&l->grant_roots, p->workspace)) < 0)
+		return r;
+	for (size_t i = 0; i < l->write.n; i++) {
+		_cleanup_strv_free_ char **paths = NULL;
+
+		if (expand_entry(l, p, &l->write.v[i], &paths, 0) < 0) {
+			if (l->reterr)
+				*l->reterr = (struct cordon_error){};
+			continue;
+		}
+		STRV_FOREACH(x, paths) {
+			_cleanup_free_ char *c = NULL;
+
+			if (cordon_canonicalize(*x, &c, NULL) == 0 && strcmp(c, "/") != 0 &&
+			    (r = strv_push(&l->grant_roots, c)) < 0)
 				return r;
 		}
 	}
@@ -479,8 +527,14 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 		p->home = NULL;
 
 	/* The workspace first: $WORKSPACE and relative paths need it. */
+	r = policy_warm(l->reterr);
+	if (r < 0)
+		return r;
 	if (l->workspace_given) {
-		r = cordon_canonicalize(l->workspace_given, &p->workspace, l->reterr);
+		const char *const *temps[] = { policy_temp_roots(), NULL };
+
+		/* never through a link in /tmp or $TMPDIR a sandbox left */
+		r = canonicalize_grant(l->workspace_given, temps, &p->workspace, l->reterr);
 		if (r < 0)
 			return r;
 		r = where_origin(&builtin, &p->workspace_origin);
@@ -493,7 +547,7 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 		r = expand_entry(l, p, &e, &paths, 0);
 		if (r < 0)
 			return r;
-		r = loader_canonical(l, &l->ws_where, paths[0], &p->workspace);
+		r = loader_canonical_grant(l, &l->ws_where, paths[0], &p->workspace);
 		if (r < 0)
 			return r;
 		if (strcmp(p->workspace, "/") == 0)
@@ -510,6 +564,9 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 	if (r < 0)
 		return r;
 
+	r = grant_roots(l, p);
+	if (r < 0)
+		return r;
 	if ((r = resolve_list(l, p, &l->deny_read, LIST_DENY, &p->deny_read)) < 0 ||
 	    (r = resolve_list(l, p, &l->read, LIST_READ, &p->read)) < 0 ||
 	    (r = resolve_list(l, p, &l->write, LIST_WRITE, &p->write)) < 0 ||

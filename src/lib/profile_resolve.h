@@ -13,3 +13,4 @@ int loader_resolve(struct loader *l, struct cordon_profile *p);
 int loader_expand_entry(struct loader *l, const struct cordon_profile *p, const struct raw_entry *e, char ***ret);
 /* path canonical, or an error at w. */
 int loader_canonical(struct loader *l, const struct where *w, const char *path, char **ret);
+int loader_canonical_grant(struct loader *l, const struct where *w, const char *path, char **ret);

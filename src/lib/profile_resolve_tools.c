@@ -194,7 +194,8 @@ static int compile_paths(struct loader *l, struct cordon_profile *p, const struc
 		STRV_FOREACH(x, paths) {
 			_cleanup_free_ char *c = NULL;
 
-			r = loader_canonical(l, &in->v[i].where, *x, &c);
+			/* a tool's grants never follow a link a sandbox could have made */
+			r = loader_canonical_grant(l, &in->v[i].where, *x, &c);
 			if (r < 0)
 				return r;
 			if (write && strcmp(c, "/") == 0)
