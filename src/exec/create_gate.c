@@ -5,6 +5,7 @@
  * (gate_walk.c), decide on the parent's inode and, by name, on the path
  * (gate_rules.c), and perform the call on that parent.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include "cleanup.h"
 #include "create_gate.h"
 #include "gate_common.h"
+#include "gate_rules.h"
 #include "gate_walk.h"
 
 
@@ -82,7 +84,10 @@ bool create_gate_nr(int nr)
 	case SYS_symlink:
 	case SYS_link:
 	case SYS_rename:
+	case SYS_unlink:
+	case SYS_rmdir:
 #endif
+	case SYS_unlinkat:
 	case SYS_openat:
 	case SYS_mkdirat:
 	case SYS_mknodat:
@@ -149,6 +154,109 @@ static int decide_path(const struct cop *c, int dir, const char *name, bool writ
 static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
 {
 	return decide_path(c, dir, name, true, holder);
+}
+
+/* A name removed or moved away (unlink, rmdir, the old name of a rename). */
+static int decide_removal(const struct cop *c, int dir, const char *name)
+{
+	const struct gate_rules *g = &c->set->names;
+	char path[PATH_MAX];
+	int r;
+
+	if (!gate_rules_active(g))
+		return 0;
+	r = path_of(dir, name, path, sizeof(path));
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (gate_rules_hidden(g, path) || gate_rules_check_removal(g, path))
+		return -EACCES;
+	return 0;
+}
+
+/* What a directory scan may cost before it gives up: past this the move is
+ * answered EXDEV, which mv and the like meet by copying and removing, one
+ * gated call at a time. */
+#define HOLD_SCAN_MAX_ENTRIES 65536
+#define HOLD_SCAN_MAX_DEPTH 64
+
+/* Below path[0..len) (the directory fd, taken over): is anything the write
+ * gate protects or hides there by name (a nested .git, sub/.vscode)? */
+static int scan_holds(const struct gate_rules *g, int fd, char *path, size_t len, unsigned depth, size_t *budget)
+{
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (depth > HOLD_SCAN_MAX_DEPTH) {
+		close(fd);
+		return -EXDEV;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while (r == 0 && (errno = 0, de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		bool dir = de->d_type == DT_DIR;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (*budget == 0 || len + 1 + n >= PATH_MAX) {
+			r = -EXDEV;
+			break;
+		}
+		(*budget)--;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		if (gate_rules_check_removal(g, path) || gate_rules_hidden(g, path)) {
+			r = -EACCES;
+			break;
+		}
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		}
+		if (dir) {
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			r = sub < 0 ? -EACCES /* fail closed */ : scan_holds(g, sub, path, len + 1 + n, depth + 1, budget);
+		}
+		path[len] = '\0';
+	}
+	if (r == 0 && errno)
+		r = -errno;
+	closedir(d);
+	return r;
+}
+
+/* A rename moves a directory with all it holds: refused when a protected or
+ * hidden name is anywhere below it (the nested .git would vanish from where
+ * the host looks for it). -EXDEV: too large to look through. */
+static int decide_holds(const struct cop *c, int dir, const char *name)
+{
+	const struct gate_rules *g = &c->set->names;
+	char path[PATH_MAX];
+	size_t budget = HOLD_SCAN_MAX_ENTRIES;
+	int fd, r;
+
+	if (!gate_rules_active(g))
+		return 0;
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no directory there: nothing below it */
+	r = path_of(fd, "", path, sizeof(path));
+	if (r != 0) {
+		close(fd);
+		return r < 0 ? r : 0;
+	}
+	if (gate_rules_root(g, path, &(const char *){ NULL }) < 0) {
+		close(fd);
+		return 0; /* outside every writable root: read-only anyway */
+	}
+	return scan_holds(g, fd, path, strlen(path), 0, &budget);
 }
 
 /* May the name be made in the directory? Refused when (its inode, name) is
@@ -423,6 +531,16 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 		e = decide_names(c, n.dir, n.name, !link);
 	if (e == 0)
 		e = empty >= 0 ? decide_fd(c, empty) : decide_names(c, o.dir, o.name, !link);
+	/* a directory moved carries what it holds away from where the host
+	 * looks; an exchange moves the other one too */
+	if (e == 0 && !link && empty < 0)
+		e = decide_removal(c, o.dir, o.name);
+	if (e == 0 && !link)
+		e = decide_holds(c, o.dir, o.name);
+	if (e == 0 && !link && (flags & RENAME_EXCHANGE))
+		e = decide_removal(c, n.dir, n.name);
+	if (e == 0 && !link && (flags & RENAME_EXCHANGE))
+		e = decide_holds(c, n.dir, n.name);
 	if (e == 0) {
 		char proc[64];
 
@@ -438,6 +556,25 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 	}
 	gate_resolved_done(&o);
 	gate_resolved_done(&n);
+	if (e != -ESRCH)
+		reply(c, 0, e);
+}
+
+/* unlink, rmdir: a protected or hidden name at any depth is never removed
+ * (rmdir needs an empty directory, so its own name is all it can take). */
+static void do_remove(const struct cop *c, int dirfd, uint64_t path, int flags)
+{
+	struct resolved r;
+	int e;
+
+	e = gate_resolve_arg(c, dirfd, path, false, &r);
+	if (e == 0 && !still_valid(c))
+		e = -ESRCH;
+	if (e == 0 && r.exists)
+		e = decide_removal(c, r.dir, r.name);
+	if (e == 0)
+		e = unlinkat(r.dir, r.name, flags) < 0 ? -errno : 0;
+	gate_resolved_done(&r);
 	if (e != -ESRCH)
 		reply(c, 0, e);
 }
@@ -564,7 +701,16 @@ void create_gate_handle(int listener, const struct create_set *s, const struct s
 	case SYS_rename:
 		do_link_rename(&c, false, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
 		break;
+	case SYS_unlink:
+		do_remove(&c, AT_FDCWD, a[0], 0);
+		break;
+	case SYS_rmdir:
+		do_remove(&c, AT_FDCWD, a[0], AT_REMOVEDIR);
+		break;
 #endif
+	case SYS_unlinkat:
+		do_remove(&c, (int)a[0], a[1], (int)a[2]);
+		break;
 	case SYS_openat:
 		do_open(&c, (int)a[0], a[1], (int)a[2], (mode_t)a[3]);
 		break;

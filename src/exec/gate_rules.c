@@ -136,6 +136,19 @@ const char *gate_rules_check(const struct gate_rules *g, const char *path, bool 
 	return root < 0 ? NULL : gate_rules_match(g, (size_t)root, rel, holder);
 }
 
+const char *gate_rules_check_removal(const struct gate_rules *g, const char *path)
+{
+	const char *rel, *why;
+	int root = gate_rules_root(g, path, &rel);
+
+	if (root < 0)
+		return NULL;
+	why = gate_rules_match(g, (size_t)root, rel, true);
+	if (!why && g->git)
+		why = protect_match_git_keep(rel);
+	return why;
+}
+
 static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n, const char *path)
 {
 	size_t len = strlen(path);

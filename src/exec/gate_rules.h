@@ -85,3 +85,6 @@ bool gate_rules_hidden(const struct gate_rules *g, const char *path);
 
 /* Both: the rule protecting the absolute path, or NULL. */
 const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder);
+/* May path be removed or moved away? As gate_rules_check (holder), and
+ * never what keeps a .git a repository (protect_match_git_keep). */
+const char *gate_rules_check_removal(const struct gate_rules *g, const char *path);

@@ -396,6 +396,7 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 	static const char *const creating[] = {
 		"mkdir", "mkdirat", "mknod", "mknodat", "creat", "symlink", "symlinkat",
 		"link", "linkat", "rename", "renameat", "renameat2", "bind", "truncate",
+		"unlink", "unlinkat", "rmdir", /* a protected name is never removed */
 	};
 	/* the flag tests an open is sent for: any one of them */
 	static const struct {

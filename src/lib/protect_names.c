@@ -81,3 +81,22 @@ const char *protect_match_git(const char *rel)
 	}
 	return NULL;
 }
+
+const char *protect_match_git_keep(const char *rel)
+{
+	static const char *const keep[] = { "HEAD", "objects", "refs", NULL };
+
+	for (const char *c = rel; *c;) {
+		size_t n = strcspn(c, "/");
+		const char *next = c + n + (c[n] == '/');
+
+		if (comp_is(c, n, ".git") && *next) {
+			size_t m = strcspn(next, "/");
+
+			if (!next[m] && comp_in(next, m, keep))
+				return "what keeps a .git a repository (HEAD, objects, refs)";
+		}
+		c = next;
+	}
+	return NULL;
+}

@@ -18,3 +18,8 @@ const char *protect_match_names(const char *const *names, const char *rel);
  * config.worktree, commondir, gitdir, hooks, info; not below objects,
  * refs, logs): a reason, or NULL. */
 const char *protect_match_git(const char *rel);
+/* What a repository's .git needs to stay one (HEAD, objects, refs right
+ * below a .git): never removed or moved away, or git's discovery passes
+ * over the broken .git and takes its directory, which a sandbox can fill
+ * freely, for a bare repository with a config of its choosing. */
+const char *protect_match_git_keep(const char *rel);

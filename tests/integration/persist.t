@@ -305,4 +305,55 @@ raise SystemExit(0 if made == 0 and ok else 1)' 2>/dev/null
 check "linkat(AT_SYMLINK_FOLLOW) through a symlink or /proc/self/fd to .git/config is refused; an ordinary one works" [ $? -eq 0 ]
 check "... and the host's git status in that repository runs nothing" not fires "$W14/sub" "$M"
 
+# 15. Protected entries below the top cannot be removed or moved away, by
+# unlink, rmdir or rename of the entry or of a directory holding it; what
+# keeps a .git a repository stays (else git's discovery takes its directory,
+# which the sandbox fills, for a bare repository of its choosing).
+W15=$BASE/ws15
+new_repo "$W15"
+new_repo "$W15/sub"
+mkdir -p "$W15/lib" "$W15/sub/.vscode" "$W15/deep/a/b"
+git init -q --separate-git-dir "$BASE/libgit" "$W15/lib"
+echo '{}' > "$W15/sub/.vscode/tasks.json"
+echo 'echo hi' > "$W15/deep/a/b/.envrc"
+echo x > "$W15/sub/plain.txt"; echo x > "$W15/lib/plain.txt"; echo x > "$W15/deep/a/b/plain.txt"
+# what a sandbox plants once sub's .git is gone: sub itself as a repository
+{
+        echo "mkdir -p sub/objects sub/refs/heads && echo 'ref: refs/heads/main' > sub/HEAD"
+        echo "printf '[core]\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch $M; false\"\\n' > sub/config"
+} > "$BASE/bare.sh"
+real15() { # the host's git in sub still finds sub's own repository, not one planted
+        [ "$(cd "$W15/sub" && HOME=$H git rev-parse --absolute-git-dir 2>/dev/null)" = "$W15/sub/.git" ] &&
+                [ -z "$(cd "$W15/sub" && HOME=$H git config core.fsmonitor)" ]
+}
+try15() { # try15 DESC CMD: the attempt inside, then the host's git in sub
+        crun "$W15" -- sh -c "$2; . '$BASE/bare.sh'" >/dev/null 2>&1
+        check "$1: the host's git in sub then reads no config of the sandbox's" real15
+        rm -rf "$W15/sub/objects" "$W15/sub/refs" "$W15/sub/HEAD" "$W15/sub/config"
+}
+try15 "rm -f lib/.git (a gitfile)" "rm -f lib/.git"
+check "... lib/.git is still there" [ -f "$W15/lib/.git" ]
+try15 "rm -rf sub/.vscode" "rm -rf sub/.vscode"
+check "... sub/.vscode/tasks.json is still there" [ -f "$W15/sub/.vscode/tasks.json" ]
+try15 "mv sub/.git sub/.git.old" "mv sub/.git sub/.git.old"
+check "... sub/.git stays, no .git.old" [ -d "$W15/sub/.git" -a ! -e "$W15/sub/.git.old" ]
+try15 "mv sub sub2 && mkdir sub (replacing the repository)" "mv sub sub2 && mkdir sub"
+check "... sub is still the repository, no sub2" [ -d "$W15/sub/.git" -a ! -e "$W15/sub2" ]
+try15 "rm -rf sub/.git (its HEAD, objects, refs)" "rm -rf sub/.git"
+check "... sub/.git keeps HEAD, objects and refs" [ -f "$W15/sub/.git/HEAD" -a -d "$W15/sub/.git/objects" -a -d "$W15/sub/.git/refs" ]
+try15 "rm -rf sub/.git/hooks (a nested hooks directory)" "rm -rf sub/.git/hooks"
+check "... sub/.git/hooks is still there" [ -d "$W15/sub/.git/hooks" ]
+try15 "renameat2(RENAME_EXCHANGE) of sub with an empty directory" \
+        "mkdir decoy && $PY -c 'import ctypes; l=ctypes.CDLL(None); raise SystemExit(l.renameat2(-100, b\"sub\", -100, b\"decoy\", 2))'"
+check "... sub is still the repository" [ -d "$W15/sub/.git" -a ! -e "$W15/decoy/.git" ]
+crun "$W15" -- sh -c 'rm -rf deep' >/dev/null 2>&1
+check "rm -rf of a parent holding a deep .envrc keeps the .envrc" [ -f "$W15/deep/a/b/.envrc" ]
+check "... while the ordinary file beside it is gone" [ ! -e "$W15/deep/a/b/plain.txt" ]
+crun "$W15" -- sh -c 'rm sub/plain.txt lib/plain.txt && mkdir -p x/y && mv x x2 && rm -r x2' >/dev/null 2>&1
+check "control: ordinary files and directories at the same depth are removed and moved" \
+        [ $? -eq 0 -a ! -e "$W15/sub/plain.txt" -a ! -e "$W15/lib/plain.txt" -a ! -e "$W15/x2" ]
+rm -rf "$W15/sub/.git"
+(cd "$W15" && . "$BASE/bare.sh")
+check "control: with sub/.git gone, the host's git in sub takes the planted repository and its config" not real15
+
 finish
