@@ -89,7 +89,11 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 
 	*ret_listener = -1;
 	if (exec_gates(x)) {
+		char err[256] = "";
+
 		confine_init(x);
+		if ((r = unix_gate_pin(x, err, sizeof(err))) < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
 		if ((r = unix_gate_pair(pair)) < 0)
 			exec_die("gate", "socketpair: %s", strerror(-r));
 	}

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "create_gate.h"
 #include "gate_common.h"
 #include "errbuf.h"
+#include "pathfd.h"
 #include "runner.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
@@ -524,6 +526,40 @@ unsigned exec_gates(const struct exec_ctx *x)
 	       (x->create.names.read_gate ? NOTIFY_READ | NOTIFY_CREATE : 0);
 }
 
+int unix_gate_pin(struct exec_ctx *x, char *err, size_t errlen)
+{
+	const struct plan *p = x->plan;
+	size_t n = 0;
+
+	for (size_t i = 0; p->allow_unix && p->allow_unix[i]; i++)
+		n++;
+	if (n == 0)
+		return 0;
+	x->unix_pins = calloc(n, sizeof(*x->unix_pins));
+	if (!x->unix_pins)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		/* no link anywhere on the way, nor as the socket itself: the
+		 * policy named it with none, so one now is a swap */
+		int fd = path_open_nofollow(AT_FDCWD, p->allow_unix[i], O_NOFOLLOW);
+		struct stat st;
+
+		if (fd == -ENOENT)
+			continue; /* nothing to connect to: no pin, every connect refused */
+		if (fd < 0)
+			return errbuf_set(err, errlen, fd, "--allow-unix-socket %s: %s", p->allow_unix[i],
+					  fd == -ELOOP ? "a symlink lies on the way" : strerror(-fd));
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			close(fd);
+			return errbuf_set(err, errlen, -EINVAL, "--allow-unix-socket %s: %s", p->allow_unix[i],
+					  S_ISLNK(st.st_mode) ? "a symlink now, not the socket the policy named"
+							      : "not a unix socket");
+		}
+		x->unix_pins[x->n_unix_pins++] = (struct unix_pin){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
+	}
+	return 0;
+}
+
 struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 {
 	const struct plan *p = x->plan;
@@ -534,7 +570,8 @@ struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 	*g = (struct gate){
 		.listener = listener,
 		.diag = gate_diag_open(),
-		.allow = p->allow_unix,
+		.pins = x->unix_pins,
+		.n_pins = x->n_unix_pins,
 		.deny_tcp = p->landlock.deny_tcp && landlock_get_abi() >= 4,
 		.create = &x->create,
 		.listening = true,

@@ -14,7 +14,8 @@
  *
  * A pathname destination is admitted when its inode is a socket bound in
  * the sandbox's network namespace (NETLINK_SOCK_DIAG lists only those) or
- * is the socket an --allow-unix-socket path names at that moment; else
+ * is the socket an --allow-unix-socket path named when the command started
+ * (pinned by an O_PATH fd, and connected to through it); else
  * EACCES. TCP connects get the EACCES Landlock gives the command; other
  * families and abstract or unnamed unix addresses are performed as asked.
  *
@@ -33,6 +34,12 @@
 #include <sys/types.h>
 
 struct exec_ctx;
+
+/* Init, before the fork: each --allow-unix-socket path opened O_PATH with
+ * no symlink on the way nor as its last component (one there now is a
+ * swap: refused), kept in x for the gate. A path missing now gets no pin,
+ * so connects to it are refused. */
+int unix_gate_pin(struct exec_ctx *x, char *err, size_t errlen);
 
 /* Init, before the fork: the socketpair the command hands its listener
  * over; ret[0] stays in init, ret[1] goes to the command. */

@@ -103,16 +103,14 @@ static int bound_in_sandbox(int diag, uint32_t seq, dev_t dev, ino_t ino)
 	}
 }
 
-static bool allowed_by_name(const char *const *allow, const struct stat *st)
+/* The pin an admitted socket is, or NULL: by the inode each pin holds, never
+ * by what an allowed path names now (a sandbox may swap that for a link). */
+static const struct unix_pin *pinned(const struct gate *g, const struct stat *st)
 {
-	for (size_t i = 0; allow && allow[i]; i++) {
-		struct stat a;
-
-		/* by inode, now: what the path names at this moment */
-		if (stat(allow[i], &a) == 0 && S_ISSOCK(a.st_mode) && a.st_dev == st->st_dev && a.st_ino == st->st_ino)
-			return true;
-	}
-	return false;
+	for (size_t i = 0; i < g->n_pins; i++)
+		if (g->pins[i].dev == st->st_dev && g->pins[i].ino == st->st_ino)
+			return &g->pins[i];
+	return NULL;
 }
 
 int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
@@ -143,7 +141,15 @@ int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED;
-	if (!allowed_by_name(g->allow, &st)) {
+	const struct unix_pin *pin = pinned(g, &st);
+
+	if (pin) {
+		/* connected to through the pin itself */
+		close(TAKE_FD(fd));
+		fd = fcntl(pin->fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+	} else {
 		e = bound_in_sandbox(g->diag, ++g->seq, st.st_dev, st.st_ino);
 		if (e <= 0)
 			return -EACCES; /* a host socket, or the kernel cannot tell: refuse */

@@ -20,11 +20,21 @@
 struct gate_op;
 struct create_set;
 
+/* An --allow-unix-socket path held by an O_PATH fd from before the command
+ * started: identified by that inode (the fd keeps it alive, so its number
+ * is never reused meanwhile), and connected to through that fd. */
+struct unix_pin {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct gate {
 	int listener;                  /* the seccomp notification fd; -1 once every filter user is gone */
 	int diag;                      /* NETLINK_SOCK_DIAG in the sandbox's network namespace, or -errno */
 	uint32_t seq;
-	const char *const *allow;      /* --allow-unix-socket paths */
+	const struct unix_pin *pins;   /* --allow-unix-socket, pinned before the command started */
+	size_t n_pins;
 	bool deny_tcp;                 /* the command's Landlock refuses TCP connect */
 	const struct create_set *create; /* the creation gate's refusals */
 	struct gate_op *parked[GATE_MAX_PARKED];

@@ -420,4 +420,42 @@ else
         not_ok "explain under --net host" "$e"
 fi
 
+# ---- an allowed socket is pinned: swapping its name reaches nothing else ----
+# The allowed socket lives in the workspace (a host server the test starts);
+# the sandbox replaces its name with a symlink to another host socket, or
+# renames another host socket (also in the workspace) over it, then connects
+# to the allowed name: refused, and the other server receives nothing.
+pin=$WS/agent.sock pinlog=$BASE/pin.log
+other=$WS/other.sock otherlog=$BASE/other.log
+if start_server stream "$pin" "$pinlog" && start_server stream "$other" "$otherlog"; then
+        rm -f "$pinlog" "$otherlog"
+        o=$(crun --allow-unix-socket "$pin" -- "$PY" "$BIN/try.py" "$pin" | field output)
+        if grep -q "^$pin pong" <<<"$o" && [ "$(wc -l <"$pinlog" 2>/dev/null)" = 1 ]; then
+                ok "control: the allowed socket in the workspace is reachable"
+        else
+                not_ok "control: the allowed socket in the workspace is reachable" "$o"
+        fi
+        rm -f "$pinlog" "$otherlog" "$BASE/outside.log"
+        o=$(crun --allow-unix-socket "$pin" -- sh -c "mv '$pin' '$WS/saved.sock' && ln -s '${SOCK[outside]}' '$pin' && '$PY' '$BIN/try.py' '$pin'" | field output)
+        if grep -q "^$pin errno" <<<"$o" && [ ! -e "$BASE/outside.log" ]; then
+                ok "the allowed name swapped for a symlink to a host socket: connect refused, nothing received"
+        else
+                not_ok "the allowed name swapped for a symlink to a host socket" "$o"
+        fi
+        rm -f "$pin"; mv "$WS/saved.sock" "$pin"
+        o=$(crun --allow-unix-socket "$pin" -- sh -c "mv '$other' '$pin' && '$PY' '$BIN/try.py' '$pin'" | field output)
+        if grep -q "^$pin errno" <<<"$o" && [ ! -e "$otherlog" ]; then
+                ok "another host socket renamed over the allowed name: connect refused, nothing received"
+        else
+                not_ok "another host socket renamed over the allowed name" "$o"
+        fi
+        "$PY" "$BIN/client.py" stream "$pin" >/dev/null 2>&1
+        check "control: unconfined, the socket renamed in answers at that name" [ -s "$otherlog" ]
+        rm -f "$pin"; ln -s "${SOCK[outside]}" "$pin"
+        crun --allow-unix-socket "$pin" -- true >/dev/null 2>&1
+        check "an allowed name that is already a symlink in a writable root refuses the run" [ $? -ne 0 ]
+else
+        not_ok "pinned-socket servers did not start"
+fi
+
 finish
