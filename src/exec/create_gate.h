@@ -8,8 +8,9 @@
  * read-only bind on a file detaches when the host renames over it. So the
  * command's notification filter sends init every call that makes a name
  * (mkdir, mknod, open/openat with O_CREAT, creat, symlink, link, rename,
- * bind; and their *at forms), every open that writes or truncates, and
- * truncate; with a hidden file inside a writable root, every open. Init
+ * bind; and their *at forms), every open that writes or truncates,
+ * truncate, and what removes a name (unlink, unlinkat, rmdir); with a
+ * hidden file inside a writable root, every open. Init
  * resolves the path as the caller would (gate_walk.h: its dirfd or working
  * directory, symlinks followed where the kernel would, /proc/self as the
  * caller's) and refuses with EACCES:
@@ -17,7 +18,9 @@
  *     inode (create_set_add);
  *   - by name, on the path at the time of the call (gate_rules.h): the
  *     protected paths and names, git's code entries, hidden paths; links
- *     and renames on both names.
+ *     and renames on both names; a removal or the old name of a rename
+ *     also when it is what keeps a .git one (HEAD, objects, refs), and a
+ *     directory moved when anything protected or hidden lies below it.
  * Otherwise it performs the call itself on the parent it resolved, with
  * the caller's umask, answering with the result (an open's fd is installed
  * in the caller). Nothing the caller changes after the check is used.

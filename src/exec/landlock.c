@@ -476,7 +476,10 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 			    "landlock-net is required but the kernel's Landlock ABI is %d (needs 4)", abi);
 	if ((r->required & REQUIRE_LANDLOCK_SCOPE) && scoped == 0)
 		return errbuf_set(err, errlen, -EOPNOTSUPP,
-			    "landlock-scope is required but the kernel's Landlock ABI is %d (needs 6)", abi);
+			    "landlock-scope is required but the kernel's Landlock ABI is %d (needs 6): without a "
+			    "network namespace of the sandbox's own (--net host, light isolation) it alone keeps "
+			    "the host's abstract unix sockets out; use --net none or proxy",
+			    abi);
 
 	/* What only Landlock gives is never dropped, asked for or not. */
 	if (fs == 0 && (r->exec_gate || (r->deny_exec && r->deny_exec[0])))

@@ -220,8 +220,13 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.setenv = f->setenv.v,
 		/* Pathname unix sockets are files, outside any network
 		 * namespace: only init, inside the new one, can tell the
-		 * sandbox's own from the host's. */
-		.unix_gate = !light && f->net != CORDON_NET_HOST,
+		 * sandbox's own from the host's. Under --net host the host's
+		 * sockets are shared with its network, except where the
+		 * execute-only gate or deny-exec relies on the gate: a host
+		 * service (a shell's, a build daemon's) would run for the
+		 * sandbox what they forbid; init then tells the sandbox's own
+		 * by the processes holding them. */
+		.unix_gate = !light && (f->net != CORDON_NET_HOST || f->exec_gate || f->deny_exec.n > 0),
 		.allow_unix = f->allow_unix.v,
 		.allow_domains = f->allow_domain.v,
 		.deny_domains = f->deny_domain.v,
@@ -333,8 +338,13 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.list_walked = !light,
 		.deny_tcp = f->net == CORDON_NET_NONE,
 		.scope = true,
-		/* The runner's write fence is Landlock: never run without it. */
-		.required = REQUIRE_LANDLOCK | (f->required & (REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE)),
+		/* The runner's write fence is Landlock: never run without it.
+		 * Without a network namespace of the sandbox's own (--net
+		 * host, light isolation) the scope alone keeps the host's
+		 * abstract unix sockets (and, light, its processes' signals)
+		 * out, as explain says: required there, never dropped. */
+		.required = REQUIRE_LANDLOCK | (f->required & (REQUIRE_LANDLOCK_NET | REQUIRE_LANDLOCK_SCOPE)) |
+			    (light || f->net == CORDON_NET_HOST ? REQUIRE_LANDLOCK_SCOPE : 0),
 	};
 	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
 	p.seccomp = (struct seccomp_opts){

@@ -169,8 +169,8 @@ void describe_init(const struct plan *p, const struct step *s, unsigned uid, uns
 	}
 	if (has_protect(p) || p->protect_git || (p->protect_names && p->protect_names[0])) {
 		fprintf(out, "     write gate: init performs every mkdir, mknod, open/openat that "
-			     "creates, writes or truncates, creat, truncate, symlink, link, rename "
-			     "and bind (seccomp user notification) on the parent it resolved as the "
+			     "creates, writes or truncates, creat, truncate, symlink, link, rename, "
+			     "bind, unlink and rmdir (seccomp user notification) on the parent it resolved as the "
 			     "caller would, and refuses with EACCES, by name on the path at the time "
 			     "of the call (a host rename detaching a mount changes nothing): the "
 			     "protected paths above and what lies below them");

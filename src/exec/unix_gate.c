@@ -573,6 +573,7 @@ struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 		.pins = x->unix_pins,
 		.n_pins = x->n_unix_pins,
 		.deny_tcp = p->landlock.deny_tcp && landlock_get_abi() >= 4,
+		.host_net = p->net == CORDON_NET_HOST,
 		.create = &x->create,
 		.listening = true,
 	};

@@ -2,7 +2,8 @@
 #pragma once
 
 /*
- * The unix-socket gate (full isolation, --net none). Pathname unix sockets
+ * The unix-socket gate (full isolation: --net none and proxy, and --net host
+ * where the execute-only gate or deny-exec relies on it). Pathname unix sockets
  * are files: the network namespace does not separate them, and Landlock
  * cannot refuse connecting to one. So the command loads a second seccomp
  * filter that turns connect, sendto with an address, sendmsg and sendmmsg
@@ -13,7 +14,9 @@
  * with the result: nothing the caller can change after the check is used.
  *
  * A pathname destination is admitted when its inode is a socket bound in
- * the sandbox's network namespace (NETLINK_SOCK_DIAG lists only those) or
+ * the sandbox's network namespace (NETLINK_SOCK_DIAG lists only those;
+ * under --net host, whose namespace is the host's, also held by a process
+ * of the sandbox's pid namespace) or
  * is the socket an --allow-unix-socket path named when the command started
  * (pinned by an O_PATH fd, and connected to through it); else
  * EACCES. TCP connects get the EACCES Landlock gives the command; other

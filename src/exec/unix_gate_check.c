@@ -5,7 +5,9 @@
  * working directory, symlinks followed), to an O_PATH fd; the decision and
  * the connect both use that fd, so no second lookup can land elsewhere.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -31,9 +33,10 @@ int gate_diag_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* 1 when a unix socket of this network namespace is bound to (dev, ino),
- * 0 when none is, -errno when the kernel cannot say (then: refuse). */
-static int bound_in_sandbox(int diag, uint32_t seq, dev_t dev, ino_t ino)
+/* 1 when a unix socket of this network namespace is bound to (dev, ino)
+ * (its socket inode in *ret_sock), 0 when none is, -errno when the kernel
+ * cannot say (then: refuse). */
+static int bound_in_netns(int diag, uint32_t seq, dev_t dev, ino_t ino, uint32_t *ret_sock)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -96,11 +99,68 @@ static int bound_in_sandbox(int diag, uint32_t seq, dev_t dev, ino_t ino)
 				 * minor) and 32 bits of the inode: a larger inode
 				 * never matches. */
 				if ((uint64_t)ino <= UINT32_MAX && v->udiag_vfs_ino == (uint32_t)ino &&
-				    v->udiag_vfs_dev >> 20 == major(dev) && (v->udiag_vfs_dev & 0xfffff) == minor(dev))
+				    v->udiag_vfs_dev >> 20 == major(dev) && (v->udiag_vfs_dev & 0xfffff) == minor(dev)) {
 					found = 1;
+					*ret_sock = m->udiag_ino;
+				}
 			}
 		}
 	}
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
+
+/* Does a process of the sandbox hold the socket inode sock? Init's /proc is
+ * the sandbox's pid namespace: every process listed is the sandbox's.
+ * 1, 0, or -errno (then: refuse). */
+static int held_in_sandbox(uint32_t sock)
+{
+	char want[32];
+	_cleanup_(closedirp) DIR *proc = opendir("/proc");
+	struct dirent *p;
+	int wl;
+
+	if (!proc)
+		return -errno;
+	wl = snprintf(want, sizeof(want), "socket:[%" PRIu32 "]", sock);
+	while ((p = readdir(proc))) {
+		char path[64], link[64];
+		_cleanup_(closedirp) DIR *fds = NULL;
+		struct dirent *f;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue; /* gone meanwhile */
+		while ((f = readdir(fds))) {
+			char fd[96];
+			ssize_t n;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(fd, sizeof(fd), "%s/%.20s", path, f->d_name);
+			n = readlink(fd, link, sizeof(link) - 1);
+			if (n == wl && memcmp(link, want, (size_t)wl) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Bound by a process of the sandbox? With a network namespace of its own,
+ * NETLINK_SOCK_DIAG lists only the sandbox's sockets; in the host's
+ * (--net host), it lists the host's as well, so the socket must also be
+ * held by a process of the sandbox's pid namespace. */
+static int bound_in_sandbox(struct gate *g, dev_t dev, ino_t ino)
+{
+	uint32_t sock = 0;
+	int r = bound_in_netns(g->diag, ++g->seq, dev, ino, &sock);
+
+	if (r <= 0 || !g->host_net)
+		return r;
+	return held_in_sandbox(sock);
 }
 
 /* The pin an admitted socket is, or NULL: by the inode each pin holds, never
@@ -150,7 +210,7 @@ int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
 		if (fd < 0)
 			return -errno;
 	} else {
-		e = bound_in_sandbox(g->diag, ++g->seq, st.st_dev, st.st_ino);
+		e = bound_in_sandbox(g, st.st_dev, st.st_ino);
 		if (e <= 0)
 			return -EACCES; /* a host socket, or the kernel cannot tell: refuse */
 	}

@@ -36,6 +36,7 @@ struct gate {
 	const struct unix_pin *pins;   /* --allow-unix-socket, pinned before the command started */
 	size_t n_pins;
 	bool deny_tcp;                 /* the command's Landlock refuses TCP connect */
+	bool host_net;                 /* --net host: diag lists the host's sockets too (unix_gate_check.c) */
 	const struct create_set *create; /* the creation gate's refusals */
 	struct gate_op *parked[GATE_MAX_PARKED];
 	size_t n_parked;

@@ -458,4 +458,28 @@ else
         not_ok "pinned-socket servers did not start"
 fi
 
+# ---- --net host: the gate holds where the execute-only gate relies on it ----
+# Without it a host service over a pathname socket (a shell's, a build
+# daemon's) would run for the sandbox what the gate forbids. The host's
+# network is shared, so the sandbox's own sockets are told by the processes
+# holding them (init's /proc is the sandbox's).
+xg=()
+for d in /usr /bin /lib /lib64 /lib32; do [ -e "$d" ] && xg+=(--exec "$d"); done
+hostx() { (cd "$WS" && HOME=$H "$CORDON" exec --net host --private-tmp --write /tmp --exec-gate "${xg[@]}" -- "$@"); }
+rm -f "$BASE/outside.log"
+o=$(hostx "$PY" "$BIN/try.py" "${SOCK[outside]}" 2>&1)
+if grep -q "^${SOCK[outside]} errno 13" <<<"$o" && [ ! -e "$BASE/outside.log" ]; then
+        ok "--net host with the execute-only gate: a host socket is refused (EACCES), nothing received"
+else
+        not_ok "--net host with the execute-only gate: a host socket is refused" "$o"
+fi
+o=$(hostx "$PY" -c '
+import socket
+m = socket.socket(socket.AF_UNIX); m.bind("/tmp/own.sock"); m.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/own.sock"); print("own ok")' 2>&1)
+check "--net host with the execute-only gate: the sandbox's own socket works" grep -q "own ok" <<<"$o"
+rm -f "$BASE/outside.log"
+o=$(cd "$WS" && HOME=$H "$CORDON" exec --net host --private-tmp --write /tmp -- "$PY" "$BIN/try.py" "${SOCK[outside]}" 2>&1)
+check "control: --net host without an execute-only gate shares the host's sockets (documented)" grep -q "^${SOCK[outside]} pong" <<<"$o"
+
 finish

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "landlock.h"
 #include "plan.h"
 #include "policy.h"
 #include "steps.h"
@@ -117,6 +119,69 @@ Test(plan, net_host_has_no_network_namespace)
 	cr_assert_null(strstr(got, "loopback"));
 	cr_assert_not(p.landlock.deny_tcp);
 	free(got);
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+/* The abstract-socket scope is what explain claims keeps the host's
+ * abstract sockets out where no network namespace does: required there
+ * (on a kernel faked down to ABI 5, landlock_prepare refuses before it
+ * makes anything), left to degrade where the sandbox's own namespace holds
+ * them apart. */
+Test(plan, scope_required_without_a_network_namespace)
+{
+	struct exec_flags f;
+	struct plan p;
+
+	struct landlock_report rep;
+	char lerr[512] = "";
+	int fd = -1;
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--", "true"), 0, "%s", err);
+	cr_assert(p.landlock.required & REQUIRE_LANDLOCK_SCOPE);
+	p.landlock.test_abi_cap = 5;
+	cr_assert_eq(landlock_prepare(&p.landlock, &rep, &fd, lerr, sizeof(lerr)), -EOPNOTSUPP);
+	cr_assert_eq(fd, -1);
+	if (landlock_get_abi() >= 5)
+		cr_assert(strstr(lerr, "landlock-scope is required"), "%s", lerr);
+	plan_done(&p);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--", "true"), 0, "%s", err);
+	cr_assert(p.landlock.required & REQUIRE_LANDLOCK_SCOPE);
+	plan_done(&p);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--net", "none", "--", "true"), 0, "%s", err);
+	cr_assert_not(p.landlock.required & REQUIRE_LANDLOCK_SCOPE);
+	/* control: the same faked ABI runs where the namespace holds */
+	p.landlock.test_abi_cap = 5;
+	if (landlock_get_abi() >= 1) {
+		cr_assert_eq(landlock_prepare(&p.landlock, &rep, &fd, lerr, sizeof(lerr)), 0, "%s", lerr);
+		cr_assert_not(rep.scope);
+		if (fd >= 0)
+			close(fd);
+	}
+	plan_done(&p);
+	exec_flags_done(&f);
+}
+
+/* The unix gate under --net host: on where the execute-only gate or
+ * deny-exec relies on it (a host service would execute for the sandbox),
+ * off otherwise (the host's network and its sockets are shared). */
+Test(plan, unix_gate_under_net_host_with_exec_gate)
+{
+	struct exec_flags f;
+	struct plan p;
+
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--exec-gate", "--exec", "/usr", "--", "true"), 0, "%s", err);
+	cr_assert(p.unix_gate);
+	plan_done(&p);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--deny-exec", "/usr/bin/git", "--", "true"), 0, "%s", err);
+	cr_assert(p.unix_gate);
+	plan_done(&p);
+	exec_flags_done(&f);
+	cr_assert_eq(COMPILE(&p, &f, "--net", "host", "--", "true"), 0, "%s", err);
+	cr_assert_not(p.unix_gate);
 	plan_done(&p);
 	exec_flags_done(&f);
 }
