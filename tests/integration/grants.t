@@ -91,7 +91,17 @@ rc=$?
 check "a tool sandbox's read grant through the link is refused at load" [ $rc -ne 0 ]
 check "... naming the link" grep -q "symlink $ws/build" <<<"$err"
 
+for key in fs_write exec_paths; do
+        printf '{ "extends": "workspace-write", "command_policies": { "commands": { "true": { "sandbox": { "%s": ["$WORKSPACE/out/x"] } } } } }\n' "$key" > "$BASE/t-$key.json"
+        err=$("$CORDON" profile validate "$BASE/t-$key.json" 2>&1)
+        rc=$?
+        check "a tool sandbox's $key through out -> elsewhere is refused at load" [ $rc -ne 0 ]
+        check "... naming the link" grep -q "symlink $ws/out" <<<"$err"
+done
+
 # ---- controls ----------------------------------------------------------------
+printf '{ "extends": "workspace-write", "command_policies": { "commands": { "true": { "sandbox": { "fs_read": ["$WORKSPACE"], "exec_paths": ["/usr"] } } } } }\n' > "$BASE/t-ok.json"
+check "control: a tool sandbox's paths with no link in a writable root load" "$CORDON" profile validate "$BASE/t-ok.json"
 printf '{ "extends": "workspace-write", "filesystem": { "write": ["%s"] } }\n' "$BASE/extra" > "$BASE/c1.json"
 crun --profile "$BASE/c1.json" -- sh -c "echo granted > '$BASE/extra/made'"
 check "control: a plain directory grant works" [ "$(cat "$BASE/extra/made" 2>/dev/null)" = granted ]

@@ -165,3 +165,42 @@ Test(canon, path_helpers)
 	cr_assert_not(path_is_under("/ab", "/a"));
 	cr_assert(path_is_under("/x", "/"));
 }
+
+/* A grant never follows a link inside a root a sandbox could write: in the
+ * last component, in the middle, before a "..", refused naming the link;
+ * a link outside every root, and a root reached through none, are fine. */
+Test(canon, grant_refuses_a_link_inside_a_root)
+{
+	char ws[600], out[700], expect[600];
+	const char *roots[] = { ws, NULL };
+	const char *const *const lists[] = { roots, NULL };
+	struct cordon_error e = {};
+	char *c = NULL;
+
+	cr_assert_eq(mkdir(at("ws"), 0700), 0);
+	cr_assert_eq(mkdir(at("secret"), 0700), 0);
+	cr_assert_eq(mkdir(at("secret/x"), 0700), 0);
+	cr_assert_eq(mkdir(at("elsewhere"), 0700), 0);
+	cr_assert_eq(symlink(at("secret"), at("ws/build")), 0);
+	cr_assert_eq(symlink(at("elsewhere"), at("syslink")), 0);
+	snprintf(ws, sizeof(ws), "%s/ws", real_dir);
+
+	const char *refused[] = { "ws/build", "ws/build/x", "ws/build/../secret", "ws/build/missing/y" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		e = (struct cordon_error){};
+		cr_assert_eq(canonicalize_grant(at(refused[i]), lists, &c, &e), -EPERM, "%s", refused[i]);
+		cr_assert_null(c);
+		snprintf(out, sizeof(out), "the symlink %s/build", ws);
+		cr_assert(strstr(e.message, out), "%s: %s", refused[i], e.message);
+	}
+	/* controls: a link outside the roots, a plain path inside, no roots */
+	cr_assert_eq(canonicalize_grant(at("syslink"), lists, &c, &e), 0, "%s", e.message);
+	snprintf(expect, sizeof(expect), "%s/elsewhere", real_dir);
+	cr_assert_str_eq(c, expect);
+	free(c);
+	cr_assert_eq(canonicalize_grant(at("ws"), lists, &c, &e), 0, "%s", e.message);
+	cr_assert_str_eq(c, ws);
+	free(c);
+	cr_assert_eq(canonicalize_grant(at("ws/build"), NULL, &c, &e), 0, "%s", e.message);
+	free(c);
+}
