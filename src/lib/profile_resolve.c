@@ -250,20 +250,15 @@ static int resolve_list(struct loader *l, struct cordon_profile *p, const struct
 	return 0;
 }
 
-/* Where a sandbox of this profile could write, and so have left a link for
- * the next run: the workspace and every write grant (canonicalised once
- * more here, before any grant is checked against them; a grant's own
- * errors are reported by resolve_list). */
-static int grant_roots(struct loader *l, const struct cordon_profile *p)
+/* Each path of a write list, canonical, onto l->grant_roots. */
+static int grant_roots_of(struct loader *l, const struct cordon_profile *p, const struct raw_list *w)
 {
 	int r;
 
-	if (p->workspace && (r = strv_push(&l->grant_roots, p->workspace)) < 0)
-		return r;
-	for (size_t i = 0; i < l->write.n; i++) {
+	for (size_t i = 0; i < w->n; i++) {
 		_cleanup_strv_free_ char **paths = NULL;
 
-		if (expand_entry(l, p, &l->write.v[i], &paths, 0) < 0) {
+		if (expand_entry(l, p, &w->v[i], &paths, 0) < 0) {
 			if (l->reterr)
 				*l->reterr = (struct cordon_error){};
 			continue;
@@ -275,6 +270,28 @@ static int grant_roots(struct loader *l, const struct cordon_profile *p)
 			    (r = strv_push(&l->grant_roots, c)) < 0)
 				return r;
 		}
+	}
+	return 0;
+}
+
+/* Where a sandbox of this profile could write, and so have left a link for
+ * the next run: the workspace, every write grant, every tool's (each
+ * canonicalised once more here, before any grant is checked against them;
+ * a grant's own errors are reported where it is resolved). */
+static int grant_roots(struct loader *l, const struct cordon_profile *p)
+{
+	int r;
+
+	if (p->workspace && (r = strv_push(&l->grant_roots, p->workspace)) < 0)
+		return r;
+	if ((r = grant_roots_of(l, p, &l->write)) < 0)
+		return r;
+	for (size_t i = 0; i < l->tools.n_commands; i++) {
+		const struct raw_sandbox *sb = l->tools.commands[i].sandbox;
+
+		if (sb && ((r = grant_roots_of(l, p, &sb->paths[TOOL_FS_WRITE])) < 0 ||
+			   (r = grant_roots_of(l, p, &sb->paths[TOOL_FS_WRITE_FILE])) < 0))
+			return r;
 	}
 	return 0;
 }

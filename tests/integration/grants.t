@@ -99,6 +99,15 @@ for key in fs_write exec_paths; do
         check "... naming the link" grep -q "symlink $ws/out" <<<"$err"
 done
 
+# A link inside a tool's writable directory redirects the profile's grant.
+mkdir -p "$BASE/toolcache"
+ln -s "$HOME/.ssh" "$BASE/toolcache/keys"
+printf '{ "extends": "workspace-write", "filesystem": { "read": ["%s"] }, "command_policies": { "commands": { "true": { "sandbox": { "fs_write": ["%s"] } } } } }\n' "$BASE/toolcache/keys" "$BASE/toolcache" > "$BASE/t2.json"
+err=$("$CORDON" profile validate "$BASE/t2.json" 2>&1)
+rc=$?
+check "a read grant through a link inside a tool's fs_write is refused" [ $rc -ne 0 ]
+check "... naming the link" grep -q "symlink $BASE/toolcache/keys" <<<"$err"
+
 # ---- controls ----------------------------------------------------------------
 printf '{ "extends": "workspace-write", "command_policies": { "commands": { "true": { "sandbox": { "fs_read": ["$WORKSPACE"], "exec_paths": ["/usr"] } } } } }\n' > "$BASE/t-ok.json"
 check "control: a tool sandbox's paths with no link in a writable root load" "$CORDON" profile validate "$BASE/t-ok.json"
