@@ -346,6 +346,15 @@ check "... sub/.git/hooks is still there" [ -d "$W15/sub/.git/hooks" ]
 try15 "renameat2(RENAME_EXCHANGE) of sub with an empty directory" \
         "mkdir decoy && $PY -c 'import ctypes; l=ctypes.CDLL(None); raise SystemExit(l.renameat2(-100, b\"sub\", -100, b\"decoy\", 2))'"
 check "... sub is still the repository" [ -d "$W15/sub/.git" -a ! -e "$W15/decoy/.git" ]
+crun "$W15" -- "$PY" -c '
+import os
+d = os.open("sub/.vscode", os.O_RDONLY | os.O_DIRECTORY)
+for how in (lambda: os.unlink("tasks.json", dir_fd=d), lambda: os.symlink("sub/.vscode", "v") or os.unlink("v/tasks.json")):
+    try:
+        how()
+    except OSError:
+        pass' >/dev/null 2>&1
+check "unlinkat through a dirfd of sub/.vscode, or through a symlink to it, keeps tasks.json" [ -f "$W15/sub/.vscode/tasks.json" ]
 crun "$W15" -- sh -c 'rm -rf deep' >/dev/null 2>&1
 check "rm -rf of a parent holding a deep .envrc keeps the .envrc" [ -f "$W15/deep/a/b/.envrc" ]
 check "... while the ordinary file beside it is gone" [ ! -e "$W15/deep/a/b/plain.txt" ]
