@@ -87,6 +87,8 @@ void conn_free(struct conn *c)
 		event_free(c->uev);
 	if (c->reap)
 		event_free(c->reap);
+	if (c->next_req)
+		event_free(c->next_req);
 	if (c->cfd >= 0)
 		close(c->cfd);
 	if (c->ufd >= 0)
@@ -165,6 +167,65 @@ static void host_text(const struct conn *c, char *buf, size_t len)
 
 static void on_client_drain(evutil_socket_t fd, short what, void *arg);
 
+void conn_audit_refusal(struct conn *c, const char *reason, const char *detail)
+{
+	char host[CORDON_NET_HOST_MAX + 3];
+
+	host_text(c, host, sizeof(host));
+	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s", c->what, host[0] ? host : "-", c->port, reason,
+		    detail && detail[0] ? ": " : "", detail ? detail : "");
+}
+
+/* Out of the relay's callbacks: the relay's events are freed here. What
+ * the previous request left of its own is dropped; what follows it in c->in
+ * is the next request, read and decided as the first was. */
+static void on_next_request(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->finished)
+		return;
+	relay_dir_done(&c->up);
+	relay_dir_done(&c->down);
+	if (c->uev)
+		event_free(c->uev);
+	c->uev = NULL;
+	if (c->ufd >= 0)
+		close(c->ufd);
+	c->ufd = -1;
+	cordon_netaddr_list_done(&c->answers);
+	c->next_answer = 0;
+	free(c->forward);
+	c->forward = NULL;
+	c->forward_len = 0;
+	c->dns_done = false;
+	c->dns_result = 0;
+	c->host_len = 0;
+	c->port = 0;
+	c->consumed = 0;
+	c->body = (struct http_body){};
+	snprintf(c->what, sizeof(c->what), "HTTP");
+	c->state = C_HEAD;
+	c->state_since = proxy_now();
+	c->pending_parse = true;
+	if (event_add(c->cev, NULL) < 0) {
+		conn_end(c);
+		return;
+	}
+	event_active(c->cev, EV_READ, 0);
+}
+
+void conn_next_request(struct conn *c)
+{
+	if (!c->next_req)
+		c->next_req = event_new(c->px->base, -1, 0, on_next_request, c);
+	if (!c->next_req) {
+		conn_end(c);
+		return;
+	}
+	event_active(c->next_req, EV_TIMEOUT, 0);
+}
+
 /* Write the refusal, then drain the client until it closes (closing with
  * unread bytes would reset the connection and lose the answer). */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
@@ -173,8 +234,7 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 	int n, b;
 
 	host_text(c, host, sizeof(host));
-	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s", c->what, host[0] ? host : "-", c->port, reason,
-		    detail && detail[0] ? ": " : "", detail ? detail : "");
+	conn_audit_refusal(c, reason, detail);
 	if (c->kind == PROXY_LISTEN_SOCKS) {
 		uint8_t rep[10];
 

@@ -32,7 +32,46 @@ static void relay_finished(void *owner)
 	conn_end(owner);
 }
 
-static const struct relay_hooks relay_hooks = { .touch = relay_touch, .finished = relay_finished };
+/* Absolute-form: the client's bytes go upstream only up to the end of this
+ * request's body; what follows is the next request, which waits in c->in
+ * (empty while the relay reads: read_max keeps a read within it) until
+ * this one's response is relayed, and is then decided as the first was. */
+static int relay_frame(void *owner, const char *p, size_t n, size_t *ret_used, bool *ret_end)
+{
+	struct conn *c = owner;
+	size_t used;
+	int r = http_body_feed(&c->body, p, n, &used);
+
+	if (r < 0) {
+		conn_audit_refusal(c, "chunked-malformed", "the request body's chunked framing is malformed");
+		return -1;
+	}
+	if (r == 1) {
+		memcpy(c->in + c->in_len, p + used, n - used);
+		c->in_len += n - used;
+	}
+	*ret_used = used;
+	*ret_end = r == 1;
+	return 0;
+}
+
+/* The upstream answered and closed (each request asks it to): on to the
+ * next request. Unless this one's body was not all there: what follows is
+ * then not a request head. */
+static void relay_ended(void *owner)
+{
+	struct conn *c = owner;
+
+	if (!c->up.held) {
+		conn_end(c);
+		return;
+	}
+	conn_next_request(c);
+}
+
+static const struct relay_hooks relay_hooks = {
+	.touch = relay_touch, .finished = relay_finished, .frame = relay_frame, .ended = relay_ended,
+};
 
 static void on_upstream(evutil_socket_t fd, short what, void *arg);
 
@@ -90,8 +129,18 @@ static void dial_next(struct conn *c)
 static void start_relay(struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-	size_t left = c->in_len - c->consumed;
+	size_t left = c->in_len - c->consumed, body = left;
+	bool held = false;
 	int r;
+
+	if (c->forward) {
+		r = http_body_feed(&c->body, c->in + c->consumed, left, &body);
+		if (r < 0) {
+			conn_refuse_request(c, 400, "chunked-malformed", "the request body's chunked framing is malformed");
+			return;
+		}
+		held = r == 1;
+	}
 
 	if (c->uev)
 		event_free(c->uev);
@@ -105,9 +154,16 @@ static void start_relay(struct conn *c)
 	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
 	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
+	if (c->forward) {
+		c->up.framed = true;
+		c->up.held = held;
+		c->up.read_max = sizeof(c->in);
+		c->down.keep_open = true;
+	}
+	c->requests++;
 	/* client -> upstream: the rewritten head (absolute-form), then what
-	 * the client sent after its head */
-	c->up.pre_len = c->forward_len + left;
+	 * the client sent after its head (absolute-form: the body's part) */
+	c->up.pre_len = c->forward_len + body;
 	c->up.pre = malloc(c->up.pre_len + 1);
 	if (c->down.pre_len == 0 && c->kind == PROXY_LISTEN_HTTP && !c->forward) {
 		c->down.pre = strdup(established);
@@ -123,7 +179,11 @@ static void start_relay(struct conn *c)
 	}
 	if (c->forward)
 		memcpy(c->up.pre, c->forward, c->forward_len);
-	memcpy(c->up.pre + c->forward_len, c->in + c->consumed, left);
+	memcpy(c->up.pre + c->forward_len, c->in + c->consumed, body);
+	/* what follows the body is the next request: undecided, it waits */
+	memmove(c->in, c->in + c->consumed + body, left - body);
+	c->in_len = left - body;
+	c->consumed = 0;
 	r = relay_start(c->px, c, &relay_hooks, &c->up, &c->down);
 	if (r < 0)
 		conn_end(c);

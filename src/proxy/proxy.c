@@ -104,7 +104,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		switch (c->state) {
 		case C_HEAD:
 		case C_SOCKS_REQUEST:
-			if (in_state >= ms(cfg->head_timeout))
+			/* a kept-alive connection with no next request: just close */
+			if (in_state >= ms(cfg->head_timeout) && c->requests && c->in_len == 0)
+				conn_end(c);
+			else if (in_state >= ms(cfg->head_timeout))
 				conn_refuse_request(c, 408, "request-timeout", "the request head did not arrive in time");
 			break;
 		case C_RESOLVING:
