@@ -95,6 +95,7 @@ void conn_free(struct conn *c)
 		close(c->ufd);
 	cordon_netaddr_list_done(&c->answers);
 	free(c->forward);
+	free(c->resp);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -204,6 +205,10 @@ static void on_next_request(evutil_socket_t fd, short what, void *arg)
 	c->port = 0;
 	c->consumed = 0;
 	c->body = (struct http_body){};
+	free(c->resp);
+	c->resp = NULL;
+	c->resp_len = 0;
+	c->resp_done = c->resp_keep = c->req_close = c->req_head = false;
 	snprintf(c->what, sizeof(c->what), "HTTP");
 	c->state = C_HEAD;
 	c->state_since = proxy_now();
@@ -267,6 +272,14 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 			(void)!send(c->cfd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1,
 				    MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
+	conn_close_after_answer(c);
+}
+
+/* All the client will get is written: shut our side, then drain the
+ * client until it closes (closing with unread bytes would reset the
+ * connection and lose the answer). */
+void conn_close_after_answer(struct conn *c)
+{
 	(void)shutdown(c->cfd, SHUT_WR);
 	if (c->ufd >= 0) {
 		if (c->uev)
@@ -274,6 +287,8 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 		close(c->ufd);
 		c->ufd = -1;
 	}
+	relay_stop(&c->up);
+	relay_stop(&c->down);
 	c->state = C_CLOSING;
 	c->state_since = proxy_now();
 	event_free(c->cev);

@@ -45,6 +45,10 @@ struct conn {
 	char *forward;                 /* absolute-form: the rewritten head */
 	size_t forward_len;
 	struct http_body body;         /* absolute-form: where this request's body ends */
+	bool req_close, req_head;      /* the request asked to close after it; it was a HEAD */
+	char *resp;                    /* the response's head, looked at (not changed) */
+	size_t resp_len;
+	bool resp_done, resp_keep;     /* looked at; the client's connection may go on after it */
 	unsigned requests;             /* requests relayed on this connection so far */
 	bool pending_parse;            /* c->in may hold a whole request already: parse it */
 	bool client_eof;               /* the client shut its side after what c->in holds */
@@ -79,6 +83,8 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 /* The audit line of a refusal that has no answer of its own (the client's
  * stream is mid-response). */
 void conn_audit_refusal(struct conn *c, const char *reason, const char *detail);
+/* What the client gets is written: shut, drain, close (C_CLOSING). */
+void conn_close_after_answer(struct conn *c);
 /* The upstream finished its response: make the connection read, and
  * decide, its next request (on_read runs with pending_parse set). */
 void conn_next_request(struct conn *c);

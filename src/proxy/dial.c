@@ -36,11 +36,34 @@ static void relay_finished(void *owner)
  * request's body; what follows is the next request, which waits in c->in
  * (empty while the relay reads: read_max keeps a read within it) until
  * this one's response is relayed, and is then decided as the first was. */
-static int relay_frame(void *owner, const char *p, size_t n, size_t *ret_used, bool *ret_end)
+static int relay_frame(void *owner, struct relay_dir *d, const char *p, size_t n, size_t *ret_used, bool *ret_end)
 {
 	struct conn *c = owner;
 	size_t used;
-	int r = http_body_feed(&c->body, p, n, &used);
+	int r;
+
+	if (d == &c->down) {
+		/* the response, forwarded as it is: its head says whether the
+		 * client's connection may go on after it */
+		size_t take = HTTP_RESPONSE_HEAD_MAX - c->resp_len;
+
+		*ret_used = n;
+		*ret_end = false;
+		if (c->resp_done)
+			return 0;
+		if (!c->resp && !(c->resp = malloc(HTTP_RESPONSE_HEAD_MAX)))
+			return -1;
+		take = n < take ? n : take;
+		memcpy(c->resp + c->resp_len, p, take);
+		c->resp_len += take;
+		c->resp_done = http_response_keeps(c->resp, c->resp_len, c->req_head, &c->resp_keep) == HTTP_RESPONSE_DONE;
+		if (c->resp_done) {
+			free(c->resp);
+			c->resp = NULL;
+		}
+		return 0;
+	}
+	r = http_body_feed(&c->body, p, n, &used);
 
 	if (r < 0) {
 		conn_audit_refusal(c, "chunked-malformed", "the request body's chunked framing is malformed");
@@ -56,14 +79,17 @@ static int relay_frame(void *owner, const char *p, size_t n, size_t *ret_used, b
 }
 
 /* The upstream answered and closed (each request asks it to): on to the
- * next request. Unless this one's body was not all there: what follows is
- * then not a request head. */
+ * next request, when the client's connection goes on after this response.
+ * It does not when the request or the response said close, when the
+ * response ends only at the close (the client reads to EOF), or when this
+ * request's body was not all there (what follows is not a request head).
+ * Then what the client pipelined is never read, let alone forwarded. */
 static void relay_ended(void *owner)
 {
 	struct conn *c = owner;
 
-	if (!c->up.held) {
-		conn_end(c);
+	if (!c->up.held || c->req_close || !c->resp_done || !c->resp_keep) {
+		conn_close_after_answer(c);
 		return;
 	}
 	conn_next_request(c);
@@ -81,8 +107,21 @@ static void dial_next(struct conn *c)
 	socklen_t sl;
 
 	for (; c->next_answer < c->answers.n; c->next_answer++) {
-		const struct cordon_netaddr *a = &c->answers.v[c->next_answer];
+		struct cordon_netaddr *a = &c->answers.v[c->next_answer];
 		int fd;
+
+		/* a later answer (the earlier ones failed to connect, maybe
+		 * seconds ago): decided again against the host as it is now */
+		if (c->next_answer > 0) {
+			struct cordon_netaddr_list one = { .v = a, .n = 1 };
+			struct cordon_net_verdict v;
+
+			cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &one, c->px->here, &v);
+			if (!v.allowed) {
+				conn_refuse_request(c, 403, v.reason, v.detail);
+				return;
+			}
+		}
 
 		if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -158,6 +197,7 @@ static void start_relay(struct conn *c)
 		c->up.framed = true;
 		c->up.held = held;
 		c->up.read_max = sizeof(c->in);
+		c->down.framed = true;
 		c->down.keep_open = true;
 	}
 	c->requests++;
@@ -234,7 +274,7 @@ static void resolved(struct conn *c)
 	evutil_freeaddrinfo(c->dns_res);
 	c->dns_res = NULL;
 	c->answers = (struct cordon_netaddr_list){ .v = list, .n = n };
-	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, &c->px->own, &v);
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, c->px->here, &v);
 	if (!v.allowed) {
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
@@ -269,7 +309,7 @@ void conn_decide(struct conn *c)
 	char name[CORDON_NET_HOST_MAX + 3];
 
 	event_del(c->cev);
-	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, &c->px->own, &v);
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, c->px->here, &v);
 	if (v.is_literal && v.allowed) {
 		c->answers.v = malloc(sizeof(*c->answers.v));
 		if (!c->answers.v) {
@@ -285,9 +325,9 @@ void conn_decide(struct conn *c)
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
 	}
-	/* a checked name: no NUL, at most 253 bytes, plus a trailing dot */
-	memcpy(name, c->host, c->host_len);
-	name[c->host_len] = '\0';
+	/* exactly the name the rules decided: lower case, no trailing dot
+	 * (no other spelling of it reaches the resolver) */
+	snprintf(name, sizeof(name), "%s", v.name);
 	c->state = C_RESOLVING;
 	c->state_since = proxy_now();
 	c->dns_sync = true;

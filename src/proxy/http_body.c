@@ -234,3 +234,87 @@ int http_body_feed(struct http_body *b, const char *p, size_t n, size_t *ret_use
 	}
 	return -1;
 }
+
+/* A comma-separated list value holds token (case-insensitive, OWS around). */
+static bool has_token(const char *p, size_t n, const char *token)
+{
+	size_t tl = strlen(token);
+
+	for (size_t i = 0; i < n;) {
+		size_t s = i, e;
+
+		while (i < n && p[i] != ',')
+			i++;
+		e = i;
+		while (s < e && (p[s] == ' ' || p[s] == '\t'))
+			s++;
+		while (e > s && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+			e--;
+		if (e - s == tl && strncasecmp(p + s, token, tl) == 0)
+			return true;
+		i++;
+	}
+	return false;
+}
+
+bool http_request_closes(const struct http_head *h)
+{
+	bool close = false, keep = false;
+
+	for (size_t i = 0; i < h->n_headers; i++)
+		if (name_is(&h->name[i], "connection") || name_is(&h->name[i], "proxy-connection")) {
+			close |= has_token(h->value[i].p, h->value[i].n, "close");
+			keep |= has_token(h->value[i].p, h->value[i].n, "keep-alive");
+		}
+	return close || (h->minor == 0 && !keep);
+}
+
+int http_response_keeps(const char *buf, size_t len, bool head_request, bool *ret_keep)
+{
+	const char *p = buf, *end = buf + (len < HTTP_RESPONSE_HEAD_MAX ? len : HTTP_RESPONSE_HEAD_MAX);
+	bool first = true, delimited = false, close = false;
+	unsigned status = 0;
+
+	*ret_keep = false;
+	for (;;) {
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		size_t n;
+
+		if (!lf)
+			return len >= HTTP_RESPONSE_HEAD_MAX ? HTTP_RESPONSE_DONE : HTTP_RESPONSE_MORE;
+		if (lf == p || lf[-1] != '\r')
+			return HTTP_RESPONSE_DONE; /* a bare LF: no */
+		n = (size_t)(lf - 1 - p);
+		if (first) {
+			/* "HTTP/1.1 SSS" then a reason or nothing */
+			if (n < 12 || memcmp(p, "HTTP/1.1 ", 9) != 0 || (n > 12 && p[12] != ' '))
+				return HTTP_RESPONSE_DONE;
+			for (int i = 9; i < 12; i++) {
+				if (p[i] < '0' || p[i] > '9')
+					return HTTP_RESPONSE_DONE;
+				status = status * 10 + (unsigned)(p[i] - '0');
+			}
+			if (status < 200)
+				return HTTP_RESPONSE_DONE; /* 1xx first: the final one is not looked at */
+			delimited = head_request || status == 204 || status == 304;
+			first = false;
+		} else if (n == 0) {
+			*ret_keep = delimited && !close;
+			return HTTP_RESPONSE_DONE;
+		} else {
+			const char *colon = memchr(p, ':', n);
+			struct http_span name, value;
+
+			if (!colon || p[0] == ' ' || p[0] == '\t')
+				return HTTP_RESPONSE_DONE; /* malformed or folded: no */
+			name = (struct http_span){ p, (size_t)(colon - p) };
+			value = (struct http_span){ colon + 1, (size_t)(p + n - colon - 1) };
+			if (name_is(&name, "content-length") ||
+			    (name_is(&name, "transfer-encoding") && has_token(value.p, value.n, "chunked")))
+				delimited = true;
+			else if (name_is(&name, "connection") || name_is(&name, "proxy-connection"))
+				close |= has_token(value.p, value.n, "close");
+		}
+		p = lf + 1;
+	}
+}

@@ -48,3 +48,27 @@ int http_body_from_head(const struct http_head *h, struct http_body *ret, int *r
  * it (the rest is the next request). 1: the body is complete, 0: all used
  * and more is to come, -1: malformed chunked framing. */
 int http_body_feed(struct http_body *b, const char *p, size_t n, size_t *ret_used);
+
+/*
+ * Whether the client's connection may carry another request after this
+ * response, from the response's head as the upstream sent it (the proxy
+ * forwards it untouched and only looks): yes only for an HTTP/1.1 response
+ * that delimits itself (Content-Length, chunked, or no body: a HEAD's, 204,
+ * 304) and does not say "Connection: close". Anything else (HTTP/1.0, a body
+ * that ends at the close, 1xx first, a head over the cap, malformed): no,
+ * the proxy closes after it, as such a client expects.
+ */
+#define HTTP_RESPONSE_HEAD_MAX 16384
+
+enum {
+	HTTP_RESPONSE_MORE = 0,         /* the head is not all there yet */
+	HTTP_RESPONSE_DONE = 1,         /* *ret_keep says */
+};
+
+/* buf[0..len): the response's first bytes. head_request: the request was
+ * HEAD. Past HTTP_RESPONSE_HEAD_MAX without the end of the head: DONE, no. */
+int http_response_keeps(const char *buf, size_t len, bool head_request, bool *ret_keep);
+
+/* Whether a request asked to close after its response: HTTP/1.0 without
+ * "Connection: keep-alive", or a "close" token. */
+bool http_request_closes(const struct http_head *h);

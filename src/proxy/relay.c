@@ -145,7 +145,7 @@ static enum pump pump(struct relay_dir *d)
 				size_t used;
 				bool end = false;
 
-				if (d->hooks->frame(d->owner, d->buf, (size_t)n, &used, &end) < 0)
+				if (d->hooks->frame(d->owner, d, d->buf, (size_t)n, &used, &end) < 0)
 					return PUMP_ERROR;
 				d->buf_len = used;
 				d->held = end;

@@ -109,6 +109,8 @@ static enum request_step got_http(struct conn *c, struct request_refusal *ret)
 		/* where the body ends, so the next request is found and decided */
 		if (http_body_from_head(h, &c->body, &status, &reason) < 0)
 			return refuse(ret, status, reason, NULL);
+		c->req_close = http_request_closes(h);
+		c->req_head = h->method.n == 4 && memcmp(h->method.p, "HEAD", 4) == 0;
 		if (build_forward(c, h) < 0)
 			return refuse(ret, 431, "header-too-large", NULL);
 	}
