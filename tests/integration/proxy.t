@@ -791,6 +791,43 @@ if command -v bwrap >/dev/null; then
 else
         skip "the bwrap backend refuses --net proxy" "no bwrap"
 fi
+# danger-full-access enforces nothing: with the proxy stated beside it (by
+# flags, or a profile and a flag) it is refused, never run on the host's
+# network. The attempt: a marker file the command would write.
+printf '{"mode":"danger-full-access"}' >"$dir/p-danger.json"
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"]}}' >"$dir/p-proxy.json"
+danger_refused() { # desc args...
+        local desc=$1
+        shift
+        rm -f "$ws/danger-ran"
+        out=$("$CORDON" run --workspace "$ws" "$@" -- sh -c 'touch "$0"' "$ws/danger-ran" 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ] && [ ! -e "$ws/danger-ran" ] && echo "$out" | grep -q "danger-full-access" &&
+                echo "$out" | grep -Eq "host's network|could not hold"; then
+                ok "$desc: refused, nothing ran"
+        else
+                not_ok "$desc" "rc=$rc" "$out" "$(ls "$ws/danger-ran" 2>&1)"
+        fi
+}
+danger_refused "--mode danger-full-access --net proxy" --mode danger-full-access --net proxy
+danger_refused "--mode danger-full-access --net proxy --allow-domain" --mode danger-full-access --net proxy \
+        --allow-domain localhost
+danger_refused "a profile's mode danger-full-access with --net proxy" --profile "$dir/p-danger.json" --net proxy
+danger_refused "a profile's network.mode proxy with --mode danger-full-access" --profile "$dir/p-proxy.json" \
+        --mode danger-full-access
+danger_refused "--mode danger-full-access --net none" --mode danger-full-access --net none
+printf '{"mode":"danger-full-access","network":{"mode":"proxy"}}' >"$dir/p-both.json"
+danger_refused "one profile with both" --profile "$dir/p-both.json"
+rm -f "$ws/danger-ran"
+out=$("$CORDON" run --workspace "$ws" --profile "$dir/p-proxy.json" --mode danger-full-access --net host -- \
+        sh -c 'touch "$0"' "$ws/danger-ran" 2>&1)
+if [ -e "$ws/danger-ran" ]; then
+        ok "control: --mode danger-full-access with --net host (overriding the profile's proxy) runs"
+else
+        not_ok "control: danger-full-access with --net host" "$out"
+fi
+rm -f "$ws/danger-ran"
+
 printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"allow_addresses":["127.0.0.1"]}}' >"$dir/p.json"
 out=$("$CORDON" run --profile "$dir/p.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' "$url/profile" 2>&1)
 if [ "$out" = "upstream-ok /profile" ]; then ok "a profile's network.mode proxy"; else not_ok "profile network.mode proxy" "$out"; fi
