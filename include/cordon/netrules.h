@@ -64,6 +64,12 @@ struct cordon_net_verdict {
 	 * "address-loopback", ... NULL when allowed. */
 	const char *reason;
 	char detail[320];  /* one line for people: what matched */
+	/* The rule that decided, as the proxy's flag spells it:
+	 * "--deny-domain bad.example" (a deny rule's name or address),
+	 * "--allow-domain *.example.com" (allowed, or to resolve); empty when
+	 * no rule matched (host-not-allowed, ip-literal) or when what is
+	 * missing is an address rule (address-*: allow_addresses). */
+	char rule[CORDON_NET_HOST_MAX + 32];
 	/* The name the rules decided (lower case, no trailing dot; a
 	 * literal's canonical text): the one to resolve, nothing else. */
 	char name[CORDON_NET_HOST_MAX + 1];

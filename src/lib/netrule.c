@@ -443,18 +443,24 @@ static int check_answers(const struct cordon_netrules *r, const char *name, uint
 		netaddr_format(a, text, sizeof(text));
 		if (deny) {
 			rule_text(deny, rule, sizeof(rule));
+			snprintf(v->rule, sizeof(v->rule), "--deny-domain %s", rule);
 			return refuse(v, "address-denied", "%s resolves to %s, which the deny rule %s names", name, text,
 				      rule);
 		}
 		if (address_allowed(r, a))
 			continue;
+		/* a refusal from here on: what is missing is an address rule */
 		cls = netaddr_class(a);
-		if (cls)
+		if (cls) {
+			v->rule[0] = '\0';
 			return refuse(v, cls, "%s resolves to %s (%s), which allow_addresses does not name", name, text,
 				      cls + strlen("address-"));
+		}
 		if (!here)
 			continue;
 		local = cordon_net_host_is_local(here, a);
+		if (local)
+			v->rule[0] = '\0';
 		if (local < 0)
 			return refuse(v, "address-this-host",
 				      "%s resolves to %s, and the kernel did not say whether it is this host's (%s)",
@@ -493,11 +499,14 @@ CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *ho
 	for (size_t i = 0; i < r->n_deny; i++)
 		if (rule_matches(&r->deny[i], norm, literal, port)) {
 			rule_text(&r->deny[i], rule, sizeof(rule));
+			snprintf(ret->rule, sizeof(ret->rule), "--deny-domain %s", rule);
 			return refuse(ret, "host-denied", "%s:%u matches the deny rule %s", norm, port, rule);
 		}
 	for (size_t i = 0; i < r->n_allow; i++) {
 		if (!rule_matches(&r->allow[i], norm, literal, port))
 			continue;
+		rule_text(&r->allow[i], rule, sizeof(rule));
+		snprintf(ret->rule, sizeof(ret->rule), "--allow-domain %s", rule);
 		if (literal) {
 			struct cordon_netaddr_list one = { .v = &v.literal, .n = 1 };
 
@@ -506,7 +515,6 @@ CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *ho
 		if (!answers) {
 			ret->allowed = false;
 			ret->need_resolve = true;
-			rule_text(&r->allow[i], rule, sizeof(rule));
 			snprintf(ret->detail, sizeof(ret->detail), "%.90s:%u matches the allow rule %.90s", norm, port, rule);
 			return 0;
 		}

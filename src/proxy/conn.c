@@ -173,8 +173,9 @@ void conn_audit_refusal(struct conn *c, const char *reason, const char *detail)
 	char host[CORDON_NET_HOST_MAX + 3];
 
 	host_text(c, host, sizeof(host));
-	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s", c->what, host[0] ? host : "-", c->port, reason,
-		    detail && detail[0] ? ": " : "", detail ? detail : "");
+	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s%s%s%s", c->what, host[0] ? host : "-", c->port, reason,
+		    detail && detail[0] ? ": " : "", detail ? detail : "", c->rule[0] ? " (rule: " : "", c->rule,
+		    c->rule[0] ? ")" : "");
 }
 
 /* Out of the relay's callbacks: the relay's events are freed here. What
@@ -205,6 +206,7 @@ static void on_next_request(evutil_socket_t fd, short what, void *arg)
 	c->port = 0;
 	c->consumed = 0;
 	c->body = (struct http_body){};
+	c->rule[0] = '\0';
 	free(c->resp);
 	c->resp = NULL;
 	c->resp_len = 0;
@@ -235,7 +237,7 @@ void conn_next_request(struct conn *c)
  * unread bytes would reset the connection and lose the answer). */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
 {
-	char host[CORDON_NET_HOST_MAX + 3], msg[1024], body[512];
+	char host[CORDON_NET_HOST_MAX + 3], msg[1536], body[512];
 	int n, b;
 
 	host_text(c, host, sizeof(host));
@@ -254,7 +256,7 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 		if (b < 0 || (size_t)b >= sizeof(body))
 			b = (int)strlen(body);
 		n = snprintf(msg, sizeof(msg),
-			     "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\nContent-Type: text/plain\r\n"
+			     "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\n%s%s%sContent-Type: text/plain\r\n"
 			     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
 			     status,
 			     status == 403   ? "Forbidden"
@@ -267,7 +269,7 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 			     : status == 503 ? "Service Unavailable"
 			     : status == 408 ? "Request Timeout"
 					     : "Bad Request",
-			     reason, b, body);
+			     reason, c->rule[0] ? "X-Cordon-Rule: " : "", c->rule, c->rule[0] ? "\r\n" : "", b, body);
 		if (n > 0)
 			(void)!send(c->cfd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1,
 				    MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -42,6 +42,7 @@ struct conn {
 	size_t host_len;
 	uint16_t port;
 	char what[64];                 /* "CONNECT", "GET", "SOCKS5" for the audit line */
+	char rule[CORDON_NET_HOST_MAX + 32]; /* the rule that refused ("--deny-domain H"), or empty */
 	char *forward;                 /* absolute-form: the rewritten head */
 	size_t forward_len;
 	struct http_body body;         /* absolute-form: where this request's body ends */

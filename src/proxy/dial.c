@@ -118,6 +118,7 @@ static void dial_next(struct conn *c)
 
 			cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &one, c->px->here, &v);
 			if (!v.allowed) {
+				snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
 				conn_refuse_request(c, 403, v.reason, v.detail);
 				return;
 			}
@@ -276,6 +277,7 @@ static void resolved(struct conn *c)
 	c->answers = (struct cordon_netaddr_list){ .v = list, .n = n };
 	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, c->px->here, &v);
 	if (!v.allowed) {
+		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
 	}
@@ -322,6 +324,7 @@ void conn_decide(struct conn *c)
 		return;
 	}
 	if (!v.need_resolve) {
+		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
 	}

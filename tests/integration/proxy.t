@@ -185,6 +185,45 @@ else
         not_ok "--json denials" "$out"
 fi
 
+# The refusal names the rule that decided: the 403's X-Cordon-Rule and
+# --json's denial (the flag, or the profile's list entry), and for what no
+# rule admits, the list that would.
+out=$(in_sandbox curl -sS -m 10 --noproxy '' -i http://bad.example/ 2>/dev/null | tr -d '\r')
+if echo "$out" | grep -qx "X-Cordon-Rule: --deny-domain bad.example"; then
+        ok "a --deny-domain refusal's 403 names its rule (X-Cordon-Rule: --deny-domain bad.example)"
+else
+        not_ok "the 403 names the rule" "$out"
+fi
+rule_of() { # json-file
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" | ".join(x["rule"] for x in d["denials"]))' "$1" 2>&1
+}
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' http://Bad.Example./x \
+        </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if [ "$out" = "--deny-domain bad.example" ]; then
+        ok "--json: the denial's rule is the flag --deny-domain bad.example, not --net"
+else
+        not_ok "--json names the --deny-domain rule" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' http://other.test/x \
+        </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if echo "$out" | grep -q "^--allow-domain / network.allow_domains"; then
+        ok "--json: a host no rule admits names the allow list as its rule ($out)"
+else
+        not_ok "--json names the allow list" "$out"
+fi
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"deny_domains":["x.test","bad.example"]}}' \
+        >"$dir/p-rule.json"
+"$CORDON" run --json --profile "$dir/p-rule.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' \
+        http://bad.example/x </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if [ "$out" = "$dir/p-rule.json at /network/deny_domains/1 (bad.example)" ]; then
+        ok "--json: a profile's deny rule is named by its file and JSON path"
+else
+        not_ok "--json names the profile's deny rule" "$out"
+fi
+
 # Around the proxy there is no way out: a direct attempt is a netns denial,
 # and the hint says to use the proxy, not that the network is off.
 # (the upstream on the host's loopback: the control below reaches it unconfined)
