@@ -56,7 +56,11 @@ static int relay_frame(void *owner, struct relay_dir *d, const char *p, size_t n
 		take = n < take ? n : take;
 		memcpy(c->resp + c->resp_len, p, take);
 		c->resp_len += take;
-		c->resp_done = http_response_keeps(c->resp, c->resp_len, c->req_head, &c->resp_keep) == HTTP_RESPONSE_DONE;
+		/* looked at again only when a line may have ended: a head sent
+		 * a byte at a time costs linear work */
+		if (memchr(p, '\n', take) || c->resp_len == HTTP_RESPONSE_HEAD_MAX)
+			c->resp_done = http_response_keeps(c->resp, c->resp_len, c->req_head, &c->resp_keep) ==
+				       HTTP_RESPONSE_DONE;
 		if (c->resp_done) {
 			free(c->resp);
 			c->resp = NULL;
@@ -64,12 +68,13 @@ static int relay_frame(void *owner, struct relay_dir *d, const char *p, size_t n
 		return 0;
 	}
 	r = http_body_feed(&c->body, p, n, &used);
-
 	if (r < 0) {
 		conn_audit_refusal(c, "chunked-malformed", "the request body's chunked framing is malformed");
 		return -1;
 	}
 	if (r == 1) {
+		if (n - used > sizeof(c->in) - c->in_len)
+			return -1; /* cannot be: a read is at most the room in c->in */
 		memcpy(c->in + c->in_len, p + used, n - used);
 		c->in_len += n - used;
 	}

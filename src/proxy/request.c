@@ -194,8 +194,9 @@ enum request_step request_read(struct conn *c, struct request_refusal *ret, size
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return REQUEST_GONE;
 		if (n == 0) {
-			/* shut after its last request: that one is still answered */
-			if (c->in_len == 0)
+			/* shut after its last request: that one is still answered
+			 * (HTTP; a SOCKS5 client that shuts mid-request is gone) */
+			if (c->in_len == 0 || c->kind == PROXY_LISTEN_SOCKS)
 				return REQUEST_GONE;
 			c->client_eof = true;
 			pending = true;
