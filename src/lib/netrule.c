@@ -371,10 +371,21 @@ static bool netaddr_equal(const struct cordon_netaddr *x, const struct cordon_ne
 static const struct host_rule *address_denied(const struct cordon_netrules *r, const struct cordon_netaddr *a,
 					      uint16_t port)
 {
-	for (size_t i = 0; i < r->n_deny; i++)
-		if (r->deny[i].literal && (!r->deny[i].port || r->deny[i].port == port) &&
-		    netaddr_equal(&r->deny[i].addr, a))
-			return &r->deny[i];
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct cordon_netaddr v4 = { .family = AF_INET };
+	/* ::ffff:a.b.c.d is a.b.c.d to the kernel: a deny of the one is of both */
+	bool is_mapped = a->family == AF_INET6 && memcmp(a->a, mapped, sizeof(mapped)) == 0;
+
+	if (is_mapped)
+		memcpy(v4.a, a->a + 12, 4);
+	for (size_t i = 0; i < r->n_deny; i++) {
+		const struct host_rule *h = &r->deny[i];
+
+		if (!h->literal || (h->port && h->port != port))
+			continue;
+		if (netaddr_equal(&h->addr, a) || (is_mapped && netaddr_equal(&h->addr, &v4)))
+			return h;
+	}
 	return NULL;
 }
 

@@ -228,6 +228,10 @@ Test(netrule, deny_rule_address_refuses_answers)
 	add_addr("93.184.216.0/24");
 	assert_refused(answered("a.example.com", 80, "93.184.216.34", NULL, NULL), "address-denied");
 	assert_refused(answered("a.example.com", 80, "1.1.1.1", "93.184.216.34", NULL), "address-denied");
+	/* the same address spelt as IPv4-mapped IPv6, even where allow_addresses admits those */
+	add_addr("::ffff:0:0/96");
+	assert_refused(answered("a.example.com", 80, "::ffff:93.184.216.34", NULL, NULL), "address-denied");
+	assert_allowed(answered("a.example.com", 80, "::ffff:93.184.216.35", NULL, NULL));
 	assert_allowed(answered("a.example.com", 80, "93.184.216.35", NULL, NULL));
 	assert_refused(answered("b.example.com", 443, "2606:2800:220:1::1", NULL, NULL), "address-denied");
 	assert_allowed(answered("b.example.com", 80, "2606:2800:220:1::1", NULL, NULL));
