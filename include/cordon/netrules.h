@@ -9,9 +9,11 @@
  * only when a rule names it. Then every answer the name resolved to (an IP
  * literal is its own answer) is checked: loopback, unspecified, link-local,
  * private, CGNAT, multicast, broadcast, reserved, cloud metadata, IPv4
- * embedded in IPv6, or one of the host's own addresses is refused unless an
- * allowed address rule names it. A host rule alone never admits such an
- * answer: that is what DNS rebinding would use to reach local services.
+ * embedded in IPv6, or an address this host delivers locally (asked of the
+ * kernel at each decision: cordon_net_host) is refused unless an allowed
+ * address rule names it. A host rule alone never admits such an answer: that
+ * is what DNS rebinding would use to reach local services. An answer that a
+ * deny rule's address names is refused whatever the name (deny first).
  */
 #pragma once
 
@@ -62,24 +64,47 @@ struct cordon_net_verdict {
 	 * "address-loopback", ... NULL when allowed. */
 	const char *reason;
 	char detail[320];  /* one line for people: what matched */
+	/* The rule that decided, as the proxy's flag spells it:
+	 * "--deny-domain bad.example" (a deny rule's name or address),
+	 * "--allow-domain *.example.com" (allowed, or to resolve); empty when
+	 * no rule matched (host-not-allowed, ip-literal) or when what is
+	 * missing is an address rule (address-*: allow_addresses). */
+	char rule[CORDON_NET_HOST_MAX + 32];
+	/* The name the rules decided (lower case, no trailing dot; a
+	 * literal's canonical text): the one to resolve, nothing else. */
+	char name[CORDON_NET_HOST_MAX + 1];
 	/* The literal's address, when host was an IP literal. */
 	struct cordon_netaddr literal;
 	bool is_literal;
 };
 
 /*
+ * The host as it is now: does the kernel deliver an address to this host?
+ * A route lookup (rtnetlink RTM_GETROUTE) at every question, not a list of
+ * interface addresses taken at start: a local, broadcast, multicast or
+ * anycast route, or one out of the loopback interface, is this host (any
+ * address of a prefix on lo, a `local` route, an address gained during the
+ * run). Opaque: one netlink socket, opened before a process confines itself.
+ */
+struct cordon_net_host;
+
+CORDON_API int cordon_net_host_open(struct cordon_net_host **ret);
+CORDON_API struct cordon_net_host *cordon_net_host_free(struct cordon_net_host *h);
+/* 1: delivered here; 0: routed elsewhere, or nowhere; -errno: the kernel
+ * did not say (a caller refuses then). */
+CORDON_API int cordon_net_host_is_local(struct cordon_net_host *h, const struct cordon_netaddr *a);
+
+/*
  * The one decision. host[0..len) is untrusted (may hold NUL bytes: refused);
  * a bracketed IPv6 literal ("[::1]") is taken. answers: NULL before
- * resolving (then need_resolve says whether to resolve), or every answer
- * the name resolved to (each must pass). own: the host's own interface
- * addresses (may be NULL). Always returns 0 and fills *ret.
+ * resolving (then need_resolve says whether to resolve ret->name), or every
+ * answer the name resolved to (each must pass). here: the host to ask
+ * whether an answer is delivered locally (NULL: that question alone is not
+ * asked; the proxy always asks). Always returns 0 and fills *ret.
  */
 CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *host, size_t len, uint16_t port,
-				 const struct cordon_netaddr_list *answers, const struct cordon_netaddr_list *own,
+				 const struct cordon_netaddr_list *answers, struct cordon_net_host *here,
 				 struct cordon_net_verdict *ret);
-
-/* Every address of the host's interfaces (getifaddrs). */
-CORDON_API int cordon_net_own_addresses(struct cordon_netaddr_list *ret);
 CORDON_API void cordon_netaddr_list_done(struct cordon_netaddr_list *l);
 /* An AF_INET or AF_INET6 socket address's address. */
 CORDON_API void cordon_netaddr_from_sockaddr(const struct sockaddr *sa, struct cordon_netaddr *ret);

@@ -267,8 +267,13 @@ int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
 void cli_net_done(struct cli_args *a);
 /* The connections the proxy refused, from its audit lines in text: one
  * denial each appended to denials ({kind "network", op "connect", rule,
- * mechanism "proxy", reason, line, host, port, request}). */
-void cli_net_denials(json_t *denials, const char *text, size_t len, const char *rule);
+ * mechanism "proxy", reason, line, host, port, request}). rule names where
+ * the rule that refused came from: the flag ("--deny-domain H") or the
+ * profile's list ("network.deny_domains: H in FILE"); for what no rule
+ * admitted, the list that would ("--allow-domain / network.allow_domains");
+ * otherwise fallback (the network mode's origin). */
+void cli_net_denials(json_t *denials, const char *text, size_t len, const struct cli_args *a,
+		     const struct cordon_profile_handle *prof, const char *fallback);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)

@@ -513,9 +513,9 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
 		size_t before = json_array_size(h.denials);
 
-		cli_net_denials(h.denials, res->output, res->output_len, rule);
+		cli_net_denials(h.denials, res->output, res->output_len, a, prof, rule);
 		if (res->stderr_output)
-			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, rule);
+			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, rule);
 		if (json_array_size(h.denials) > before)
 			json_array_append_new(h.hints, json_string(
 				"cordon's proxy refused a connection (see denials): it connects only to the hosts "

@@ -137,6 +137,34 @@ static int quiet_retries(const struct cli_args *a, const struct cordon_profile_h
 	return cordon_policy_set_env(p, name, "0", e);
 }
 
+/* danger-full-access runs the command as it is, with the host's network: a
+ * network stated beside it could not hold. Refused, as inside one profile
+ * (where mode and network.mode together are a load error): --net other than
+ * host, or the profile's network.mode "proxy" under --mode. The library
+ * refuses proxy with that mode whatever the front end (confine.c). */
+static int refuse_danger_with_net(const struct cli_args *a, const struct cordon_profile_handle *prof,
+				  const struct cordon_policy *p)
+{
+	struct cordon_origin o = {};
+
+	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS)
+		return 0;
+	if (a->net_set && a->net != CORDON_NET_HOST) {
+		say("--net %s with mode danger-full-access: that mode enforces nothing, so the command would run "
+		    "with the host's network; refused (drop one of them)",
+		    cordon_net_to_string(a->net));
+		return -EINVAL;
+	}
+	cordon_profile_net_origin(prof, &o);
+	if (!a->net_set && cordon_policy_net(p) == CORDON_NET_PROXY) {
+		say("%s%s%s: network.mode \"proxy\" with --mode danger-full-access: that mode enforces nothing, so the "
+		    "command would run with the host's network; refused",
+		    o.file ? o.file : "the profile", o.pointer ? " at " : "", o.pointer ? o.pointer : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The profile, then the flags on top: scalars replace, lists add. */
 /* A session under command_policies, as `cordon run` would build it (the
  * broker, no controlled binary executable), for what only looks at the
@@ -184,6 +212,9 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 		return r;
 	if (a->net_set)
 		cordon_policy_set_net(p, a->net);
+	r = refuse_danger_with_net(a, prof, p);
+	if (r < 0)
+		return r;
 	r = quiet_retries(a, prof, p, &e);
 	if (r < 0)
 		goto bad;

@@ -98,6 +98,12 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 	if (p->shim_path && p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the tool sandbox's broker needs a sandbox: danger-full-access has none");
+	/* Nothing is enforced, the network included: the proxy's rules could
+	 * not hold, and the command would reach the host's network. */
+	if (p->net == CORDON_NET_PROXY && p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
+		return error_set(reterr, -EINVAL,
+				 "network 'proxy' with mode danger-full-access: that mode enforces nothing, so the "
+				 "command would run with the host's network; refused");
 	/* Asking for no confinement is explicit and never reaches a provider. */
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS) {
 		c->argv = strv_copy(argv);

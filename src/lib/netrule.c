@@ -167,6 +167,7 @@ int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, ch
 	if (k == HOST_LITERAL && rule.wildcard)
 		return errbuf_set(err, errlen, -EINVAL, "'*.%.100s': a wildcard takes a name, not an address", host);
 	rule.literal = k == HOST_LITERAL;
+	rule.addr = lit;
 	rule.host = strdup(norm);
 	if (!rule.host)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
@@ -365,6 +366,29 @@ static bool netaddr_equal(const struct cordon_netaddr *x, const struct cordon_ne
 	return x->family == y->family && memcmp(x->a, y->a, x->family == AF_INET ? 4 : 16) == 0;
 }
 
+/* A deny rule that names this address (and the port, if it names one): the
+ * address is refused whatever name led to it. */
+static const struct host_rule *address_denied(const struct cordon_netrules *r, const struct cordon_netaddr *a,
+					      uint16_t port)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct cordon_netaddr v4 = { .family = AF_INET };
+	/* ::ffff:a.b.c.d is a.b.c.d to the kernel: a deny of the one is of both */
+	bool is_mapped = a->family == AF_INET6 && memcmp(a->a, mapped, sizeof(mapped)) == 0;
+
+	if (is_mapped)
+		memcpy(v4.a, a->a + 12, 4);
+	for (size_t i = 0; i < r->n_deny; i++) {
+		const struct host_rule *h = &r->deny[i];
+
+		if (!h->literal || (h->port && h->port != port))
+			continue;
+		if (netaddr_equal(&h->addr, a) || (is_mapped && netaddr_equal(&h->addr, &v4)))
+			return h;
+	}
+	return NULL;
+}
+
 static bool address_allowed(const struct cordon_netrules *r, const struct cordon_netaddr *a)
 {
 	for (size_t i = 0; i < r->n_addresses; i++)
@@ -413,29 +437,49 @@ static int refuse(struct cordon_net_verdict *v, const char *reason, const char *
 }
 
 /* Every answer must pass: one refused answer refuses the name. */
-static int check_answers(const struct cordon_netrules *r, const char *name, const struct cordon_netaddr_list *answers,
-			 const struct cordon_netaddr_list *own, struct cordon_net_verdict *v)
+static int check_answers(const struct cordon_netrules *r, const char *name, uint16_t port,
+			 const struct cordon_netaddr_list *answers, struct cordon_net_host *here,
+			 struct cordon_net_verdict *v)
 {
-	char text[INET6_ADDRSTRLEN];
+	char text[INET6_ADDRSTRLEN], rule[CORDON_NET_HOST_MAX + 16];
 
 	if (answers->n == 0)
 		return refuse(v, "no-address", "%s has no address", name);
 	for (size_t i = 0; i < answers->n; i++) {
 		const struct cordon_netaddr *a = &answers->v[i];
+		const struct host_rule *deny = address_denied(r, a, port);
 		const char *cls;
+		int local;
 
+		netaddr_format(a, text, sizeof(text));
+		if (deny) {
+			rule_text(deny, rule, sizeof(rule));
+			snprintf(v->rule, sizeof(v->rule), "--deny-domain %s", rule);
+			return refuse(v, "address-denied", "%s resolves to %s, which the deny rule %s names", name, text,
+				      rule);
+		}
 		if (address_allowed(r, a))
 			continue;
-		netaddr_format(a, text, sizeof(text));
+		/* a refusal from here on: what is missing is an address rule */
 		cls = netaddr_class(a);
-		if (cls)
+		if (cls) {
+			v->rule[0] = '\0';
 			return refuse(v, cls, "%s resolves to %s (%s), which allow_addresses does not name", name, text,
 				      cls + strlen("address-"));
-		for (size_t j = 0; own && j < own->n; j++)
-			if (netaddr_equal(a, &own->v[j]))
-				return refuse(v, "address-own-interface",
-					      "%s resolves to %s, an address of this host, which allow_addresses does not name",
-					      name, text);
+		}
+		if (!here)
+			continue;
+		local = cordon_net_host_is_local(here, a);
+		if (local)
+			v->rule[0] = '\0';
+		if (local < 0)
+			return refuse(v, "address-this-host",
+				      "%s resolves to %s, and the kernel did not say whether it is this host's (%s)",
+				      name, text, strerror(-local));
+		if (local)
+			return refuse(v, "address-this-host",
+				      "%s resolves to %s, which this host delivers locally, and allow_addresses does not name it",
+				      name, text);
 	}
 	v->allowed = true;
 	v->need_resolve = false;
@@ -445,7 +489,7 @@ static int check_answers(const struct cordon_netrules *r, const char *name, cons
 }
 
 CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *host, size_t len, uint16_t port,
-				 const struct cordon_netaddr_list *answers, const struct cordon_netaddr_list *own,
+				 const struct cordon_netaddr_list *answers, struct cordon_net_host *here,
 				 struct cordon_net_verdict *ret)
 {
 	char norm[CORDON_NET_HOST_MAX + 1], rule[CORDON_NET_HOST_MAX + 16];
@@ -462,27 +506,30 @@ CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *ho
 	v.is_literal = literal;
 	ret->literal = v.literal;
 	ret->is_literal = literal;
+	snprintf(ret->name, sizeof(ret->name), "%s", norm);
 	for (size_t i = 0; i < r->n_deny; i++)
 		if (rule_matches(&r->deny[i], norm, literal, port)) {
 			rule_text(&r->deny[i], rule, sizeof(rule));
+			snprintf(ret->rule, sizeof(ret->rule), "--deny-domain %s", rule);
 			return refuse(ret, "host-denied", "%s:%u matches the deny rule %s", norm, port, rule);
 		}
 	for (size_t i = 0; i < r->n_allow; i++) {
 		if (!rule_matches(&r->allow[i], norm, literal, port))
 			continue;
+		rule_text(&r->allow[i], rule, sizeof(rule));
+		snprintf(ret->rule, sizeof(ret->rule), "--allow-domain %s", rule);
 		if (literal) {
 			struct cordon_netaddr_list one = { .v = &v.literal, .n = 1 };
 
-			return check_answers(r, norm, &one, own, ret);
+			return check_answers(r, norm, port, &one, here, ret);
 		}
 		if (!answers) {
 			ret->allowed = false;
 			ret->need_resolve = true;
-			rule_text(&r->allow[i], rule, sizeof(rule));
 			snprintf(ret->detail, sizeof(ret->detail), "%.90s:%u matches the allow rule %.90s", norm, port, rule);
 			return 0;
 		}
-		return check_answers(r, norm, answers, own, ret);
+		return check_answers(r, norm, port, answers, here, ret);
 	}
 	if (literal)
 		return refuse(ret, "ip-literal", "%s is an IP address that no allow rule names", norm);

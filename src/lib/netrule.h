@@ -4,8 +4,8 @@
 /*
  * The inside of the host and address rules (the public part is
  * cordon/netrules.h): the rules' representation, adding one by kind, address
- * classes and text. Pure (no I/O) except netrule_resolve() and
- * cordon_net_own_addresses(), kept apart in netrule_resolve.c.
+ * classes and text. Pure (no I/O) except netrule_resolve() (netrule_resolve.c)
+ * and the route lookup of cordon_net_host (netrule_local.c).
  */
 
 #include <stdbool.h>
@@ -22,6 +22,7 @@ struct host_rule {
 	bool wildcard;     /* "*.x.y": strict subdomains of x.y only */
 	bool literal;      /* host is an IP literal (canonical text) */
 	uint16_t port;     /* 0: any port */
+	struct cordon_netaddr addr;  /* literal: its address (a deny rule refuses it as an answer too) */
 };
 
 struct addr_rule {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The only I/O of the host rules: name resolution and the host's own
- * addresses. Kept apart so netrule.c stays pure. */
+/* The I/O of the host rules: name resolution (and netrule_local.c, the
+ * route lookup). Kept apart so netrule.c stays pure. */
 #include <errno.h>
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,39 +61,6 @@ int netrule_resolve(const char *host, struct cordon_netaddr_list *ret)
 			l.v[l.n++] = a;
 	}
 	freeaddrinfo(res);
-	*ret = l;
-	return 0;
-}
-
-CORDON_API int cordon_net_own_addresses(struct cordon_netaddr_list *ret)
-{
-	struct ifaddrs *ifa = NULL;
-	struct cordon_netaddr_list l = {};
-	size_t cap = 0;
-
-	if (getifaddrs(&ifa) < 0)
-		return -errno;
-	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-		struct cordon_netaddr a;
-
-		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-			continue;
-		cordon_netaddr_from_sockaddr(i->ifa_addr, &a);
-		if (listed(&l, &a))
-			continue;
-		if (l.n == cap) {
-			struct cordon_netaddr *v = realloc(l.v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!v) {
-				freeifaddrs(ifa);
-				cordon_netaddr_list_done(&l);
-				return -ENOMEM;
-			}
-			l.v = v;
-		}
-		l.v[l.n++] = a;
-	}
-	freeifaddrs(ifa);
 	*ret = l;
 	return 0;
 }

@@ -109,7 +109,8 @@ static void answer(struct profile_decision *d, bool allow, const struct cordon_p
 int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret)
 {
 	struct cordon_netrules rules = {};
-	struct cordon_netaddr_list answers = {}, own = {};
+	struct cordon_netaddr_list answers = {};
+	struct cordon_net_host *here = NULL;
 	struct cordon_net_verdict v;
 	struct profile_decision d = {};
 	int r = 0;
@@ -123,17 +124,17 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 		}
 	if (r < 0)
 		goto out;
-	(void)cordon_net_own_addresses(&own); /* none known: that check alone is skipped */
-	cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, NULL, &own, &v);
+	(void)cordon_net_host_open(&here); /* no route lookup: that check alone is skipped */
+	cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, NULL, here, &v);
 	if (v.need_resolve) {
-		r = netrule_resolve(host, &answers);
+		r = netrule_resolve(v.name, &answers);
 		if (r < 0) {
 			answer(&d, false, p, "the proxy would refuse %.200s port %u: %s; the name does not resolve here (%s)",
 			       host, port, v.detail, strerror(-r));
 			r = 0;
 			goto done;
 		}
-		cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, &answers, &own, &v);
+		cordon_net_decide(&rules, host, strlen(host), (uint16_t)port, &answers, here, &v);
 	}
 	if (v.allowed)
 		answer(&d, true, p, "the proxy would connect to %.200s port %u: %s", host, port, v.detail);
@@ -143,7 +144,7 @@ done:
 	*ret = d;
 out:
 	cordon_netaddr_list_done(&answers);
-	cordon_netaddr_list_done(&own);
+	cordon_net_host_free(here);
 	netrules_done(&rules);
 	return r;
 }

@@ -87,12 +87,15 @@ void conn_free(struct conn *c)
 		event_free(c->uev);
 	if (c->reap)
 		event_free(c->reap);
+	if (c->next_req)
+		event_free(c->next_req);
 	if (c->cfd >= 0)
 		close(c->cfd);
 	if (c->ufd >= 0)
 		close(c->ufd);
 	cordon_netaddr_list_done(&c->answers);
 	free(c->forward);
+	free(c->resp);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -165,16 +168,80 @@ static void host_text(const struct conn *c, char *buf, size_t len)
 
 static void on_client_drain(evutil_socket_t fd, short what, void *arg);
 
+void conn_audit_refusal(struct conn *c, const char *reason, const char *detail)
+{
+	char host[CORDON_NET_HOST_MAX + 3];
+
+	host_text(c, host, sizeof(host));
+	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s%s%s%s", c->what, host[0] ? host : "-", c->port, reason,
+		    detail && detail[0] ? ": " : "", detail ? detail : "", c->rule[0] ? " (rule: " : "", c->rule,
+		    c->rule[0] ? ")" : "");
+}
+
+/* Out of the relay's callbacks: the relay's events are freed here. What
+ * the previous request left of its own is dropped; what follows it in c->in
+ * is the next request, read and decided as the first was. */
+static void on_next_request(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->finished)
+		return;
+	relay_dir_done(&c->up);
+	relay_dir_done(&c->down);
+	if (c->uev)
+		event_free(c->uev);
+	c->uev = NULL;
+	if (c->ufd >= 0)
+		close(c->ufd);
+	c->ufd = -1;
+	cordon_netaddr_list_done(&c->answers);
+	c->next_answer = 0;
+	free(c->forward);
+	c->forward = NULL;
+	c->forward_len = 0;
+	c->dns_done = false;
+	c->dns_result = 0;
+	c->host_len = 0;
+	c->port = 0;
+	c->consumed = 0;
+	c->body = (struct http_body){};
+	c->rule[0] = '\0';
+	free(c->resp);
+	c->resp = NULL;
+	c->resp_len = 0;
+	c->resp_done = c->resp_keep = c->req_close = c->req_head = false;
+	snprintf(c->what, sizeof(c->what), "HTTP");
+	c->state = C_HEAD;
+	c->state_since = proxy_now();
+	c->pending_parse = true;
+	if (event_add(c->cev, NULL) < 0) {
+		conn_end(c);
+		return;
+	}
+	event_active(c->cev, EV_READ, 0);
+}
+
+void conn_next_request(struct conn *c)
+{
+	if (!c->next_req)
+		c->next_req = event_new(c->px->base, -1, 0, on_next_request, c);
+	if (!c->next_req) {
+		conn_end(c);
+		return;
+	}
+	event_active(c->next_req, EV_TIMEOUT, 0);
+}
+
 /* Write the refusal, then drain the client until it closes (closing with
  * unread bytes would reset the connection and lose the answer). */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail)
 {
-	char host[CORDON_NET_HOST_MAX + 3], msg[1024], body[512];
+	char host[CORDON_NET_HOST_MAX + 3], msg[1536], body[512];
 	int n, b;
 
 	host_text(c, host, sizeof(host));
-	proxy_audit(c->px, "cordon-proxy: refused %s %s:%u: %s%s%s", c->what, host[0] ? host : "-", c->port, reason,
-		    detail && detail[0] ? ": " : "", detail ? detail : "");
+	conn_audit_refusal(c, reason, detail);
 	if (c->kind == PROXY_LISTEN_SOCKS) {
 		uint8_t rep[10];
 
@@ -189,7 +256,7 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 		if (b < 0 || (size_t)b >= sizeof(body))
 			b = (int)strlen(body);
 		n = snprintf(msg, sizeof(msg),
-			     "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\nContent-Type: text/plain\r\n"
+			     "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\n%s%s%sContent-Type: text/plain\r\n"
 			     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
 			     status,
 			     status == 403   ? "Forbidden"
@@ -202,11 +269,19 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 			     : status == 503 ? "Service Unavailable"
 			     : status == 408 ? "Request Timeout"
 					     : "Bad Request",
-			     reason, b, body);
+			     reason, c->rule[0] ? "X-Cordon-Rule: " : "", c->rule, c->rule[0] ? "\r\n" : "", b, body);
 		if (n > 0)
 			(void)!send(c->cfd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1,
 				    MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
+	conn_close_after_answer(c);
+}
+
+/* All the client will get is written: shut our side, then drain the
+ * client until it closes (closing with unread bytes would reset the
+ * connection and lose the answer). */
+void conn_close_after_answer(struct conn *c)
+{
 	(void)shutdown(c->cfd, SHUT_WR);
 	if (c->ufd >= 0) {
 		if (c->uev)
@@ -214,6 +289,8 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 		close(c->ufd);
 		c->ufd = -1;
 	}
+	relay_stop(&c->up);
+	relay_stop(&c->down);
 	c->state = C_CLOSING;
 	c->state_since = proxy_now();
 	event_free(c->cev);

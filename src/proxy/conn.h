@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "http_body.h"
 #include "http_head.h"
 #include "proxy.h"
 
@@ -41,8 +42,18 @@ struct conn {
 	size_t host_len;
 	uint16_t port;
 	char what[64];                 /* "CONNECT", "GET", "SOCKS5" for the audit line */
+	char rule[CORDON_NET_HOST_MAX + 32]; /* the rule that refused ("--deny-domain H"), or empty */
 	char *forward;                 /* absolute-form: the rewritten head */
 	size_t forward_len;
+	struct http_body body;         /* absolute-form: where this request's body ends */
+	bool req_close, req_head;      /* the request asked to close after it; it was a HEAD */
+	char *resp;                    /* the response's head, looked at (not changed) */
+	size_t resp_len;
+	bool resp_done, resp_keep;     /* looked at; the client's connection may go on after it */
+	unsigned requests;             /* requests relayed on this connection so far */
+	bool pending_parse;            /* c->in may hold a whole request already: parse it */
+	bool client_eof;               /* the client shut its side after what c->in holds */
+	struct event *next_req;        /* the response is relayed: read the next request */
 	struct cordon_netaddr_list answers;
 	size_t next_answer;
 	struct evdns_getaddrinfo_request *dns;
@@ -70,6 +81,14 @@ void conn_end(struct conn *c);
 /* Answer with a refusal (HTTP status, or SOCKS5 reply code for a SOCKS5
  * client), write its audit line, then drain and close. */
 void conn_refuse(struct conn *c, int status, const char *reason, const char *detail);
+/* The audit line of a refusal that has no answer of its own (the client's
+ * stream is mid-response). */
+void conn_audit_refusal(struct conn *c, const char *reason, const char *detail);
+/* What the client gets is written: shut, drain, close (C_CLOSING). */
+void conn_close_after_answer(struct conn *c);
+/* The upstream finished its response: make the connection read, and
+ * decide, its next request (on_read runs with pending_parse set). */
+void conn_next_request(struct conn *c);
 /* A refusal of the decision's or of the dial's (reason: a cordon_net_verdict token or
  * the dial's), in the client's protocol: the SOCKS5 code follows the reason. */
 void conn_refuse_request(struct conn *c, int http_status, const char *reason, const char *detail);

@@ -32,7 +32,77 @@ static void relay_finished(void *owner)
 	conn_end(owner);
 }
 
-static const struct relay_hooks relay_hooks = { .touch = relay_touch, .finished = relay_finished };
+/* Absolute-form: the client's bytes go upstream only up to the end of this
+ * request's body; what follows is the next request, which waits in c->in
+ * (empty while the relay reads: read_max keeps a read within it) until
+ * this one's response is relayed, and is then decided as the first was. */
+static int relay_frame(void *owner, struct relay_dir *d, const char *p, size_t n, size_t *ret_used, bool *ret_end)
+{
+	struct conn *c = owner;
+	size_t used;
+	int r;
+
+	if (d == &c->down) {
+		/* the response, forwarded as it is: its head says whether the
+		 * client's connection may go on after it */
+		size_t take = HTTP_RESPONSE_HEAD_MAX - c->resp_len;
+
+		*ret_used = n;
+		*ret_end = false;
+		if (c->resp_done)
+			return 0;
+		if (!c->resp && !(c->resp = malloc(HTTP_RESPONSE_HEAD_MAX)))
+			return -1;
+		take = n < take ? n : take;
+		memcpy(c->resp + c->resp_len, p, take);
+		c->resp_len += take;
+		/* looked at again only when a line may have ended: a head sent
+		 * a byte at a time costs linear work */
+		if (memchr(p, '\n', take) || c->resp_len == HTTP_RESPONSE_HEAD_MAX)
+			c->resp_done = http_response_keeps(c->resp, c->resp_len, c->req_head, &c->resp_keep) ==
+				       HTTP_RESPONSE_DONE;
+		if (c->resp_done) {
+			free(c->resp);
+			c->resp = NULL;
+		}
+		return 0;
+	}
+	r = http_body_feed(&c->body, p, n, &used);
+	if (r < 0) {
+		conn_audit_refusal(c, "chunked-malformed", "the request body's chunked framing is malformed");
+		return -1;
+	}
+	if (r == 1) {
+		if (n - used > sizeof(c->in) - c->in_len)
+			return -1; /* cannot be: a read is at most the room in c->in */
+		memcpy(c->in + c->in_len, p + used, n - used);
+		c->in_len += n - used;
+	}
+	*ret_used = used;
+	*ret_end = r == 1;
+	return 0;
+}
+
+/* The upstream answered and closed (each request asks it to): on to the
+ * next request, when the client's connection goes on after this response.
+ * It does not when the request or the response said close, when the
+ * response ends only at the close (the client reads to EOF), or when this
+ * request's body was not all there (what follows is not a request head).
+ * Then what the client pipelined is never read, let alone forwarded. */
+static void relay_ended(void *owner)
+{
+	struct conn *c = owner;
+
+	if (!c->up.held || c->req_close || !c->resp_done || !c->resp_keep) {
+		conn_close_after_answer(c);
+		return;
+	}
+	conn_next_request(c);
+}
+
+static const struct relay_hooks relay_hooks = {
+	.touch = relay_touch, .finished = relay_finished, .frame = relay_frame, .ended = relay_ended,
+};
 
 static void on_upstream(evutil_socket_t fd, short what, void *arg);
 
@@ -42,8 +112,22 @@ static void dial_next(struct conn *c)
 	socklen_t sl;
 
 	for (; c->next_answer < c->answers.n; c->next_answer++) {
-		const struct cordon_netaddr *a = &c->answers.v[c->next_answer];
+		struct cordon_netaddr *a = &c->answers.v[c->next_answer];
 		int fd;
+
+		/* a later answer (the earlier ones failed to connect, maybe
+		 * seconds ago): decided again against the host as it is now */
+		if (c->next_answer > 0) {
+			struct cordon_netaddr_list one = { .v = a, .n = 1 };
+			struct cordon_net_verdict v;
+
+			cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &one, c->px->here, &v);
+			if (!v.allowed) {
+				snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
+				conn_refuse_request(c, 403, v.reason, v.detail);
+				return;
+			}
+		}
 
 		if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -90,8 +174,18 @@ static void dial_next(struct conn *c)
 static void start_relay(struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-	size_t left = c->in_len - c->consumed;
+	size_t left = c->in_len - c->consumed, body = left;
+	bool held = false;
 	int r;
+
+	if (c->forward) {
+		r = http_body_feed(&c->body, c->in + c->consumed, left, &body);
+		if (r < 0) {
+			conn_refuse_request(c, 400, "chunked-malformed", "the request body's chunked framing is malformed");
+			return;
+		}
+		held = r == 1;
+	}
 
 	if (c->uev)
 		event_free(c->uev);
@@ -105,9 +199,17 @@ static void start_relay(struct conn *c)
 	(void)setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	c->up = (struct relay_dir){ .from = c->cfd, .to = c->ufd };
 	c->down = (struct relay_dir){ .from = c->ufd, .to = c->cfd };
+	if (c->forward) {
+		c->up.framed = true;
+		c->up.held = held;
+		c->up.read_max = sizeof(c->in);
+		c->down.framed = true;
+		c->down.keep_open = true;
+	}
+	c->requests++;
 	/* client -> upstream: the rewritten head (absolute-form), then what
-	 * the client sent after its head */
-	c->up.pre_len = c->forward_len + left;
+	 * the client sent after its head (absolute-form: the body's part) */
+	c->up.pre_len = c->forward_len + body;
 	c->up.pre = malloc(c->up.pre_len + 1);
 	if (c->down.pre_len == 0 && c->kind == PROXY_LISTEN_HTTP && !c->forward) {
 		c->down.pre = strdup(established);
@@ -123,7 +225,11 @@ static void start_relay(struct conn *c)
 	}
 	if (c->forward)
 		memcpy(c->up.pre, c->forward, c->forward_len);
-	memcpy(c->up.pre + c->forward_len, c->in + c->consumed, left);
+	memcpy(c->up.pre + c->forward_len, c->in + c->consumed, body);
+	/* what follows the body is the next request: undecided, it waits */
+	memmove(c->in, c->in + c->consumed + body, left - body);
+	c->in_len = left - body;
+	c->consumed = 0;
 	r = relay_start(c->px, c, &relay_hooks, &c->up, &c->down);
 	if (r < 0)
 		conn_end(c);
@@ -174,8 +280,9 @@ static void resolved(struct conn *c)
 	evutil_freeaddrinfo(c->dns_res);
 	c->dns_res = NULL;
 	c->answers = (struct cordon_netaddr_list){ .v = list, .n = n };
-	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, &c->px->own, &v);
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, c->px->here, &v);
 	if (!v.allowed) {
+		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
 	}
@@ -209,7 +316,7 @@ void conn_decide(struct conn *c)
 	char name[CORDON_NET_HOST_MAX + 3];
 
 	event_del(c->cev);
-	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, &c->px->own, &v);
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, c->px->here, &v);
 	if (v.is_literal && v.allowed) {
 		c->answers.v = malloc(sizeof(*c->answers.v));
 		if (!c->answers.v) {
@@ -222,12 +329,13 @@ void conn_decide(struct conn *c)
 		return;
 	}
 	if (!v.need_resolve) {
+		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
 		conn_refuse_request(c, 403, v.reason, v.detail);
 		return;
 	}
-	/* a checked name: no NUL, at most 253 bytes, plus a trailing dot */
-	memcpy(name, c->host, c->host_len);
-	name[c->host_len] = '\0';
+	/* exactly the name the rules decided: lower case, no trailing dot
+	 * (no other spelling of it reaches the resolver) */
+	snprintf(name, sizeof(name), "%s", v.name);
 	c->state = C_RESOLVING;
 	c->state_since = proxy_now();
 	c->dns_sync = true;

@@ -20,6 +20,10 @@
 #include "proxy.h"
 #include "request.h"
 
+/* Seconds a client's connection is kept open after a response for its
+ * next request. */
+#define PROXY_KEEPALIVE_IDLE 2
+
 /* A timeout of s seconds in proxy_now()'s unit. */
 static uint64_t ms(unsigned s)
 {
@@ -104,7 +108,12 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		switch (c->state) {
 		case C_HEAD:
 		case C_SOCKS_REQUEST:
-			if (in_state >= ms(cfg->head_timeout))
+			/* a kept-alive connection with no next request: just close
+			 * (soon: a client that reads to EOF waits on it) */
+			if (c->requests && c->in_len == 0 &&
+			    in_state >= ms(cfg->head_timeout < PROXY_KEEPALIVE_IDLE ? cfg->head_timeout : PROXY_KEEPALIVE_IDLE))
+				conn_end(c);
+			else if (in_state >= ms(cfg->head_timeout))
 				conn_refuse_request(c, 408, "request-timeout", "the request head did not arrive in time");
 			break;
 		case C_RESOLVING:
@@ -153,9 +162,10 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 	/* the name resolved is the name the rules checked: no search domains */
 	evdns_base_search_clear(px->dns);
 	(void)evdns_base_load_hosts(px->dns, "/etc/hosts");
-	r = cordon_net_own_addresses(&px->own);
+	/* the route lookups' socket, opened before the proxy confines itself */
+	r = cordon_net_host_open(&px->here);
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "cannot list the host's own addresses: %s", strerror(-r));
+		return errbuf_set(err, errlen, r, "cannot open the route lookup socket: %s", strerror(-r));
 	px->tick = event_new(px->base, -1, EV_PERSIST, on_tick, px);
 	if (!px->tick || event_add(px->tick, &one) < 0)
 		return errbuf_set(err, errlen, -ENOMEM, "cannot arm the timeouts");
@@ -244,5 +254,5 @@ void proxy_done(struct proxy *px)
 		evdns_base_free(px->dns, 0);
 	if (px->base)
 		event_base_free(px->base);
-	cordon_netaddr_list_done(&px->own);
+	px->here = cordon_net_host_free(px->here);
 }

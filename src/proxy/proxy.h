@@ -40,7 +40,7 @@ struct proxy {
 	const struct proxy_config *cfg;
 	struct event_base *base;
 	struct evdns_base *dns;
-	struct cordon_netaddr_list own;        /* the host's own addresses, taken at start */
+	struct cordon_net_host *here;   /* asked at each decision: is an address this host's? */
 	struct event *listen_ev[4];
 	int listen_fd[4];
 	int listen_kind[4];             /* PROXY_LISTEN_HTTP / _SOCKS */
@@ -69,11 +69,21 @@ int proxy_run(struct proxy *px);
 void proxy_done(struct proxy *px);
 void proxy_audit(const struct proxy *px, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct relay_dir;
+
 /* relay.c: both directions of an established connection. The relay
  * knows nothing of connections: it tells its owner through hooks. */
 struct relay_hooks {
 	void (*touch)(void *owner);     /* bytes moved: the connection is not idle */
 	void (*finished)(void *owner);  /* the pair is finished (both shut) or broke */
+	/* A framed direction (relay_dir.framed) hands each read to frame():
+	 * *ret_used of the n bytes are forwarded, *ret_end says the message
+	 * ended (the direction then reads no more; the owner keeps the rest).
+	 * -1: malformed, the pair breaks. */
+	int (*frame)(void *owner, struct relay_dir *d, const char *p, size_t n, size_t *ret_used, bool *ret_end);
+	/* A direction with relay_dir.keep_open reached EOF and wrote all it
+	 * had: its peer is not shut; the owner goes on (called once). */
+	void (*ended)(void *owner);
 };
 
 struct relay_dir {
@@ -86,6 +96,10 @@ struct relay_dir {
 	char *pre;                      /* written before anything relayed (a reply, a rewritten head) */
 	size_t pre_len, pre_off;
 	bool eof, shut, stopped;
+	bool framed;                    /* hooks->frame decides what of each read is forwarded */
+	bool held;                      /* framed: the message ended, read no more */
+	bool keep_open;                 /* at EOF: hooks->ended, not a shutdown of the peer */
+	size_t read_max;                /* a read's cap (0: the buffer's size) */
 	size_t moved;                   /* bytes read since the buffer was last given back */
 	struct event *rd, *wr;
 	struct relay_dir *other;

@@ -37,6 +37,8 @@ enum pump {
 	PUMP_WAIT_READ,
 	PUMP_WAIT_WRITE,
 	PUMP_DONE,
+	PUMP_HELD,      /* framed: the message is written, nothing more is read */
+	PUMP_ENDED,     /* keep_open: EOF, all written, the peer left open */
 	PUMP_ERROR,
 };
 
@@ -100,7 +102,7 @@ static ssize_t fill(struct proxy *px, struct relay_dir *d)
 		errno = ENOMEM;
 		return -1;
 	}
-	n = recv(d->from, d->buf, d->buf_size, MSG_DONTWAIT);
+	n = recv(d->from, d->buf, d->read_max && d->read_max < d->buf_size ? d->read_max : d->buf_size, MSG_DONTWAIT);
 	if (n > 0) {
 		d->buf_len = (size_t)n;
 		d->buf_off = 0;
@@ -121,6 +123,8 @@ static enum pump pump(struct relay_dir *d)
 			return PUMP_ERROR;
 		if (f == 0)
 			return PUMP_WAIT_WRITE;
+		if (d->eof && d->keep_open)
+			return PUMP_ENDED;
 		if (d->eof) {
 			if (!d->shut) {
 				(void)shutdown(d->to, SHUT_WR);
@@ -128,13 +132,25 @@ static enum pump pump(struct relay_dir *d)
 			}
 			return PUMP_DONE;
 		}
+		if (d->held)
+			return PUMP_HELD;
 		n = fill(px, d);
 		if (n == 0)
 			d->eof = true;
 		else if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? PUMP_WAIT_READ : PUMP_ERROR;
-		else
+		else {
 			d->hooks->touch(d->owner);
+			if (d->framed) {
+				size_t used;
+				bool end = false;
+
+				if (d->hooks->frame(d->owner, d, d->buf, (size_t)n, &used, &end) < 0)
+					return PUMP_ERROR;
+				d->buf_len = used;
+				d->held = end;
+			}
+		}
 	}
 	return PUMP_WAIT_READ; /* more may be there: level-triggered, we come back */
 }
@@ -157,6 +173,16 @@ static void step(struct relay_dir *d, struct relay_dir *other)
 		event_del(d->wr);
 		if (other->shut)
 			d->hooks->finished(d->owner);
+		return;
+	case PUMP_HELD:
+		event_del(d->rd);
+		event_del(d->wr);
+		return;
+	case PUMP_ENDED:
+		event_del(d->rd);
+		event_del(d->wr);
+		d->stopped = true;
+		d->hooks->ended(d->owner);
 		return;
 	case PUMP_ERROR:
 		d->hooks->finished(d->owner);

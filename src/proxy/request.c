@@ -105,8 +105,15 @@ static enum request_step got_http(struct conn *c, struct request_refusal *ret)
 	c->port = h->port;
 	if (set_host(c, h->host.p, h->host.n) < 0)
 		return refuse(ret, 400, "host-malformed", "the host is longer than 253 bytes");
-	if (!h->connect && build_forward(c, h) < 0)
-		return refuse(ret, 431, "header-too-large", NULL);
+	if (!h->connect) {
+		/* where the body ends, so the next request is found and decided */
+		if (http_body_from_head(h, &c->body, &status, &reason) < 0)
+			return refuse(ret, status, reason, NULL);
+		c->req_close = http_request_closes(h);
+		c->req_head = h->method.n == 4 && memcmp(h->method.p, "HEAD", 4) == 0;
+		if (build_forward(c, h) < 0)
+			return refuse(ret, 431, "header-too-large", NULL);
+	}
 	return REQUEST_READY;
 }
 
@@ -175,17 +182,38 @@ static bool head_worth_parsing(const struct conn *c, size_t added)
 
 enum request_step request_read(struct conn *c, struct request_refusal *ret, size_t *got)
 {
-	ssize_t n;
+	/* after a response: what c->in holds already is the next request's */
+	bool pending = c->pending_parse;
+	ssize_t n = 0;
+	enum request_step step;
 
 	*got = 0;
-	n = recv(c->cfd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+	c->pending_parse = false;
+	if (!c->client_eof && c->in_len < sizeof(c->in)) {
+		n = recv(c->cfd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return REQUEST_GONE;
+		if (n == 0) {
+			/* shut after its last request: that one is still answered
+			 * (HTTP; a SOCKS5 client that shuts mid-request is gone) */
+			if (c->in_len == 0 || c->kind == PROXY_LISTEN_SOCKS)
+				return REQUEST_GONE;
+			c->client_eof = true;
+			pending = true;
+		}
+	}
+	if (c->client_eof && c->in_len == 0)
 		return REQUEST_GONE;
-	if (n < 0)
+	if (n > 0) {
+		c->in_len += (size_t)n;
+		*got = (size_t)n;
+	} else if (!pending)
 		return REQUEST_MORE;
-	c->in_len += (size_t)n;
-	*got = (size_t)n;
 	if (c->kind == PROXY_LISTEN_SOCKS)
 		return got_socks(c, ret);
-	return head_worth_parsing(c, (size_t)n) ? got_http(c, ret) : REQUEST_MORE;
+	if (!pending && !head_worth_parsing(c, (size_t)n))
+		return REQUEST_MORE;
+	step = got_http(c, ret);
+	/* a head that cannot complete: nothing more will come */
+	return step == REQUEST_MORE && c->client_eof ? REQUEST_GONE : step;
 }

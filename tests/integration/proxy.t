@@ -26,6 +26,30 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write("%s %s %s\n" % (self.command, self.path, self.headers.get("Host")))
         body = ("upstream-ok %s\n" % self.path).encode()
         self.send_response(200)
+        if self.path == "/eof":        # a body that ends at the close
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        # a body by Content-Length or chunked, logged as it arrived
+        if self.headers.get("Transfer-Encoding"):
+            data = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b""):
+                        pass
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        else:
+            data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with open(log, "a") as f:
+            f.write("%s %s %s %r\n" % (self.command, self.path, self.headers.get("Host"), data))
+        body = ("upstream-ok %s %d\n" % (self.path, len(data))).encode()
+        self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -161,6 +185,45 @@ else
         not_ok "--json denials" "$out"
 fi
 
+# The refusal names the rule that decided: the 403's X-Cordon-Rule and
+# --json's denial (the flag, or the profile's list entry), and for what no
+# rule admits, the list that would.
+out=$(in_sandbox curl -sS -m 10 --noproxy '' -i http://bad.example/ 2>/dev/null | tr -d '\r')
+if echo "$out" | grep -qx "X-Cordon-Rule: --deny-domain bad.example"; then
+        ok "a --deny-domain refusal's 403 names its rule (X-Cordon-Rule: --deny-domain bad.example)"
+else
+        not_ok "the 403 names the rule" "$out"
+fi
+rule_of() { # json-file
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" | ".join(x["rule"] for x in d["denials"]))' "$1" 2>&1
+}
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' http://Bad.Example./x \
+        </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if [ "$out" = "--deny-domain bad.example" ]; then
+        ok "--json: the denial's rule is the flag --deny-domain bad.example, not --net"
+else
+        not_ok "--json names the --deny-domain rule" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' http://other.test/x \
+        </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if echo "$out" | grep -q "^--allow-domain / network.allow_domains"; then
+        ok "--json: a host no rule admits names the allow list as its rule ($out)"
+else
+        not_ok "--json names the allow list" "$out"
+fi
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"deny_domains":["x.test","bad.example"]}}' \
+        >"$dir/p-rule.json"
+"$CORDON" run --json --profile "$dir/p-rule.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' \
+        http://bad.example/x </dev/null >"$dir/rule.json" 2>/dev/null
+out=$(rule_of "$dir/rule.json")
+if [ "$out" = "$dir/p-rule.json at /network/deny_domains/1 (bad.example)" ]; then
+        ok "--json: a profile's deny rule is named by its file and JSON path"
+else
+        not_ok "--json names the profile's deny rule" "$out"
+fi
+
 # Around the proxy there is no way out: a direct attempt is a netns denial,
 # and the hint says to use the proxy, not that the network is off.
 # (the upstream on the host's loopback: the control below reaches it unconfined)
@@ -236,6 +299,172 @@ else
         not_ok "SOCKS5 with a NUL in the name" "$out"
 fi
 
+# ---- every request on a connection is decided ----------------------------------
+# Raw requests from inside, several on one connection: each is read and
+# decided as the first was; the upstream sees only what was decided. The
+# answer is every status line and X-Cordon-Error in order, then the log.
+cat >"$ws/pipe.py" <<'PY'
+import socket, sys, time
+kind, port = sys.argv[1], int(sys.argv[2])
+A = b"GET http://localhost:%d/a HTTP/1.1\r\nHost: localhost\r\n\r\n" % port
+B = b"GET http://LocalHost.:%d/b HTTP/1.1\r\nHost: localhost\r\n\r\n" % port
+D = b"GET http://bad.example:%d/denied HTTP/1.1\r\nHost: bad.example\r\n\r\n" % port
+O = b"GET http://other.test:%d/other HTTP/1.1\r\nHost: other.test\r\n\r\n" % port
+def post(path, headers, body):
+    return b"POST http://localhost:%d%s HTTP/1.1\r\nHost: localhost\r\n%s\r\n%s" % (port, path, headers, body)
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+if kind == "one-write":
+    s.sendall(A + D)
+elif kind == "split":          # the second head cut in two writes
+    x = A + D
+    s.sendall(x[:len(A) + 12]); time.sleep(0.3); s.sendall(x[len(A) + 12:])
+elif kind == "byte-at-a-time":
+    for ch in A + O:
+        s.sendall(bytes([ch]))
+elif kind == "keep-alive":     # the second after the first's answer
+    s.sendall(A)
+    first = b""
+    while b"upstream-ok /a" not in first:
+        first += s.recv(4096)
+    s.sendall(D)
+elif kind == "three":
+    s.sendall(A + B + D)
+elif kind == "body-looks-like-a-request":
+    s.sendall(post(b"/p", b"Content-Length: %d\r\n" % len(D), D) + O)
+elif kind == "chunked":
+    s.sendall(post(b"/c", b"Transfer-Encoding: chunked\r\n", b"5;x=y\r\nhello\r\n%x\r\n%s\r\n0\r\nT: 1\r\n\r\n" % (len(D), D)) + D)
+elif kind == "te-and-cl":
+    s.sendall(post(b"/s", b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", b"0\r\n\r\n") + D)
+elif kind == "cl-twice":
+    s.sendall(post(b"/s", b"Content-Length: 0\r\nContent-Length: %d\r\n" % len(D), D))
+elif kind == "te-other":
+    s.sendall(post(b"/s", b"Transfer-Encoding: gzip, chunked\r\n", b"0\r\n\r\n") + D)
+elif kind == "te-http10":
+    s.sendall(b"POST http://localhost:%d/s HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" % port + D)
+elif kind == "cl-sign":
+    s.sendall(post(b"/s", b"Content-Length: +5\r\n", b"hello") + D)
+elif kind == "obs-fold":
+    s.sendall(post(b"/s", b"Content-Length: 0\r\n x\r\n", b"") + D)
+elif kind == "bare-lf":
+    s.sendall(b"GET http://localhost:%d/s HTTP/1.1\r\nHost: x\nX: y\r\n\r\n" % port + D)
+elif kind == "bad-chunk":
+    s.sendall(post(b"/s", b"Transfer-Encoding: chunked\r\n", b"zz\r\n") + D)
+elif kind == "ends-at-close":   # the client reads the first to EOF: the second is never sent on
+    s.sendall(b"GET http://localhost:%d/eof HTTP/1.1\r\nHost: localhost\r\n\r\n" % port + D + A)
+elif kind == "client-says-close":
+    s.sendall(b"GET http://localhost:%d/a HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % port + A)
+elif kind == "half-close":
+    s.sendall(A + B)
+    s.shutdown(socket.SHUT_WR)
+data = first if kind == "keep-alive" else b""
+while True:
+    try:
+        b = s.recv(65536)
+    except (ConnectionResetError, socket.timeout):
+        break
+    if not b:
+        break
+    data += b
+# the bodies end in "\n": a status line may follow one directly
+for line in data.decode(errors="replace").splitlines():
+    if line.startswith("HTTP/1.1 ") or line.startswith("X-Cordon-Error:"):
+        print(line)
+PY
+pipelined() { # desc kind expected-answers expected-log
+        : >"$dir/log"
+        out=$(in_sandbox python3 "$ws/pipe.py" "$2" "$port" 2>"$dir/err" | tr '\n' '|')
+        log=$(sed "s/:$port//g" "$dir/log" | tr '\n' '|')
+        if [ "$out" = "$3" ] && [ "$log" = "$4" ]; then
+                ok "$1"
+        else
+                not_ok "$1" "answers: $out" "expected: $3" "upstream log: $log" "expected: $4" "$(cat "$dir/err")"
+        fi
+}
+denied='HTTP/1.1 403 Forbidden|X-Cordon-Error: host-denied|'
+pipelined "two requests in one write: the second (denied) is decided, refused, never upstream" one-write \
+        "HTTP/1.1 200 OK|$denied" "GET /a localhost|"
+pipelined "the second head split across writes: decided, refused" split \
+        "HTTP/1.1 200 OK|$denied" "GET /a localhost|"
+pipelined "two heads a byte at a time: the second (no rule allows it) refused" byte-at-a-time \
+        "HTTP/1.1 200 OK|HTTP/1.1 403 Forbidden|X-Cordon-Error: host-not-allowed|" "GET /a localhost|"
+pipelined "keep-alive: a request after the first's answer is decided, refused" keep-alive \
+        "HTTP/1.1 200 OK|$denied" "GET /a localhost|"
+pipelined "three in one write: two allowed (one spelt LocalHost.) each reach the upstream, the third is refused" three \
+        "HTTP/1.1 200 OK|HTTP/1.1 200 OK|$denied" "GET /a localhost|GET /b LocalHost.|"
+pipelined "a Content-Length body that looks like a request is forwarded as the body; the next request is decided" \
+        body-looks-like-a-request "HTTP/1.1 200 OK|HTTP/1.1 403 Forbidden|X-Cordon-Error: host-not-allowed|" \
+        "POST /p localhost b'GET http://bad.example/denied HTTP/1.1\\r\\nHost: bad.example\\r\\n\\r\\n'|"
+pipelined "a chunked body (extension, trailer) is delimited; the request after it is decided" chunked \
+        "HTTP/1.1 200 OK|$denied" \
+        "POST /c localhost b'helloGET http://bad.example/denied HTTP/1.1\\r\\nHost: bad.example\\r\\n\\r\\n'|"
+pipelined "Transfer-Encoding with Content-Length: refused (400), nothing upstream" te-and-cl \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: length-ambiguous|" ""
+pipelined "Content-Length twice: refused (400), nothing upstream" cl-twice \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: content-length-twice|" ""
+pipelined "a Transfer-Encoding other than chunked: refused (501), nothing upstream" te-other \
+        "HTTP/1.1 501 Not Implemented|X-Cordon-Error: transfer-encoding-unsupported|" ""
+pipelined "chunked under HTTP/1.0: refused (400), nothing upstream" te-http10 \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: length-ambiguous|" ""
+pipelined "a Content-Length with a sign: refused (400), nothing upstream" cl-sign \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: content-length-malformed|" ""
+pipelined "an obs-folded header line: refused (400), nothing upstream" obs-fold \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: folded-header|" ""
+pipelined "a bare LF in the head: refused (400), nothing upstream" bare-lf \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: bare-lf|" ""
+pipelined "a malformed chunk size: refused (400); the request after it never reaches the upstream" bad-chunk \
+        "HTTP/1.1 400 Bad Request|X-Cordon-Error: chunked-malformed|" ""
+pipelined "a response that ends at the close: the proxy closes after it; nothing pipelined after it is forwarded" \
+        ends-at-close "HTTP/1.1 200 OK|" "GET /eof localhost|"
+pipelined "a request that says Connection: close: the proxy closes after its answer; the next is not forwarded" \
+        client-says-close "HTTP/1.1 200 OK|" "GET /a localhost|"
+pipelined "the client shuts its side after two requests: both are still answered" half-close \
+        "HTTP/1.1 200 OK|HTTP/1.1 200 OK|" "GET /a localhost|GET /b LocalHost.|"
+
+# ---- the name the rules decided is the name resolved ----------------------------
+: >"$dir/log"
+out=$(in_sandbox curl -sS -m 10 --noproxy '' "http://LOCALHOST.:$port/spelt" 2>&1)
+if [ "$out" = "upstream-ok /spelt" ] && grep -q "^GET /spelt " "$dir/log"; then
+        ok "LOCALHOST. (case, trailing dot): resolved as the rule's localhost, reaches the upstream"
+else
+        not_ok "LOCALHOST. through the proxy" "$out" "log: $(cat "$dir/log")"
+fi
+refused "Bad.Example. under the deny rule bad.example" host-denied 403 http://Bad.Example./
+refused "bad.example. under the deny rule bad.example" host-denied 403 http://bad.example./
+refused "a name with two trailing dots" host-malformed 403 http://localhost../
+refused "a name with an empty label" host-malformed 403 http://local..host/
+
+# ---- a deny rule's address refuses every name resolving to it --------------------
+: >"$dir/log"
+out=$("$CORDON" run --workspace "$ws" "${allow[@]}" --deny-domain 127.0.0.1 -- \
+        curl -sS -m 10 --noproxy '' -i "$url/denied-address" 2>&1)
+if echo "$out" | tr -d '\r' | grep -qx "X-Cordon-Error: address-denied" && [ ! -s "$dir/log" ]; then
+        ok "--deny-domain 127.0.0.1: localhost (resolving there) is refused, address-denied, although --allow-address names it"
+else
+        not_ok "--deny-domain with an address" "$out" "log: $(cat "$dir/log")"
+fi
+out=$("$CORDON" run --workspace "$ws" "${allow[@]}" --deny-domain "127.0.0.1:$((port + 1))" -- \
+        curl -sS -m 10 --noproxy '' "$url/other-port" 2>&1)
+if [ "$out" = "upstream-ok /other-port" ]; then
+        ok "control: a deny rule's address on another port leaves this port alone"
+else
+        not_ok "control: the deny address's port" "$out"
+fi
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"allow_addresses":["127.0.0.1"],"deny_domains":["127.0.0.1"]}}' \
+        >"$dir/p-deny.json"
+: >"$dir/log"
+out=$("$CORDON" run --profile "$dir/p-deny.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' -i "$url/p" 2>&1)
+if echo "$out" | tr -d '\r' | grep -qx "X-Cordon-Error: address-denied" && [ ! -s "$dir/log" ]; then
+        ok "a profile's deny_domains with an address refuses a name resolving to it"
+else
+        not_ok "a profile's deny_domains with an address" "$out"
+fi
+out=$("$CORDON" why --profile "$dir/p-deny.json" --host localhost --port "$port" 2>&1)
+if echo "$out" | grep -q "(address-denied)"; then
+        ok "cordon why --host says so too (address-denied)"
+else
+        not_ok "cordon why --host with a deny address" "$out"
+fi
+
 # ---- no other way out ---------------------------------------------------------
 out=$(in_sandbox curl -sS -m 5 --noproxy '*' "$url/direct" 2>&1)
 rc=$?
@@ -289,7 +518,8 @@ def one(i):
         assert head.startswith(b"HTTP/1.1 200"), head
         s.sendall(b"GET /many/%d HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % i)
     else:
-        s.sendall(b"GET http://localhost:%d/many/%d HTTP/1.1\r\nHost: localhost\r\n\r\n" % (port, i))
+        # it reads to EOF: it says so (a kept-alive connection stays open a while)
+        s.sendall(b"GET http://localhost:%d/many/%d HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % (port, i))
     data = b""
     while True:
         b = s.recv(65536)
@@ -503,6 +733,43 @@ if command -v bwrap >/dev/null; then
 else
         skip "the bwrap backend refuses --net proxy" "no bwrap"
 fi
+# danger-full-access enforces nothing: with the proxy stated beside it (by
+# flags, or a profile and a flag) it is refused, never run on the host's
+# network. The attempt: a marker file the command would write.
+printf '{"mode":"danger-full-access"}' >"$dir/p-danger.json"
+printf '{"network":{"mode":"proxy","allow_domains":["localhost"]}}' >"$dir/p-proxy.json"
+danger_refused() { # desc args...
+        local desc=$1
+        shift
+        rm -f "$ws/danger-ran"
+        out=$("$CORDON" run --workspace "$ws" "$@" -- sh -c 'touch "$0"' "$ws/danger-ran" 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ] && [ ! -e "$ws/danger-ran" ] && echo "$out" | grep -q "danger-full-access" &&
+                echo "$out" | grep -Eq "host's network|could not hold"; then
+                ok "$desc: refused, nothing ran"
+        else
+                not_ok "$desc" "rc=$rc" "$out" "$(ls "$ws/danger-ran" 2>&1)"
+        fi
+}
+danger_refused "--mode danger-full-access --net proxy" --mode danger-full-access --net proxy
+danger_refused "--mode danger-full-access --net proxy --allow-domain" --mode danger-full-access --net proxy \
+        --allow-domain localhost
+danger_refused "a profile's mode danger-full-access with --net proxy" --profile "$dir/p-danger.json" --net proxy
+danger_refused "a profile's network.mode proxy with --mode danger-full-access" --profile "$dir/p-proxy.json" \
+        --mode danger-full-access
+danger_refused "--mode danger-full-access --net none" --mode danger-full-access --net none
+printf '{"mode":"danger-full-access","network":{"mode":"proxy"}}' >"$dir/p-both.json"
+danger_refused "one profile with both" --profile "$dir/p-both.json"
+rm -f "$ws/danger-ran"
+out=$("$CORDON" run --workspace "$ws" --profile "$dir/p-proxy.json" --mode danger-full-access --net host -- \
+        sh -c 'touch "$0"' "$ws/danger-ran" 2>&1)
+if [ -e "$ws/danger-ran" ]; then
+        ok "control: --mode danger-full-access with --net host (overriding the profile's proxy) runs"
+else
+        not_ok "control: danger-full-access with --net host" "$out"
+fi
+rm -f "$ws/danger-ran"
+
 printf '{"network":{"mode":"proxy","allow_domains":["localhost"],"allow_addresses":["127.0.0.1"]}}' >"$dir/p.json"
 out=$("$CORDON" run --profile "$dir/p.json" --workspace "$ws" -- curl -sS -m 10 --noproxy '' "$url/profile" 2>&1)
 if [ "$out" = "upstream-ok /profile" ]; then ok "a profile's network.mode proxy"; else not_ok "profile network.mode proxy" "$out"; fi

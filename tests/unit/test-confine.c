@@ -26,6 +26,29 @@ Test(confine, danger_full_access_returns_argv_untouched)
 	cordon_policy_free(p);
 }
 
+/* Whatever the front end (cordon serve, the supervisor): nothing enforced
+ * means no proxy either, so the pair is refused, never run unconfined. */
+Test(confine, danger_full_access_refuses_the_proxy)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_NATIVE };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "curl", "http://x.example/", NULL };
+
+	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_set_net(p, CORDON_NET_PROXY), 0);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
+	cr_assert_null(c);
+	cr_assert(strstr(e.message, "host's network"), "%s", e.message);
+	/* the control: with the host's network stated, it runs as asked */
+	cr_assert_eq(cordon_policy_set_net(p, CORDON_NET_HOST), 0);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0);
+	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NONE);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+}
+
 Test(confine, unavailable_refuses_every_confining_mode)
 {
 	const char *modes[] = { "read-only", "workspace-write" };

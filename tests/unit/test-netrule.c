@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <string.h>
 
 #include "netrule.h"
@@ -46,7 +47,7 @@ static struct cordon_net_verdict name(const char *host, uint16_t port)
 
 /* The name phase, then the answers (one address, or two). */
 static struct cordon_net_verdict answered(const char *host, uint16_t port, const char *a1, const char *a2,
-				       const struct cordon_netaddr_list *own)
+				       struct cordon_net_host *here)
 {
 	struct cordon_netaddr v[2] = { addr(a1) };
 	struct cordon_netaddr_list l = { .v = v, .n = 1 };
@@ -56,7 +57,7 @@ static struct cordon_net_verdict answered(const char *host, uint16_t port, const
 		v[1] = addr(a2);
 		l.n = 2;
 	}
-	cr_assert_eq(cordon_net_decide(&rules, host, strlen(host), port, &l, own, &out), 0);
+	cr_assert_eq(cordon_net_decide(&rules, host, strlen(host), port, &l, here, &out), 0);
 	return out;
 }
 
@@ -217,17 +218,72 @@ Test(netrule, answers_are_checked_only_after_the_name)
 	assert_refused(answered("y.example.com", 80, "93.184.216.34", NULL, NULL), "host-not-allowed");
 }
 
-Test(netrule, own_interface_addresses)
+/* A deny rule's address refuses every name that resolves to it, before
+ * allow_addresses (deny first), on its port if it names one. */
+Test(netrule, deny_rule_address_refuses_answers)
 {
-	struct cordon_netaddr own_v[] = { addr("93.184.216.34"), addr("2001:4860::8888") };
-	struct cordon_netaddr_list own = { .v = own_v, .n = 2 };
-
-	add(false, "a.example.com");
-	assert_refused(answered("a.example.com", 80, "93.184.216.34", NULL, &own), "address-own-interface");
-	assert_refused(answered("a.example.com", 80, "1.1.1.1", "2001:4860::8888", &own), "address-own-interface");
-	assert_allowed(answered("a.example.com", 80, "1.1.1.1", NULL, &own));
+	add(false, "*.example.com");
+	add(true, "93.184.216.34");
+	add(true, "[2606:2800:220:1::1]:443");
 	add_addr("93.184.216.0/24");
-	assert_allowed(answered("a.example.com", 80, "93.184.216.34", NULL, &own));
+	assert_refused(answered("a.example.com", 80, "93.184.216.34", NULL, NULL), "address-denied");
+	assert_refused(answered("a.example.com", 80, "1.1.1.1", "93.184.216.34", NULL), "address-denied");
+	/* the same address spelt as IPv4-mapped IPv6, even where allow_addresses admits those */
+	add_addr("::ffff:0:0/96");
+	assert_refused(answered("a.example.com", 80, "::ffff:93.184.216.34", NULL, NULL), "address-denied");
+	assert_allowed(answered("a.example.com", 80, "::ffff:93.184.216.35", NULL, NULL));
+	assert_allowed(answered("a.example.com", 80, "93.184.216.35", NULL, NULL));
+	assert_refused(answered("b.example.com", 443, "2606:2800:220:1::1", NULL, NULL), "address-denied");
+	assert_allowed(answered("b.example.com", 80, "2606:2800:220:1::1", NULL, NULL));
+	/* and as a literal, by the name rule itself */
+	assert_refused(name("93.184.216.34", 80), "host-denied");
+}
+
+/* The name the proxy resolves is the one its rules decided. */
+Test(netrule, the_decided_name_is_normalised)
+{
+	struct cordon_net_verdict v;
+
+	add(false, "api.example.com");
+	add(true, "denied.example.com");
+	v = name("API.Example.COM.", 443);
+	assert_resolve(v);
+	cr_assert_str_eq(v.name, "api.example.com");
+	assert_refused(name("Denied.Example.com.", 80), "host-denied");
+	assert_refused(name("denied.example.com.", 80), "host-denied");
+	assert_refused(name("DENIED.EXAMPLE.COM", 80), "host-denied");
+	assert_refused(name("api.example.com..", 80), "host-malformed");
+	assert_refused(name("api..example.com", 80), "host-malformed");
+	assert_refused(name("api.exa mple.com", 80), "host-malformed");
+}
+
+/* The route lookup: what the kernel delivers here, asked now. */
+Test(netrule, route_lookup_says_what_is_this_host)
+{
+	struct cordon_net_host *h = NULL;
+	struct cordon_netaddr lo = addr("127.0.0.1"), lo_other = addr("127.45.6.7"), test_net = addr("192.0.2.1");
+	struct ifaddrs *ifa = NULL;
+
+	cr_assert_eq(cordon_net_host_open(&h), 0);
+	cr_assert_eq(cordon_net_host_is_local(h, &lo), 1);
+	/* any address of a prefix on lo, not only the one listed on it */
+	cr_assert_eq(cordon_net_host_is_local(h, &lo_other), 1);
+	/* TEST-NET-1: routed elsewhere (or nowhere), never here */
+	cr_assert_eq(cordon_net_host_is_local(h, &test_net), 0);
+	/* every IPv4 address of the host's interfaces is delivered here */
+	cr_assert_eq(getifaddrs(&ifa), 0);
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		struct cordon_netaddr a;
+		char text[INET6_ADDRSTRLEN];
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		cordon_netaddr_from_sockaddr(i->ifa_addr, &a);
+		netaddr_format(&a, text, sizeof(text));
+		cr_assert_eq(cordon_net_host_is_local(h, &a), 1, "%s (%s)", text, i->ifa_name);
+	}
+	freeifaddrs(ifa);
+	cr_assert_null(cordon_net_host_free(h));
 }
 
 struct class_case {
@@ -341,19 +397,6 @@ Test(netrule, resolve_localhost)
 	for (size_t i = 0; i < l.n; i++)
 		loop |= netaddr_class(&l.v[i]) && strcmp(netaddr_class(&l.v[i]), "address-loopback") == 0;
 	cr_assert(loop);
-	cordon_netaddr_list_done(&l);
-}
-
-Test(netrule, own_addresses_include_loopback)
-{
-	struct cordon_netaddr_list l = {};
-	struct cordon_netaddr lo = addr("127.0.0.1");
-	bool found = false;
-
-	cr_assert_eq(cordon_net_own_addresses(&l), 0);
-	for (size_t i = 0; i < l.n; i++)
-		found |= l.v[i].family == AF_INET && memcmp(l.v[i].a, lo.a, 4) == 0;
-	cr_assert(found);
 	cordon_netaddr_list_done(&l);
 }
 

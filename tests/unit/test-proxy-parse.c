@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http_body.h"
 #include "http_head.h"
 #include "socks5.h"
 
@@ -254,4 +255,136 @@ Test(socks5, request_refusals)
 	}
 	cr_assert_eq(socks5_reply(SOCKS5_NOT_ALLOWED, rep), 10);
 	cr_assert(memcmp(rep, "\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00", 10) == 0);
+}
+
+/* The framing a head announces; -1 with the status and reason. */
+static int framing(const char *head, struct http_body *b, int *status, const char **reason)
+{
+	struct http_head h;
+
+	cr_assert_eq(parse(head, &h, status, reason), HTTP_HEAD_DONE, "%s", head);
+	return http_body_from_head(&h, b, status, reason);
+}
+
+Test(http_body, ambiguous_framing_is_refused)
+{
+	static const struct {
+		const char *head, *reason;
+		int status;
+	} cases[] = {
+		{ "POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+		  "length-ambiguous", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n",
+		  "content-length-twice", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nContent-Length: 3, 3\r\n\r\n", "content-length-malformed", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n", "content-length-malformed", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nContent-Length: 99999999999999999\r\n\r\n",
+		  "content-length-malformed", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+		  "transfer-encoding-twice", 400 },
+		{ "POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+		  "transfer-encoding-unsupported", 501 },
+		{ "POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n",
+		  "transfer-encoding-unsupported", 501 },
+		{ "POST http://a.example/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", "length-ambiguous", 400 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct http_body b;
+		const char *reason = NULL;
+		int status = 0;
+
+		cr_assert_eq(framing(cases[i].head, &b, &status, &reason), -1, "%s", cases[i].head);
+		cr_assert_str_eq(reason, cases[i].reason, "%s", cases[i].head);
+		cr_assert_eq(status, cases[i].status);
+	}
+}
+
+/* Where a chunked body ends does not depend on how its bytes arrive. */
+Test(http_body, chunked_ends_at_the_same_byte_however_split)
+{
+	static const char body[] = "5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\nGET http://next/";
+	size_t end = strlen(body) - strlen("GET http://next/");
+	const char *reason = NULL;
+	int status = 0;
+	struct http_body b0;
+
+	cr_assert_eq(framing("POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n", &b0, &status,
+			     &reason),
+		     0);
+	cr_assert_eq(b0.kind, HTTP_BODY_CHUNKED);
+	for (size_t step = 1; step <= sizeof(body); step++) {
+		struct http_body b = b0;
+		size_t off = 0, used;
+		int r = 0;
+
+		while (off < strlen(body)) {
+			size_t k = strlen(body) - off < step ? strlen(body) - off : step;
+
+			r = http_body_feed(&b, body + off, k, &used);
+			off += used;
+			if (r != 0)
+				break;
+		}
+		cr_assert_eq(r, 1, "step %zu", step);
+		cr_assert_eq(off, end, "step %zu: ended at %zu", step, off);
+	}
+}
+
+Test(http_body, malformed_chunks_are_refused)
+{
+	static const char *const bad[] = {
+		"zz\r\n", "5\nhello\r\n", "5\r\nhelloX\r\n", "5 \r\nhello\r\n", "\r\n", "12345678901234\r\n",
+		"0\r\n folded\r\n\r\n", "0\r\nT: x\n\r\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct http_body b = { .kind = HTTP_BODY_CHUNKED };
+		size_t used;
+
+		cr_assert_eq(http_body_feed(&b, bad[i], strlen(bad[i]), &used), -1, "%s", bad[i]);
+	}
+}
+
+Test(http_body, content_length_takes_exactly_its_bytes)
+{
+	struct http_body b;
+	const char *reason = NULL;
+	int status = 0;
+	size_t used;
+
+	cr_assert_eq(framing("POST http://a.example/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n", &b, &status, &reason), 0);
+	cr_assert_eq(http_body_feed(&b, "hel", 3, &used), 0);
+	cr_assert_eq(used, 3);
+	cr_assert_eq(http_body_feed(&b, "loGET ", 6, &used), 1);
+	cr_assert_eq(used, 2);
+	cr_assert_eq(framing("GET http://a.example/ HTTP/1.1\r\n\r\n", &b, &status, &reason), 0);
+	cr_assert(b.done);
+}
+
+Test(http_body, a_response_lets_the_connection_go_on_only_when_it_delimits_itself)
+{
+	static const struct {
+		const char *head;
+		bool head_request, keep;
+	} cases[] = {
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", false, true },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false, true },
+		{ "HTTP/1.1 204 No Content\r\n\r\n", false, true },
+		{ "HTTP/1.1 200 OK\r\n\r\n", true, true },
+		{ "HTTP/1.1 200 OK\r\n\r\n", false, false },                          /* ends at the close */
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\n", false, false },
+		{ "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\n", false, false },
+		{ "HTTP/1.1 100 Continue\r\n\r\n", false, false },
+		{ "HTTP/1.1 200 OK\nContent-Length: 3\r\n\r\n", false, false },       /* bare LF */
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", false, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool keep = !cases[i].keep;
+
+		cr_assert_eq(http_response_keeps(cases[i].head, strlen(cases[i].head), cases[i].head_request, &keep),
+			     HTTP_RESPONSE_DONE, "%s", cases[i].head);
+		cr_assert_eq(keep, cases[i].keep, "%s", cases[i].head);
+	}
 }
