@@ -61,9 +61,19 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
+const char *const plan_library_dirs[] = {
+	"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib",
+	"/lib", "/lib32", "/lib64", "/libx32", NULL,
+};
+
+bool plan_fences_exec(const struct plan *p)
+{
+	return p->landlock.exec_gate || (p->landlock.deny_exec && p->landlock.deny_exec[0]);
+}
+
 bool plan_noexec(const struct plan *p, const char *root)
 {
-	if (!p->landlock.exec_gate)
+	if (!plan_fences_exec(p))
 		return false;
 	for (size_t i = 0; p->landlock.exec && p->landlock.exec[i]; i++)
 		if (path_is_under(p->landlock.exec[i], root))
@@ -340,6 +350,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.seccomp = (struct seccomp_opts){
 		.deny_inet = light && f->net == CORDON_NET_NONE,
 		.memfd_noexec = f->exec_gate || f->deny_exec.n > 0,
+		.deny_memfd = f->exec_gate,
 	};
 
 	if (!light) {

@@ -18,6 +18,13 @@ struct seccomp_opts {
 	 * asked with MFD_NOEXEC_SEAL (Linux 6.3), because Landlock does not see
 	 * a memfd: a copy of any binary there would execute */
 	bool memfd_noexec;
+	/* the execute-only gate (a tool): no anonymous file that could be
+	 * mapped executable at all. memfd_create and memfd_secret refused
+	 * outright (a sealed non-executable memfd is still mmap(PROT_EXEC)-able
+	 * through /proc/self/fd: the seal stops execve only), shmat with
+	 * SHM_EXEC too (a SysV segment lives on the kernel's own mount, which
+	 * no noexec reaches). Implies memfd_noexec. */
+	bool deny_memfd;
 };
 
 struct sock_filter;

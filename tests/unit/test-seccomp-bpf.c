@@ -12,9 +12,8 @@
 #include "syscall_filter.h"
 
 /* gate: the notification filter for these NOTIFY_* bits instead of the main one */
-static void compare_opts(bool deny_inet, bool memfd_noexec, unsigned gate)
+static void compare_opts(struct seccomp_opts o, unsigned gate)
 {
-	const struct seccomp_opts o = { .deny_inet = deny_inet, .memfd_noexec = memfd_noexec };
 	const struct sock_filter *pre;
 	struct sock_filter insn;
 	scmp_filter_ctx ctx = NULL;
@@ -46,7 +45,7 @@ static void compare_opts(bool deny_inet, bool memfd_noexec, unsigned gate)
 
 static void compare_one(bool deny_inet, unsigned gate)
 {
-	compare_opts(deny_inet, false, gate);
+	compare_opts((struct seccomp_opts){ .deny_inet = deny_inet }, gate);
 }
 
 static void compare(bool deny_inet)
@@ -117,9 +116,24 @@ Test(seccomp_bpf, precompiled_memfd_noexec_matches_libseccomp)
 	const struct sock_filter *pa, *pb;
 	size_t na, nb;
 
-	compare_opts(false, true, 0);
-	compare_opts(true, true, 0);
+	compare_opts((struct seccomp_opts){ .memfd_noexec = true }, 0);
+	compare_opts((struct seccomp_opts){ .deny_inet = true, .memfd_noexec = true }, 0);
 	cr_assert_eq(seccomp_precompiled(&plain, &pa, &na), 0);
 	cr_assert_eq(seccomp_precompiled(&memfd, &pb, &nb), 0);
 	cr_assert_gt(nb, na, "the memfd rule is missing");
+}
+
+/* A tool's programs: no memfd at all, no executable SysV segment. */
+Test(seccomp_bpf, precompiled_deny_memfd_matches_libseccomp)
+{
+	const struct seccomp_opts sealed = { .memfd_noexec = true },
+				  none = { .memfd_noexec = true, .deny_memfd = true };
+	const struct sock_filter *pa, *pb;
+	size_t na, nb;
+
+	compare_opts(none, 0);
+	compare_opts((struct seccomp_opts){ .deny_inet = true, .memfd_noexec = true, .deny_memfd = true }, 0);
+	cr_assert_eq(seccomp_precompiled(&sealed, &pa, &na), 0);
+	cr_assert_eq(seccomp_precompiled(&none, &pb, &nb), 0);
+	cr_assert(na != nb || memcmp(pa, pb, na * sizeof(*pa)) != 0, "the tool's program is the session's");
 }
