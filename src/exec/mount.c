@@ -46,6 +46,7 @@
 #include "broker_proto.h"
 #include "path.h"
 #include "pathfd.h"
+#include "policy.h"
 #include "runner.h"
 #include "steps.h"
 
@@ -296,7 +297,7 @@ static size_t n_library_dirs(void)
 {
 	size_t n = 0;
 
-	while (plan_library_dirs[n])
+	while (policy_library_dirs[n])
 		n++;
 	return n;
 }
@@ -305,7 +306,7 @@ static const char *exec_place(const struct plan *p, size_t i)
 {
 	size_t n = n_library_dirs();
 
-	return i < n ? plan_library_dirs[i] : p->landlock.exec[i - n];
+	return i < n ? policy_library_dirs[i] : p->landlock.exec[i - n];
 }
 
 /* Executable places are taken from the host's tree before / turns

@@ -61,11 +61,6 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
-const char *const plan_library_dirs[] = {
-	"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib",
-	"/lib", "/lib32", "/lib64", "/libx32", NULL,
-};
-
 bool plan_fences_exec(const struct plan *p)
 {
 	return p->landlock.exec_gate || (p->landlock.deny_exec && p->landlock.deny_exec[0]);

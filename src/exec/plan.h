@@ -137,8 +137,6 @@ bool plan_noexec(const struct plan *p, const char *root);
  * mmap(PROT_EXEC), which Landlock's EXECUTE never sees, cannot map them
  * either. */
 bool plan_fences_exec(const struct plan *p);
-/* Under the execute-only gate, / itself is noexec and only these and the
- * --exec paths are bound back executable (where they are no symlink):
- * tools still dlopen Python extension modules, NSS, gconv and OpenSSL
- * providers. NULL-terminated. */
-extern const char *const plan_library_dirs[];
+/* Under the execute-only gate, / itself is noexec and only the library
+ * directories (policy_library_dirs) and the --exec paths are bound back
+ * executable. */
