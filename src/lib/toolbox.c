@@ -150,11 +150,12 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 			if ((r = toolbox_check_unwritable(all, what, *f, reterr)) < 0)
 				return r;
 		snprintf(what, sizeof(what), "%s's exec_paths", b->cmds[i].name);
-		for (size_t k = 0; r >= 0 && names[k]; k++) {
+		/* on every edge: the session's (k == 0) and each command's */
+		for (size_t k = 0; r >= 0 && (k == 0 || names[k - 1]); k++) {
 			struct cordon_tool_sandbox sb;
 
-			if (cordon_tools_sandbox(b->tools, names[k], b->cmds[i].name, &sb) < 0 &&
-			    cordon_tools_sandbox(b->tools, CORDON_TOOLS_SESSION, b->cmds[i].name, &sb) < 0)
+			if (cordon_tools_sandbox(b->tools, k ? names[k - 1] : CORDON_TOOLS_SESSION, b->cmds[i].name,
+						 &sb) < 0)
 				continue;
 			for (const char *const *e = sb.exec_paths; r >= 0 && e && *e; e++)
 				r = toolbox_check_unwritable(all, what, *e, reterr);
