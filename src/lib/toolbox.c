@@ -149,6 +149,10 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 		STRV_FOREACH(f, b->cmds[i].closure)
 			if ((r = toolbox_check_unwritable(all, what, *f, reterr)) < 0)
 				return r;
+		snprintf(what, sizeof(what), "%s's module search path", b->cmds[i].name);
+		r = toolbox_check_module_places(all, what, b->cmds[i].exe, b->cmds[i].closure, reterr);
+		if (r < 0)
+			return r;
 		snprintf(what, sizeof(what), "%s's exec_paths", b->cmds[i].name);
 		/* on every edge: the session's (k == 0) and each command's */
 		for (size_t k = 0; r >= 0 && (k == 0 || names[k - 1]); k++) {
@@ -307,6 +311,14 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 		if (r < 0)
 			return r;
 	}
+	/* Python never puts the working directory (`-m`, `-c`) or a script's
+	 * directory first on its module path in a tool: the caller chose the
+	 * directory, and what it planted there would be imported with the
+	 * tool's grants (Python 3.11+; the closure's places are checked at
+	 * start). Set last: a profile does not turn it off. */
+	r = cordon_policy_set_env(p, "PYTHONSAFEPATH", "1", reterr);
+	if (r < 0)
+		return r;
 	/* last: no grant above reaches into it */
 	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
 #undef EACH

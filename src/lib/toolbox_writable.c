@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "policy.h"
 #include "provider.h"
+#include "python_paths.h"
 #include "strv.h"
 #include "toolbox_writable.h"
 
@@ -112,6 +113,73 @@ int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reter
 						 "%s is writable by a sandbox of this session and lies in the library "
 						 "directory %s, which every tool maps executable",
 						 *w, lib);
+	}
+	return 0;
+}
+
+/* -EPERM when a writable root lies at or below path (or where it leads):
+ * a file made there would be what the tool loads. */
+static int check_no_root_inside(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+
+	if (cordon_canonicalize(path, &canon, NULL) < 0)
+		canon = NULL;
+	STRV_FOREACH(w, writable)
+		if (path_is_under(*w, path) || (canon && path_is_under(*w, canon)))
+			return error_set(reterr, -EPERM,
+					 "%s: %s is writable by a sandbox of this session and lies in %s, where the "
+					 "tool loads code from",
+					 what, *w, path);
+	return 0;
+}
+
+static int check_place(char *const *writable, const char *what, const char *place, struct cordon_error *reterr)
+{
+	int r = toolbox_check_unwritable(writable, what, place, reterr);
+
+	return r < 0 ? r : check_no_root_inside(writable, what, place, reterr);
+}
+
+int toolbox_check_module_places(char *const *writable, const char *what, const char *exe, char *const *closure,
+				struct cordon_error *reterr)
+{
+	int r;
+
+	STRV_FOREACH(f, closure) {
+		const char *base = strrchr(*f, '/') ? strrchr(*f, '/') + 1 : *f;
+
+		if (python_interpreter_name(base) == 0) {
+			_cleanup_strv_free_ char **places = NULL;
+
+			r = python_module_places(*f, &places);
+			if (r < 0)
+				return error_set(reterr, r, "%s: cannot read where %s imports from: %s", what, *f,
+						 strerror(-r));
+			STRV_FOREACH(m, places)
+				if ((r = check_place(writable, what, *m, reterr)) < 0)
+					return r;
+		}
+		/* a script node runs: require() looks in node_modules of each
+		 * directory above it */
+		if ((strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0) && strcmp(exe, *f) != 0) {
+			_cleanup_free_ char *dir = path_dirname(exe);
+
+			while (dir) {
+				_cleanup_free_ char *nm = path_join(dir, "node_modules"), *up = NULL;
+
+				if (!nm)
+					return -ENOMEM;
+				r = check_place(writable, what, nm, reterr);
+				if (r < 0)
+					return r;
+				if (strcmp(dir, "/") == 0)
+					break;
+				up = path_dirname(dir);
+				free(dir);
+				dir = TAKE_PTR(up);
+			}
+		}
 	}
 	return 0;
 }

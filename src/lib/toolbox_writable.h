@@ -25,3 +25,11 @@ int toolbox_check_unwritable(char *const *writable, const char *what, const char
 /* -EPERM when a writable root lies in a library directory
  * (policy_library_dirs), which every tool maps executable. */
 int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reterr);
+
+/* The places a tool's interpreters load code from without mapping it
+ * executable, checked both ways (none in a writable root, no writable root
+ * in one): for a Python interpreter in closure, its stdlib and site
+ * directories and what their .pth files add (python_paths.h); for node
+ * running the script exe, node_modules in every directory above it. */
+int toolbox_check_module_places(char *const *writable, const char *what, const char *exe, char *const *closure,
+				struct cordon_error *reterr);

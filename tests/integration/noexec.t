@@ -166,6 +166,19 @@ both "a tool: memfd_create fails with EPERM" memfd made eperm
 both "a tool: ... a sealed, non-executable memfd too (it maps executable through /proc/self/fd)" memfd-sealed made eperm
 both "a tool: shmat(SHM_EXEC) of a SysV segment is refused" shm-exec attached refused
 
+# what the session plants in the working directory is not imported by a
+# Python tool run there (PYTHONSAFEPATH: no cwd on the module path for -c, -m)
+printf 'print("PLANTED")\n' > "$WS/plant.py"
+control=$(cd "$WS" && "$PY" -c 'import plant' 2>&1; cd "$WS" && "$PY" -m plant 2>&1)
+session "tpy -c 'import plant' 2>&1; echo c=\$?; tpy -m plant 2>&1; echo m=\$?; tpy -c 'import json; print(\"stdlib\")'"
+if [ "$(grep -c PLANTED <<<"$control")" = 2 ] && hasnt "$OUT" "PLANTED" && has "$OUT" "c=1" && has "$OUT" "m=1" &&
+	has "$OUT" "stdlib"; then
+	ok "a Python tool does not import a module the session planted in its working directory (-c, -m); the stdlib it does"
+else
+	not_ok "python cwd import" "control: $control" "out: $OUT" "err: $ERR"
+fi
+rm -f "$WS/plant.py"
+
 # ---- inside the session -----------------------------------------------------
 control=$("$LOADER" /usr/bin/git --version 2>&1)
 session "$LOADER /usr/bin/git --version; echo rc=\$?; $LOADER /bin/cat /dev/null; echo cat=\$?"
@@ -239,5 +252,24 @@ profile "$BASE/p-lib.json" "\"rtrue\": { \"executable\": \"$BIN/rtrue\", \"sandb
 start "$BASE/p-lib.json"
 expect "a write grant inside a library directory: refused (every tool maps those executable)" \
 	eval '[ $RC != 0 ] && has "$ERR" "library directory"'
+
+# a Python interpreter's module search path: what a .pth file adds
+PYREAL=$(readlink -f "$PY")
+PYNAME=$(basename "$PYREAL")
+mkdir -p "$BASE/py/bin" "$BASE/py/lib/$PYNAME/site-packages" "$BASE/rolib" "$WS/lib"
+cp "$PYREAL" "$BASE/py/bin/$PYNAME" && chmod 755 "$BASE/py/bin/$PYNAME"
+printf '# a comment\nimport os\n%s\n' "$WS/lib" > "$BASE/py/lib/$PYNAME/site-packages/evil.pth"
+profile "$BASE/p-pth.json" "\"py\": { \"executable\": \"$BASE/py/bin/$PYNAME\" }"
+start "$BASE/p-pth.json"
+expect "a Python tool whose .pth file adds a directory in the workspace: refused, naming it" \
+	eval '[ $RC != 0 ] && has "$ERR" "$WS/lib" && has "$ERR" "module search path"'
+printf '%s\n' "$BASE/rolib" > "$BASE/py/lib/$PYNAME/site-packages/evil.pth"
+start "$BASE/p-pth.json"
+expect "... control: the .pth adding a directory outside every writable root starts" eval '[ $RC = 0 ]'
+profile "$BASE/p-site.json" "\"py\": { \"executable\": \"$BASE/py/bin/$PYNAME\" },
+	\"writer\": { \"executable\": \"$BIN/rtrue\", \"sandbox\": { \"fs_write\": [\"$BASE/py/lib/$PYNAME/site-packages/x\"] } }"
+start "$BASE/p-site.json"
+expect "another tool's write grant inside a Python tool's site-packages: refused" \
+	eval '[ $RC != 0 ] && has "$ERR" "site-packages/x"'
 
 finish
