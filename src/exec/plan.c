@@ -344,8 +344,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
 	p.seccomp = (struct seccomp_opts){
 		.deny_inet = light && f->net == CORDON_NET_NONE,
-		.memfd_noexec = f->exec_gate || f->deny_exec.n > 0,
-		.deny_memfd = f->exec_gate,
+		.deny_memfd = f->exec_gate || f->deny_exec.n > 0,
 	};
 
 	if (!light) {

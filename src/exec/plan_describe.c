@@ -277,10 +277,9 @@ void describe_seccomp(const struct plan *p, const struct step *s, unsigned uid, 
 		     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
 		     "sockets other than unix/%snetlink%s; other syscall ABIs killed\n",
 		p->seccomp.deny_inet ? "" : "IPv4/IPv6/",
-		p->seccomp.deny_memfd	 ? ", memfd_create and memfd_secret (a sealed memfd is still mapped "
-					   "executable through /proc/self/fd), shmat with SHM_EXEC"
-		: p->seccomp.memfd_noexec ? ", memfds that could be executed (Landlock does not see them)"
-					  : "");
+		p->seccomp.deny_memfd ? ", memfd_create and memfd_secret (a sealed memfd is still mapped "
+					"executable through /proc/self/fd), shmat with SHM_EXEC"
+				      : "");
 }
 
 void describe_exec(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)

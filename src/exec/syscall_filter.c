@@ -42,11 +42,6 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 					: ELEMENTSOF(seccomp_bpf_default_nomemfd);
 		return 0;
 	}
-	if (o->memfd_noexec) {
-		*ret = o->deny_inet ? seccomp_bpf_deny_inet_memfd : seccomp_bpf_default_memfd;
-		*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet_memfd) : ELEMENTSOF(seccomp_bpf_default_memfd);
-		return 0;
-	}
 	*ret = o->deny_inet ? seccomp_bpf_deny_inet : seccomp_bpf_default;
 	*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet) : ELEMENTSOF(seccomp_bpf_default);
 	return 0;

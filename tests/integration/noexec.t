@@ -202,6 +202,27 @@ session "cp /bin/true ./t; ./t; echo ws=\$?; $PY -c 'import ctypes; ctypes.CDLL(
 expect "the session: its own workspace is noexec too (a built binary does not run there)" has "$OUT" "ws=126"
 expect "... control: the session dlopens a library outside every writable place" has "$OUT" "PRELOADED"
 
+# a memfd the session fills and hands a tool as its stdin (the tool cannot
+# make one, but one it is given maps executable through /proc/self/fd)
+cat > "$BIN/handmemfd.py" <<'EOF'
+import os, subprocess, sys
+try:
+    fd = os.memfd_create("m", 8)  # MFD_NOEXEC_SEAL
+except OSError as e:
+    print(f"memfd=ERR:{e.errno}"); sys.exit()
+os.write(fd, open(sys.argv[1], "rb").read()); os.lseek(fd, 0, 0)
+p = subprocess.run(sys.argv[2:] + ["-c", "import ctypes; ctypes.CDLL('/proc/self/fd/0')"], stdin=fd, capture_output=True)
+print("memfd=made", "marked" if b"PRELOADED" in p.stderr else f"rc{p.returncode}")
+EOF
+chmod 644 "$BIN/handmemfd.py"
+control=$("$PY" "$BIN/handmemfd.py" "$BIN/mark.so" "$PY" 2>&1)
+session "$PY $BIN/handmemfd.py $BIN/mark.so tpy"
+if has "$control" "memfd=made marked" && has "$OUT" "memfd=ERR:1" && hasnt "$OUT" "marked"; then
+	ok "the session cannot make a memfd (EPERM), sealed or not, to hand a tool (unconfined, one handed as stdin is dlopen'ed)"
+else
+	not_ok "session memfd to a tool" "control: $control" "out: $OUT" "err: $ERR"
+fi
+
 # a copy a tool left in its writable root does not run in the session
 cp /bin/true "$TW/left" && chmod 755 "$TW/left"
 session "$TW/left; echo run=\$?; $LOADER $TW/left; echo loader=\$?; /bin/true; echo true=\$?"
