@@ -83,6 +83,23 @@ int toolbox_all_writable(const struct cordon_tools *t, const char *const *sessio
 	return 0;
 }
 
+/* -EPERM when a writable root lies at or below path (or where it leads):
+ * a file made there would be what the tool loads. */
+static int check_no_root_inside(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+
+	if (cordon_canonicalize(path, &canon, NULL) < 0)
+		canon = NULL;
+	STRV_FOREACH(w, writable)
+		if (path_is_under(*w, path) || (canon && path_is_under(*w, canon)))
+			return error_set(reterr, -EPERM,
+					 "%s: %s is writable by a sandbox of this session and lies in %s, where the "
+					 "tool loads code from",
+					 what, *w, path);
+	return 0;
+}
+
 int toolbox_check_unwritable(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
@@ -97,7 +114,8 @@ int toolbox_check_unwritable(char *const *writable, const char *what, const char
 					 "there would run with the tool's grants (install it outside every "
 					 "writable root)",
 					 what, path, *w);
-	return 0;
+	/* a directory: nor may a writable root lie in it */
+	return check_no_root_inside(writable, what, path, reterr);
 }
 
 int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reterr)
@@ -117,30 +135,6 @@ int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reter
 	return 0;
 }
 
-/* -EPERM when a writable root lies at or below path (or where it leads):
- * a file made there would be what the tool loads. */
-static int check_no_root_inside(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
-{
-	_cleanup_free_ char *canon = NULL;
-
-	if (cordon_canonicalize(path, &canon, NULL) < 0)
-		canon = NULL;
-	STRV_FOREACH(w, writable)
-		if (path_is_under(*w, path) || (canon && path_is_under(*w, canon)))
-			return error_set(reterr, -EPERM,
-					 "%s: %s is writable by a sandbox of this session and lies in %s, where the "
-					 "tool loads code from",
-					 what, *w, path);
-	return 0;
-}
-
-static int check_place(char *const *writable, const char *what, const char *place, struct cordon_error *reterr)
-{
-	int r = toolbox_check_unwritable(writable, what, place, reterr);
-
-	return r < 0 ? r : check_no_root_inside(writable, what, place, reterr);
-}
-
 int toolbox_check_module_places(char *const *writable, const char *what, const char *exe, char *const *closure,
 				struct cordon_error *reterr)
 {
@@ -157,7 +151,7 @@ int toolbox_check_module_places(char *const *writable, const char *what, const c
 				return error_set(reterr, r, "%s: cannot read where %s imports from: %s", what, *f,
 						 strerror(-r));
 			STRV_FOREACH(m, places)
-				if ((r = check_place(writable, what, *m, reterr)) < 0)
+				if ((r = toolbox_check_unwritable(writable, what, *m, reterr)) < 0)
 					return r;
 		}
 		/* a script node runs: require() looks in node_modules of each
@@ -170,7 +164,7 @@ int toolbox_check_module_places(char *const *writable, const char *what, const c
 
 				if (!nm)
 					return -ENOMEM;
-				r = check_place(writable, what, nm, reterr);
+				r = toolbox_check_unwritable(writable, what, nm, reterr);
 				if (r < 0)
 					return r;
 				if (strcmp(dir, "/") == 0)

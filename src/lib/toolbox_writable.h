@@ -18,8 +18,9 @@ int toolbox_all_writable(const struct cordon_tools *t, const char *const *sessio
 int toolbox_tools_writable(const struct cordon_tools *t, char ***ret);
 
 /* -EPERM, naming the path, when path (an executable place: a closure
- * file, an exec grant, the shim) lies in one of writable; what names it
- * for the message ("git's execute closure"). */
+ * file, an exec grant, the shim, a module directory) lies in one of
+ * writable, or one of writable lies in it; what names it for the message
+ * ("git's execute closure"). */
 int toolbox_check_unwritable(char *const *writable, const char *what, const char *path, struct cordon_error *reterr);
 
 /* -EPERM when a writable root lies in a library directory
@@ -27,8 +28,7 @@ int toolbox_check_unwritable(char *const *writable, const char *what, const char
 int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reterr);
 
 /* The places a tool's interpreters load code from without mapping it
- * executable, checked both ways (none in a writable root, no writable root
- * in one): for a Python interpreter in closure, its stdlib and site
+ * executable, checked as above: for a Python interpreter in closure, its stdlib and site
  * directories and what their .pth files add (python_paths.h); for node
  * running the script exe, node_modules in every directory above it. */
 int toolbox_check_module_places(char *const *writable, const char *what, const char *exe, char *const *closure,

@@ -269,6 +269,13 @@ profile "$BASE/p-ep.json" "\"rtrue\": { \"executable\": \"$BIN/rtrue\", \"sandbo
 start "$BASE/p-ep.json"
 expect "exec_paths in the workspace: refused, naming the path" eval '[ $RC != 0 ] && has "$ERR" "$WS/tools"'
 
+mkdir -p "$BASE/opt/cache"
+profile "$BASE/p-epw.json" "\"rtrue\": { \"executable\": \"$BIN/rtrue\", \"sandbox\": { \"exec_paths\": [\"$BASE/opt\"] } },
+	\"writer\": { \"executable\": \"$BIN/rtrue\", \"sandbox\": { \"fs_write\": [\"$BASE/opt/cache\"] } }"
+start "$BASE/p-epw.json"
+expect "exec_paths holding another tool's write grant: refused, naming both" \
+	eval '[ $RC != 0 ] && has "$ERR" "$BASE/opt/cache" && has "$ERR" "exec_paths"'
+
 profile "$BASE/p-lib.json" "\"rtrue\": { \"executable\": \"$BIN/rtrue\", \"sandbox\": { \"fs_write\": [\"/usr/lib/cordon-noexec-test\"] } }"
 start "$BASE/p-lib.json"
 expect "a write grant inside a library directory: refused (every tool maps those executable)" \
