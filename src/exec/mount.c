@@ -44,7 +44,9 @@
 
 #include "cleanup.h"
 #include "broker_proto.h"
+#include "path.h"
 #include "pathfd.h"
+#include "policy.h"
 #include "runner.h"
 #include "steps.h"
 
@@ -262,6 +264,8 @@ static bool rebinds(const struct plan *p, size_t i)
 struct held_trees {
 	int *root;      /* per p->write[i]: its clone, or -1 */
 	int *back;      /* per plan step: a BIND_BACK's clone, or -1 */
+	int *exec;      /* the execute-only gate: per exec_place(), its clone, or -1 */
+	size_t n_exec;
 	int dev[8];     /* per dev_nodes[i] */
 	int resolv;     /* /etc/resolv.conf's target when it lies in /run (--net host) */
 	char resolv_path[PATH_MAX];
@@ -285,6 +289,62 @@ static bool cwd_needs_binding(const struct exec_ctx *x)
 			return false;
 	}
 	return true;
+}
+
+/* The i-th place the execute-only gate binds back executable: the library
+ * directories, then the --exec paths. */
+static size_t n_library_dirs(void)
+{
+	size_t n = 0;
+
+	while (policy_library_dirs[n])
+		n++;
+	return n;
+}
+
+static const char *exec_place(const struct plan *p, size_t i)
+{
+	size_t n = n_library_dirs();
+
+	return i < n ? policy_library_dirs[i] : p->landlock.exec[i - n];
+}
+
+/* Executable places are taken from the host's tree before / turns
+ * read-only and noexec, read-only themselves. Skipped: what a private
+ * tmpfs covers, what lies in a writable root (its own mount decides:
+ * plan_noexec) and what an earlier place already brings. A place that
+ * is missing or a symlink (/lib -> usr/lib) is skipped too: it stays
+ * noexec (fail closed), and a library directory's target is in the list. */
+static void hold_exec_places(const struct plan *p, struct held_trees *h)
+{
+	while (p->landlock.exec && p->landlock.exec[h->n_exec])
+		h->n_exec++;
+	h->n_exec += n_library_dirs();
+	h->exec = calloc(h->n_exec, sizeof(int));
+	if (!h->exec)
+		exec_die("mount", "out of memory");
+	for (size_t i = 0; i < h->n_exec; i++) {
+		const char *e = exec_place(p, i);
+		bool skip = plan_in_private_dir(e, strlen(e), false);
+		int fd, r;
+
+		h->exec[i] = -1;
+		for (size_t w = 0; !skip && p->write[w]; w++)
+			skip = path_is_under(e, p->write[w]);
+		for (size_t j = 0; !skip && j < i; j++)
+			skip = h->exec[j] >= 0 && path_is_under(e, exec_place(p, j));
+		if (skip)
+			continue;
+		fd = clone_tree(e, true, false);
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+			continue;
+		r = fd < 0 ? fd : set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+		if (r < 0) {
+			errno = -r;
+			exec_die("read-only root", "%s: cannot keep it executable: %m", e);
+		}
+		h->exec[i] = fd;
+	}
 }
 
 static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
@@ -331,9 +391,11 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		if (h->dev[i] < 0 && errno != ENOENT)
 			exec_die("dev", "%s: %m", buf);
 	}
+	if (p->landlock.exec_gate)
+		hold_exec_places(p, h);
 	h->cwd = -1;
 	if (cwd_needs_binding(x)) {
-		h->cwd = clone_tree(x->cwd, true, false);
+		h->cwd = clone_tree(x->cwd, true, plan_fences_exec(p));
 		if (h->cwd < 0 && h->cwd != -ENOENT) {
 			errno = -h->cwd;
 			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
@@ -356,11 +418,26 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 
 static void apply_ro_root(const struct plan *p, struct held_trees *h)
 {
-	int r = set_attr(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+	/* under the execute-only gate nothing maps executable but what is
+	 * bound back below: not a binary outside the closure through the
+	 * loader, not a file another sandbox of the session wrote */
+	int r = set_attr(AT_FDCWD, "/", AT_RECURSIVE,
+			 MOUNT_ATTR_RDONLY | (p->landlock.exec_gate ? MOUNT_ATTR_NOEXEC : 0), 0);
 
 	if (r < 0) {
 		errno = -r;
 		exec_die("read-only root", "cannot make / read-only: %m");
+	}
+	for (size_t i = 0; i < h->n_exec; i++) {
+		if (h->exec[i] < 0)
+			continue;
+		r = attach_tree(h->exec[i], exec_place(p, i));
+		if (r < 0) {
+			errno = -r;
+			exec_die("read-only root", "%s: cannot bind it back executable: %m", exec_place(p, i));
+		}
+		close(h->exec[i]);
+		h->exec[i] = -1;
 	}
 	for (size_t i = 0; p->write[i]; i++) {
 		if (h->root[i] < 0)
@@ -554,6 +631,28 @@ static void protect_target(const struct plan *p, const char *target)
 	}
 }
 
+/* Each deny-exec path (a controlled binary in the session, another
+ * sandbox's writable root) bound onto itself noexec, as it is otherwise:
+ * Landlock withholds execve, the mount refuses the loader and
+ * mmap(PROT_EXEC). Missing: nothing to map (its creation is the host's). */
+static void noexec_denied(const struct plan *p)
+{
+	for (size_t i = 0; p->landlock.deny_exec && p->landlock.deny_exec[i]; i++) {
+		const char *d = p->landlock.deny_exec[i];
+		_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, d, 0), tree = -1;
+		int r;
+
+		if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
+			continue;
+		tree = at < 0 ? at : clone_at(at, true, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+		r = tree < 0 ? tree : attach_at(tree, at);
+		if (r < 0) {
+			errno = -r;
+			exec_die("deny-exec", "%s: cannot mount it noexec: %m", d);
+		}
+	}
+}
+
 /* What the mount steps share while mount_apply walks them. */
 struct mount_state {
 	struct held_trees h;
@@ -721,7 +820,9 @@ void mount_apply(struct exec_ctx *x)
 	 * mounts of their own and stay writable). */
 	if (m.have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
+	noexec_denied(p);
 	seal_private_dirs(p);
 	free(m.h.root);
 	free(m.h.back);
+	free(m.h.exec);
 }

@@ -61,9 +61,14 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
+bool plan_fences_exec(const struct plan *p)
+{
+	return p->landlock.exec_gate || (p->landlock.deny_exec && p->landlock.deny_exec[0]);
+}
+
 bool plan_noexec(const struct plan *p, const char *root)
 {
-	if (!p->landlock.exec_gate)
+	if (!plan_fences_exec(p))
 		return false;
 	for (size_t i = 0; p->landlock.exec && p->landlock.exec[i]; i++)
 		if (path_is_under(p->landlock.exec[i], root))
@@ -349,7 +354,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	/* No network namespace: refuse IP sockets outright (UDP, raw...). */
 	p.seccomp = (struct seccomp_opts){
 		.deny_inet = light && f->net == CORDON_NET_NONE,
-		.memfd_noexec = f->exec_gate || f->deny_exec.n > 0,
+		.deny_memfd = f->exec_gate || f->deny_exec.n > 0,
 	};
 
 	if (!light) {

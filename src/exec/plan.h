@@ -125,9 +125,18 @@ extern const char *const plan_readable_all[];
 extern const char *const plan_private_dirs[];
 /* path[0..len) lies strictly below one of plan_private_dirs, or is one. */
 bool plan_in_private_dir(const char *path, size_t len, bool strictly_below);
-/* Under the execute-only gate, what the sandbox can write is mounted
- * noexec, so no file there is mapped executable either (the loader run as
- * a program, `ld.so FILE`, maps what Landlock's EXECUTE never sees): true
- * for a writable root or private dir unless an --exec path lies at or
+/* Under the execute-only gate or deny-exec, what the sandbox can write is
+ * mounted noexec, so no file there is mapped executable either (the loader
+ * run as a program, `ld.so FILE`, maps what Landlock's EXECUTE never sees):
+ * true for a writable root or private dir unless an --exec path lies at or
  * below it (then the caller declared code there). */
 bool plan_noexec(const struct plan *p, const char *root);
+/* The sandbox fences execution (the execute-only gate, or deny-exec
+ * paths): everything it can write is mounted noexec, and so is each
+ * deny-exec path, so that the loader (`ld.so FILE`), dlopen and
+ * mmap(PROT_EXEC), which Landlock's EXECUTE never sees, cannot map them
+ * either. */
+bool plan_fences_exec(const struct plan *p);
+/* Under the execute-only gate, / itself is noexec and only the library
+ * directories (policy_library_dirs) and the --exec paths are bound back
+ * executable. */

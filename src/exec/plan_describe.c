@@ -68,9 +68,11 @@ void describe_map_ids(const struct plan *p, const struct step *s, unsigned uid, 
 
 void describe_ro_root(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
-	fprintf(out, "/ read-only, recursively (no file outside the writable roots can change, "
-		     "modes, times and xattrs included); writable roots bound back nosuid,nodev%s:",
-		p->landlock.exec_gate ? " (and noexec, but where an --exec path lies)" : "");
+	fprintf(out, "/ read-only%s, recursively (no file outside the writable roots can change, "
+		     "modes, times and xattrs included)%s; writable roots bound back nosuid,nodev%s:",
+		p->landlock.exec_gate ? " and noexec" : "",
+		p->landlock.exec_gate ? "; the library directories and the --exec paths bound back executable" : "",
+		plan_fences_exec(p) ? " (and noexec, but where an --exec path lies)" : "");
 	print_list(out, p->write, "none");
 	fputc('\n', out);
 }
@@ -84,7 +86,7 @@ void describe_dev(const struct plan *p, const struct step *s, unsigned uid, unsi
 void describe_tmpfs(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
 	fprintf(out, "private, size-capped%s tmpfs on %.*s (nothing of the host's; gone when the "
-		     "sandbox ends)\n", p->landlock.exec_gate ? ", noexec" : "", P);
+		     "sandbox ends)\n", plan_fences_exec(p) ? ", noexec" : "", P);
 }
 
 void describe_bind_back(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
@@ -255,7 +257,8 @@ void describe_landlock(const struct plan *p, const struct step *s, unsigned uid,
 		print_list(out, p->landlock.deny_read, "");
 	}
 	if (p->landlock.deny_exec && p->landlock.deny_exec[0]) {
-		fprintf(out, "; never executable (still readable; nor what appears beside them later):");
+		fprintf(out, "; never executable (still readable; nor what appears beside them later; "
+			     "mounted noexec, the loader cannot map them either):");
 		print_list(out, p->landlock.deny_exec, "");
 	}
 	if (p->landlock.deny_tcp)
@@ -274,8 +277,9 @@ void describe_seccomp(const struct plan *p, const struct step *s, unsigned uid, 
 		     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
 		     "sockets other than unix/%snetlink%s; other syscall ABIs killed\n",
 		p->seccomp.deny_inet ? "" : "IPv4/IPv6/",
-		p->seccomp.memfd_noexec ? ", memfds that could be executed (Landlock does not see them)"
-					: "");
+		p->seccomp.deny_memfd ? ", memfd_create and memfd_secret (a sealed memfd is still mapped "
+					"executable through /proc/self/fd), shmat with SHM_EXEC"
+				      : "");
 }
 
 void describe_exec(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)

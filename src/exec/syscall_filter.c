@@ -36,9 +36,10 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 {
 	if (!o || o->allow_userns)
 		return -EINVAL;
-	if (o->memfd_noexec) {
-		*ret = o->deny_inet ? seccomp_bpf_deny_inet_memfd : seccomp_bpf_default_memfd;
-		*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet_memfd) : ELEMENTSOF(seccomp_bpf_default_memfd);
+	if (o->deny_memfd) {
+		*ret = o->deny_inet ? seccomp_bpf_deny_inet_nomemfd : seccomp_bpf_default_nomemfd;
+		*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet_nomemfd)
+					: ELEMENTSOF(seccomp_bpf_default_nomemfd);
 		return 0;
 	}
 	*ret = o->deny_inet ? seccomp_bpf_deny_inet : seccomp_bpf_default;

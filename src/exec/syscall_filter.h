@@ -14,10 +14,14 @@
 struct seccomp_opts {
 	bool deny_inet;        /* also refuse socket(AF_INET/AF_INET6) — used when there is no network namespace and the net is "none" */
 	bool allow_userns;     /* reserved, keep false: unshare/clone with namespace flags refused */
-	/* the execute-only gate or deny-exec: memfd_create refused unless
-	 * asked with MFD_NOEXEC_SEAL (Linux 6.3), because Landlock does not see
-	 * a memfd: a copy of any binary there would execute */
-	bool memfd_noexec;
+	/* the execute-only gate or deny-exec (a tool, a session with tools):
+	 * no anonymous file that could be mapped executable. memfd_create and
+	 * memfd_secret refused outright: Landlock does not see a memfd, no
+	 * noexec mount reaches it, and a sealed non-executable one
+	 * (MFD_NOEXEC_SEAL) still maps with PROT_EXEC through /proc/self/fd
+	 * (the seal stops execve only), here or in a tool it is passed to;
+	 * shmat with SHM_EXEC too (a SysV segment is the same kind of file). */
+	bool deny_memfd;
 };
 
 struct sock_filter;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -33,9 +34,6 @@
 #endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
-#endif
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL 0x0008U
 #endif
 
 /* clone(2)'s flags are its first argument everywhere but s390, where the
@@ -302,13 +300,25 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 		return errbuf_set(err, errlen, r, "seccomp: cannot filter set-id modes: %s", strerror(-r));
 
 	/* A memfd lives on a mount of the kernel's own, which Landlock never
-	 * looks at: a binary copied there would run past the execute-only
-	 * gate. Only sealed non-executable ones (mode 0666, F_SEAL_EXEC). */
-	if (o->memfd_noexec) {
-		nr = resolve("memfd_create", -1);
-		if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-						     SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_NOEXEC_SEAL, 0))) < 0)
-			return errbuf_set(err, errlen, r, "seccomp: cannot filter memfd_create: %s", strerror(-r));
+	 * looks at and no noexec reaches: a binary copied there would run
+	 * past the execute-only gate, and a sealed non-executable one still
+	 * maps with PROT_EXEC (the seal stops execve only). None at all. */
+	if (o->deny_memfd) {
+		static const struct {
+			const char *name;
+			int nr;
+		} anon_files[] = { { "memfd_create", 319 }, { "memfd_secret", 447 } };
+
+		for (size_t i = 0; i < ELEMENTSOF(anon_files); i++) {
+			nr = resolve(anon_files[i].name, anon_files[i].nr);
+			if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0)) < 0)
+				return errbuf_set(err, errlen, r, "seccomp: cannot filter %s: %s", anon_files[i].name,
+						  strerror(-r));
+		}
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmat), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, SHM_EXEC, SHM_EXEC));
+		if (r < 0)
+			return errbuf_set(err, errlen, r, "seccomp: cannot filter shmat: %s", strerror(-r));
 	}
 
 	/* Socket families: unix, IP (unless deny_inet), and netlink for

@@ -154,6 +154,12 @@ int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_e
  * sandbox's own /dev; light: the host's, so its harmless nodes only). */
 extern const char *const policy_read_dev_full[];
 extern const char *const policy_read_dev_light[];
+/* The library directories a tool maps executable whatever its closure
+ * (Python extension modules, NSS, gconv, OpenSSL providers are dlopen'ed):
+ * under the execute-only gate the runner mounts / noexec and binds these
+ * (and the --exec paths) back executable; a session refuses a writable
+ * root inside one (toolbox_writable.c). NULL-terminated. */
+extern const char *const policy_library_dirs[];
 /* policy_deny.c: the first component of an absent canonical path that does
  * not exist (malloc'd), or NULL. */
 char *policy_first_absent(const char *path);

@@ -52,6 +52,11 @@ static const char *const read_baseline[] = {
 	"/proc", "/sys/devices/system/cpu", "/tmp", "/run", "/var/run", NULL,
 };
 
+const char *const policy_library_dirs[] = {
+	"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib",
+	"/lib", "/lib32", "/lib64", "/libx32", NULL,
+};
+
 const char *const policy_read_dev_full[] = { "/dev", NULL };
 const char *const policy_read_dev_light[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", NULL,

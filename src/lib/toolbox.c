@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "canon.h"
@@ -25,6 +26,7 @@
 #include "policy.h"
 #include "provider.h"
 #include "strv.h"
+#include "toolbox_writable.h"
 
 struct toolbox_cmd {
 	char *name;
@@ -49,6 +51,7 @@ struct cordon_toolbox {
 	/* the shims each caller gets: [0] the session, [1 + i] command i */
 	char ***shims;
 	char **hidden;   /* cordon_toolbox_hide: canonical */
+	char **tools_writable; /* every tool's write grants: never executable in the session */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -112,6 +115,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 			strv_free(b->shims[i]);
 	free(b->shims);
 	strv_free(b->hidden);
+	strv_free(b->tools_writable);
 	free(b->workspace);
 	free(b->shim_path);
 	free(b->search_path);
@@ -120,6 +124,49 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_toolbox *, cordon_toolbox_free)
+
+/* Nothing a tool maps executable may be writable by any sandbox of the
+ * session: each command's execute closure (the binary, its loader and
+ * libraries, a script's interpreters), every edge's exec grants, the shim;
+ * nor may a writable root lie in a library directory. Refused at start,
+ * naming the path. */
+static int check_unwritable(struct cordon_toolbox *b, const char *const *session_writable, struct cordon_error *reterr)
+{
+	_cleanup_strv_free_ char **all = NULL;
+	const char *const *names = cordon_tools_commands(b->tools);
+	char what[128];
+	int r;
+
+	r = toolbox_tools_writable(b->tools, &b->tools_writable);
+	if (r >= 0)
+		r = toolbox_all_writable(b->tools, session_writable, &all);
+	if (r >= 0)
+		r = toolbox_check_library_dirs(all, reterr);
+	if (r >= 0)
+		r = toolbox_check_unwritable(all, "the shim", b->shim_path, reterr);
+	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++) {
+		snprintf(what, sizeof(what), "%s's execute closure", b->cmds[i].name);
+		STRV_FOREACH(f, b->cmds[i].closure)
+			if ((r = toolbox_check_unwritable(all, what, *f, reterr)) < 0)
+				return r;
+		snprintf(what, sizeof(what), "%s's module search path", b->cmds[i].name);
+		r = toolbox_check_module_places(all, what, b->cmds[i].exe, b->cmds[i].closure, reterr);
+		if (r < 0)
+			return r;
+		snprintf(what, sizeof(what), "%s's exec_paths", b->cmds[i].name);
+		/* on every edge: the session's (k == 0) and each command's */
+		for (size_t k = 0; r >= 0 && (k == 0 || names[k - 1]); k++) {
+			struct cordon_tool_sandbox sb;
+
+			if (cordon_tools_sandbox(b->tools, k ? names[k - 1] : CORDON_TOOLS_SESSION, b->cmds[i].name,
+						 &sb) < 0)
+				continue;
+			for (const char *const *e = sb.exec_paths; r >= 0 && e && *e; e++)
+				r = toolbox_check_unwritable(all, what, *e, reterr);
+		}
+	}
+	return r;
+}
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct exec_closure *, exec_closure_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 
@@ -179,6 +226,9 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 			return error_set(reterr, -ENOENT, "%s: %s cannot run: %s is missing", names[i], c->exe,
 					 missing[n_missing_before]);
 	}
+	r = check_unwritable(b, session_writable, reterr);
+	if (r < 0)
+		return r;
 	r = shims_of(b, CORDON_TOOLS_SESSION, true, &b->shims[0]);
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = shims_of(b, b->cmds[i].name, false, &b->shims[1 + i]);
@@ -261,6 +311,14 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 		if (r < 0)
 			return r;
 	}
+	/* Python never puts the working directory (`-m`, `-c`) or a script's
+	 * directory first on its module path in a tool: the caller chose the
+	 * directory, and what it planted there would be imported with the
+	 * tool's grants (Python 3.11+; the closure's places are checked at
+	 * start). Set last: a profile does not turn it off. */
+	r = cordon_policy_set_env(p, "PYTHONSAFEPATH", "1", reterr);
+	if (r < 0)
+		return r;
 	/* last: no grant above reaches into it */
 	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
 #undef EACH
@@ -387,6 +445,11 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 	/* the session reaches a controlled binary only through its shim */
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
+	/* nor what a tool can write: no copy a tool makes runs in the
+	 * session (the runner mounts deny-exec paths noexec, and with them
+	 * everything the session writes) */
+	for (char **w = b->tools_writable; r >= 0 && w && *w; w++)
+		r = cordon_policy_deny_exec(p, *w, reterr);
 	for (char **h = b->hidden; r >= 0 && h && *h; h++)
 		r = cordon_policy_deny_read(p, *h, reterr);
 	return r;
