@@ -395,7 +395,7 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		hold_exec_places(p, h);
 	h->cwd = -1;
 	if (cwd_needs_binding(x)) {
-		h->cwd = clone_tree(x->cwd, true, plan_fences_exec(p));
+		h->cwd = clone_tree(x->cwd, true, plan_noexec(p, x->cwd));
 		if (h->cwd < 0 && h->cwd != -ENOENT) {
 			errno = -h->cwd;
 			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);

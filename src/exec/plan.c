@@ -61,14 +61,10 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below)
 	return false;
 }
 
-bool plan_fences_exec(const struct plan *p)
-{
-	return p->landlock.exec_gate || (p->landlock.deny_exec && p->landlock.deny_exec[0]);
-}
-
 bool plan_noexec(const struct plan *p, const char *root)
 {
-	if (!plan_fences_exec(p))
+	/* only a tool: the session runs what it builds in its own roots */
+	if (!p->landlock.exec_gate)
 		return false;
 	for (size_t i = 0; p->landlock.exec && p->landlock.exec[i]; i++)
 		if (path_is_under(p->landlock.exec[i], root))

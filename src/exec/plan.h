@@ -131,12 +131,10 @@ bool plan_in_private_dir(const char *path, size_t len, bool strictly_below);
  * true for a writable root or private dir unless an --exec path lies at or
  * below it (then the caller declared code there). */
 bool plan_noexec(const struct plan *p, const char *root);
-/* The sandbox fences execution (the execute-only gate, or deny-exec
- * paths): everything it can write is mounted noexec, and so is each
- * deny-exec path, so that the loader (`ld.so FILE`), dlopen and
- * mmap(PROT_EXEC), which Landlock's EXECUTE never sees, cannot map them
- * either. */
-bool plan_fences_exec(const struct plan *p);
+/* Each deny-exec path (a controlled binary, in the session) is bound onto
+ * itself noexec as well, so the loader (`ld.so FILE`), dlopen and
+ * mmap(PROT_EXEC), which Landlock's EXECUTE never sees, cannot map it. The
+ * session's own writable roots stay executable: it runs what it builds. */
 /* Under the execute-only gate, / itself is noexec and only the library
  * directories (policy_library_dirs) and the --exec paths are bound back
  * executable. */

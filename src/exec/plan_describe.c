@@ -72,7 +72,7 @@ void describe_ro_root(const struct plan *p, const struct step *s, unsigned uid, 
 		     "modes, times and xattrs included)%s; writable roots bound back nosuid,nodev%s:",
 		p->landlock.exec_gate ? " and noexec" : "",
 		p->landlock.exec_gate ? "; the library directories and the --exec paths bound back executable" : "",
-		plan_fences_exec(p) ? " (and noexec, but where an --exec path lies)" : "");
+		p->landlock.exec_gate ? " (and noexec, but where an --exec path lies)" : "");
 	print_list(out, p->write, "none");
 	fputc('\n', out);
 }
@@ -86,7 +86,7 @@ void describe_dev(const struct plan *p, const struct step *s, unsigned uid, unsi
 void describe_tmpfs(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
 	fprintf(out, "private, size-capped%s tmpfs on %.*s (nothing of the host's; gone when the "
-		     "sandbox ends)\n", plan_fences_exec(p) ? ", noexec" : "", P);
+		     "sandbox ends)\n", p->landlock.exec_gate ? ", noexec" : "", P);
 }
 
 void describe_bind_back(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)

@@ -51,7 +51,6 @@ struct cordon_toolbox {
 	/* the shims each caller gets: [0] the session, [1 + i] command i */
 	char ***shims;
 	char **hidden;   /* cordon_toolbox_hide: canonical */
-	char **tools_writable; /* every tool's write grants: never executable in the session */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -115,7 +114,6 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 			strv_free(b->shims[i]);
 	free(b->shims);
 	strv_free(b->hidden);
-	strv_free(b->tools_writable);
 	free(b->workspace);
 	free(b->shim_path);
 	free(b->search_path);
@@ -137,9 +135,7 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 	char what[128];
 	int r;
 
-	r = toolbox_tools_writable(b->tools, &b->tools_writable);
-	if (r >= 0)
-		r = toolbox_all_writable(b->tools, session_writable, &all);
+	r = toolbox_all_writable(b->tools, session_writable, &all);
 	if (r >= 0)
 		r = toolbox_check_library_dirs(all, reterr);
 	if (r >= 0)
@@ -445,11 +441,6 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 	/* the session reaches a controlled binary only through its shim */
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
-	/* nor what a tool can write: no copy a tool makes runs in the
-	 * session (the runner mounts deny-exec paths noexec, and with them
-	 * everything the session writes) */
-	for (char **w = b->tools_writable; r >= 0 && w && *w; w++)
-		r = cordon_policy_deny_exec(p, *w, reterr);
 	for (char **h = b->hidden; r >= 0 && h && *h; h++)
 		r = cordon_policy_deny_read(p, *h, reterr);
 	return r;

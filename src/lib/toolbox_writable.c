@@ -46,7 +46,7 @@ static int push_edge_grants(char ***v, const struct cordon_tools *t, const char 
 	return 0;
 }
 
-int toolbox_tools_writable(const struct cordon_tools *t, char ***ret)
+static int toolbox_tools_writable(const struct cordon_tools *t, char ***ret)
 {
 	_cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
 	const char *const *names = cordon_tools_commands(t);

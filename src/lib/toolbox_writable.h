@@ -14,9 +14,6 @@
  * missing tail kept as written), de-duplicated. */
 int toolbox_all_writable(const struct cordon_tools *t, const char *const *session_writable, char ***ret);
 
-/* Only the tools' write grants (for the session's deny-exec). */
-int toolbox_tools_writable(const struct cordon_tools *t, char ***ret);
-
 /* -EPERM, naming the path, when path (an executable place: a closure
  * file, an exec grant, the shim, a module directory) lies in one of
  * writable, or one of writable lies in it; what names it for the message

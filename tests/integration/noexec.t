@@ -188,19 +188,12 @@ else
 	not_ok "session ld.so git" "control: $control" "out: $OUT" "err: $ERR"
 fi
 
-mkdir -p "$BASE/copy" && cp /usr/bin/git "$BASE/copy/git"
-control=$("$BASE/copy/git" --version 2>&1; "$LOADER" "$BASE/copy/git" --version 2>&1)
-session "mkdir -p copy; cp /usr/bin/git copy/git; ./copy/git --version; echo exec=\$?; $LOADER ./copy/git --version; echo loader=\$?"
-if [ "$(grep -c 'git version' <<<"$control")" = 2 ] && has "$OUT" "exec=126" && hasnt "$OUT" "git version" &&
-	hasnt "$OUT" "loader=0"; then
-	ok "the session: a copy of a controlled binary in the workspace neither executes (126) nor runs by the loader"
-else
-	not_ok "session copy" "control: $control" "out: $OUT" "err: $ERR"
-fi
-
+# The session may run what it builds (agents compile and run tests), so a
+# copy of a controlled binary runs there with the session's rights, not the
+# tool's: documented in cordon-run(1); the tool's value is its grants.
 session "cp /bin/true ./t; ./t; echo ws=\$?; $PY -c 'import ctypes; ctypes.CDLL(\"$BIN/mark.so\")' 2>&1; echo lib=\$?"
-expect "the session: its own workspace is noexec too (a built binary does not run there)" has "$OUT" "ws=126"
-expect "... control: the session dlopens a library outside every writable place" has "$OUT" "PRELOADED"
+expect "the session: what it builds in its workspace runs there (ws=0)" has "$OUT" "ws=0"
+expect "... and it dlopens a library outside every writable place" has "$OUT" "PRELOADED"
 
 # a memfd the session fills and hands a tool as its stdin (the tool cannot
 # make one, but one it is given maps executable through /proc/self/fd)
@@ -221,15 +214,6 @@ if has "$control" "memfd=made marked" && has "$OUT" "memfd=ERR:1" && hasnt "$OUT
 	ok "the session cannot make a memfd (EPERM), sealed or not, to hand a tool (unconfined, one handed as stdin is dlopen'ed)"
 else
 	not_ok "session memfd to a tool" "control: $control" "out: $OUT" "err: $ERR"
-fi
-
-# a copy a tool left in its writable root does not run in the session
-cp /bin/true "$TW/left" && chmod 755 "$TW/left"
-session "$TW/left; echo run=\$?; $LOADER $TW/left; echo loader=\$?; /bin/true; echo true=\$?"
-if has "$OUT" "true=0" && hasnt "$OUT" "run=0" && hasnt "$OUT" "loader=0" && "$TW/left"; then
-	ok "the session: what a tool can write does not execute there, nor by the loader (unconfined it runs)"
-else
-	not_ok "session, tool's root" "out: $OUT" "err: $ERR"
 fi
 
 # ---- the session start: nothing a tool maps may be writable ---------------
