@@ -95,6 +95,11 @@ bool env_name_is_injection(const char *name)
 	return false;
 }
 
+bool env_name_is_tool_owned(const char *name)
+{
+	return env_name_matches_any(policy_tool_owned_env, name);
+}
+
 bool env_name_valid(const char *name, bool allow_glob)
 {
 	size_t n = strnlen(name, ENV_NAME_MAX + 1);

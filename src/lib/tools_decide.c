@@ -227,6 +227,7 @@ CORDON_API int cordon_tools_sandbox(const struct cordon_tools *t, const char *ca
 		.allow_addresses = (const char *const *)sb->net_rules[CORDON_NET_ALLOW_ADDRESS],
 		.allow_vars = (const char *const *)sb->allow_vars,
 		.set_vars = (const char *const *)sb->set_vars,
+		.home_files = (const char *const *)sb->home_files,
 		.stdout_max = sb->stdio[TOOL_STDOUT].set ? sb->stdio[TOOL_STDOUT].max_bytes : 0,
 		.stderr_max = sb->stdio[TOOL_STDERR].set ? sb->stdio[TOOL_STDERR].max_bytes : 0,
 		.stdout_terminate = sb->stdio[TOOL_STDOUT].terminate,

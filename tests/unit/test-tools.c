@@ -48,7 +48,7 @@ static const char policies[] =
 	"      \"executable\": \"/usr/bin/git\",\n"
 	"      \"sandbox\": { \"fs_read\": [\"$WORKSPACE\", \"~/.gitconfig\"], \"fs_write\": [\"$WORKSPACE\"],\n"
 	"                   \"network\": { \"mode\": \"none\" },\n"
-	"                   \"environment\": { \"allow_vars\": [\"HOME\", \"GIT_*\"],\n"
+	"                   \"environment\": { \"allow_vars\": [\"LANG\", \"GIT_AUTHOR_NAME\"],\n"
 	"                                    \"set_vars\": { \"GIT_TERMINAL_PROMPT\": \"0\" } },\n"
 	"                   \"limits\": { \"timeout\": \"120s\", \"memory\": \"1G\" },\n"
 	"                   \"stdio\": { \"stdout\": { \"max_bytes\": 1048576, \"on_limit\": \"truncate\" } } },\n"
@@ -287,7 +287,7 @@ Test(tools, sandbox, .init = setup, .fini = teardown)
 	cr_expect_eq(sb.net, CORDON_NET_NONE);
 	cr_expect_eq(count(sb.allow_domains) + count(sb.deny_domains) + count(sb.allow_addresses), 0);
 	cr_expect_eq(count(sb.allow_vars), 2);
-	cr_expect_str_eq(sb.allow_vars[1], "GIT_*");
+	cr_expect_str_eq(sb.allow_vars[1], "GIT_AUTHOR_NAME");
 	cr_expect_eq(count(sb.set_vars), 1);
 	cr_expect_str_eq(sb.set_vars[0], "GIT_TERMINAL_PROMPT=0");
 	cr_expect_eq(sb.limits.timeout_ms, 120000);
