@@ -19,7 +19,7 @@
 #include "tests/common.h"
 
 static char base[] = "/var/tmp/cordon-toolbox-XXXXXX";
-static char ws[256], tool[256], other[256], hidden[256], prof[256];
+static char ws[256], tool[256], other[256], hidden[256], prof[256], homes[256];
 static char *canon_tool, *canon_hidden;
 
 static void write_file(const char *path, const char *text)
@@ -55,15 +55,19 @@ static void setup(void)
 	snprintf(other, sizeof(other), "%s/cother", base);
 	snprintf(hidden, sizeof(hidden), "%s/state", base);
 	snprintf(prof, sizeof(prof), "%s/p.json", base);
+	snprintf(homes, sizeof(homes), "%s/homes", base);
 	cr_assert_eq(mkdir(ws, 0755), 0);
 	cr_assert_eq(mkdir(hidden, 0700), 0);
+	cr_assert_eq(mkdir(homes, 0700), 0);
 	copy_true(tool);
 	copy_true(other);
 	snprintf(text, sizeof(text),
 		 "{ \"workspace\": \"%s\", \"command_policies\": { \"commands\": {\n"
-		 "  \"ctool\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] } },\n"
-		 "  \"cother\": { \"executable\": \"%s\", \"from\": { \"session\": \"deny\" } } } } }\n",
-		 ws, tool, base, other);
+		 "  \"ctool\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] },\n"
+		 "             \"can_use\": [\"cother\"] },\n"
+		 "  \"cother\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] },\n"
+		 "              \"from\": { \"session\": \"deny\" } } } } }\n",
+		 ws, tool, base, other, base);
 	write_file(prof, text);
 	cr_assert_eq(cordon_canonicalize(tool, &canon_tool, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_canonicalize(hidden, &canon_hidden, &e), 0, "%s", e.message);
@@ -101,6 +105,7 @@ static struct cordon_toolbox *open_box(struct cordon_profile_handle **ret_h)
 			 "no native backend here: a tool's sandbox needs it");
 	cr_assert_eq(cordon_profile_load(prof, &po, ret_h, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_toolbox_new(*ret_h, "/usr/bin:/bin", writable, "/bin/true", &b, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_toolbox_set_homes(b, homes, &e), 0, "%s", e.message);
 	return b;
 }
 
@@ -156,12 +161,14 @@ Test(toolbox, session_policy_and_tool_launch)
 	cordon_policy_free(p);
 
 	/* another edge, launched after the hide: hidden too, despite fs_read */
-	cr_assert_eq(cordon_toolbox_launch(b, "ctool", "ctool", &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_toolbox_launch(b, "ctool", "cother", &l, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
 	cr_expect(has_pair(c, "--deny-read", canon_hidden), "a tool launched after the hide still reads it");
 	cordon_confined_free(c);
 
-	/* refused edges: from.session deny, an unknown command */
+	/* refused edges: from.session deny, an unknown command, a command
+	 * calling itself through the broker */
+	cr_expect_lt(cordon_toolbox_launch(b, "ctool", "ctool", &l, &e), 0);
 	cr_expect_lt(cordon_toolbox_launch(b, CORDON_TOOLS_SESSION, "cother", &l, &e), 0);
 	cr_expect_lt(cordon_toolbox_launch(b, CORDON_TOOLS_SESSION, "nope", &l, &e), 0);
 	cordon_toolbox_free(b);
