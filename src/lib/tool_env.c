@@ -88,6 +88,12 @@ static void say(char *what, size_t size, const char *piece, size_t len)
 bool tool_env_value_reaches(const char *value, const char *const *roots, char *what, size_t size)
 {
 	size_t tok = 0; /* where the current piece between separators starts */
+	unsigned pieces = 0;
+
+	if (strnlen(value, TOOL_ENV_VALUE_MAX + 1) > TOOL_ENV_VALUE_MAX) {
+		say(what, size, "(a value over 128 KiB)", 22);
+		return true;
+	}
 
 	for (size_t i = 0; value[i]; i++) {
 		size_t len;
@@ -109,6 +115,11 @@ bool tool_env_value_reaches(const char *value, const char *const *roots, char *w
 		 * letters ("-I/x"), never inside a path ("/var/tmp" is not "/tmp") */
 		if (i != tok && !(value[tok] == '-' && !memchr(value + tok, '/', i - tok)))
 			continue;
+		/* each is canonicalised on the supervisor's loop: a bound */
+		if (++pieces > TOOL_ENV_PATHS_MAX) {
+			say(what, size, "(more paths than cordon checks in one value)", 44);
+			return true;
+		}
 		for (len = 0; value[i + len] && !is_separator(value[i + len]); len++)
 			;
 		if (piece_reaches(value + i, len, roots)) {
