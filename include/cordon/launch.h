@@ -147,10 +147,11 @@ CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const cha
 				       const char *const *envp, char ***ret, struct cordon_error *reterr);
 /* The tools' private HOMEs: dir (the supervisor's, mode 0700, outside
  * every root a sandbox of the session writes; one per session) gets a
- * directory per command, with a link to each file of the real HOME its
- * sandboxes' home_files name (read-only to it). Every tool's launch then has
- * HOME there (writable by that tool alone, hidden from the session and the
- * other tools), TMPDIR=/tmp (its private one) and XDG_CONFIG_HOME,
+ * directory per edge, COMMAND/CALLER (what one caller makes a tool leave
+ * there never steers it for another), with a link to each file of the real
+ * HOME the edge's sandbox names in home_files (read-only to it). Every
+ * launch then has HOME there (writable by that edge's tool alone, hidden
+ * from the session and every other), TMPDIR=/tmp (its private one) and XDG_CONFIG_HOME,
  * XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME below that HOME. A launch
  * without it is refused. Once, before any launch. */
 CORDON_API int cordon_toolbox_set_homes(struct cordon_toolbox *b, const char *dir, struct cordon_error *reterr);

@@ -15,8 +15,8 @@
  * Its network, environment and limits are the edge's sandbox's.
  *
  * A tool's inputs are the tool's: its HOME is a private directory of its
- * own (cordon_toolbox_set_homes), made outside every sandbox and writable
- * by it alone, with TMPDIR its private /tmp and XDG_* below that HOME; the
+ * own for each caller (cordon_toolbox_set_homes), made outside every
+ * sandbox and writable by it alone, with TMPDIR its private /tmp and XDG_* below that HOME; the
  * files of the real HOME its policy names (home_files) are links there to
  * the real ones, which it may read and nothing more. From its caller it
  * takes only the variables allow_vars names, never one the supervisor
@@ -143,12 +143,16 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_toolbox *, cordon_toolbox_free)
 
-/* Each sandbox an edge may run a command in: fn(sb) for every caller
- * (the session, every command) that reaches command. */
-#define EACH_EDGE_SANDBOX(b, command, sb)                                                          \
-	for (size_t _k = 0; _k <= (b)->n_cmds; _k++)                                               \
-		if (cordon_tools_sandbox((b)->tools, _k ? (b)->cmds[_k - 1].name : CORDON_TOOLS_SESSION, \
-					 (command), &(sb)) >= 0)
+/* The k-th caller: 0 the session, then every command. */
+static const char *caller_at(const struct cordon_toolbox *b, size_t k)
+{
+	return k ? b->cmds[k - 1].name : CORDON_TOOLS_SESSION;
+}
+
+/* Each edge that reaches command: its caller's index k and its sandbox sb. */
+#define EACH_EDGE_SANDBOX(b, command, k, sb)    \
+	for (size_t k = 0; k <= (b)->n_cmds; k++) \
+		if (cordon_tools_sandbox((b)->tools, caller_at((b), k), (command), &(sb)) >= 0)
 
 /* What no caller may hand a tool: the roots any sandbox of the session
  * can write, and the supervisor's own secrets (every webhook's key). */
@@ -164,7 +168,7 @@ static int writable_and_withheld(struct cordon_toolbox *b, const char *const *se
 		if ((r = strv_push_unique(&b->caller_writable, *s)) < 0)
 			return r;
 	for (size_t i = 0; i < b->n_cmds; i++)
-		EACH_EDGE_SANDBOX(b, b->cmds[i].name, sb) {
+		EACH_EDGE_SANDBOX(b, b->cmds[i].name, k, sb) {
 			for (const char *const *s = sb.fs_write; *s; s++)
 				if ((r = strv_push_unique(&b->caller_writable, *s)) < 0)
 					return r;
@@ -271,11 +275,13 @@ CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *
 	return NULL;
 }
 
-/* What the tool's private HOME gives its policy: the directory writable,
- * HOME, TMPDIR and XDG_* set (whatever the supervisor's own are), the real
- * files home_files names readable (the links to them are in the HOME), the
- * other tools' HOMEs hidden, the supervisor's variables gone. */
-static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox_cmd *cmd,
+/* What the edge's private HOME (homes/COMMAND/CALLER: one per sandbox the
+ * command may run in, so what one caller makes it leave there never steers
+ * it for another) gives its policy: the directory writable, HOME, TMPDIR
+ * and XDG_* set (whatever the supervisor's own are), the real files
+ * home_files names readable (the links to them are in the HOME), every
+ * other HOME hidden, the supervisor's variables gone. */
+static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox_cmd *cmd, const char *caller,
 			    const struct cordon_tool_sandbox *sb, struct cordon_policy *p, struct cordon_error *reterr)
 {
 	static const struct {
@@ -286,12 +292,13 @@ static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox
 		{ "XDG_DATA_HOME", ".local/share" },
 		{ "XDG_STATE_HOME", ".local/state" },
 	};
-	_cleanup_free_ char *home = NULL, *real_home = NULL;
+	_cleanup_free_ char *home = NULL, *real_home = NULL, *mine = NULL;
+	struct cordon_tool_sandbox other_sb;
 	int r;
 
 	if (!b->homes)
 		return error_set(reterr, -EINVAL, "no private HOME for %s (cordon_toolbox_set_homes)", cmd->name);
-	if (!(home = path_join(b->homes, cmd->name)))
+	if (!(mine = path_join(b->homes, cmd->name)) || !(home = path_join(mine, caller)))
 		return -ENOMEM;
 	r = cordon_policy_add_writable(p, home, reterr);
 	if (r < 0)
@@ -326,6 +333,16 @@ static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox
 		if (&b->cmds[i] == cmd)
 			continue;
 		if (!(other = path_join(b->homes, b->cmds[i].name)))
+			return -ENOMEM;
+		if ((r = cordon_policy_deny_read(p, other, reterr)) < 0)
+			return r;
+	}
+	EACH_EDGE_SANDBOX(b, cmd->name, k, other_sb) {
+		_cleanup_free_ char *other = NULL;
+
+		if (strcmp(caller_at(b, k), caller) == 0)
+			continue;
+		if (!(other = path_join(mine, caller_at(b, k))))
 			return -ENOMEM;
 		if ((r = cordon_policy_deny_read(p, other, reterr)) < 0)
 			return r;
@@ -394,13 +411,12 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 		if (r < 0)
 			return r;
 	}
-	r = tool_home_policy(b, cmd, sb, p, reterr);
+	r = tool_home_policy(b, cmd, caller, sb, p, reterr);
 	if (r < 0)
 		return r;
 	/* last: no grant above reaches into it */
 	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
 #undef EACH
-	(void)caller;
 	*ret = TAKE_PTR(p);
 	return 0;
 }
@@ -587,20 +603,32 @@ static int open_parent_made(int dirfd, const char *rel, const char **ret_name)
 	}
 }
 
-/* command's private HOME in homefd's directory: made, with a link to each
- * real file home_files names in any of its edges' sandboxes. */
+/* An open directory's new subdirectory (0700), opened. */
+static int make_dir(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0700) < 0)
+		return -errno;
+	dirfd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dirfd < 0 ? -errno : dirfd;
+}
+
+/* command's private HOMEs in homefd's directory, one per caller that
+ * reaches it: made, each with a link to every real file its edge's
+ * sandbox names in home_files. */
 static int make_home(struct cordon_toolbox *b, int homesfd, const struct toolbox_cmd *cmd, const char *real_home,
 		     struct cordon_error *reterr)
 {
-	_cleanup_close_ int home = -1;
+	_cleanup_close_ int mine = make_dir(homesfd, cmd->name);
 	struct cordon_tool_sandbox sb;
 
-	if (mkdirat(homesfd, cmd->name, 0700) < 0)
-		return error_set(reterr, -errno, "cannot make %s/%s: %m", b->homes, cmd->name);
-	home = openat(homesfd, cmd->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (home < 0)
-		return error_set(reterr, -errno, "cannot open %s/%s: %m", b->homes, cmd->name);
-	EACH_EDGE_SANDBOX(b, cmd->name, sb)
+	if (mine < 0)
+		return error_set(reterr, mine, "cannot make %s/%s: %s", b->homes, cmd->name, strerror(-mine));
+	EACH_EDGE_SANDBOX(b, cmd->name, k, sb) {
+		_cleanup_close_ int home = make_dir(mine, caller_at(b, k));
+
+		if (home < 0)
+			return error_set(reterr, home, "cannot make %s/%s/%s: %s", b->homes, cmd->name,
+					 caller_at(b, k), strerror(-home));
 		for (const char *const *f = sb.home_files; *f; f++) {
 			_cleanup_free_ char *real = path_join(real_home, *f), *canon = NULL;
 			_cleanup_close_ int parent = -1;
@@ -618,6 +646,7 @@ static int make_home(struct cordon_toolbox *b, int homesfd, const struct toolbox
 			if (symlinkat(canon, parent, name) < 0 && errno != EEXIST)
 				return error_set(reterr, -errno, "%s's HOME: cannot link %s: %m", cmd->name, *f);
 		}
+	}
 	return 0;
 }
 

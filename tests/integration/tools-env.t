@@ -45,6 +45,13 @@ try:
 except OSError as e:
     print("unreadable:", e.errno)
 EOF
+cat > "$RO/plant.py" <<'EOF'
+import os, site
+d = site.getusersitepackages()
+os.makedirs(d, exist_ok=True)
+open(os.path.join(d, "usercustomize.py"), "w").write("print('PLANTED-RAN')\n")
+print("planted in " + d)
+EOF
 cat > "$RO/selfexec.py" <<EOF
 import subprocess, sys
 subprocess.run([sys.executable, "$RO/readsecret.py"])
@@ -110,8 +117,9 @@ fi
 ok "a Python tool runs (the control for what follows)"
 TOOLS_HOMES=$XDG_STATE_HOME/cordon/tools
 home=$(grep '^HOME=' <<<"$OUT" | cut -d= -f2-)
-expect "its HOME is a private directory of its own, under the supervisor's state" eval '[[ "$home" == "$TOOLS_HOMES"/*/tpy ]]'
-expect "... XDG_CONFIG_HOME below it" has "$OUT" "/tpy/.config"
+expect "its HOME is a private directory of its own, under the supervisor's state, per caller" \
+	eval '[[ "$home" == "$TOOLS_HOMES"/*/tpy/session ]]'
+expect "... XDG_CONFIG_HOME below it" has "$OUT" "XDG_CONFIG_HOME=$home/.config"
 expect "... and its temporary directory its private /tmp" has "$OUT" "GETTEMPDIR=/tmp"
 [ -z "$(ls -A "$TOOLS_HOMES")" ] && ok "the session's tool homes are removed at its end" ||
 	not_ok "tool homes left behind" "$(ls -la "$TOOLS_HOMES")"
@@ -196,6 +204,12 @@ grep -q "Real Person" "$HOME/.gitconfig" && ! grep -q Changed "$HOME/.gitconfig"
 	ok "... (the host's file is unchanged)" || not_ok "the real .gitconfig changed" "$(cat "$HOME/.gitconfig")"
 session "tpy -c 'import os; print(os.path.exists(os.path.expanduser(\"~/.gitconfig\")))'"
 expect "... a tool that does not name it has no such file" has "$OUT" "False"
+
+# ---- what a caller makes a tool leave in its HOME steers no other caller's ----
+session "tpy $RO/plant.py; tpy $RO/show.py; tsh -c 'tpy $RO/show.py'"
+expect "control: the session's tpy keeps its HOME between calls (its usercustomize runs)" has "$OUT" "PLANTED-RAN"
+n=$(grep -c PLANTED-RAN <<<"$OUT")
+expect "... but tpy called by tsh (its own, wider sandbox) has another HOME: it never runs it" eval '[ "$n" = 1 ]'
 
 # ---- a command calling itself keeps its caller's sandbox ---------------------
 session "tsh -c 'tpy $RO/readsecret.py'"
