@@ -639,6 +639,11 @@ static int make_home(struct cordon_toolbox *b, int homesfd, const struct toolbox
 				return -ENOMEM;
 			if (cordon_canonicalize(real, &canon, NULL) < 0 || stat(canon, &st) < 0)
 				continue; /* a file HOME does not have: none in the tool's either */
+			/* a dotfile linked into a workspace: a sandbox chooses it */
+			if (path_under_any(canon, (const char *const *)b->caller_writable))
+				return error_set(reterr, -EPERM,
+						 "%s's home_files: %s is %s, where a sandbox of the session can write",
+						 cmd->name, *f, canon);
 			parent = open_parent_made(home, *f, &name);
 			if (parent < 0)
 				return error_set(reterr, parent, "%s's HOME: cannot make the way to %s: %s", cmd->name,

@@ -230,6 +230,17 @@ expect "bash's export -f is in the session's environment" has "$OUT" "1"
 expect "... and fails no tool call (it is dropped, not refused)" has "$OUT" "rc=0"
 expect "... the call ran" has "$OUT" "outside every writable root"
 
+mkdir -p "$BASE/home2"
+printf '[user]\n\tname = Chosen By The Session\n' > "$WS/dot.gitconfig"
+ln -s "$WS/dot.gitconfig" "$BASE/home2/.gitconfig"
+out=$(cd "$WS" && HOME=$BASE/home2 "$CORDON" run --profile "$P" -- true 2>&1)
+rc=$?
+if [ $rc != 0 ] && has "$out" "home_files: .gitconfig is $WS/dot.gitconfig"; then
+	ok "a home_files entry that resolves into the workspace stops the session's start, named"
+else
+	not_ok "home_files into the workspace" "rc=$rc" "$out"
+fi
+
 # ---- what the profile may say for a tool -----------------------------------
 for entry in '"*"' '"GIT_*"' '"HOME"' '"XDG_CONFIG_HOME"' '"TMPDIR"' '"LANG", "LANG"' '"NODE_OPTIONS"' \
 	'"BASH_ENV"' '"PYTHONSTARTUP"' '"LD_PRELOAD"'; do
