@@ -127,19 +127,39 @@ CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *calle
 				     const struct cordon_launch **ret, struct cordon_error *reterr);
 /* The session's policy under the toolbox: the broker with a shim for
  * every command the session reaches (cordon_policy_set_broker), no
- * controlled binary executable directly (cordon_policy_deny_exec), and
- * what cordon_toolbox_hide named hidden. */
+ * controlled binary executable directly (cordon_policy_deny_exec), what
+ * cordon_toolbox_hide named and the tools' homes hidden, and the withheld
+ * variables gone from its environment. */
 CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, struct cordon_policy *p,
 					     struct cordon_error *reterr);
 /* Hide path (a file or a tree) from the session and from every tool's
  * sandbox launched after this: the supervisor's own state (its audit
  * log) is no sandbox's to read, whatever a profile grants. */
 CORDON_API int cordon_toolbox_hide(struct cordon_toolbox *b, const char *path, struct cordon_error *reterr);
-/* The caller's NAME=VALUE entries the edge's environment.allow_vars let
- * through (injection variables never), for cordon_run_opts.env. *ret is
+/* The caller's NAME=VALUE entries the edge's environment.allow_vars names
+ * (never an injection variable, HOME, TMPDIR, XDG_* or one withheld), for
+ * cordon_run_opts.env. -EACCES (reterr naming the variable and the path)
+ * when a value leads where a sandbox of the session can write (any of
+ * their writable roots, the tools' homes) or to the caller's own files
+ * through /proc or /dev; -EINVAL for a name set twice. *ret is
  * NULL-terminated; free it with cordon_strv_free. */
 CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const char *caller, const char *command,
-				       const char *const *envp, char ***ret);
+				       const char *const *envp, char ***ret, struct cordon_error *reterr);
+/* The tools' private HOMEs: dir (the supervisor's, mode 0700, outside
+ * every root a sandbox of the session writes; one per session) gets a
+ * directory per edge, COMMAND/CALLER (what one caller makes a tool leave
+ * there never steers it for another), with a link to each file of the real
+ * HOME the edge's sandbox names in home_files (read-only to it). Every
+ * launch then has HOME there (writable by that edge's tool alone, hidden
+ * from the session and every other), TMPDIR=/tmp (its private one) and XDG_CONFIG_HOME,
+ * XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME below that HOME. A launch
+ * without it is refused. Once, before any launch. */
+CORDON_API int cordon_toolbox_set_homes(struct cordon_toolbox *b, const char *dir, struct cordon_error *reterr);
+/* A variable of the supervisor's own (a key it read): in no sandbox, the
+ * session's (cordon_toolbox_session_policy) and every tool's, whatever a
+ * profile passes. Every approval backend's secret_env is withheld from the
+ * start. -EBUSY once a tool's launch is built. */
+CORDON_API int cordon_toolbox_withhold_env(struct cordon_toolbox *b, const char *name, struct cordon_error *reterr);
 
 #ifdef __cplusplus
 }

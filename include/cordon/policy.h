@@ -61,6 +61,11 @@ CORDON_API int cordon_policy_set_isolation(struct cordon_policy *p, enum cordon_
  * environment filter; its current value is snapshotted now. */
 CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
 				      struct cordon_error *reterr);
+/* NAME never inside the sandbox, whatever kept or set it before: its
+ * snapshotted value is dropped (zeroed). For a variable of the caller's own,
+ * such as a key it read. */
+CORDON_API int cordon_policy_withhold_env(struct cordon_policy *p, const char *name,
+					  struct cordon_error *reterr);
 /* Set NAME=VALUE inside the sandbox. Loader and interpreter injection
  * variables (LD_PRELOAD, LD_LIBRARY_PATH, PYTHONPATH, NODE_OPTIONS, PERL5OPT,
  * BASH_ENV, ...) are refused with -EPERM. */

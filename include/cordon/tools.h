@@ -96,11 +96,9 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 /* The sandbox an edge runs the command in: from.CALLER's sandbox, else the
  * command's own, else an empty one (nothing granted). Paths are canonical
  * (a missing tail kept as written: it may not exist yet); lists are
- * NULL-terminated and never NULL. allow_vars holds names and PREFIX*
- * patterns (loader and interpreter injection variables, LD_PRELOAD and the
- * like, must still be dropped when a pattern matches them, as
- * cordon_policy_keep_env does); set_vars NAME=VALUE. A zero *_max is no
- * cap. */
+ * NULL-terminated and never NULL. allow_vars holds names only (no
+ * pattern, no repeat, never HOME, TMPDIR or XDG_*: the load refuses them);
+ * set_vars NAME=VALUE. A zero *_max is no cap. */
 struct cordon_tool_sandbox {
 	const char *const *fs_read, *const *fs_write, *const *fs_read_file, *const *fs_write_file;
 	const char *const *exec_paths;
@@ -108,6 +106,7 @@ struct cordon_tool_sandbox {
 	enum cordon_net net;
 	const char *const *allow_domains, *const *deny_domains, *const *allow_addresses;
 	const char *const *allow_vars, *const *set_vars;
+	const char *const *home_files; /* relative to HOME: read-only in the tool's private HOME */
 	struct cordon_profile_limits limits;
 	uint64_t stdout_max, stderr_max;
 	bool stdout_terminate, stderr_terminate; /* at the cap: kill (else drop the rest) */

@@ -25,17 +25,40 @@ bool broker_name_valid(const char *name)
 	return true;
 }
 
+/* NAME=VALUE with a non-empty name. */
 static bool env_entry_valid(const char *e)
 {
 	const char *eq = strchr(e, '=');
 
-	if (!eq || eq == e)
-		return false;
-	for (const char *p = e; p < eq; p++)
+	return eq && eq != e;
+}
+
+/* Is NAME (up to '=') a variable name? A bash function exported with
+ * `export -f` arrives as BASH_FUNC_f%%=() {...}: no policy can name it. */
+static bool env_entry_named(const char *e)
+{
+	for (const char *p = e; *p != '='; p++)
 		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		      (p > e && *p >= '0' && *p <= '9')))
 			return false;
 	return true;
+}
+
+/* Drop the entries whose name is not a variable name (zeroed: a value may
+ * be a secret), keeping the order of the rest. */
+static void env_drop_unnamed(char **env)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; env[i]; i++) {
+		if (env_entry_named(env[i])) {
+			env[k++] = env[i];
+			continue;
+		}
+		explicit_bzero(env[i], strlen(env[i]));
+		free(env[i]);
+	}
+	env[k] = NULL;
 }
 
 int broker_call_encode(struct msgbuf *b, const struct broker_call *c)
@@ -80,6 +103,9 @@ int broker_call_decode(struct msgbuf *b, struct broker_call *ret)
 	for (size_t i = 0; c.env[i]; i++)
 		if (!env_entry_valid(c.env[i]))
 			goto fail;
+	/* an exported bash function (or any entry no variable name can
+	 * match) passes to no tool: dropped, so it fails no call either */
+	env_drop_unnamed(c.env);
 	*ret = c;
 	return 0;
 fail:

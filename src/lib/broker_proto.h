@@ -66,7 +66,8 @@ bool broker_name_valid(const char *name);
 
 int broker_call_encode(struct msgbuf *b, const struct broker_call *c);
 /* -EBADMSG / -E2BIG on anything malformed or over a cap; *ret untouched
- * on failure. */
+ * on failure. Environment entries whose name is not a variable name (an
+ * exported bash function, BASH_FUNC_f%%) are dropped, not refused. */
 int broker_call_decode(struct msgbuf *b, struct broker_call *ret);
 /* Free (and zero the environment's values: they may be secrets). */
 void broker_call_done(struct broker_call *c);

@@ -95,6 +95,11 @@ bool env_name_is_injection(const char *name)
 	return false;
 }
 
+bool env_name_is_tool_owned(const char *name)
+{
+	return env_name_matches_any(policy_tool_owned_env, name);
+}
+
 bool env_name_valid(const char *name, bool allow_glob)
 {
 	size_t n = strnlen(name, ENV_NAME_MAX + 1);
@@ -422,6 +427,26 @@ CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
 	if (r < 0)
 		return r;
 	return env_snapshot_matching(&p->env, name);
+}
+
+CORDON_API int cordon_policy_withhold_env(struct cordon_policy *p, const char *name, struct cordon_error *reterr)
+{
+	size_t nl, k = 0;
+
+	if (!p || !name || !env_name_valid(name, false))
+		return error_set(reterr, -EINVAL, "'%s' is not a variable name", name ? name : "(null)");
+	nl = strlen(name);
+	for (size_t i = 0; p->env && p->env[i]; i++) {
+		if (strncmp(p->env[i], name, nl) == 0 && p->env[i][nl] == '=') {
+			explicit_bzero(p->env[i], strlen(p->env[i]));
+			free(p->env[i]);
+			continue;
+		}
+		p->env[k++] = p->env[i];
+	}
+	if (p->env)
+		p->env[k] = NULL;
+	return 0;
 }
 
 CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, const char *value,

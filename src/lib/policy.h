@@ -198,6 +198,10 @@ const char *require_feature_to_string(unsigned bit); /* NULL if not exactly one 
 
 /* True if NAME may never be set from outside (loader/interpreter injection). */
 bool env_name_is_injection(const char *name);
+/* True if NAME is one cordon sets for a tool and no caller or profile
+ * may: HOME, TMPDIR (TMP, TEMP) and XDG_* (policy_tool_owned_env). */
+bool env_name_is_tool_owned(const char *name);
+extern const char *const policy_tool_owned_env[];
 /* Letters, digits and '_', not starting with a digit, at most 256 bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);

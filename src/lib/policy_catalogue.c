@@ -273,6 +273,14 @@ bool policy_protect_is_name(const char *entry)
 	return !strchr(entry, '/');
 }
 
+/* What a tool's environment takes from cordon, never from its caller or
+ * its profile: its private HOME and temporary directory, and every XDG
+ * base directory (XDG_CONFIG_DIRS and the like are search paths too). */
+const char *const policy_tool_owned_env[] = {
+	"HOME", "TMPDIR", "TMP", "TEMP", "XDG_*",
+	NULL,
+};
+
 const char *const policy_default_env[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_*", "TZ", "TERM", "SHELL", "TMPDIR",
 	NULL,

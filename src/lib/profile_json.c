@@ -165,6 +165,8 @@ static int sandbox_json(const struct tool_sandbox *sb, json_t **ret)
 			return r;
 	if ((r = add_list(env, "allow_vars", sb->allow_vars)) < 0)
 		return r;
+	if ((r = add_list(o, "home_files", sb->home_files)) < 0)
+		return r;
 	for (size_t i = 0; sb->set_vars[i]; i++) {
 		const char *eq = strchr(sb->set_vars[i], '=');
 		_cleanup_free_ char *name = strndup(sb->set_vars[i], (size_t)(eq - sb->set_vars[i]));

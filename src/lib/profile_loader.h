@@ -137,6 +137,7 @@ struct raw_sandbox {
 	struct where net_rules_where;     /* the first list of them */
 	struct raw_run run;
 	struct tool_stdio stdio[_TOOL_STREAMS];
+	struct raw_list home_files;       /* relative to HOME */
 };
 
 struct raw_from {

@@ -25,7 +25,7 @@
 
 /* ---- environment ------------------------------------------------------------ */
 
-static int check_var_pattern(struct loader *l, const struct where *w, const char *s, intptr_t unused)
+static int check_var_pattern(struct loader *l, const struct where *w, const char *s, intptr_t tool)
 {
 	if (!env_name_valid(s, true))
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a variable name or pattern (NAME, PREFIX_* or *)", s);
@@ -33,13 +33,38 @@ static int check_var_pattern(struct loader *l, const struct where *w, const char
 		return loader_fail(l, -EPERM, w,
 				   "refusing to pass %s into the sandbox: it makes a loader or interpreter run code chosen from outside",
 				   s);
+	if (!tool)
+		return 0;
+	/* a tool's inputs belong to the tool: its caller passes only what
+	 * the policy names, one by one */
+	if (strchr(s, '*'))
+		return loader_fail(l, -EINVAL, w,
+				   "\"%.100s\" is a pattern: a tool's allow_vars names each variable its caller may "
+				   "pass (a pattern lets the caller choose what the tool reads)",
+				   s);
+	if (env_name_is_tool_owned(s))
+		return loader_fail(l, -EPERM, w,
+				   "%s is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private "
+				   "directories (name the files of HOME it needs in home_files)",
+				   s);
 	return 0;
 }
 
 static int read_allow_vars(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
-	return loader_read_list(l, w, v, "an array of variable names", 0, check_var_pattern, 0,
-				&loader_run(l)->allow_vars);
+	struct raw_list *out = &loader_run(l)->allow_vars;
+	bool tool = l->run != NULL;
+	size_t first = out->n;
+	int r;
+
+	r = loader_read_list(l, w, v, "an array of variable names", 0, check_var_pattern, tool, out);
+	if (r < 0 || !tool)
+		return r;
+	for (size_t i = first; i < out->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(out->v[i].spelled, out->v[j].spelled) == 0)
+				return loader_fail(l, -EINVAL, &out->v[i].where, "%s is named twice", out->v[i].spelled);
+	return 0;
 }
 
 /* One NAME: value of set_vars; scalars override, so a later file's value
@@ -57,6 +82,10 @@ static int read_set_var(struct loader *l, const struct where *wk, const struct w
 	if (env_name_is_injection(name))
 		return loader_fail(l, -EPERM, wk,
 				   "refusing to set %s: it makes a loader or interpreter run code chosen from outside", name);
+	if (l->run && env_name_is_tool_owned(name))
+		return loader_fail(l, -EPERM, wk,
+				   "%s is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private "
+				   "directories", name);
 	r = loader_get_string(l, wv, val, ENV_VALUE_MAX, &s);
 	if (r < 0)
 		return r;

@@ -42,6 +42,7 @@ struct raw_sandbox *raw_sandbox_free(struct raw_sandbox *sb)
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(sb->net_rules[i]);
 	raw_run_clear(&sb->run);
+	raw_list_clear(&sb->home_files);
 	free(sb);
 	return NULL;
 }
@@ -123,6 +124,46 @@ static int read_sandbox_run(struct loader *l, const struct where *w, json_t *v, 
 	return r;
 }
 
+/* ---- home_files ------------------------------------------------------------- */
+
+/* A file of the real HOME the tool reads in its private one: a relative
+ * path below HOME, nothing that climbs out of it. */
+static int check_home_file(struct loader *l, const struct where *w, const char *s, intptr_t unused)
+{
+	const char *p = s;
+
+	if (!s[0] || s[0] == '/' || s[0] == '~')
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a path relative to HOME (\".gitconfig\")", s);
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return loader_fail(l, -EINVAL, w,
+					   "\"%.100s\": a path below HOME, without empty, \".\" or \"..\" components", s);
+		p += n;
+		if (*p == '/' && *++p == '\0')
+			return loader_fail(l, -EINVAL, w, "\"%.100s\": a file, without a trailing '/'", s);
+	}
+	return 0;
+}
+
+static int read_sandbox_home_files(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	struct raw_sandbox *sb = TARGET(l, struct raw_sandbox);
+	size_t first = sb->home_files.n;
+	int r = loader_read_list(l, w, v, "an array of paths relative to HOME", 4096, check_home_file, 0,
+				 &sb->home_files);
+
+	if (r < 0)
+		return r;
+	for (size_t i = first; i < sb->home_files.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(sb->home_files.v[i].spelled, sb->home_files.v[j].spelled) == 0)
+				return loader_fail(l, -EINVAL, &sb->home_files.v[i].where, "%s is named twice",
+						   sb->home_files.v[i].spelled);
+	return 0;
+}
+
 /* ---- stdio -------------------------------------------------------------------- */
 
 static int read_stdio_max(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
@@ -194,7 +235,7 @@ static const struct loader_object stdio_object = { stdio_keys, stdio_readers };
 
 const char *const loader_sandbox_keys[] = {
 	"fs_read", "fs_write", "fs_read_file", "fs_write_file", "exec_paths", "network", "environment", "limits",
-	"stdio", NULL,
+	"stdio", "home_files", NULL,
 };
 static const struct loader_key sandbox_readers[] = {
 	PATHS(TOOL_FS_READ),
@@ -206,6 +247,7 @@ static const struct loader_key sandbox_readers[] = {
 	{ read_sandbox_run, .object = &loader_environment_object },
 	{ read_sandbox_run, .object = &loader_limits_object },
 	{ loader_read_nested, .object = &stdio_object },
+	{ read_sandbox_home_files },
 };
 static const struct loader_object sandbox_object = { loader_sandbox_keys, sandbox_readers };
 

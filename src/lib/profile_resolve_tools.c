@@ -236,6 +236,9 @@ static int compile_sandbox(struct loader *l, struct cordon_profile *p, const str
 	for (size_t i = 0; i < rs->run.allow_vars.n; i++)
 		if ((r = strv_push_unique(&sb->allow_vars, rs->run.allow_vars.v[i].spelled)) < 0)
 			return r;
+	for (size_t i = 0; i < rs->home_files.n; i++)
+		if ((r = strv_push_unique(&sb->home_files, rs->home_files.v[i].spelled)) < 0)
+			return r;
 	for (size_t i = 0; i < rs->run.n_vars; i++) {
 		char *e = NULL;
 

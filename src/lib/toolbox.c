@@ -13,20 +13,34 @@
  * execute only its closure (the loader, its libraries, a script's
  * interpreters), exec_paths and, when it may call other tools, the shim.
  * Its network, environment and limits are the edge's sandbox's.
+ *
+ * A tool's inputs are the tool's: its HOME is a private directory of its
+ * own for each caller (cordon_toolbox_set_homes), made outside every
+ * sandbox and writable by it alone, with TMPDIR its private /tmp and XDG_* below that HOME; the
+ * files of the real HOME its policy names (home_files) are links there to
+ * the real ones, which it may read and nothing more. From its caller it
+ * takes only the variables allow_vars names, never one the supervisor
+ * keeps for itself (a webhook's key), and never a value leading where a
+ * sandbox of the session can write (tool_env.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "canon.h"
 #include "cleanup.h"
 #include "exec_closure.h"
 #include "launch.h"
+#include "path.h"
 #include "policy.h"
 #include "provider.h"
 #include "strv.h"
 #include "toolbox_writable.h"
+#include "tool_env.h"
 
 struct toolbox_cmd {
 	char *name;
@@ -51,6 +65,11 @@ struct cordon_toolbox {
 	/* the shims each caller gets: [0] the session, [1 + i] command i */
 	char ***shims;
 	char **hidden;   /* cordon_toolbox_hide: canonical */
+	/* every root a sandbox of the session can write: the session's, every
+	 * edge's fs_write and fs_write_file, the tools' homes */
+	char **caller_writable;
+	char **withheld; /* the supervisor's own variables: in no sandbox */
+	char *homes;     /* the tools' private HOMEs, one directory each; NULL: not set */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -114,6 +133,9 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 			strv_free(b->shims[i]);
 	free(b->shims);
 	strv_free(b->hidden);
+	strv_free(b->caller_writable);
+	strv_free(b->withheld);
+	free(b->homes);
 	free(b->workspace);
 	free(b->shim_path);
 	free(b->search_path);
@@ -123,6 +145,17 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_toolbox *, cordon_toolbox_free)
 
+/* The k-th caller: 0 the session, then every command. */
+static const char *caller_at(const struct cordon_toolbox *b, size_t k)
+{
+	return k ? b->cmds[k - 1].name : CORDON_TOOLS_SESSION;
+}
+
+/* Each edge that reaches command: its caller's index k and its sandbox sb. */
+#define EACH_EDGE_SANDBOX(b, command, k, sb)    \
+	for (size_t k = 0; k <= (b)->n_cmds; k++) \
+		if (cordon_tools_sandbox((b)->tools, caller_at((b), k), (command), &(sb)) >= 0)
+
 /* Nothing a tool maps executable may be writable by any sandbox of the
  * session: each command's execute closure (the binary, its loader and
  * libraries, a script's interpreters), every edge's exec grants, the shim;
@@ -131,7 +164,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_toolbox *, cordon_toolbox_free)
 static int check_unwritable(struct cordon_toolbox *b, const char *const *session_writable, struct cordon_error *reterr)
 {
 	_cleanup_strv_free_ char **all = NULL;
-	const char *const *names = cordon_tools_commands(b->tools);
+	struct cordon_tool_sandbox sb;
 	char what[128];
 	int r;
 
@@ -150,18 +183,34 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 		if (r < 0)
 			return r;
 		snprintf(what, sizeof(what), "%s's exec_paths", b->cmds[i].name);
-		/* on every edge: the session's (k == 0) and each command's */
-		for (size_t k = 0; r >= 0 && (k == 0 || names[k - 1]); k++) {
-			struct cordon_tool_sandbox sb;
-
-			if (cordon_tools_sandbox(b->tools, k ? names[k - 1] : CORDON_TOOLS_SESSION, b->cmds[i].name,
-						 &sb) < 0)
-				continue;
+		/* on every edge: the session's and each command's */
+		EACH_EDGE_SANDBOX(b, b->cmds[i].name, k, sb)
 			for (const char *const *e = sb.exec_paths; r >= 0 && e && *e; e++)
 				r = toolbox_check_unwritable(all, what, *e, reterr);
-		}
 	}
 	return r;
+}
+
+/* What no caller may hand a tool: the roots any sandbox of the session
+ * can write, and the supervisor's own secrets (every webhook's key). */
+static int writable_and_withheld(struct cordon_toolbox *b, const char *const *session_writable)
+{
+	const char *const *backends = cordon_tools_backend_names(b->tools);
+	int r;
+
+	if (!(b->withheld = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	r = toolbox_all_writable(b->tools, session_writable, &b->caller_writable);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; backends && backends[i]; i++) {
+		struct cordon_approval_backend ab;
+
+		if (cordon_tools_backend(b->tools, backends[i], &ab) >= 0 && ab.secret_env &&
+		    (r = strv_push_unique(&b->withheld, ab.secret_env)) < 0)
+			return r;
+	}
+	return 0;
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct exec_closure *, exec_closure_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
@@ -230,6 +279,9 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 		r = shims_of(b, b->cmds[i].name, false, &b->shims[1 + i]);
 	if (r < 0)
 		return r;
+	r = writable_and_withheld(b, session_writable);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(b);
 	return 0;
 }
@@ -251,6 +303,84 @@ CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *
 		if (strcmp(b->cmds[i].name, caller) == 0)
 			return (const char *const *)b->shims[1 + i];
 	return NULL;
+}
+
+/* What the edge's private HOME (homes/COMMAND/CALLER: one per sandbox the
+ * command may run in, so what one caller makes it leave there never steers
+ * it for another) gives its policy: the directory writable, HOME, TMPDIR
+ * and XDG_* set (whatever the supervisor's own are), the real files
+ * home_files names readable (the links to them are in the HOME), every
+ * other HOME hidden, the supervisor's variables gone. */
+static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox_cmd *cmd, const char *caller,
+			    const struct cordon_tool_sandbox *sb, struct cordon_policy *p, struct cordon_error *reterr)
+{
+	static const struct {
+		const char *name, *below;
+	} xdg[] = {
+		{ "XDG_CONFIG_HOME", ".config" },
+		{ "XDG_CACHE_HOME", ".cache" },
+		{ "XDG_DATA_HOME", ".local/share" },
+		{ "XDG_STATE_HOME", ".local/state" },
+	};
+	_cleanup_free_ char *home = NULL, *real_home = NULL, *mine = NULL;
+	struct cordon_tool_sandbox other_sb;
+	int r;
+
+	if (!b->homes)
+		return error_set(reterr, -EINVAL, "no private HOME for %s (cordon_toolbox_set_homes)", cmd->name);
+	if (!(mine = path_join(b->homes, cmd->name)) || !(home = path_join(mine, caller)))
+		return -ENOMEM;
+	r = cordon_policy_add_writable(p, home, reterr);
+	if (r < 0)
+		return r;
+	if ((r = cordon_policy_set_env(p, "HOME", home, reterr)) < 0 ||
+	    (r = cordon_policy_set_env(p, "TMPDIR", "/tmp", reterr)) < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(xdg) / sizeof(xdg[0]); i++) {
+		_cleanup_free_ char *v = path_join(home, xdg[i].below);
+
+		if (!v)
+			return -ENOMEM;
+		if ((r = cordon_policy_set_env(p, xdg[i].name, v, reterr)) < 0)
+			return r;
+	}
+	r = policy_resolve_home(&real_home);
+	for (const char *const *f = sb->home_files; r >= 0 && *f; f++) {
+		_cleanup_free_ char *real = path_join(real_home, *f), *canon = NULL;
+		struct stat st;
+
+		if (!real)
+			return -ENOMEM;
+		if (cordon_canonicalize(real, &canon, NULL) < 0 || stat(canon, &st) < 0)
+			continue; /* not there: no link was made either */
+		r = cordon_policy_restrict_read(p, canon, reterr);
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < b->n_cmds; i++) {
+		_cleanup_free_ char *other = NULL;
+
+		if (&b->cmds[i] == cmd)
+			continue;
+		if (!(other = path_join(b->homes, b->cmds[i].name)))
+			return -ENOMEM;
+		if ((r = cordon_policy_deny_read(p, other, reterr)) < 0)
+			return r;
+	}
+	EACH_EDGE_SANDBOX(b, cmd->name, k, other_sb) {
+		_cleanup_free_ char *other = NULL;
+
+		if (strcmp(caller_at(b, k), caller) == 0)
+			continue;
+		if (!(other = path_join(mine, caller_at(b, k))))
+			return -ENOMEM;
+		if ((r = cordon_policy_deny_read(p, other, reterr)) < 0)
+			return r;
+	}
+	for (char **w = b->withheld; *w; w++)
+		if ((r = cordon_policy_withhold_env(p, *w, reterr)) < 0)
+			return r;
+	return 0;
 }
 
 /* The edge's sandbox as a policy. */
@@ -293,7 +423,9 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 	EACH(sb->deny_domains, cordon_policy_add_net_rule(p, CORDON_NET_DENY_DOMAIN, *s, reterr));
 	EACH(sb->allow_addresses, cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_ADDRESS, *s, reterr));
 	for (const char *const *s = sb->allow_vars; s && *s; s++) {
-		/* an injection name is never passed, whatever pattern says so */
+		/* an injection name is never passed, nor the supervisor's own */
+		if (strv_contains(b->withheld, *s) || env_name_is_tool_owned(*s))
+			continue;
 		r = cordon_policy_keep_env(p, *s, reterr);
 		if (r < 0 && r != -EPERM)
 			return r;
@@ -303,6 +435,8 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 
 		if (!name)
 			return -ENOMEM;
+		if (env_name_is_tool_owned(name))
+			continue; /* refused at load: a compiled profile from elsewhere */
 		r = cordon_policy_set_env(p, name, *s + strlen(name) + 1, reterr);
 		if (r < 0)
 			return r;
@@ -315,10 +449,12 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 	r = cordon_policy_set_env(p, "PYTHONSAFEPATH", "1", reterr);
 	if (r < 0)
 		return r;
+	r = tool_home_policy(b, cmd, caller, sb, p, reterr);
+	if (r < 0)
+		return r;
 	/* last: no grant above reaches into it */
 	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
 #undef EACH
-	(void)caller;
 	*ret = TAKE_PTR(p);
 	return 0;
 }
@@ -399,29 +535,42 @@ CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *calle
 }
 
 CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const char *caller, const char *command,
-				       const char *const *envp, char ***ret)
+				       const char *const *envp, char ***ret, struct cordon_error *reterr)
 {
 	_cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
 	struct cordon_tool_sandbox sb;
 	int r;
 
 	if (!b || !ret)
-		return -EINVAL;
+		return error_set(reterr, -EINVAL, "no toolbox");
 	if (!v)
 		return -ENOMEM;
 	r = cordon_tools_sandbox(b->tools, caller, command, &sb);
 	if (r < 0)
-		return r;
+		return error_set(reterr, r, "%s may not call %s", caller, command);
 	for (size_t i = 0; envp && envp[i]; i++) {
 		size_t nl = strcspn(envp[i], "=");
-		char name[257];
+		char name[257], what[256];
 
 		if (envp[i][nl] != '=' || nl == 0 || nl >= sizeof(name))
 			continue;
 		memcpy(name, envp[i], nl);
 		name[nl] = '\0';
-		if (env_name_is_injection(name) || !env_name_matches_any(sb.allow_vars, name))
+		/* only what the policy names, one by one; never HOME, TMPDIR,
+		 * XDG_* (the tool's own) nor the supervisor's variables */
+		if (!strv_contains((char **)sb.allow_vars, name) || env_name_is_injection(name) ||
+		    env_name_is_tool_owned(name) || strv_contains(b->withheld, name))
 			continue;
+		for (char **e = v; *e; e++)
+			if (strncmp(*e, envp[i], nl + 1) == 0)
+				return error_set(reterr, -EINVAL, "%s is set twice: a call says each variable once",
+						 name);
+		if (tool_env_value_reaches(envp[i] + nl + 1, (const char *const *)b->caller_writable, what,
+					   sizeof(what)))
+			return error_set(reterr, -EACCES,
+					 "%s leads to %s, where a sandbox of this session can write (or to the "
+					 "caller's own files): a tool never loads what its callers could have written",
+					 name, what);
 		r = strv_push(&v, envp[i]);
 		if (r < 0)
 			return r;
@@ -443,5 +592,141 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
 	for (char **h = b->hidden; r >= 0 && h && *h; h++)
 		r = cordon_policy_deny_read(p, *h, reterr);
+	/* the tools' HOMEs are theirs; the supervisor's variables its own */
+	if (r >= 0 && b->homes)
+		r = cordon_policy_deny_read(p, b->homes, reterr);
+	for (char **w = b->withheld; r >= 0 && w && *w; w++)
+		r = cordon_policy_withhold_env(p, *w, reterr);
 	return r;
+}
+
+CORDON_API int cordon_toolbox_withhold_env(struct cordon_toolbox *b, const char *name, struct cordon_error *reterr)
+{
+	if (!b || !name || !env_name_valid(name, false))
+		return error_set(reterr, -EINVAL, "'%s' is not a variable name", name ? name : "(null)");
+	/* launches built before would still pass it: fail closed */
+	if (b->n_edges)
+		return error_set(reterr, -EBUSY, "%s: withheld after a tool's sandbox was built", name);
+	return strv_push_unique(&b->withheld, name);
+}
+
+/* dirfd/rel's parent directories made (0700, never through a link), the
+ * parent opened; *ret_name points at rel's last component. */
+static int open_parent_made(int dirfd, const char *rel, const char **ret_name)
+{
+	_cleanup_close_ int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	const char *at = rel;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		size_t n = strcspn(at, "/");
+		_cleanup_free_ char *name = NULL;
+		int next;
+
+		if (!at[n]) {
+			*ret_name = at;
+			return TAKE_FD(fd);
+		}
+		if (!(name = strndup(at, n)))
+			return -ENOMEM;
+		if (mkdirat(fd, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return -errno;
+		close(fd);
+		fd = next;
+		at += n + 1;
+	}
+}
+
+/* An open directory's new subdirectory (0700), opened. */
+static int make_dir(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0700) < 0)
+		return -errno;
+	dirfd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dirfd < 0 ? -errno : dirfd;
+}
+
+/* command's private HOMEs in homefd's directory, one per caller that
+ * reaches it: made, each with a link to every real file its edge's
+ * sandbox names in home_files. */
+static int make_home(struct cordon_toolbox *b, int homesfd, const struct toolbox_cmd *cmd, const char *real_home,
+		     struct cordon_error *reterr)
+{
+	_cleanup_close_ int mine = make_dir(homesfd, cmd->name);
+	struct cordon_tool_sandbox sb;
+
+	if (mine < 0)
+		return error_set(reterr, mine, "cannot make %s/%s: %s", b->homes, cmd->name, strerror(-mine));
+	EACH_EDGE_SANDBOX(b, cmd->name, k, sb) {
+		_cleanup_close_ int home = make_dir(mine, caller_at(b, k));
+
+		if (home < 0)
+			return error_set(reterr, home, "cannot make %s/%s/%s: %s", b->homes, cmd->name,
+					 caller_at(b, k), strerror(-home));
+		for (const char *const *f = sb.home_files; *f; f++) {
+			_cleanup_free_ char *real = path_join(real_home, *f), *canon = NULL;
+			_cleanup_close_ int parent = -1;
+			const char *name = NULL;
+			struct stat st;
+
+			if (!real)
+				return -ENOMEM;
+			if (cordon_canonicalize(real, &canon, NULL) < 0 || stat(canon, &st) < 0)
+				continue; /* a file HOME does not have: none in the tool's either */
+			/* a dotfile linked into a workspace: a sandbox chooses it */
+			if (path_under_any(canon, (const char *const *)b->caller_writable))
+				return error_set(reterr, -EPERM,
+						 "%s's home_files: %s is %s, where a sandbox of the session can write",
+						 cmd->name, *f, canon);
+			parent = open_parent_made(home, *f, &name);
+			if (parent < 0)
+				return error_set(reterr, parent, "%s's HOME: cannot make the way to %s: %s", cmd->name,
+						 *f, strerror(-parent));
+			if (symlinkat(canon, parent, name) < 0 && errno != EEXIST)
+				return error_set(reterr, -errno, "%s's HOME: cannot link %s: %m", cmd->name, *f);
+		}
+	}
+	return 0;
+}
+
+CORDON_API int cordon_toolbox_set_homes(struct cordon_toolbox *b, const char *dir, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL, *real_home = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	if (!b || !dir || b->homes)
+		return error_set(reterr, -EINVAL, "no toolbox, no directory, or the homes are set already");
+	r = cordon_canonicalize(dir, &canon, reterr);
+	if (r < 0)
+		return r;
+	/* a sandbox that could write there would choose what a tool reads */
+	for (char **w = b->caller_writable; *w; w++)
+		if (path_is_under(canon, *w) || path_is_under(*w, canon))
+			return error_set(reterr, -EPERM,
+					 "the tools' private homes would be in %s, which a sandbox of the session can "
+					 "write (%s)", canon, *w);
+	fd = open(canon, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_set(reterr, -errno, "%s: %m", canon);
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
+		return error_set(reterr, -EPERM, "%s must be the supervisor's own, mode 0700", canon);
+	r = policy_resolve_home(&real_home);
+	if (r < 0)
+		return error_set(reterr, r, "cannot resolve HOME");
+	b->homes = TAKE_PTR(canon);
+	for (size_t i = 0; i < b->n_cmds; i++) {
+		r = make_home(b, fd, &b->cmds[i], real_home, reterr);
+		if (r < 0) {
+			free(b->homes);
+			b->homes = NULL;
+			return r;
+		}
+	}
+	return strv_push_unique(&b->caller_writable, b->homes);
 }

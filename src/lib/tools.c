@@ -34,7 +34,8 @@ int tool_sandbox_init(struct tool_sandbox *sb)
 			goto oom;
 	sb->allow_vars = calloc(1, sizeof(char *));
 	sb->set_vars = calloc(1, sizeof(char *));
-	if (!sb->allow_vars || !sb->set_vars)
+	sb->home_files = calloc(1, sizeof(char *));
+	if (!sb->allow_vars || !sb->set_vars || !sb->home_files)
 		goto oom;
 	return 0;
 oom:
@@ -50,6 +51,7 @@ void tool_sandbox_clear(struct tool_sandbox *sb)
 		strv_free(sb->net_rules[i]);
 	strv_free(sb->allow_vars);
 	strv_free(sb->set_vars);
+	strv_free(sb->home_files);
 	tool_place_clear(&sb->place);
 	*sb = (struct tool_sandbox){};
 }

@@ -103,6 +103,7 @@ struct tool_sandbox {
 	char **net_rules[PROFILE_NET_RULE_KINDS]; /* by enum cordon_net_rule; never NULL */
 	char **allow_vars;                       /* never NULL */
 	char **set_vars;                         /* NAME=VALUE; never NULL */
+	char **home_files;                       /* relative to HOME; never NULL */
 	struct profile_limits limits;            /* origins unused */
 	struct tool_stdio stdio[_TOOL_STREAMS];
 	struct tool_place place;

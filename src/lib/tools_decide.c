@@ -2,7 +2,8 @@
 /*
  * Deciding with a profile's command_policies (cordon.h documents the
  * rules): which edges exist (the session reaches every command, a command
- * itself and its can_use; from.CALLER "deny" closes one), which policy and
+ * its can_use; from.CALLER "deny" closes one; a command calling itself runs
+ * directly in the sandbox it has, never through an edge), which policy and
  * sandbox an edge has (from.CALLER's, else the command's), and what one
  * invocation gets: deny, then approve, then allow rules, then the default.
  * Pure: reads the compiled data and the caller's arguments, nothing else.
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -56,6 +58,14 @@ static int edge(const struct cordon_tools *t, const char *caller, const char *co
 			command);
 		return -ENOENT;
 	}
+	if (strcmp(caller, command) == 0) {
+		/* its own binary runs in its sandbox directly: through the broker
+		 * it would get the edge's sandbox, maybe wider than the one its
+		 * caller gave it */
+		decided(deny, CORDON_TOOL_DENY, &c->place, NULL, "",
+			"%s calls itself directly, in the sandbox it runs in; never through the broker", command);
+		return -EPERM;
+	}
 	if (strcmp(caller, CORDON_TOOLS_SESSION) != 0) {
 		from_cmd = tools_command(t, caller);
 		if (!from_cmd) {
@@ -63,7 +73,7 @@ static int edge(const struct cordon_tools *t, const char *caller, const char *co
 				"no caller %.100s: neither the session nor a command under command_policies", caller);
 			return -ENOENT;
 		}
-		if (from_cmd != c && !strv_contains(from_cmd->can_use, command)) {
+		if (!strv_contains(from_cmd->can_use, command)) {
 			decided(deny, CORDON_TOOL_DENY, &from_cmd->place, NULL, "/can_use",
 				"%s may not call %s: it is not in %s's can_use", caller, command, caller);
 			return -EPERM;
@@ -146,6 +156,44 @@ static bool rule_matches(const struct tool_rule *rule, const char *const *argv, 
 
 /* ---- deciding -------------------------------------------------------------- */
 
+static int env_name_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+	int r = memcmp(x, y, nx < ny ? nx : ny);
+
+	return r ? r : (nx > ny) - (nx < ny);
+}
+
+/* A name envp sets twice, or NULL: a tool would see one value and the
+ * policy might check another. Its name is copied to name[size]. */
+static bool env_twice(const char *const *envp, char *name, size_t size)
+{
+	_cleanup_free_ const char **v = NULL;
+	size_t n = 0, k = 0;
+
+	while (envp && envp[n])
+		n++;
+	if (n < 2)
+		return false;
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		text_copy(name, size, "(out of memory)");
+		return true; /* fail closed */
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strchr(envp[i], '='))
+			v[k++] = envp[i]; /* "NAME" alone sets nothing */
+	n = k;
+	qsort(v, n, sizeof(*v), env_name_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (env_name_cmp(&v[i - 1], &v[i]) == 0) {
+			snprintf(name, size, "%.*s", (int)strcspn(v[i], "="), v[i]);
+			return true;
+		}
+	return false;
+}
+
 CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *caller, const char *command,
 				   const char *const *argv, const char *const *envp, struct cordon_tool_decision *ret)
 {
@@ -154,6 +202,7 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 	const struct tool_from *f;
 	const struct tool_policy *pol;
 	struct cordon_tool_decision d;
+	char name[128];
 	size_t argc = 0;
 
 	if (!t || !caller || !command || !ret)
@@ -163,6 +212,12 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 	while (argv[argc])
 		argc++;
 	if (edge(t, caller, command, &c, &f, &d) < 0) {
+		*ret = d;
+		return 0;
+	}
+	if (env_twice(envp, name, sizeof(name))) {
+		decided(&d, CORDON_TOOL_DENY, &c->place, NULL, "",
+			"%s is set twice in the caller's environment: a call says each variable once", name);
 		*ret = d;
 		return 0;
 	}
@@ -227,6 +282,7 @@ CORDON_API int cordon_tools_sandbox(const struct cordon_tools *t, const char *ca
 		.allow_addresses = (const char *const *)sb->net_rules[CORDON_NET_ALLOW_ADDRESS],
 		.allow_vars = (const char *const *)sb->allow_vars,
 		.set_vars = (const char *const *)sb->set_vars,
+		.home_files = (const char *const *)sb->home_files,
 		.stdout_max = sb->stdio[TOOL_STDOUT].set ? sb->stdio[TOOL_STDOUT].max_bytes : 0,
 		.stderr_max = sb->stdio[TOOL_STDERR].set ? sb->stdio[TOOL_STDERR].max_bytes : 0,
 		.stdout_terminate = sb->stdio[TOOL_STDOUT].terminate,

@@ -191,6 +191,21 @@ static void decide(struct call *c)
 		call_deny(c, "denied", why);
 		return;
 	}
+	/* what the tool would take from the caller's environment, checked
+	 * before anyone is asked: a value leading where a sandbox writes, a
+	 * name twice (call_run builds it again from the same request) */
+	{
+		struct cordon_error ee = {};
+		char **env = NULL;
+
+		r = cordon_toolbox_call_env(s->box, c->caller, c->req.command, (const char *const *)c->req.env, &env,
+					    &ee);
+		cordon_strv_free(env);
+		if (r == -EACCES || r == -EINVAL) {
+			call_deny(c, "denied", ee.message);
+			return;
+		}
+	}
 	r = cordon_tools_decide(s->tools, c->caller, c->req.command, (const char *const *)c->req.argv,
 				(const char *const *)c->req.env, &c->decision);
 	if (r < 0) {

@@ -449,9 +449,13 @@ static void call_run(struct call *c)
 	while (c->req.argv[n])
 		n++;
 	argv = calloc(n + 2, sizeof(*argv));
-	r = cordon_toolbox_call_env(s->box, c->caller, c->req.command, (const char *const *)c->req.env, &env);
-	if (r < 0)
+	r = cordon_toolbox_call_env(s->box, c->caller, c->req.command, (const char *const *)c->req.env, &env, &e);
+	if (r == -ENOMEM)
 		goto oom;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", e.message);
+		goto refuse;
+	}
 	if (!argv)
 		goto oom;
 	argv[0] = bin->path;

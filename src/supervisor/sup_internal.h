@@ -61,6 +61,7 @@ struct supervisor {
 	const struct cordon_tools *tools;
 	struct cordon_toolbox *box;
 	char *session_id;
+	char *homes;                /* the tools' private HOMEs (tool_homes.c) */
 	char *shim_path;
 	struct tool_bin *bins;
 	size_t n_bins;

@@ -24,6 +24,7 @@
 #include "errbuf.h"
 #include "supervisor.h"
 #include "tool_bin.h"
+#include "tool_homes.h"
 
 /* How long the end waits for killed tools to be reaped. */
 #define SUP_END_MS 5000
@@ -118,6 +119,14 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 	if (r < 0) {
 		supervisor_free(s);
 		return errbuf_set(err, errlen, r, "cannot name the session: %s", strerror(-r));
+	}
+	/* each tool's HOME its own, made here, outside every sandbox */
+	r = tool_homes_new(s->session_id, &s->homes, err, errlen);
+	if (r >= 0 && (r = cordon_toolbox_set_homes(s->box, s->homes, &e)) < 0)
+		errbuf_set(err, errlen, r, "the tools' homes: %s", e.message);
+	if (r < 0) {
+		supervisor_free(s);
+		return r;
 	}
 	r = approvals_new(backend_lookup, (void *)s->tools, cordon_tools_backend_names(s->tools), &s->approvals, err,
 			  errlen);
@@ -236,6 +245,9 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	/* no call can need a hash any more */
 	s->hasher = identity_hasher_free(s->hasher);
 	cordon_toolbox_free(s->box);
+	/* every tool is gone (end_calls): what they left in their HOMEs too */
+	tool_homes_remove(s->homes);
+	free(s->homes);
 	tool_bins_free(s);
 	free(s->shim_path);
 	free(s->session_id);

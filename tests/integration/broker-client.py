@@ -9,6 +9,9 @@ usage: broker-client.py call COMMAND [ARG...]   a well-formed request (stdio and
        broker-client.py badmagic                 a header with the wrong magic
        broker-client.py signal-first             a SIGNAL frame before any request
        broker-client.py twice COMMAND [ARG...]   two requests on one connection
+       broker-client.py dupenv NAME V1 V2 COMMAND [ARG...]
+                                                 NAME=V1 and NAME=V2 both in the request's
+                                                 environment (V2 "-": NAME once, =V1)
 Output: "denied: REASON", "exit: HOW VALUE MESSAGE", or "closed" when the
 supervisor dropped the connection without an answer.
 """
@@ -34,8 +37,9 @@ def header(typ, body_len, nfds):
     return bytes([MAGIC, VERSION, typ >> 8, typ & 0xFF, nfds, 0, 0, 0]) + struct.pack(">I", body_len)
 
 
-def call_body(cmd, args):
+def call_body(cmd, args, extra=()):
     env = [("%s=%s" % kv).encode() for kv in sorted(os.environ.items()) if "=" not in kv[0] and kv[0]]
+    env += [e.encode() for e in extra]
     return s(cmd.encode()) + strv([a.encode() for a in args]) + s(os.getcwd().encode()) + strv(env) + b"\x00"
 
 
@@ -87,6 +91,10 @@ def main():
         sock.sendall(b"\x00" + header(CALL, 0, 0)[1:])
     elif mode == "signal-first":
         send(sock, SIGNAL, struct.pack(">I", 2))
+    elif mode == "dupenv":
+        name, v1, v2 = sys.argv[2:5]
+        extra = ["%s=%s" % (name, v1)] + ([] if v2 == "-" else ["%s=%s" % (name, v2)])
+        send(sock, CALL, call_body(sys.argv[5], sys.argv[6:], extra), stdio)
     elif mode == "twice":
         send(sock, CALL, call_body(sys.argv[2], sys.argv[3:]), stdio)
         send(sock, CALL, call_body(sys.argv[2], sys.argv[3:]), stdio)

@@ -101,17 +101,25 @@ else
 fi
 
 # --json: one object
-"$CORDON" why --json --profile "$P" --command git --caller git -- push 'it"s' > "$BASE/why.json"; rc=$?
+"$CORDON" why --json --profile "$P" --command git --caller session -- push 'it"s' > "$BASE/why.json"; rc=$?
 if [ $rc -eq 2 ] && "$PY" - "$BASE/why.json" "$P" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
 want = {"allow": False, "decision": "approve", "reason": "the call matches this approve rule",
         "pointer": "/command_policies/commands/git/invocation_policy/approve/0", "backend": "me",
-        "command": "git", "caller": "git", "argv": ["push", 'it"s'], "file": sys.argv[2], "line": 11,
+        "command": "git", "caller": "session", "argv": ["push", 'it"s'], "file": sys.argv[2], "line": 11,
         "profile": sys.argv[2], "profile_file": sys.argv[2]}
 assert o == want, o
 PY
 then ok "--json: one object with the decision, the rule, the backend and the question"; else not_ok "--json" "rc=$rc" "$(cat "$BASE/why.json")"; fi
+# a command calling itself: it runs directly in its caller's sandbox, never
+# through the broker (which would give it the edge's sandbox)
+out=$("$CORDON" why --profile "$P" --command git --caller git -- status 2>&1); rc=$?
+if [ $rc -ne 0 ] && [[ "$out" == *"git calls itself directly"* ]]; then
+        ok "--caller git --command git: deny, a command never calls itself through the broker"
+else
+        not_ok "self call" "rc=$rc" "$out"
+fi
 "$CORDON" why --json --profile "$P" --command git -- status > "$BASE/why.json"
 if [ "$(json_field "$BASE/why.json" backend)" = null ] && [ "$(json_field "$BASE/why.json" allow)" = true ]; then
         ok "--json: backend is null when no approval is asked"

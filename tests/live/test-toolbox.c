@@ -19,7 +19,7 @@
 #include "tests/common.h"
 
 static char base[] = "/var/tmp/cordon-toolbox-XXXXXX";
-static char ws[256], tool[256], other[256], hidden[256], prof[256];
+static char ws[256], tool[256], other[256], hidden[256], prof[256], homes[256];
 static char *canon_tool, *canon_hidden;
 
 static void write_file(const char *path, const char *text)
@@ -55,15 +55,20 @@ static void setup(void)
 	snprintf(other, sizeof(other), "%s/cother", base);
 	snprintf(hidden, sizeof(hidden), "%s/state", base);
 	snprintf(prof, sizeof(prof), "%s/p.json", base);
+	snprintf(homes, sizeof(homes), "%s/homes", base);
 	cr_assert_eq(mkdir(ws, 0755), 0);
 	cr_assert_eq(mkdir(hidden, 0700), 0);
+	cr_assert_eq(mkdir(homes, 0700), 0);
 	copy_true(tool);
 	copy_true(other);
 	snprintf(text, sizeof(text),
 		 "{ \"workspace\": \"%s\", \"command_policies\": { \"commands\": {\n"
-		 "  \"ctool\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] } },\n"
-		 "  \"cother\": { \"executable\": \"%s\", \"from\": { \"session\": \"deny\" } } } } }\n",
-		 ws, tool, base, other);
+		 "  \"ctool\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"],\n"
+		 "               \"environment\": { \"allow_vars\": [\"KUBECONFIG\", \"LANG2\"] } },\n"
+		 "             \"can_use\": [\"cother\"] },\n"
+		 "  \"cother\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] },\n"
+		 "              \"from\": { \"session\": \"deny\" } } } } }\n",
+		 ws, tool, base, other, base);
 	write_file(prof, text);
 	cr_assert_eq(cordon_canonicalize(tool, &canon_tool, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_canonicalize(hidden, &canon_hidden, &e), 0, "%s", e.message);
@@ -101,6 +106,7 @@ static struct cordon_toolbox *open_box(struct cordon_profile_handle **ret_h)
 			 "no native backend here: a tool's sandbox needs it");
 	cr_assert_eq(cordon_profile_load(prof, &po, ret_h, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_toolbox_new(*ret_h, "/usr/bin:/bin", writable, "/bin/true", &b, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_toolbox_set_homes(b, homes, &e), 0, "%s", e.message);
 	return b;
 }
 
@@ -156,14 +162,100 @@ Test(toolbox, session_policy_and_tool_launch)
 	cordon_policy_free(p);
 
 	/* another edge, launched after the hide: hidden too, despite fs_read */
-	cr_assert_eq(cordon_toolbox_launch(b, "ctool", "ctool", &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_toolbox_launch(b, "ctool", "cother", &l, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
 	cr_expect(has_pair(c, "--deny-read", canon_hidden), "a tool launched after the hide still reads it");
 	cordon_confined_free(c);
 
-	/* refused edges: from.session deny, an unknown command */
+	/* refused edges: from.session deny, an unknown command, a command
+	 * calling itself through the broker */
+	cr_expect_lt(cordon_toolbox_launch(b, "ctool", "ctool", &l, &e), 0);
 	cr_expect_lt(cordon_toolbox_launch(b, CORDON_TOOLS_SESSION, "cother", &l, &e), 0);
 	cr_expect_lt(cordon_toolbox_launch(b, CORDON_TOOLS_SESSION, "nope", &l, &e), 0);
 	cordon_toolbox_free(b);
 	cordon_profile_free(h);
+}
+
+static bool has_env(const struct cordon_confined *c, const char *entry)
+{
+	for (size_t i = 0; c->envp && c->envp[i]; i++)
+		if (strcmp(c->envp[i], entry) == 0)
+			return true;
+	return false;
+}
+
+/* Each edge's HOME is its own: writable there, HOME, TMPDIR and XDG_* set to
+ * it whatever the supervisor's are, hidden from the session; the homes
+ * refused where the session could write; a caller's value that leads there,
+ * into the workspace or to its own fds refused, naming the variable. */
+Test(toolbox, private_homes_and_what_a_caller_may_pass)
+{
+	struct cordon_profile_handle *h = NULL;
+	struct cordon_toolbox *b = open_box(&h), *b2 = NULL;
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	const struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+	struct cordon_backend_info bi;
+	const char *argv[] = { "true", NULL };
+	const char *writable[] = { ws, NULL };
+	char home[600], entry[700], inws[300], ok_val[300];
+	char *canon_homes = NULL;
+	char **env = NULL;
+
+	cr_assert_eq(cordon_backend_select(0, &bi), 0);
+	cr_assert_eq(cordon_canonicalize(homes, &canon_homes, &e), 0, "%s", e.message);
+	snprintf(home, sizeof(home), "%s/ctool/session", canon_homes);
+	cr_assert_eq(access(home, F_OK), 0, "%s was not made", home);
+	setenv("XDG_CONFIG_HOME", "/somewhere/else", 1);
+	cr_assert_eq(cordon_toolbox_launch(b, CORDON_TOOLS_SESSION, "ctool", &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	cr_expect(has_pair(c, "--write", home), "its HOME is not writable");
+	snprintf(entry, sizeof(entry), "HOME=%s", home);
+	cr_expect(has_env(c, entry), "no %s", entry);
+	cr_expect(has_env(c, "TMPDIR=/tmp"));
+	snprintf(entry, sizeof(entry), "XDG_CONFIG_HOME=%s/.config", home);
+	cr_expect(has_env(c, entry), "no %s", entry);
+	cordon_confined_free(c);
+	c = NULL;
+	unsetenv("XDG_CONFIG_HOME");
+
+	/* the session never sees them */
+	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_toolbox_session_policy(b, p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_confine_with(&bi, argv, p, &c, &e), 0, "%s", e.message);
+	cr_expect(has_pair(c, "--deny-read", canon_homes), "the session reads the tools' homes");
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+
+	/* what a caller passes (ctool's allow_vars: KUBECONFIG) */
+	snprintf(inws, sizeof(inws), "KUBECONFIG=%s/k", ws);
+	snprintf(ok_val, sizeof(ok_val), "KUBECONFIG=%s/k", hidden);
+	{
+		const char *bad[] = { inws, NULL }, *good[] = { ok_val, "LANG=C", "HOME=/x", NULL };
+		char mine[700];
+		const char *into_home[] = { mine, NULL }, *dev[] = { "KUBECONFIG=/dev/stdin", NULL };
+
+		snprintf(mine, sizeof(mine), "KUBECONFIG=%s/cother/ctool/x", canon_homes);
+		cr_expect_eq(cordon_toolbox_call_env(b, CORDON_TOOLS_SESSION, "ctool", bad, &env, &e), -EACCES);
+		cr_expect(strstr(e.message, "KUBECONFIG leads to") != NULL, "%s", e.message);
+		cr_expect_eq(cordon_toolbox_call_env(b, CORDON_TOOLS_SESSION, "ctool", into_home, &env, &e), -EACCES,
+			     "a value into a tool's HOME");
+		cr_expect_eq(cordon_toolbox_call_env(b, CORDON_TOOLS_SESSION, "ctool", dev, &env, &e), -EACCES);
+		/* control: outside every root, passed; unnamed and HOME dropped */
+		cr_assert_eq(cordon_toolbox_call_env(b, CORDON_TOOLS_SESSION, "ctool", good, &env, &e), 0, "%s",
+			     e.message);
+		cr_expect_str_eq(env[0], ok_val);
+		cr_expect_null(env[1]);
+		cordon_strv_free(env);
+	}
+
+	/* homes where the session writes: refused */
+	cr_assert_eq(cordon_toolbox_new(h, "/usr/bin:/bin", writable, "/bin/true", &b2, &e), 0, "%s", e.message);
+	cr_expect_eq(cordon_toolbox_set_homes(b2, ws, &e), -EPERM);
+	cr_expect_lt(cordon_toolbox_launch(b2, CORDON_TOOLS_SESSION, "ctool", &l, &e), 0, "a launch without homes");
+	cordon_toolbox_free(b2);
+	cordon_toolbox_free(b);
+	cordon_profile_free(h);
+	free(canon_homes);
 }

@@ -75,7 +75,7 @@ static void expect_refused(const char *name, const char *text, int error, const 
 
 	cr_expect_eq(r, error, "%s: %d (%s), not %d", name, r, e.message, error);
 	cr_expect_null(p, "%s", name);
-	cr_expect_str_eq(e.message, message, "%s", name);
+	cr_expect_str_eq(e.message, message, "%s: %s", name, e.message);
 	cr_expect_str_eq(e.file, "t.json", "%s", name);
 	cr_expect_gt(e.line, 0, "%s", name);
 }
@@ -384,7 +384,7 @@ static const struct loader_case {
 	  "{ \"network\": { \"mode\": \"none\", \"allow_unix_sockets\": [\"/run/x\"] } }",
 	  "t.json:5:51: at /command_policies/commands/git/sandbox/network/allow_unix_sockets: unknown key \"allow_unix_sockets\" (known: mode, allow_domains, deny_domains, allow_addresses)" },
 	{ "env_allow_injection", -EPERM, IN_S,
-	  "{ \"environment\": { \"allow_vars\": [\"HOME\", \"LD_PRELOAD\"] } }",
+	  "{ \"environment\": { \"allow_vars\": [\"LANG\", \"LD_PRELOAD\"] } }",
 	  "t.json:5:62: at /command_policies/commands/git/sandbox/environment/allow_vars/1: refusing to pass LD_PRELOAD into the sandbox: it makes a loader or interpreter run code chosen from outside" },
 	{ "env_set_injection", -EPERM, IN_S,
 	  "{ \"environment\": { \"set_vars\": { \"PYTHONPATH\": \"/tmp\" } } }",
@@ -392,6 +392,33 @@ static const struct loader_case {
 	{ "env_allow_name", -EINVAL, IN_S,
 	  "{ \"environment\": { \"allow_vars\": [\"GIT-*\"] } }",
 	  "t.json:5:54: at /command_policies/commands/git/sandbox/environment/allow_vars/0: \"GIT-*\" is not a variable name or pattern (NAME, PREFIX_* or *)" },
+	{ "env_allow_star", -EINVAL, IN_S,
+	  "{ \"environment\": { \"allow_vars\": [\"*\"] } }",
+	  "t.json:5:54: at /command_policies/commands/git/sandbox/environment/allow_vars/0: \"*\" is a pattern: a tool's allow_vars names each variable its caller may pass (a pattern lets the caller choose what the tool reads)" },
+	{ "env_allow_prefix", -EINVAL, IN_S,
+	  "{ \"environment\": { \"allow_vars\": [\"LANG\", \"GIT_*\"] } }",
+	  "t.json:5:62: at /command_policies/commands/git/sandbox/environment/allow_vars/1: \"GIT_*\" is a pattern: a tool's allow_vars names each variable its caller may pass (a pattern lets the caller choose what the tool reads)" },
+	{ "env_allow_twice", -EINVAL, IN_S,
+	  "{ \"environment\": { \"allow_vars\": [\"KUBECONFIG\", \"LANG\", \"KUBECONFIG\"] } }",
+	  "t.json:5:76: at /command_policies/commands/git/sandbox/environment/allow_vars/2: KUBECONFIG is named twice" },
+	{ "env_allow_home", -EPERM, IN_S,
+	  "{ \"environment\": { \"allow_vars\": [\"HOME\"] } }",
+	  "t.json:5:54: at /command_policies/commands/git/sandbox/environment/allow_vars/0: HOME is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private directories (name the files of HOME it needs in home_files)" },
+	{ "env_allow_xdg", -EPERM, IN_S,
+	  "{ \"environment\": { \"allow_vars\": [\"XDG_CONFIG_HOME\"] } }",
+	  "t.json:5:54: at /command_policies/commands/git/sandbox/environment/allow_vars/0: XDG_CONFIG_HOME is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private directories (name the files of HOME it needs in home_files)" },
+	{ "env_set_tmpdir", -EPERM, IN_S,
+	  "{ \"environment\": { \"set_vars\": { \"TMPDIR\": \"/ws\" } } }",
+	  "t.json:5:53: at /command_policies/commands/git/sandbox/environment/set_vars/TMPDIR: TMPDIR is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private directories" },
+	{ "home_files_absolute", -EINVAL, IN_S,
+	  "{ \"home_files\": [\"/etc/passwd\"] }",
+	  "t.json:5:37: at /command_policies/commands/git/sandbox/home_files/0: \"/etc/passwd\" is not a path relative to HOME (\".gitconfig\")" },
+	{ "home_files_climb", -EINVAL, IN_S,
+	  "{ \"home_files\": [\".config/../../x\"] }",
+	  "t.json:5:37: at /command_policies/commands/git/sandbox/home_files/0: \".config/../../x\": a path below HOME, without empty, \".\" or \"..\" components" },
+	{ "home_files_twice", -EINVAL, IN_S,
+	  "{ \"home_files\": [\".gitconfig\", \".gitconfig\"] }",
+	  "t.json:5:51: at /command_policies/commands/git/sandbox/home_files/1: .gitconfig is named twice" },
 	{ "limits_unknown", -EINVAL, IN_S,
 	  "{ \"limits\": { \"wall\": \"1m\" } }",
 	  "t.json:5:34: at /command_policies/commands/git/sandbox/limits/wall: unknown key \"wall\" (known: timeout, cpu, memory, max_processes, max_file_size, max_open_files, max_output, on_output_limit, limits_fallback)" },
