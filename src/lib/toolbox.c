@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "canon.h"
+#include "dirat.h"
 #include "cleanup.h"
 #include "exec_closure.h"
 #include "launch.h"
@@ -614,31 +615,12 @@ CORDON_API int cordon_toolbox_withhold_env(struct cordon_toolbox *b, const char 
  * parent opened; *ret_name points at rel's last component. */
 static int open_parent_made(int dirfd, const char *rel, const char **ret_name)
 {
-	_cleanup_close_ int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-	const char *at = rel;
+	const char *slash = strrchr(rel, '/');
+	int fd = dir_make_open_at(dirfd, rel, slash ? (size_t)(slash - rel) : 0, 0700);
 
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		size_t n = strcspn(at, "/");
-		_cleanup_free_ char *name = NULL;
-		int next;
-
-		if (!at[n]) {
-			*ret_name = at;
-			return TAKE_FD(fd);
-		}
-		if (!(name = strndup(at, n)))
-			return -ENOMEM;
-		if (mkdirat(fd, name, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0)
-			return -errno;
-		close(fd);
-		fd = next;
-		at += n + 1;
-	}
+	if (fd >= 0)
+		*ret_name = slash ? slash + 1 : rel;
+	return fd;
 }
 
 /* An open directory's new subdirectory (0700), opened. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "dirat.h"
 #include "errbuf.h"
 #include "tool_homes.h"
 
@@ -38,38 +39,6 @@ static int state_base(char **ret)
 	return 0;
 }
 
-/* path's directories made (0700) and opened one by one, no link followed
- * below the first that exists; the last one's fd. */
-static int open_made(const char *path)
-{
-	_cleanup_close_ int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	const char *at = path;
-
-	if (fd < 0)
-		return -errno;
-	while (*at) {
-		size_t n;
-		_cleanup_free_ char *name = NULL;
-		int next;
-
-		at += strspn(at, "/");
-		n = strcspn(at, "/");
-		if (n == 0)
-			break;
-		if (!(name = strndup(at, n)))
-			return -ENOMEM;
-		if (mkdirat(fd, name, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0)
-			return -errno;
-		close(fd);
-		fd = next;
-		at += n;
-	}
-	return TAKE_FD(fd);
-}
-
 int tool_homes_new(const char *session_id, char **ret, char *err, size_t errlen)
 {
 	_cleanup_free_ char *base = NULL, *dir = NULL;
@@ -78,7 +47,11 @@ int tool_homes_new(const char *session_id, char **ret, char *err, size_t errlen)
 
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "the tools' homes: no XDG_STATE_HOME or HOME to keep them in");
-	fd = open_made(base);
+	{
+		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		fd = root < 0 ? -errno : dir_make_open_at(root, base, strlen(base), 0700);
+	}
 	if (fd < 0)
 		return errbuf_set(err, errlen, fd, "the tools' homes: cannot make %s: %s", base, strerror(-fd));
 	if (mkdirat(fd, session_id, 0700) < 0)
