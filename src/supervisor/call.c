@@ -23,6 +23,7 @@
 #include "call_run.h"
 #include "crypto.h"
 #include "redact.h"
+#include "stdio_check.h"
 
 /* ---- approval, off the loop ---- */
 
@@ -185,6 +186,12 @@ static void decide(struct call *c)
 
 	if (s->audit_broken) {
 		call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+		return;
+	}
+	/* before anything is decided: stdio that could stall the relays,
+	 * or reach the broker itself, never gets to a tool */
+	if ((r = stdio_check(c->io, why, sizeof(why))) < 0) {
+		call_deny(c, "denied", why);
 		return;
 	}
 	if ((r = check_cwd(c, why, sizeof(why))) < 0) {

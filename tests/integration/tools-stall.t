@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# No sandbox can stall the supervisor (issue 20 §5), and a tool's stdio and
+# working directory are the caller's only where that is safe: the stdio a
+# call passes is limited to pipes, sockets, terminals and plain files (an
+# eventfd, a named FIFO, the broker's own socket are refused), every relay
+# is bounded and never blocks the loop, a sandbox's connections are counted
+# against a budget, and the working directory is looked up again in the
+# tool's own namespace and compared with what was checked. Every refusal
+# beside a control that goes through.
+. "$(dirname "$0")/tap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+tap_base tools-stall
+
+WS=$BASE/ws BIN=$BASE/bin
+mkdir -p "$WS/sub" "$BIN" "$BASE/state"
+chmod 755 "$WS" "$WS/sub" "$BIN"
+cp /bin/dash "$BIN/tsh"
+cp /bin/cat "$BIN/tcat"
+cp /bin/true "$BIN/ttrue"
+chmod 755 "$BIN"/*
+export XDG_STATE_HOME=$BASE/state
+
+profile() { # profile FILE WORKSPACE
+	cat > "$1" <<EOF
+{
+  "workspace": "$2",
+  "command_policies": {
+    "commands": {
+      "tsh": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"], "exec_paths": ["/bin/sleep", "/usr/bin/sleep"] } },
+      "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["\$WORKSPACE"] } },
+      "ttrue": { "executable": "$BIN/ttrue" }
+    }
+  }
+}
+EOF
+}
+P=$BASE/profile.json
+profile "$P" "$WS"
+
+# session SCRIPT [TIMEOUT]: run SCRIPT (sh -c) as the agent; OUT, ERR, RC, SECS
+session() {
+	local t0=$EPOCHREALTIME
+	(cd "$WS" && timeout -s KILL "${2:-60}" "$CORDON" run --profile "$P" -- sh -c "$1" >"$BASE/out" 2>"$BASE/err" </dev/null)
+	RC=$?
+	SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+	OUT=$(cat "$BASE/out")
+	ERR=$(cat "$BASE/err")
+}
+expect() { # expect DESC CONDITION...
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC secs=$SECS" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
+}
+has() { [[ "$1" == *"$2"* ]]; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# ---- stdio: an eventfd as stdout ---------------------------------------------
+# two 8-byte writes whose sum overflows an eventfd's counter: a blocking
+# write of the second never returns
+cat > "$WS/evfd.py" <<'EOF'
+import os, subprocess, sys
+fd = os.eventfd(0)
+p = subprocess.run(["tsh", "-c", sys.argv[1]], stdout=fd, stderr=subprocess.PIPE)
+print("evfd-rc=%d %s" % (p.returncode, p.stderr.decode().strip()))
+EOF
+BIG='printf "\377\377\377\377\377\377\377\177"; sleep 0.3; printf "\377\377\377\377\377\377\377\200"'
+session "$PY $WS/evfd.py '$BIG'; tsh -c 'echo next-call-ok'" 30
+expect "an eventfd as a tool's stdout is refused with a reason" has "$OUT" "evfd-rc=126"
+expect "... and the next call works" has "$OUT" "next-call-ok"
+expect "... and the session ends promptly" lt "$SECS" 10
+expect "... the reason names the stdout" has "$OUT" "stdout is an eventfd"
+cat > "$WS/pipe.py" <<'EOF'
+import os, subprocess, sys
+r, w = os.pipe()
+p = subprocess.Popen(["tsh", "-c", sys.argv[1]], stdout=w, stderr=subprocess.PIPE)
+os.close(w)
+data = b""
+while True:
+    b = os.read(r, 64)
+    if not b:
+        break
+    data += b
+p.wait()
+print("pipe-rc=%d bytes=%d" % (p.returncode, len(data)))
+EOF
+session "$PY $WS/pipe.py '$BIG'"
+expect "control: the same writes to a pipe go through" has "$OUT" "pipe-rc=0 bytes=16"
+
+# ---- stdio: a named FIFO, opened read-write ---------------------------------
+mkfifo "$WS/fifo"
+session "exec 3<>$WS/fifo; tsh -c 'echo via-fifo' >&3; echo fifo-rc=\$?; tsh -c 'echo via-file' > $WS/out.txt; echo file-rc=\$?; cat $WS/out.txt"
+expect "a named FIFO opened read-write as stdout is refused" has "$OUT" "fifo-rc=126"
+expect "... with a reason" has "$ERR" "named FIFO"
+expect "control: a plain file in the workspace as stdout works" has "$OUT" "file-rc=0"$'\n'"via-file"
+# members nobody named: an epoll fd as stdout, a listening socket as stdin
+cat > "$WS/odd.py" <<'EOF'
+import select, socket, subprocess, sys
+if sys.argv[1] == "epoll":
+    e = select.epoll()
+    p = subprocess.run(["tsh", "-c", "echo x"], stdout=e.fileno(), stderr=subprocess.PIPE)
+else:
+    l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    l.bind("\0cordon-test-%d" % __import__("os").getpid())
+    l.listen()
+    p = subprocess.run(["tcat"], stdin=l, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+print("%s-rc=%d %s" % (sys.argv[1], p.returncode, p.stderr.decode().strip()))
+EOF
+session "$PY $WS/odd.py epoll; $PY $WS/odd.py listener; tsh -c 'echo y' > /dev/null; echo null-rc=\$?"
+expect "an epoll fd as stdout is refused (a member nobody named)" has "$OUT" "epoll-rc=126"
+expect "a listening socket as stdin is refused (a member nobody named)" has "$OUT" "listener-rc=126"
+expect "control: /dev/null as stdout works" has "$OUT" "null-rc=0"
+
+# ---- stdio: the supervisor's own broker socket as stdin ------------------------
+cat > "$WS/brokerin.py" <<'EOF'
+import socket, subprocess, sys
+if sys.argv[1] == "broker":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("/run/cordon/broker")
+else:
+    s, peer = socket.socketpair()
+    peer.sendall(b"from-a-socketpair\n")
+    peer.shutdown(socket.SHUT_WR)
+p = subprocess.run(["tcat"], stdin=s, capture_output=True)
+print("%s-rc=%d %s %s" % (sys.argv[1], p.returncode, p.stdout.decode().strip(), p.stderr.decode().strip()))
+EOF
+session "$PY $WS/brokerin.py broker; $PY $WS/brokerin.py pair"
+expect "a connection to the broker as a tool's stdin is refused" has "$OUT" "broker-rc=126"
+expect "... with a reason" has "$OUT" "connection to the supervisor's broker"
+expect "control: a socketpair as stdin reaches the tool" has "$OUT" "pair-rc=0 from-a-socketpair"
+
+# ---- a caller that stops reading loses its own call, nobody else's -----------
+# stall.py KIND [HOLD]: a tool writes without end to a stdout of KIND that
+# nobody reads; meanwhile another call runs; then the stalled caller goes
+cat > "$WS/stall.py" <<'EOF'
+import os, pty, socket, subprocess, sys, time
+kind = sys.argv[1]
+if kind == "pipe":
+    keep, out = os.pipe()
+elif kind == "socket":
+    keep, out = socket.socketpair()
+    out = out.fileno()
+elif kind == "pty":
+    keep, out = pty.openpty()
+p = subprocess.Popen(["tcat", "/dev/zero"], stdout=out, stderr=subprocess.DEVNULL)
+time.sleep(1)
+t0 = time.monotonic()
+q = subprocess.run(["tsh", "-c", "echo other-call-ok"], capture_output=True)
+print("%s: %s in %.1fs stalled-still-running=%s" % (kind, q.stdout.decode().strip(), time.monotonic() - t0, p.poll() is None))
+sys.stdout.flush()
+if len(sys.argv) > 2:
+    time.sleep(float(sys.argv[2]))
+p.kill()
+p.wait()
+EOF
+for kind in pipe socket pty; do
+	session "$PY $WS/stall.py $kind" 30
+	expect "a $kind nobody drains stalls its own call only: another call runs" has "$OUT" "$kind: other-call-ok in 0."
+	expect "... the stalled call was still stalled" has "$OUT" "stalled-still-running=True"
+	expect "... and the session ends promptly once the agent exits" lt "$SECS" 8
+done
+
+# ---- SIGTERM to cordon run while a relay is stalled ---------------------------
+(cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c "$PY $WS/stall.py pipe 60" >"$BASE/out" 2>"$BASE/err" </dev/null) &
+runpid=$!
+for _ in $(seq 100); do grep -q other-call-ok "$BASE/out" 2>/dev/null && break; sleep 0.1; done
+t0=$EPOCHREALTIME
+kill -TERM "$runpid"
+for _ in $(seq 100); do kill -0 "$runpid" 2>/dev/null || break; sleep 0.05; done
+SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+if kill -0 "$runpid" 2>/dev/null; then
+	kill -KILL "$runpid"
+	RC=running OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+	not_ok "SIGTERM during a stalled relay ends cordon run promptly" "still running after ${SECS}s" "out: $OUT" "err: $ERR"
+else
+	wait "$runpid"
+	RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+	expect "SIGTERM during a stalled relay ends cordon run promptly" lt "$SECS" 3
+	expect "... as stopped by SIGTERM" test "$RC" = 143
+fi
+
+finish
