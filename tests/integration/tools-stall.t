@@ -159,6 +159,28 @@ for kind in pipe socket pty; do
 	expect "... and the session ends promptly once the agent exits" lt "$SECS" 8
 done
 
+# ---- the workspace is HOME (issue 20 §8) --------------------------------------
+# the write gate's read side is on there (credential stores below HOME are
+# hidden): an O_PATH open it could not hand over failed with EBADF, and so
+# did every tool call (the shim holds its cwd as an O_PATH fd)
+H=$BASE/home
+mkdir -p "$H/.ssh" "$H/proj"
+echo key > "$H/.ssh/id_ed25519"
+chmod 755 "$H" "$H/proj"
+profile "$BASE/home.json" "$H"
+(cd "$H/proj" && HOME=$H timeout -s KILL 30 "$CORDON" run --profile "$BASE/home.json" -- sh -c "
+tsh -c 'echo home-call-ok'; echo rc=\$?
+$PY -c 'import os; os.open(\".\", os.O_PATH | os.O_DIRECTORY); print(\"opath-ok\")'
+$PY -c 'import os
+try:
+    os.open(os.environ[\"HOME\"] + \"/.ssh/id_ed25519\", os.O_PATH); print(\"hidden-opath-opened\")
+except OSError as e:
+    print(\"hidden-opath-refused\", e.errno)'" >"$BASE/out" 2>"$BASE/err" </dev/null)
+RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+expect "with the workspace set to HOME a tool call works" has "$OUT" "home-call-ok"$'\n'"rc=0"
+expect "... open(\".\", O_PATH) works in the session" has "$OUT" "opath-ok"
+expect "... an O_PATH open of a hidden credential file is still refused" has "$OUT" "hidden-opath-refused"
+
 # ---- SIGTERM to cordon run while a relay is stalled ---------------------------
 (cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c "$PY $WS/stall.py pipe 60" >"$BASE/out" 2>"$BASE/err" </dev/null) &
 runpid=$!
