@@ -156,6 +156,8 @@ static int check_cwd(struct call *c, char *why, size_t n)
 		return -EXDEV;
 	}
 	close(fd);
+	c->cwd_dev = (uint64_t)held.st_dev;
+	c->cwd_ino = (uint64_t)held.st_ino;
 	return 0;
 }
 

@@ -461,6 +461,11 @@ static void call_run(struct call *c)
 	struct cordon_stdio io = { .in = c->io[0], .out = out, .err = err };
 	struct cordon_run_opts o = {
 		.cwd = c->req.cwd,
+		/* looked up again by path, outside and then in the tool's own
+		 * namespace: the same directory as checked, or nothing runs */
+		.cwd_pinned = true,
+		.cwd_dev = c->cwd_dev,
+		.cwd_ino = c->cwd_ino,
 		.broker_fd = broker,
 		.env = (const char *const *)env,
 		.exec_fd = exe,
@@ -475,6 +480,13 @@ static void call_run(struct call *c)
 		close(broker);
 	close(exe);
 	exe = -1;
+	if (r == -ESTALE) {
+		snprintf(why, sizeof(why),
+			 "%s was not started: the working directory %.300s is no longer the directory that was "
+			 "checked (renamed or replaced since)",
+			 c->req.command, c->req.cwd);
+		goto refuse_started;
+	}
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s could not be started: %s", c->req.command, e.message);
 		goto refuse_started;

@@ -30,6 +30,10 @@ struct call {
 	bool have_req;
 	int io[3];                 /* the shim's stdin, stdout, stderr */
 	int cwd_fd;
+	/* the working directory as checked (check_cwd): the tool's runner
+	 * must find the same one by path in the tool's namespace; an
+	 * approval may bind them too */
+	uint64_t cwd_dev, cwd_ino;
 	char **env_names;
 	struct cordon_tool_decision decision;
 	uint64_t t0_ms;

@@ -25,7 +25,10 @@ profile() { # profile FILE WORKSPACE
 {
   "workspace": "$2",
   "command_policies": {
+    "approval_backends": { "me": {"type": "terminal", "timeout_secs": 20, "default": "deny"} },
     "commands": {
+      "by-me": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"] },
+                 "invocation_policy": {"default": "approve", "backend": "me"} },
       "tsh": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"], "exec_paths": ["/bin/sleep", "/usr/bin/sleep"] } },
       "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["\$WORKSPACE"] } },
       "ttrue": { "executable": "$BIN/ttrue" }
@@ -158,6 +161,32 @@ for kind in pipe socket pty; do
 	expect "... the stalled call was still stalled" has "$OUT" "stalled-still-running=True"
 	expect "... and the session ends promptly once the agent exits" lt "$SECS" 8
 done
+
+# ---- the working directory: looked up again, compared with what was checked ----
+# The call is checked (its cwd's device and inode recorded), then held by a
+# terminal approval; meanwhile the host renames the directory away and puts
+# another in its place. The path now names another directory: refused.
+mkdir -p "$WS/wd"
+agent='cd '"$WS"'/wd && by-me -c "echo ran-in \$(pwd)"; echo approved-rc=$?'
+screen=$(TOOLS_PTY_BEFORE="mv $WS/wd $WS/wd.old && mkdir $WS/wd" "$PY" "$here/tools-pty.py" yes "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+RC=0 OUT=$screen ERR=
+expect "a cwd replaced while its call waits for approval is refused" has "$OUT" "approved-rc=126"
+expect "... with a reason" has "$OUT" "is no longer the directory that was checked"
+expect "... the tool never ran" not has "$OUT" "ran-in $WS/wd"
+rm -rf "$WS/wd" "$WS/wd.old"
+mkdir -p "$WS/wd"
+screen=$("$PY" "$here/tools-pty.py" yes "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+OUT=$screen
+expect "control: the same call, its cwd left alone, runs there" has "$OUT" "ran-in $WS/wd"
+# the runner's own lookup in the command's namespace: a directory the
+# sandbox hides by a mount is not the directory the command was started in
+mkdir -p "$BASE/hid"
+OUT=$(cd "$BASE/hid" && "$CORDON" run --deny-read "$BASE/hid" -- sh -c 'echo ran-in-stand-in' 2>&1)
+RC=$?
+expect "a cwd the sandbox's mounts replace is refused by the runner" has "$OUT" "not the same directory inside the sandbox"
+expect "... and nothing ran" not has "$OUT" "ran-in-stand-in"
+OUT=$(cd "$BASE/hid" && "$CORDON" run -- sh -c 'echo ran-in $(pwd)' 2>&1)
+expect "control: the same directory, not hidden, is the command's cwd" has "$OUT" "ran-in $BASE/hid"
 
 # ---- the workspace is HOME (issue 20 §8) --------------------------------------
 # the write gate's read side is on there (credential stores below HOME are
