@@ -309,10 +309,11 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 	call_drop(arg);
 }
 
-void call_accept(struct supervisor *s, const char *caller, int fd)
+void call_accept(struct endpoint *e, int fd)
 {
+	struct supervisor *s = e->s;
 	struct timeval idle = { .tv_sec = SUP_IDLE_MS / 1000, .tv_usec = (SUP_IDLE_MS % 1000) * 1000 };
-	struct call *c = call_new(s, caller, fd);
+	struct call *c = call_new(s, e->caller, fd);
 
 	if (!c)
 		return;
@@ -328,4 +329,6 @@ void call_accept(struct supervisor *s, const char *caller, int fd)
 	if (s->calls)
 		s->calls->prev = c;
 	s->calls = c;
+	c->ep = e;
+	e->conns++;
 }

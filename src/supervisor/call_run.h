@@ -62,6 +62,8 @@ struct call {
 	bool counted;              /* in s->running */
 	struct event *reap;        /* frees the call from the loop */
 
+	struct endpoint *ep;       /* the sandbox it came from, while in s->calls (NULL: gone) */
+	bool ep_running;           /* counted in ep->running */
 	struct call *prev, *next;  /* s->calls */
 	struct call *qnext;        /* s->queue */
 };

@@ -31,6 +31,8 @@ profile() { # profile FILE WORKSPACE
                  "invocation_policy": {"default": "approve", "backend": "me"} },
       "tsh": { "executable": "$BIN/tsh", "sandbox": { "fs_read": ["\$WORKSPACE"], "exec_paths": ["/bin/sleep", "/usr/bin/sleep"] } },
       "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["\$WORKSPACE"] } },
+      "tsh2": { "executable": "$BIN/tsh", "can_use": ["tcat"],
+                "sandbox": { "fs_read": ["\$WORKSPACE"], "exec_paths": ["/bin/sleep", "/usr/bin/sleep"] } },
       "ttrue": { "executable": "$BIN/ttrue" }
     }
   }
@@ -209,6 +211,84 @@ RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
 expect "with the workspace set to HOME a tool call works" has "$OUT" "home-call-ok"$'\n'"rc=0"
 expect "... open(\".\", O_PATH) works in the session" has "$OUT" "opath-ok"
 expect "... an O_PATH open of a hidden credential file is still refused" has "$OUT" "hidden-opath-refused"
+
+# ---- budgets: connections per sandbox, and fds running out -------------------
+# flood.py N HOLD: N idle connections to the broker (as many as fds allow),
+# then how many the supervisor kept open and how many it closed; held HOLD
+# seconds; then closed, and one more call
+cat > "$WS/flood.py" <<'EOF'
+import os, resource, socket, subprocess, sys, time
+n, hold = int(sys.argv[1]), float(sys.argv[2])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = n + 64 if hard == resource.RLIM_INFINITY else min(hard, n + 64)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, want), hard))
+conns = []
+T0 = time.monotonic()
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    for _ in range(200):
+        try:
+            s.connect("/run/cordon/broker")
+            break
+        except (BlockingIOError, ConnectionRefusedError, OSError) as e:
+            if getattr(e, "errno", 0) == 24:  # EMFILE: ours
+                raise
+            time.sleep(0.01)
+    conns.append(s)
+time.sleep(1)
+live = closed = 0
+for s in conns:
+    try:
+        closed += s.recv(1, socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        live += 1
+    except OSError:
+        closed += 1
+print("conns=%d live=%d closed=%d connect-secs=%.1f" % (len(conns), live, closed, time.monotonic() - T0), flush=True)
+time.sleep(hold)
+for s in conns:
+    s.close()
+t0 = time.monotonic()
+q = subprocess.run(["tsh", "-c", "echo after-flood-ok"], capture_output=True)
+print("%s in %.1fs" % (q.stdout.decode().strip(), time.monotonic() - t0), flush=True)
+EOF
+# another sandbox (tsh2, which may call tcat) calls while the session floods
+echo tool-text > "$WS/t.txt"
+session "tsh2 -c 'sleep 2; tcat $WS/t.txt; echo tool-call-rc=\$?' & $PY $WS/flood.py 5000 1.5; wait" 60
+expect "5000 idle connections from a session: at most its budget stays open" \
+	awk -v o="$OUT" 'BEGIN { if (match(o, /live=[0-9]+/)) { n = substr(o, RSTART + 5, RLENGTH - 5) + 0; exit !(n > 0 && n <= 256) } exit 1 }'
+expect "... the rest are refused (closed)" \
+	awk -v o="$OUT" 'BEGIN { if (match(o, /closed=[0-9]+/)) { n = substr(o, RSTART + 7, RLENGTH - 7) + 0; exit !(n >= 4744) } exit 1 }'
+expect "... another sandbox's call meanwhile goes through" has "$OUT" "tool-text"$'\n'"tool-call-rc=0"
+expect "... and the session's own next call, once they are closed" has "$OUT" "after-flood-ok in 0."
+# the agent exits while a process of its holds them: the session's end
+# (from the agent's last word to cordon's exit) is not delayed by them
+session "$PY $WS/flood.py 5000 60 > $WS/flood.out & for i in \$(seq 600); do grep -q conns= $WS/flood.out && break; sleep 0.1; done; cat $WS/flood.out; date +end-at=%s.%N" 90
+t_end=$EPOCHREALTIME
+at=$(printf '%s\n' "$OUT" | sed -n 's/^end-at=//p')
+SECS=$(awk -v a="${at:-0}" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')
+expect "... and the session ends within ~1 s of the agent, 5000 connections held (took ${SECS}s)" lt "$SECS" 1.5
+expect "... (they were held)" has "$OUT" "conns=5000 live=256"
+
+# fds running out: the supervisor itself limited to 64 fds; the session
+# holds connections past that. accept4 fails with EMFILE: the listener
+# rests instead of spinning (the supervisor's CPU time stays small), and
+# calls work again once fds are free.
+if command -v prlimit >/dev/null; then
+	(cd "$WS" && exec prlimit --nofile=64:64 "$CORDON" run --profile "$P" -- sh -c "$PY $WS/flood.py 60 3" >"$BASE/out" 2>"$BASE/err" </dev/null) &
+	runpid=$!
+	for _ in $(seq 100); do grep -q "conns=" "$BASE/out" 2>/dev/null && break; sleep 0.1; done
+	cpu0=$(awk '{ print $14 + $15 }' "/proc/$runpid/stat" 2>/dev/null || echo 0)
+	sleep 2
+	cpu1=$(awk '{ print $14 + $15 }' "/proc/$runpid/stat" 2>/dev/null || echo 0)
+	wait "$runpid"
+	RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err") SECS=$(( cpu1 - cpu0 ))
+	expect "the supervisor out of fds does not spin (CPU ticks in 2 s: $SECS)" test "$SECS" -lt 40
+	expect "... the connections it could not take wait (none refused by it)" has "$OUT" "conns=60"
+	expect "... and calls work again once fds are free" has "$OUT" "after-flood-ok in"
+else
+	skip "the supervisor out of fds does not spin" "no prlimit"
+fi
 
 # ---- SIGTERM to cordon run while a relay is stalled ---------------------------
 (cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c "$PY $WS/stall.py pipe 60" >"$BASE/out" 2>"$BASE/err" </dev/null) &
