@@ -27,11 +27,11 @@
 #define SUP_IDLE_MS 10000
 /* One sandbox's share (issue 20 §5): its open broker connections (idle,
  * asking, waiting or running; more are closed as they come), its running
- * tools and its queued calls (more are refused as busy). Half of the
- * whole for the last two: one sandbox never has all of it. */
+ * tools and its queued calls (more are refused as busy). Three quarters
+ * of the whole for the last two: one sandbox never has all of it. */
 #define SUP_CONNS_PER_SANDBOX 256
-#define SUP_RUNNING_PER_SANDBOX (SUP_RUNNING_MAX / 2)
-#define SUP_WAITING_PER_SANDBOX (SUP_WAITING_MAX / 2)
+#define SUP_RUNNING_PER_SANDBOX (SUP_RUNNING_MAX * 3 / 4)
+#define SUP_WAITING_PER_SANDBOX (SUP_WAITING_MAX * 3 / 4)
 /* accept4 out of fds (EMFILE, ENFILE, ENOBUFS, ENOMEM): the listener
  * rests this long instead of waking the loop again at once */
 #define SUP_ACCEPT_BACKOFF_MS 100

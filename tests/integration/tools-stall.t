@@ -17,6 +17,7 @@ chmod 755 "$WS" "$WS/sub" "$BIN"
 cp /bin/dash "$BIN/tsh"
 cp /bin/cat "$BIN/tcat"
 cp /bin/true "$BIN/ttrue"
+cp /bin/sleep "$BIN/tsleep"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 
@@ -33,7 +34,8 @@ profile() { # profile FILE WORKSPACE
       "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["\$WORKSPACE"] } },
       "tsh2": { "executable": "$BIN/tsh", "can_use": ["tcat"],
                 "sandbox": { "fs_read": ["\$WORKSPACE"], "exec_paths": ["/bin/sleep", "/usr/bin/sleep"] } },
-      "ttrue": { "executable": "$BIN/ttrue" }
+      "ttrue": { "executable": "$BIN/ttrue" },
+      "tsleep": { "executable": "$BIN/tsleep" }
     }
   }
 }
@@ -269,6 +271,16 @@ at=$(printf '%s\n' "$OUT" | sed -n 's/^end-at=//p')
 SECS=$(awk -v a="${at:-0}" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')
 expect "... and the session ends within ~1 s of the agent, 5000 connections held (took ${SECS}s)" lt "$SECS" 1.5
 expect "... (they were held)" has "$OUT" "conns=5000 live=256"
+
+# the session takes all the running slots it may (48 of 64) and queues
+# more; tsh2, started first, then calls tcat from its own sandbox: that
+# call runs at once instead of waiting behind the session's queue
+session "(tsh2 -c 'sleep 3; tcat $WS/t.txt; echo tool-call-rc=\$?'; date +tcat-at=%s) & sleep 1; for i in \$(seq 70); do (tsleep 12; echo done=\$?) & done; date +flood-at=%s; wait" 120
+a=$(printf '%s\n' "$OUT" | sed -n 's/^flood-at=//p') b=$(printf '%s\n' "$OUT" | sed -n 's/^tcat-at=//p')
+expect "a sandbox's call runs while the session has its share of slots busy (after $(( ${b:-99} - ${a:-0} ))s)" \
+	test -n "$a" -a -n "$b" -a $(( ${b:-99} - ${a:-0} )) -lt 8
+expect "... and went through" has "$OUT" "tool-text"$'\n'"tool-call-rc=0"
+expect "... and the session's own calls all completed" test "$(printf '%s\n' "$OUT" | grep -c '^done=0$')" = 70
 
 # fds running out: the supervisor itself limited to 64 fds; the session
 # holds connections past that. accept4 fails with EMFILE: the listener
