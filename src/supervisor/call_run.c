@@ -468,13 +468,17 @@ static void call_run(struct call *c)
 	if (!c->relay_over || !c->relay_done[0] || !c->relay_done[1])
 		goto oom;
 	r = setup_stream(c, 1, sb.stdout_max, sb.stdout_terminate, &out);
-	if (r < 0)
-		goto oom;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "the caller's stdout cannot be relayed: %s", strerror(-r));
+		goto refuse;
+	}
 	if (r > 0)
 		owned[0] = out;
 	r = setup_stream(c, 2, sb.stderr_max, sb.stderr_terminate, &err);
-	if (r < 0)
-		goto oom;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "the caller's stderr cannot be relayed: %s", strerror(-r));
+		goto refuse;
+	}
 	if (r > 0)
 		owned[1] = err;
 	if (cordon_tools_can_use(s->tools, c->req.command)[0]) {
