@@ -231,6 +231,7 @@ static int on_call(void *ctx, struct msgbuf *body, int *fds, size_t nfds)
 
 	if (nfds != BROKER_CALL_FDS)
 		return -EBADMSG;
+	c->req_bytes = msgbuf_len(body);
 	r = broker_call_decode(body, &c->req);
 	if (r < 0)
 		return r;
@@ -283,12 +284,20 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		call_drop(c);
 		return;
 	}
+	/* a sandbox holding too much of our memory loses the call that
+	 * went over, never another sandbox's */
+	if (!call_account(c, msg_reader_pending(c->reader) + c->req_bytes)) {
+		call_drop(c);
+		return;
+	}
 	for (;;) {
 		struct msg_frame f = {};
 
 		r = msg_reader_next(c->reader, &f);
-		if (r == -EAGAIN)
+		if (r == -EAGAIN) {
+			(void)call_account(c, msg_reader_pending(c->reader) + c->req_bytes);
 			return;
+		}
 		if (r >= 0) {
 			r = msg_dispatch_frame(&c->st, c, &f);
 			msg_frame_done(&f);

@@ -81,7 +81,9 @@ static void unlink_call(struct call *c)
 		c->ep->conns--;
 		if (c->ep_running)
 			c->ep->running--;
+		c->ep->bytes -= c->bytes;
 	}
+	c->bytes = 0;
 	c->ep = NULL;
 	c->ep_running = false;
 }
@@ -168,6 +170,15 @@ void call_drop(struct call *c)
 	if (running)
 		call_kill(c); /* its tool goes too; reaped once the tool is */
 	call_reap_later(c);
+}
+
+bool call_account(struct call *c, size_t bytes)
+{
+	if (!c->ep)
+		return true;
+	c->ep->bytes = c->ep->bytes - c->bytes + bytes;
+	c->bytes = bytes;
+	return c->ep->bytes <= SUP_BYTES_PER_SANDBOX;
 }
 
 void call_audit(struct call *c, const char *event, const char *reason)

@@ -64,6 +64,8 @@ struct call {
 
 	struct endpoint *ep;       /* the sandbox it came from, while in s->calls (NULL: gone) */
 	bool ep_running;           /* counted in ep->running */
+	size_t bytes;              /* counted in ep->bytes */
+	size_t req_bytes;          /* the request's frame, held while the call lives */
 	struct call *prev, *next;  /* s->calls */
 	struct call *qnext;        /* s->queue */
 };
@@ -80,6 +82,9 @@ void call_reap_later(struct call *c);
 /* End the call (kill its tool) and free it, now or once its approval
  * thread is back. */
 void call_drop(struct call *c);
+/* The bytes the call holds now (its unfinished frame and its request),
+ * counted against its sandbox's budget: false when the sandbox is over. */
+bool call_account(struct call *c, size_t bytes);
 /* The audit record of one call. */
 void call_audit(struct call *c, const char *event, const char *reason);
 /* Audit, answer "denied" with reason, drop. */

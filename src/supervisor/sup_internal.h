@@ -30,6 +30,9 @@
  * tools and its queued calls (more are refused as busy). Three quarters
  * of the whole for the last two: one sandbox never has all of it. */
 #define SUP_CONNS_PER_SANDBOX 256
+/* bytes a sandbox's calls hold in the supervisor: unfinished frames and
+ * the requests of calls not yet ended (a call is at most MSG_FRAME_MAX) */
+#define SUP_BYTES_PER_SANDBOX (32u << 20)
 #define SUP_RUNNING_PER_SANDBOX (SUP_RUNNING_MAX * 3 / 4)
 #define SUP_WAITING_PER_SANDBOX (SUP_WAITING_MAX * 3 / 4)
 /* accept4 out of fds (EMFILE, ENFILE, ENOBUFS, ENOMEM): the listener
@@ -65,6 +68,7 @@ struct endpoint {
 	struct event *rest;         /* the listener's pause after EMFILE */
 	/* its budget (SUP_*_PER_SANDBOX): calls in s->calls from here */
 	unsigned conns, running, waiting;
+	size_t bytes;
 	struct endpoint *next;
 };
 

@@ -270,7 +270,9 @@ t_end=$EPOCHREALTIME
 at=$(printf '%s\n' "$OUT" | sed -n 's/^end-at=//p')
 SECS=$(awk -v a="${at:-0}" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')
 expect "... and the session ends within ~1 s of the agent, 5000 connections held (took ${SECS}s)" lt "$SECS" 1.5
-expect "... (they were held)" has "$OUT" "conns=5000 live=256"
+# (accepted ones idle out after 10 s: on a slow machine fewer than 256 remain)
+expect "... (they were held)" \
+	awk -v o="$OUT" 'BEGIN { if (match(o, /conns=5000 live=[0-9]+/)) { n = substr(o, RSTART + 16, RLENGTH - 16) + 0; exit !(n > 0 && n <= 256) } exit 1 }'
 
 # the session takes all the running slots it may (48 of 64) and queues
 # more; tsh2, started first, then calls tcat from its own sandbox: that
@@ -281,6 +283,42 @@ expect "a sandbox's call runs while the session has its share of slots busy (aft
 	test -n "$a" -a -n "$b" -a $(( ${b:-99} - ${a:-0} )) -lt 8
 expect "... and went through" has "$OUT" "tool-text"$'\n'"tool-call-rc=0"
 expect "... and the session's own calls all completed" test "$(printf '%s\n' "$OUT" | grep -c '^done=0$')" = 70
+
+# bytes: unfinished frames of nearly 1 MiB on 60 connections; a sandbox
+# holds at most 32 MiB of the supervisor's memory, the connections that go
+# over are dropped; another sandbox's call meanwhile goes through
+cat > "$WS/bigframes.py" <<'EOF'
+import socket, struct, sys
+n, body = int(sys.argv[1]), 900000
+hdr = bytes([0xC7, 1, 0, 1, 4, 0, 0, 0]) + struct.pack(">I", 1000000)
+conns, dropped = [], 0
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("/run/cordon/broker")
+    s.settimeout(5)
+    try:
+        s.sendall(hdr + b"x" * body)
+        conns.append(s)
+    except OSError:
+        dropped += 1
+import time
+time.sleep(1)
+for s in conns:
+    s.setblocking(False)
+    try:
+        dropped += s.recv(1) == b""
+    except BlockingIOError:
+        pass
+    except OSError:
+        dropped += 1
+print("frames=%d dropped=%d" % (n, dropped), flush=True)
+EOF
+session "(tsh2 -c 'sleep 3; tcat $WS/t.txt; echo tool-call-rc=\$?') & $PY $WS/bigframes.py 60; wait" 60
+expect "60 unfinished 1 MiB frames: the ones past the sandbox's 32 MiB are dropped" \
+	awk -v o="$OUT" 'BEGIN { if (match(o, /dropped=[0-9]+/)) { n = substr(o, RSTART + 8, RLENGTH - 8) + 0; exit !(n >= 20 && n <= 40) } exit 1 }'
+expect "... another sandbox's call meanwhile goes through" has "$OUT" "tool-text"$'\n'"tool-call-rc=0"
+session "$PY $WS/bigframes.py 20; tsh -c 'echo small-ok'"
+expect "control: 20 of them (18 MiB) are all kept, and a call after them works" has "$OUT" "frames=20 dropped=0"$'\n'"small-ok"
 
 # fds running out: the supervisor itself limited to 64 fds; the session
 # holds connections past that. accept4 fails with EMFILE: the listener
