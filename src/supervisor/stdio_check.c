@@ -75,7 +75,7 @@ static const char *refused(int i, int fd)
 	if (fl < 0 || fstat(fd, &st) < 0)
 		return "not an open file";
 	acc = fl & O_ACCMODE;
-	if (i == 0 ? acc == O_WRONLY : acc == O_RDONLY || (fl & O_PATH))
+	if ((fl & O_PATH) || (i == 0 ? acc == O_WRONLY : acc == O_RDONLY))
 		return i == 0 ? "not open for reading" : "not open for writing";
 	switch (st.st_mode & S_IFMT) {
 	case S_IFIFO:
