@@ -20,6 +20,12 @@ struct cordon_run_opts {
 	int timeout_ms;          /* 0: none */
 	size_t max_output;       /* capture cap; 0: the default, 1 MiB */
 	const char *cwd;         /* NULL: inherit */
+	/* With cwd: the device and inode the caller checked it as. The child
+	 * refuses to start (exit 127, ESTALE) when the path names another
+	 * directory by the time it changes into it; the native runner then
+	 * holds the command's own namespace to the same directory. */
+	bool cwd_pinned;
+	uint64_t cwd_dev, cwd_ino;
 	bool passthrough;        /* stdio inherited; output not captured; stderr scanned for classification */
 	/* When the confined argv runs cordon's own runner ([cordon_runner_path(),
 	 * "exec", ...]) and this is set, the runner is entered in a forked child

@@ -408,6 +408,18 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 	if (e == 0 && (writes(flags, r.exists) || c->set->names.read_gate))
 		e = r.magic ? decide_magic(c, &r, writes(flags, r.exists))
 			    : decide_path(c, r.dir, r.name, writes(flags, r.exists), false);
+	if (e == 0 && (flags & O_PATH)) {
+		/* An O_PATH file cannot be handed over (SECCOMP_IOCTL_NOTIF_ADDFD
+		 * takes no O_PATH source: EBADF, and `open(".", O_PATH)` failed in
+		 * every gated sandbox). The kernel opens it itself: an O_PATH fd
+		 * reads and writes nothing, and every use that would (a reopen
+		 * through /proc, a lookup below it, fchdir then open) comes back
+		 * here and to Landlock with the file it reached. */
+		gate_resolved_done(&r);
+		if (still_valid(c))
+			gate_reply_continue(c->listener, c->id);
+		return;
+	}
 	if (e == 0 && r.exists && is_dev_tty(&r.st))
 		fd = caller_tty(c, flags);
 	else if (e == 0) {

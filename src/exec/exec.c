@@ -129,6 +129,12 @@ _Noreturn static void run_full(struct exec_ctx *x)
 
 	if (!getcwd(x->cwd, sizeof(x->cwd)))
 		exec_die("chdir", "cannot read the working directory: %m");
+	struct stat cwd_st;
+
+	if (stat(".", &cwd_st) < 0)
+		exec_die("chdir", "cannot stat the working directory: %m");
+	x->cwd_dev = cwd_st.st_dev;
+	x->cwd_ino = cwd_st.st_ino;
 	x->shared = mmap(NULL, sizeof(*x->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (x->shared == MAP_FAILED)
 		exec_die("namespaces", "mmap: %m");

@@ -38,6 +38,13 @@ void gate_reply(int listener, uint64_t id, int64_t val, int error)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
+void gate_reply_continue(int listener, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
 bool gate_id_valid(int listener, uint64_t id)
 {
 	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;

@@ -15,6 +15,9 @@
 /* Answer notification id: val, or -errno in error. A caller that is gone
  * (or that a fatal signal ended) is not an error. */
 void gate_reply(int listener, uint64_t id, int64_t val, int error);
+/* The kernel goes on with the call itself (only where re-reading its
+ * arguments cannot matter: see the callers). */
+void gate_reply_continue(int listener, uint64_t id);
 /* Is notification id still pending (its caller still waiting)? */
 bool gate_id_valid(int listener, uint64_t id);
 /* Ask the kernel to hand the CPU over directly between the caller and init

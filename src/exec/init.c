@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -190,8 +191,19 @@ void init_loopback(struct exec_ctx *x, size_t i)
 
 void init_chdir(struct exec_ctx *x, size_t i)
 {
+	struct stat st;
+
 	if (x->cwd[0] && chdir(x->cwd) < 0)
 		exec_die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
+	/* Looked up again by path in the command's own mount namespace: it
+	 * must be the directory the runner was started in (and the caller
+	 * checked), not whatever a mount, a swapped link or a rename made
+	 * the path name meanwhile. */
+	if (x->cwd[0] && (stat(".", &st) < 0 || st.st_dev != x->cwd_dev || st.st_ino != x->cwd_ino))
+		exec_die("chdir",
+			 "%s: not the same directory inside the sandbox as outside (replaced, renamed, or "
+			 "hidden by the sandbox's mounts): run the command from another directory",
+			 x->cwd);
 }
 
 void init_fork_command(struct exec_ctx *x, size_t i)

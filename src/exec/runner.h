@@ -38,6 +38,8 @@ struct exec_ctx {
 	uid_t uid;
 	gid_t gid;
 	char cwd[PATH_MAX];
+	dev_t cwd_dev;        /* the directory the runner was started in ... */
+	ino_t cwd_ino;        /* ... which the command's must be, in its own namespace */
 	char **envp;                    /* built before any fork; entries point into environ/argv */
 	sigset_t forward;               /* signals the runner and init pass on (plus SIGCHLD) */
 	sigset_t old_mask;              /* restored before execve */

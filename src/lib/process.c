@@ -265,6 +265,20 @@ struct exec_args {
 };
 
 /* The child of start_exec: system calls only, then exec. */
+/* In the child, after chdir(o->cwd): the directory the caller checked?
+ * (async-signal-safe: a stat) */
+static bool cwd_is_pinned(const struct spawn_opts *o)
+{
+	struct stat st;
+
+	if (stat(".", &st) < 0)
+		return false;
+	if ((uint64_t)st.st_dev == o->cwd_dev && (uint64_t)st.st_ino == o->cwd_ino)
+		return true;
+	errno = ESTALE;
+	return false;
+}
+
 static int exec_child(void *arg)
 {
 	struct exec_args *a = arg;
@@ -293,6 +307,8 @@ static int exec_child(void *arg)
 	else if (!o->capture_stderr && a->err_w >= 0 && dup2(a->err_w, 2) < 0)
 		goto fail;
 	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	if (o->cwd_pinned && !cwd_is_pinned(o))
 		goto fail;
 	/* dup2 clears close-on-exec on the copies only */
 	if (a->status_w >= 0 && (dup2(a->status_w, o->status_fd) < 0 ||
@@ -455,6 +471,8 @@ int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pi
 		if (!o->capture_stderr && err_w >= 0 && dup2(err_w, 2) < 0)
 			_exit(127);
 		if (o->cwd && chdir(o->cwd) < 0)
+			_exit(127);
+		if (o->cwd_pinned && !cwd_is_pinned(o))
 			_exit(127);
 		if (o->limits && limits_child_apply(o->limits) < 0) {
 			static const char msg[] = "cordon: limits: cannot join the run's cgroup or set its rlimits\n";

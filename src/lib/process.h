@@ -19,6 +19,8 @@ struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */
 	char *const *envp;        /* NULL: inherit */
 	const char *cwd;          /* NULL: inherit */
+	bool cwd_pinned;          /* cwd must be this device and inode */
+	uint64_t cwd_dev, cwd_ino;
 	int timeout_ms;           /* 0: none */
 	size_t cap;               /* bytes of output kept; the rest is read and counted */
 	bool capture_stdout;      /* else inherited */

@@ -353,6 +353,9 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		/* the runner nested in bwrap reports on the next fd, into the same pipe */
 		.status_fd2 = confined->status_format == CORDON_STATUS_BWRAP_NESTED ? confined->status_fd + 1 : 0,
 		.cwd = c->o.cwd,
+		.cwd_pinned = c->o.cwd && c->o.cwd_pinned,
+		.cwd_dev = c->o.cwd_dev,
+		.cwd_ino = c->o.cwd_ino,
 		.timeout_ms = c->o.timeout_ms,
 		.cap = c->o.max_output,
 		.capture_stdout = !c->o.passthrough,

@@ -23,6 +23,7 @@
 #include "call_run.h"
 #include "crypto.h"
 #include "redact.h"
+#include "stdio_check.h"
 
 /* ---- approval, off the loop ---- */
 
@@ -155,6 +156,8 @@ static int check_cwd(struct call *c, char *why, size_t n)
 		return -EXDEV;
 	}
 	close(fd);
+	c->cwd_dev = (uint64_t)held.st_dev;
+	c->cwd_ino = (uint64_t)held.st_ino;
 	return 0;
 }
 
@@ -185,6 +188,12 @@ static void decide(struct call *c)
 
 	if (s->audit_broken) {
 		call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+		return;
+	}
+	/* before anything is decided: stdio that could stall the relays,
+	 * or reach the broker itself, never gets to a tool */
+	if ((r = stdio_check(c->io, why, sizeof(why))) < 0) {
+		call_deny(c, "denied", why);
 		return;
 	}
 	if ((r = check_cwd(c, why, sizeof(why))) < 0) {
@@ -237,6 +246,7 @@ static int on_call(void *ctx, struct msgbuf *body, int *fds, size_t nfds)
 
 	if (nfds != BROKER_CALL_FDS)
 		return -EBADMSG;
+	c->req_bytes = msgbuf_len(body);
 	r = broker_call_decode(body, &c->req);
 	if (r < 0)
 		return r;
@@ -289,12 +299,20 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		call_drop(c);
 		return;
 	}
+	/* a sandbox holding too much of our memory loses the call that
+	 * went over, never another sandbox's */
+	if (!call_account(c, msg_reader_pending(c->reader) + c->req_bytes)) {
+		call_drop(c);
+		return;
+	}
 	for (;;) {
 		struct msg_frame f = {};
 
 		r = msg_reader_next(c->reader, &f);
-		if (r == -EAGAIN)
+		if (r == -EAGAIN) {
+			(void)call_account(c, msg_reader_pending(c->reader) + c->req_bytes);
 			return;
+		}
 		if (r >= 0) {
 			r = msg_dispatch_frame(&c->st, c, &f);
 			msg_frame_done(&f);
@@ -315,10 +333,11 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 	call_drop(arg);
 }
 
-void call_accept(struct supervisor *s, const char *caller, int fd)
+void call_accept(struct endpoint *e, int fd)
 {
+	struct supervisor *s = e->s;
 	struct timeval idle = { .tv_sec = SUP_IDLE_MS / 1000, .tv_usec = (SUP_IDLE_MS % 1000) * 1000 };
-	struct call *c = call_new(s, caller, fd);
+	struct call *c = call_new(s, e->caller, fd);
 
 	if (!c)
 		return;
@@ -334,4 +353,6 @@ void call_accept(struct supervisor *s, const char *caller, int fd)
 	if (s->calls)
 		s->calls->prev = c;
 	s->calls = c;
+	c->ep = e;
+	e->conns++;
 }

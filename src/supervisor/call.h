@@ -7,4 +7,4 @@
 
 /* A connection from a shim to an endpoint of caller's; fd is taken. What
  * the supervisor sets as s->accept. */
-void call_accept(struct supervisor *s, const char *caller, int fd);
+void call_accept(struct endpoint *e, int fd);

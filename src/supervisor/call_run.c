@@ -45,6 +45,24 @@ static void send_frame(struct call *c, uint16_t type, struct msgbuf *body)
 		(void)msg_frame_write(c->fd, type, body, NULL, 0);
 }
 
+/* Take a queued call off the queue. */
+static void dequeue(struct supervisor *s, struct call *c)
+{
+	struct call **q = &s->queue_head, *last = NULL;
+
+	for (; *q; last = *q, q = &(*q)->qnext)
+		if (*q == c) {
+			*q = c->qnext;
+			if (s->queue_tail == c)
+				s->queue_tail = last;
+			c->qnext = NULL;
+			s->waiting--;
+			if (c->ep)
+				c->ep->waiting--;
+			return;
+		}
+}
+
 static void unlink_call(struct call *c)
 {
 	struct supervisor *s = c->s;
@@ -56,18 +74,18 @@ static void unlink_call(struct call *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->prev = c->next = NULL;
-	if (c->state == CALL_QUEUED) {
-		struct call **q = &s->queue_head, *last = NULL;
-
-		for (; *q; last = *q, q = &(*q)->qnext)
-			if (*q == c) {
-				*q = c->qnext;
-				if (s->queue_tail == c)
-					s->queue_tail = last;
-				s->waiting--;
-				break;
-			}
+	if (c->state == CALL_QUEUED)
+		dequeue(s, c);
+	/* its sandbox's budget: the connection is closed from here on */
+	if (c->ep) {
+		c->ep->conns--;
+		if (c->ep_running)
+			c->ep->running--;
+		c->ep->bytes -= c->bytes;
 	}
+	c->bytes = 0;
+	c->ep = NULL;
+	c->ep_running = false;
 }
 
 void call_free(struct call *c)
@@ -154,6 +172,15 @@ void call_drop(struct call *c)
 	call_reap_later(c);
 }
 
+bool call_account(struct call *c, size_t bytes)
+{
+	if (!c->ep)
+		return true;
+	c->ep->bytes = c->ep->bytes - c->bytes + bytes;
+	c->bytes = bytes;
+	return c->ep->bytes <= SUP_BYTES_PER_SANDBOX;
+}
+
 void call_audit(struct call *c, const char *event, const char *reason)
 {
 	struct supervisor *s = c->s;
@@ -200,33 +227,47 @@ void call_deny(struct call *c, const char *event, const char *reason)
 
 /* ---- the queue ---- */
 
+static bool sandbox_has_room(const struct call *c)
+{
+	return !c->ep || c->ep->running < SUP_RUNNING_PER_SANDBOX;
+}
+
+/* Start queued calls, first come first served, skipping those whose
+ * sandbox already runs its share: a sandbox whose tools stall waits for
+ * itself, never another. */
 void calls_pump(struct supervisor *s)
 {
-	while (s->queue_head && s->running < SUP_RUNNING_MAX) {
-		struct call *c = s->queue_head;
+	struct call *c = s->queue_head;
 
-		s->queue_head = c->qnext;
-		if (!s->queue_head)
-			s->queue_tail = NULL;
-		c->qnext = NULL;
-		s->waiting--;
+	while (c && s->running < SUP_RUNNING_MAX) {
+		if (!sandbox_has_room(c)) {
+			c = c->qnext;
+			continue;
+		}
+		dequeue(s, c);
 		call_run(c);
+		/* from the top: a run that failed may have pumped already */
+		c = s->queue_head;
 	}
 }
 
 void call_allowed(struct call *c)
 {
 	struct supervisor *s = c->s;
+	char why[200];
 
-	if (s->running < SUP_RUNNING_MAX && !s->queue_head) {
+	if (s->running < SUP_RUNNING_MAX && sandbox_has_room(c) && !s->queue_head) {
 		call_run(c);
 		return;
 	}
-	if (s->waiting >= SUP_WAITING_MAX) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "the supervisor is busy: %d tool calls run and %d wait; try again",
-			 SUP_RUNNING_MAX, SUP_WAITING_MAX);
+	if (s->waiting >= SUP_WAITING_MAX || (c->ep && c->ep->waiting >= SUP_WAITING_PER_SANDBOX)) {
+		if (s->waiting >= SUP_WAITING_MAX)
+			snprintf(why, sizeof(why), "the supervisor is busy: %d tool calls run and %d wait; try again",
+				 SUP_RUNNING_MAX, SUP_WAITING_MAX);
+		else
+			snprintf(why, sizeof(why),
+				 "this sandbox is busy: %d of its tool calls run and %d wait; try again",
+				 SUP_RUNNING_PER_SANDBOX, SUP_WAITING_PER_SANDBOX);
 		call_deny(c, "denied", why);
 		return;
 	}
@@ -237,6 +278,9 @@ void call_allowed(struct call *c)
 		s->queue_head = c;
 	s->queue_tail = c;
 	s->waiting++;
+	if (c->ep)
+		c->ep->waiting++;
+	calls_pump(s);
 }
 
 void calls_kill_all(struct supervisor *s)
@@ -286,6 +330,9 @@ static void maybe_finish(struct call *c)
 	if (c->counted) {
 		c->counted = false;
 		s->running--;
+		if (c->ep && c->ep_running)
+			c->ep->running--;
+		c->ep_running = false;
 		call_audit(c, "exited", msg[0] ? msg : c->state == CALL_ENDED ? "the caller went away" : NULL);
 	}
 	if (c->state == CALL_RUNNING) {
@@ -432,13 +479,17 @@ static void call_run(struct call *c)
 	if (!c->relay_over || !c->relay_done[0] || !c->relay_done[1])
 		goto oom;
 	r = setup_stream(c, 1, sb.stdout_max, sb.stdout_terminate, &out);
-	if (r < 0)
-		goto oom;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "the caller's stdout cannot be relayed: %s", strerror(-r));
+		goto refuse;
+	}
 	if (r > 0)
 		owned[0] = out;
 	r = setup_stream(c, 2, sb.stderr_max, sb.stderr_terminate, &err);
-	if (r < 0)
-		goto oom;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "the caller's stderr cannot be relayed: %s", strerror(-r));
+		goto refuse;
+	}
 	if (r > 0)
 		owned[1] = err;
 	if (cordon_tools_can_use(s->tools, c->req.command)[0]) {
@@ -465,6 +516,11 @@ static void call_run(struct call *c)
 	struct cordon_stdio io = { .in = c->io[0], .out = out, .err = err };
 	struct cordon_run_opts o = {
 		.cwd = c->req.cwd,
+		/* looked up again by path, outside and then in the tool's own
+		 * namespace: the same directory as checked, or nothing runs */
+		.cwd_pinned = true,
+		.cwd_dev = c->cwd_dev,
+		.cwd_ino = c->cwd_ino,
 		.broker_fd = broker,
 		.env = (const char *const *)env,
 		.exec_fd = exe,
@@ -479,6 +535,13 @@ static void call_run(struct call *c)
 		close(broker);
 	close(exe);
 	exe = -1;
+	if (r == -ESTALE) {
+		snprintf(why, sizeof(why),
+			 "%s was not started: the working directory %.300s is no longer the directory that was "
+			 "checked (renamed or replaced since)",
+			 c->req.command, c->req.cwd);
+		goto refuse_started;
+	}
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s could not be started: %s", c->req.command, e.message);
 		goto refuse_started;
@@ -486,6 +549,10 @@ static void call_run(struct call *c)
 	c->child_live = true;
 	c->counted = true;
 	s->running++;
+	if (c->ep) {
+		c->ep->running++;
+		c->ep_running = true;
+	}
 	for (int i = 0; i < 2; i++)
 		if (c->relay[i]) {
 			if (stdio_relay_start(c->relay[i]) < 0) {

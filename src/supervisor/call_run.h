@@ -30,6 +30,10 @@ struct call {
 	bool have_req;
 	int io[3];                 /* the shim's stdin, stdout, stderr */
 	int cwd_fd;
+	/* the working directory as checked (check_cwd): the tool's runner
+	 * must find the same one by path in the tool's namespace; an
+	 * approval may bind them too */
+	uint64_t cwd_dev, cwd_ino;
 	char **env_names;
 	struct cordon_tool_decision decision;
 	uint64_t t0_ms;
@@ -58,6 +62,10 @@ struct call {
 	bool counted;              /* in s->running */
 	struct event *reap;        /* frees the call from the loop */
 
+	struct endpoint *ep;       /* the sandbox it came from, while in s->calls (NULL: gone) */
+	bool ep_running;           /* counted in ep->running */
+	size_t bytes;              /* counted in ep->bytes */
+	size_t req_bytes;          /* the request's frame, held while the call lives */
 	struct call *prev, *next;  /* s->calls */
 	struct call *qnext;        /* s->queue */
 };
@@ -74,6 +82,9 @@ void call_reap_later(struct call *c);
 /* End the call (kill its tool) and free it, now or once its approval
  * thread is back. */
 void call_drop(struct call *c);
+/* The bytes the call holds now (its unfinished frame and its request),
+ * counted against its sandbox's budget: false when the sandbox is over. */
+bool call_account(struct call *c, size_t bytes);
 /* The audit record of one call. */
 void call_audit(struct call *c, const char *event, const char *reason);
 /* Audit, answer "denied" with reason, drop. */

@@ -14,9 +14,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "call_run.h"
 #include "endpoint.h"
 
 #define HELLO "cordon-broker 1"
+
+/* The listener rested after EMFILE: listen again. */
+static void on_rest_over(evutil_socket_t fd, short what, void *arg)
+{
+	struct endpoint *e = arg;
+
+	if (e->ev)
+		(void)event_add(e->ev, NULL);
+}
 
 static void on_listener(evutil_socket_t fd, short what, void *arg)
 {
@@ -27,11 +37,25 @@ static void on_listener(evutil_socket_t fd, short what, void *arg)
 		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (c < 0) {
+			struct timeval tv = { .tv_sec = 0, .tv_usec = SUP_ACCEPT_BACKOFF_MS * 1000 };
+
 			if (errno == EINTR)
 				continue;
-			return; /* EAGAIN, or a connection that went away */
+			if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM)
+				return; /* EAGAIN, or a connection that went away */
+			/* out of fds: the connection stays in the backlog, the
+			 * listener readable; rest instead of spinning on it */
+			event_del(e->ev);
+			if (evtimer_add(e->rest, &tv) < 0)
+				(void)event_add(e->ev, NULL);
+			return;
 		}
-		e->s->accept(e->s, e->caller, c);
+		/* over its budget: closed as it comes (the caller sees the end) */
+		if (e->conns >= SUP_CONNS_PER_SANDBOX) {
+			close(c);
+			continue;
+		}
+		e->s->accept(e, c);
 	}
 }
 
@@ -136,8 +160,9 @@ int endpoint_new(struct supervisor *s, const char *caller, struct endpoint **ret
 		return r;
 	}
 	e->ctl = pair[0];
+	e->rest = evtimer_new(s->base, on_rest_over, e);
 	e->ev = event_new(s->base, e->ctl, EV_READ | EV_PERSIST, on_ctl, e);
-	if (!e->ev || event_add(e->ev, NULL) < 0) {
+	if (!e->rest || !e->ev || event_add(e->ev, NULL) < 0) {
 		close(pair[1]);
 		endpoint_free(e);
 		return -ENOMEM;
@@ -162,6 +187,12 @@ void endpoint_free(struct endpoint *e)
 		}
 	if (e->ev)
 		event_free(e->ev);
+	if (e->rest)
+		event_free(e->rest);
+	/* its calls outlive it (answered, or dropped with their tools) */
+	for (struct call *c = e->s->calls; c; c = c->next)
+		if (c->ep == e)
+			c->ep = NULL;
 	if (e->ctl >= 0)
 		close(e->ctl);
 	if (e->listener >= 0)

@@ -23,13 +23,17 @@
 
 struct stdio_relay {
 	int src;             /* the pipe's read end (owned) */
-	int dst;             /* a dup of the caller's fd (owned) */
+	int dst;             /* the caller's fd: a dup, or a pipe reopened non-blocking (owned) */
+	bool sock;           /* dst is a socket: sent with MSG_DONTWAIT */
 	uint64_t cap;        /* bytes passed on at most; 0: no cap */
 	bool terminate;      /* at the cap: post `over` (the loop kills the tool) */
 	struct event *over, *done;
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
+	pthread_mutex_t lock; /* finished and abandoned, and the events while not abandoned */
+	bool finished;       /* the thread is past its last use of the events */
+	bool abandoned;      /* the loop left the thread behind: it frees the relay */
 	/* read by the loop once `done` fired (or after relay_join) */
 	uint64_t total;      /* bytes the tool wrote */
 	bool capped;         /* the cap was reached */

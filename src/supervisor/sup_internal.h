@@ -25,6 +25,19 @@
 #define SUP_WAITING_MAX 128
 /* Connections a sandbox may hold open before it asks anything. */
 #define SUP_IDLE_MS 10000
+/* One sandbox's share (issue 20 §5): its open broker connections (idle,
+ * asking, waiting or running; more are closed as they come), its running
+ * tools and its queued calls (more are refused as busy). Three quarters
+ * of the whole for the last two: one sandbox never has all of it. */
+#define SUP_CONNS_PER_SANDBOX 256
+/* bytes a sandbox's calls hold in the supervisor: unfinished frames and
+ * the requests of calls not yet ended (a call is at most MSG_FRAME_MAX) */
+#define SUP_BYTES_PER_SANDBOX (32u << 20)
+#define SUP_RUNNING_PER_SANDBOX (SUP_RUNNING_MAX * 3 / 4)
+#define SUP_WAITING_PER_SANDBOX (SUP_WAITING_MAX * 3 / 4)
+/* accept4 out of fds (EMFILE, ENFILE, ENOBUFS, ENOMEM): the listener
+ * rests this long instead of waking the loop again at once */
+#define SUP_ACCEPT_BACKOFF_MS 100
 /* The longest a call waits for a binary's hash from session start (1 GiB,
  * IDENTITY_MAX_BYTES, is read in a few seconds even from a slow disk). */
 #define SUP_HASH_WAIT_MS 60000
@@ -34,7 +47,8 @@ struct supervisor;
 
 /* What a connection to an endpoint becomes (call_accept, set by
  * supervisor.c above the endpoints): fd is taken. */
-typedef void sup_accept_fn(struct supervisor *s, const char *caller, int fd);
+struct endpoint;
+typedef void sup_accept_fn(struct endpoint *e, int fd);
 
 /* A controlled command's binary, as it was at session start. */
 struct tool_bin {
@@ -51,6 +65,10 @@ struct endpoint {
 	int ctl;                    /* our end of the runner's socketpair, until the listener arrives */
 	int listener;
 	struct event *ev;
+	struct event *rest;         /* the listener's pause after EMFILE */
+	/* its budget (SUP_*_PER_SANDBOX): calls in s->calls from here */
+	unsigned conns, running, waiting;
+	size_t bytes;
 	struct endpoint *next;
 };
 

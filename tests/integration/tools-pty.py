@@ -11,10 +11,13 @@ runner relays). When the supervisor's question ("Type yes") shows, types
 ANSWER and Enter; when the agent prints "ready-for-input", types
 "after-the-prompt" and Enter (the agent's terminal must work again after
 the prompt). Prints everything the terminal showed, then "status=N".
+With TOOLS_PTY_BEFORE set, that shell command runs on the host while the
+question is up, before the answer (what the host does to a pending call).
 """
 import os
 import pty
 import select
+import subprocess
 import sys
 import time
 
@@ -42,6 +45,8 @@ def main():
             screen += chunk
         if not answered and QUESTION in screen:
             time.sleep(0.2)  # the prompt is reading now
+            if os.environ.get("TOOLS_PTY_BEFORE"):
+                subprocess.run(["sh", "-c", os.environ["TOOLS_PTY_BEFORE"]], check=False)
             os.write(master, answer)
             answered = True
         if not typed and b"ready-for-input" in screen:
