@@ -125,8 +125,9 @@ enum cordon_approval_type {
 
 /* One of command_policies.approval_backends. terminal: timeout_ms and
  * default_allow (what an unanswered or unattended ask gets). webhook: url
- * (http or https), secret_env (the variable holding the HMAC key),
- * timeout_ms; default_allow is always false. chain: members (names of
+ * (https://, or unix:/PATH), secret_env (the variable holding the key
+ * that signs requests), answer_secret_env (the one holding the other key,
+ * that signs answers), timeout_ms; default_allow is always false. chain: members (names of
  * other backends, in order; NULL-terminated) and chain_all (every member
  * must allow; else any one); timeout_ms is 0 (the members' own bound it),
  * default_allow false. Strings are owned by t; NULL where not used. */
@@ -139,6 +140,7 @@ struct cordon_approval_backend {
 	const char *secret_env;
 	bool chain_all;
 	const char *const *members;
+	const char *answer_secret_env;
 };
 /* The approval backends' names, sorted, NULL-terminated (never NULL). */
 CORDON_API const char *const *cordon_tools_backend_names(const struct cordon_tools *t);

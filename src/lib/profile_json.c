@@ -318,8 +318,8 @@ static json_t *backend_json(const struct tool_backend *b)
 		return json_pack("{s:s,s:I,s:s}", "type", "terminal", "timeout_secs", (json_int_t)b->timeout_secs,
 				 "default", b->default_allow ? "allow" : "deny");
 	case CORDON_APPROVAL_WEBHOOK:
-		return json_pack("{s:s,s:s,s:s,s:I}", "type", "webhook", "url", b->url, "secret_env", b->secret_env,
-				 "timeout_secs", (json_int_t)b->timeout_secs);
+		return json_pack("{s:s,s:s,s:s,s:s,s:I}", "type", "webhook", "url", b->url, "secret_env", b->secret_env,
+				 "answer_secret_env", b->answer_secret_env, "timeout_secs", (json_int_t)b->timeout_secs);
 	case CORDON_APPROVAL_CHAIN:
 		return json_pack("{s:s,s:s,s:o}", "type", "chain", "mode", b->chain_all ? "all" : "any", "backends",
 				 strv_json(b->members));

@@ -168,6 +168,7 @@ enum raw_backend_key {
 	BACKEND_KEY_SECRET_ENV,
 	BACKEND_KEY_MODE,
 	BACKEND_KEY_BACKENDS,
+	BACKEND_KEY_ANSWER_SECRET_ENV,
 	_BACKEND_KEYS,
 };
 
@@ -179,7 +180,7 @@ struct raw_backend {
 	enum cordon_approval_type type;
 	uint64_t timeout_secs;
 	bool default_allow;
-	const char *url, *secret_env;
+	const char *url, *secret_env, *answer_secret_env;
 	bool chain_all;
 	struct raw_list members;
 };

@@ -115,6 +115,7 @@ static const char *const backend_keys[] = {
 	[BACKEND_KEY_SECRET_ENV] = "secret_env",
 	[BACKEND_KEY_MODE] = "mode",
 	[BACKEND_KEY_BACKENDS] = "backends",
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = "answer_secret_env",
 	[_BACKEND_KEYS] = NULL,
 };
 
@@ -122,7 +123,7 @@ static const char *const backend_keys[] = {
 static const unsigned backend_type_keys[] = {
 	[CORDON_APPROVAL_TERMINAL] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_TIMEOUT | 1u << BACKEND_KEY_DEFAULT,
 	[CORDON_APPROVAL_WEBHOOK] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_TIMEOUT | 1u << BACKEND_KEY_URL |
-				    1u << BACKEND_KEY_SECRET_ENV,
+				    1u << BACKEND_KEY_SECRET_ENV | 1u << BACKEND_KEY_ANSWER_SECRET_ENV,
 	[CORDON_APPROVAL_CHAIN] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_MODE | 1u << BACKEND_KEY_BACKENDS,
 };
 
@@ -131,8 +132,9 @@ static const char *const backend_key_help[] = {
 	[BACKEND_KEY_TYPE] = "terminal, webhook or chain",
 	[BACKEND_KEY_TIMEOUT] = "1 to 3600 seconds to wait for an answer",
 	[BACKEND_KEY_DEFAULT] = "allow or deny, what an unanswered or unattended ask gets",
-	[BACKEND_KEY_URL] = "the http:// or https:// address to POST to",
+	[BACKEND_KEY_URL] = "the https:// address to POST to, or unix:/PATH of a socket",
 	[BACKEND_KEY_SECRET_ENV] = "the variable holding the key that signs each request",
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = "the variable holding the other key, that signs each answer",
 	[BACKEND_KEY_MODE] = "all or any",
 	[BACKEND_KEY_BACKENDS] = "the backends to ask, by name",
 };
@@ -187,9 +189,11 @@ static int read_backend_default(struct loader *l, const struct where *w, json_t 
 	return 0;
 }
 
-/* http:// or https://, a host (a name, an IPv4 or a [v6] literal), an
- * optional port, then anything printable: the request goes exactly there,
- * and credentials never sit in a URL a profile show prints. */
+/* https://, a host (a name, an IPv4 or a [v6] literal), an optional port,
+ * then anything printable: the request goes exactly there, and credentials
+ * never sit in a URL a profile show prints. Or unix:/PATH, a socket on
+ * this host. Never http://: whoever can bind the port (an agent with the
+ * host's network) would read every request, and could answer it. */
 static int check_url(struct loader *l, const struct where *w, const char *url)
 {
 	const char *host, *end, *colon;
@@ -198,12 +202,16 @@ static int check_url(struct loader *l, const struct where *w, const char *url)
 	for (const char *c = url; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return loader_fail(l, -EINVAL, w, "a URL has no spaces or control characters");
-	if (strncmp(url, "http://", 7) == 0)
-		host = url + 7;
-	else if (strncmp(url, "https://", 8) == 0)
+	if (strncmp(url, "unix:/", 6) == 0)
+		return 0;
+	if (strncmp(url, "https://", 8) == 0)
 		host = url + 8;
+	else if (strncmp(url, "http://", 7) == 0)
+		return loader_fail(l, -EINVAL, w,
+				   "\"%.100s\": a webhook is https:// or unix:/PATH, never http:// (anyone on the "
+				   "path could read the request)", url);
 	else
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not an http:// or https:// URL", url);
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not an https:// or unix:/PATH URL", url);
 	end = host + strcspn(host, "/?#");
 	n = (size_t)(end - host);
 	if (memchr(host, '@', n))
@@ -270,7 +278,10 @@ static int read_backend_secret_env(struct loader *l, const struct where *w, json
 		return r;
 	if (!env_name_valid(s, false))
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a variable name", s);
-	TARGET(l, struct raw_backend)->secret_env = s;
+	if (k->arg == BACKEND_KEY_ANSWER_SECRET_ENV)
+		TARGET(l, struct raw_backend)->answer_secret_env = s;
+	else
+		TARGET(l, struct raw_backend)->secret_env = s;
 	backend_key_seen(l, w, k);
 	return 0;
 }
@@ -325,6 +336,7 @@ static const struct loader_key backend_readers[] = {
 	[BACKEND_KEY_MODE] = { read_backend_mode, .arg = BACKEND_KEY_MODE },
 	[BACKEND_KEY_BACKENDS] = { read_backend_members, .arg = BACKEND_KEY_BACKENDS, .type = JSON_ARRAY,
 				   .what = "an array of backend names" },
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = { read_backend_secret_env, .arg = BACKEND_KEY_ANSWER_SECRET_ENV },
 };
 static const struct loader_object backend_object = { backend_keys, backend_readers };
 
@@ -353,6 +365,16 @@ static int check_backend_keys(struct loader *l, const struct raw_backend *b)
 		if (!(b->keys & (1u << k)) && (want & (1u << k)))
 			return loader_fail(l, -EINVAL, &b->where, "a %s backend needs \"%s\": %s", type, backend_keys[k],
 					   backend_key_help[k]);
+	}
+	/* whoever holds the request key (anyone the request reaches) must
+	 * not be able to sign an answer */
+	if (b->type == CORDON_APPROVAL_WEBHOOK && strcmp(b->secret_env, b->answer_secret_env) == 0) {
+		struct where wk = b->at[BACKEND_KEY_ANSWER_SECRET_ENV];
+
+		wk.at_key = true;
+		return loader_fail(l, -EINVAL, &wk,
+				   "answer_secret_env must name another variable than secret_env: the key that signs "
+				   "answers is not the one that signs requests");
 	}
 	return 0;
 }

@@ -164,6 +164,7 @@ static int compile_backend(const struct raw_backend *rb, struct tool_backend *b)
 	};
 	if (!(b->name = strdup(rb->name)) || (rb->url && !(b->url = strdup(rb->url))) ||
 	    (rb->secret_env && !(b->secret_env = strdup(rb->secret_env))) ||
+	    (rb->answer_secret_env && !(b->answer_secret_env = strdup(rb->answer_secret_env))) ||
 	    !(b->members = calloc(1, sizeof(char *))))
 		return -ENOMEM;
 	for (size_t i = 0; i < rb->members.n; i++)

@@ -114,6 +114,7 @@ void tool_backend_clear(struct tool_backend *b)
 	free(b->name);
 	free(b->url);
 	free(b->secret_env);
+	free(b->answer_secret_env);
 	strv_free(b->members);
 	tool_place_clear(&b->place);
 	*b = (struct tool_backend){};
@@ -212,6 +213,7 @@ CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *na
 		.secret_env = b->secret_env,
 		.chain_all = b->chain_all,
 		.members = b->type == CORDON_APPROVAL_CHAIN ? (const char *const *)b->members : NULL,
+		.answer_secret_env = b->answer_secret_env,
 	};
 	return 0;
 }

@@ -133,6 +133,7 @@ struct tool_backend {
 	uint64_t timeout_secs;        /* terminal, webhook */
 	bool default_allow;           /* terminal */
 	char *url, *secret_env;       /* webhook */
+	char *answer_secret_env;      /* webhook: the answers' key */
 	bool chain_all;               /* chain */
 	char **members;               /* chain; never NULL */
 	struct tool_place place;

@@ -70,7 +70,9 @@ struct approval_entry {
 	bool default_allow;
 	char *url;
 	char *secret_env;
-	struct secret *key;
+	struct secret *key;	   /* signs requests */
+	char *answer_env;
+	struct secret *answer_key; /* checks answers: another key */
 	bool chain_all;
 	size_t members[APPROVAL_MEMBERS_MAX]; /* indexes into approvals.v */
 	size_t n_members;

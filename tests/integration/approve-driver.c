@@ -10,7 +10,7 @@
  *                  --backend SPEC... --ask NAME [--] ARGV...
  *
  * SPEC is name=N,type=terminal|webhook|chain,timeout=MS,default=allow|deny,
- * url=U,secret_env=VAR,mode=all|any,members=A:B. --tty makes PATH the
+ * url=U,secret_env=VAR,answer_env=VAR,mode=all|any,members=A:B. --tty makes PATH the
  * controlling terminal of a new session; --no-tty starts a session with
  * none. The webhook is sent the argv with every argument that holds
  * "SECRET" replaced by "[redacted]". Exit 2: approvals_new refused (its
@@ -89,6 +89,8 @@ static void parse_spec(char *text)
 			s->b.url = v;
 		else if (strcmp(kv, "secret_env") == 0)
 			s->b.secret_env = v;
+		else if (strcmp(kv, "answer_env") == 0)
+			s->b.answer_secret_env = v;
 		else if (strcmp(kv, "mode") == 0)
 			s->b.chain_all = strcmp(v, "all") == 0;
 		else if (strcmp(kv, "members") == 0) {
