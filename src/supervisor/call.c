@@ -51,7 +51,10 @@ static void on_approved(evutil_socket_t fd, short what, void *arg)
 	}
 	switch (c->ares.outcome) {
 	case APPROVAL_GRANTED:
-		call_audit(c, "approve_granted", c->ares.reason[0] ? c->ares.reason : NULL);
+		if (call_audit(c, "approve_granted", c->ares.reason[0] ? c->ares.reason : NULL) < 0) {
+			call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+			return;
+		}
 		call_allowed(c);
 		return;
 	case APPROVAL_TIMEOUT:
@@ -201,7 +204,11 @@ static void decide(struct call *c)
 	}
 	switch (c->decision.action) {
 	case CORDON_TOOL_ALLOW:
-		call_audit(c, "allowed", c->decision.reason[0] ? c->decision.reason : NULL);
+		/* the record first: a call that cannot be audited does not run */
+		if (call_audit(c, "allowed", c->decision.reason[0] ? c->decision.reason : NULL) < 0) {
+			call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+			return;
+		}
 		call_allowed(c);
 		return;
 	case CORDON_TOOL_APPROVE:

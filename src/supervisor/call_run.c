@@ -154,7 +154,7 @@ void call_drop(struct call *c)
 	call_reap_later(c);
 }
 
-void call_audit(struct call *c, const char *event, const char *reason)
+int call_audit(struct call *c, const char *event, const char *reason)
 {
 	struct supervisor *s = c->s;
 	const char *const none[] = { NULL };
@@ -184,8 +184,11 @@ void call_audit(struct call *c, const char *event, const char *reason)
 		e.stderr_bytes = c->relay[1] ? c->relay[1]->total : 0;
 	}
 	/* fail closed: a supervisor that cannot record refuses what comes next */
-	if (audit_write(s->audit, &e) < 0)
+	int r = audit_write(s->audit, &e);
+
+	if (r < 0)
 		s->audit_broken = true;
+	return r;
 }
 
 void call_deny(struct call *c, const char *event, const char *reason)

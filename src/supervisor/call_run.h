@@ -74,8 +74,9 @@ void call_reap_later(struct call *c);
 /* End the call (kill its tool) and free it, now or once its approval
  * thread is back. */
 void call_drop(struct call *c);
-/* The audit record of one call. */
-void call_audit(struct call *c, const char *event, const char *reason);
+/* The audit record of one call: 0 once written, else -errno (and every
+ * later call is refused). */
+int call_audit(struct call *c, const char *event, const char *reason);
 /* Audit, answer "denied" with reason, drop. */
 void call_deny(struct call *c, const char *event, const char *reason);
 /* Allowed: run the tool now if a slot is free, else queue it (or deny when
