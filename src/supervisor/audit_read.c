@@ -128,10 +128,11 @@ int audit_chain_next(struct audit_chain *c, const char *line, size_t len, json_t
 /* What session_start says, into the summary. */
 static void note_start(struct audit_summary *s, json_t *o)
 {
-	const char *t = string_at(o, "time"), *p = string_at(o, "profile");
+	const char *t = string_at(o, "time"), *p = string_at(o, "profile"), *k = string_at(o, "head_key");
 
 	snprintf(s->started, sizeof(s->started), "%s", t ? t : "");
 	snprintf(s->profile, sizeof(s->profile), "%s", p ? p : "");
+	snprintf(s->head_key, sizeof(s->head_key), "%s", k && strlen(k) == ED25519_PUB_HEX - 1 ? k : "");
 }
 
 /* After the first bad line: show what still parses, check nothing. */

@@ -35,6 +35,7 @@ struct audit_summary {
 	char started[32];      /* session_start's time */
 	char profile[128];     /* session_start's profile */
 	char head[SHA256_HEX]; /* SHA-256 of the last line that verified */
+	char head_key[ED25519_PUB_HEX]; /* session_start's: the key the end is signed with; "" if none */
 };
 
 /* The checks on one line after another. */

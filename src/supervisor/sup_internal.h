@@ -68,6 +68,7 @@ struct supervisor {
 	char **session_shims;       /* what the session may call */
 	struct audit_log *audit;
 	bool audit_broken;          /* a record could not be written: every call is refused */
+	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;
 	unsigned approving;         /* worker threads out */
 

@@ -114,6 +114,14 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 			supervisor_free(s);
 			return errbuf_set(err, errlen, r, "cannot hide the audit directory: %s", he.message);
 		}
+		/* and the signed heads: the second place a cut log is caught */
+		free(dir);
+		dir = NULL;
+		r = audit_heads_dir_path(cfg->audit_dir, &dir);
+		if (r >= 0 && (r = cordon_toolbox_hide(s->box, dir, &he)) < 0) {
+			supervisor_free(s);
+			return errbuf_set(err, errlen, r, "cannot hide the audit heads directory: %s", he.message);
+		}
 	}
 	if (r < 0) {
 		supervisor_free(s);
@@ -142,6 +150,11 @@ int supervisor_session_policy(struct supervisor *s, struct cordon_policy *p, str
 const char *supervisor_session_id(const struct supervisor *s)
 {
 	return s->session_id;
+}
+
+const struct audit_seal *supervisor_audit_seal(const struct supervisor *s)
+{
+	return s->seal.sealed ? &s->seal : NULL;
 }
 
 static void on_session_done(void *arg)
@@ -206,6 +219,9 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 			break;
 		}
 	end_calls(s);
+	/* the log ends with the session, signed: what the caller prints */
+	(void)audit_close_sealed(s->audit, &s->seal);
+	s->audit = NULL;
 	if (!s->session_ended)
 		return -EIO;
 	return cordon_collect(s->session, ret);

@@ -100,4 +100,88 @@ else
 	fi
 fi
 
+# ---- the log's end is signed, and kept where no sandbox reaches ---------------
+rm -f "$WS/marks" "$WS/calls.err"
+touch "$WS/release"
+HEADS=$XDG_STATE_HOME/cordon/audit-heads
+(cd "$WS" && "$CORDON" run --profile "$P" -- sh -c "
+	for i in 1 2 3 4; do tmark \$i; done
+	cat $HEADS/* >/dev/null 2>&1 && echo heads=readable || echo heads=hidden
+	ls $XDG_STATE_HOME/cordon/audit >/dev/null 2>&1 && echo logs=readable || echo logs=hidden" \
+	>"$BASE/out" 2>"$BASE/err" </dev/null)
+line=$(grep '^\[cordon: audit: session' "$BASE/err")
+S=$(sed -n 's/.*verify \([^ ]*\) --head.*/\1/p' <<<"$line")
+H=$(sed -n 's/.* --head \([0-9a-f]*\).*/\1/p' <<<"$line")
+K=$(sed -n 's/.* --pubkey \([0-9a-f]*\).*/\1/p' <<<"$line")
+G=$(sed -n 's/.* --sig \([0-9a-f]*\).*/\1/p' <<<"$line")
+if [ ${#H} = 64 ] && [ ${#K} = 64 ] && [ ${#G} = 128 ] && [ -n "$S" ]; then
+	ok "the session's end prints its signed head: head, public key, signature"
+else
+	not_ok "the session's end prints its signed head: head, public key, signature" "$(cat "$BASE/err")"
+fi
+check "the private key is written nowhere: the state holds the log and the signed head only" \
+	test "$(find "$XDG_STATE_HOME" -type f | sed "s|$XDG_STATE_HOME/||" | sort | tr '\n' ' ')" = \
+	"cordon/audit-heads/$S.head cordon/audit/$S.jsonl "
+check "the signed head is stored in the supervisor's state" grep -q "\"signature\":\"$G\"" "$HEADS/$S.head"
+check "  ... the host reads it (control)" cat "$HEADS/$S.head"
+check "  ... the session cannot reach it, nor the logs" grep -q "heads=hidden" "$BASE/out"
+check "  ... (logs)" grep -q "logs=hidden" "$BASE/out"
+LOG=$XDG_STATE_HOME/cordon/audit/$S.jsonl
+verify() { out=$("$CORDON" audit verify "$@" 2>&1); vrc=$?; }
+verify "$S"
+if [ $vrc = 0 ] && grep -q "signed by the session's key $K (stored)" <<<"$out"; then
+	ok "an intact log verifies, with its stored signed head"
+else
+	not_ok "an intact log verifies, with its stored signed head" "rc=$vrc" "$out"
+fi
+verify "$S" --head "$H" --pubkey "$K" --sig "$G"
+check "an intact log verifies with the printed head, key and signature" test $vrc = 0
+forged=$(sed 's/^./X/; s/^X/0/' <<<"$G"); [ "$forged" = "$G" ] && forged=1${G:1}
+verify "$S" --head "$H" --pubkey "$K" --sig "$forged"
+if [ $vrc = 1 ] && grep -q "does not verify" <<<"$out"; then
+	ok "a forged signature of the head is refused"
+else
+	not_ok "a forged signature of the head is refused" "rc=$vrc" "$out"
+fi
+other=$(sha256sum <<<"x" | cut -c1-64)
+verify "$S" --head "$other" --pubkey "$K" --sig "$G"
+check "  ... so is another head under the real signature" test $vrc = 1
+verify "$S" --json
+check "--json: the signed head, its key and signature" "$PY" -c 'import json,sys
+o = json.loads(sys.argv[1]); h = o["signed_head"]
+assert o["state"] == "intact" and h["head"] == sys.argv[2] and h["head_key"] == sys.argv[3] and h["signature"] == sys.argv[4], o' \
+	"$out" "$H" "$K" "$G"
+
+# the attack: cut the last records and append a session_end recomputed as
+# the writer would; the chain alone cannot tell
+cp "$LOG" "$BASE/intact.jsonl"
+"$PY" "$here/audit-forge.py" cut "$LOG" 3
+verify "$LOG"
+if [ $vrc = 1 ] && grep -q "not the signed" <<<"$out"; then
+	ok "a log cut and closed again is tampered: its head is not the stored signed one"
+else
+	not_ok "a log cut and closed again is tampered: its head is not the stored signed one" "rc=$vrc" "$out"
+fi
+verify "$S" --head "$H" --pubkey "$K" --sig "$G"
+check "  ... and against the printed signed head" test $vrc = 1
+cp "$LOG" "$BASE/cut.jsonl"
+"$CORDON" audit verify "$BASE/cut.jsonl" >/dev/null 2>&1
+check "  ... while the chain alone (a copy, without the signed head) calls it intact: the attack is real" test $? = 0
+cp "$BASE/intact.jsonl" "$LOG"
+verify "$S"
+check "  ... the intact log, put back, verifies again (control)" test $vrc = 0
+# the attacker rewrites the whole log under a key of its own and signs that
+"$PY" "$here/audit-forge.py" rekey "$LOG" "$HEADS"
+frc=$?
+if [ $frc = 77 ]; then
+	skip "a log rewritten under another key" "python3-cryptography is missing"
+else
+	verify "$S" --head "$H" --pubkey "$K" --sig "$G"
+	if [ $vrc = 1 ] && grep -q "names key" <<<"$out"; then
+		ok "a log rewritten whole under the attacker's key, its stored head re-signed, fails against the printed key"
+	else
+		not_ok "a log rewritten whole under the attacker's key fails against the printed key" "rc=$vrc" "$out"
+	fi
+fi
+
 finish
