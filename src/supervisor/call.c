@@ -26,7 +26,7 @@
 
 /* ---- approval, off the loop ---- */
 
-static void *approve_main(void *arg)
+static void approve_main(void *arg)
 {
 	struct call *c = arg;
 
@@ -34,7 +34,6 @@ static void *approve_main(void *arg)
 	    c->ares.outcome == APPROVAL_GRANTED)
 		c->ares.outcome = APPROVAL_ERROR; /* never a grant by accident */
 	event_active(c->approved, EV_TIMEOUT, 0);
-	return NULL;
 }
 
 static void on_approved(evutil_socket_t fd, short what, void *arg)
@@ -92,8 +91,7 @@ static int action_digest(struct call *c)
 
 static void start_approval(struct call *c)
 {
-	sigset_t all, old;
-	pthread_t t;
+	bool whole = false;
 	int r;
 
 	r = action_digest(c);
@@ -118,18 +116,28 @@ static void start_approval(struct call *c)
 		call_deny(c, "approve_denied", "the approval could not be asked (out of memory)");
 		return;
 	}
+	/* a bounded pool asks, and each sandbox has a cap on what it waits
+	 * for: one that asks without end makes no threads and starves nobody */
 	c->state = CALL_APPROVING;
 	c->in_thread = true;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&t, NULL, approve_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r) {
+	r = approve_pool_submit(c->s->approve_pool, c->caller, approve_main, c, &whole);
+	if (r < 0) {
+		char why[BROKER_REASON_MAX];
+
 		c->in_thread = false;
-		call_deny(c, "approve_denied", "the approval could not be asked (no thread)");
+		if (r == -EBUSY && !whole)
+			snprintf(why, sizeof(why),
+				 "too many approvals pending for this sandbox (%d): try again once they are answered",
+				 APPROVE_POOL_PER_SANDBOX);
+		else if (r == -EBUSY)
+			snprintf(why, sizeof(why),
+				 "too many approvals pending in the session (%d): try again once they are answered",
+				 APPROVE_POOL_PENDING);
+		else
+			snprintf(why, sizeof(why), "the approval could not be asked: %s", strerror(-r));
+		call_deny(c, "approve_denied", why);
 		return;
 	}
-	pthread_detach(t);
 	c->s->approving++;
 }
 

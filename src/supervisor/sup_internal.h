@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "approve.h"
+#include "approve_pool.h"
 #include "audit.h"
 #include "broker_proto.h"
 #include "childwatch.h"
@@ -70,7 +71,8 @@ struct supervisor {
 	bool audit_broken;          /* a record could not be written: every call is refused */
 	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;
-	unsigned approving;         /* worker threads out */
+	struct approve_pool *approve_pool; /* the threads that ask them */
+	unsigned approving;         /* approvals out (queued in the pool or being asked) */
 
 	struct endpoint *endpoints;
 	struct endpoint *session_ep;

@@ -133,6 +133,11 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		supervisor_free(s);
 		return r;
 	}
+	r = approve_pool_new(APPROVE_POOL_WORKERS, APPROVE_POOL_PER_SANDBOX, APPROVE_POOL_PENDING, &s->approve_pool);
+	if (r < 0) {
+		supervisor_free(s);
+		return errbuf_set(err, errlen, r, "cannot make the approval pool: %s", strerror(-r));
+	}
 	r = endpoint_new(s, CORDON_TOOLS_SESSION, &s->session_ep, &s->session_fd[1]);
 	if (r < 0) {
 		supervisor_free(s);
@@ -241,7 +246,10 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	audit_close(s->audit);
 	s->audit = NULL;
 	/* A worker thread still out (an approval nobody answered) will touch
-	 * the loop and the backends when it returns: they stay. */
+	 * the loop and the backends when it returns: they stay. Queued ones
+	 * are dropped. */
+	approve_pool_free(s->approve_pool);
+	s->approve_pool = NULL;
 	if (s->approving == 0) {
 		if (s->session_pidfd >= 0)
 			close(s->session_pidfd);

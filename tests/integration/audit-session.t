@@ -184,4 +184,58 @@ else
 	fi
 fi
 
+# ---- approvals are asked by a bounded pool -----------------------------------
+# 12 calls at once that each need a webhook's approval (3 s to answer): a
+# pool of 4 threads asks them, a sandbox may have 8 pending, the rest are
+# denied at once with the reason; before, each had a thread of its own.
+export WEBHOOK_TEST_KEY=hook-$$ WEBHOOK_TEST_ANSWER_KEY=answer-$$
+"$PY" "$here/webhook-server.py" "$BASE/hport" "$BASE/hook.log" "$BASE/hooks" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$BASE/hport" ] && break; sleep 0.05; done
+P2=$BASE/profile2.json
+cat > "$P2" <<EOF
+{
+  "workspace": "$WS",
+  "command_policies": {
+    "approval_backends": { "slow": { "type": "webhook", "url": "unix:$BASE/hooks/slow.sock",
+        "secret_env": "WEBHOOK_TEST_KEY", "answer_secret_env": "WEBHOOK_TEST_ANSWER_KEY", "timeout_secs": 20 } },
+    "commands": {
+      "tmark": { "executable": "$BIN/tmark", "sandbox": { "fs_read": ["\$WORKSPACE"], "fs_write": ["\$WORKSPACE"],
+                 "exec_paths": ["/bin/dash", "/usr/bin/dash", "/bin/sh", "/usr/bin/sh", "/bin/sleep", "/usr/bin/sleep"] },
+                 "invocation_policy": { "default": "approve", "backend": "slow" } }
+    }
+  }
+}
+EOF
+rm -f "$WS/marks" "$WS/go" "$WS/calls.err"
+touch "$WS/release"
+(cd "$WS" && exec "$CORDON" run --profile "$P2" -- sh -c "
+	while [ ! -e $WS/go ]; do sleep 0.05; done
+	for i in \$(seq 1 12); do tmark \$i 2>>$WS/calls.err & done; wait" >"$BASE/out" 2>"$BASE/err" </dev/null) &
+run=$!
+sleep 1.5
+base_threads=$(ls /proc/$run/task | wc -l)
+touch "$WS/go"
+# within 2.5 s: the webhook answers none before 3 s, so no tool (and none of
+# its stdio relays) runs yet: what threads there are ask approvals
+peak=0
+for _ in $(seq 25); do
+	n=$(ls /proc/$run/task 2>/dev/null | wc -l)
+	[ "$n" -gt "$peak" ] && peak=$n
+	sleep 0.1
+done
+wait $run
+if [ "$peak" -gt 0 ] && [ $((peak - base_threads)) -le 4 ]; then
+	ok "12 approvals at once: at most 4 more threads ($base_threads before, $peak at most)"
+else
+	not_ok "12 approvals at once: at most 4 more threads" "before=$base_threads peak=$peak"
+fi
+denied=$(grep -c "too many approvals pending for this sandbox (8)" "$WS/calls.err")
+if [ "$denied" = 4 ] && [ "$(marks)" = 8 ]; then
+	ok "  ... 8 pending per sandbox are asked and run, the 4 over the cap are denied saying why"
+else
+	not_ok "  ... 8 pending per sandbox are asked and run, the 4 over the cap are denied saying why" \
+		"denied=$denied ran=$(marks)" "$(head -c 800 "$WS/calls.err")" "$(head -c 800 "$BASE/err")"
+fi
+
 finish

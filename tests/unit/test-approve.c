@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "approve.h"
 #include "approve_message.h"
+#include "approve_pool.h"
 #include "approve_record.h"
 #include "approve_text.h"
 #include "approve_webhook.h"
@@ -768,4 +770,52 @@ Test(webhook, answers_bound_to_their_request_and_time)
 	cr_assert(strstr(reason, "mac is wrong"), "%s", reason);
 	cr_assert_not(allow);
 	free(b);
+}
+
+/* --- the pool that asks --- */
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static int jobs_done;
+
+static void blocked_job(void *arg)
+{
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	jobs_done++;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* More jobs than threads: queued, never a thread each; over a sandbox's
+ * cap, or the pool's, refused at once, saying which. */
+Test(approve_pool, bounded_threads_and_caps)
+{
+	struct approve_pool *p = NULL;
+	bool whole = true;
+
+	cr_assert_eq(approve_pool_new(2, 3, 5, &p), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), -EBUSY);
+	cr_assert_not(whole, "the sandbox's cap, not the pool's");
+	cr_assert_eq(approve_pool_submit(p, "git", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "gh", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "make", blocked_job, NULL, &whole), -EBUSY);
+	cr_assert(whole, "the pool's cap");
+	cr_assert_eq(approve_pool_pending(p, NULL), 5);
+	cr_assert_eq(approve_pool_pending(p, "session"), 3);
+	cr_assert_leq(approve_pool_threads(p), 2);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	for (int i = 0; i < 500 && approve_pool_pending(p, NULL); i++)
+		usleep(10000);
+	cr_assert_eq(approve_pool_pending(p, NULL), 0);
+	cr_assert_eq(jobs_done, 5);
+	/* the caps are free again */
+	cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), 0);
+	approve_pool_free(p);
 }
