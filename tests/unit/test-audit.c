@@ -230,7 +230,7 @@ Test(audit, record_format_and_chain)
 	char *argv_json = json_dumps(json_object_get(call, "argv_redacted"), JSON_COMPACT);
 	cr_expect_str_eq(
 		argv_json,
-		"[\"push\",\"https://<redacted>@example.com/r.git\",\"--token\",\"<redacted>\",\"main\",\"--force\"]");
+		"[\"push\",\"https://<redacted 13 bytes, sha256:037b9e9e>@example.com/r.git\",\"--token\",\"<redacted 12 bytes, sha256:76e21f7f>\",\"main\",\"--force\"]");
 	free(argv_json);
 	cr_expect_null(json_object_get(call, "exit_code"), "no exit fields without has_exit");
 	cr_expect_eq(json_integer_value(json_object_get(exited, "exit_code")), 0);
