@@ -313,7 +313,8 @@ static bool request_ok(const struct approval_request *req)
 {
 	return req && req->request_id && is_lower_hex(req->request_id, 32) && req->digest &&
 	       is_lower_hex(req->digest, 64) && req->session && req->caller && req->command && req->argv &&
-	       req->argv_redacted && req->cwd;
+	       req->argv_redacted && req->env && req->env_redacted && req->cwd && req->policy &&
+	       is_lower_hex(req->policy, 64);
 }
 
 int approval_ask(struct approvals *a, const char *backend, const struct approval_request *req,

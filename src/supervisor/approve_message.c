@@ -63,13 +63,19 @@ static int add(json_t *o, const char *key, json_t *v)
 
 int webhook_body(const struct approval_request *req, uint64_t created_ms, uint64_t expires_ms, char **ret)
 {
-	_cleanup_json_ json_t *o = json_object(), *argv = json_array();
+	_cleanup_json_ json_t *o = json_object(), *argv = json_array(), *env = json_array();
 	char created[32], expires[32];
+	size_t argc = 0;
 	char *body;
 	int r;
 
-	if (!o || !argv)
+	if (!o || !argv || !env)
 		return -ENOMEM;
+	while (req->argv[argc])
+		argc++;
+	for (size_t i = 0; req->env_redacted[i]; i++)
+		if (json_array_append_new(env, json_text(req->env_redacted[i])) < 0)
+			return -ENOMEM;
 	if (format_time(created_ms, created) < 0 || format_time(expires_ms, expires) < 0)
 		return -EINVAL;
 	for (size_t i = 0; req->argv_redacted[i]; i++)
@@ -84,7 +90,12 @@ int webhook_body(const struct approval_request *req, uint64_t created_ms, uint64
 	    (r = add(o, "argv_redacted", json_incref(argv))) < 0 ||
 	    (r = add(o, "digest", json_text(req->digest))) < 0 || (r = add(o, "created", json_string(created))) < 0 ||
 	    (r = add(o, "expires", json_string(expires))) < 0 ||
-	    (r = add(o, "expires_ms", json_integer((json_int_t)expires_ms))) < 0)
+	    (r = add(o, "expires_ms", json_integer((json_int_t)expires_ms))) < 0 ||
+	    (r = add(o, "argc", json_integer((json_int_t)argc))) < 0 ||
+	    (r = add(o, "env_redacted", json_incref(env))) < 0 || (r = add(o, "cwd", json_text(req->cwd))) < 0 ||
+	    (r = add(o, "cwd_dev", json_integer((json_int_t)req->cwd_dev))) < 0 ||
+	    (r = add(o, "cwd_ino", json_integer((json_int_t)req->cwd_ino))) < 0 ||
+	    (r = add(o, "policy_sha256", json_text(req->policy))) < 0)
 		return r;
 	body = json_dumps(o, JSON_COMPACT);
 	if (!body)

@@ -92,6 +92,7 @@ void call_free(struct call *c)
 	broker_call_done(&c->req);
 	cordon_strv_free(c->env_names);
 	cordon_strv_free(c->argv_redacted);
+	cordon_strv_free(c->env_redacted);
 	free(c->caller);
 	c->s->live_calls--;
 	free(c);

@@ -40,6 +40,7 @@ struct call {
 	struct approval_result ares;
 	char digest[65];
 	char **argv_redacted;
+	char **env_redacted;
 	bool in_thread;            /* the worker thread has the call */
 
 	/* CALL_RUNNING */

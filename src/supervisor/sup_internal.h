@@ -72,6 +72,7 @@ struct supervisor {
 	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;
 	struct approve_pool *approve_pool; /* the threads that ask them */
+	char policy_digest[65];     /* SHA-256 of the resolved profile: what an approval binds */
 	unsigned approving;         /* approvals out (queued in the pool or being asked) */
 
 	struct endpoint *endpoints;

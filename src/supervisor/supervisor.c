@@ -21,6 +21,7 @@
 #include "call_run.h"
 #include "cleanup.h"
 #include "endpoint.h"
+#include "crypto.h"
 #include "errbuf.h"
 #include "supervisor.h"
 #include "tool_bin.h"
@@ -132,6 +133,16 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 	if (r < 0) {
 		supervisor_free(s);
 		return r;
+	}
+	/* the resolved profile (every tool's sandbox in it), as approvals bind it */
+	_cleanup_free_ char *policy = NULL;
+
+	r = cordon_profile_to_json(cfg->profile, &policy);
+	if (r >= 0)
+		r = sha256_hex(policy, strlen(policy), s->policy_digest);
+	if (r < 0) {
+		supervisor_free(s);
+		return errbuf_set(err, errlen, r, "cannot digest the profile: %s", strerror(-r));
 	}
 	r = approve_pool_new(APPROVE_POOL_WORKERS, APPROVE_POOL_PER_SANDBOX, APPROVE_POOL_PENDING, &s->approve_pool);
 	if (r < 0) {

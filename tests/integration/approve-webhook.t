@@ -40,12 +40,35 @@ assert b["type"] == "cordon.approval_request" and b["version"] == 2
 assert b["expires_ms"] == int(datetime.fromisoformat(b["expires"]).timestamp() * 1000)
 assert b["digest"] == sys.argv[3] and len(b["request_id"]) == 32
 assert b["session"] == "test-session" and b["caller"] == "session" and b["command"] == "tool"
-assert b["argv_redacted"] == ["push", "[redacted]", "origin"], b["argv_redacted"]
+assert b["argv_redacted"][0::2] == ["push", "origin"], b["argv_redacted"]
+assert b["argv_redacted"][1].startswith("--token=<redacted 14 bytes, sha256:"), b["argv_redacted"]
+assert b["argc"] == 3 and b["cwd"] and "cwd_dev" in b and "cwd_ino" in b and len(b["policy_sha256"]) == 64
 assert "SECRET" not in r["raw"]
 gap = datetime.fromisoformat(b["expires"]) - datetime.fromisoformat(b["created"])
 assert abs(gap.total_seconds() - 5) < 0.1, gap
 assert h["Content-Type"] == "application/json"
 assert h["X-Cordon-Signature"].startswith("sha256=")' "$WEBHOOK_LOG" "$id" "$digest"
+
+# --- what the approver is sent: every word, the environment, no secret ---
+words=(push origin main)
+for k in $(seq 4 200); do words+=("w$k"); done
+words[150]=--force
+words+=(--password hunter2 --passes 3)
+out=$("$DRIVER" --env GH_TOKEN=ghp_notreallysecret --env LANG=C --backend "$(hook bot /allow 5000)" --ask bot -- \
+        "${words[@]}" 2>&1)
+id=$(grep -o 'request_id=[0-9a-f]*' <<<"$out" | cut -d= -f2)
+check "a --force in word 151 of 204, the count, the environment (names and values), no password in clear" \
+        "$PY" -c 'import json,sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+r = [x for x in reqs if x["body"] and x["body"].get("request_id") == sys.argv[2]][0]
+b = r["body"]
+assert b["argc"] == 204 and len(b["argv_redacted"]) == 204, (b["argc"], len(b["argv_redacted"]))
+assert b["argv_redacted"][150] == "--force"
+assert b["argv_redacted"][201] == "<redacted 7 bytes, sha256:f52fbd32>", b["argv_redacted"][200:]
+assert b["argv_redacted"][202:] == ["--passes", "3"], b["argv_redacted"][200:]
+assert b["env_redacted"][1] == "LANG=C", b["env_redacted"]
+assert b["env_redacted"][0].startswith("GH_TOKEN=<redacted 19 bytes, sha256:"), b["env_redacted"]
+assert "hunter2" not in r["raw"] and "notreallysecret" not in r["raw"]' "$WEBHOOK_LOG" "$id"
 
 # --- deny ---
 out=$(ask /deny 5000 push)

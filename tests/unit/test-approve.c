@@ -30,6 +30,9 @@
 static const char *const test_argv[] = {"push", "--token=s3cret", NULL};
 static const char *const test_redacted[] = {"push", "[redacted]", NULL};
 
+static const char *const test_env[] = {"LANG=C", "GH_TOKEN=s3cret", NULL};
+static const char *const test_env_redacted[] = {"LANG=C", "GH_TOKEN=[redacted]", NULL};
+
 static const struct approval_request test_request = {
 	.request_id = ID,
 	.session = "s1",
@@ -37,7 +40,12 @@ static const struct approval_request test_request = {
 	.command = "git",
 	.argv = test_argv,
 	.argv_redacted = test_redacted,
+	.env = test_env,
+	.env_redacted = test_env_redacted,
 	.cwd = "/work",
+	.cwd_dev = 2049,
+	.cwd_ino = 77,
+	.policy = DIGEST,
 	.digest = DIGEST,
 };
 
@@ -173,7 +181,9 @@ Test(terminal, prompt_argv_is_capped)
 #define KNOWN_BODY                                                                                                     \
 	"{\"type\":\"cordon.approval_request\",\"version\":2,\"request_id\":\"" ID "\",\"session\":\"s1\","            \
 	"\"caller\":\"session\",\"command\":\"git\",\"argv_redacted\":[\"push\",\"[redacted]\"],\"digest\":\"" DIGEST  \
-	"\",\"created\":\"2023-11-14T22:13:20.123Z\",\"expires\":\"2023-11-14T22:13:25.123Z\",\"expires_ms\":1700000005123}"
+	"\",\"created\":\"2023-11-14T22:13:20.123Z\",\"expires\":\"2023-11-14T22:13:25.123Z\",\"expires_ms\":1700000005123,\"argc\":2,"                    \
+	"\"env_redacted\":[\"LANG=C\",\"GH_TOKEN=[redacted]\"],\"cwd\":\"/work\",\"cwd_dev\":2049,\"cwd_ino\":77," \
+	"\"policy_sha256\":\"" DIGEST "\"}"
 
 Test(webhook, body_is_exact)
 {
@@ -217,7 +227,7 @@ Test(webhook, signature_known_answers)
 	cr_assert_str_eq(sig, "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 	/* the exact body above under "test-key", as Python's hmac computes it */
 	cr_assert_eq(webhook_signature("test-key", 8, KNOWN_BODY, strlen(KNOWN_BODY), sig), 0);
-	cr_assert_str_eq(sig, "sha256=aa5172330b7b0c50b6607e06e781c90e1b64ea63f62e4d02197867327da3cb76");
+	cr_assert_str_eq(sig, "sha256=cfec33fd7eb7c78d0c328727db3e6cb5016a1980f1574fb662e8d6d51d047873");
 }
 
 /* --- the webhook's answer --- */
@@ -818,4 +828,27 @@ Test(approve_pool, bounded_threads_and_caps)
 	/* the caps are free again */
 	cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), 0);
 	approve_pool_free(p);
+}
+
+/* The person sees what runs: the environment with its values, the
+ * working directory's identity, the policy's digest, and every flag even
+ * past what the argv's cut shows. */
+Test(terminal, prompt_shows_env_cwd_policy_and_late_flags)
+{
+	static const char *argv[2001];
+	struct approval_request req = test_request;
+	char *info = NULL, *question = NULL;
+
+	for (int i = 0; i < 2000; i++)
+		argv[i] = "some-long-ordinary-argument-word";
+	argv[1500] = "--force";
+	argv[2000] = NULL;
+	req.argv = argv;
+	cr_assert_eq(terminal_prompt("me", &req, 5000, false, &info, &question), 0);
+	cr_assert(strstr(info, "more not shown] flags among them: \"--force\""), "%s", info + strlen(info) - 300);
+	cr_assert(strstr(info, "env:     \"LANG=C\" \"GH_TOKEN=s3cret\""), "%s", info);
+	cr_assert(strstr(info, "(device 2049, inode 77)"), "%s", info);
+	cr_assert(strstr(info, "policy:  " DIGEST), "%s", info);
+	free(info);
+	free(question);
 }
