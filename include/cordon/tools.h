@@ -93,6 +93,15 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 				   const char *const *argv, const char *const *envp,
 				   struct cordon_tool_decision *ret);
 
+/* The deny rules of the edge caller -> command that a call passes by
+ * saying the same another way: words at other places (`push REMOTE main
+ * --force` for a prefix ["push", "--force"]) or a long flag spelled short
+ * (`push -f`), each decided as cordon_tools_decide decides. One line per
+ * rule and call, naming both (NULL-terminated, possibly empty; free with
+ * cordon_strv_free). -EINVAL for a NULL argument. */
+CORDON_API int cordon_tools_deny_warnings(const struct cordon_tools *t, const char *caller, const char *command,
+					  char ***ret);
+
 /* The sandbox an edge runs the command in: from.CALLER's sandbox, else the
  * command's own, else an empty one (nothing granted). Paths are canonical
  * (a missing tail kept as written: it may not exist yet); lists are
