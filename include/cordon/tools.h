@@ -60,6 +60,10 @@ CORDON_API const char *cordon_tools_executable(const struct cordon_tools *t, con
 /* What command may call besides itself (its can_use), NULL-terminated;
  * NULL for an unknown command. */
 CORDON_API const char *const *cordon_tools_can_use(const struct cordon_tools *t, const char *command);
+/* The command's secret_flags, as written (-p, --db-pass): the word after
+ * one is a secret, hidden from approvers and the audit. NULL-terminated;
+ * NULL for an unknown command. */
+CORDON_API const char *const *cordon_tools_secret_flags(const struct cordon_tools *t, const char *command);
 
 /* The caller name of the agent's own sandbox; no command may be named so. */
 #define CORDON_TOOLS_SESSION "session"

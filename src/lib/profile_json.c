@@ -300,6 +300,8 @@ static int command_json(const struct tool_command *c, json_t **ret)
 		return r;
 	if (c->policy && ((r = policy_json(c->policy, &part)) < 0 || (r = add(o, "invocation_policy", part)) < 0))
 		return r;
+	if (c->secret_flags && c->secret_flags[0] && (r = add_list(o, "secret_flags", c->secret_flags)) < 0)
+		return r;
 	if ((r = add_list(o, "can_use", c->can_use)) < 0)
 		return r;
 	for (size_t i = 0; i < c->n_from; i++)

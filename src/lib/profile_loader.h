@@ -157,6 +157,7 @@ struct raw_command {
 	struct raw_list can_use;
 	struct raw_from *from;
 	size_t n_from;
+	struct raw_list secret_flags;
 };
 
 /* An approval backend's keys, in the order of the reader's table. */

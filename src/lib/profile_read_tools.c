@@ -74,6 +74,7 @@ static void raw_command_clear(struct raw_command *c)
 	raw_sandbox_free(c->sandbox);
 	raw_policy_free(c->policy);
 	raw_list_clear(&c->can_use);
+	raw_list_clear(&c->secret_flags);
 	for (size_t i = 0; i < c->n_from; i++) {
 		raw_sandbox_free(c->from[i].sandbox);
 		raw_policy_free(c->from[i].policy);
@@ -559,6 +560,26 @@ static int read_can_use(struct loader *l, const struct where *w, json_t *v, cons
 				&c->can_use);
 }
 
+/* A flag as the tool spells it: -p, --db-pass (dashes, then letters,
+ * digits, _ and -; no value). */
+static int check_secret_flag(struct loader *l, const struct where *w, const char *s, intptr_t unused)
+{
+	size_t dashes = strspn(s, "-"), n = strlen(s);
+
+	if (dashes == 0 || dashes > 2 || dashes == n || strspn(s + dashes, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n - dashes)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a flag: write it as the tool does, -p or --db-pass", s);
+	return 0;
+}
+
+static int read_secret_flags(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	struct raw_command *c = TARGET(l, struct raw_command);
+
+	if (json_is_array(v) && json_array_size(v) > TOOLS_MAX_WORDS)
+		return loader_fail(l, -E2BIG, w, "more than %d flags", TOOLS_MAX_WORDS);
+	return loader_read_list(l, w, v, "an array of flags", TOOLS_NAME_MAX, check_secret_flag, 0, &c->secret_flags);
+}
+
 static int read_from(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	/* a caller is the session or a command: there are no more than that */
@@ -567,13 +588,15 @@ static int read_from(struct loader *l, const struct where *w, json_t *v, const s
 	return loader_read_members(l, w, v, read_from_entry, TARGET(l, struct raw_command));
 }
 
-const char *const loader_command_keys[] = { "executable", "sandbox", "invocation_policy", "can_use", "from", NULL };
+const char *const loader_command_keys[] = { "executable", "sandbox", "invocation_policy", "can_use", "from",
+					    "secret_flags", NULL };
 static const struct loader_key command_readers[] = {
 	{ read_executable },
 	{ read_command_sandbox, .type = JSON_OBJECT, .what = "a sandbox object" },
 	{ read_command_policy, .type = JSON_OBJECT, .what = "an invocation_policy object" },
 	{ read_can_use },
 	{ read_from, .type = JSON_OBJECT, .what = "an object of caller: \"deny\", a sandbox or {sandbox, invocation_policy}" },
+	{ read_secret_flags },
 };
 static const struct loader_object command_object = { loader_command_keys, command_readers };
 

@@ -98,6 +98,7 @@ void tool_command_clear(struct tool_command *c)
 	tool_sandbox_free(c->sandbox);
 	tool_policy_free(c->policy);
 	strv_free(c->can_use);
+	strv_free(c->secret_flags);
 	for (size_t i = 0; i < c->n_from; i++) {
 		free(c->from[i].caller);
 		tool_sandbox_free(c->from[i].sandbox);
@@ -192,6 +193,13 @@ CORDON_API const char *const *cordon_tools_can_use(const struct cordon_tools *t,
 	const struct tool_command *c = tools_command(t, command);
 
 	return c ? (const char *const *)c->can_use : NULL;
+}
+
+CORDON_API const char *const *cordon_tools_secret_flags(const struct cordon_tools *t, const char *command)
+{
+	const struct tool_command *c = t && command ? tools_command(t, command) : NULL;
+
+	return c ? (const char *const *)c->secret_flags : NULL;
 }
 
 CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *name,

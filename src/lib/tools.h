@@ -122,6 +122,7 @@ struct tool_command {
 	struct tool_sandbox *sandbox; /* NULL: none written (an empty one applies) */
 	struct tool_policy *policy;   /* NULL: none written (every invocation allowed) */
 	char **can_use;               /* never NULL */
+	char **secret_flags;          /* as written (-p, --db-pass); never NULL */
 	struct tool_from *from;
 	size_t n_from;
 	struct tool_place place;

@@ -234,7 +234,7 @@ static int set_uint(json_t *o, const char *key, uint64_t v)
 	return set_new(o, key, json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v));
 }
 
-static int set_argv(json_t *o, const char *const *argv)
+static int set_argv(json_t *o, const char *const *argv, const char *const *secret_flags)
 {
 	_cleanup_strv_free_ char **redacted = NULL;
 	char hex[SHA256_HEX];
@@ -247,7 +247,7 @@ static int set_argv(json_t *o, const char *const *argv)
 	r = sha256_strv_hex(argv, hex);
 	if (r < 0)
 		return r;
-	r = redact_argv(argv, &redacted);
+	r = redact_argv_full(argv, secret_flags, REDACT_MAX_WORDS, &redacted);
 	if (r < 0)
 		return r;
 	words = json_array();
@@ -313,7 +313,7 @@ static int event_object(const struct audit_event *e, json_t **ret)
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(texts); i++)
 		r = set_text(o, texts[i].key, texts[i].value);
 	if (r >= 0 && e->argv)
-		r = set_argv(o, e->argv);
+		r = set_argv(o, e->argv, e->secret_flags);
 	if (r >= 0 && e->env_names)
 		r = set_env_names(o, e->env_names);
 	if (r >= 0 && e->cwd && (r = sha256_hex(e->cwd, strlen(e->cwd), hex)) >= 0)

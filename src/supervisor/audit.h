@@ -93,6 +93,7 @@ struct audit_event {
 	const char *call_id; /* correlates one tool call's records */
 	const char *caller, *command, *decision, *rule, *reason, *backend;
 	const char *const *argv;      /* RAW: only its SHA-256 and a redacted copy are written */
+	const char *const *secret_flags; /* the tool's declared secret flags (redact.h); NULL: none */
 	const char *const *env_names; /* only their SHA-256 and count */
 	const char *cwd;	      /* only its SHA-256 */
 	bool has_exit;

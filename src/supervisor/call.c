@@ -128,7 +128,8 @@ static void start_approval(struct call *c)
 		r = action_digest(c, &cwd);
 	/* every word: the approver sees a --force wherever it is */
 	if (r >= 0)
-		r = redact_argv_full((const char *const *)c->req.argv, NULL, 0, &c->argv_redacted);
+		r = redact_argv_full((const char *const *)c->req.argv, cordon_tools_secret_flags(c->s->tools, c->req.command),
+				     0, &c->argv_redacted);
 	if (r >= 0)
 		r = env_redacted_of(c->req.env, &c->env_redacted);
 	if (r < 0) {

@@ -171,6 +171,7 @@ int call_audit(struct call *c, const char *event, const char *reason)
 		.reason = reason,
 		.backend = c->decision.backend[0] ? c->decision.backend : NULL,
 		.argv = c->have_req ? (const char *const *)c->req.argv : none,
+		.secret_flags = c->have_req ? cordon_tools_secret_flags(s->tools, c->req.command) : NULL,
 		.env_names = c->env_names ? (const char *const *)c->env_names : none,
 		.cwd = c->have_req ? c->req.cwd : NULL,
 	};

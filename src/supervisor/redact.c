@@ -395,9 +395,12 @@ static bool declared_secret_flag(const char *flag, size_t len, const char *const
 	for (size_t i = 0; builtin[i]; i++)
 		if (strlen(builtin[i]) == len && strncasecmp(builtin[i], flag, len) == 0)
 			return true;
-	for (size_t i = 0; declared && declared[i]; i++)
-		if (strlen(declared[i]) == len && memcmp(declared[i], flag, len) == 0)
+	for (size_t i = 0; declared && declared[i]; i++) {
+		const char *d = declared[i] + strspn(declared[i], "-");
+
+		if (strlen(d) == len && memcmp(d, flag, len) == 0)
 			return true;
+	}
 	return false;
 }
 

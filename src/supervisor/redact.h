@@ -39,8 +39,8 @@
  * and capped: a NULL-terminated vector of at most REDACT_MAX_WORDS valid,
  * printable UTF-8 words. Caller frees with strv_free. */
 int redact_argv(const char *const *argv, char ***ret);
-/* The same with the tool's own secret flags (NULL-terminated names
- * without dashes; NULL: the built-in ones only) and at most max_words
+/* The same with the tool's own secret flags (NULL-terminated, with or
+ * without their dashes: -p and p alike; NULL: the built-in ones only) and at most max_words
  * words (0: every word: what an approver is shown). */
 int redact_argv_full(const char *const *argv, const char *const *secret_flags, size_t max_words, char ***ret);
 

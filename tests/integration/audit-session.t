@@ -198,8 +198,15 @@ cat > "$P2" <<EOF
   "workspace": "$WS",
   "command_policies": {
     "approval_backends": { "slow": { "type": "webhook", "url": "unix:$BASE/hooks/slow.sock",
+        "secret_env": "WEBHOOK_TEST_KEY", "answer_secret_env": "WEBHOOK_TEST_ANSWER_KEY", "timeout_secs": 20 },
+      "yes": { "type": "webhook", "url": "unix:$BASE/hooks/allow.sock",
         "secret_env": "WEBHOOK_TEST_KEY", "answer_secret_env": "WEBHOOK_TEST_ANSWER_KEY", "timeout_secs": 20 } },
     "commands": {
+      "tdb": { "executable": "$BIN/tmark", "secret_flags": ["--db-pass"],
+               "sandbox": { "fs_read": ["\$WORKSPACE"], "fs_write": ["\$WORKSPACE"],
+                 "environment": { "allow_vars": ["DBHOST"] },
+                 "exec_paths": ["/bin/dash", "/usr/bin/dash", "/bin/sh", "/usr/bin/sh", "/bin/sleep", "/usr/bin/sleep"] },
+               "invocation_policy": { "default": "approve", "backend": "yes" } },
       "tmark": { "executable": "$BIN/tmark", "sandbox": { "fs_read": ["\$WORKSPACE"], "fs_write": ["\$WORKSPACE"],
                  "exec_paths": ["/bin/dash", "/usr/bin/dash", "/bin/sh", "/usr/bin/sh", "/bin/sleep", "/usr/bin/sleep"] },
                  "invocation_policy": { "default": "approve", "backend": "slow" } }
@@ -236,6 +243,32 @@ if [ "$denied" = 4 ] && [ "$(marks)" = 8 ]; then
 else
 	not_ok "  ... 8 pending per sandbox are asked and run, the 4 over the cap are denied saying why" \
 		"denied=$denied ran=$(marks)" "$(head -c 800 "$WS/calls.err")" "$(head -c 800 "$BASE/err")"
+fi
+
+# ---- what an approver is sent, and the audit keeps, from a real session ----
+rm -f "$WS/marks"
+: > "$BASE/hook.log"
+(cd "$WS" && "$CORDON" run --profile "$P2" -- sh -c "
+	DBHOST=db1 tdb --db-pass hunter2 --passes 3 --password s3cr3tpw; DBHOST=db2 tdb --db-pass hunter2 --passes 3 --password s3cr3tpw" \
+	>"$BASE/out" 2>"$BASE/err" </dev/null)
+S2=$(sed -n 's/.*cordon audit verify \([^ ]*\) --head.*/\1/p' "$BASE/err")
+check "two approved calls ran" test "$(marks)" = 2
+check "the webhook saw the declared and the built-in secret flags' values hidden, the neighbours shown, the environment's values" \
+	"$PY" -c 'import json,sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) == 2, len(reqs)
+for r in reqs:
+    assert "hunter2" not in r["raw"] and "s3cr3tpw" not in r["raw"], r["raw"]
+    a = r["body"]["argv_redacted"]
+    assert a[0] == "--db-pass" and a[1] == "<redacted 7 bytes, sha256:f52fbd32>" and a[2:4] == ["--passes", "3"], a
+    assert a[4] == "--password" and a[5].startswith("<redacted 8 bytes, sha256:"), a
+assert "DBHOST=db1" in reqs[0]["body"]["env_redacted"] and "DBHOST=db2" in reqs[1]["body"]["env_redacted"]
+assert reqs[0]["body"]["digest"] != reqs[1]["body"]["digest"], "an environment value is not in the digest"' "$BASE/hook.log"
+log2=$XDG_STATE_HOME/cordon/audit/$S2.jsonl
+if [ -s "$log2" ] && ! grep -q -e hunter2 -e s3cr3tpw "$log2" && grep -q '"--db-pass","<redacted 7 bytes, sha256:f52fbd32>","--passes","3"' "$log2"; then
+	ok "the audit keeps the same redaction: no secret in clear, the neighbours shown"
+else
+	not_ok "the audit keeps the same redaction" "$(grep -o '"argv_redacted":[^]]*]' "$log2" | head -2)"
 fi
 
 finish

@@ -206,6 +206,12 @@ static const struct loader_case {
 	{ "chain_no_timeout", -EINVAL, IN_B,
 	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"deny\" },\n      \"c\": { \"type\": \"chain\", \"mode\": \"all\", \"backends\": [\"me\"], \"timeout_secs\": 5 }",
 	  "t.json:5:66: at /command_policies/approval_backends/c/timeout_secs: a chain backend takes no \"timeout_secs\"" },
+	{ "secret_flag_no_dash", -EINVAL, IN_C,
+	  "\"git\": { \"secret_flags\": [\"password\"] }",
+	  "t.json:4:33: at /command_policies/commands/git/secret_flags/0: \"password\" is not a flag: write it as the tool does, -p or --db-pass" },
+	{ "secret_flag_value", -EINVAL, IN_C,
+	  "\"git\": { \"secret_flags\": [\"--pw=x\"] }",
+	  "t.json:4:33: at /command_policies/commands/git/secret_flags/0: \"--pw=x\" is not a flag: write it as the tool does, -p or --db-pass" },
 	{ "command_slash", -EINVAL, IN_C,
 	  "\"bin/git\": {}",
 	  "t.json:4:7: at /command_policies/commands/bin~1git: \"bin/git\" is not a command name: 1 to 64 of A-Z a-z 0-9 . _ + -, not starting with . or -" },
@@ -732,7 +738,7 @@ Test(tools_load, round_trip_keeps_every_part)
 		"              \"timeout_secs\": 3600 },\n"
 		"    \"any\": { \"type\": \"chain\", \"mode\": \"any\", \"backends\": [\"hook\", \"me\"] } },\n"
 		"  \"commands\": {\n"
-		"    \"make\": { \"executable\": \"make\", \"can_use\": [\"cc\", \"cc\"],\n"
+		"    \"make\": { \"executable\": \"make\", \"can_use\": [\"cc\", \"cc\"], \"secret_flags\": [\"-p\", \"--db-pass\"],\n"
 		"      \"invocation_policy\": { \"default\": \"deny\", \"backend\": \"any\",\n"
 		"        \"allow\": [ { \"argv\": { \"exact\": [] } } ],\n"
 		"        \"approve\": [ { \"env\": { \"CI\": { \"one_of\": [\"1\", \"true\"] } } } ],\n"
@@ -748,6 +754,7 @@ Test(tools_load, round_trip_keeps_every_part)
 	cr_assert_eq(profile_to_json(p, &s), 0);
 	cr_assert_eq(profile_load_buffer(s, strlen(s), "again.json", &env, &p2, &e), 0, "%s\n%s", e.message, s);
 	cr_assert_eq(profile_to_json(p2, &s2), 0);
+	cr_assert(strstr(s, "\"secret_flags\": [") && strstr(s, "\"--db-pass\""), "%s", s);
 	cr_expect_str_eq(s, s2);
 	cr_expect_not_null(strstr(s, "\"exact\": []"), "%s", s);
 	cr_expect_not_null(strstr(s, "\"LANG\": \"C=x\""), "%s", s);
