@@ -177,9 +177,8 @@ static int stored_head(const char *path, const char *session, struct signed_head
 {
 	_cleanup_free_ char *file = NULL, *dir = strdup(path);
 	_cleanup_close_ int fd = -1;
-	char buf[AUDIT_HEAD_FILE_MAX];
-	const char *h, *k, *sg, *ss;
-	json_t *o;
+	char buf[AUDIT_HEAD_FILE_MAX + 1];
+	struct audit_signed_head h;
 	ssize_t n;
 	char *slash;
 
@@ -196,23 +195,12 @@ static int stored_head(const char *path, const char *session, struct signed_head
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : -EBADMSG;
 	n = read(fd, buf, sizeof(buf));
-	if (n <= 0 || n == (ssize_t)sizeof(buf))
+	if (n <= 0 || audit_head_parse(buf, (size_t)n, session, &h) < 0)
 		return -EBADMSG;
-	o = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, NULL);
-	h = json_string_value(json_object_get(o, "head"));
-	k = json_string_value(json_object_get(o, "head_key"));
-	sg = json_string_value(json_object_get(o, "signature"));
-	ss = json_string_value(json_object_get(o, "session"));
-	if (!h || !k || !sg || !ss || strcmp(ss, session) != 0 || strlen(h) != SHA256_HEX - 1 ||
-	    strlen(k) != ED25519_PUB_HEX - 1 || strlen(sg) != ED25519_SIG_HEX - 1) {
-		json_decref(o);
-		return -EBADMSG;
-	}
 	*ret = (struct signed_head){.source = "stored"};
-	memcpy(ret->head, h, SHA256_HEX);
-	memcpy(ret->key, k, ED25519_PUB_HEX);
-	memcpy(ret->sig, sg, ED25519_SIG_HEX);
-	json_decref(o);
+	memcpy(ret->head, h.head, SHA256_HEX);
+	memcpy(ret->key, h.key, ED25519_PUB_HEX);
+	memcpy(ret->sig, h.sig, ED25519_SIG_HEX);
 	return 0;
 }
 
@@ -231,14 +219,17 @@ static void tampered(struct audit_summary *s, const char *fmt, ...)
  * names, and the log's own head. */
 static void check_signed_head(const struct signed_head *h, struct audit_summary *s)
 {
-	_cleanup_free_ char *msg = NULL;
+	struct audit_signed_head sh;
 	int r;
 
-	if (audit_head_message(s->session, h->head, &msg) < 0) {
+	memcpy(sh.head, h->head, SHA256_HEX);
+	memcpy(sh.key, h->key, ED25519_PUB_HEX);
+	memcpy(sh.sig, h->sig, ED25519_SIG_HEX);
+	r = audit_head_verify(&sh, s->session);
+	if (r == -ENOMEM) {
 		tampered(s, "cannot check the signed head: out of memory");
 		return;
 	}
-	r = ed25519_verify_hex(h->key, msg, strlen(msg), h->sig);
 	if (r < 0) {
 		tampered(s, "the %s head's signature does not verify under its key: forged", h->source);
 		return;

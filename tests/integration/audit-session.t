@@ -152,6 +152,16 @@ o = json.loads(sys.argv[1]); h = o["signed_head"]
 assert o["state"] == "intact" and h["head"] == sys.argv[2] and h["head_key"] == sys.argv[3] and h["signature"] == sys.argv[4], o' \
 	"$out" "$H" "$K" "$G"
 
+# --json: the signed head under audit, and it verifies
+out=$(cd "$WS" && "$CORDON" run --json --profile "$P" -- sh -c 'tmark j' 2>/dev/null </dev/null)
+check "cordon run --json: audit {session, records, head, head_key, signature, stored}, and verify takes them" \
+	"$PY" -c 'import json,subprocess,sys
+a = json.loads(sys.argv[1])["audit"]
+assert a["stored"] is True and len(a["head"]) == 64 and len(a["head_key"]) == 64 and len(a["signature"]) == 128, a
+r = subprocess.run([sys.argv[2], "audit", "verify", a["session"], "--head", a["head"], "--pubkey", a["head_key"],
+                    "--sig", a["signature"]], capture_output=True)
+assert r.returncode == 0, r' "$out" "$CORDON"
+
 # the attack: cut the last records and append a session_end recomputed as
 # the writer would; the chain alone cannot tell
 cp "$LOG" "$BASE/intact.jsonl"
