@@ -564,10 +564,12 @@ static int read_can_use(struct loader *l, const struct where *w, json_t *v, cons
  * digits, _ and -; no value). */
 static int check_secret_flag(struct loader *l, const struct where *w, const char *s, intptr_t unused)
 {
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
 	size_t dashes = strspn(s, "-"), n = strlen(s);
 
-	if (dashes == 0 || dashes > 2 || dashes == n || strspn(s + dashes, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n - dashes)
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a flag: write it as the tool does, -p or --db-pass", s);
+	if (dashes == 0 || dashes > 2 || dashes == n || strspn(s + dashes, name_chars) != n - dashes)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a flag: write it as the tool does, -p or --db-pass",
+				   s);
 	return 0;
 }
 
