@@ -60,6 +60,10 @@ CORDON_API const char *cordon_tools_executable(const struct cordon_tools *t, con
 /* What command may call besides itself (its can_use), NULL-terminated;
  * NULL for an unknown command. */
 CORDON_API const char *const *cordon_tools_can_use(const struct cordon_tools *t, const char *command);
+/* The command's secret_flags, as written (-p, --db-pass): the word after
+ * one is a secret, hidden from approvers and the audit. NULL-terminated;
+ * NULL for an unknown command. */
+CORDON_API const char *const *cordon_tools_secret_flags(const struct cordon_tools *t, const char *command);
 
 /* The caller name of the agent's own sandbox; no command may be named so. */
 #define CORDON_TOOLS_SESSION "session"
@@ -93,6 +97,15 @@ CORDON_API int cordon_tools_decide(const struct cordon_tools *t, const char *cal
 				   const char *const *argv, const char *const *envp,
 				   struct cordon_tool_decision *ret);
 
+/* The deny rules of the edge caller -> command that a call passes by
+ * saying the same another way: words at other places (`push REMOTE main
+ * --force` for a prefix ["push", "--force"]) or a long flag spelled short
+ * (`push -f`), each decided as cordon_tools_decide decides. One line per
+ * rule and call, naming both (NULL-terminated, possibly empty; free with
+ * cordon_strv_free). -EINVAL for a NULL argument. */
+CORDON_API int cordon_tools_deny_warnings(const struct cordon_tools *t, const char *caller, const char *command,
+					  char ***ret);
+
 /* The sandbox an edge runs the command in: from.CALLER's sandbox, else the
  * command's own, else an empty one (nothing granted). Paths are canonical
  * (a missing tail kept as written: it may not exist yet); lists are
@@ -124,8 +137,9 @@ enum cordon_approval_type {
 
 /* One of command_policies.approval_backends. terminal: timeout_ms and
  * default_allow (what an unanswered or unattended ask gets). webhook: url
- * (http or https), secret_env (the variable holding the HMAC key),
- * timeout_ms; default_allow is always false. chain: members (names of
+ * (https://, or unix:/PATH), secret_env (the variable holding the key
+ * that signs requests), answer_secret_env (the one holding the other key,
+ * that signs answers), timeout_ms; default_allow is always false. chain: members (names of
  * other backends, in order; NULL-terminated) and chain_all (every member
  * must allow; else any one); timeout_ms is 0 (the members' own bound it),
  * default_allow false. Strings are owned by t; NULL where not used. */
@@ -138,6 +152,7 @@ struct cordon_approval_backend {
 	const char *secret_env;
 	bool chain_all;
 	const char *const *members;
+	const char *answer_secret_env;
 };
 /* The approval backends' names, sorted, NULL-terminated (never NULL). */
 CORDON_API const char *const *cordon_tools_backend_names(const struct cordon_tools *t);

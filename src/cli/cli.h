@@ -110,6 +110,8 @@ struct cli_args {
 	/* audit */
 	enum cli_audit_action audit_action;
 	const char *audit_head;    /* verify --head: the chain's head kept elsewhere */
+	const char *audit_pubkey;  /* verify --pubkey: the key the session printed */
+	const char *audit_sig;     /* verify --sig: its signature of the head */
 
 	char **command;            /* after "--" (or the first non-flag); why --command: its arguments */
 	char **operands;           /* `cordon profile|audit ACTION` operands: names and files */
@@ -228,6 +230,10 @@ struct cli_session_ops {
 	int (*session_run)(struct cli_session *s, const struct cordon_confined *c, const struct cordon_run_opts *o,
 			   struct cordon_result **ret);
 	void (*session_free)(struct cli_session *s);
+	/* After session_run: the audit log's signed end (audit.h), as an
+	 * object {session, records, head, head_key, signature, stored}; NULL
+	 * when the log could not be closed and signed. The caller owns it. */
+	json_t *(*session_audit)(struct cli_session *s);
 };
 extern const struct cli_session_ops cli_session_ops;
 

@@ -146,5 +146,9 @@ int cli_check_action(const struct cli_args *a, char *err, size_t errlen)
 		return fail(err, errlen, "--workspace: not available for `cordon %s %s`", sub, act->name);
 	if (a->audit_head && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))
 		return fail(err, errlen, "--head: only for `cordon audit verify`");
+	if ((a->audit_pubkey || a->audit_sig) && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))
+		return fail(err, errlen, "--pubkey, --sig: only for `cordon audit verify`");
+	if ((a->audit_pubkey || a->audit_sig) && !(a->audit_pubkey && a->audit_sig && a->audit_head))
+		return fail(err, errlen, "--head, --pubkey and --sig go together: the signed head the session printed");
 	return 0;
 }

@@ -7,9 +7,11 @@
  * have been tampered with, so every string is escaped again before it
  * reaches the terminal.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit_read.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "redact.h"
 #include "strv.h"
@@ -159,30 +162,140 @@ static void print_verdict(const char *path, const struct audit_summary *s)
 
 /* ---- verify ---- */
 
+/* A signed head: given on the command line, or kept by the supervisor. */
+struct signed_head {
+	const char *source; /* "given", "stored", or NULL: none */
+	char head[SHA256_HEX];
+	char key[ED25519_PUB_HEX];
+	char sig[ED25519_SIG_HEX];
+};
+
+/* The head the supervisor stored for the log at path (<dir>-heads/
+ * <session>.head, audit.h): 0 and *ret, -ENOENT when there is none, or
+ * -EBADMSG when it is not one (which verify calls tampered). */
+static int stored_head(const char *path, const char *session, struct signed_head *ret)
+{
+	_cleanup_free_ char *file = NULL, *dir = strdup(path);
+	_cleanup_close_ int fd = -1;
+	char buf[AUDIT_HEAD_FILE_MAX + 1];
+	struct audit_signed_head h;
+	ssize_t n;
+	char *slash;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (asprintf(&file, "%s%s/%s%s", slash ? dir : ".", AUDIT_HEADS_SUFFIX, session, AUDIT_HEAD_SUFFIX) < 0) {
+		file = NULL;
+		return -ENOMEM;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -EBADMSG;
+	n = read(fd, buf, sizeof(buf));
+	if (n <= 0 || audit_head_parse(buf, (size_t)n, session, &h) < 0)
+		return -EBADMSG;
+	*ret = (struct signed_head){.source = "stored"};
+	memcpy(ret->head, h.head, SHA256_HEX);
+	memcpy(ret->key, h.key, ED25519_PUB_HEX);
+	memcpy(ret->sig, h.sig, ED25519_SIG_HEX);
+	return 0;
+}
+
+static void tampered(struct audit_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tampered(struct audit_summary *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->state = AUDIT_TAMPERED;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The signed head against the log: signed by its key, the key the log
+ * names, and the log's own head. */
+static void check_signed_head(const struct signed_head *h, struct audit_summary *s)
+{
+	struct audit_signed_head sh;
+	int r;
+
+	memcpy(sh.head, h->head, SHA256_HEX);
+	memcpy(sh.key, h->key, ED25519_PUB_HEX);
+	memcpy(sh.sig, h->sig, ED25519_SIG_HEX);
+	r = audit_head_verify(&sh, s->session);
+	if (r == -ENOMEM) {
+		tampered(s, "cannot check the signed head: out of memory");
+		return;
+	}
+	if (r < 0) {
+		tampered(s, "the %s head's signature does not verify under its key: forged", h->source);
+		return;
+	}
+	if (strcmp(h->key, s->head_key) != 0) {
+		tampered(s, "the log's session_start names key %s, not the %s key %s: the log was rewritten",
+			 s->head_key[0] ? s->head_key : "(none)", h->source, h->key);
+		return;
+	}
+	if (s->state != AUDIT_TAMPERED && strcasecmp(h->head, s->head) != 0)
+		/* the end the writer signed is not this file's: cut and closed again, or rewritten */
+		tampered(s, "its head is %s, not the signed %s: the log was cut or rewritten", s->head, h->head);
+}
+
 static int audit_verify(const struct cli_args *a)
 {
 	struct log_ref l;
 	struct audit_summary s;
+	struct signed_head sh = {};
 	int r = open_log(a->operands[0], &l);
 
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
 	r = scan(&l, NULL, NULL, &s);
-	if (r >= 0 && a->audit_head && s.state != AUDIT_TAMPERED && strcasecmp(a->audit_head, s.head) != 0) {
+	if (r >= 0 && a->audit_sig) {
+		sh.source = "given";
+		snprintf(sh.head, sizeof(sh.head), "%s", a->audit_head);
+		for (char *c = sh.head; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		snprintf(sh.key, sizeof(sh.key), "%s", a->audit_pubkey);
+		snprintf(sh.sig, sizeof(sh.sig), "%s", a->audit_sig);
+		check_signed_head(&sh, &s);
+	} else if (r >= 0 && a->audit_head && s.state != AUDIT_TAMPERED && strcasecmp(a->audit_head, s.head) != 0) {
 		/* the end the writer reported is not this file's: cut and closed again, or rewritten */
-		s.state = AUDIT_TAMPERED;
-		snprintf(s.why, sizeof(s.why), "its head is %s, not the %.64s given: the log was cut or rewritten",
-			 s.head, a->audit_head);
+		tampered(&s, "its head is %s, not the %.64s given: the log was cut or rewritten", s.head, a->audit_head);
+	}
+	if (r >= 0 && !a->audit_sig && s.session[0]) {
+		int sr = stored_head(l.path, s.session, &sh);
+
+		if (sr == 0)
+			check_signed_head(&sh, &s);
+		else if (sr == -EBADMSG)
+			tampered(&s, "the stored signed head of session %s is unreadable or malformed", s.session);
+		else if (sr == -ENOMEM)
+			r = sr;
 	}
 	if (r >= 0 && a->json) {
 		json_t *o = json_object();
 
 		r = o ? summary_json(o, l.path, &s) : -ENOMEM;
 		if (r >= 0)
+			r = json_object_set_new(o, "signed_head",
+						sh.source ? json_pack("{s:s,s:s,s:s,s:s}", "source", sh.source, "head",
+								      sh.head, "head_key", sh.key, "signature", sh.sig)
+							  : json_null()) < 0
+				    ? -ENOMEM
+				    : 0;
+		if (r >= 0)
 			r = cli_print_json(o);
 		json_decref(o);
 	} else if (r >= 0) {
 		print_verdict(l.path, &s);
+		if (s.state == AUDIT_INTACT)
+			printf(sh.source ? "  the head is signed by the session's key %s (%s)\n"
+					 : "  no signed head%s%s: a cut end is caught only with --head\n",
+			       sh.source ? sh.key : "", sh.source ? sh.source : "");
 	}
 	log_ref_done(&l);
 	return r < 0 ? CLI_EXIT_REFUSED : exit_code(s.state);

@@ -170,6 +170,24 @@ static int flag_head(struct cli_args *a, const struct cli_flag *f, const char *v
 	return 0;
 }
 
+static int flag_pubkey(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (strlen(value) != 64 || strspn(value, "0123456789abcdef") != 64)
+		return fail(err, errlen, "--pubkey: '%.100s' is not an Ed25519 public key (64 hex digits)", value);
+	a->audit_pubkey = value;
+	return 0;
+}
+
+static int flag_sig(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (strlen(value) != 128 || strspn(value, "0123456789abcdef") != 128)
+		return fail(err, errlen, "--sig: '%.100s' is not an Ed25519 signature (128 hex digits)", value);
+	a->audit_sig = value;
+	return 0;
+}
+
 static int flag_mode(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	enum cordon_mode m;
@@ -392,6 +410,11 @@ static const struct cli_flag flags[] = {
 	{ "--head", C(CLI_AUDIT), true, flag_head, 0, CLI_SECTION_OWN, "HEX",
 	  "with verify: the chain's head (the SHA-256 of the last\n"
 	  "line) as kept elsewhere; a log whose head differs is tampered" },
+	{ "--pubkey", C(CLI_AUDIT), true, flag_pubkey, 0, CLI_SECTION_OWN, "HEX",
+	  "with verify --head --sig: the key the session printed at its end" },
+	{ "--sig", C(CLI_AUDIT), true, flag_sig, 0, CLI_SECTION_OWN, "HEX",
+	  "with verify --head --pubkey: the head's signature, as printed;\n"
+	  "one that does not verify under the key is refused" },
 
 	/* limits */
 	{ "--timeout", LIMIT_CMDS, true, flag_timeout, 0, CLI_SECTION_LIMIT, "SECONDS",

@@ -395,6 +395,11 @@ int cli_explain(const struct cli_args *a)
 
 /* ---- why ----------------------------------------------------------------- */
 
+static void warnings_freep(char ***v)
+{
+	cordon_strv_free(*v);
+}
+
 /* Exit codes of why --command: allow and deny as for a path; an approval
  * is neither. */
 #define CLI_WHY_APPROVE 2
@@ -411,6 +416,7 @@ static int why_command(const struct cli_args *a)
 	const struct cordon_tools *t;
 	struct cordon_tool_decision d;
 	struct cordon_error e = {};
+	_cleanup_(warnings_freep) char **warnings = NULL;
 	int r;
 
 	r = cordon_profile_load_inspect(a->profile, &o, &h, &e);
@@ -430,10 +436,19 @@ static int why_command(const struct cli_args *a)
 		say("--command %s: %s", a->why_command, strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
+	/* deny rules the same call passes said another way: a warning each */
+	r = cordon_tools_deny_warnings(t, caller, a->why_command, &warnings);
+	if (r < 0) {
+		say("--command %s: %s", a->why_command, strerror(-r));
+		return CLI_EXIT_REFUSED;
+	}
 	/* a decision no rule of a file made (an unknown name) is the profile's */
 	file = d.file[0] ? d.file : cordon_profile_file(h);
 	if (a->json) {
-		_cleanup_(json_decrefp) json_t *argv = json_array(), *o2 = NULL;
+		_cleanup_(json_decrefp) json_t *argv = json_array(), *o2 = NULL, *warn = json_array();
+
+		for (size_t i = 0; warn && warnings[i]; i++)
+			json_array_append_new(warn, cli_json_text(warnings[i], strlen(warnings[i])));
 
 		for (size_t i = 0; argv && a->command && a->command[i]; i++)
 			json_array_append_new(argv, cli_json_text(a->command[i], strlen(a->command[i])));
@@ -442,6 +457,8 @@ static int why_command(const struct cli_args *a)
 			       d.reason, "pointer", d.rule, "backend", d.backend[0] ? d.backend : NULL, "command",
 			       a->why_command, "caller", caller, "argv", argv, "file", file, "line", d.line, "profile",
 			       cordon_profile_name(h), "profile_file", cordon_profile_file(h));
+		if (o2 && warn)
+			json_object_set(o2, "warnings", warn);
 		if (!o2 || cli_print_json(o2) < 0) {
 			say("cannot encode the answer as JSON (is every argument valid UTF-8?)");
 			return CLI_EXIT_REFUSED;
@@ -455,6 +472,8 @@ static int why_command(const struct cli_args *a)
 		else
 			printf("  rule: %s at %s\n", file, d.rule);
 		fflush(stdout);
+		for (size_t i = 0; warnings[i]; i++)
+			say("warning: %s", warnings[i]);
 	}
 	return d.action == CORDON_TOOL_ALLOW ? 0 : d.action == CORDON_TOOL_DENY ? 1 : CLI_WHY_APPROVE;
 }

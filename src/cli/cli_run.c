@@ -204,6 +204,26 @@ int cli_run(const struct cli_args *a)
 		return cli_refuse(a, "spawn", cli_exec_failure_code(c, r));
 	}
 
+	/* the tool sandbox's audit log, its end signed: the second place a
+	 * cut log is caught is what the person (or the agent's caller) keeps */
+	_cleanup_(json_decrefp) json_t *audit = session ? cli_supervisor()->session->session_audit(session) : NULL;
+
+	if (session && !a->json) {
+		if (audit)
+			fprintf(stderr,
+				"[cordon: audit: session %s ended with %lld records, signed head %s; check it with: cordon "
+				"audit verify %s --head %s --pubkey %s --sig %s]\n",
+				json_string_value(json_object_get(audit, "session")),
+				(long long)json_integer_value(json_object_get(audit, "records")),
+				json_string_value(json_object_get(audit, "head")),
+				json_string_value(json_object_get(audit, "session")),
+				json_string_value(json_object_get(audit, "head")),
+				json_string_value(json_object_get(audit, "head_key")),
+				json_string_value(json_object_get(audit, "signature")));
+		else
+			say("the audit log could not be closed and signed: check it with cordon audit verify");
+	}
+
 	/* what the output and the result explain: never the verdict */
 	_cleanup_(json_decrefp) json_t *hints = NULL, *denials = NULL;
 	if (cli_hints_collect(a, prof, c, res, &hints, &denials) < 0)
@@ -216,6 +236,8 @@ int cli_run(const struct cli_args *a)
 			json_object_set(obj, "hints", hints);
 		if (obj && denials)
 			json_object_set(obj, "denials", denials);
+		if (obj && session)
+			json_object_set(obj, "audit", audit ? audit : json_null());
 		if (cli_print_json(obj) < 0)
 			return CLI_EXIT_REFUSED;
 	} else {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "audit.h"
 #include "supervisor.h"
 
 struct cli_session {
@@ -72,6 +73,17 @@ static int session_run(struct cli_session *s, const struct cordon_confined *c, c
 	return supervisor_run(s->sup, c, o, ret);
 }
 
+static json_t *session_audit(struct cli_session *s)
+{
+	const struct audit_seal *seal = s->sup ? supervisor_audit_seal(s->sup) : NULL;
+
+	if (!seal)
+		return NULL;
+	return json_pack("{s:s,s:I,s:s,s:s,s:s,s:b}", "session", seal->session, "records", (json_int_t)seal->records,
+			 "head", seal->head, "head_key", seal->pubkey, "signature", seal->sig, "stored",
+			 seal->stored == 0);
+}
+
 static void session_free(struct cli_session *s)
 {
 	if (!s)
@@ -86,4 +98,5 @@ const struct cli_session_ops cli_session_ops = {
 	.session_policy = session_policy,
 	.session_run = session_run,
 	.session_free = session_free,
+	.session_audit = session_audit,
 };

@@ -123,7 +123,7 @@ static const char head_why[] =
 static const char head_audit[] =
 	"usage: cordon audit list [--json]\n"
 	"       cordon audit show SESSION|FILE [--json]\n"
-	"       cordon audit verify SESSION|FILE [--head HEX] [--json]\n"
+	"       cordon audit verify SESSION|FILE [--head HEX [--pubkey HEX --sig HEX]] [--json]\n"
 	"\n"
 	"The tool sandbox writes one audit log per session as it happens, in\n"
 	"$XDG_STATE_HOME/cordon/audit (else ~/.local/state/cordon/audit): SESSION.jsonl,\n"
@@ -140,7 +140,11 @@ static const char head_audit[] =
 	"          deleted or moved, a broken seq, another session's record, a line that\n"
 	"          is not JSON, a file over the size cap; a log without its session_end\n"
 	"          record is incomplete (the supervisor was stopped, the end cut off, or\n"
-	"          the session is still running)\n"
+	"          the session is still running); the log's end is signed with a key\n"
+	"          made for the session (printed at its end, with the head and the\n"
+	"          signature): verify checks the signed head kept in the audit\n"
+	"          directory's -heads twin, or the one given (--head --pubkey --sig), so\n"
+	"          a log cut and closed again is tampered\n"
 	"Exit codes of show and verify: 0 intact, 1 tampered, 2 incomplete, 125 trouble\n"
 	"(no such log, unreadable). list: 0, or 125 on trouble.\n";
 

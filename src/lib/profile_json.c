@@ -302,6 +302,8 @@ static int command_json(const struct tool_command *c, json_t **ret)
 		return r;
 	if (c->policy && ((r = policy_json(c->policy, &part)) < 0 || (r = add(o, "invocation_policy", part)) < 0))
 		return r;
+	if (c->secret_flags && c->secret_flags[0] && (r = add_list(o, "secret_flags", c->secret_flags)) < 0)
+		return r;
 	if ((r = add_list(o, "can_use", c->can_use)) < 0)
 		return r;
 	for (size_t i = 0; i < c->n_from; i++)
@@ -320,8 +322,8 @@ static json_t *backend_json(const struct tool_backend *b)
 		return json_pack("{s:s,s:I,s:s}", "type", "terminal", "timeout_secs", (json_int_t)b->timeout_secs,
 				 "default", b->default_allow ? "allow" : "deny");
 	case CORDON_APPROVAL_WEBHOOK:
-		return json_pack("{s:s,s:s,s:s,s:I}", "type", "webhook", "url", b->url, "secret_env", b->secret_env,
-				 "timeout_secs", (json_int_t)b->timeout_secs);
+		return json_pack("{s:s,s:s,s:s,s:s,s:I}", "type", "webhook", "url", b->url, "secret_env", b->secret_env,
+				 "answer_secret_env", b->answer_secret_env, "timeout_secs", (json_int_t)b->timeout_secs);
 	case CORDON_APPROVAL_CHAIN:
 		return json_pack("{s:s,s:s,s:o}", "type", "chain", "mode", b->chain_all ? "all" : "any", "backends",
 				 strv_json(b->members));

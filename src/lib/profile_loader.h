@@ -158,6 +158,7 @@ struct raw_command {
 	struct raw_list can_use;
 	struct raw_from *from;
 	size_t n_from;
+	struct raw_list secret_flags;
 };
 
 /* An approval backend's keys, in the order of the reader's table. */
@@ -169,6 +170,7 @@ enum raw_backend_key {
 	BACKEND_KEY_SECRET_ENV,
 	BACKEND_KEY_MODE,
 	BACKEND_KEY_BACKENDS,
+	BACKEND_KEY_ANSWER_SECRET_ENV,
 	_BACKEND_KEYS,
 };
 
@@ -180,7 +182,7 @@ struct raw_backend {
 	enum cordon_approval_type type;
 	uint64_t timeout_secs;
 	bool default_allow;
-	const char *url, *secret_env;
+	const char *url, *secret_env, *answer_secret_env;
 	bool chain_all;
 	struct raw_list members;
 };

@@ -74,6 +74,7 @@ static void raw_command_clear(struct raw_command *c)
 	raw_sandbox_free(c->sandbox);
 	raw_policy_free(c->policy);
 	raw_list_clear(&c->can_use);
+	raw_list_clear(&c->secret_flags);
 	for (size_t i = 0; i < c->n_from; i++) {
 		raw_sandbox_free(c->from[i].sandbox);
 		raw_policy_free(c->from[i].policy);
@@ -115,6 +116,7 @@ static const char *const backend_keys[] = {
 	[BACKEND_KEY_SECRET_ENV] = "secret_env",
 	[BACKEND_KEY_MODE] = "mode",
 	[BACKEND_KEY_BACKENDS] = "backends",
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = "answer_secret_env",
 	[_BACKEND_KEYS] = NULL,
 };
 
@@ -122,7 +124,7 @@ static const char *const backend_keys[] = {
 static const unsigned backend_type_keys[] = {
 	[CORDON_APPROVAL_TERMINAL] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_TIMEOUT | 1u << BACKEND_KEY_DEFAULT,
 	[CORDON_APPROVAL_WEBHOOK] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_TIMEOUT | 1u << BACKEND_KEY_URL |
-				    1u << BACKEND_KEY_SECRET_ENV,
+				    1u << BACKEND_KEY_SECRET_ENV | 1u << BACKEND_KEY_ANSWER_SECRET_ENV,
 	[CORDON_APPROVAL_CHAIN] = 1u << BACKEND_KEY_TYPE | 1u << BACKEND_KEY_MODE | 1u << BACKEND_KEY_BACKENDS,
 };
 
@@ -131,8 +133,9 @@ static const char *const backend_key_help[] = {
 	[BACKEND_KEY_TYPE] = "terminal, webhook or chain",
 	[BACKEND_KEY_TIMEOUT] = "1 to 3600 seconds to wait for an answer",
 	[BACKEND_KEY_DEFAULT] = "allow or deny, what an unanswered or unattended ask gets",
-	[BACKEND_KEY_URL] = "the http:// or https:// address to POST to",
+	[BACKEND_KEY_URL] = "the https:// address to POST to, or unix:/PATH of a socket",
 	[BACKEND_KEY_SECRET_ENV] = "the variable holding the key that signs each request",
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = "the variable holding the other key, that signs each answer",
 	[BACKEND_KEY_MODE] = "all or any",
 	[BACKEND_KEY_BACKENDS] = "the backends to ask, by name",
 };
@@ -187,9 +190,11 @@ static int read_backend_default(struct loader *l, const struct where *w, json_t 
 	return 0;
 }
 
-/* http:// or https://, a host (a name, an IPv4 or a [v6] literal), an
- * optional port, then anything printable: the request goes exactly there,
- * and credentials never sit in a URL a profile show prints. */
+/* https://, a host (a name, an IPv4 or a [v6] literal), an optional port,
+ * then anything printable: the request goes exactly there, and credentials
+ * never sit in a URL a profile show prints. Or unix:/PATH, a socket on
+ * this host. Never http://: whoever can bind the port (an agent with the
+ * host's network) would read every request, and could answer it. */
 static int check_url(struct loader *l, const struct where *w, const char *url)
 {
 	const char *host, *end, *colon;
@@ -198,12 +203,16 @@ static int check_url(struct loader *l, const struct where *w, const char *url)
 	for (const char *c = url; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return loader_fail(l, -EINVAL, w, "a URL has no spaces or control characters");
-	if (strncmp(url, "http://", 7) == 0)
-		host = url + 7;
-	else if (strncmp(url, "https://", 8) == 0)
+	if (strncmp(url, "unix:/", 6) == 0)
+		return 0;
+	if (strncmp(url, "https://", 8) == 0)
 		host = url + 8;
+	else if (strncmp(url, "http://", 7) == 0)
+		return loader_fail(l, -EINVAL, w,
+				   "\"%.100s\": a webhook is https:// or unix:/PATH, never http:// (anyone on the "
+				   "path could read the request)", url);
 	else
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not an http:// or https:// URL", url);
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not an https:// or unix:/PATH URL", url);
 	end = host + strcspn(host, "/?#");
 	n = (size_t)(end - host);
 	if (memchr(host, '@', n))
@@ -270,7 +279,10 @@ static int read_backend_secret_env(struct loader *l, const struct where *w, json
 		return r;
 	if (!env_name_valid(s, false))
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a variable name", s);
-	TARGET(l, struct raw_backend)->secret_env = s;
+	if (k->arg == BACKEND_KEY_ANSWER_SECRET_ENV)
+		TARGET(l, struct raw_backend)->answer_secret_env = s;
+	else
+		TARGET(l, struct raw_backend)->secret_env = s;
 	backend_key_seen(l, w, k);
 	return 0;
 }
@@ -325,6 +337,7 @@ static const struct loader_key backend_readers[] = {
 	[BACKEND_KEY_MODE] = { read_backend_mode, .arg = BACKEND_KEY_MODE },
 	[BACKEND_KEY_BACKENDS] = { read_backend_members, .arg = BACKEND_KEY_BACKENDS, .type = JSON_ARRAY,
 				   .what = "an array of backend names" },
+	[BACKEND_KEY_ANSWER_SECRET_ENV] = { read_backend_secret_env, .arg = BACKEND_KEY_ANSWER_SECRET_ENV },
 };
 static const struct loader_object backend_object = { backend_keys, backend_readers };
 
@@ -353,6 +366,16 @@ static int check_backend_keys(struct loader *l, const struct raw_backend *b)
 		if (!(b->keys & (1u << k)) && (want & (1u << k)))
 			return loader_fail(l, -EINVAL, &b->where, "a %s backend needs \"%s\": %s", type, backend_keys[k],
 					   backend_key_help[k]);
+	}
+	/* whoever holds the request key (anyone the request reaches) must
+	 * not be able to sign an answer */
+	if (b->type == CORDON_APPROVAL_WEBHOOK && strcmp(b->secret_env, b->answer_secret_env) == 0) {
+		struct where wk = b->at[BACKEND_KEY_ANSWER_SECRET_ENV];
+
+		wk.at_key = true;
+		return loader_fail(l, -EINVAL, &wk,
+				   "answer_secret_env must name another variable than secret_env: the key that signs "
+				   "answers is not the one that signs requests");
 	}
 	return 0;
 }
@@ -537,6 +560,28 @@ static int read_can_use(struct loader *l, const struct where *w, json_t *v, cons
 				&c->can_use);
 }
 
+/* A flag as the tool spells it: -p, --db-pass (dashes, then letters,
+ * digits, _ and -; no value). */
+static int check_secret_flag(struct loader *l, const struct where *w, const char *s, intptr_t unused)
+{
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	size_t dashes = strspn(s, "-"), n = strlen(s);
+
+	if (dashes == 0 || dashes > 2 || dashes == n || strspn(s + dashes, name_chars) != n - dashes)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a flag: write it as the tool does, -p or --db-pass",
+				   s);
+	return 0;
+}
+
+static int read_secret_flags(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	struct raw_command *c = TARGET(l, struct raw_command);
+
+	if (json_is_array(v) && json_array_size(v) > TOOLS_MAX_WORDS)
+		return loader_fail(l, -E2BIG, w, "more than %d flags", TOOLS_MAX_WORDS);
+	return loader_read_list(l, w, v, "an array of flags", TOOLS_NAME_MAX, check_secret_flag, 0, &c->secret_flags);
+}
+
 static int read_from(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	/* a caller is the session or a command: there are no more than that */
@@ -545,13 +590,15 @@ static int read_from(struct loader *l, const struct where *w, json_t *v, const s
 	return loader_read_members(l, w, v, read_from_entry, TARGET(l, struct raw_command));
 }
 
-const char *const loader_command_keys[] = { "executable", "sandbox", "invocation_policy", "can_use", "from", NULL };
+const char *const loader_command_keys[] = { "executable", "sandbox", "invocation_policy", "can_use", "from",
+					    "secret_flags", NULL };
 static const struct loader_key command_readers[] = {
 	{ read_executable },
 	{ read_command_sandbox, .type = JSON_OBJECT, .what = "a sandbox object" },
 	{ read_command_policy, .type = JSON_OBJECT, .what = "an invocation_policy object" },
 	{ read_can_use },
 	{ read_from, .type = JSON_OBJECT, .what = "an object of caller: \"deny\", a sandbox or {sandbox, invocation_policy}" },
+	{ read_secret_flags },
 };
 static const struct loader_object command_object = { loader_command_keys, command_readers };
 

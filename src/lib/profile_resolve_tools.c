@@ -164,6 +164,7 @@ static int compile_backend(const struct raw_backend *rb, struct tool_backend *b)
 	};
 	if (!(b->name = strdup(rb->name)) || (rb->url && !(b->url = strdup(rb->url))) ||
 	    (rb->secret_env && !(b->secret_env = strdup(rb->secret_env))) ||
+	    (rb->answer_secret_env && !(b->answer_secret_env = strdup(rb->answer_secret_env))) ||
 	    !(b->members = calloc(1, sizeof(char *))))
 		return -ENOMEM;
 	for (size_t i = 0; i < rb->members.n; i++)
@@ -393,8 +394,11 @@ static int compile_command(struct loader *l, struct cordon_profile *p, const str
 	int r;
 
 	if (!(c->name = strdup(rc->name)) || (rc->executable && !(c->executable = strdup(rc->executable))) ||
-	    !(c->can_use = calloc(1, sizeof(char *))))
+	    !(c->can_use = calloc(1, sizeof(char *))) || !(c->secret_flags = calloc(1, sizeof(char *))))
 		return -ENOMEM;
+	for (size_t i = 0; i < rc->secret_flags.n; i++)
+		if ((r = strv_push_unique(&c->secret_flags, rc->secret_flags.v[i].spelled)) < 0)
+			return r;
 	for (size_t i = 0; i < rc->can_use.n; i++) {
 		r = check_exists(l, &rc->can_use.v[i].where, false, rc->can_use.v[i].spelled, "no command");
 		if (r < 0)

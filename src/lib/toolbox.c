@@ -193,7 +193,7 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 }
 
 /* What no caller may hand a tool: the roots any sandbox of the session
- * can write, and the supervisor's own secrets (every webhook's key). */
+ * can write, and the supervisor's own secrets (every webhook's two keys). */
 static int writable_and_withheld(struct cordon_toolbox *b, const char *const *session_writable)
 {
 	const char *const *backends = cordon_tools_backend_names(b->tools);
@@ -207,8 +207,12 @@ static int writable_and_withheld(struct cordon_toolbox *b, const char *const *se
 	for (size_t i = 0; backends && backends[i]; i++) {
 		struct cordon_approval_backend ab;
 
-		if (cordon_tools_backend(b->tools, backends[i], &ab) >= 0 && ab.secret_env &&
-		    (r = strv_push_unique(&b->withheld, ab.secret_env)) < 0)
+		if (cordon_tools_backend(b->tools, backends[i], &ab) < 0)
+			continue;
+		/* both keys: the one that signs requests, the one answers are checked with */
+		if (ab.secret_env && (r = strv_push_unique(&b->withheld, ab.secret_env)) < 0)
+			return r;
+		if (ab.answer_secret_env && (r = strv_push_unique(&b->withheld, ab.answer_secret_env)) < 0)
 			return r;
 	}
 	return 0;

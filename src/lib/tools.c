@@ -100,6 +100,7 @@ void tool_command_clear(struct tool_command *c)
 	tool_sandbox_free(c->sandbox);
 	tool_policy_free(c->policy);
 	strv_free(c->can_use);
+	strv_free(c->secret_flags);
 	for (size_t i = 0; i < c->n_from; i++) {
 		free(c->from[i].caller);
 		tool_sandbox_free(c->from[i].sandbox);
@@ -116,6 +117,7 @@ void tool_backend_clear(struct tool_backend *b)
 	free(b->name);
 	free(b->url);
 	free(b->secret_env);
+	free(b->answer_secret_env);
 	strv_free(b->members);
 	tool_place_clear(&b->place);
 	*b = (struct tool_backend){};
@@ -195,6 +197,13 @@ CORDON_API const char *const *cordon_tools_can_use(const struct cordon_tools *t,
 	return c ? (const char *const *)c->can_use : NULL;
 }
 
+CORDON_API const char *const *cordon_tools_secret_flags(const struct cordon_tools *t, const char *command)
+{
+	const struct tool_command *c = t && command ? tools_command(t, command) : NULL;
+
+	return c ? (const char *const *)c->secret_flags : NULL;
+}
+
 CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *name,
 				    struct cordon_approval_backend *ret)
 {
@@ -214,6 +223,7 @@ CORDON_API int cordon_tools_backend(const struct cordon_tools *t, const char *na
 		.secret_env = b->secret_env,
 		.chain_all = b->chain_all,
 		.members = b->type == CORDON_APPROVAL_CHAIN ? (const char *const *)b->members : NULL,
+		.answer_secret_env = b->answer_secret_env,
 	};
 	return 0;
 }

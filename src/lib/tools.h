@@ -123,6 +123,7 @@ struct tool_command {
 	struct tool_sandbox *sandbox; /* NULL: none written (an empty one applies) */
 	struct tool_policy *policy;   /* NULL: none written (every invocation allowed) */
 	char **can_use;               /* never NULL */
+	char **secret_flags;          /* as written (-p, --db-pass); never NULL */
 	struct tool_from *from;
 	size_t n_from;
 	struct tool_place place;
@@ -134,6 +135,7 @@ struct tool_backend {
 	uint64_t timeout_secs;        /* terminal, webhook */
 	bool default_allow;           /* terminal */
 	char *url, *secret_env;       /* webhook */
+	char *answer_secret_env;      /* webhook: the answers' key */
 	bool chain_all;               /* chain */
 	char **members;               /* chain; never NULL */
 	struct tool_place place;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+
 #include "approve.h"
 #include "approve_message.h"
 #include "approve_record.h"
@@ -36,7 +38,9 @@ static bool name_ok(const char *name)
 
 /* libcurl parses the url (the parser that will use it), loaded here: a
  * profile with a webhook refuses to start where libcurl cannot be loaded,
- * rather than deny every call later. */
+ * rather than deny every call later. https:// or unix:/PATH only: over
+ * http whoever can bind the port reads the request (and the answer key
+ * keeps it from answering, but not from reading). */
 static int check_url(const char *name, const char *url, char *err, size_t errlen)
 {
 	const struct curl_dl *curl;
@@ -53,6 +57,12 @@ static int check_url(const char *name, const char *url, char *err, size_t errlen
 	if (!curl)
 		return errbuf_set(err, errlen, -ELIBACC, "approval backend \"%s\": a webhook needs libcurl: %s", name,
 				  why);
+	if (strncmp(url, WEBHOOK_UNIX_PREFIX, strlen(WEBHOOK_UNIX_PREFIX)) == 0)
+		return url[strlen(WEBHOOK_UNIX_PREFIX)] == '/' && strlen(url) - strlen(WEBHOOK_UNIX_PREFIX) < 108
+			       ? 0
+			       : errbuf_set(err, errlen, -EINVAL,
+					    "approval backend \"%s\": unix: takes an absolute socket path under 108 bytes",
+					    name);
 	u = curl->url();
 	if (!u)
 		return -ENOMEM;
@@ -65,16 +75,17 @@ static int check_url(const char *name, const char *url, char *err, size_t errlen
 		curl->free(host);
 		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the url is not valid", name);
 	}
-	ok = (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) && host[0];
+	ok = strcmp(scheme, "https") == 0 && host[0];
 	curl->free(scheme);
 	curl->free(host);
 	if (!ok)
-		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the url must be http:// or https://",
-				  name);
+		return errbuf_set(err, errlen, -EINVAL,
+				  "approval backend \"%s\": the url must be https:// or unix:/PATH (never http://)", name);
 	return 0;
 }
 
-static int read_key(struct approval_entry *e, const char *env, char *err, size_t errlen)
+static int read_key(struct approval_entry *e, const char *env, char **ret_env, struct secret **ret_key, char *err,
+		    size_t errlen)
 {
 	const char *value;
 	int r;
@@ -92,10 +103,10 @@ static int read_key(struct approval_entry *e, const char *env, char *err, size_t
 	if (strlen(value) > APPROVAL_KEY_MAX)
 		return errbuf_set(err, errlen, -EINVAL, "approval backend \"%s\": the key in %s is over %d bytes",
 				  e->name, env, APPROVAL_KEY_MAX);
-	e->secret_env = strdup(env);
-	if (!e->secret_env)
+	*ret_env = strdup(env);
+	if (!*ret_env)
 		return -ENOMEM;
-	r = secret_new(value, strlen(value), &e->key);
+	r = secret_new(value, strlen(value), ret_key);
 	return r < 0 ? errbuf_set(err, errlen, r, "approval backend \"%s\": cannot keep its key", e->name) : 0;
 }
 
@@ -164,9 +175,21 @@ static int resolve(struct approvals *a, struct resolver *res, const char *name, 
 		e->url = strdup(b.url);
 		if (!e->url)
 			return -ENOMEM;
-		r = read_key(e, b.secret_env, res->err, res->errlen);
+		r = read_key(e, b.secret_env, &e->secret_env, &e->key, res->err, res->errlen);
 		if (r < 0)
 			return r;
+		if (!b.answer_secret_env || !b.answer_secret_env[0])
+			return errbuf_set(res->err, res->errlen, -EINVAL,
+					  "approval backend \"%s\": a webhook needs an answer_secret_env (the key its "
+					  "answers are signed with)", name);
+		r = read_key(e, b.answer_secret_env, &e->answer_env, &e->answer_key, res->err, res->errlen);
+		if (r < 0)
+			return r;
+		/* one key for both: whoever can read a request could sign its answer */
+		if (e->key->len == e->answer_key->len && CRYPTO_memcmp(e->key->bytes, e->answer_key->bytes, e->key->len) == 0)
+			return errbuf_set(res->err, res->errlen, -EINVAL,
+					  "approval backend \"%s\": %s and %s hold the same key: answers are signed "
+					  "with a key of their own", name, b.secret_env, b.answer_secret_env);
 		break;
 	case CORDON_APPROVAL_CHAIN:
 		if (b.timeout_ms > APPROVAL_TIMEOUT_MAX)
@@ -230,6 +253,8 @@ struct approvals *approvals_free(struct approvals *a)
 		free(a->v[i].url);
 		free(a->v[i].secret_env);
 		secret_free(a->v[i].key);
+		free(a->v[i].answer_env);
+		secret_free(a->v[i].answer_key);
 	}
 	free(a->v);
 	pthread_mutex_destroy(&a->terminal_lock);
@@ -288,7 +313,8 @@ static bool request_ok(const struct approval_request *req)
 {
 	return req && req->request_id && is_lower_hex(req->request_id, 32) && req->digest &&
 	       is_lower_hex(req->digest, 64) && req->session && req->caller && req->command && req->argv &&
-	       req->argv_redacted && req->cwd;
+	       req->argv_redacted && req->env && req->env_redacted && req->cwd && req->policy &&
+	       is_lower_hex(req->policy, 64);
 }
 
 int approval_ask(struct approvals *a, const char *backend, const struct approval_request *req,

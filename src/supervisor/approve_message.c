@@ -63,13 +63,19 @@ static int add(json_t *o, const char *key, json_t *v)
 
 int webhook_body(const struct approval_request *req, uint64_t created_ms, uint64_t expires_ms, char **ret)
 {
-	_cleanup_json_ json_t *o = json_object(), *argv = json_array();
+	_cleanup_json_ json_t *o = json_object(), *argv = json_array(), *env = json_array();
 	char created[32], expires[32];
+	size_t argc = 0;
 	char *body;
 	int r;
 
-	if (!o || !argv)
+	if (!o || !argv || !env)
 		return -ENOMEM;
+	while (req->argv[argc])
+		argc++;
+	for (size_t i = 0; req->env_redacted[i]; i++)
+		if (json_array_append_new(env, json_text(req->env_redacted[i])) < 0)
+			return -ENOMEM;
 	if (format_time(created_ms, created) < 0 || format_time(expires_ms, expires) < 0)
 		return -EINVAL;
 	for (size_t i = 0; req->argv_redacted[i]; i++)
@@ -83,7 +89,13 @@ int webhook_body(const struct approval_request *req, uint64_t created_ms, uint64
 	    (r = add(o, "command", json_text(req->command))) < 0 ||
 	    (r = add(o, "argv_redacted", json_incref(argv))) < 0 ||
 	    (r = add(o, "digest", json_text(req->digest))) < 0 || (r = add(o, "created", json_string(created))) < 0 ||
-	    (r = add(o, "expires", json_string(expires))) < 0)
+	    (r = add(o, "expires", json_string(expires))) < 0 ||
+	    (r = add(o, "expires_ms", json_integer((json_int_t)expires_ms))) < 0 ||
+	    (r = add(o, "argc", json_integer((json_int_t)argc))) < 0 ||
+	    (r = add(o, "env_redacted", json_incref(env))) < 0 || (r = add(o, "cwd", json_text(req->cwd))) < 0 ||
+	    (r = add(o, "cwd_dev", json_integer((json_int_t)req->cwd_dev))) < 0 ||
+	    (r = add(o, "cwd_ino", json_integer((json_int_t)req->cwd_ino))) < 0 ||
+	    (r = add(o, "policy_sha256", json_text(req->policy))) < 0)
 		return r;
 	body = json_dumps(o, JSON_COMPACT);
 	if (!body)
@@ -123,7 +135,53 @@ static int echoes(json_t *o, const char *key, const char *want, char *reason, si
 	return 0;
 }
 
-int webhook_response_parse(const char *body, size_t len, const char *request_id, const char *digest, bool *ret_allow,
+int webhook_answer_mac(const void *key, size_t key_len, const char *request_id, const char *digest, bool allow,
+		       uint64_t expires_ms, char out[SHA256_HEX])
+{
+	_cleanup_free_ char *text = NULL;
+	uint8_t mac[SHA256_BYTES];
+	int n, r;
+
+	n = asprintf(&text, "%s\n%s\n%s\n%s\n%" PRIu64, WEBHOOK_ANSWER_CONTEXT, request_id, digest,
+		     allow ? "allow" : "deny", expires_ms);
+	if (n < 0) {
+		text = NULL;
+		return -ENOMEM;
+	}
+	r = hmac_sha256(key, key_len, text, (size_t)n, mac);
+	if (r < 0)
+		return r;
+	hex_encode(mac, sizeof(mac), out);
+	return 0;
+}
+
+/* The answer's expiry and MAC: signed by the holder of the answer key, for
+ * this decision on this request, and still valid. */
+static int check_signed(json_t *o, const struct webhook_expect *want, bool allow, char *reason, size_t size)
+{
+	json_t *exp = json_object_get(o, "expires_ms"), *mac = json_object_get(o, "mac");
+	char good[SHA256_HEX];
+	json_int_t e;
+	int r;
+
+	if (!json_is_integer(exp) || (e = json_integer_value(exp)) <= 0)
+		return refuse(-EBADMSG, reason, size, "the answer has no expires_ms");
+	if (!json_is_string(mac) || json_string_length(mac) != SHA256_HEX - 1)
+		return refuse(-EBADMSG, reason, size, "the answer is not signed (no mac): anyone could have sent it");
+	r = webhook_answer_mac(want->key, want->key_len, want->request_id, want->digest, allow, (uint64_t)e, good);
+	if (r < 0)
+		return refuse(r == -ENOMEM ? -ENOMEM : -EBADMSG, reason, size, "the answer's mac cannot be checked");
+	if (!bytes_equal(good, json_string_value(mac), SHA256_HEX - 1))
+		return refuse(-EBADMSG, reason, size,
+			      "the answer's mac is wrong: it was not signed with the answer key for this request");
+	if ((uint64_t)e > want->expires_ms)
+		return refuse(-EBADMSG, reason, size, "the answer's expires_ms is later than the request's");
+	if ((uint64_t)e <= want->now_ms)
+		return refuse(-EBADMSG, reason, size, "the answer has expired");
+	return 0;
+}
+
+int webhook_response_parse(const char *body, size_t len, const struct webhook_expect *want, bool *ret_allow,
 			   char *reason, size_t reason_size)
 {
 	_cleanup_json_ json_t *o = NULL;
@@ -145,8 +203,8 @@ int webhook_response_parse(const char *body, size_t len, const char *request_id,
 	}
 	if (!json_is_object(o))
 		return refuse(-EBADMSG, reason, reason_size, "the answer is not a JSON object");
-	if ((r = echoes(o, "request_id", request_id, reason, reason_size)) < 0 ||
-	    (r = echoes(o, "digest", digest, reason, reason_size)) < 0)
+	if ((r = echoes(o, "request_id", want->request_id, reason, reason_size)) < 0 ||
+	    (r = echoes(o, "digest", want->digest, reason, reason_size)) < 0)
 		return r;
 	decision = json_object_get(o, "decision");
 	if (!json_is_string(decision))
@@ -160,6 +218,9 @@ int webhook_response_parse(const char *body, size_t len, const char *request_id,
 	why = json_object_get(o, "reason");
 	if (why && !json_is_string(why) && !json_is_null(why))
 		return refuse(-EBADMSG, reason, reason_size, "the answer's reason is not a string");
+	r = check_signed(o, want, allow, reason, reason_size);
+	if (r < 0)
+		return r;
 
 	if (reason_size > 0) {
 		if (json_is_string(why))

@@ -17,7 +17,11 @@
 #define WEBHOOK_SIGNATURE_SIZE	 (7 + SHA256_HEX)
 #define WEBHOOK_SIGNATURE_HEADER "X-Cordon-Signature"
 #define WEBHOOK_REQUEST_TYPE	 "cordon.approval_request"
-#define WEBHOOK_REQUEST_VERSION	 1
+#define WEBHOOK_REQUEST_VERSION	 2
+/* A webhook's url: https://... or unix:/PATH (a socket on this host) */
+#define WEBHOOK_UNIX_PREFIX "unix:"
+/* What an answer's MAC covers starts with this line. */
+#define WEBHOOK_ANSWER_CONTEXT "cordon.approval_answer.v1"
 
 /* The webhook's JSON body, compact, in a fixed key order. created and
  * expires are Unix times in ms. */
@@ -25,12 +29,35 @@ int webhook_body(const struct approval_request *req, uint64_t created_ms, uint64
 /* "sha256=" and the hex HMAC-SHA256 of body under key. */
 int webhook_signature(const void *key, size_t key_len, const char *body, size_t len, char out[WEBHOOK_SIGNATURE_SIZE]);
 /*
- * A 2xx answer's body: a JSON object echoing request_id and digest, with
- * "decision": "allow" or "deny" and an optional string "reason". 0 with
- * *ret_allow and the (printable) reason, or -EBADMSG with why in reason.
- * More than WEBHOOK_RESPONSE_MAX bytes: -EMSGSIZE.
+ * The answer's MAC, 64 hex digits: HMAC-SHA256 under the answer key (never
+ * the request key) of
+ *   "cordon.approval_answer.v1\n" request_id "\n" digest "\n" decision "\n"
+ *   expires_ms (decimal)
+ * where decision is "allow" or "deny".
  */
-int webhook_response_parse(const char *body, size_t len, const char *request_id, const char *digest, bool *ret_allow,
+int webhook_answer_mac(const void *key, size_t key_len, const char *request_id, const char *digest, bool allow,
+		       uint64_t expires_ms, char out[SHA256_HEX]);
+
+/* What a valid answer must match. */
+struct webhook_expect {
+	const char *request_id; /* the request's */
+	const char *digest;
+	uint64_t expires_ms; /* the request's expiry: an answer holds no longer */
+	uint64_t now_ms;     /* wall clock, Unix ms: an answer expired by then denies */
+	const void *key;     /* the answer key */
+	size_t key_len;
+};
+
+/*
+ * A 2xx answer's body: a JSON object echoing request_id and digest, with
+ * "decision": "allow" or "deny", "expires_ms" (Unix ms, after now and no
+ * later than the request's expires_ms), "mac" (webhook_answer_mac under
+ * the answer key) and an optional string "reason". 0 with *ret_allow and
+ * the (printable) reason, or -EBADMSG with why in reason: an answer for
+ * another request, a bad or missing MAC, or an expired one decides
+ * nothing. More than WEBHOOK_RESPONSE_MAX bytes: -EMSGSIZE.
+ */
+int webhook_response_parse(const char *body, size_t len, const struct webhook_expect *want, bool *ret_allow,
 			   char *reason, size_t reason_size);
 
 /* Is s exactly n lower-case hex digits? */

@@ -31,10 +31,15 @@ struct approval_request {
 	const char *caller;
 	const char *command;
 	const char *const *argv;	  /* the raw argv: the terminal shows it, escaped */
-	const char *const *argv_redacted; /* what a webhook is sent */
+	const char *const *argv_redacted; /* what a webhook is sent: every word (redact_argv_full) */
+	const char *const *env;		  /* NAME=VALUE as the tool is passed them: the terminal shows them */
+	const char *const *env_redacted;  /* the same, redacted: what a webhook is sent */
 	const char *cwd;
-	/* 64 lower-case hex digits: the SHA-256 of the exact action, computed by
-	 * the caller; a webhook's answer must echo it */
+	uint64_t cwd_dev, cwd_ino; /* the working directory as it was checked */
+	const char *policy;	   /* 64 hex: the SHA-256 of the resolved profile, the tool's sandbox in it */
+	/* 64 lower-case hex digits: the SHA-256 of the exact action (all of the
+	 * above that changes what runs), computed by the caller; a webhook's
+	 * answer must echo it */
 	const char *digest;
 };
 
@@ -70,7 +75,9 @@ struct approval_entry {
 	bool default_allow;
 	char *url;
 	char *secret_env;
-	struct secret *key;
+	struct secret *key;	   /* signs requests */
+	char *answer_env;
+	struct secret *answer_key; /* checks answers: another key */
 	bool chain_all;
 	size_t members[APPROVAL_MEMBERS_MAX]; /* indexes into approvals.v */
 	size_t n_members;

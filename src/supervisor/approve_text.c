@@ -82,6 +82,28 @@ static void put_quoted(FILE *f, const char *s, char *buf, size_t size)
 	fprintf(f, "\"%s\"", buf);
 }
 
+/* The words of v that are flags, quoted, after the cut: at most
+ * TERMINAL_ARGV_SHOWN more bytes. */
+static void put_flags(FILE *f, const char *const *v, char *buf)
+{
+	size_t shown = 0;
+	bool any = false;
+
+	for (size_t i = 0; v[i]; i++) {
+		if (v[i][0] != '-' || !v[i][1])
+			continue;
+		if (shown + 8 > TERMINAL_ARGV_SHOWN) {
+			fputs(" ...", f);
+			return;
+		}
+		if (!any)
+			fputs(" flags among them:", f);
+		any = true;
+		shown += escape_printable(v[i], strlen(v[i]), buf, TERMINAL_ARGV_SHOWN - shown - 2) + 3;
+		fprintf(f, " \"%s\"", buf);
+	}
+}
+
 static void put_duration(FILE *f, uint64_t ms)
 {
 	if (ms % 1000 == 0)
@@ -116,14 +138,30 @@ int terminal_prompt(const char *backend, const struct approval_request *req, uin
 	for (size_t i = 0; i < argc; i++) {
 		if (shown + 8 > TERMINAL_ARGV_SHOWN) {
 			fprintf(f, " [%zu more not shown]", argc - i);
+			/* the flags among them are shown all the same: a --force far
+			 * down the list is what the person must see */
+			put_flags(f, req->argv + i, buf);
 			break;
 		}
 		/* a space and two quotes around each */
 		shown += escape_printable(req->argv[i], strlen(req->argv[i]), buf, TERMINAL_ARGV_SHOWN - shown - 2) + 3;
 		fprintf(f, " \"%s\"", buf);
 	}
+	fputs("\n  env:     ", f);
+	if (!req->env[0])
+		fputs("(none)", f);
+	for (size_t i = 0, env_shown = 0; req->env[i]; i++) {
+		if (env_shown + 8 > TERMINAL_ARGV_SHOWN) {
+			fputs(" [more not shown]", f);
+			break;
+		}
+		env_shown += escape_printable(req->env[i], strlen(req->env[i]), buf, TERMINAL_ARGV_SHOWN - env_shown - 2) + 3;
+		fprintf(f, "%s\"%s\"", i ? " " : "", buf);
+	}
 	fputs("\n  cwd:     ", f);
 	put_quoted(f, req->cwd, buf, TERMINAL_ARGV_SHOWN);
+	fprintf(f, " (device %" PRIu64 ", inode %" PRIu64 ")", req->cwd_dev, req->cwd_ino);
+	fprintf(f, "\n  policy:  %.64s", req->policy);
 	/* the digest binds all of argv, also what was cut above */
 	fprintf(f, "\n  digest:  %.64s\n", req->digest);
 	if (fclose(f) != 0)

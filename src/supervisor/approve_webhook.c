@@ -2,9 +2,12 @@
 /*
  * The webhook backend: one signed POST with libcurl (loaded on first use:
  * curl_dl.h), on a handle of its own (calls run on several threads at
- * once). Only a 2xx answer whose JSON echoes the request id and digest
- * decides; a redirect is not followed, and every other answer, a transport
- * or TLS failure and the timeout deny, with a reason that says which.
+ * once), over https or a unix socket, never plain http. Only a 2xx answer
+ * whose JSON echoes the request id and digest and carries a MAC under the
+ * answer key (another key than the request's: whoever reads a request, or
+ * binds the port first, cannot answer it) decides; a redirect is not
+ * followed, and every other answer, a transport or TLS failure and the
+ * timeout deny, with a reason that says which.
  */
 #include <errno.h>
 #include <limits.h>
@@ -55,9 +58,16 @@ static int set_options(const struct curl_dl *dl, CURL *curl, const struct approv
 		if (c == CURLE_OK)                                                                                     \
 			c = dl->easy_setopt(curl, opt, val);                                                           \
 	} while (0)
-	SET(CURLOPT_URL, e->url);
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
-	SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	if (strncmp(e->url, WEBHOOK_UNIX_PREFIX, strlen(WEBHOOK_UNIX_PREFIX)) == 0) {
+		/* HTTP on a socket of this host: the path is the approver */
+		SET(CURLOPT_UNIX_SOCKET_PATH, e->url + strlen(WEBHOOK_UNIX_PREFIX));
+		SET(CURLOPT_URL, "http://localhost/");
+		SET(CURLOPT_PROTOCOLS_STR, "http");
+	} else {
+		SET(CURLOPT_URL, e->url);
+		SET(CURLOPT_PROTOCOLS_STR, "https");
+	}
+	SET(CURLOPT_REDIR_PROTOCOLS_STR, "https");
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	/* the approver is reached directly, whatever the supervisor's
 	 * environment says about proxies */
@@ -139,8 +149,7 @@ static void transfer_failed(const struct curl_dl *dl, const struct approval_entr
 
 /* The POST on curl, with headers, and its answer, into *ret. */
 static void exchange(const struct curl_dl *dl, CURL *curl, struct curl_slist *headers, const struct approval_entry *e,
-		     const struct approval_request *req, const char *body, uint64_t timeout_ms,
-		     struct approval_result *ret)
+		     struct webhook_expect *want, const char *body, uint64_t timeout_ms, struct approval_result *ret)
 {
 	_cleanup_free_ struct response *resp = calloc(1, sizeof(*resp));
 	char errbuf[CURL_ERROR_SIZE] = "", reason[256];
@@ -168,7 +177,8 @@ static void exchange(const struct curl_dl *dl, CURL *curl, struct curl_slist *he
 		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "the answer is HTTP %ld, not 2xx", status);
 		return;
 	}
-	r = webhook_response_parse(resp->buf, resp->len, req->request_id, req->digest, &allow, reason, sizeof(reason));
+	want->now_ms = approve_wall_ms();
+	r = webhook_response_parse(resp->buf, resp->len, want, &allow, reason, sizeof(reason));
 	if (r < 0) {
 		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "%s", reason);
 		return;
@@ -203,7 +213,14 @@ void webhook_ask(const struct approval_entry *e, const struct approval_request *
 	if (timeout_ms > LONG_MAX)
 		timeout_ms = LONG_MAX;
 	wall = approve_wall_ms();
-	r = webhook_body(req, wall, wall + timeout_ms, &body);
+	struct webhook_expect want = {
+		.request_id = req->request_id,
+		.digest = req->digest,
+		.expires_ms = wall + timeout_ms,
+		.key = e->answer_key->bytes,
+		.key_len = e->answer_key->len,
+	};
+	r = webhook_body(req, wall, want.expires_ms, &body);
 	if (r >= 0 && strlen(body) > WEBHOOK_BODY_MAX)
 		r = -E2BIG;
 	if (r >= 0)
@@ -215,7 +232,7 @@ void webhook_ask(const struct approval_entry *e, const struct approval_request *
 	headers = make_headers(dl, signature);
 	curl = dl->easy_init();
 	if (headers && curl)
-		exchange(dl, curl, headers, e, req, body, timeout_ms, ret);
+		exchange(dl, curl, headers, e, &want, body, timeout_ms, ret);
 	else
 		approval_result_set(ret, APPROVAL_ERROR, false, e->name, "cannot set up the request");
 	/* the handle first: the list is in use until it is gone */

@@ -38,6 +38,10 @@ struct audit_log {
 	char prev[SHA256_HEX];
 	char session[AUDIT_MAX_ID + 1];
 	char *path;
+	/* the head's signing key: made here, in memory, never written */
+	struct signing_key *key;
+	char pubkey[ED25519_PUB_HEX];
+	int heads_fd; /* the signed head goes there at the end */
 };
 
 bool audit_valid_id(const char *s)
@@ -81,6 +85,30 @@ static const char *absolute_env(const char *name)
 	const char *v = secure_getenv(name);
 
 	return v && v[0] == '/' ? v : NULL;
+}
+
+int audit_heads_dir_path(const char *dir, char **ret)
+{
+	_cleanup_free_ char *audit = NULL;
+	char *p;
+	int r = audit_dir_path(dir, &audit);
+
+	if (r < 0)
+		return r;
+	if (asprintf(&p, "%s%s", audit, AUDIT_HEADS_SUFFIX) < 0)
+		return -ENOMEM;
+	*ret = p;
+	return 0;
+}
+
+int audit_head_message(const char *session, const char *head, char **ret)
+{
+	char *m;
+
+	if (asprintf(&m, "%s\n%s\n%s", AUDIT_HEAD_CONTEXT, session, head) < 0)
+		return -ENOMEM;
+	*ret = m;
+	return 0;
 }
 
 int audit_dir_path(const char *dir, char **ret)
@@ -206,7 +234,7 @@ static int set_uint(json_t *o, const char *key, uint64_t v)
 	return set_new(o, key, json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v));
 }
 
-static int set_argv(json_t *o, const char *const *argv)
+static int set_argv(json_t *o, const char *const *argv, const char *const *secret_flags)
 {
 	_cleanup_strv_free_ char **redacted = NULL;
 	char hex[SHA256_HEX];
@@ -219,7 +247,7 @@ static int set_argv(json_t *o, const char *const *argv)
 	r = sha256_strv_hex(argv, hex);
 	if (r < 0)
 		return r;
-	r = redact_argv(argv, &redacted);
+	r = redact_argv_full(argv, secret_flags, REDACT_MAX_WORDS, &redacted);
 	if (r < 0)
 		return r;
 	words = json_array();
@@ -285,7 +313,7 @@ static int event_object(const struct audit_event *e, json_t **ret)
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(texts); i++)
 		r = set_text(o, texts[i].key, texts[i].value);
 	if (r >= 0 && e->argv)
-		r = set_argv(o, e->argv);
+		r = set_argv(o, e->argv, e->secret_flags);
 	if (r >= 0 && e->env_names)
 		r = set_env_names(o, e->env_names);
 	if (r >= 0 && e->cwd && (r = sha256_hex(e->cwd, strlen(e->cwd), hex)) >= 0)
@@ -408,6 +436,9 @@ static void log_free(struct audit_log *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
+	if (l->heads_fd >= 0)
+		close(l->heads_fd);
+	signing_key_free(l->key);
 	pthread_mutex_destroy(&l->lock);
 	free(l->path);
 	free(l);
@@ -423,7 +454,8 @@ static int start_record(struct audit_log *l, const struct audit_session *s)
 	if ((r = set_new(o, "event", json_string("session_start"))) >= 0 &&
 	    (r = set_text(o, "profile", s->profile)) >= 0 && (r = set_text(o, "profile_file", s->profile_file)) >= 0 &&
 	    (r = set_text(o, "workspace", s->workspace)) >= 0 && (r = set_uint(o, "pid", (uint64_t)getpid())) >= 0 &&
-	    (r = set_uint(o, "uid", geteuid())) >= 0 && (r = set_new(o, "cordon", json_string(CORDON_VERSION))) >= 0)
+	    (r = set_uint(o, "uid", geteuid())) >= 0 && (r = set_new(o, "cordon", json_string(CORDON_VERSION))) >= 0 &&
+	    (r = set_new(o, "head_key", json_string(l->pubkey))) >= 0)
 		r = append(l, o, false);
 	json_decref(o);
 	return r;
@@ -431,8 +463,8 @@ static int start_record(struct audit_log *l, const struct audit_session *s)
 
 int audit_open(const char *dir, const struct audit_session *s, struct audit_log **ret)
 {
-	_cleanup_free_ char *path = NULL, *name = NULL;
-	_cleanup_close_ int dfd = -1;
+	_cleanup_free_ char *path = NULL, *name = NULL, *heads = NULL;
+	_cleanup_close_ int dfd = -1, hfd = -1;
 	struct audit_log *l;
 	int r;
 
@@ -445,6 +477,13 @@ int audit_open(const char *dir, const struct audit_session *s, struct audit_log 
 	r = open_dir_tree(path, dir ? 1 : 2, &dfd);
 	if (r < 0)
 		return r;
+	/* the signed heads: beside the logs, a directory of their own */
+	r = audit_heads_dir_path(dir, &heads);
+	if (r < 0)
+		return r;
+	r = open_dir_tree(heads, dir ? 1 : 2, &hfd);
+	if (r < 0)
+		return r;
 	if (asprintf(&name, "%s%s", s->session_id, AUDIT_SUFFIX) < 0) {
 		name = NULL;
 		return -ENOMEM;
@@ -453,6 +492,15 @@ int audit_open(const char *dir, const struct audit_session *s, struct audit_log 
 	if (!l)
 		return -ENOMEM;
 	pthread_mutex_init(&l->lock, NULL);
+	l->fd = -1;
+	l->heads_fd = TAKE_FD(hfd);
+	r = signing_key_new(&l->key);
+	if (r >= 0)
+		r = signing_key_public_hex(l->key, l->pubkey);
+	if (r < 0) {
+		log_free(l);
+		return r;
+	}
 	memset(l->prev, '0', SHA256_HEX - 1);
 	l->prev[SHA256_HEX - 1] = '\0';
 	snprintf(l->session, sizeof(l->session), "%s", s->session_id);
@@ -481,11 +529,52 @@ int audit_open(const char *dir, const struct audit_session *s, struct audit_log 
 
 int audit_close(struct audit_log *l)
 {
-	return audit_close_head(l, NULL);
+	return audit_close_sealed(l, NULL);
 }
 
 int audit_close_head(struct audit_log *l, char head[SHA256_HEX])
 {
+	struct audit_seal seal = {};
+	int r = audit_close_sealed(l, &seal);
+
+	if (head && seal.sealed)
+		memcpy(head, seal.head, SHA256_HEX);
+	return r;
+}
+
+/* The head, signed, as <session>.head in the heads directory: one JSON
+ * object, written whole and synced, new (never over an older one). */
+static int write_seal(struct audit_log *l, const struct audit_seal *s)
+{
+	_cleanup_free_ char *name = NULL, *text = NULL;
+	_cleanup_close_ int fd = -1;
+	json_t *o;
+	size_t n;
+	ssize_t w;
+
+	if (asprintf(&name, "%s%s", s->session, AUDIT_HEAD_SUFFIX) < 0) {
+		name = NULL;
+		return -ENOMEM;
+	}
+	o = json_pack("{s:s,s:I,s:s,s:s,s:s}", "session", s->session, "records", (json_int_t)s->records, "head",
+		      s->head, "head_key", s->pubkey, "signature", s->sig);
+	text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	if (!text)
+		return -ENOMEM;
+	n = strlen(text);
+	fd = openat(l->heads_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, text, n);
+	if (w != (ssize_t)n)
+		return w < 0 ? -errno : -EIO;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int audit_close_sealed(struct audit_log *l, struct audit_seal *ret)
+{
+	struct audit_seal seal = {};
 	json_t *o;
 	int r;
 
@@ -498,14 +587,32 @@ int audit_close_head(struct audit_log *l, char head[SHA256_HEX])
 	if (r >= 0)
 		r = append(l, o, true);
 	json_decref(o);
-	if (r >= 0 && head)
-		memcpy(head, l->prev, SHA256_HEX);
 	/* the lines are the kernel's since each write; this survives a crash */
 	if (fsync(l->fd) < 0 && r >= 0)
 		r = -errno;
 	if (close(l->fd) < 0 && r >= 0)
 		r = -errno;
 	l->fd = -1;
+	if (r >= 0) {
+		/* the end, signed: a log cut and closed again has another head,
+		 * and nobody without the key (freed below, never written) can
+		 * sign that one */
+		_cleanup_free_ char *msg = NULL;
+
+		snprintf(seal.session, sizeof(seal.session), "%s", l->session);
+		seal.records = l->seq;
+		memcpy(seal.head, l->prev, SHA256_HEX);
+		memcpy(seal.pubkey, l->pubkey, ED25519_PUB_HEX);
+		r = audit_head_message(seal.session, seal.head, &msg);
+		if (r >= 0)
+			r = signing_key_sign_hex(l->key, msg, strlen(msg), seal.sig);
+		if (r >= 0) {
+			seal.sealed = true;
+			seal.stored = write_seal(l, &seal);
+		}
+	}
 	log_free(l);
+	if (ret)
+		*ret = seal;
 	return r;
 }

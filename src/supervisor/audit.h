@@ -32,9 +32,14 @@
  * line, and it would protect nothing the next record's prev does not.
  * What nothing after it protects, the last line and a log cut short
  * and rewritten whole, is what the head (the SHA-256 of the last line,
- * audit_head) is for: a reader that kept it elsewhere compares
- * (`cordon audit verify --head`). A log without session_end is
- * incomplete: the supervisor was killed, or the end was cut off.
+ * audit_head) is for: at the end it is signed with an Ed25519 key made
+ * for the session in memory (never written; its public half is
+ * session_start's head_key), over "cordon.audit_head.v1\n" SESSION "\n"
+ * HEAD. The signed head is printed at the session's end and written to
+ * <audit dir>-heads/<session>.head (hidden from every sandbox, like the
+ * logs); `cordon audit verify` checks it, or the one given with --head,
+ * --pubkey and --sig. A log without session_end is incomplete: the
+ * supervisor was killed, or the end was cut off.
  */
 
 #include <stdbool.h>
@@ -55,6 +60,10 @@
 /* A session id: [A-Za-z0-9_-], not starting with '-', at most this long. */
 #define AUDIT_MAX_ID 64
 #define AUDIT_SUFFIX ".jsonl"
+#define AUDIT_HEADS_SUFFIX "-heads" /* the signed heads' directory: <audit dir>-heads */
+#define AUDIT_HEAD_SUFFIX  ".head"
+#define AUDIT_HEAD_CONTEXT "cordon.audit_head.v1"
+#define AUDIT_HEAD_FILE_MAX 4096 /* a .head file is read up to this */
 
 struct audit_log;
 
@@ -84,6 +93,7 @@ struct audit_event {
 	const char *call_id; /* correlates one tool call's records */
 	const char *caller, *command, *decision, *rule, *reason, *backend;
 	const char *const *argv;      /* RAW: only its SHA-256 and a redacted copy are written */
+	const char *const *secret_flags; /* the tool's declared secret flags (redact.h); NULL: none */
 	const char *const *env_names; /* only their SHA-256 and count */
 	const char *cwd;	      /* only its SHA-256 */
 	bool has_exit;
@@ -117,6 +127,25 @@ int audit_close(struct audit_log *l);
  * not NULL and session_end was written: what the supervisor reports, so
  * that `cordon audit verify --head` can tell a log cut and closed again. */
 int audit_close_head(struct audit_log *l, char head[SHA256_HEX]);
+
+/* The end of a session's log, signed (audit.h's top comment). */
+struct audit_seal {
+	bool sealed; /* session_end written and the head signed: the rest is set */
+	int stored;  /* 0: written to the heads directory too; else -errno */
+	char session[AUDIT_MAX_ID + 1];
+	uint64_t records;
+	char head[SHA256_HEX];
+	char pubkey[ED25519_PUB_HEX];
+	char sig[ED25519_SIG_HEX];
+};
+/* The same as audit_close, and the seal into *ret (ret may be NULL). */
+int audit_close_sealed(struct audit_log *l, struct audit_seal *ret);
+
+/* What the head's signature covers, for session and head: caller frees. */
+int audit_head_message(const char *session, const char *head, char **ret);
+/* The signed heads' directory for an audit directory dir (NULL: the
+ * default): caller frees. */
+int audit_heads_dir_path(const char *dir, char **ret);
 
 /* A new session id, "20261202T014731Z-1a2b3c4d" (UTC start time, 32
  * random bits) into buf (n >= 26). */

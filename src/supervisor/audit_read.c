@@ -128,10 +128,11 @@ int audit_chain_next(struct audit_chain *c, const char *line, size_t len, json_t
 /* What session_start says, into the summary. */
 static void note_start(struct audit_summary *s, json_t *o)
 {
-	const char *t = string_at(o, "time"), *p = string_at(o, "profile");
+	const char *t = string_at(o, "time"), *p = string_at(o, "profile"), *k = string_at(o, "head_key");
 
 	snprintf(s->started, sizeof(s->started), "%s", t ? t : "");
 	snprintf(s->profile, sizeof(s->profile), "%s", p ? p : "");
+	snprintf(s->head_key, sizeof(s->head_key), "%s", k && strlen(k) == ED25519_PUB_HEX - 1 ? k : "");
 }
 
 /* After the first bad line: show what still parses, check nothing. */
@@ -275,6 +276,51 @@ int audit_scan_fd(int fd, const char *expect_session, audit_record_fn records, v
 		}
 	}
 	return audit_scan(buf, len, expect_session, records, userdata, ret);
+}
+
+static bool hex_of(const char *s, size_t n)
+{
+	return s && strlen(s) == n && strspn(s, "0123456789abcdef") == n;
+}
+
+int audit_head_parse(const char *buf, size_t len, const char *session, struct audit_signed_head *ret)
+{
+	json_t *o;
+	const char *h, *k, *sg, *ss;
+	int r = -EBADMSG;
+
+	if (len > AUDIT_HEAD_FILE_MAX)
+		return -EBADMSG;
+	o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EBADMSG;
+	}
+	h = json_string_value(json_object_get(o, "head"));
+	k = json_string_value(json_object_get(o, "head_key"));
+	sg = json_string_value(json_object_get(o, "signature"));
+	ss = json_string_value(json_object_get(o, "session"));
+	if (ss && session && strcmp(ss, session) == 0 && hex_of(h, SHA256_HEX - 1) && hex_of(k, ED25519_PUB_HEX - 1) &&
+	    hex_of(sg, ED25519_SIG_HEX - 1)) {
+		memcpy(ret->head, h, SHA256_HEX);
+		memcpy(ret->key, k, ED25519_PUB_HEX);
+		memcpy(ret->sig, sg, ED25519_SIG_HEX);
+		r = 0;
+	}
+	json_decref(o);
+	return r;
+}
+
+int audit_head_verify(const struct audit_signed_head *h, const char *session)
+{
+	char *msg = NULL;
+	int r = audit_head_message(session, h->head, &msg);
+
+	if (r < 0)
+		return r;
+	r = ed25519_verify_hex(h->key, msg, strlen(msg), h->sig);
+	free(msg);
+	return r == -ENOMEM ? r : r < 0 ? -EBADMSG : 0;
 }
 
 bool audit_session_of(const char *path, char id[AUDIT_MAX_ID + 1])

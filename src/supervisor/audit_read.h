@@ -35,6 +35,7 @@ struct audit_summary {
 	char started[32];      /* session_start's time */
 	char profile[128];     /* session_start's profile */
 	char head[SHA256_HEX]; /* SHA-256 of the last line that verified */
+	char head_key[ED25519_PUB_HEX]; /* session_start's: the key the end is signed with; "" if none */
 };
 
 /* The checks on one line after another. */
@@ -80,6 +81,21 @@ int audit_scan(const char *buf, size_t len, const char *expect_session, audit_re
  */
 int audit_scan_fd(int fd, const char *expect_session, audit_record_fn records, void *userdata,
 		  struct audit_summary *ret);
+
+/* A stored signed head (<session>.head, audit.h): the JSON object the
+ * supervisor writes, at most AUDIT_HEAD_FILE_MAX bytes. */
+struct audit_signed_head {
+	char head[SHA256_HEX];
+	char key[ED25519_PUB_HEX];
+	char sig[ED25519_SIG_HEX];
+};
+/* 0 and *ret when buf (len bytes) is one for session (lower-case hex of
+ * the right lengths), else -EBADMSG (nothing is checked cryptographically
+ * here: audit_head_verify does). */
+int audit_head_parse(const char *buf, size_t len, const char *session, struct audit_signed_head *ret);
+/* 0 when h's signature verifies under its key over session and its head
+ * (audit_head_message), -EBADMSG when it does not, -ENOMEM. */
+int audit_head_verify(const struct audit_signed_head *h, const char *session);
 
 /* The session a file name says (name without the directory and .jsonl),
  * into id; false when the name is not <session id>.jsonl. */

@@ -27,7 +27,7 @@
 
 /* ---- approval, off the loop ---- */
 
-static void *approve_main(void *arg)
+static void approve_main(void *arg)
 {
 	struct call *c = arg;
 
@@ -35,7 +35,6 @@ static void *approve_main(void *arg)
 	    c->ares.outcome == APPROVAL_GRANTED)
 		c->ares.outcome = APPROVAL_ERROR; /* never a grant by accident */
 	event_active(c->approved, EV_TIMEOUT, 0);
-	return NULL;
 }
 
 static void on_approved(evutil_socket_t fd, short what, void *arg)
@@ -52,7 +51,10 @@ static void on_approved(evutil_socket_t fd, short what, void *arg)
 	}
 	switch (c->ares.outcome) {
 	case APPROVAL_GRANTED:
-		call_audit(c, "approve_granted", c->ares.reason[0] ? c->ares.reason : NULL);
+		if (call_audit(c, "approve_granted", c->ares.reason[0] ? c->ares.reason : NULL) < 0) {
+			call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+			return;
+		}
 		call_allowed(c);
 		return;
 	case APPROVAL_TIMEOUT:
@@ -71,32 +73,66 @@ static void on_approved(evutil_socket_t fd, short what, void *arg)
 	call_deny(c, event, why);
 }
 
-/* The action an approval is bound to: caller, command, argv, cwd and the
- * environment's names, unambiguously encoded. */
-static int action_digest(struct call *c)
+/* The action an approval is bound to, everything that changes what runs,
+ * unambiguously encoded: caller, command, the whole argv (its count
+ * first), the environment passed (names and values), the working
+ * directory (path, device, inode: as checked) and the policy (the
+ * resolved profile, which holds the tool's sandbox). */
+static int action_digest(struct call *c, const struct stat *cwd)
 {
-	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(MSG_FRAME_MAX);
+	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(2 * MSG_FRAME_MAX);
 	int r;
 
 	if (!b)
 		return -ENOMEM;
 	if ((r = msgbuf_put_cstring(b, c->caller)) < 0 || (r = msgbuf_put_cstring(b, c->req.command)) < 0 ||
 	    (r = msgbuf_put_strv(b, c->req.argv, MSG_ARGC_MAX, MSG_ARG_MAX)) < 0 ||
-	    (r = msgbuf_put_cstring(b, c->req.cwd)) < 0 ||
-	    (r = msgbuf_put_strv(b, c->env_names, BROKER_ENV_MAX, MSG_ARG_MAX)) < 0)
+	    (r = msgbuf_put_strv(b, c->req.env, BROKER_ENV_MAX, MSG_ARG_MAX)) < 0 ||
+	    (r = msgbuf_put_cstring(b, c->req.cwd)) < 0 || (r = msgbuf_put_u64(b, (uint64_t)cwd->st_dev)) < 0 ||
+	    (r = msgbuf_put_u64(b, (uint64_t)cwd->st_ino)) < 0 || (r = msgbuf_put_cstring(b, c->s->policy_digest)) < 0)
 		return r;
 	return sha256_hex(msgbuf_ptr(b), msgbuf_len(b), c->digest);
 }
 
+/* The environment for an approver: each NAME=VALUE redacted as a word
+ * (a value is hidden when its name says secret, or by its shape). */
+static int env_redacted_of(char **env, char ***ret)
+{
+	size_t n = 0;
+	char **v;
+
+	while (env[n])
+		n++;
+	v = calloc(n + 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int r = redact_word(env[i], false, REDACT_MAX_WORD_BYTES, &v[i]);
+
+		if (r < 0) {
+			cordon_strv_free(v);
+			return r;
+		}
+	}
+	*ret = v;
+	return 0;
+}
+
 static void start_approval(struct call *c)
 {
-	sigset_t all, old;
-	pthread_t t;
+	bool whole = false;
+	struct stat cwd = {};
 	int r;
 
-	r = action_digest(c);
+	r = fstat(c->cwd_fd, &cwd) < 0 ? -errno : 0;
 	if (r >= 0)
-		r = redact_argv((const char *const *)c->req.argv, &c->argv_redacted);
+		r = action_digest(c, &cwd);
+	/* every word: the approver sees a --force wherever it is */
+	if (r >= 0)
+		r = redact_argv_full((const char *const *)c->req.argv, cordon_tools_secret_flags(c->s->tools, c->req.command),
+				     0, &c->argv_redacted);
+	if (r >= 0)
+		r = env_redacted_of(c->req.env, &c->env_redacted);
 	if (r < 0) {
 		call_deny(c, "approve_denied", "the approval could not be asked (out of memory)");
 		return;
@@ -108,7 +144,12 @@ static void start_approval(struct call *c)
 		.command = c->req.command,
 		.argv = (const char *const *)c->req.argv,
 		.argv_redacted = (const char *const *)c->argv_redacted,
+		.env = (const char *const *)c->req.env,
+		.env_redacted = (const char *const *)c->env_redacted,
 		.cwd = c->req.cwd,
+		.cwd_dev = (uint64_t)cwd.st_dev,
+		.cwd_ino = (uint64_t)cwd.st_ino,
+		.policy = c->s->policy_digest,
 		.digest = c->digest,
 	};
 	c->approved = event_new(c->s->base, -1, 0, on_approved, c);
@@ -116,18 +157,28 @@ static void start_approval(struct call *c)
 		call_deny(c, "approve_denied", "the approval could not be asked (out of memory)");
 		return;
 	}
+	/* a bounded pool asks, and each sandbox has a cap on what it waits
+	 * for: one that asks without end makes no threads and starves nobody */
 	c->state = CALL_APPROVING;
 	c->in_thread = true;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&t, NULL, approve_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r) {
+	r = approve_pool_submit(c->s->approve_pool, c->caller, approve_main, c, &whole);
+	if (r < 0) {
+		char why[BROKER_REASON_MAX];
+
 		c->in_thread = false;
-		call_deny(c, "approve_denied", "the approval could not be asked (no thread)");
+		if (r == -EBUSY && !whole)
+			snprintf(why, sizeof(why),
+				 "too many approvals pending for this sandbox (%d): try again once they are answered",
+				 APPROVE_POOL_PER_SANDBOX);
+		else if (r == -EBUSY)
+			snprintf(why, sizeof(why),
+				 "too many approvals pending in the session (%d): try again once they are answered",
+				 APPROVE_POOL_PENDING);
+		else
+			snprintf(why, sizeof(why), "the approval could not be asked: %s", strerror(-r));
+		call_deny(c, "approve_denied", why);
 		return;
 	}
-	pthread_detach(t);
 	c->s->approving++;
 }
 
@@ -225,7 +276,11 @@ static void decide(struct call *c)
 	}
 	switch (c->decision.action) {
 	case CORDON_TOOL_ALLOW:
-		call_audit(c, "allowed", c->decision.reason[0] ? c->decision.reason : NULL);
+		/* the record first: a call that cannot be audited does not run */
+		if (call_audit(c, "allowed", c->decision.reason[0] ? c->decision.reason : NULL) < 0) {
+			call_deny(c, "denied", "the audit log cannot be written: no tool runs unrecorded");
+			return;
+		}
 		call_allowed(c);
 		return;
 	case CORDON_TOOL_APPROVE:

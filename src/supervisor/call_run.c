@@ -110,6 +110,7 @@ void call_free(struct call *c)
 	broker_call_done(&c->req);
 	cordon_strv_free(c->env_names);
 	cordon_strv_free(c->argv_redacted);
+	cordon_strv_free(c->env_redacted);
 	free(c->caller);
 	c->s->live_calls--;
 	free(c);
@@ -181,7 +182,7 @@ bool call_account(struct call *c, size_t bytes)
 	return c->ep->bytes <= SUP_BYTES_PER_SANDBOX;
 }
 
-void call_audit(struct call *c, const char *event, const char *reason)
+int call_audit(struct call *c, const char *event, const char *reason)
 {
 	struct supervisor *s = c->s;
 	const char *const none[] = { NULL };
@@ -197,6 +198,7 @@ void call_audit(struct call *c, const char *event, const char *reason)
 		.reason = reason,
 		.backend = c->decision.backend[0] ? c->decision.backend : NULL,
 		.argv = c->have_req ? (const char *const *)c->req.argv : none,
+		.secret_flags = c->have_req ? cordon_tools_secret_flags(s->tools, c->req.command) : NULL,
 		.env_names = c->env_names ? (const char *const *)c->env_names : none,
 		.cwd = c->have_req ? c->req.cwd : NULL,
 	};
@@ -211,8 +213,11 @@ void call_audit(struct call *c, const char *event, const char *reason)
 		e.stderr_bytes = c->relay[1] ? c->relay[1]->total : 0;
 	}
 	/* fail closed: a supervisor that cannot record refuses what comes next */
-	if (audit_write(s->audit, &e) < 0)
+	int r = audit_write(s->audit, &e);
+
+	if (r < 0)
 		s->audit_broken = true;
+	return r;
 }
 
 void call_deny(struct call *c, const char *event, const char *reason)

@@ -44,6 +44,7 @@ struct call {
 	struct approval_result ares;
 	char digest[65];
 	char **argv_redacted;
+	char **env_redacted;
 	bool in_thread;            /* the worker thread has the call */
 
 	/* CALL_RUNNING */
@@ -85,8 +86,9 @@ void call_drop(struct call *c);
 /* The bytes the call holds now (its unfinished frame and its request),
  * counted against its sandbox's budget: false when the sandbox is over. */
 bool call_account(struct call *c, size_t bytes);
-/* The audit record of one call. */
-void call_audit(struct call *c, const char *event, const char *reason);
+/* The audit record of one call: 0 once written, else -errno (and every
+ * later call is refused). */
+int call_audit(struct call *c, const char *event, const char *reason);
 /* Audit, answer "denied" with reason, drop. */
 void call_deny(struct call *c, const char *event, const char *reason);
 /* Allowed: run the tool now if a slot is free, else queue it (or deny when

@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -189,4 +190,87 @@ int random_hex(size_t n, char *hex)
 	}
 	hex_encode(buf, n, hex);
 	return 0;
+}
+
+/* ---- Ed25519 ---- */
+
+struct signing_key {
+	EVP_PKEY *pkey;
+};
+
+int signing_key_new(struct signing_key **ret)
+{
+	struct signing_key *k = calloc(1, sizeof(*k));
+	EVP_PKEY_CTX *ctx;
+
+	if (!k)
+		return -ENOMEM;
+	ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
+	if (!ctx || EVP_PKEY_keygen_init(ctx) <= 0 || EVP_PKEY_keygen(ctx, &k->pkey) <= 0) {
+		EVP_PKEY_CTX_free(ctx);
+		free(k);
+		return -EIO;
+	}
+	EVP_PKEY_CTX_free(ctx);
+	*ret = k;
+	return 0;
+}
+
+struct signing_key *signing_key_free(struct signing_key *k)
+{
+	if (k) {
+		EVP_PKEY_free(k->pkey); /* OpenSSL clears the private key as it frees it */
+		free(k);
+	}
+	return NULL;
+}
+
+int signing_key_public_hex(const struct signing_key *k, char out[ED25519_PUB_HEX])
+{
+	uint8_t pub[ED25519_PUB_BYTES];
+	size_t n = sizeof(pub);
+
+	if (EVP_PKEY_get_raw_public_key(k->pkey, pub, &n) <= 0 || n != sizeof(pub))
+		return -EIO;
+	hex_encode(pub, n, out);
+	return 0;
+}
+
+int signing_key_sign_hex(const struct signing_key *k, const void *msg, size_t len, char out[ED25519_SIG_HEX])
+{
+	uint8_t sig[ED25519_SIG_BYTES];
+	size_t n = sizeof(sig);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int r = -EIO;
+
+	if (ctx && EVP_DigestSignInit(ctx, NULL, NULL, NULL, k->pkey) > 0 &&
+	    EVP_DigestSign(ctx, sig, &n, msg, len) > 0 && n == sizeof(sig)) {
+		hex_encode(sig, n, out);
+		r = 0;
+	}
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+int ed25519_verify_hex(const char *pub_hex, const void *msg, size_t len, const char *sig_hex)
+{
+	uint8_t pub[ED25519_PUB_BYTES], sig[ED25519_SIG_BYTES];
+	EVP_PKEY *pkey;
+	EVP_MD_CTX *ctx;
+	int r;
+
+	if (!pub_hex || !sig_hex || strlen(pub_hex) != 2 * sizeof(pub) || strlen(sig_hex) != 2 * sizeof(sig) ||
+	    hex_decode(pub_hex, pub, sizeof(pub)) < 0 || hex_decode(sig_hex, sig, sizeof(sig)) < 0)
+		return -EINVAL;
+	pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof(pub));
+	if (!pkey)
+		return -EINVAL;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pkey) <= 0)
+		r = -EIO;
+	else
+		r = EVP_DigestVerify(ctx, sig, sizeof(sig), msg, len) == 1 ? 0 : -EBADMSG;
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(pkey);
+	return r;
 }

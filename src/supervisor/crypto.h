@@ -42,6 +42,25 @@ int hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, u
 /* Constant-time comparison of n bytes: 1 equal, 0 not. */
 int bytes_equal(const void *a, const void *b, size_t n);
 
+/*
+ * Ed25519 (OpenSSL EVP): a key made in memory and never written anywhere
+ * (the audit log's head is signed with one per session), its public half
+ * and signatures as hex, and a check of a signature by hex key.
+ */
+#define ED25519_PUB_BYTES 32
+#define ED25519_PUB_HEX	  (2 * ED25519_PUB_BYTES + 1)
+#define ED25519_SIG_BYTES 64
+#define ED25519_SIG_HEX	  (2 * ED25519_SIG_BYTES + 1)
+struct signing_key;
+int signing_key_new(struct signing_key **ret);
+/* NULL is fine; returns NULL. */
+struct signing_key *signing_key_free(struct signing_key *k);
+int signing_key_public_hex(const struct signing_key *k, char out[ED25519_PUB_HEX]);
+int signing_key_sign_hex(const struct signing_key *k, const void *msg, size_t len, char out[ED25519_SIG_HEX]);
+/* 0: sig_hex is pub_hex's signature of msg; -EBADMSG: it is not; -EINVAL:
+ * either is not hex of the right length. */
+int ed25519_verify_hex(const char *pub_hex, const void *msg, size_t len, const char *sig_hex);
+
 /* n random bytes as 2n hex digits (getrandom; blocks only before the
  * kernel's pool is seeded). hex holds 2n+1. */
 int random_hex(size_t n, char *hex);

@@ -3,14 +3,20 @@
  * Redaction of an argv for the audit log and for approvers. The rules, for
  * each word in order (the first that applies):
  *
- *  1. the word after a flag whose name says secret (redact_secret_name:
- *     `--token X`, `--password X`) is redacted whole;
+ *  1. the word after a declared secret flag (REDACT_SECRET_FLAGS, and the
+ *     tool's own secret_flags; the whole name, never a part of it:
+ *     `--token X`, `--password X`, but not `--keyboard X`) is redacted
+ *     whole, unless it is a flag itself (`--password --force` shows
+ *     --force: a neighbouring word is never hidden by a flag's name);
  *  2. a flag with its value in one word, --flag=value: the value is
- *     redacted when the name says secret, else it goes through 5 and 6;
+ *     redacted when the flag is declared secret or its name says secret
+ *     (redact_secret_name), else it goes through 5 and 6;
  *  3. "Name: value" where Name says secret (a header, as in curl -H
  *     'Authorization: Bearer x'): the value;
- *  4. NAME=VALUE, NAME a variable-like name ([A-Za-z_][A-Za-z0-9_.]*, so
- *     `FOO=bar` and git's `-c user.email=x` alike): the value;
+ *  4. NAME=VALUE, NAME a variable-like name ([A-Za-z_][A-Za-z0-9_.]*)
+ *     that says secret (`API_KEY=x`): the value; any other NAME=VALUE
+ *     (git's `-c core.sshCommand=...`) is shown, its value through 5
+ *     and 6, since it may change what runs;
  *  5. a URL: its userinfo (scheme://user:pass@host) and the values of
  *     query and fragment parameters whose names say secret;
  *  6. everywhere else: each run of base64/hex characters ([A-Za-z0-9+/_=-])
@@ -22,6 +28,9 @@
  *         base64 changes in about 65% of pairs, a path like
  *         /home/User/Projects2024/MyApp/src in about 23%, words and
  *         CamelCase names (no digit) are kept.
+ *
+ * A redacted value is written "<redacted N bytes, sha256:XXXXXXXX>"
+ * (REDACTED_FORMAT): never dropped, never in clear.
  *
  * What the rules cannot see is kept: a short flag glued to its value
  * (mysql -pSECRET), a flag's value that is a short ordinary-looking word
@@ -37,7 +46,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "crypto.h"
 #include "redact.h"
 #include "strv.h"
 
@@ -75,6 +86,21 @@ static void buf_add(struct buf *b, const void *s, size_t n)
 static void buf_adds(struct buf *b, const char *s)
 {
 	buf_add(b, s, strlen(s));
+}
+
+/* What replaces a hidden value: its length and the start of its SHA-256,
+ * so an approver sees that something is there and can tell two apart,
+ * never the value. */
+static void put_redacted(struct buf *b, const char *s, size_t len)
+{
+	char hex[SHA256_HEX], text[64];
+
+	if (sha256_hex(s, len, hex) < 0) {
+		b->oom = true;
+		return;
+	}
+	snprintf(text, sizeof(text), REDACTED_FORMAT, len, hex);
+	buf_adds(b, text);
 }
 
 /* The text, NUL-terminated ("" for nothing added), or -ENOMEM. */
@@ -204,7 +230,7 @@ static void put_runs(struct buf *b, const char *s, size_t len)
 			while (j < len && in_run(s[j]))
 				j++;
 			if (looks_random(s + i, j - i))
-				buf_adds(b, REDACTED);
+				put_redacted(b, s + i, j - i);
 			else
 				buf_add(b, s + i, j - i);
 		}
@@ -243,7 +269,7 @@ static void put_params(struct buf *b, const char *s, size_t len)
 
 		if (name < param && redact_secret_name(s, name)) {
 			buf_add(b, s, name + 1);
-			buf_adds(b, REDACTED);
+			put_redacted(b, s + name + 1, param - name - 1);
 		} else {
 			put_runs(b, s, param);
 		}
@@ -283,7 +309,8 @@ static void put_url(struct buf *b, const char *s, size_t len, size_t scheme)
 		if (s[i] == '@')
 			userinfo = i + 1;
 	if (userinfo) {
-		buf_adds(b, REDACTED "@");
+		put_redacted(b, s, userinfo - 1);
+		buf_add(b, "@", 1);
 		s += userinfo;
 		len -= userinfo;
 		authority -= userinfo;
@@ -351,35 +378,70 @@ static size_t assignment(const char *w)
 	return w[n] == '=' && w[n + 1] ? n + 1 : 0;
 }
 
-/* w redacted, not yet escaped; *ret_secret_flag: w is a flag whose name
- * says secret, so the next word is its value. */
-static void redact_raw(struct buf *b, const char *w, bool after_secret_flag, bool *ret_secret_flag)
+/* Rule 4 for a secret: the length of "NAME=" when NAME says secret. */
+static size_t secret_assignment(const char *w)
+{
+	size_t n = assignment(w);
+
+	return n && redact_secret_name(w, n - 1) ? n : 0;
+}
+
+/* Is flag (without its dashes, len bytes) a declared secret flag: one of
+ * REDACT_SECRET_FLAGS, or of the tool's own list (names without dashes)? */
+static bool declared_secret_flag(const char *flag, size_t len, const char *const *declared)
+{
+	static const char *const builtin[] = { REDACT_SECRET_FLAGS, NULL };
+
+	for (size_t i = 0; builtin[i]; i++)
+		if (strlen(builtin[i]) == len && strncasecmp(builtin[i], flag, len) == 0)
+			return true;
+	for (size_t i = 0; declared && declared[i]; i++) {
+		const char *d = declared[i] + strspn(declared[i], "-");
+
+		if (strlen(d) == len && memcmp(d, flag, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* w redacted, not yet escaped; *ret_secret_flag: w is a declared secret
+ * flag without its value, so the next word is its value. */
+static void redact_raw(struct buf *b, const char *w, bool after_secret_flag, const char *const *declared,
+		       bool *ret_secret_flag)
 {
 	size_t n;
 
 	*ret_secret_flag = false;
-	if (after_secret_flag) {
-		buf_adds(b, REDACTED);
+	/* a flag after a secret flag is a flag, shown: nobody hides --force
+	 * by putting --password before it */
+	if (after_secret_flag && !is_flag(w)) {
+		put_redacted(b, w, strlen(w));
 		return;
 	}
 	if (is_flag(w)) {
 		const char *name = w + strspn(w, "-"), *eq = strchr(name, '=');
 
 		if (!eq) {
-			*ret_secret_flag = redact_secret_name(name, strlen(name));
+			*ret_secret_flag = declared_secret_flag(name, strlen(name), declared);
 			put_runs(b, w, strlen(w));
 			return;
 		}
 		buf_add(b, w, (size_t)(eq - w) + 1);
-		if (redact_secret_name(name, (size_t)(eq - name)))
-			buf_adds(b, REDACTED);
+		if (declared_secret_flag(name, (size_t)(eq - name), declared) ||
+		    redact_secret_name(name, (size_t)(eq - name)))
+			put_redacted(b, eq + 1, strlen(eq + 1));
 		else
 			put_value(b, eq + 1, strlen(eq + 1));
 		return;
 	}
-	if ((n = secret_header(w)) || (n = assignment(w))) {
+	if ((n = secret_header(w)) || (n = secret_assignment(w))) {
 		buf_add(b, w, n);
-		buf_adds(b, REDACTED);
+		put_redacted(b, w + n, strlen(w + n));
+		return;
+	}
+	if ((n = assignment(w))) {
+		buf_add(b, w, n);
+		put_value(b, w + n, strlen(w + n));
 		return;
 	}
 	put_value(b, w, strlen(w));
@@ -489,13 +551,14 @@ int redact_terminal_safe(const char *s, size_t len, size_t max, char **ret)
 
 /* ---- the front ---- */
 
-static int redact_one(const char *word, bool after_secret_flag, size_t max, bool *ret_secret_flag, char **ret)
+static int redact_one(const char *word, bool after_secret_flag, const char *const *declared, size_t max,
+		      bool *ret_secret_flag, char **ret)
 {
 	struct buf b = {};
 	char *raw;
 	int r;
 
-	redact_raw(&b, word, after_secret_flag, ret_secret_flag);
+	redact_raw(&b, word, after_secret_flag, declared, ret_secret_flag);
 	r = buf_take(&b, &raw);
 	if (r < 0)
 		return r;
@@ -508,19 +571,24 @@ int redact_word(const char *word, bool after_secret_flag, size_t max, char **ret
 {
 	bool secret_flag;
 
-	return redact_one(word, after_secret_flag, max, &secret_flag, ret);
+	return redact_one(word, after_secret_flag, NULL, max, &secret_flag, ret);
 }
 
 int redact_argv(const char *const *argv, char ***ret)
+{
+	return redact_argv_full(argv, NULL, REDACT_MAX_WORDS, ret);
+}
+
+int redact_argv_full(const char *const *argv, const char *const *secret_flags, size_t max_words, char ***ret)
 {
 	_cleanup_strv_free_ char **out = calloc(1, sizeof(char *));
 	bool pending = false;
 
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; argv && argv[i] && i < REDACT_MAX_WORDS; i++) {
+	for (size_t i = 0; argv && argv[i] && (max_words == 0 || i < max_words); i++) {
 		char *w;
-		int r = redact_one(argv[i], pending, REDACT_MAX_WORD_BYTES, &pending, &w);
+		int r = redact_one(argv[i], pending, secret_flags, REDACT_MAX_WORD_BYTES, &pending, &w);
 
 		if (r < 0)
 			return r;

@@ -11,7 +11,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define REDACTED "<redacted>"
+/* A hidden value: its length in bytes and the first 8 hex digits of its
+ * SHA-256, "<redacted 7 bytes, sha256:e6c0b1d5>". */
+#define REDACTED_FORMAT "<redacted %zu bytes, sha256:%.8s>"
+
+/* The flags whose next word is a secret for every tool (names without
+ * dashes, matched whole in any case, never by a part: --keyboard or
+ * --passes hide nothing); a tool adds its own with secret_flags (matched
+ * exactly). The next word is hidden only when it is not a flag itself:
+ * `--password --force` shows --force (write --password=-secret). */
+#define REDACT_SECRET_FLAGS                                                                                            \
+	"password", "passwd", "passphrase", "token", "secret", "api-key", "api_key", "apikey", "access-token",        \
+		"access_token", "auth-token", "client-secret", "client_secret", "private-key", "secret-key", "auth",   \
+		"authorization", "credential", "credentials", "cookie", "bearer"
 
 /* Caps on a redacted argv: the words kept (the rest are dropped; the
  * caller records the real count) and the bytes of each word once escaped
@@ -27,6 +39,10 @@
  * and capped: a NULL-terminated vector of at most REDACT_MAX_WORDS valid,
  * printable UTF-8 words. Caller frees with strv_free. */
 int redact_argv(const char *const *argv, char ***ret);
+/* The same with the tool's own secret flags (NULL-terminated, with or
+ * without their dashes: -p and p alike; NULL: the built-in ones only) and at most max_words
+ * words (0: every word: what an approver is shown). */
+int redact_argv_full(const char *const *argv, const char *const *secret_flags, size_t max_words, char ***ret);
 
 /* One word on its own (after_secret_flag: it follows a flag like --token,
  * so it is redacted whole), escaped and capped at max bytes. Caller frees. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "approve.h"
+#include "approve_pool.h"
 #include "audit.h"
 #include "broker_proto.h"
 #include "childwatch.h"
@@ -87,8 +88,11 @@ struct supervisor {
 	char **session_shims;       /* what the session may call */
 	struct audit_log *audit;
 	bool audit_broken;          /* a record could not be written: every call is refused */
+	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;
-	unsigned approving;         /* worker threads out */
+	struct approve_pool *approve_pool; /* the threads that ask them */
+	char policy_digest[65];     /* SHA-256 of the resolved profile: what an approval binds */
+	unsigned approving;         /* approvals out (queued in the pool or being asked) */
 
 	struct endpoint *endpoints;
 	struct endpoint *session_ep;

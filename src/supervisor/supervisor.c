@@ -21,6 +21,7 @@
 #include "call_run.h"
 #include "cleanup.h"
 #include "endpoint.h"
+#include "crypto.h"
 #include "errbuf.h"
 #include "supervisor.h"
 #include "tool_bin.h"
@@ -115,6 +116,14 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 			supervisor_free(s);
 			return errbuf_set(err, errlen, r, "cannot hide the audit directory: %s", he.message);
 		}
+		/* and the signed heads: the second place a cut log is caught */
+		free(dir);
+		dir = NULL;
+		r = audit_heads_dir_path(cfg->audit_dir, &dir);
+		if (r >= 0 && (r = cordon_toolbox_hide(s->box, dir, &he)) < 0) {
+			supervisor_free(s);
+			return errbuf_set(err, errlen, r, "cannot hide the audit heads directory: %s", he.message);
+		}
 	}
 	if (r < 0) {
 		supervisor_free(s);
@@ -134,6 +143,21 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		supervisor_free(s);
 		return r;
 	}
+	/* the resolved profile (every tool's sandbox in it), as approvals bind it */
+	_cleanup_free_ char *policy = NULL;
+
+	r = cordon_profile_to_json(cfg->profile, &policy);
+	if (r >= 0)
+		r = sha256_hex(policy, strlen(policy), s->policy_digest);
+	if (r < 0) {
+		supervisor_free(s);
+		return errbuf_set(err, errlen, r, "cannot digest the profile: %s", strerror(-r));
+	}
+	r = approve_pool_new(APPROVE_POOL_WORKERS, APPROVE_POOL_PER_SANDBOX, APPROVE_POOL_PENDING, &s->approve_pool);
+	if (r < 0) {
+		supervisor_free(s);
+		return errbuf_set(err, errlen, r, "cannot make the approval pool: %s", strerror(-r));
+	}
 	r = endpoint_new(s, CORDON_TOOLS_SESSION, &s->session_ep, &s->session_fd[1]);
 	if (r < 0) {
 		supervisor_free(s);
@@ -151,6 +175,11 @@ int supervisor_session_policy(struct supervisor *s, struct cordon_policy *p, str
 const char *supervisor_session_id(const struct supervisor *s)
 {
 	return s->session_id;
+}
+
+const struct audit_seal *supervisor_audit_seal(const struct supervisor *s)
+{
+	return s->seal.sealed ? &s->seal : NULL;
 }
 
 static void on_session_done(void *arg)
@@ -215,6 +244,9 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 			break;
 		}
 	end_calls(s);
+	/* the log ends with the session, signed: what the caller prints */
+	(void)audit_close_sealed(s->audit, &s->seal);
+	s->audit = NULL;
 	if (!s->session_ended)
 		return -EIO;
 	return cordon_collect(s->session, ret);
@@ -234,7 +266,10 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	audit_close(s->audit);
 	s->audit = NULL;
 	/* A worker thread still out (an approval nobody answered) will touch
-	 * the loop and the backends when it returns: they stay. */
+	 * the loop and the backends when it returns: they stay. Queued ones
+	 * are dropped. */
+	approve_pool_free(s->approve_pool);
+	s->approve_pool = NULL;
 	if (s->approving == 0) {
 		if (s->session_pidfd >= 0)
 			close(s->session_pidfd);

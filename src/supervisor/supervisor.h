@@ -45,3 +45,8 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 
 /* The session's id (the audit log's name). */
 const char *supervisor_session_id(const struct supervisor *s);
+
+/* After supervisor_run: the audit log's end, signed (audit.h), or NULL
+ * when it could not be written or signed. Valid until supervisor_free. */
+struct audit_seal;
+const struct audit_seal *supervisor_audit_seal(const struct supervisor *s);

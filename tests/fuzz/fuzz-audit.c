@@ -11,6 +11,7 @@
  * (as for a SESSION in the audit directory) or agree among themselves (a
  * FILE); the rest is the file.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen s = {};
 	const char *expect = NULL;
 
+	struct audit_signed_head h;
+
 	if (size < 1)
 		return 0;
+	/* the same bytes as a stored signed head: parsed under its cap, and
+	 * what parses is hex of the right lengths; a signature is checked
+	 * without harm */
+	if (audit_head_parse((const char *)data + 1, size - 1, "20261202T014731Z-1a2b3c4d", &h) == 0) {
+		check(strlen(h.head) == 64 && strlen(h.key) == 64 && strlen(h.sig) == 128);
+		int r = audit_head_verify(&h, "20261202T014731Z-1a2b3c4d");
+
+		check(r == 0 || r == -EBADMSG || r == -ENOMEM);
+	}
 	if (data[0] & 1)
 		expect = "20261202T014731Z-1a2b3c4d";
 	if (audit_scan((const char *)data + 1, size - 1, expect, record, &s, &sum) < 0)

@@ -77,6 +77,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		strv_free(out);
 	}
+	/* for an approver: every word, and the word after a declared secret
+	 * flag hidden unless it is a flag itself, never in clear */
+	{
+		static const char *const declared[] = {"db-pass", NULL};
+
+		if (redact_argv_full((const char *const *)argv, declared, 0, &out) == 0) {
+			check(strv_length(out) == n);
+			for (size_t i = 1; i < n; i++)
+				if ((strcmp(argv[i - 1], "--password") == 0 || strcmp(argv[i - 1], "--db-pass") == 0) &&
+				    argv[i][0] != '-' && argv[i][0])
+					check(strncmp(out[i], "<redacted ", 10) == 0);
+			STRV_FOREACH(w, out)
+			check_printable((const unsigned char *)*w);
+			strv_free(out);
+		}
+	}
 	free(argv);
 	free(buf);
 	return 0;

@@ -11,11 +11,11 @@ tap_base approve-chain
 cd "$BASE" || exit 1
 start_webhook
 
-YES="name=yes,type=webhook,url=$URL/allow,secret_env=WEBHOOK_TEST_KEY,timeout=5000"
-YES2="name=yes2,type=webhook,url=$URL/allow,secret_env=WEBHOOK_TEST_KEY,timeout=5000"
-NO="name=no,type=webhook,url=$URL/deny,secret_env=WEBHOOK_TEST_KEY,timeout=5000"
-NO2="name=no2,type=webhook,url=$URL/deny,secret_env=WEBHOOK_TEST_KEY,timeout=5000"
-SLOW="name=slow,type=webhook,url=$URL/slow,secret_env=WEBHOOK_TEST_KEY,timeout=400"
+YES="name=yes,type=webhook,url=unix:$SOCKS/allow.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=5000"
+YES2="name=yes2,type=webhook,url=unix:$SOCKS/allow.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=5000"
+NO="name=no,type=webhook,url=unix:$SOCKS/deny.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=5000"
+NO2="name=no2,type=webhook,url=unix:$SOCKS/deny.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=5000"
+SLOW="name=slow,type=webhook,url=unix:$SOCKS/slow.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=400"
 TTY_ALLOW="name=tty-allow,type=terminal,timeout=30000,default=allow"
 TTY_DENY="name=tty-deny,type=terminal,timeout=30000,default=deny"
 
@@ -66,7 +66,7 @@ expect "any [deny, terminal defaulting to allow]: granted by the terminal" "$out
 out=$("$DRIVER" --no-tty --backend "$YES" --backend "$NO" --backend "name=inner,type=chain,mode=any,members=no:yes" \
         --backend "name=c,type=chain,mode=all,members=inner:yes" --ask c -- push 2>&1)
 expect "all [any [deny, allow], allow]: granted" "$out" granted 1 yes
-out=$("$DRIVER" --no-tty --backend "name=slow,type=webhook,url=$URL/slow,secret_env=WEBHOOK_TEST_KEY,timeout=5000" \
+out=$("$DRIVER" --no-tty --backend "name=slow,type=webhook,url=unix:$SOCKS/slow.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=5000" \
         --backend "$YES" --backend "name=c,type=chain,mode=any,members=slow:yes,timeout=500" --ask c -- push 2>&1)
 ms=$(res elapsed_ms "$out")
 if [ "$(res allow "$out")" = 0 ] && [ -n "$ms" ] && [ "$ms" -lt 1000 ]; then

@@ -7,13 +7,13 @@
  *   outcome=granted allow=1 backend=me elapsed_ms=3 reason=...
  *
  *   approve-driver [--tty PATH | --no-tty] [--delay-ms N] [--threads N]
- *                  --backend SPEC... --ask NAME [--] ARGV...
+ *                  [--env NAME=VALUE]... --backend SPEC... --ask NAME [--] ARGV...
  *
  * SPEC is name=N,type=terminal|webhook|chain,timeout=MS,default=allow|deny,
- * url=U,secret_env=VAR,mode=all|any,members=A:B. --tty makes PATH the
+ * url=U,secret_env=VAR,answer_env=VAR,mode=all|any,members=A:B. --tty makes PATH the
  * controlling terminal of a new session; --no-tty starts a session with
- * none. The webhook is sent the argv with every argument that holds
- * "SECRET" replaced by "[redacted]". Exit 2: approvals_new refused (its
+ * none. The webhook is sent the argv and the --env entries redacted as the
+ * supervisor redacts them (redact.h). Exit 2: approvals_new refused (its
  * message on stderr); 3: approval_ask failed.
  */
 #include <errno.h>
@@ -29,6 +29,7 @@
 
 #include "approve.h"
 #include "crypto.h"
+#include "redact.h"
 
 #define MAX_BACKENDS 16
 #define MAX_THREADS  16
@@ -89,6 +90,8 @@ static void parse_spec(char *text)
 			s->b.url = v;
 		else if (strcmp(kv, "secret_env") == 0)
 			s->b.secret_env = v;
+		else if (strcmp(kv, "answer_env") == 0)
+			s->b.answer_secret_env = v;
 		else if (strcmp(kv, "mode") == 0)
 			s->b.chain_all = strcmp(v, "all") == 0;
 		else if (strcmp(kv, "members") == 0) {
@@ -160,7 +163,9 @@ int main(int argc, char **argv)
 	unsigned delay_ms = 0, threads = 1;
 	char err[512] = "", id[33], digest[SHA256_HEX], cwd[4096];
 	const char *names[2];
-	static char *redacted[4096];
+	char **redacted = NULL, **env_redacted = NULL;
+	static const char *env[64];
+	size_t n_env = 0;
 	pthread_t tid[MAX_THREADS];
 	int i, failed = 0, r;
 
@@ -180,6 +185,8 @@ int main(int argc, char **argv)
 			parse_spec(argv[++i]);
 		else if (strcmp(argv[i], "--ask") == 0 && i + 1 < argc)
 			ask_name = argv[++i];
+		else if (strcmp(argv[i], "--env") == 0 && i + 1 < argc && n_env < 63)
+			env[n_env++] = argv[++i];
 		else if (argv[i][0] == '-')
 			die("unknown option ", argv[i]);
 		else
@@ -206,8 +213,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	for (int k = i; k < argc; k++)
-		redacted[k - i] = strstr(argv[k], "SECRET") ? "[redacted]" : argv[k];
+	if (redact_argv_full((const char *const *)argv + i, NULL, 0, &redacted) < 0)
+		die("cannot redact", "");
+	env_redacted = calloc(n_env + 1, sizeof(char *));
+	for (size_t k = 0; env_redacted && k < n_env; k++)
+		if (redact_word(env[k], false, REDACT_MAX_WORD_BYTES, &env_redacted[k]) < 0)
+			die("cannot redact", "");
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd: ", strerror(errno));
 	/* a stand-in for the digest the supervisor computes over the exact action */
@@ -220,7 +231,12 @@ int main(int argc, char **argv)
 		.command = "tool",
 		.argv = (const char *const *)argv + i,
 		.argv_redacted = (const char *const *)redacted,
+		.env = env,
+		.env_redacted = (const char *const *)env_redacted,
 		.cwd = cwd,
+		.cwd_dev = 1,
+		.cwd_ino = 2,
+		.policy = digest,
 		.digest = digest,
 	};
 	printf("request_id=%s digest=%s\n", id, digest);

@@ -26,12 +26,15 @@ expect() {
         fi
 }
 
-# start_webhook: the test webhook on loopback; sets URL and WEBHOOK_LOG.
+# start_webhook: the test webhook, a unix socket per scenario in SOCKS and
+# plain HTTP on loopback (URL); sets WEBHOOK_LOG, and the two keys.
 start_webhook() {
-        export WEBHOOK_TEST_KEY
+        export WEBHOOK_TEST_KEY WEBHOOK_TEST_ANSWER_KEY
         WEBHOOK_TEST_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+        WEBHOOK_TEST_ANSWER_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
         WEBHOOK_LOG=$BASE/webhook.log
-        "$PY" "$HERE/webhook-server.py" "$BASE/port" "$WEBHOOK_LOG" &
+        SOCKS=$BASE/hooks
+        "$PY" "$HERE/webhook-server.py" "$BASE/port" "$WEBHOOK_LOG" "$SOCKS" &
         PIDS+=($!)
         for _ in $(seq 100); do
                 [ -s "$BASE/port" ] && break
@@ -41,9 +44,10 @@ start_webhook() {
         URL=http://127.0.0.1:$(cat "$BASE/port")
 }
 
-# hook NAME PATH TIMEOUT_MS: a --backend spec for the test webhook's PATH.
+# hook NAME /SCENARIO TIMEOUT_MS: a --backend spec for the test webhook's
+# SCENARIO (its unix socket).
 hook() {
-        echo "name=$1,type=webhook,url=$URL$2,secret_env=WEBHOOK_TEST_KEY,timeout=$3"
+        echo "name=$1,type=webhook,url=unix:$SOCKS$2.sock,secret_env=WEBHOOK_TEST_KEY,answer_env=WEBHOOK_TEST_ANSWER_KEY,timeout=$3"
 }
 
 # requests_to PATH: how many requests the test webhook has had for PATH.

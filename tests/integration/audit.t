@@ -74,7 +74,10 @@ expect_rc "the lean cordon hands audit to cordon-supervisor (a missing one is sa
 	"cordon audit needs cordon-supervisor, which cannot be started"
 
 audit show "$ID"
-if [ "$RC" = 0 ] && grep -q "allowed \[c0\] session -> git: push https://<redacted>@example.com/repo.git --token <redacted> --password=<redacted> API_KEY=<redacted> <redacted> main --force decision=allow" <<<"$OUT" &&
+# a hidden value is "<redacted N bytes, sha256:XXXXXXXX>" (show quotes the words it is in): compared short
+short=$(sed -E "s/<redacted [0-9]+ bytes, sha256:[0-9a-f]{8}>/<redacted>/g; s/'//g" <<<"$OUT")
+if [ "$RC" = 0 ] && grep -q "allowed \[c0\] session -> git: push https://<redacted>@example.com/repo.git --token <redacted> --password=<redacted> API_KEY=<redacted> <redacted> main --force decision=allow" <<<"$short" &&
+   grep -q "<redacted 7 bytes, sha256:f52fbd32>\|<redacted [0-9]* bytes, sha256:[0-9a-f]\{8\}>" <<<"$OUT" &&
    grep -q "exited \[c2\] session -> git exit=2 duration=12ms stdin=0B stdout=102B stderr=0B" <<<"$OUT" &&
    ! grep -qE 'hunter2|SECRET' <<<"$OUT" && tail -1 <<<"$OUT" | grep -q "^intact: "; then
 	ok "show: one readable line per record (caller, command, redacted argv, decision, exit, duration, bytes), then the verdict"

@@ -175,7 +175,7 @@ expect_completion "bash: cordon run --mode <TAB> offers the three modes" \
 	"danger-full-access read-only workspace-write" cordon run --mode ""
 expect_completion "bash: cordon profile <TAB> offers the actions" "diff list schema show validate" cordon profile ""
 expect_completion "bash: cordon audit <TAB> offers the actions" "list show verify" cordon audit ""
-expect_completion "bash: cordon audit verify --<TAB> offers audit's flags" "--head --help --json" cordon audit verify --
+expect_completion "bash: cordon audit verify --<TAB> offers audit's flags" "--head --help --json --pubkey --sig" cordon audit verify --
 expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
 expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
 

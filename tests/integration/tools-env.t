@@ -26,7 +26,7 @@ export HOME=$BASE/realhome
 printf '[user]\n\tname = Real Person\n' > "$HOME/.gitconfig"
 chmod 644 "$HOME/.gitconfig"
 export XDG_STATE_HOME=$BASE/state
-export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_VISIBLE=visible-$$
+export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER=hook-answer-$$ CORDON_TEST_VISIBLE=visible-$$
 echo tool-secret > "$SECRET2/s.txt"
 chmod 644 "$SECRET2/s.txt"
 git init -q --bare "$RO/repo.git"
@@ -34,7 +34,7 @@ printf '[user]\n\tname = Good Name\n' > "$RO/good.gitconfig"
 echo "# a config outside every writable root" > "$RO/ok.cnf"
 cat > "$RO/show.py" <<'EOF'
 import os, tempfile
-for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "PYTHONINSPECT", "CORDON_TEST_HOOK_KEY", "KUBECONFIG",
+for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "PYTHONINSPECT", "CORDON_TEST_HOOK_KEY", "CORDON_TEST_HOOK_ANSWER", "KUBECONFIG",
           "OPENSSL_CONF", "GIT_CONFIG_GLOBAL"):
     print("%s=%s" % (k, os.environ.get(k, "unset")))
 print("GETTEMPDIR=" + tempfile.gettempdir())
@@ -68,7 +68,7 @@ cat > "$P" <<EOF
   "environment": { "allow_vars": ["*"] },
   "command_policies": {
     "approval_backends": {
-      "hook": {"type": "webhook", "url": "http://127.0.0.1:9/never", "secret_env": "CORDON_TEST_HOOK_KEY", "timeout_secs": 1}
+      "hook": {"type": "webhook", "url": "unix:/nonexistent/never", "secret_env": "CORDON_TEST_HOOK_KEY", "answer_secret_env": "CORDON_TEST_HOOK_ANSWER", "timeout_secs": 1}
     },
     "commands": {
       "git": {
@@ -80,9 +80,9 @@ cat > "$P" <<EOF
         "executable": "$PYT",
         "can_use": ["tcat"],
         "sandbox": { "fs_read": ["$here", "$RO", "$SECRET2"],
-                     "environment": { "allow_vars": ["OPENSSL_CONF", "KUBECONFIG", "CORDON_TEST_HOOK_KEY"] } },
+                     "environment": { "allow_vars": ["OPENSSL_CONF", "KUBECONFIG", "CORDON_TEST_HOOK_KEY", "CORDON_TEST_HOOK_ANSWER"] } },
         "from": { "session": { "sandbox": { "fs_read": ["$here", "$RO"],
-                     "environment": { "allow_vars": ["OPENSSL_CONF", "KUBECONFIG", "CORDON_TEST_HOOK_KEY"] } } } }
+                     "environment": { "allow_vars": ["OPENSSL_CONF", "KUBECONFIG", "CORDON_TEST_HOOK_KEY", "CORDON_TEST_HOOK_ANSWER"] } } } }
       },
       "tpyi": { "executable": "$PYT", "sandbox": { "fs_read": ["$RO"],
                 "environment": { "allow_vars": ["PYTHONINSPECT"] } } },
@@ -188,12 +188,15 @@ expect "... (control: sent once, the call runs)" has "$OUT" "exit: "
 expect "... (and is not denied)" hasnt "$OUT" "denied"
 
 # ---- the supervisor's key ---------------------------------------------------
-session 'echo key=${CORDON_TEST_HOOK_KEY:-unset} vis=${CORDON_TEST_VISIBLE:-unset}'
+session 'echo key=${CORDON_TEST_HOOK_KEY:-unset} answer=${CORDON_TEST_HOOK_ANSWER:-unset} vis=${CORDON_TEST_VISIBLE:-unset}'
 expect "the webhook's key is not in the session, though its allow_vars is \"*\"" has "$OUT" "key=unset"
+expect "... nor its answer key" has "$OUT" "answer=unset"
 expect "... (control: \"*\" passes the supervisor's other variables)" has "$OUT" "vis=visible-$$"
-session "CORDON_TEST_HOOK_KEY=from-session tpy $RO/show.py; KUBECONFIG=$RO/k tpy $RO/show.py"
+session "CORDON_TEST_HOOK_KEY=from-session CORDON_TEST_HOOK_ANSWER=from-session tpy $RO/show.py; KUBECONFIG=$RO/k tpy $RO/show.py"
 expect "... nor in a tool that names it, from the session or the supervisor" has "$OUT" "CORDON_TEST_HOOK_KEY=unset"
-expect "... never its value" hasnt "$OUT" "hook-key-$$"
+expect "... the answer key neither" has "$OUT" "CORDON_TEST_HOOK_ANSWER=unset"
+expect "... never their values" hasnt "$OUT" "hook-key-$$"
+expect "... (either of them)" hasnt "$OUT" "hook-answer-$$"
 expect "... (control: a variable the tool names is passed)" has "$OUT" "KUBECONFIG=$RO/k"
 
 # ---- home_files: named files of the real HOME, read-only -------------------

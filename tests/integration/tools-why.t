@@ -109,6 +109,9 @@ want = {"allow": False, "decision": "approve", "reason": "the call matches this 
         "pointer": "/command_policies/commands/git/invocation_policy/approve/0", "backend": "me",
         "command": "git", "caller": "session", "argv": ["push", 'it"s'], "file": sys.argv[2], "line": 11,
         "profile": sys.argv[2], "profile_file": sys.argv[2]}
+# the deny rule push --force is positional: passed by push REMOTE main --force and push -f
+warnings = o.pop("warnings")
+assert len(warnings) == 2 and "`git push -f`" in warnings[1], warnings
 assert o == want, o
 PY
 then ok "--json: one object with the decision, the rule, the backend and the question"; else not_ok "--json" "rc=$rc" "$(cat "$BASE/why.json")"; fi
@@ -170,6 +173,53 @@ if [ "$a" = "deny: no force pushes" ] && [ "$a" = "$b" ] && [ "$c" = "approve: t
         ok "the shown profile decides as the original"
 else
         not_ok "shown decides the same" "$a" "$b" "$c"
+fi
+
+# ---- deny-lists under "default": "allow" are weak: why --command says so ----
+W=$BASE/weak.json
+cat > "$W" <<'EOF'
+{ "command_policies": { "commands": {
+  "git": { "invocation_policy": { "default": "allow",
+    "deny": [ { "argv": { "prefix": ["push", "--force"] }, "reason": "no force pushes" } ] } },
+  "gh": { "invocation_policy": { "default": "allow",
+    "deny": [ { "argv": { "contains": ["repo", "--delete"] } } ] } },
+  "kubectl": { "invocation_policy": { "default": "allow",
+    "deny": [ { "argv": { "exact": ["delete", "--all"] } } ] } },
+  "hg": { "invocation_policy": { "default": "deny",
+    "allow": [ { "argv": { "prefix": ["status"] } }, { "argv": { "prefix": ["log"] } } ] } } } } }
+EOF
+# the weakness is real: the same push said another way is allowed
+for call in "push origin main --force" "push -f"; do
+        "$CORDON" why --profile "$W" --command git -- $call >/dev/null 2>&1
+        check "a prefix deny of push --force lets \`git $call\` through (exit 0: allow)" test $? = 0
+done
+"$CORDON" why --profile "$W" --command git -- push --force >/dev/null 2>"$BASE/warn"
+check "  ... while \`git push --force\` itself is denied (control)" test $? = 1
+if grep -q 'does not deny `git push REMOTE main --force`' "$BASE/warn" && grep -q 'does not deny `git push -f`' "$BASE/warn" &&
+   grep -q 'list what may run (allow rules)' "$BASE/warn"; then
+        ok "why --command warns that the positional deny rule passes push REMOTE main --force and push -f"
+else
+        not_ok "why --command warns about the positional deny rule" "$(cat "$BASE/warn")"
+fi
+out=$("$CORDON" why --profile "$W" --command git --json -- status 2>/dev/null)
+check "  ... in --json too (warnings, whatever the call asked)" "$PY" -c 'import json,sys
+w = json.loads(sys.argv[1])["warnings"]
+assert len(w) == 2 and "push REMOTE main --force" in w[0] and "push -f" in w[1], w' "$out"
+"$CORDON" why --profile "$W" --command gh -- repo --delete x >/dev/null 2>"$BASE/warn"
+if grep -q 'does not deny `gh repo -d`' "$BASE/warn" && ! grep -q "REMOTE" "$BASE/warn"; then
+        ok "a contains deny rule: its words anywhere are denied, a short flag is warned about"
+else
+        not_ok "a contains deny rule: its words anywhere are denied, a short flag is warned about" "$(cat "$BASE/warn")"
+fi
+"$CORDON" why --profile "$W" --command kubectl -- delete --all >/dev/null 2>"$BASE/warn"
+check "an exact deny rule is warned about too (delete REMOTE main --all, delete -a)" \
+        grep -q 'does not deny `kubectl delete REMOTE main --all`' "$BASE/warn"
+"$CORDON" why --profile "$W" --command hg -- push --force >/dev/null 2>"$BASE/warn"
+rc=$?
+if [ $rc = 1 ] && ! grep -q warning "$BASE/warn"; then
+        ok "an allow-list (default deny) denies push --force, and has nothing to warn about (control)"
+else
+        not_ok "an allow-list (default deny) denies push --force, and has nothing to warn about" "rc=$rc" "$(cat "$BASE/warn")"
 fi
 
 finish

@@ -30,7 +30,7 @@ printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
-export CORDON_TEST_HOOK_KEY=hook-key-$$
+export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER_KEY=hook-answer-key-$$
 SUPERVISOR=$(dirname "$CORDON")/cordon-supervisor
 
 # an upstream on the host's loopback, for the tools' own network
@@ -48,15 +48,16 @@ PIDS+=($!)
 for _ in $(seq 100); do [ -s "$BASE/upport" ] && break; sleep 0.05; done
 UPPORT=$(cat "$BASE/upport")
 
-# the approval webhook (webhook-server.py picks its answer by path)
-WEBHOOK_TEST_KEY=$CORDON_TEST_HOOK_KEY "$PY" "$here/webhook-server.py" "$BASE/port" "$BASE/hook.log" &
+# the approval webhook (webhook-server.py picks its answer by socket)
+WEBHOOK_TEST_KEY=$CORDON_TEST_HOOK_KEY WEBHOOK_TEST_ANSWER_KEY=$CORDON_TEST_HOOK_ANSWER_KEY \
+	"$PY" "$here/webhook-server.py" "$BASE/port" "$BASE/hook.log" "$BASE/hooks" &
 PIDS+=($!)
 for _ in $(seq 100); do [ -s "$BASE/port" ] && break; sleep 0.05; done
 PORT=$(cat "$BASE/port")
 
 hook() { # hook NAME PATH TIMEOUT
-	printf '"%s": {"type": "webhook", "url": "http://127.0.0.1:%s/%s", "secret_env": "CORDON_TEST_HOOK_KEY", "timeout_secs": %s}' \
-		"$1" "$PORT" "$2" "$3"
+	printf '"%s": {"type": "webhook", "url": "unix:%s/%s.sock", "secret_env": "CORDON_TEST_HOOK_KEY", "answer_secret_env": "CORDON_TEST_HOOK_ANSWER_KEY", "timeout_secs": %s}' \
+		"$1" "$BASE/hooks" "$2" "$3"
 }
 asked() { # asked NAME BACKEND
 	printf '"%s": {"executable": "%s", "invocation_policy": {"default": "approve", "backend": "%s"}}' "$1" "$BIN/ttrue" "$2"
@@ -215,8 +216,9 @@ expect "... also through a link of its own making" has "$OUT" "rc2=125"
 session 'touch /run/cordon/x; echo rc=$?; ln -s /bin/true /run/cordon/bin/tcat2; echo rc2=$?'
 expect "/run/cordon is sealed (read-only)" has "$OUT" "rc=1"
 expect "... no shim can be added" has "$OUT" "rc2=1"
-session 'echo key=${CORDON_TEST_HOOK_KEY:-unset}'
+session 'echo key=${CORDON_TEST_HOOK_KEY:-unset} answer=${CORDON_TEST_HOOK_ANSWER_KEY:-unset}'
 expect "the webhook's key is not in the session's environment" has "$OUT" "key=unset"
+expect "... nor its answer key" has "$OUT" "answer=unset"
 
 # ---- a binary swapped after start --------------------------------------------
 rm -f "$BASE/ready" "$BASE/swapped"
@@ -444,7 +446,7 @@ if ! grep -q "no force pushes\"" <<<"$all" || ! grep -q '"push","--force","origi
 else
 	ok "the audit names the rule's reason and a redacted argv"
 fi
-if grep -q "$CORDON_TEST_HOOK_KEY" <<<"$all"; then not_ok "the webhook key is in the audit log"; else ok "no secret in the audit log"; fi
+if grep -q -e "$CORDON_TEST_HOOK_KEY" -e "$CORDON_TEST_HOOK_ANSWER_KEY" <<<"$all"; then not_ok "the webhook key is in the audit log"; else ok "no secret in the audit log"; fi
 f=$(grep -l '"event":"allowed"' $log | head -n 1)
 sed -i '/"event":"allowed"/s/"caller":"session"/"caller":"sessiom"/' "$f"
 if "$CORDON" audit verify "$f" >/dev/null 2>&1; then not_ok "an edited audit log verifies"; else ok "an edited audit log does not verify"; fi

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "approve.h"
 #include "approve_message.h"
+#include "approve_pool.h"
 #include "approve_record.h"
 #include "approve_text.h"
 #include "approve_webhook.h"
@@ -28,6 +30,9 @@
 static const char *const test_argv[] = {"push", "--token=s3cret", NULL};
 static const char *const test_redacted[] = {"push", "[redacted]", NULL};
 
+static const char *const test_env[] = {"LANG=C", "GH_TOKEN=s3cret", NULL};
+static const char *const test_env_redacted[] = {"LANG=C", "GH_TOKEN=[redacted]", NULL};
+
 static const struct approval_request test_request = {
 	.request_id = ID,
 	.session = "s1",
@@ -35,7 +40,12 @@ static const struct approval_request test_request = {
 	.command = "git",
 	.argv = test_argv,
 	.argv_redacted = test_redacted,
+	.env = test_env,
+	.env_redacted = test_env_redacted,
 	.cwd = "/work",
+	.cwd_dev = 2049,
+	.cwd_ino = 77,
+	.policy = DIGEST,
 	.digest = DIGEST,
 };
 
@@ -169,9 +179,11 @@ Test(terminal, prompt_argv_is_capped)
 /* --- the webhook's request --- */
 
 #define KNOWN_BODY                                                                                                     \
-	"{\"type\":\"cordon.approval_request\",\"version\":1,\"request_id\":\"" ID "\",\"session\":\"s1\","            \
+	"{\"type\":\"cordon.approval_request\",\"version\":2,\"request_id\":\"" ID "\",\"session\":\"s1\","            \
 	"\"caller\":\"session\",\"command\":\"git\",\"argv_redacted\":[\"push\",\"[redacted]\"],\"digest\":\"" DIGEST  \
-	"\",\"created\":\"2023-11-14T22:13:20.123Z\",\"expires\":\"2023-11-14T22:13:25.123Z\"}"
+	"\",\"created\":\"2023-11-14T22:13:20.123Z\",\"expires\":\"2023-11-14T22:13:25.123Z\",\"expires_ms\":1700000005123,\"argc\":2,"                    \
+	"\"env_redacted\":[\"LANG=C\",\"GH_TOKEN=[redacted]\"],\"cwd\":\"/work\",\"cwd_dev\":2049,\"cwd_ino\":77," \
+	"\"policy_sha256\":\"" DIGEST "\"}"
 
 Test(webhook, body_is_exact)
 {
@@ -215,33 +227,77 @@ Test(webhook, signature_known_answers)
 	cr_assert_str_eq(sig, "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 	/* the exact body above under "test-key", as Python's hmac computes it */
 	cr_assert_eq(webhook_signature("test-key", 8, KNOWN_BODY, strlen(KNOWN_BODY), sig), 0);
-	cr_assert_str_eq(sig, "sha256=1b7e516a20007bae0b464129637a9948d62ab98ef53f17bda64cb65194f6df2d");
+	cr_assert_str_eq(sig, "sha256=cfec33fd7eb7c78d0c328727db3e6cb5016a1980f1574fb662e8d6d51d047873");
 }
 
 /* --- the webhook's answer --- */
 
+#define ANSWER_KEY "answer-key"
+/* the request expires at 2000, it is now 1000 */
+static const struct webhook_expect expect_answer = {
+	.request_id = ID,
+	.digest = DIGEST,
+	.expires_ms = 2000,
+	.now_ms = 1000,
+	.key = ANSWER_KEY,
+	.key_len = sizeof(ANSWER_KEY) - 1,
+};
+
+/* body with @A and @D replaced by the MACs (under the answer key, for
+ * this request, expiring at 1500) of allow and deny */
+static char *signed_body(const char *body)
+{
+	char a[SHA256_HEX], d[SHA256_HEX], *out = calloc(1, strlen(body) * 40 + 1), *o = out;
+
+	cr_assert_eq(webhook_answer_mac(ANSWER_KEY, strlen(ANSWER_KEY), ID, DIGEST, true, 1500, a), 0);
+	cr_assert_eq(webhook_answer_mac(ANSWER_KEY, strlen(ANSWER_KEY), ID, DIGEST, false, 1500, d), 0);
+	for (const char *c = body; *c; c++) {
+		if (c[0] == '@' && (c[1] == 'A' || c[1] == 'D')) {
+			o = stpcpy(o, c[1] == 'A' ? a : d);
+			c++;
+		} else
+			*o++ = *c;
+	}
+	return out;
+}
+
 static int parse(const char *body, bool *allow, char *reason)
 {
-	return webhook_response_parse(body, strlen(body), ID, DIGEST, allow, reason, 256);
+	char *b = signed_body(body);
+	int r = webhook_response_parse(b, strlen(b), &expect_answer, allow, reason, 256);
+
+	free(b);
+	return r;
 }
 
 #define ECHO "\"request_id\":\"" ID "\",\"digest\":\"" DIGEST "\""
+#define SIGA ",\"expires_ms\":1500,\"mac\":\"@A\""
+#define SIGD ",\"expires_ms\":1500,\"mac\":\"@D\""
+
+Test(webhook, answer_mac_known_answer)
+{
+	char mac[SHA256_HEX];
+
+	/* as Python's hmac computes it */
+	cr_assert_eq(webhook_answer_mac(ANSWER_KEY, strlen(ANSWER_KEY), ID, DIGEST, true, 1500, mac), 0);
+	cr_assert_str_eq(mac, "7e274a7e2fff15e604213b9df5fadf6fe352273ec3a21e8b3422082823dff8de");
+}
 
 Test(webhook, answers_that_decide)
 {
 	char reason[256];
 	bool allow = false;
 
-	cr_assert_eq(parse("{" ECHO ",\"decision\":\"allow\",\"reason\":\"ok\"}", &allow, reason), 0);
+	cr_assert_eq(parse("{" ECHO ",\"decision\":\"allow\",\"reason\":\"ok\"" SIGA "}", &allow, reason), 0);
 	cr_assert(allow);
 	cr_assert_str_eq(reason, "ok");
-	cr_assert_eq(parse("{\"decision\":\"deny\"," ECHO "}", &allow, reason), 0);
+	cr_assert_eq(parse("{\"decision\":\"deny\"," ECHO SIGD "}", &allow, reason), 0);
 	cr_assert_not(allow);
 	cr_assert_str_eq(reason, "");
-	cr_assert_eq(parse("{" ECHO ",\"decision\":\"deny\",\"reason\":null,\"extra\":[1,2]}", &allow, reason), 0);
+	cr_assert_eq(parse("{" ECHO ",\"decision\":\"deny\",\"reason\":null,\"extra\":[1,2]" SIGD "}", &allow, reason), 0);
 	cr_assert_not(allow);
 	/* the reason's control bytes are escaped */
-	cr_assert_eq(parse("{" ECHO ",\"decision\":\"deny\",\"reason\":\"a\\u001b[2Jb\\nc\"}", &allow, reason), 0);
+	cr_assert_eq(parse("{" ECHO ",\"decision\":\"deny\",\"reason\":\"a\\u001b[2Jb\\nc\"" SIGD "}", &allow, reason), 0);
 	cr_assert_str_eq(reason, "a\\e[2Jb\\nc");
 }
 
@@ -269,6 +325,17 @@ Test(webhook, answers_that_do_not)
 		{"{" ECHO ",\"decision\":\"allow \"}", "neither allow nor deny"},
 		{"{" ECHO ",\"decision\":\"allow\",\"reason\":5}", "reason is not a string"},
 		{"{" ECHO ",\"decision\":\"deny\",\"decision\":\"allow\"}", "duplicate"},
+		/* the signature: none, wrong, for another decision, expired */
+		{"{" ECHO ",\"decision\":\"allow\"}", "no expires_ms"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":1500}", "not signed"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":1500,\"mac\":null}", "not signed"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":\"1500\",\"mac\":\"@A\"}", "no expires_ms"},
+		{"{" ECHO ",\"decision\":\"allow\"" SIGD "}", "mac is wrong"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":1501,\"mac\":\"@A\"}", "mac is wrong"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":1500,\"mac\":\"@AA\"}", "not signed"},
+		{"{" ECHO ",\"decision\":\"allow\",\"expires_ms\":1500,\"mac\":"
+		 "\"0000000000000000000000000000000000000000000000000000000000000000\"}",
+		 "mac is wrong"},
 	};
 	char reason[256];
 
@@ -286,15 +353,16 @@ Test(webhook, answer_over_the_cap)
 {
 	size_t n = WEBHOOK_RESPONSE_MAX + 1;
 	char *body = malloc(n), reason[256];
-	const char *head = "{" ECHO ",\"decision\":\"allow\"}";
+	char *head = signed_body("{" ECHO ",\"decision\":\"allow\"" SIGA "}");
 	bool allow = false;
 
 	memset(body, ' ', n);
 	memcpy(body, head, strlen(head));
-	cr_assert_eq(webhook_response_parse(body, n, ID, DIGEST, &allow, reason, sizeof(reason)), -EMSGSIZE);
+	free(head);
+	cr_assert_eq(webhook_response_parse(body, n, &expect_answer, &allow, reason, sizeof(reason)), -EMSGSIZE);
 	cr_assert_not(allow);
 	/* the same, one byte shorter, is an allow */
-	cr_assert_eq(webhook_response_parse(body, n - 1, ID, DIGEST, &allow, reason, sizeof(reason)), 0);
+	cr_assert_eq(webhook_response_parse(body, n - 1, &expect_answer, &allow, reason, sizeof(reason)), 0);
 	cr_assert(allow);
 	free(body);
 }
@@ -337,8 +405,9 @@ static struct table good_table(void)
 				{.name = "bot",
 				 .type = CORDON_APPROVAL_WEBHOOK,
 				 .timeout_ms = 5000,
-				 .url = "http://127.0.0.1:9/approve",
-				 .secret_env = "CORDON_TEST_APPROVE_KEY"},
+				 .url = "https://127.0.0.1:9/approve",
+				 .secret_env = "CORDON_TEST_APPROVE_KEY",
+				 .answer_secret_env = "CORDON_TEST_APPROVE_ANSWER"},
 				{.name = "both", .type = CORDON_APPROVAL_CHAIN, .chain_all = true, .members = all_members},
 			},
 		.n = 3,
@@ -352,6 +421,7 @@ Test(approvals, new_reads_the_key_once)
 	char err[256];
 
 	setenv("CORDON_TEST_APPROVE_KEY", "k3y", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
 	cr_assert_eq(make(&t, "both", &a, err), 0, "%s", err);
 	setenv("CORDON_TEST_APPROVE_KEY", "changed", 1);
 	cr_assert_eq(a->n, 3);
@@ -388,6 +458,41 @@ Test(approvals, missing_or_empty_key_refuses)
 	refused(&t, "bot", -EINVAL, "needs a secret_env");
 }
 
+/* The answer key: its own variable, set, and another key than the
+ * request's (whoever reads a request must not be able to answer it). */
+Test(approvals, answer_key_is_required_and_distinct)
+{
+	struct table t = good_table();
+
+	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	unsetenv("CORDON_TEST_APPROVE_ANSWER");
+	refused(&t, "bot", -ENOKEY, "CORDON_TEST_APPROVE_ANSWER is not set");
+	setenv("CORDON_TEST_APPROVE_ANSWER", "k", 1);
+	refused(&t, "bot", -EINVAL, "hold the same key");
+	t.v[1].answer_secret_env = NULL;
+	refused(&t, "bot", -EINVAL, "needs an answer_secret_env");
+}
+
+/* http:// is refused at load: whoever binds the port reads (and, without
+ * the answer key, tries to answer) every request. */
+Test(approvals, plain_http_is_refused)
+{
+	struct table t = good_table();
+
+	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
+	t.v[1].url = "http://127.0.0.1:9/approve";
+	refused(&t, "bot", -EINVAL, "must be https:// or unix:/PATH");
+	t.v[1].url = "unix:relative.sock";
+	refused(&t, "bot", -EINVAL, "absolute socket path");
+	t.v[1].url = "unix:/run/approver.sock";
+	struct approvals *a = NULL;
+	char err[256];
+
+	cr_assert_eq(make(&t, "bot", &a, err), 0, "%s", err);
+	approvals_free(a);
+}
+
 Test(approvals, bad_backends_refuse)
 {
 	static const char *const self[] = {"loop", NULL}, *const ab[] = {"b", NULL}, *const ba[] = {"a", NULL};
@@ -396,6 +501,7 @@ Test(approvals, bad_backends_refuse)
 	struct table t = good_table();
 
 	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
 	refused(&t, "nobody", -ENOENT, "no approval backend \"nobody\"");
 	t.v[t.n++] = (struct cordon_approval_backend){.name = "loop", .type = CORDON_APPROVAL_CHAIN, .members = self};
 	refused(&t, "loop", -ELOOP, "contains itself");
@@ -455,6 +561,7 @@ Test(approvals, ask_checks_its_arguments)
 	char err[256];
 
 	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
 	cr_assert_eq(make(&t, "both", &a, err), 0, "%s", err);
 	cr_assert_eq(approval_ask(a, "nobody", &req, &r), -ENOENT);
 	req.request_id = "not-hex";
@@ -511,6 +618,7 @@ Test(curl_dl, loaded_only_for_a_webhook)
 	cr_assert_not(curl_is_loaded());
 	approvals_free(a);
 	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
 	cr_assert_eq(make(&t, "bot", &a, err), 0, "%s", err);
 	cr_assert(curl_is_loaded());
 	cr_assert_not_null(curl_dl_get(NULL, 0));
@@ -523,25 +631,28 @@ Test(curl_dl, missing_library_fails_closed)
 {
 	struct table t = good_table();
 	struct approval_entry e = {
-		.name = "bot", .type = CORDON_APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "http://127.0.0.1:9/approve"};
+		.name = "bot", .type = CORDON_APPROVAL_WEBHOOK, .timeout_ms = 5000, .url = "https://127.0.0.1:9/approve"};
 	struct approval_result r = {.allow = true};
 	struct approvals *a = NULL;
 	char err[256];
 
 	curl_dl_set_soname("libcordon-no-such-curl.so.4");
 	setenv("CORDON_TEST_APPROVE_KEY", "k", 1);
+	setenv("CORDON_TEST_APPROVE_ANSWER", "answer", 1);
 	refused(&t, "bot", -ELIBACC, "approval backend \"bot\": a webhook needs libcurl: libcurl cannot be loaded");
 	refused(&t, "both", -ELIBACC, "a webhook needs libcurl"); /* through a chain */
 	cr_assert_eq(make(&t, "me", &a, err), 0, "%s", err);
 	approvals_free(a);
 
 	cr_assert_eq(secret_new("k", 1, &e.key), 0);
+	cr_assert_eq(secret_new("a", 1, &e.answer_key), 0);
 	webhook_ask(&e, &test_request, approve_now_ms() + 5000, &r);
 	cr_assert_eq(r.outcome, APPROVAL_ERROR);
 	cr_assert_not(r.allow);
 	cr_assert_str_eq(r.backend, "bot");
 	cr_assert(strstr(r.reason, "the webhook cannot be asked: libcurl cannot be loaded"), "%s", r.reason);
 	secret_free(e.key);
+	secret_free(e.answer_key);
 	cr_assert_null(curl_dl_get(err, sizeof(err)));
 	cr_assert(strstr(err, "libcordon-no-such-curl.so.4"), "%s", err);
 }
@@ -641,4 +752,103 @@ Test(secret, copy_and_refusals)
 	s = NULL;
 	cr_assert_eq(secret_new("", 0, &s), -EINVAL);
 	cr_assert_null(s);
+}
+
+/* An answer signed right but read after its expiry, or holding longer than
+ * the request, or signed with the request's key, or for another request:
+ * none decides. */
+Test(webhook, answers_bound_to_their_request_and_time)
+{
+	char *b = signed_body("{" ECHO ",\"decision\":\"allow\"" SIGA "}"), reason[256];
+	struct webhook_expect w = expect_answer;
+	bool allow = false;
+
+	cr_assert_eq(webhook_response_parse(b, strlen(b), &w, &allow, reason, sizeof(reason)), 0);
+	cr_assert(allow);
+	allow = false;
+	w.now_ms = 1500;
+	cr_assert_eq(webhook_response_parse(b, strlen(b), &w, &allow, reason, sizeof(reason)), -EBADMSG);
+	cr_assert(strstr(reason, "expired"), "%s", reason);
+	w = expect_answer;
+	w.expires_ms = 1499;
+	cr_assert_eq(webhook_response_parse(b, strlen(b), &w, &allow, reason, sizeof(reason)), -EBADMSG);
+	cr_assert(strstr(reason, "later than the request's"), "%s", reason);
+	w = expect_answer;
+	w.key = "request-key";
+	w.key_len = 11;
+	cr_assert_eq(webhook_response_parse(b, strlen(b), &w, &allow, reason, sizeof(reason)), -EBADMSG);
+	cr_assert(strstr(reason, "mac is wrong"), "%s", reason);
+	cr_assert_not(allow);
+	free(b);
+}
+
+/* --- the pool that asks --- */
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+static int jobs_done;
+
+static void blocked_job(void *arg)
+{
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	jobs_done++;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* More jobs than threads: queued, never a thread each; over a sandbox's
+ * cap, or the pool's, refused at once, saying which. */
+Test(approve_pool, bounded_threads_and_caps)
+{
+	struct approve_pool *p = NULL;
+	bool whole = true;
+
+	cr_assert_eq(approve_pool_new(2, 3, 5, &p), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), -EBUSY);
+	cr_assert_not(whole, "the sandbox's cap, not the pool's");
+	cr_assert_eq(approve_pool_submit(p, "git", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "gh", blocked_job, NULL, &whole), 0);
+	cr_assert_eq(approve_pool_submit(p, "make", blocked_job, NULL, &whole), -EBUSY);
+	cr_assert(whole, "the pool's cap");
+	cr_assert_eq(approve_pool_pending(p, NULL), 5);
+	cr_assert_eq(approve_pool_pending(p, "session"), 3);
+	cr_assert_leq(approve_pool_threads(p), 2);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	for (int i = 0; i < 500 && approve_pool_pending(p, NULL); i++)
+		usleep(10000);
+	cr_assert_eq(approve_pool_pending(p, NULL), 0);
+	cr_assert_eq(jobs_done, 5);
+	/* the caps are free again */
+	cr_assert_eq(approve_pool_submit(p, "session", blocked_job, NULL, &whole), 0);
+	approve_pool_free(p);
+}
+
+/* The person sees what runs: the environment with its values, the
+ * working directory's identity, the policy's digest, and every flag even
+ * past what the argv's cut shows. */
+Test(terminal, prompt_shows_env_cwd_policy_and_late_flags)
+{
+	static const char *argv[2001];
+	struct approval_request req = test_request;
+	char *info = NULL, *question = NULL;
+
+	for (int i = 0; i < 2000; i++)
+		argv[i] = "some-long-ordinary-argument-word";
+	argv[1500] = "--force";
+	argv[2000] = NULL;
+	req.argv = argv;
+	cr_assert_eq(terminal_prompt("me", &req, 5000, false, &info, &question), 0);
+	cr_assert(strstr(info, "more not shown] flags among them: \"--force\""), "%s", info + strlen(info) - 300);
+	cr_assert(strstr(info, "env:     \"LANG=C\" \"GH_TOKEN=s3cret\""), "%s", info);
+	cr_assert(strstr(info, "(device 2049, inode 77)"), "%s", info);
+	cr_assert(strstr(info, "policy:  " DIGEST), "%s", info);
+	free(info);
+	free(question);
 }

@@ -230,7 +230,7 @@ Test(audit, record_format_and_chain)
 	char *argv_json = json_dumps(json_object_get(call, "argv_redacted"), JSON_COMPACT);
 	cr_expect_str_eq(
 		argv_json,
-		"[\"push\",\"https://<redacted>@example.com/r.git\",\"--token\",\"<redacted>\",\"main\",\"--force\"]");
+		"[\"push\",\"https://<redacted 13 bytes, sha256:037b9e9e>@example.com/r.git\",\"--token\",\"<redacted 12 bytes, sha256:76e21f7f>\",\"main\",\"--force\"]");
 	free(argv_json);
 	cr_expect_null(json_object_get(call, "exit_code"), "no exit fields without has_exit");
 	cr_expect_eq(json_integer_value(json_object_get(exited, "exit_code")), 0);
@@ -988,4 +988,50 @@ Test(audit, a_long_tail_after_a_bad_line_is_not_read_whole)
 	cr_expect_eq(unverified, AUDIT_MAX_UNVERIFIED);
 	cr_expect_leq(s.lines, AUDIT_MAX_UNVERIFIED + 2);
 	free(text);
+}
+
+/* The end, signed: the seal's signature verifies under the key the log's
+ * session_start names, over the session and the head; any other head, key
+ * or a changed signature does not; the seal is stored beside the logs. */
+Test(audit, the_end_is_signed)
+{
+	char *dir = make_tmpdir(), path[512], *msg = NULL, *other = NULL, bad[ED25519_SIG_HEX];
+	struct audit_log *l = open_log(dir, ID);
+	struct audit_seal seal = {};
+	struct signing_key *k = NULL;
+	char otherkey[ED25519_PUB_HEX], *text;
+	size_t len;
+
+	write_call(l, "c0", 0);
+	cr_assert_eq(audit_close_sealed(l, &seal), 0);
+	cr_assert(seal.sealed);
+	cr_assert_eq(seal.stored, 0);
+	cr_assert_eq(seal.records, 4);
+	cr_assert_eq(audit_head_message(ID, seal.head, &msg), 0);
+	cr_assert_eq(ed25519_verify_hex(seal.pubkey, msg, strlen(msg), seal.sig), 0);
+	/* the key the log names */
+	snprintf(path, sizeof(path), "%s/logs/%s.jsonl", dir, ID);
+	text = read_file(path, &len);
+	cr_assert(strstr(text, seal.pubkey), "%s", text);
+	free(text);
+	/* stored in logs-heads */
+	snprintf(path, sizeof(path), "%s/logs-heads/%s.head", dir, ID);
+	text = read_file(path, &len);
+	cr_assert(strstr(text, seal.sig) && strstr(text, seal.head), "%s", text);
+	free(text);
+	/* another head, a changed signature, another key: no */
+	cr_assert_eq(audit_head_message(ID, "0000000000000000000000000000000000000000000000000000000000000000", &other),
+		     0);
+	cr_assert_eq(ed25519_verify_hex(seal.pubkey, other, strlen(other), seal.sig), -EBADMSG);
+	memcpy(bad, seal.sig, sizeof(bad));
+	bad[10] = bad[10] == 'a' ? 'b' : 'a';
+	cr_assert_eq(ed25519_verify_hex(seal.pubkey, msg, strlen(msg), bad), -EBADMSG);
+	cr_assert_eq(signing_key_new(&k), 0);
+	cr_assert_eq(signing_key_public_hex(k, otherkey), 0);
+	cr_assert_eq(ed25519_verify_hex(otherkey, msg, strlen(msg), seal.sig), -EBADMSG);
+	cr_assert_eq(ed25519_verify_hex("zz", msg, strlen(msg), seal.sig), -EINVAL);
+	signing_key_free(k);
+	free(msg);
+	free(other);
+	free(dir);
 }

@@ -7,6 +7,22 @@
 #include "redact.h"
 #include "strv.h"
 
+/* s with every "<redacted N bytes, sha256:XXXXXXXX>" written "<redacted>",
+ * in place: what the expectations below compare (the form itself is
+ * checked on its own). */
+static void shorten(char *s)
+{
+	char *p;
+
+	while ((p = strstr(s, "<redacted ")) != NULL) {
+		char *end = strchr(p, '>');
+
+		cr_assert_not_null(end);
+		memmove(p + 9, end, strlen(end) + 1);
+		memcpy(p, "<redacted", 9);
+	}
+}
+
 /* The argv redacted, joined with single spaces. */
 static char *redacted(const char *const *argv)
 {
@@ -26,6 +42,7 @@ static char *redacted(const char *const *argv)
 		strcat(s, *w);
 	}
 	strv_free(out);
+	shorten(s);
 	return s;
 }
 
@@ -43,6 +60,7 @@ static void expect_word(const char *word, const char *want)
 	char *got = NULL;
 
 	cr_assert_eq(redact_word(word, false, REDACT_MAX_WORD_BYTES, &got), 0);
+	shorten(got);
 	cr_expect_str_eq(got, want, "'%s' -> '%s', want '%s'", word, got, want);
 	free(got);
 }
@@ -87,8 +105,9 @@ Test(redact, the_value_after_a_secret_flag)
 	expect("x -token <redacted>", "x", "-token", "t");
 	/* a flag naming a person is not one */
 	expect("commit --author alice", "commit", "--author", "alice");
-	/* the value is redacted even when it looks like a flag */
-	expect("x --token <redacted>", "x", "--token", "--force");
+	/* a flag after a secret flag is a flag: shown, never hidden by the
+	 * name before it */
+	expect("push --password --force", "push", "--password", "--force");
 	/* a secret flag at the end redacts nothing more */
 	expect("x --token", "x", "--token");
 }
@@ -106,10 +125,13 @@ Test(redact, flag_equals_value)
 Test(redact, name_equals_value)
 {
 	expect_word("API_KEY=abc", "API_KEY=<redacted>");
-	expect_word("FOO=bar", "FOO=<redacted>");
-	expect_word("user.email=alice@example.com", "user.email=<redacted>");
+	expect_word("GITHUB_TOKEN=abc", "GITHUB_TOKEN=<redacted>");
+	/* shown: a value that may change what runs is for the approver to see */
+	expect_word("FOO=bar", "FOO=bar");
+	expect_word("user.email=alice@example.com", "user.email=alice@example.com");
+	expect_word("core.sshCommand=sh -c evil", "core.sshCommand=sh -c evil");
 	expect_word("FOO=", "FOO=");
-	expect_word("a=b=c", "a=<redacted>");
+	expect_word("a=b=c", "a=b=c");
 	/* not a name: kept */
 	expect_word("=x", "=x");
 	expect_word("1=2", "1=2");
@@ -239,4 +261,69 @@ Test(redact, caps)
 	strv_free(out);
 	free(long_word);
 	free(argv);
+}
+
+/* A neighbouring word is never hidden because a flag's name contains
+ * "pass" or "key": only the whole names declared secret hide the next
+ * word, and the tool may declare its own. */
+Test(redact, neighbours_hidden_only_by_declared_flags)
+{
+	expect("build --keyboard us --passes 3 --key-file k.pem", "build", "--keyboard", "us", "--passes", "3",
+	       "--key-file", "k.pem");
+	expect("push origin main --no-verify-key --force", "push", "origin", "main", "--no-verify-key", "--force");
+	expect("x --password <redacted> -f", "x", "--password", "hunter2", "-f");
+
+	const char *const argv[] = {"connect", "--db-pass", "hunter2", "--passes", "2", NULL};
+	const char *const declared[] = {"db-pass", NULL};
+	char **out = NULL;
+
+	cr_assert_eq(redact_argv_full(argv, NULL, 0, &out), 0);
+	cr_expect_str_eq(out[2], "hunter2", "not declared: shown");
+	strv_free(out);
+	cr_assert_eq(redact_argv_full(argv, declared, 0, &out), 0);
+	cr_expect(strncmp(out[2], "<redacted 7 bytes, sha256:", 26) == 0, "%s", out[2]);
+	cr_expect_str_eq(out[4], "2");
+	strv_free(out);
+}
+
+/* The form of a hidden value: its length and the first 8 hex digits of
+ * its SHA-256; `--password hunter2` never in clear. */
+Test(redact, hidden_value_form)
+{
+	const char *const argv[] = {"login", "--password", "hunter2", "--token=hunter2", NULL};
+	char **out = NULL;
+
+	cr_assert_eq(redact_argv(argv, &out), 0);
+	/* sha256("hunter2") = f52fbd32b2b3b86ff88ef6c490628285f482af15ddcb29541f94bcf526a3f6c7 */
+	cr_expect_str_eq(out[2], "<redacted 7 bytes, sha256:f52fbd32>");
+	cr_expect_str_eq(out[3], "--token=<redacted 7 bytes, sha256:f52fbd32>");
+	STRV_FOREACH(w, out)
+	cr_expect_null(strstr(*w, "hunter2"));
+	strv_free(out);
+}
+
+/* Every word for an approver: no cap on the count (a --force in word 129
+ * is shown). */
+Test(redact, every_word_for_an_approver)
+{
+	const char *argv[200];
+	char **out = NULL;
+	size_t n = 0;
+
+	for (int i = 0; i < 199; i++)
+		argv[i] = "a";
+	argv[150] = "--force";
+	argv[199] = NULL;
+	cr_assert_eq(redact_argv_full(argv, NULL, 0, &out), 0);
+	while (out[n])
+		n++;
+	cr_expect_eq(n, 199);
+	cr_expect_str_eq(out[150], "--force");
+	strv_free(out);
+	cr_assert_eq(redact_argv(argv, &out), 0);
+	n = 0;
+	while (out[n])
+		n++;
+	cr_expect_eq(n, REDACT_MAX_WORDS, "the audit keeps its cap (with argc and the argv's hash)");
+	strv_free(out);
 }

@@ -115,7 +115,7 @@ static const struct loader_case {
 	  "t.json:4:23: at /command_policies/approval_backends/me/type: \"email\" is not an approval backend type: use terminal, webhook or chain" },
 	{ "backend_unknown_key", -EINVAL, IN_B,
 	  "\"me\": { \"type\": \"terminal\", \"timeout\": 5, \"default\": \"deny\" }",
-	  "t.json:4:35: at /command_policies/approval_backends/me/timeout: unknown key \"timeout\" (known: type, timeout_secs, default, url, secret_env, mode, backends)" },
+	  "t.json:4:35: at /command_policies/approval_backends/me/timeout: unknown key \"timeout\" (known: type, timeout_secs, default, url, secret_env, mode, backends, answer_secret_env)" },
 	{ "terminal_no_default", -EINVAL, IN_B,
 	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5 }",
 	  "t.json:4:13: at /command_policies/approval_backends/me: a terminal backend needs \"default\": allow or deny, what an unanswered or unattended ask gets" },
@@ -135,44 +135,53 @@ static const struct loader_case {
 	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"ask\" }",
 	  "t.json:4:65: at /command_policies/approval_backends/me/default: \"ask\" is not allow or deny" },
 	{ "terminal_url", -EINVAL, IN_B,
-	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"deny\", \"url\": \"http://h/\" }",
+	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"deny\", \"url\": \"https://h/\" }",
 	  "t.json:4:73: at /command_policies/approval_backends/me/url: a terminal backend takes no \"url\"" },
 	{ "webhook_default", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/\", \"secret_env\": \"K\", \"timeout_secs\": 5, \"default\": \"allow\" }",
-	  "t.json:4:93: at /command_policies/approval_backends/bot/default: a webhook's default is always deny (no answer, a bad answer or a timeout): leave \"default\" out" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/\", \"secret_env\": \"K\", \"timeout_secs\": 5, \"default\": \"allow\" }",
+	  "t.json:4:94: at /command_policies/approval_backends/bot/default: a webhook's default is always deny (no answer, a bad answer or a timeout): leave \"default\" out" },
 	{ "webhook_no_secret", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/\", \"timeout_secs\": 5 }",
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/\", \"timeout_secs\": 5 }",
 	  "t.json:4:14: at /command_policies/approval_backends/bot: a webhook backend needs \"secret_env\": the variable holding the key that signs each request" },
 	{ "webhook_no_url", -EINVAL, IN_B,
 	  "\"bot\": { \"type\": \"webhook\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:14: at /command_policies/approval_backends/bot: a webhook backend needs \"url\": the http:// or https:// address to POST to" },
+	  "t.json:4:14: at /command_policies/approval_backends/bot: a webhook backend needs \"url\": the https:// address to POST to, or unix:/PATH of a socket" },
 	{ "url_scheme", -EINVAL, IN_B,
 	  "\"bot\": { \"type\": \"webhook\", \"url\": \"ftp://h/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"ftp://h/\" is not an http:// or https:// URL" },
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"ftp://h/\" is not an https:// or unix:/PATH URL" },
 	{ "url_no_host", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http:///approve\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http:///approve\" names no host" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https:///approve\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"https:///approve\" names no host" },
 	{ "url_userinfo", -EINVAL, IN_B,
 	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://u:p@h/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
 	  "t.json:4:42: at /command_policies/approval_backends/bot/url: a URL with a user name or password is refused: the key in secret_env signs requests" },
 	{ "url_port", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h:99999/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http://h:99999/\": the port is not a number from 1 to 65535" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h:99999/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"https://h:99999/\": the port is not a number from 1 to 65535" },
 	{ "url_empty_port", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h:/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http://h:/\": an empty port" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h:/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"https://h:/\": an empty port" },
 	{ "url_space", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/a b\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/a b\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
 	  "t.json:4:42: at /command_policies/approval_backends/bot/url: a URL has no spaces or control characters" },
 	{ "url_host_char", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h%2f/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http://h%2f/\": the host has a character a host name cannot" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h%2f/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"https://h%2f/\": the host has a character a host name cannot" },
 	{ "url_ipv6", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://[::1/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
-	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http://[::1/\": an IPv6 host is written [address]" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://[::1/\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"https://[::1/\": an IPv6 host is written [address]" },
+	{ "url_http", -EINVAL, IN_B,
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/\", \"secret_env\": \"K\", \"answer_secret_env\": \"A\", \"timeout_secs\": 5 }",
+	  "t.json:4:42: at /command_policies/approval_backends/bot/url: \"http://h/\": a webhook is https:// or unix:/PATH, never http:// (anyone on the path could read the request)" },
+	{ "webhook_no_answer_key", -EINVAL, IN_B,
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"unix:/run/a.sock\", \"secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:14: at /command_policies/approval_backends/bot: a webhook backend needs \"answer_secret_env\": the variable holding the other key, that signs each answer" },
+	{ "webhook_one_key", -EINVAL, IN_B,
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/\", \"secret_env\": \"K\", \"answer_secret_env\": \"K\", \"timeout_secs\": 5 }",
+	  "t.json:4:75: at /command_policies/approval_backends/bot/answer_secret_env: answer_secret_env must name another variable than secret_env: the key that signs answers is not the one that signs requests" },
 	{ "secret_env_name", -EINVAL, IN_B,
-	  "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/\", \"secret_env\": \"1KEY\", \"timeout_secs\": 5 }",
-	  "t.json:4:69: at /command_policies/approval_backends/bot/secret_env: \"1KEY\" is not a variable name" },
+	  "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/\", \"secret_env\": \"1KEY\", \"timeout_secs\": 5 }",
+	  "t.json:4:70: at /command_policies/approval_backends/bot/secret_env: \"1KEY\" is not a variable name" },
 	{ "chain_mode", -EINVAL, IN_B,
 	  "\"c\": { \"type\": \"chain\", \"mode\": \"some\", \"backends\": [\"c\"] }",
 	  "t.json:4:39: at /command_policies/approval_backends/c/mode: \"some\" is not a chain's mode: use all or any" },
@@ -197,6 +206,12 @@ static const struct loader_case {
 	{ "chain_no_timeout", -EINVAL, IN_B,
 	  "\"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"deny\" },\n      \"c\": { \"type\": \"chain\", \"mode\": \"all\", \"backends\": [\"me\"], \"timeout_secs\": 5 }",
 	  "t.json:5:66: at /command_policies/approval_backends/c/timeout_secs: a chain backend takes no \"timeout_secs\"" },
+	{ "secret_flag_no_dash", -EINVAL, IN_C,
+	  "\"git\": { \"secret_flags\": [\"password\"] }",
+	  "t.json:4:33: at /command_policies/commands/git/secret_flags/0: \"password\" is not a flag: write it as the tool does, -p or --db-pass" },
+	{ "secret_flag_value", -EINVAL, IN_C,
+	  "\"git\": { \"secret_flags\": [\"--pw=x\"] }",
+	  "t.json:4:33: at /command_policies/commands/git/secret_flags/0: \"--pw=x\" is not a flag: write it as the tool does, -p or --db-pass" },
 	{ "command_slash", -EINVAL, IN_C,
 	  "\"bin/git\": {}",
 	  "t.json:4:7: at /command_policies/commands/bin~1git: \"bin/git\" is not a command name: 1 to 64 of A-Z a-z 0-9 . _ + -, not starting with . or -" },
@@ -491,7 +506,7 @@ Test(tools_load, caps)
 			    *word = items(4097, "w", false, "", ""), *reason = items(256, "r", false, "", ""),
 			    *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL, *t5 = NULL, *t6 = NULL;
 
-	t1 = with_body(IN_B, "\"bot\": { \"type\": \"webhook\", \"url\": \"http://h/", a,
+	t1 = with_body(IN_B, "\"bot\": { \"type\": \"webhook\", \"url\": \"https://h/", a,
 		       "\", \"secret_env\": \"K\", \"timeout_secs\": 5 }");
 	expect_refused("url", t1, -EINVAL,
 		       "t.json:4:42: at /command_policies/approval_backends/bot/url: longer than 2048 bytes");
@@ -746,11 +761,11 @@ Test(tools_load, round_trip_keeps_every_part)
 	const char *text =
 		"{ \"command_policies\": {\n"
 		"  \"approval_backends\": { \"me\": { \"type\": \"terminal\", \"timeout_secs\": 5, \"default\": \"allow\" },\n"
-		"    \"hook\": { \"type\": \"webhook\", \"url\": \"https://[::1]:8443/ok?x=1\", \"secret_env\": \"K\",\n"
+		"    \"hook\": { \"type\": \"webhook\", \"url\": \"https://[::1]:8443/ok?x=1\", \"secret_env\": \"K\", \"answer_secret_env\": \"A\",\n"
 		"              \"timeout_secs\": 3600 },\n"
 		"    \"any\": { \"type\": \"chain\", \"mode\": \"any\", \"backends\": [\"hook\", \"me\"] } },\n"
 		"  \"commands\": {\n"
-		"    \"make\": { \"executable\": \"make\", \"can_use\": [\"cc\", \"cc\"],\n"
+		"    \"make\": { \"executable\": \"make\", \"can_use\": [\"cc\", \"cc\"], \"secret_flags\": [\"-p\", \"--db-pass\"],\n"
 		"      \"invocation_policy\": { \"default\": \"deny\", \"backend\": \"any\",\n"
 		"        \"allow\": [ { \"argv\": { \"exact\": [] } } ],\n"
 		"        \"approve\": [ { \"env\": { \"CI\": { \"one_of\": [\"1\", \"true\"] } } } ],\n"
@@ -766,6 +781,7 @@ Test(tools_load, round_trip_keeps_every_part)
 	cr_assert_eq(profile_to_json(p, &s), 0);
 	cr_assert_eq(profile_load_buffer(s, strlen(s), "again.json", &env, &p2, &e), 0, "%s\n%s", e.message, s);
 	cr_assert_eq(profile_to_json(p2, &s2), 0);
+	cr_assert(strstr(s, "\"secret_flags\": [") && strstr(s, "\"--db-pass\""), "%s", s);
 	cr_expect_str_eq(s, s2);
 	cr_expect_not_null(strstr(s, "\"exact\": []"), "%s", s);
 	cr_expect_not_null(strstr(s, "\"LANG\": \"C=x\""), "%s", s);

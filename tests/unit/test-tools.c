@@ -40,8 +40,8 @@ static const char policies[] =
 	"{ \"command_policies\": {\n"
 	"  \"approval_backends\": {\n"
 	"    \"me\": { \"type\": \"terminal\", \"timeout_secs\": 30, \"default\": \"deny\" },\n"
-	"    \"bot\": { \"type\": \"webhook\", \"url\": \"http://127.0.0.1:8765/approve\",\n"
-	"             \"secret_env\": \"CORDON_APPROVAL_KEY\", \"timeout_secs\": 5 },\n"
+	"    \"bot\": { \"type\": \"webhook\", \"url\": \"https://127.0.0.1:8765/approve\",\n"
+	"             \"secret_env\": \"CORDON_APPROVAL_KEY\", \"answer_secret_env\": \"CORDON_APPROVAL_ANSWER_KEY\", \"timeout_secs\": 5 },\n"
 	"    \"both\": { \"type\": \"chain\", \"mode\": \"all\", \"backends\": [\"me\", \"bot\"] } },\n"
 	"  \"commands\": {\n"
 	"    \"git\": {\n"
@@ -362,8 +362,9 @@ Test(tools, commands_and_backends, .init = setup, .fini = teardown)
 	cr_expect_null(b.members);
 	cr_assert_eq(cordon_tools_backend(tools, "bot", &b), 0);
 	cr_expect_eq(b.type, CORDON_APPROVAL_WEBHOOK);
-	cr_expect_str_eq(b.url, "http://127.0.0.1:8765/approve");
+	cr_expect_str_eq(b.url, "https://127.0.0.1:8765/approve");
 	cr_expect_str_eq(b.secret_env, "CORDON_APPROVAL_KEY");
+	cr_expect_str_eq(b.answer_secret_env, "CORDON_APPROVAL_ANSWER_KEY");
 	cr_expect_eq(b.timeout_ms, 5000);
 	cr_expect(!b.default_allow);
 	cr_assert_eq(cordon_tools_backend(tools, "both", &b), 0);
