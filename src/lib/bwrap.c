@@ -442,8 +442,9 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
  * refuses to run without it.) */
 static bool runner_may_nest(const char *runner, char *why, size_t n)
 {
-	if (access(runner, X_OK) < 0) {
-		snprintf(why, n, "the runner %s is not executable: %s", runner, strerror(errno));
+	if (strcmp(runner, cordon_runner_path()) == 0 ? runner_check(why, n) < 0 : access(runner, X_OK) < 0) {
+		if (strcmp(runner, cordon_runner_path()) != 0)
+			snprintf(why, n, "the runner %s is not executable: %s", runner, strerror(errno));
 		return false;
 	}
 	if (cordon_landlock_abi() < 1) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "probe.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -121,6 +122,25 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 		light_backend = (struct cordon_backend_info){ .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_PARTIAL };
 		snprintf(light_backend.path, sizeof(light_backend.path), "%s", cordon_runner_path());
 		backend = &light_backend;
+	}
+	/* A fallback below the grade the caller accepts is a silent degrade:
+	 * refused, naming why the best backend was passed over (a pinned
+	 * backend and light isolation are explicit choices). */
+	if (!backend->pinned && p->isolation != CORDON_ISOLATION_LIGHT &&
+	    backend->backend != CORDON_BACKEND_UNAVAILABLE && backend->backend != cordon_backend_chain()[0] &&
+	    backend->grade > p->min_grade) {
+		char why[512], gaps[512];
+
+		probe_fallback_reason(why, sizeof(why));
+		(void)cordon_backend_gaps(backend, gaps, sizeof(gaps));
+		return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
+				 "the %s backend is unusable here (%s), and the fallback %s is graded partial (%s); "
+				 "nothing was run: install cordon's runner where libcordon looks or set CORDON_RUNNER, "
+				 "or accept the partial grade explicitly (cordon_policy_require_grade(policy, "
+				 "CORDON_GRADE_PARTIAL); cordon run --backend %s)",
+				 cordon_backend_to_string(cordon_backend_chain()[0]), why[0] ? why : "its probe failed",
+				 cordon_backend_to_string(backend->backend), gaps[0] ? gaps : "reduced fencing",
+				 cordon_backend_to_string(backend->backend));
 	}
 	prov = provider_for(backend->backend);
 	if (!prov)

@@ -628,6 +628,19 @@ CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *featur
 			 feature ? feature : "(null)");
 }
 
+CORDON_API int cordon_policy_require_grade(struct cordon_policy *p, enum cordon_grade g)
+{
+	if (!p)
+		return -EINVAL;
+	switch (g) {
+	case CORDON_GRADE_FULL:
+	case CORDON_GRADE_PARTIAL:
+		p->min_grade = g;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 CORDON_API const char *const *cordon_writable_roots(const struct cordon_policy *p)
 {
 	return (const char *const *)p->writable_roots;

@@ -61,6 +61,7 @@ struct cordon_policy {
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */
+	enum cordon_grade min_grade; /* cordon_policy_require_grade: a fallback below it is refused */
 	char *shim_path;           /* cordon_policy_set_broker: the shim, canonical; NULL: no broker */
 	char **shims;              /* the command names it serves */
 	bool caller_is_root;       /* euid 0 when the policy was built */
