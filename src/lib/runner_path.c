@@ -55,7 +55,7 @@ CORDON_API int cordon_set_runner_path(const char *path)
 /* A runner named by the environment runs everything the library confines,
  * unconfined: only a file that no one but root or the caller can change,
  * that answers as this library's own version. */
-static void env_runner_refusal(const char *path, char *why, size_t n)
+static void env_runner_refusal(const char *path, char *why, size_t n, char *looked, size_t looked_n)
 {
 	const char *const argv[] = { path, "--version", NULL };
 	struct spawn_result res = {};
@@ -63,8 +63,11 @@ static void env_runner_refusal(const char *path, char *why, size_t n)
 	struct stat st;
 	int r;
 
+	/* one that is not there runs nothing: the native backend is
+	 * unusable, a pinned bwrap runs without it */
 	if (stat(path, &st) < 0) {
-		snprintf(why, n, "CORDON_RUNNER=%.900s: %s", path, strerror(errno));
+		snprintf(errno == ENOENT ? looked : why, errno == ENOENT ? looked_n : n,
+			 "CORDON_RUNNER=%.900s: %s", path, strerror(errno));
 		return;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -145,7 +148,8 @@ static void resolve_locked(void)
 
 			/* canonical, so "inside a writable root" is decided on the real path */
 			snprintf(runner, sizeof(runner), "%s", realpath(env, canon) ? canon : env);
-			env_runner_refusal(runner, runner_refusal, sizeof(runner_refusal));
+			env_runner_refusal(runner, runner_refusal, sizeof(runner_refusal), runner_looked,
+					   sizeof(runner_looked));
 		}
 		snprintf(runner_how, sizeof(runner_how), "from CORDON_RUNNER");
 		return;
