@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -545,6 +546,78 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 	r = cordon_canonicalize(path, &canon, reterr);
 	if (r < 0)
 		return r;
+	return policy_add_writable_canonical(p, canon, reterr);
+}
+
+/* A write grant for a directory that does not exist yet: made now, below
+ * HOME or the workspace only, one component at a time from that root's fd
+ * and never through a symlink (O_NOFOLLOW at each step); anywhere else it
+ * is refused with the reason, never silently skipped (the runner would
+ * have nothing to grant). */
+static int writable_make_missing(const struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	const char *roots[] = { p->workspace, p->home }, *base = NULL;
+	_cleanup_free_ char *rest = NULL;
+	_cleanup_close_ int dfd = -1;
+	char *save = NULL;
+
+	for (size_t i = 0; i < ELEMENTSOF(roots); i++)
+		if (roots[i] && strcmp(roots[i], canon) != 0 && path_is_under(canon, roots[i]) &&
+		    (!base || strlen(roots[i]) > strlen(base)))
+			base = roots[i];
+	if (!base)
+		return error_set(reterr, -ENOENT,
+				 "the write grant '%s' does not exist, and cordon creates a missing one only below "
+				 "HOME or the workspace: create it first", canon);
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (path_is_under(canon, p->deny[i].path))
+			return error_set(reterr, -EPERM,
+					 "the write grant '%s' does not exist and is below the read-deny entry '%s': "
+					 "not created", canon, p->deny[i].path);
+	dfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return error_set(reterr, -errno, "cannot open '%s' to create the write grant '%s': %s", base, canon, strerror(errno));
+	rest = strdup(canon + strlen(base));
+	if (!rest)
+		return -ENOMEM;
+	for (char *name = strtok_r(rest, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		int next = openat(dfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
+				return error_set(reterr, -errno, "cannot create the write grant '%s' (at '%s'): %s",
+						 canon, name, strerror(errno));
+			next = openat(dfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		}
+		if (next < 0)
+			return error_set(reterr, errno == ENOTDIR || errno == ELOOP ? -ENOTDIR : -errno,
+					 "cannot create the write grant '%s': '%s' on the way is %s", canon, name,
+					 errno == ENOTDIR || errno == ELOOP ? "a symlink or not a directory"
+									    : strerror(errno));
+		close(dfd);
+		dfd = next;
+	}
+	return 0;
+}
+
+/* A profile's filesystem.write entry: a directory, made when missing. */
+int policy_add_writable_dir_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	struct stat st;
+	int r;
+
+	if (p->mode == CORDON_MODE_WORKSPACE_WRITE && lstat(canon, &st) < 0 && errno == ENOENT) {
+		r = writable_make_missing(p, canon, reterr);
+		if (r < 0)
+			return r;
+		/* what was missing above a read-deny entry may exist now: the
+		 * runner hides the first component still missing */
+		for (size_t i = 0; i < p->n_deny; i++)
+			if (!p->deny[i].exists && p->deny[i].absent_at && path_is_under(canon, p->deny[i].absent_at)) {
+				free(p->deny[i].absent_at);
+				p->deny[i].absent_at = policy_first_absent(p->deny[i].path);
+			}
+	}
 	return policy_add_writable_canonical(p, canon, reterr);
 }
 

@@ -170,6 +170,10 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
  * cordon_policy_add_writable, _protect, _allow_unix_socket and
  * _deny_read, without walking the path again. */
 int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+/* The same for a profile's filesystem.write (a directory): one that does
+ * not exist yet is created below HOME or the workspace, without following
+ * a symlink, and refused with the reason anywhere else. */
+int policy_add_writable_dir_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_allow_unix_socket_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);

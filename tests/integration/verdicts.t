@@ -277,4 +277,41 @@ else
         skip "bwrap: no value on a command line" "bwrap cannot run here"
 fi
 
+# ---- a write grant for a directory that does not exist yet -------------------
+# Made below HOME or the workspace (never through a symlink), refused with
+# the reason anywhere else: never silently skipped.
+wprofile() { # FILE PATH: a profile granting PATH
+        printf '{"extends": "workspace-write", "filesystem": {"write": ["%s"]}}\n' "$2" > "$1"
+}
+wprofile "$tmp/w-home.json" "$HOME/.cache/cordon-made/sub"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-home.json" -- \
+        sh -c "echo made > '$HOME/.cache/cordon-made/sub/f'" > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(cat "$HOME/.cache/cordon-made/sub/f" 2>/dev/null)" = made ]; then
+        ok "a missing write grant below HOME is created at start, and the command writes there"
+else
+        not_ok "a missing write grant below HOME is created" "rc=$rc" "$(cat "$tmp/w.out")"
+fi
+wprofile "$tmp/w-ws.json" "$ws/build/out"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-ws.json" -- true > "$tmp/w.out" 2>&1
+[ $? = 0 ] && [ -d "$ws/build/out" ] && ok "... and below the workspace" || not_ok "missing grant below the workspace" "$(cat "$tmp/w.out")"
+mkdir -p "$tmp/elsewhere"
+wprofile "$tmp/w-out.json" "$tmp/elsewhere/new"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-out.json" -- touch "$ws/w-ran" > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 125 ] && [ ! -e "$tmp/elsewhere/new" ] && [ ! -e "$ws/w-ran" ] &&
+   grep -q "does not exist, and cordon creates a missing one only below HOME or the workspace" "$tmp/w.out"; then
+        ok "a missing write grant elsewhere is refused at start with the reason, nothing made, nothing run"
+else
+        not_ok "a missing write grant elsewhere is refused" "rc=$rc" "$(cat "$tmp/w.out")"
+fi
+wprofile "$tmp/w-ssh.json" "$HOME/.ssh/cordon-new"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-ssh.json" -- true > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 125 ] && [ ! -e "$HOME/.ssh/cordon-new" ] && grep -q "deny always wins\|read-deny entry" "$tmp/w.out"; then
+        ok "a missing write grant inside a credential store is refused, not created"
+else
+        not_ok "a missing write grant inside a credential store" "rc=$rc" "$(cat "$tmp/w.out")"
+fi
+
 finish
