@@ -84,6 +84,21 @@ static void env_runner_refusal(const char *path, char *why, size_t n, char *look
 			 st.st_mode & S_IWOTH ? "anyone" : "its group", (unsigned)(st.st_mode & 07777));
 		return;
 	}
+	/* nor replaceable: its directory is ours or root's, and others may
+	 * not rename in it (unless it is sticky: then only the file's owner) */
+	{
+		char dir[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		struct stat dst;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		if (stat(dir, &dst) < 0 || (dst.st_uid != 0 && dst.st_uid != getuid()) ||
+		    ((dst.st_mode & (S_IWGRP | S_IWOTH)) && !(dst.st_mode & S_ISVTX))) {
+			snprintf(why, n, "CORDON_RUNNER=%.900s is refused: its directory %.900s is not the caller's "
+				 "or root's, or others may replace the file in it", path, dir);
+			return;
+		}
+	}
 	/* the version handshake: the runner must be this library's */
 	snprintf(want, sizeof(want), "cordon %s", CORDON_VERSION);
 	r = spawn_capture(argv, NULL, HANDSHAKE_TIMEOUT_MS, 4096, &res);

@@ -414,6 +414,13 @@ if [ $? = 3 ] && grep -q "its --version said 'cordon 0.0.0-other'" <<<"$out"; th
 else
 	not_ok "a CORDON_RUNNER of another version is refused" "$out"
 fi
+mkdir -p "$dest/opendir" && chmod 0777 "$dest/opendir" && cp "$dest/runners/good" "$dest/opendir/cordon"
+out=$(CORDON_RUNNER=$dest/opendir/cordon consume "$work/ws")
+if [ $? = 3 ] && grep -q "its directory $dest/opendir is not the caller's or root's, or others may replace" <<<"$out"; then
+	ok "a CORDON_RUNNER in a directory anyone may write (not sticky) is refused"
+else
+	not_ok "a CORDON_RUNNER in a world-writable directory is refused" "$out"
+fi
 out=$(CORDON_RUNNER=$dest/runners/good consume "$work/ws")
 if grep -qx "runner=$dest/runners/good origin=from CORDON_RUNNER" <<<"$out" && grep -qx "enforcement=native grade=full" <<<"$out" &&
    grep -qx "output=ran" <<<"$out"; then
