@@ -31,15 +31,19 @@ CORDON_API int cordon_classify(const struct cordon_confined *c, int exit_status,
  * at for denials only. Without a channel it is cordon_classify. One
  * exception, the only thing it asks the system: the runner's record that
  * it could not execute (EACCES) a file this process may execute is DENIED
- * (the sandbox refused it: the execute-only gate), with no line. */
+ * (the sandbox refused it: the execute-only gate), with no line. Any
+ * other record of the runner's execve step with exit 126 or 127 (the
+ * command is not there, or is no executable: a header, a directory) is
+ * the command's own outcome: OK, as a shell would report it. */
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status,
 				      const char *status, size_t status_len,
 				      const char *output, size_t output_len,
 				      struct cordon_classification *ret);
 /* The file in the runner's line "execve: PATH: EACCES" (it could not
- * execute PATH), as cordon_classify_status reads it: 0 with PATH in buf;
- * -ENOENT when line is not such a line, -ENAMETOOLONG when PATH does not
- * fit in size bytes. Pure. */
+ * execute PATH) when the sandbox refused it: 0 with PATH in buf; -ENOENT
+ * when line is not such a line, -ENAMETOOLONG when PATH does not fit in
+ * size bytes, -ENOEXEC when PATH is no executable regular file here (its
+ * mode is checked first: then the file failed on its own, no denial). */
 CORDON_API int cordon_runner_exec_refused(const char *line, char *buf, size_t size);
 /* What a caller that spawned the confined argv itself knows of how it
  * ended, beyond its status: it killed it at its own deadline. */

@@ -47,10 +47,17 @@ CORDON_API const enum cordon_backend *cordon_backend_chain(void);
 CORDON_API int cordon_pin_backend(enum cordon_backend b);
 
 /* The path of cordon's own runner binary (the `cordon` executable whose
- * `exec` subcommand the native provider calls). Defaults to the installed
- * binary; CORDON_RUNNER overrides. */
+ * `exec` subcommand the native provider calls): the one set by
+ * cordon_set_runner_path, else $CORDON_RUNNER, else bin/cordon of the prefix
+ * this library was loaded from (a destdir or relocated install), else the
+ * compiled-in install prefix's. $CORDON_RUNNER is used only when it is a
+ * regular file owned by root or the caller, writable by neither group nor
+ * others, that answers `--version` with this library's version; otherwise
+ * the native backend is unusable (and cordon_confine refuses it) with the
+ * reason. cordon_runner_origin says, in words, where the path came from. */
 CORDON_API int cordon_set_runner_path(const char *path);
 CORDON_API const char *cordon_runner_path(void);
+CORDON_API const char *cordon_runner_origin(void);
 /* The tool sandbox's shim (cordon-shim): $CORDON_SHIM, else beside the
  * runner, else the installed one; it must be executable. *ret is
  * malloc'd. */

@@ -224,6 +224,15 @@ CORDON_API int cordon_policy_new_tool(const char *workspace, struct cordon_polic
 CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *feature,
 				     struct cordon_error *reterr);
 
+/* The lowest grade the caller accepts (default CORDON_GRADE_FULL). When the
+ * best backend of the platform (native) cannot be used and a selected
+ * fallback is graded below this, cordon_confine (and every launch) refuses
+ * with CORDON_SANDBOX_UNAVAILABLE, naming why native was passed over.
+ * CORDON_GRADE_PARTIAL accepts bwrap without cordon's runner: no Landlock,
+ * no seccomp (cordon_backend_gaps names what is lost). A pinned backend
+ * and light isolation are explicit choices and are not affected. */
+CORDON_API int cordon_policy_require_grade(struct cordon_policy *p, enum cordon_grade g);
+
 /* The tool sandbox's broker (the native runner, full isolation): the
  * sandbox gets /run/cordon, a read-only tmpfs of its own with the socket
  * /run/cordon/broker (its listener is handed to the caller over the

@@ -330,7 +330,7 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
  * op, rule, mechanism, ...}) the output and the result explain. */
 int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
-		      json_t **ret_denials);
+		      json_t **ret_denials, size_t *ret_omitted);
 
 /* ---- cli_effective.c ---- */
 

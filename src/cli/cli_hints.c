@@ -162,6 +162,8 @@ struct hints {
 	bool tools;        /* the profile has command_policies */
 	const char *home;
 	json_t *hints, *denials;
+	size_t omitted;    /* denials past HINTS_MAX_DENIALS: counted, not listed */
+	bool exec_refused; /* the status channel said the sandbox refused the command's execve */
 	char **seen;       /* paths already listed */
 	bool net_said;
 	char **cache_said; /* the HOME entries a cache hint named */
@@ -249,29 +251,35 @@ static char *builtin_allowing(const struct cli_args *a, const char *entry)
 	return out;
 }
 
-static void cache_hint(struct hints *h, const struct cli_args *a, const char *c)
+/* In cordon's own voice: a path that only the command's output named is
+ * never repeated (a command could print anything), only pointed at
+ * (denials[N]); one the sandbox itself reported is named. */
+static void cache_hint(struct hints *h, const struct cli_args *a, const char *c, bool from_output)
 {
-	_cleanup_free_ char *entry = home_entry(h->home, c), *name = NULL, *text = NULL;
+	_cleanup_free_ char *entry = home_entry(h->home, c), *name = NULL, *text = NULL, *what = NULL;
 
 	if (!entry || strv_contains(h->cache_said, entry))
 		return;
 	if (strv_push(&h->cache_said, entry) < 0)
 		return;
+	if (from_output ? asprintf(&what, "the path under HOME that the output names (denials[%zu])",
+				   json_array_size(h->denials) - 1) < 0
+			: !(what = strdup(entry)))
+		return;
 	name = builtin_allowing(a, entry);
 	if (name && asprintf(&text, "%s is a tool's cache under HOME, not writable under profile %s; the built-in "
-			     "profile %s allows it: cordon run --profile %.*s ...", entry, a->profile ?: "default", name,
+			     "profile %s allows it: cordon run --profile %.*s ...", what, a->profile ?: "default", name,
 			     (int)strcspn(name, " "), name) < 0)
 		text = NULL;
 	else if (!name && asprintf(&text, "%s is under HOME, not writable under profile %s: a profile with "
-				   "\"filesystem\": {\"write\": [\"%s\"]} allows it", entry, a->profile ?: "default",
-				   entry) < 0)
+				   "\"filesystem\": {\"write\": [PATH]} allows it", what, a->profile ?: "default") < 0)
 		text = NULL;
 	if (text)
 		json_array_append_new(h->hints, json_string(text));
 }
 
 /* A controlled executable run directly: how to run it instead. */
-static void tool_hint(struct hints *h, const char *path, const struct cordon_why_decision *d)
+static void tool_hint(struct hints *h, const char *path, const struct cordon_why_decision *d, bool from_output)
 {
 	_cleanup_free_ char *text = NULL;
 	const char *name = d->pointer + strlen("/command_policies/commands/");
@@ -282,21 +290,25 @@ static void tool_hint(struct hints *h, const char *path, const struct cordon_why
 	if (asprintf(&text, "%s is %.*s's executable under command_policies: the session may not run it directly; "
 			    "call it by name (%.*s, the shim in /run/cordon/bin, first on PATH), and the supervisor "
 			    "runs it in its own sandbox; cordon why --command %.*s -- ARGS says what it allows",
-		     path, n, name, n, name, n, name) < 0)
+		     from_output ? "the file the output names" : path, n, name, n, name, n, name) < 0)
 		return;
 	json_array_append_new(h->hints, json_string(text));
 }
 
-/* One entry for path (absolute, or ~/x) if why denies it. */
-static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path)
+/* One entry for path (absolute, or ~/x) if why denies it. source: who
+ * observed it ("kernel": the runner's status channel; "output": only the
+ * command's text says so). */
+static void explain_path(struct hints *h, const struct cli_args *a, const char *line, const char *path,
+			 const char *source)
 {
+	bool from_output = strcmp(source, "output") == 0;
 	enum cordon_op order[3] = { CORDON_OP_READ, CORDON_OP_WRITE, CORDON_OP_EXEC };
 	_cleanup_free_ char *canon = NULL;
 	struct cordon_why_decision d = {};
 	const char *shown = path;
 	int k;
 
-	if (json_array_size(h->denials) >= HINTS_MAX_DENIALS || strv_contains(h->seen, path))
+	if (strv_contains(h->seen, path))
 		return;
 	(void)strv_push(&h->seen, path);
 	/* the op the words say first, then the others: the one why denies */
@@ -314,8 +326,12 @@ static void explain_path(struct hints *h, const struct cli_args *a, const char *
 				break;
 	if (k == 3)
 		return; /* why cannot explain it: not listed */
+	if (json_array_size(h->denials) >= HINTS_MAX_DENIALS) {
+		h->omitted++;
+		return;
+	}
 	if (order[k] == CORDON_OP_EXEC && is_tool_rule(&d))
-		tool_hint(h, path, &d);
+		tool_hint(h, path, &d, from_output);
 	if (path[0] == '/' && cordon_canonicalize(path, &canon, NULL) == 0)
 		shown = canon;
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "kind", "path", "path", shown, "op",
@@ -323,10 +339,11 @@ static void explain_path(struct hints *h, const struct cli_args *a, const char *
 			      mechanism_of(line, order[k], &d, h->light), "reason", d.reason, "line", cli_json_text(line, strlen(line)));
 	if (o) {
 		json_object_set_new(o, "file", json_string(d.file));
+		json_object_set_new(o, "source", json_string(source));
 		json_array_append_new(h->denials, o);
 	}
-	if (order[k] == CORDON_OP_WRITE && canon)
-		cache_hint(h, a, canon);
+	if (o && order[k] == CORDON_OP_WRITE && canon)
+		cache_hint(h, a, canon, from_output);
 }
 
 /* A relative name next to a denial signature at sig: "X: Permission
@@ -365,7 +382,24 @@ static void relative_near(struct hints *h, const struct cli_args *a, const char 
 	cwd = getcwd(NULL, 0);
 	if (!name || !cwd || strchr(name, ' ') || !(full = path_join(cwd, name)))
 		return;
-	explain_path(h, a, line, full);
+	explain_path(h, a, line, full, "output");
+}
+
+/* The quotes that UTF-8 locales (C.UTF-8 included) put around a name:
+ * ‘x’ (coreutils, gnulib), “x” and «x». The length of the opening one
+ * that ends just before s, or of the closing one at s; 0 for none. */
+static size_t open_quote_before(const char *line, const char *s)
+{
+	if (s - line >= 3 && (memcmp(s - 3, "\xe2\x80\x98", 3) == 0 || memcmp(s - 3, "\xe2\x80\x9c", 3) == 0))
+		return 3;
+	if (s - line >= 2 && memcmp(s - 2, "\xc2\xab", 2) == 0)
+		return 2;
+	return 0;
+}
+
+static bool close_quote_at(const char *s)
+{
+	return strncmp(s, "\xe2\x80\x99", 3) == 0 || strncmp(s, "\xe2\x80\x9d", 3) == 0 || strncmp(s, "\xc2\xbb", 2) == 0;
 }
 
 /* Each path a denial line names that why denies: one entry. */
@@ -375,9 +409,10 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 		_cleanup_free_ char *path = NULL;
 		size_t n;
 
-		if (!(*s == '/' || (s[0] == '~' && s[1] == '/')) || (s > line && path_byte((unsigned char)s[-1])))
+		if (!(*s == '/' || (s[0] == '~' && s[1] == '/')) ||
+		    (s > line && path_byte((unsigned char)s[-1]) && !open_quote_before(line, s)))
 			continue;
-		for (n = 0; path_byte((unsigned char)s[n]); n++)
+		for (n = 0; path_byte((unsigned char)s[n]) && !close_quote_at(s + n); n++)
 			;
 		path = strndup(s, n);
 		s += n - 1;
@@ -393,7 +428,7 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 			free(path);
 			path = full;
 		}
-		explain_path(h, a, line, path);
+		explain_path(h, a, line, path, "output");
 	}
 	STRV_FOREACH(sig, c->denial_signatures) {
 		const char *at = strcasestr(line, *sig);
@@ -424,23 +459,25 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
 			"connections fail at once; allow it with --net host, or a profile with \"network\": {\"mode\": "
 			"\"host\"}"));
 	cordon_why_net_origin(h->why, &origin);
-	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o}", "kind", "network", "path", "op", "connect", "rule",
+	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o,s:s}", "kind", "network", "path", "op", "connect", "rule",
 			      origin.pointer && origin.pointer[0] ? origin.pointer : "network.mode",
 			      "mechanism", "netns", "reason",
 			      proxy ? "network.mode is proxy: only through cordon's proxy" : "network.mode is none", "line",
-			      cli_json_text(line, strlen(line)));
+			      cli_json_text(line, strlen(line)), "source", "output");
 	if (o)
 		json_array_append_new(h->denials, o);
 }
 
 /* The runner could not execute the command itself ("cordon: execve:
- * PATH: EACCES"): what why says of executing PATH. */
+ * PATH: EACCES", an executable file: the mode is checked first): what why
+ * says of executing PATH. The sandbox's own observation when the status
+ * channel said so (exec_refused), else only text the command printed. */
 static void runner_exec_denial(struct hints *h, const struct cli_args *a, const char *line)
 {
 	char path[HINTS_MAX_LINE];
 
 	if (cordon_runner_exec_refused(line, path, sizeof(path)) == 0)
-		explain_path(h, a, "Permission denied (execve)", path);
+		explain_path(h, a, line, path, h->exec_refused ? "kernel" : "output");
 }
 
 static void scan_text(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *text,
@@ -478,7 +515,7 @@ static void scan_text(struct hints *h, const struct cli_args *a, const struct co
 
 int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
-		      json_t **ret_denials)
+		      json_t **ret_denials, size_t *ret_omitted)
 {
 	_cleanup_(cordon_why_freep) struct cordon_why *why = NULL;
 	struct hints h = {};
@@ -498,6 +535,9 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		h.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
 		h.tools = cordon_profile_tools(prof) != NULL;
 		h.home = cordon_profile_home(prof);
+		/* the status channel's verdict (classify.c): the runner's execve
+		 * of an executable file was refused by the sandbox */
+		h.exec_refused = res->verdict == CORDON_VERDICT_DENIED && res->exit_code == 126;
 		scan_text(&h, a, c, res->output ?: "", res->output_len);
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
@@ -516,6 +556,15 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		cli_net_denials(h.denials, res->output, res->output_len, a, prof, rule);
 		if (res->stderr_output)
 			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, rule);
+		/* The proxy's lines reach us in the command's own stream, which
+		 * the command could write too: not the proxy's word yet (no
+		 * side channel carries its refusals). Capped like the rest. */
+		for (size_t i = before; i < json_array_size(h.denials); i++)
+			json_object_set_new(json_array_get(h.denials, i), "source", json_string("output"));
+		while (json_array_size(h.denials) > HINTS_MAX_DENIALS) {
+			json_array_remove(h.denials, json_array_size(h.denials) - 1);
+			h.omitted++;
+		}
 		if (json_array_size(h.denials) > before)
 			json_array_append_new(h.hints, json_string(
 				"cordon's proxy refused a connection (see denials): it connects only to the hosts "
@@ -526,21 +575,23 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 	if (res->limit != CORDON_LIMIT_NONE) {
 		_cleanup_free_ char *rule = NULL;
 		r = asprintf(&rule, "limits.%s", cordon_limit_to_string(res->limit));
-		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s}", "kind", "limit", "path", "op",
+		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s,s:s}", "kind", "limit", "path", "op",
 							   "rule", r < 0 ? "limits" : rule, "mechanism",
-							   cordon_limit_mechanism_to_string(res->limit_mechanism)));
+							   cordon_limit_mechanism_to_string(res->limit_mechanism), "source",
+							   "kernel"));
 		if (r < 0)
 			rule = NULL;
 	} else if (res->signal) {
 		char sig[32];
 
 		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(res->signal) ?: "?");
-		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s}", "kind", "signal", "path", "op",
-							   "rule", sig, "mechanism", "signal"));
+		json_array_append_new(h.denials, json_pack("{s:s,s:n,s:n,s:s,s:s,s:s}", "kind", "signal", "path", "op",
+							   "rule", sig, "mechanism", "signal", "source", "kernel"));
 	}
 	strv_free(h.seen);
 	strv_free(h.cache_said);
 	*ret_hints = h.hints;
 	*ret_denials = h.denials;
+	*ret_omitted = h.omitted;
 	return 0;
 }

@@ -155,6 +155,7 @@ int cli_probe(const struct cli_args *a)
 	(void)cordon_limits_check(&(struct cordon_limits){ .cpu_seconds = 1 }, NULL, &cpu_plan, NULL);
 	enum cordon_limit_mechanism cpu_m = cpu_plan.mechanism[CORDON_LIMIT_CPU];
 	if (!a->json) {
+		printf("runner: %s (%s)\n", cordon_runner_path(), cordon_runner_origin());
 		printf("kernel: landlock ABI %d, user namespaces %s, seccomp %s\n", abi,
 		       userns > 0 ? "usable" : "unusable", sc ? "available" : "unavailable");
 		printf("limits: memory by %s, processes by %s, cpu by %s; file size and open files by rlimits\n",
@@ -198,12 +199,17 @@ int cli_probe(const struct cli_args *a)
 		say("cannot select a backend: %s", strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
+	/* what cordon run and cordon_confine do with it: a fallback below
+	 * the best backend is refused unless asked for (confine.c) */
+	bool fallback = !info.pinned && info.backend != CORDON_BACKEND_UNAVAILABLE &&
+			info.backend != cordon_backend_chain()[0] && info.grade != CORDON_GRADE_FULL;
 	if (a->json) {
-		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:{s:i,s:b,s:b},s:{s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:b,s:s,s:s}}",
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:o,s:s,s:s?,s:b,s:b,s:b,s:{s:s,s:s},s:{s:i,s:b,s:b},s:{s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:b,s:s,s:s}}",
 			"backends", json_incref(arr),
 			"selected", cordon_backend_to_string(info.backend),
 			"grade", info.backend == CORDON_BACKEND_UNAVAILABLE ? NULL : cordon_grade_to_string(info.grade),
-			"pinned", info.pinned, "from_cache", info.from_cache,
+			"pinned", info.pinned, "from_cache", info.from_cache, "refused_unless_opted_in", fallback,
+			"runner", "path", cordon_runner_path(), "origin", cordon_runner_origin(),
 			"kernel", "landlock_abi", abi, "user_namespaces", userns > 0, "seccomp", sc,
 			"limits",
 			"memory", lp.cgroup2 ? "cgroup2" : lp.cgroup1_memory ? "cgroup1" : "rlimit",
@@ -218,7 +224,11 @@ int cli_probe(const struct cli_args *a)
 		printf("selected: %s, grade %s%s%s\n", cordon_backend_to_string(info.backend),
 		       cordon_grade_to_string(info.grade), info.pinned ? " (pinned)" : "",
 		       info.from_cache ? " (from the probe cache)" : "");
-	return info.backend == CORDON_BACKEND_UNAVAILABLE ? 1 : 0;
+	if (fallback && !a->json)
+		printf("  %s is not the best backend here: cordon run and libcordon refuse it unless asked for "
+		       "(cordon run --backend %s; cordon_policy_require_grade(policy, CORDON_GRADE_PARTIAL))\n",
+		       cordon_backend_to_string(info.backend), cordon_backend_to_string(info.backend));
+	return info.backend == CORDON_BACKEND_UNAVAILABLE || fallback ? 1 : 0;
 }
 
 /* The limits, in words, as cordon run would enforce them here. */

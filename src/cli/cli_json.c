@@ -144,11 +144,11 @@ static int set_text(json_t *o, const char *key, const char *key64, const char *s
 /* Every field, at what it is when nothing ran. */
 static json_t *skeleton(void)
 {
-	return json_pack("{s:n,s:n,s:s,s:n,s:s,s:n,s:i,s:n,s:n,s:n,s:b,s:i,s:n,s:s,s:n,s:b,s:n,s:n,s:{},s:n,s:n,s:[],s:[]}",
+	return json_pack("{s:n,s:n,s:s,s:n,s:s,s:n,s:i,s:n,s:n,s:n,s:b,s:i,s:n,s:s,s:n,s:b,s:n,s:n,s:{},s:n,s:n,s:[],s:[],s:i}",
 			 "exit_code", "signal", "verdict", "refused", "runner_line", "output", "", "output_base64",
 			 "output_bytes", 0, "stderr", "stderr_base64", "stderr_bytes", "truncated", 0, "duration_ms", 0,
 			 "mode", "enforcement", "none", "grade", "backend_from_cache", 0, "limit", "limit_mechanism",
-			 "limits", "limits_warning", "error", "hints", "denials");
+			 "limits", "limits_warning", "error", "hints", "denials", "denials_omitted", 0);
 }
 
 static json_t *nullable_string(const char *s)

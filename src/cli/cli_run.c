@@ -226,7 +226,8 @@ int cli_run(const struct cli_args *a)
 
 	/* what the output and the result explain: never the verdict */
 	_cleanup_(json_decrefp) json_t *hints = NULL, *denials = NULL;
-	if (cli_hints_collect(a, prof, c, res, &hints, &denials) < 0)
+	size_t omitted = 0;
+	if (cli_hints_collect(a, prof, c, res, &hints, &denials, &omitted) < 0)
 		hints = denials = NULL;
 
 	if (a->json) {
@@ -238,6 +239,8 @@ int cli_run(const struct cli_args *a)
 			json_object_set(obj, "denials", denials);
 		if (obj && session)
 			json_object_set(obj, "audit", audit ? audit : json_null());
+		if (obj && denials)
+			json_object_set_new(obj, "denials_omitted", json_integer((json_int_t)omitted));
 		if (cli_print_json(obj) < 0)
 			return CLI_EXIT_REFUSED;
 	} else {

@@ -309,6 +309,13 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
+	/* a runner the caller named and cordon refused: never run without it */
+	{
+		char why[1024];
+
+		if (runner_refused(why, sizeof(why)) < 0)
+			return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE, "%s; nothing was run", why);
+	}
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
 	/* bwrap has no Landlock of its own, and its nested runner is light
@@ -442,8 +449,9 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
  * refuses to run without it.) */
 static bool runner_may_nest(const char *runner, char *why, size_t n)
 {
-	if (access(runner, X_OK) < 0) {
-		snprintf(why, n, "the runner %s is not executable: %s", runner, strerror(errno));
+	if (strcmp(runner, cordon_runner_path()) == 0 ? runner_check(why, n) < 0 : access(runner, X_OK) < 0) {
+		if (strcmp(runner, cordon_runner_path()) != 0)
+			snprintf(why, n, "the runner %s is not executable: %s", runner, strerror(errno));
 		return false;
 	}
 	if (cordon_landlock_abi() < 1) {

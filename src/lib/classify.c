@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cordon/cordon.h"
@@ -584,6 +585,7 @@ CORDON_API int cordon_runner_exec_refused(const char *line, char *buf, size_t si
 {
 	static const char tag[] = "execve: ", tail[] = ": EACCES";
 	const char *p = line ? strstr(line, tag) : NULL, *e;
+	struct stat st;
 
 	if (!p || p[strlen(tag)] != '/' || !(e = strstr(p, tail)) || e[strlen(tail)] != '\0')
 		return -ENOENT;
@@ -592,18 +594,32 @@ CORDON_API int cordon_runner_exec_refused(const char *line, char *buf, size_t si
 		return -ENAMETOOLONG;
 	memcpy(buf, p, (size_t)(e - p));
 	buf[e - p] = '\0';
+	/* The mode first: a file that is no executable regular file here (a
+	 * header, a directory) failed on its own, whatever the sandbox says */
+	if (stat(buf, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111) || access(buf, X_OK) < 0)
+		return -ENOEXEC;
 	return 0;
 }
 
 /* The runner could not execute a file this process may execute: the
  * sandbox refused it (the execute-only gate, a controlled command's
- * executable, a hidden directory), a denial, not the runner failing. A
- * file that is not executable here either stays a failure. */
+ * executable, a hidden directory), a denial, not the runner failing. */
 static bool sandbox_refused_exec(const char *line)
 {
 	char path[PATH_MAX];
 
-	return cordon_runner_exec_refused(line, path, sizeof(path)) == 0 && access(path, X_OK) == 0;
+	return cordon_runner_exec_refused(line, path, sizeof(path)) == 0;
+}
+
+/* The runner's record is its execve step: cordon's machinery worked and
+ * the command could not be executed (127: not found, 126: not
+ * executable), the command's own outcome, as a shell reports it. */
+static bool record_is_exec_failure(const char *status, size_t len, int exit_status)
+{
+	static const char step[] = "execve\t";
+
+	return (exit_status == 126 || exit_status == 127) && len > strlen(step) &&
+	       memcmp(status, step, strlen(step)) == 0;
 }
 
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status, const char *status,
@@ -624,6 +640,11 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 		if (status_len == 0)
 			return cordon_classify(c, exit_status, output, output_len, ret);
 		line = cordon_record_message(status, status_len);
+		if (line && record_is_exec_failure(status, status_len, exit_status) && !sandbox_refused_exec(line)) {
+			free(line);
+			*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_OK };
+			return 0;
+		}
 		break;
 	case CORDON_STATUS_BWRAP_NESTED:
 		/* the nested runner's record: any line that is not bwrap's JSON */
@@ -633,6 +654,12 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 
 			if (le > ls && status[ls] != '{') {
 				line = cordon_record_message(status + ls, le - ls);
+				if (line && record_is_exec_failure(status + ls, le - ls, exit_status) &&
+				    !sandbox_refused_exec(line)) {
+					free(line);
+					*ret = (struct cordon_classification){ .verdict = CORDON_VERDICT_OK };
+					return 0;
+				}
 				break;
 			}
 			ls = le + 1;

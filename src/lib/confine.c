@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "probe.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -128,13 +129,37 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 		snprintf(light_backend.path, sizeof(light_backend.path), "%s", cordon_runner_path());
 		backend = &light_backend;
 	}
-	prov = provider_for(backend->backend);
-	if (!prov)
+	/* A fallback below the grade the caller accepts is a silent degrade:
+	 * refused, naming why the best backend was passed over (a pinned
+	 * backend and light isolation are explicit choices). */
+	if (!backend->pinned && p->isolation != CORDON_ISOLATION_LIGHT &&
+	    backend->backend != CORDON_BACKEND_UNAVAILABLE && backend->backend != cordon_backend_chain()[0] &&
+	    backend->grade > p->min_grade) {
+		char why[512], gaps[512];
+
+		probe_fallback_reason(why, sizeof(why));
+		(void)cordon_backend_gaps(backend, gaps, sizeof(gaps));
 		return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
-				 "no sandbox backend can enforce %s mode on this host, so nothing was run: "
+				 "the %s backend is unusable here (%s), and nothing was run rather than fall back to "
+				 "%s, graded partial: accept that explicitly (cordon_policy_require_grade(policy, "
+				 "CORDON_GRADE_PARTIAL); cordon run --backend %s), or install cordon's runner where "
+				 "libcordon looks or set CORDON_RUNNER. %s lacks: %s",
+				 cordon_backend_to_string(cordon_backend_chain()[0]), why[0] ? why : "its probe failed",
+				 cordon_backend_to_string(backend->backend), cordon_backend_to_string(backend->backend),
+				 cordon_backend_to_string(backend->backend), gaps[0] ? gaps : "reduced fencing");
+	}
+	prov = provider_for(backend->backend);
+	if (!prov) {
+		char why[512] = "";
+
+		if (!backend->pinned)
+			probe_fallback_reason(why, sizeof(why));
+		return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
+				 "no sandbox backend can enforce %s mode on this host, so nothing was run%s%s%s: "
 				 "install bubblewrap (apt-get install bubblewrap), run `cordon probe` to see why each backend is unusable, "
 				 "or choose --mode danger-full-access explicitly",
-				 cordon_mode_to_string(p->mode));
+				 cordon_mode_to_string(p->mode), why[0] ? " (" : "", why, why[0] ? ")" : "");
+	}
 
 	r = prov->confine(backend, argv, p, c, reterr);
 	if (r < 0)

@@ -45,6 +45,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "path.h"
 #include "pathfd.h"
 #include "policy.h"
 #include "probe.h"
@@ -186,6 +187,23 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 				 "the execute-only gate and deny-exec need full isolation: light isolation has no "
 				 "unix-socket gate, so a host service could execute for the sandbox what they forbid");
 
+	/* The runner runs unconfined what it confines: one the environment
+	 * named must have passed its checks, and none a sandbox of this
+	 * policy could rewrite (the private /tmp is not the host's). */
+	if (strcmp(path, cordon_runner_path()) == 0) {
+		char why[1024];
+
+		if (runner_refused(why, sizeof(why)) < 0)
+			return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE, "%s; nothing was run", why);
+		if (runner_from_env())
+			STRV_FOREACH(root, p->writable_roots)
+				if ((light || strcmp(*root, "/tmp") != 0) && path_is_under(path, *root))
+					return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
+							 "CORDON_RUNNER=%s is refused: it is inside the writable root %s, "
+							 "so the sandbox could rewrite what the host runs later; nothing was run",
+							 path, *root);
+	}
+
 	strvb_add_many(&sb, path, "exec", "--status-fd", PROVIDER_STATUS_FD_STR, "--isolation",
 		       light ? "light" : "full", "--net", cordon_net_to_string(p->net), NULL);
 	policy_net_add_flags(&sb, p);
@@ -287,11 +305,8 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 	int fd, r;
 
 	snprintf(rep->path, sizeof(rep->path), "%s", runner);
-	if (access(runner, X_OK) < 0) {
-		snprintf(rep->reason, sizeof(rep->reason), "the runner %s is not executable: %s", runner,
-			 strerror(errno));
+	if (runner_check(rep->reason, sizeof(rep->reason)) < 0)
 		return 0;
-	}
 	if (cordon_landlock_abi() < 1) {
 		snprintf(rep->reason, sizeof(rep->reason),
 			 "Landlock is unavailable (the native runner's write fence; needs Linux >= 5.13 with "

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "dirat.h"
 #include "policy.h"
 #include "provider.h"
 #include "strv.h"
@@ -583,6 +585,66 @@ CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *p
 	return policy_add_writable_canonical(p, canon, reterr);
 }
 
+/* A write grant for a directory that does not exist yet: made now, below
+ * HOME or the workspace only, one component at a time from that root's fd
+ * and never through a symlink (O_NOFOLLOW at each step); anywhere else it
+ * is refused with the reason, never silently skipped (the runner would
+ * have nothing to grant). */
+static int writable_make_missing(const struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	const char *roots[] = { p->workspace, p->home }, *base = NULL;
+	_cleanup_close_ int dfd = -1;
+	int made;
+
+	for (size_t i = 0; i < ELEMENTSOF(roots); i++)
+		if (roots[i] && strcmp(roots[i], canon) != 0 && path_is_under(canon, roots[i]) &&
+		    (!base || strlen(roots[i]) > strlen(base)))
+			base = roots[i];
+	if (!base)
+		return error_set(reterr, -ENOENT,
+				 "the write grant '%s' does not exist, and cordon creates a missing one only below "
+				 "HOME or the workspace: create it first", canon);
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (path_is_under(canon, p->deny[i].path))
+			return error_set(reterr, -EPERM,
+					 "the write grant '%s' does not exist and is below the read-deny entry '%s': "
+					 "not created", canon, p->deny[i].path);
+	dfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return error_set(reterr, -errno, "cannot open '%s' to create the write grant '%s': %s", base, canon,
+				 strerror(errno));
+	made = dir_make_open_at(dfd, canon + strlen(base), strlen(canon + strlen(base)), 0755);
+	if (made == -ENOTDIR || made == -ELOOP)
+		return error_set(reterr, -ENOTDIR,
+				 "cannot create the write grant '%s': a component below '%s' is a symlink or not a "
+				 "directory", canon, base);
+	if (made < 0)
+		return error_set(reterr, made, "cannot create the write grant '%s': %s", canon, strerror(-made));
+	close(made);
+	return 0;
+}
+
+/* A profile's filesystem.write entry: a directory, made when missing. */
+int policy_add_writable_dir_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	struct stat st;
+	int r;
+
+	if (p->mode == CORDON_MODE_WORKSPACE_WRITE && lstat(canon, &st) < 0 && errno == ENOENT) {
+		r = writable_make_missing(p, canon, reterr);
+		if (r < 0)
+			return r;
+		/* what was missing above a read-deny entry may exist now: the
+		 * runner hides the first component still missing */
+		for (size_t i = 0; i < p->n_deny; i++)
+			if (!p->deny[i].exists && p->deny[i].absent_at && path_is_under(canon, p->deny[i].absent_at)) {
+				free(p->deny[i].absent_at);
+				p->deny[i].absent_at = policy_first_absent(p->deny[i].path);
+			}
+	}
+	return policy_add_writable_canonical(p, canon, reterr);
+}
+
 int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
 {
 	struct stat st;
@@ -661,6 +723,19 @@ CORDON_API int cordon_policy_require(struct cordon_policy *p, const char *featur
 	return error_set(reterr, -EINVAL,
 			 "unknown feature '%s': known features are landlock, landlock-net, landlock-scope, seccomp, userns, pidns, netns",
 			 feature ? feature : "(null)");
+}
+
+CORDON_API int cordon_policy_require_grade(struct cordon_policy *p, enum cordon_grade g)
+{
+	if (!p)
+		return -EINVAL;
+	switch (g) {
+	case CORDON_GRADE_FULL:
+	case CORDON_GRADE_PARTIAL:
+		p->min_grade = g;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 CORDON_API const char *const *cordon_writable_roots(const struct cordon_policy *p)

@@ -61,6 +61,7 @@ struct cordon_policy {
 	char **env;                /* NAME=VALUE, the snapshot passed into the sandbox */
 	char **keep_env;           /* names/patterns kept (for the runner: --keep-env) */
 	unsigned required;         /* REQUIRE_* */
+	enum cordon_grade min_grade; /* cordon_policy_require_grade: a fallback below it is refused */
 	char *shim_path;           /* cordon_policy_set_broker: the shim, canonical; NULL: no broker */
 	char **shims;              /* the command names it serves */
 	bool caller_is_root;       /* euid 0 when the policy was built */
@@ -175,6 +176,10 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
  * cordon_policy_add_writable, _protect, _allow_unix_socket and
  * _deny_read, without walking the path again. */
 int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+/* The same for a profile's filesystem.write (a directory): one that does
+ * not exist yet is created below HOME or the workspace, without following
+ * a symlink, and refused with the reason anywhere else. */
+int policy_add_writable_dir_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 int policy_protect_canonical(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 /* A grant's path canonical, refused when a symlink on the way sits in the
  * workspace, a temp root or a writable root (canonicalize_grant). */

@@ -43,6 +43,7 @@ static struct {
 	enum cordon_backend pinned;
 	bool memo_set;
 	struct cordon_backend_info memo;
+	char fallback_reason[512]; /* why chain[0] was passed over, when memo is a later one */
 } state;
 static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
@@ -189,13 +190,27 @@ static bool cached_path_is_ours(const struct cordon_backend_info *info)
 /* The first backend of the chain cannot work here, as far as a look costs
  * nothing (its binary or the kernel feature it needs is missing): only then
  * may the cache name a later one. */
-static bool first_cheaply_unusable(void)
+static bool first_cheaply_unusable(char *why, size_t n)
 {
 #if defined(__linux__)
-	return access(cordon_runner_path(), X_OK) != 0 || cordon_landlock_abi() < 1;
+	if (runner_check(why, n) < 0)
+		return true;
+	if (cordon_landlock_abi() < 1) {
+		snprintf(why, n, "Landlock is unavailable");
+		return true;
+	}
+	return false;
 #else
+	(void)why;
+	(void)n;
 	return false;
 #endif
+}
+
+void probe_fallback_reason(char *buf, size_t n)
+{
+	STATE_LOCKED;
+	snprintf(buf, n, "%s", state.fallback_reason);
 }
 
 CORDON_API void cordon_reset_backend_cache(void)
@@ -230,30 +245,37 @@ CORDON_API int cordon_backend_select(unsigned flags, struct cordon_backend_info 
 		(void)probe_cache_path(&cache);
 	if (cache && !(flags & CORDON_SELECT_REFRESH)) {
 		struct cordon_backend_info info;
+		char why[sizeof(state.fallback_reason)] = "";
 
 		/* The file may name the best this platform has, at full grade,
 		 * or a later one when the best plainly cannot work: a sandbox
 		 * that can write it (a writable ~/.cache) must not make a later
 		 * run pick a weaker backend than a fresh probe would. */
 		if (probe_cache_load(cache, &info) == 0 && cached_path_is_ours(&info) &&
-		    (info.backend == chain[0] ? info.grade == CORDON_GRADE_FULL : first_cheaply_unusable())) {
+		    (info.backend == chain[0] ? info.grade == CORDON_GRADE_FULL : first_cheaply_unusable(why, sizeof(why)))) {
 			info.from_cache = true;
 			/* the runner may have gone since: never nest one that is not there */
 			if (info.backend == CORDON_BACKEND_BWRAP)
 				info.lacks |= bwrap_lacks_unprobed();
 			state.memo = info;
 			state.memo_set = true;
+			snprintf(state.fallback_reason, sizeof(state.fallback_reason), "%s", why);
 			*ret = info;
 			return 0;
 		}
 	}
 
+	state.fallback_reason[0] = '\0';
 	for (const enum cordon_backend *c = chain; *c != CORDON_BACKEND_UNAVAILABLE; c++) {
 		struct cordon_probe_report rep;
 
 		r = cordon_probe_backend(*c, PROBE_TIMEOUT_MS, &rep);
-		if (r < 0 || !rep.usable)
+		if (r < 0 || !rep.usable) {
+			if (c == chain)
+				snprintf(state.fallback_reason, sizeof(state.fallback_reason), "%s",
+					 r < 0 ? strerror(-r) : rep.reason);
 			continue;
+		}
 		state.memo = (struct cordon_backend_info){ .backend = *c, .grade = rep.grade, .lacks = rep.lacks };
 		snprintf(state.memo.path, sizeof(state.memo.path), "%s", rep.path);
 		state.memo_set = true;

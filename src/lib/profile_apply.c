@@ -101,7 +101,7 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	}
 
 	if ((r = apply_rules(pol, &p->deny_read, policy_deny_add_canonical, reterr)) < 0 ||
-	    (r = apply_rules(pol, &p->write, policy_add_writable_canonical, reterr)) < 0)
+	    (r = apply_rules(pol, &p->write, policy_add_writable_dir_canonical, reterr)) < 0)
 		return r;
 	/* A write grant that makes shell start-up files writable (HOME, or a
 	 * directory above it) keeps them read-only, as the workspace's are. */

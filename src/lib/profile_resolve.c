@@ -322,7 +322,10 @@ static const struct raw_entry *raw_find(const struct raw_list *raw, const char *
 	return found;
 }
 
-static int prune_missing(struct cordon_profile *p, struct profile_rules *rs, const struct raw_list *raw)
+/* keep: a missing write grant stays (the policy creates it below HOME or
+ * the workspace, or refuses it: policy_add_writable_dir_canonical), said
+ * all the same. */
+static int prune_missing(struct cordon_profile *p, struct profile_rules *rs, const struct raw_list *raw, bool keep)
 {
 	size_t o = 0;
 	int r;
@@ -339,9 +342,16 @@ static int prune_missing(struct cordon_profile *p, struct profile_rules *rs, con
 		e = raw_find(raw, rule->spelled, false);
 		if (e) {
 			r = profile_note_add(p, PROFILE_NOTE_MISSING_PATH, rule->path, &e->where,
-					     "%s does not exist: skipped", rule->path);
+					     keep ? "%s does not exist yet: a run creates it below HOME or the workspace, "
+						    "and refuses it elsewhere"
+						  : "%s does not exist: skipped",
+					     rule->path);
 			if (r < 0)
 				return r;
+		}
+		if (keep) {
+			rs->v[o++] = *rule;
+			continue;
 		}
 		profile_rule_clear(rule);
 	}
@@ -688,8 +698,9 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 					   profile_net_to_string(p->net));
 	}
 
-	if ((r = prune_missing(p, &p->read, &l->read)) < 0 || (r = prune_missing(p, &p->write, &l->write)) < 0 ||
-	    (r = prune_missing(p, &p->deny_read, &l->deny_read)) < 0)
+	if ((r = prune_missing(p, &p->read, &l->read, false)) < 0 ||
+	    (r = prune_missing(p, &p->write, &l->write, true)) < 0 ||
+	    (r = prune_missing(p, &p->deny_read, &l->deny_read, false)) < 0)
 		return r;
 	/* A lifted entry whose every grant was skipped lifts nothing. */
 	for (size_t g = 0; g < _GROUP_MAX; g++) {

@@ -170,7 +170,7 @@ for c in "npm .npm node" "pip .cache/pip python"; do
                 continue
         fi
         err=$(cr -- sh -c "echo x >> '$H/$dir/probe'" 2>&1); rc=$?
-        [ $rc != 0 ] && grep -q "hint: $H/$dir is a tool's cache under HOME.*built-in profile $prof .*allows it: cordon run --profile $prof " <<<"$err" &&
+        [ $rc != 0 ] && grep -q "hint: the path under HOME that the output names (denials\[0\]) is a tool's cache under HOME.*built-in profile $prof .*allows it: cordon run --profile $prof " <<<"$err" &&
                 ok "writing $tool's cache under the default profile fails and the hint names --profile $prof" ||
                 not_ok "$tool cache hint" "rc=$rc" "$err"
         err=$(cr --profile "$prof" -- sh -c "echo x >> '$H/$dir/probe'" 2>&1); rc=$?

@@ -287,4 +287,152 @@ if [ $rc -eq 0 ] && grep -qx "enforcement=native" <<<"$out" &&
 else
 	not_ok "the consumer confines echo hello: the runner's argv, the workspace writable, the command last" "exit $rc" "$out"
 fi
+
+# ---- libcordon finds its runner the way it was installed, or refuses ----
+# The staged tree is a relocated install: the compiled-in runner path
+# ($bindir/cordon) does not exist here, bin/cordon of the staged prefix does.
+cat >"$work/runner.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <cordon/cordon.h>
+
+/* runner WS [partial]: confine and run `echo ran` with the selected backend */
+int main(int argc, char **argv)
+{
+	const char *const cmd[] = { "echo", "ran", NULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_result *res = NULL;
+	struct cordon_run_opts o = { .timeout_ms = 20000 };
+	struct cordon_error e = { 0 };
+	char gaps[1024];
+	int r;
+
+	if (argc < 2)
+		return 2;
+	printf("runner=%s origin=%s\n", cordon_runner_path(), cordon_runner_origin());
+	r = cordon_policy_new("workspace-write", argv[1], &p, &e);
+	if (r < 0) {
+		fprintf(stderr, "cordon_policy_new: %d %s\n", r, e.message);
+		return 1;
+	}
+	if (argc > 2 && strcmp(argv[2], "partial") == 0 && cordon_policy_require_grade(p, CORDON_GRADE_PARTIAL) < 0)
+		return 1;
+	r = cordon_confine(cmd, p, &c, &e);
+	if (r < 0) {
+		printf("refused=%s %s\n", r == CORDON_SANDBOX_UNAVAILABLE ? "SANDBOX_UNAVAILABLE" : "other", e.message);
+		return 3;
+	}
+	printf("enforcement=%s grade=%s\n", cordon_enforcement_to_string(c->enforcement), cordon_grade_to_string(c->grade));
+	if (c->grade != CORDON_GRADE_FULL) {
+		struct cordon_backend_info b;
+
+		if (cordon_backend_select(0, &b) == 0 && cordon_backend_gaps(&b, gaps, sizeof(gaps)) > 0)
+			printf("lost=%s\n", gaps);
+	}
+	r = cordon_run(c, &o, &res);
+	if (r < 0)
+		return 1;
+	printf("output=%s", res->output);
+	cordon_result_free(res);
+	cordon_confined_free(c);
+	cordon_policy_free(p);
+	return 0;
+}
+EOF
+# shellcheck disable=SC2086
+if ! out=$(cc -std=c17 -Wall -Wextra -Werror -o "$work/runner" "$work/runner.c" $flags 2>&1); then
+	not_ok "cc builds the runner-finding consumer" "$out"
+	finish
+	exit
+fi
+# each call with a cache of its own: nothing remembered from another case
+consume() { # consume WS [partial]
+	XDG_CACHE_HOME=$(mktemp -d "$dest/cache.XXXXXX") LD_LIBRARY_PATH=$lib "$work/runner" "$@" 2>&1
+}
+if [ -e "$bindir/cordon" ]; then
+	diag "$bindir/cordon exists on this host: the missing-runner cases would find it"
+	finish
+	exit
+fi
+out=$(consume "$work/ws")
+if grep -qx "runner=$bin/cordon origin=beside libcordon" <<<"$out" && grep -qx "enforcement=native grade=full" <<<"$out" &&
+   grep -qx "output=ran" <<<"$out"; then
+	ok "a relocated install finds its runner beside the library and runs natively, grade full"
+else
+	not_ok "a relocated install finds its runner beside the library" "$out"
+fi
+
+# keep the runner aside: now nothing is where the library looks
+mkdir -p "$dest/aside"
+mv "$bin/cordon" "$dest/aside/cordon"
+out=$(consume "$work/ws")
+rc=$?
+if [ $rc = 3 ] && grep -q "^refused=SANDBOX_UNAVAILABLE .*$bin/cordon.*$bindir/cordon" <<<"$out" &&
+   ! grep -q "^output=" <<<"$out"; then
+	ok "without a runner where it looks the library refuses (SANDBOX_UNAVAILABLE) naming the paths, nothing runs"
+else
+	not_ok "without a runner the library refuses" "rc=$rc" "$out"
+fi
+if command -v bwrap >/dev/null && bwrap --ro-bind / / true 2>/dev/null; then
+	out=$(consume "$work/ws" partial)
+	if grep -qx "enforcement=bwrap grade=partial" <<<"$out" && grep -q "^lost=no Landlock and no seccomp" <<<"$out" &&
+	   grep -qx "output=ran" <<<"$out"; then
+		ok "with cordon_policy_require_grade(PARTIAL) it runs on bwrap, graded partial, and names what is lost"
+	else
+		not_ok "with the opt-in it runs graded partial" "$out"
+	fi
+else
+	skip "the partial opt-in runs on bwrap" "bwrap is not usable here"
+fi
+
+# CORDON_RUNNER is checked: a copy anyone can write is refused, a good copy works
+mkdir -p "$dest/runners"
+cp "$dest/aside/cordon" "$dest/runners/open" && chmod 0777 "$dest/runners/open"
+cp "$dest/aside/cordon" "$dest/runners/good" && chmod 0755 "$dest/runners/good"
+out=$(CORDON_RUNNER=$dest/runners/open consume "$work/ws")
+rc=$?
+if [ $rc = 3 ] && grep -q "^refused=SANDBOX_UNAVAILABLE .*CORDON_RUNNER=$dest/runners/open is refused: it is writable by anyone" <<<"$out"; then
+	ok "CORDON_RUNNER naming a world-writable copy is refused, nothing runs"
+else
+	not_ok "CORDON_RUNNER naming a world-writable copy is refused" "rc=$rc" "$out"
+fi
+out=$(CORDON_RUNNER=$dest/runners/open consume "$work/ws" partial)
+rc=$?
+if [ $rc = 3 ] && ! grep -q "^output=" <<<"$out"; then
+	ok "... and the partial opt-in does not run bwrap without it either"
+else
+	not_ok "a refused CORDON_RUNNER refuses bwrap too" "rc=$rc" "$out"
+fi
+chmod 0775 "$dest/runners/open"
+out=$(CORDON_RUNNER=$dest/runners/open consume "$work/ws")
+if [ $? = 3 ] && grep -q "writable by its group" <<<"$out"; then ok "a group-writable CORDON_RUNNER is refused"; else not_ok "a group-writable CORDON_RUNNER is refused" "$out"; fi
+printf '#!/bin/sh\necho "cordon 0.0.0-other"\n' > "$dest/runners/other" && chmod 0755 "$dest/runners/other"
+out=$(CORDON_RUNNER=$dest/runners/other consume "$work/ws")
+if [ $? = 3 ] && grep -q "its --version said 'cordon 0.0.0-other'" <<<"$out"; then
+	ok "a CORDON_RUNNER of another version is refused (the handshake)"
+else
+	not_ok "a CORDON_RUNNER of another version is refused" "$out"
+fi
+mkdir -p "$dest/opendir" && chmod 0777 "$dest/opendir" && cp "$dest/runners/good" "$dest/opendir/cordon"
+out=$(CORDON_RUNNER=$dest/opendir/cordon consume "$work/ws")
+if [ $? = 3 ] && grep -q "its directory $dest/opendir is not the caller's or root's, or others may replace" <<<"$out"; then
+	ok "a CORDON_RUNNER in a directory anyone may write (not sticky) is refused"
+else
+	not_ok "a CORDON_RUNNER in a world-writable directory is refused" "$out"
+fi
+out=$(CORDON_RUNNER=$dest/runners/good consume "$work/ws")
+if grep -qx "runner=$dest/runners/good origin=from CORDON_RUNNER" <<<"$out" && grep -qx "enforcement=native grade=full" <<<"$out" &&
+   grep -qx "output=ran" <<<"$out"; then
+	ok "CORDON_RUNNER naming a good copy runs natively"
+else
+	not_ok "CORDON_RUNNER naming a good copy runs natively" "$out"
+fi
+cp "$dest/aside/cordon" "$work/ws/cordon" && chmod 0755 "$work/ws/cordon"
+out=$(CORDON_RUNNER=$work/ws/cordon consume "$work/ws")
+if [ $? = 3 ] && grep -q "is inside the writable root" <<<"$out"; then
+	ok "a CORDON_RUNNER inside the policy's writable root is refused"
+else
+	not_ok "a CORDON_RUNNER inside the policy's writable root is refused" "$out"
+fi
 finish

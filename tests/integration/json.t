@@ -145,7 +145,7 @@ keys() { python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.a
 
 # the validator can fail: a field missing, one too many, a wrong type
 printf '{"exit_code":0}\n' > "$tmp/bad1.json"
-ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"error":null,"hints":[],"denials":[]}'
+ok_obj='{"exit_code":0,"signal":null,"verdict":"ok","runner_line":null,"output":"","output_base64":null,"output_bytes":0,"stderr":null,"stderr_base64":null,"stderr_bytes":null,"truncated":false,"duration_ms":0,"mode":null,"enforcement":"none","grade":null,"backend_from_cache":false,"limit":null,"limit_mechanism":null,"limits":{},"limits_warning":null,"error":null,"hints":[],"denials":[],"denials_omitted":0}'
 printf '%s\n' "$ok_obj" > "$tmp/good.json"
 printf '%s\n' "${ok_obj%\}},\"extra\":1}" > "$tmp/bad2.json"
 printf '%s\n' "${ok_obj/\"exit_code\":0/\"exit_code\":\"0\"}" > "$tmp/bad3.json"
@@ -246,8 +246,62 @@ sys.exit(not (d and d[0]["op"] == "write" and d[0]["rule"] and d[0]["mechanism"]
         jrun missing -- "$tmp/no-such-command"
         valid "a missing command" "$tmp/missing.json"
         [ "$(rc_of missing)" = 127 ] && [ "$(field "$tmp/missing.json" exit_code)" = 127 ] &&
-           [ "$(field "$tmp/missing.json" verdict)" = runner_failed ] && [ "$(field "$tmp/missing.json" error)" = null ] &&
-                ok "a missing command: exit_code 127, runner_failed with the runner's line" || not_ok "missing json" "$(cat "$tmp/missing.json")"
+           [ "$(field "$tmp/missing.json" verdict)" = ok ] && [ "$(field "$tmp/missing.json" error)" = null ] &&
+           [ "$(field "$tmp/missing.json" runner_line)" = null ] &&
+           grep -q "^cordon: execve: $tmp/no-such-command: No such file" <<<"$(field "$tmp/missing.json" output)" &&
+                ok "a missing command: exit_code 127, the command's own outcome (not runner_failed), the line in output" ||
+                not_ok "missing json" "$(cat "$tmp/missing.json")"
+
+        # A file that is no executable (a header) is the command's own 126:
+        # no runner failure, no invented denial or line. A real exec refusal
+        # is told apart by the mode (classify's unit tests, tools.t).
+        jrun noexec -- /usr/include/stdio.h
+        valid "a header run as a command" "$tmp/noexec.json"
+        if [ "$(rc_of noexec)" = 126 ] && [ "$(field "$tmp/noexec.json" verdict)" = ok ] &&
+           [ "$(field "$tmp/noexec.json" runner_line)" = null ] && [ "$(field "$tmp/noexec.json" denials)" = "[]" ] &&
+           ! grep -q "(execve)" "$tmp/noexec.json"; then
+                ok "/usr/include/stdio.h: exit 126, verdict ok, no denial and no line the command never printed"
+        else
+                not_ok "a header run as a command" "$(cat "$tmp/noexec.json")"
+        fi
+        jrun direxec -- /usr
+        [ "$(rc_of direxec)" = 126 ] && [ "$(field "$tmp/direxec.json" verdict)" = ok ] && [ "$(field "$tmp/direxec.json" denials)" = "[]" ] &&
+                ok "a directory run as a command: 126, ok, no denial (it has execute bits, but is no file)" ||
+                not_ok "a directory run as a command" "$(cat "$tmp/direxec.json")"
+
+        # Denials inferred from the output say so, and cordon's own hints
+        # never repeat a path that only the output named.
+        jrun printed -- sh -c "echo '$HOME/.cache/pip/cordon-printed: Read-only file system'; exit 1"
+        valid "a printed denial line" "$tmp/printed.json"
+        if python3 - "$tmp/printed.json" "$HOME/.cache/pip/cordon-printed" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+d = [x for x in o["denials"] if x["kind"] == "path"]
+assert d and all(x["source"] == "output" for x in d), o
+assert not any(sys.argv[2] in h for h in o["hints"]), o["hints"]
+PY
+        then ok "a denial only the output names is source output, and no hint repeats its path"
+        else not_ok "source output" "$(cat "$tmp/printed.json")"; fi
+
+        # C.UTF-8 quotes: coreutils and gnulib write ‘PATH’
+        jrun quoted -- sh -c "echo 'touch: cannot touch ‘/usr/cordon-q1’: Read-only file system'; echo 'mkdir: cannot create directory “/etc/cordon-q2”: Permission denied'; echo 'cp: cannot create «/opt/cordon-q3»: Permission denied'; exit 1"
+        if python3 - "$tmp/quoted.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+paths = sorted(x["path"] for x in o["denials"] if x["kind"] == "path")
+assert paths == ["/etc/cordon-q2", "/opt/cordon-q3", "/usr/cordon-q1"], paths
+PY
+        then ok "denial lines in C.UTF-8 quotes (‘…’, “…”, «…») name the path without the quotes"
+        else not_ok "C.UTF-8 quotes" "$(cat "$tmp/quoted.json")"; fi
+
+        # The list is capped: the rest is counted
+        jrun many -- sh -c 'i=0; while [ $i -lt 40 ]; do echo "/usr/cordon-many-$i: Read-only file system"; i=$((i+1)); done; exit 1'
+        valid "40 denial lines" "$tmp/many.json"
+        [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["denials"]))' "$tmp/many.json")" = 32 ] &&
+           [ "$(field "$tmp/many.json" denials_omitted)" = 8 ] &&
+                ok "40 denials: 32 listed, denials_omitted 8" || not_ok "the cap" "$(head -c 600 "$tmp/many.json")"
+        [ "$(field "$tmp/printed.json" denials_omitted)" = 0 ] && ok "control: one denial, denials_omitted 0" ||
+                not_ok "control: denials_omitted" "$(cat "$tmp/printed.json")"
 
         jrun killed -- sh -c 'kill -9 $$'
         valid "killed by a signal" "$tmp/killed.json"
@@ -255,6 +309,8 @@ sys.exit(not (d and d[0]["op"] == "write" and d[0]["rule"] and d[0]["mechanism"]
                 ok "killed by SIGKILL: exit_code null, signal 9, cordon exits 137" || not_ok "killed json" "$(cat "$tmp/killed.json")"
         python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not any(x["kind"] == "signal" and x["rule"] == "SIGKILL" and x["path"] is None for x in o["denials"]))' "$tmp/killed.json" &&
                 ok "killed by SIGKILL: denials lists the signal" || not_ok "signal in denials" "$(cat "$tmp/killed.json")"
+        python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not all(x["source"] == "kernel" for x in o["denials"] if x["kind"] == "signal"))' "$tmp/killed.json" &&
+                ok "killed by SIGKILL: the signal's source is kernel (cordon saw it, not the output)" || not_ok "signal source" "$(cat "$tmp/killed.json")"
 
         for f in require success failure timeout denied missing killed; do [ "$(keys "$tmp/$f.json")" = "$same_keys" ] || same=0; done
 

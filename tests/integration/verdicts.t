@@ -78,11 +78,20 @@ fi
 
 # ---- native: real runner failures ------------------------------------------
 
+# A command that is not there (127) or no executable (126) is the command's
+# own outcome, as in a shell: runner_failed is only cordon's machinery.
 crun native "$tmp/o.json" -- /nonexistent/cordon-test-binary
-verdict_is "native: execve of a missing binary is runner_failed, exit 127 as in a shell" "$tmp/o.json" runner_failed 127
-grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
-        ok "native: ... and the runner_line is the runner's own" ||
-        not_ok "native: missing binary runner_line" "$(cat "$tmp/o.json")"
+verdict_is "native: execve of a missing binary is the command's outcome (ok), exit 127 as in a shell" "$tmp/o.json" ok 127
+[ "$(json_field "$tmp/o.json" runner_line)" = null ] &&
+   grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" output)" &&
+        ok "native: ... no runner_line, the runner's words in the output" ||
+        not_ok "native: missing binary" "$(cat "$tmp/o.json")"
+crun native "$tmp/o.json" -- /usr/include/stdio.h
+verdict_is "native: a header run as a command is the command's outcome (ok), 126" "$tmp/o.json" ok 126
+[ "$(json_field "$tmp/o.json" denials)" = "[]" ] && ! grep -q "(execve)" "$tmp/o.json" &&
+        ok "native: ... with no invented denial (its mode says it is no executable)" ||
+        not_ok "native: header invents no denial" "$(cat "$tmp/o.json")"
+
 
 # --require of what the runner cannot give: inside cordon's light sandbox no
 # user namespace can be made, so an inner `--require userns` run fails in
@@ -193,11 +202,12 @@ else
         crun bwrap "$tmp/o.json" -- /nonexistent/cordon-test-binary
         # cordon's runner nests inside bwrap and is the one that execs the
         # command: its record comes on the next fd of the same status pipe
-        verdict_is "real bwrap: execve of a missing binary (the nested runner's failure) is runner_failed, 127" \
-                "$tmp/o.json" runner_failed 127
-        grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" runner_line)" &&
-                ok "real bwrap: ... with the nested runner's record as the reason" ||
-                not_ok "real bwrap missing binary runner_line" "$(cat "$tmp/o.json")"
+        verdict_is "real bwrap: execve of a missing binary (the nested runner's record) is the command's outcome, 127" \
+                "$tmp/o.json" ok 127
+        [ "$(json_field "$tmp/o.json" runner_line)" = null ] &&
+           grep -q '^cordon: execve: /nonexistent/cordon-test-binary' <<<"$(json_field "$tmp/o.json" output)" &&
+                ok "real bwrap: ... no runner_line, the nested runner's words in the output" ||
+                not_ok "real bwrap missing binary" "$(cat "$tmp/o.json")"
 fi
 
 # ---- no value on any command line --------------------------------------------
@@ -265,6 +275,43 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-net true 2>/dev/
         secret_scan bwrap
 else
         skip "bwrap: no value on a command line" "bwrap cannot run here"
+fi
+
+# ---- a write grant for a directory that does not exist yet -------------------
+# Made below HOME or the workspace (never through a symlink), refused with
+# the reason anywhere else: never silently skipped.
+wprofile() { # FILE PATH: a profile granting PATH
+        printf '{"extends": "workspace-write", "filesystem": {"write": ["%s"]}}\n' "$2" > "$1"
+}
+wprofile "$tmp/w-home.json" "$HOME/.cache/cordon-made/sub"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-home.json" -- \
+        sh -c "echo made > '$HOME/.cache/cordon-made/sub/f'" > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(cat "$HOME/.cache/cordon-made/sub/f" 2>/dev/null)" = made ]; then
+        ok "a missing write grant below HOME is created at start, and the command writes there"
+else
+        not_ok "a missing write grant below HOME is created" "rc=$rc" "$(cat "$tmp/w.out")"
+fi
+wprofile "$tmp/w-ws.json" "$ws/build/out"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-ws.json" -- true > "$tmp/w.out" 2>&1
+[ $? = 0 ] && [ -d "$ws/build/out" ] && ok "... and below the workspace" || not_ok "missing grant below the workspace" "$(cat "$tmp/w.out")"
+mkdir -p "$tmp/elsewhere"
+wprofile "$tmp/w-out.json" "$tmp/elsewhere/new"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-out.json" -- touch "$ws/w-ran" > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 125 ] && [ ! -e "$tmp/elsewhere/new" ] && [ ! -e "$ws/w-ran" ] &&
+   grep -q "does not exist, and cordon creates a missing one only below HOME or the workspace" "$tmp/w.out"; then
+        ok "a missing write grant elsewhere is refused at start with the reason, nothing made, nothing run"
+else
+        not_ok "a missing write grant elsewhere is refused" "rc=$rc" "$(cat "$tmp/w.out")"
+fi
+wprofile "$tmp/w-ssh.json" "$HOME/.ssh/cordon-new"
+"$CORDON" run --backend native --workspace "$ws" --profile "$tmp/w-ssh.json" -- true > "$tmp/w.out" 2>&1
+rc=$?
+if [ $rc = 125 ] && [ ! -e "$HOME/.ssh/cordon-new" ] && grep -q "deny always wins\|read-deny entry" "$tmp/w.out"; then
+        ok "a missing write grant inside a credential store is refused, not created"
+else
+        not_ok "a missing write grant inside a credential store" "rc=$rc" "$(cat "$tmp/w.out")"
 fi
 
 finish

@@ -330,8 +330,9 @@ Test(execfd, errors_are_126_and_127)
 	fd = open(P("data"), O_RDONLY | O_CLOEXEC);
 	res = run_fd(c, fd, START_CLONE, &r);
 	cr_assert_eq(res->exit_code, CORDON_EXIT_CANNOT_EXECUTE, "%s", res->output);
-	cr_assert_eq(res->verdict, CORDON_VERDICT_RUNNER_FAILED);
-	cr_assert(strstr(res->runner_line, "execve"), "%s", res->runner_line);
+	/* the command's own outcome, as a shell's 126: not cordon's machinery */
+	cr_assert_eq(res->verdict, CORDON_VERDICT_OK);
+	cr_assert(strstr(res->output, "execve"), "%s", res->output);
 	cordon_result_free(res);
 	close(fd);
 

@@ -464,8 +464,9 @@ Test(classify, native_channel_record_is_runner_failed)
 }
 
 /* The runner could not execute a file this process can: the sandbox
- * refused it (the execute-only gate), a denial; a file nobody may execute
- * stays the runner's failure. */
+ * refused it (the execute-only gate), a denial; a file that is no
+ * executable (its mode says so first), or none at all, is the command's
+ * own outcome (126/127 as in a shell): ok, never runner_failed. */
 Test(classify, native_channel_exec_refused_is_denied)
 {
 	struct cordon_confined c = channel_confined(NATIVE_CH);
@@ -477,13 +478,21 @@ Test(classify, native_channel_exec_refused_is_denied)
 	cr_expect_null(cl.line);
 	cr_assert_neq(access("/etc/passwd", X_OK), 0);
 	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /etc/passwd: EACCES\n", "");
-	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
-	free(cl.line);
-	/* not found, or another errno: the runner's failure */
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cr_expect_null(cl.line);
+	/* a directory passes access(X_OK) but is no executable file */
+	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /usr: EACCES\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	/* not found, or another errno: the command's own outcome too */
 	cl = classify_status(&c, 127, "execve\tENOENT\tcordon: execve: /bin/true: ENOENT\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /bin/true: EACCES and more\n", "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	/* the same exit codes from another step are cordon's machinery failing */
+	cl = classify_status(&c, 127, "landlock\tENOENT\tcordon: landlock: x\n", "");
 	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
 	free(cl.line);
-	cl = classify_status(&c, 126, "execve\tEACCES\tcordon: execve: /bin/true: EACCES and more\n", "");
+	cl = classify_status(&c, 125, "execve\t-\tcordon: execve: cannot restore the signal mask\n", "");
 	cr_expect_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
 	free(cl.line);
 }
@@ -492,10 +501,13 @@ Test(classify, runner_exec_refused)
 {
 	char buf[64];
 
-	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /usr/bin/git: EACCES", buf, sizeof(buf)), 0);
-	cr_expect_str_eq(buf, "/usr/bin/git");
-	cr_expect_eq(cordon_runner_exec_refused("execve: /a b/c: EACCES", buf, sizeof(buf)), 0);
-	cr_expect_str_eq(buf, "/a b/c");
+	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /bin/true: EACCES", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/bin/true");
+	/* the mode first: a missing file, a file without an execute bit, a
+	 * directory, were never the sandbox's refusal */
+	cr_expect_eq(cordon_runner_exec_refused("execve: /a b/c: EACCES", buf, sizeof(buf)), -ENOEXEC);
+	cr_expect_eq(cordon_runner_exec_refused("execve: /etc/passwd: EACCES", buf, sizeof(buf)), -ENOEXEC);
+	cr_expect_eq(cordon_runner_exec_refused("execve: /usr: EACCES", buf, sizeof(buf)), -ENOEXEC);
 	/* not the runner's line: another errno, a relative name, more after it */
 	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: /bin/x: ENOENT", buf, sizeof(buf)), -ENOENT);
 	cr_expect_eq(cordon_runner_exec_refused("cordon: execve: x: EACCES", buf, sizeof(buf)), -ENOENT);

@@ -113,3 +113,40 @@ Test(confine, names_round_trip)
 	cr_assert_str_eq(cordon_verdict_to_string(CORDON_VERDICT_RUNNER_FAILED), "runner_failed");
 	cr_assert_str_eq(cordon_mode_to_string((enum cordon_mode)99), "invalid");
 }
+
+/* A fallback below the best backend is refused unless the caller accepts
+ * its grade: never a silent degrade. An explicit choice (a pinned
+ * backend, light isolation) and the best backend itself are not. */
+Test(confine, a_partial_fallback_needs_the_callers_grade)
+{
+	struct cordon_backend_info fallback = { .backend = CORDON_BACKEND_BWRAP, .grade = CORDON_GRADE_PARTIAL,
+						.path = "/usr/bin/bwrap", .lacks = CORDON_LACKS_RUNNER };
+	struct cordon_backend_info pinned = fallback, best = { .backend = CORDON_BACKEND_NATIVE,
+							      .grade = CORDON_GRADE_PARTIAL, .path = "/x/cordon" };
+	const char *argv[] = { "true", NULL };
+	struct cordon_policy *p = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+
+	pinned.pinned = true;
+	cr_assert_eq(cordon_policy_new("workspace-write", "/tmp", &p, NULL), 0);
+	cr_assert_eq(cordon_confine_with(&fallback, argv, p, &c, &e), CORDON_SANDBOX_UNAVAILABLE);
+	cr_assert_null(c);
+	cr_expect(strstr(e.message, "the native backend is unusable here"), "%s", e.message);
+	cr_expect(strstr(e.message, "no Landlock and no seccomp"), "%s", e.message);
+	cr_expect(strstr(e.message, "cordon_policy_require_grade"), "%s", e.message);
+	/* the explicit choices */
+	cr_assert_eq(cordon_confine_with(&pinned, argv, p, &c, &e), 0, "%s", e.message);
+	c = cordon_confined_free(c);
+	cr_assert_eq(cordon_confine_with(&best, argv, p, &c, &e), 0, "%s", e.message);
+	c = cordon_confined_free(c);
+	/* the caller's grade */
+	cr_assert_eq(cordon_policy_require_grade(p, CORDON_GRADE_PARTIAL), 0);
+	cr_assert_eq(cordon_confine_with(&fallback, argv, p, &c, &e), 0, "%s", e.message);
+	cr_expect_eq(c->grade, CORDON_GRADE_PARTIAL);
+	c = cordon_confined_free(c);
+	cr_assert_eq(cordon_policy_require_grade(p, CORDON_GRADE_FULL), 0);
+	cr_assert_eq(cordon_confine_with(&fallback, argv, p, &c, &e), CORDON_SANDBOX_UNAVAILABLE);
+	cr_assert_eq(cordon_policy_require_grade(p, (enum cordon_grade)7), -EINVAL);
+	cordon_policy_free(p);
+}
