@@ -287,7 +287,7 @@ static bool cwd_needs_binding(const struct exec_ctx *x)
 	return true;
 }
 
-static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
+static void hold_trees(struct exec_ctx *x, struct held_trees *h)
 {
 	const struct plan *p = x->plan;
 	char buf[PATH_MAX];
@@ -330,6 +330,20 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 		h->dev[i] = (int)syscall(__NR_open_tree, AT_FDCWD, buf, OPEN_TREE_CLONE | O_CLOEXEC);
 		if (h->dev[i] < 0 && errno != ENOENT)
 			exec_die("dev", "%s: %m", buf);
+	}
+	/* The shim is run in the sandbox from its own bind in the sealed
+	 * shim directory (broker.c), taken now: the private tmpfs on /tmp or
+	 * /run would hide a build or install below them. */
+	if (p->shim_path && p->broker_fd >= 0) {
+		struct stat st;
+
+		x->shim_fd = path_open_nofollow(AT_FDCWD, p->shim_path, 0);
+		if (x->shim_fd < 0) {
+			errno = -x->shim_fd;
+			exec_die("broker", "the shim %s: %m", p->shim_path);
+		}
+		if (fstat(x->shim_fd, &st) < 0 || !S_ISREG(st.st_mode))
+			exec_die("broker", "the shim %s is not a regular file", p->shim_path);
 	}
 	h->cwd = -1;
 	if (cwd_needs_binding(x)) {
@@ -685,6 +699,25 @@ void mount_proc(struct exec_ctx *x, size_t i)
 {
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		exec_die("proc", "cannot mount a fresh /proc: %m");
+}
+
+int mount_file_copy(int src, int dir, const char *name)
+{
+	_cleanup_close_ int tree = -1, at = -1;
+	int fd, r;
+
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	at = path_open_nofollow(dir, name, 0);
+	if (at < 0)
+		return at;
+	tree = clone_at(src, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (tree < 0)
+		return tree;
+	r = attach_at(tree, at);
+	return r;
 }
 
 void mount_apply(struct exec_ctx *x)
