@@ -306,6 +306,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.unprotect = f->unprotect.v;
 	p.protect_git = f->protect_git;
 	p.write = writable + n_writable;
+	p.read_host = f->read_host.v;
 
 	for (size_t i = 0; i < f->write.n; i++)
 		((const char **)p.write)[i] = f->write.v[i];
