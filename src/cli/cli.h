@@ -62,6 +62,7 @@ struct cli_args {
 	bool isolation_set;
 	enum cordon_isolation isolation;
 	char **deny_read;
+	char **read_host;          /* --read: host paths below /tmp brought back read-only */
 	char **protect;
 	char **allow_unix;         /* --allow-unix-socket */
 	char **keep_env;

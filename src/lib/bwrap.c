@@ -340,6 +340,10 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
 
 	bwrap_base(&sb, path, !(b->lacks & CORDON_LACKS_NAMESPACES), p->caller_is_root);
+	/* host paths below the private /tmp the caller asked for, read-only,
+	 * before the roots bound below them */
+	STRV_FOREACH(h, p->read_host)
+		strvb_add_many(&sb, "--ro-bind-try", *h, *h, NULL);
 	if (p->net == CORDON_NET_NONE)
 		strvb_add(&sb, "--unshare-net");
 
