@@ -322,6 +322,14 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
 		      json_t **ret_denials);
 
+/* ---- cli_hidden.c ---- */
+
+/* After a run that failed with its workspace or working directory below
+ * the private /tmp: a hint naming the host paths beside it the run could
+ * not see, and --read. 1 when one was added, 0 none, -errno. */
+int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
+			 json_t *hints);
+
 /* ---- cli_effective.c ---- */
 
 /* `cordon profile show --effective`: the lists the policy a run with prof

@@ -502,6 +502,9 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
 	}
+	/* a failure beside what the private /tmp hid: say what it hid */
+	if (status != 0)
+		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c, h.hints);
 	/* --net proxy: each refusal the proxy wrote is known for certain, also
 	 * when the command went on to exit 0 (the verdict is denied then too) */
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
