@@ -105,4 +105,87 @@ else
 	skip "bwrap backend from a copy below /tmp" "bubblewrap is not installed"
 fi
 
+# ---- a workspace below /tmp: what the private /tmp hides is said -------------
+TW=$(mktemp -d /tmp/cordon-where-ws.XXXXXX) || exit 1
+_tap_extra+=("$TW")
+chmod 755 "$TW"
+mkdir -p "$TW/ws" "$TW/dep"
+echo dep-text > "$TW/dep/f"
+echo ws-text > "$TW/ws/a"
+chmod -R a+rX "$TW"
+chmod 777 "$TW/ws"
+expect_out() { if has "$out" "$2"; then ok "$1"; else not_ok "$1" "$out"; fi; }
+
+control=$(cat "$TW/dep/f")
+out=$(cd "$TW/ws" && "$CORDON" run --json -- sh -c 'cat ../dep/f' 2>&1 </dev/null)
+if [ "$control" = dep-text ] && ! has "$out" dep-text && has "$out" "$TW/dep" && has "$out" "--read PATH"; then
+	ok "a sibling of a workspace below /tmp is hidden, and the run's hints name it and --read"
+else
+	not_ok "a sibling of a workspace below /tmp is hidden, and the run's hints name it" "control: $control" "$out"
+fi
+out=$(cd "$TW/ws" && "$CORDON" run -- sh -c 'cat ../dep/f' 2>&1 </dev/null)
+expect_out "... also without --json, on stderr" "hint: the sandbox's /tmp is its own"
+for backend in native bwrap; do
+	if [ $backend = bwrap ] && ! command -v bwrap >/dev/null; then
+		skip "bwrap: --read brings a sibling back" "bubblewrap is not installed"
+		continue
+	fi
+	out=$(cd "$TW/ws" && "$CORDON" run --backend $backend --read "$TW/dep" -- \
+		sh -c 'cat ../dep/f; echo changed > ../dep/f; echo wrc=$?; touch ../dep/new; echo trc=$?' 2>&1 </dev/null)
+	if has "$out" dep-text && ! has "$out" "wrc=0" && ! has "$out" "trc=0" && [ "$(cat "$TW/dep/f")" = dep-text ] &&
+	   [ ! -e "$TW/dep/new" ]; then
+		ok "$backend: --read brings a sibling back, read-only (a write and a create fail, the host file is unchanged)"
+	else
+		not_ok "$backend: --read brings a sibling back, read-only" "$out"
+	fi
+done
+out=$(cd "$TW/ws" && "$CORDON" run --read /etc -- true 2>&1 </dev/null)
+expect_out "--read of a path the private /tmp does not hide is refused, saying why" "not below /tmp or /dev/shm"
+# the working directory below /tmp, a parent of the workspace: it comes back
+# read-only, and the workspace inside it stays writable
+out=$(cd "$TW" && "$CORDON" run --workspace "$TW/ws" -- \
+	sh -c 'cat dep/f; echo x > ws/w && echo ws-writable; touch t; echo trc=$?' 2>&1 </dev/null)
+if has "$out" dep-text && has "$out" ws-writable && ! has "$out" "trc=0" && [ ! -e "$TW/t" ]; then
+	ok "a working directory below /tmp comes back read-only, the workspace inside it stays writable"
+else
+	not_ok "a working directory below /tmp comes back read-only" "$out"
+fi
+# `cordon exec --write /tmp` started below /tmp: /tmp is the private tmpfs,
+# the working directory the host's
+out=$(cd "$TW/ws" && "$CORDON" exec --write /tmp -- sh -c 'cat a' 2>&1 </dev/null)
+expect_out "the runner started below /tmp with --write /tmp finds its working directory" ws-text
+# a command whose binary lies below /tmp runs
+cp /bin/echo "$INST/tmp-echo"
+out=$(cd "$WS" && "$CORDON" run -- "$INST/tmp-echo" binary-below-tmp 2>&1 </dev/null)
+expect_out "a command whose binary lies below /tmp runs" binary-below-tmp
+
+# ---- cordon why agrees with what a run sees ----------------------------------
+H=$BASE/home
+mkdir -p "$H/.ssh" && echo key > "$H/.ssh/id_ed25519" && chmod -R a+rX "$H"
+SHM=/dev/shm/cordon-where-$$
+echo shm > "$SHM" && chmod 644 "$SHM"
+_tap_extra+=("$SHM")
+runpath=$(ls -d /run/* 2>/dev/null | head -1)
+devpath=
+for d in /dev/loop0 /dev/kmsg /dev/console /dev/vda /dev/sda /dev/tty0; do
+	if [ -e "$d" ]; then devpath=$d; break; fi
+done
+# sees P: 0 when the sandbox sees P (a file it can read, a directory it can
+# list, another node that exists)
+sees='p=$1; if [ -f "$p" ]; then cat "$p" >/dev/null 2>&1; elif [ -d "$p" ]; then ls "$p" >/dev/null 2>&1; else test -e "$p"; fi'
+for p in "$TW/dep/f" "$TW/ws/a" "$TW/dep" $runpath $devpath /dev/null /dev/urandom "$SHM" "$H/.ssh/id_ed25519" \
+	/etc/hostname; do
+	(cd "$TW/ws" && HOME=$H "$CORDON" run -- sh -c "$sees" sh "$p" >/dev/null 2>&1 </dev/null)
+	inside=$?
+	(cd "$TW/ws" && HOME=$H "$CORDON" why --path "$p" --op read >"$BASE/why" 2>&1 </dev/null)
+	said=$?
+	if { [ $inside = 0 ] && [ $said = 0 ]; } || { [ $inside != 0 ] && [ $said = 1 ]; }; then
+		ok "why agrees with a run for $p (run: $inside, why: $said)"
+	else
+		not_ok "why agrees with a run for $p" "run: $inside" "why: $(cat "$BASE/why")"
+	fi
+done
+(cd "$TW/ws" && "$CORDON" why --read "$TW/dep" --path "$TW/dep/f" --op read >"$BASE/why" 2>&1 </dev/null)
+if [ $? = 0 ]; then ok "why --read agrees: the sibling is readable then"; else not_ok "why --read" "$(cat "$BASE/why")"; fi
+
 finish
