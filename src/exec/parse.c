@@ -88,7 +88,7 @@ const char cordon_exec_usage[] =
 	"  --broker-fd N           (full isolation) the tool sandbox's broker: a socket in the\n"
 	"                          sandbox's private /run (/run/cordon/broker) whose listener\n"
 	"                          goes to the supervisor over fd N; /run/cordon/bin, read-only,\n"
-	"                          first on PATH, holds one link to --shim-path per --shim NAME\n"
+	"                          first on PATH, holds one bind of --shim-path per --shim NAME\n"
 	"  --shim-path PATH        (with --broker-fd) the shim program\n"
 	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
 	"\n"
