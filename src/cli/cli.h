@@ -324,11 +324,12 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 
 /* ---- cli_hidden.c ---- */
 
-/* After a run that failed with its workspace or working directory below
- * the private /tmp: a hint naming the host paths beside it the run could
- * not see, and --read. 1 when one was added, 0 none, -errno. */
+/* After a run that failed: a hint naming the host paths below the private
+ * /tmp the run could not see, and --read: those beside a workspace or
+ * working directory below /tmp, or else those the output names that exist
+ * on the host. 1 when one was added, 0 none, -errno. */
 int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
-			 json_t *hints);
+			 const char *output, size_t output_len, json_t *hints);
 
 /* ---- cli_effective.c ---- */
 

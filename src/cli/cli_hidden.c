@@ -87,8 +87,51 @@ static int note_siblings(json_t *hints, const char *anchor, const char *ws, cons
 	return 1;
 }
 
+/* Host paths below /tmp that the output names (an absolute path the
+ * command was given, a tool's "no such file" line), checked on the host:
+ * one that exists there and that the run could not see is named, with
+ * why. A path the command made in its own /tmp does not exist outside. */
+static int note_named(json_t *hints, const char *text, size_t len, const char *ws, const char *cwd,
+		      char *const *read_host)
+{
+	_cleanup_free_ char *named = NULL, *msg = NULL;
+	size_t n = 0;
+
+	for (const char *t = text; t && (t = memmem(t, len - (size_t)(t - text), "/tmp/", 5)); t += 5) {
+		_cleanup_free_ char *tok = NULL, *real = NULL;
+		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
+
+		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX)
+			continue;
+		tok = strndup(t, k);
+		real = tok ? realpath(tok, NULL) : NULL;
+		if (!real || path_is_under(real, "/tmp") <= 0 || reachable(real, ws, cwd, read_host) ||
+		    (named && strstr(named, real)))
+			continue;
+		if (n++ < HIDDEN_MAX_NAMED) {
+			char *s = NULL;
+
+			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", real) < 0)
+				return -ENOMEM;
+			free(named);
+			named = s;
+		}
+		if (n > 64)
+			break;
+	}
+	if (!n)
+		return 0;
+	if (asprintf(&msg,
+		     "the sandbox's /tmp is its own: the host's %s%s below /tmp did not exist for the command; "
+		     "--read PATH brings one back, read-only",
+		     named, n > HIDDEN_MAX_NAMED ? " (and more)" : "") < 0)
+		return -ENOMEM;
+	json_array_append_new(hints, json_string(msg));
+	return 1;
+}
+
 int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
-			 json_t *hints)
+			 const char *output, size_t output_len, json_t *hints)
 {
 	_cleanup_free_ char *ws = NULL, *cwd = NULL;
 	int r;
@@ -105,7 +148,10 @@ int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const 
 		if (r != 0)
 			return r;
 	}
-	if (cwd && (!ws || path_is_under(cwd, ws) <= 0) && path_is_under(cwd, "/tmp") > 0)
-		return note_siblings(hints, cwd, ws, cwd, a->read_host);
-	return 0;
+	if (cwd && (!ws || path_is_under(cwd, ws) <= 0) && path_is_under(cwd, "/tmp") > 0) {
+		r = note_siblings(hints, cwd, ws, cwd, a->read_host);
+		if (r != 0)
+			return r;
+	}
+	return note_named(hints, output, output_len, ws, cwd, a->read_host);
 }

@@ -522,7 +522,9 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 	}
 	/* a failure beside what the private /tmp hid: say what it hid */
 	if (status != 0)
-		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c, h.hints);
+		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,
+					   res->stderr_output ?: res->output, res->stderr_output ? res->stderr_len
+					   : res->output_len, h.hints);
 	/* --net proxy: each refusal the proxy wrote is known for certain, also
 	 * when the command went on to exit 0 (the verdict is denied then too) */
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&

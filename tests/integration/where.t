@@ -125,6 +125,14 @@ else
 fi
 out=$(cd "$TW/ws" && "$CORDON" run -- sh -c 'cat ../dep/f' 2>&1 </dev/null)
 expect_out "... also without --json, on stderr" "hint: the sandbox's /tmp is its own"
+# any host path below /tmp, from a workspace elsewhere: named when it exists
+# on the host; one the command made in its own /tmp is not
+out=$(cd "$WS" && "$CORDON" run --json -- sh -c "cat $TW/dep/f; echo x > /tmp/own; cat /tmp/own/x" 2>&1 </dev/null)
+if ! has "$out" dep-text && has "$out" "the host's $TW/dep/f below /tmp" && ! has "$out" "/tmp/own below"; then
+	ok "a host path below /tmp the command could not see is named in the hints (its own /tmp file is not)"
+else
+	not_ok "a host path below /tmp the command could not see is named in the hints" "$out"
+fi
 for backend in native bwrap; do
 	if [ $backend = bwrap ] && ! command -v bwrap >/dev/null; then
 		skip "bwrap: --read brings a sibling back" "bubblewrap is not installed"
