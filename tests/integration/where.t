@@ -147,6 +147,17 @@ for backend in native bwrap; do
 		not_ok "$backend: --read brings a sibling back, read-only" "$out"
 	fi
 done
+# a tool's fs_read grant below /tmp: the host's files, for that tool only
+cat > "$BASE/tw-tools.json" <<EOF
+{ "workspace": "$WS",
+  "command_policies": { "commands": { "tcat": { "executable": "$BIN/tcat", "sandbox": { "fs_read": ["$TW/dep"] } } } } }
+EOF
+session "$CORDON" "tcat $TW/dep/f; echo tool=\$?; cat $TW/dep/f; echo session=\$?" "$BASE/tw-tools.json"
+if has "$OUT" dep-text && has "$OUT" tool=0 && has "$OUT" session=1; then
+	ok "a tool's fs_read grant below /tmp reads the host's file; the session, without it, does not"
+else
+	not_ok "a tool's fs_read grant below /tmp" "out: $OUT" "err: $ERR"
+fi
 out=$(cd "$TW/ws" && "$CORDON" run --read /etc -- true 2>&1 </dev/null)
 expect_out "--read of a path the private /tmp does not hide is refused, saying why" "not below /tmp or /dev/shm"
 # the working directory below /tmp, a parent of the workspace: it comes back
