@@ -167,6 +167,13 @@ CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_pol
  * above PATH refuses the grant (-EPERM: deny wins). */
 CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *path,
 					   struct cordon_error *reterr);
+/* A host path below /tmp or /dev/shm, which the sandbox's private tmpfs
+ * hides (a sibling of a workspace below /tmp, a helper a build left
+ * there), brought back read-only, at its own path. Canonicalised here; a
+ * path elsewhere is -EINVAL (the mode decides what is readable there), one
+ * below a read-deny entry -EPERM (deny wins). A missing path is skipped at
+ * run time. cordon_policy_restrict_read of such a path does this too. */
+CORDON_API int cordon_policy_read_host(struct cordon_policy *p, const char *path, struct cordon_error *reterr);
 /* The execute-only gate. The first call turns it on: EXECUTE (Landlock)
  * only on PATH (a file or a directory, which becomes readable too: the
  * kernel reads what it executes) and each path added later; readable and

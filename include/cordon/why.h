@@ -40,6 +40,7 @@ struct cordon_why_opts {
 	const char *const *deny_read;      /* added; relative: in the profile's workspace */
 	const char *const *protect;        /* added, as deny_read */
 	const char *const *net_rules[3];   /* by enum cordon_net_rule: added to the profile's */
+	const char *const *read_host;      /* as --read: host paths below /tmp brought back (read-only) */
 };
 
 struct cordon_why_decision {

@@ -62,6 +62,7 @@ struct cli_args {
 	bool isolation_set;
 	enum cordon_isolation isolation;
 	char **deny_read;
+	char **read_host;          /* --read: host paths below /tmp brought back read-only */
 	char **protect;
 	char **allow_unix;         /* --allow-unix-socket */
 	char **keep_env;
@@ -331,6 +332,15 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
 		      json_t **ret_denials, size_t *ret_omitted);
+
+/* ---- cli_hidden.c ---- */
+
+/* After a run that failed: a hint naming the host paths below the private
+ * /tmp the run could not see, and --read: those beside a workspace or
+ * working directory below /tmp, or else those the output names that exist
+ * on the host. 1 when one was added, 0 none, -errno. */
+int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
+			 const char *output, size_t output_len, json_t *hints);
 
 /* ---- cli_effective.c ---- */
 

@@ -453,6 +453,8 @@ static const struct cli_flag flags[] = {
 	  "native runner only; light = Landlock + seccomp, no namespaces" },
 	{ "--deny-read", POLICY_CMDS, true, cli_flag_repeat, F(deny_read), CLI_SECTION_POLICY, "PATH",
 	  "hide PATH from the sandbox (repeatable)" },
+	{ "--read", POLICY_CMDS, true, cli_flag_repeat, F(read_host), CLI_SECTION_POLICY, "PATH",
+	  "bring the host's PATH below /tmp (the sandbox's /tmp is\nits own) back, read-only (repeatable)" },
 	{ "--protect", POLICY_CMDS, true, cli_flag_repeat, F(protect), CLI_SECTION_POLICY, "PATH",
 	  "keep PATH read-only inside the workspace (repeatable)" },
 	{ "--allow-unix-socket", POLICY_CMDS, true, cli_flag_repeat, F(allow_unix), CLI_SECTION_POLICY, "PATH",
@@ -520,6 +522,7 @@ static const struct cli_flag *find_flag(const char *name, enum cli_command c)
 void cli_args_done(struct cli_args *a)
 {
 	strv_free(a->deny_read);
+	strv_free(a->read_host);
 	strv_free(a->protect);
 	strv_free(a->allow_unix);
 	strv_free(a->keep_env);

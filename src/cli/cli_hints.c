@@ -83,6 +83,23 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_ha
 
 /* ---- the profile a run would use, for why and the denials ---- */
 
+/* --read, and the working directory: a run started below /tmp brings it
+ * back too. The why's rules point into it: kept until the next call. */
+static char **why_read_host;
+
+static const char *const *read_host_with_cwd(const struct cli_args *a)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+
+	strv_free(why_read_host);
+	why_read_host = strv_copy((const char *const *)a->read_host);
+	if (!why_read_host)
+		return (const char *const *)a->read_host;
+	if (cwd && path_is_under(cwd, "/tmp") > 0 && strcmp(cwd, "/tmp") != 0)
+		(void)strv_push(&why_read_host, cwd);
+	return (const char *const *)why_read_host;
+}
+
 int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret)
 {
 	/* the flags on top, as cli_build_policy puts them on a run's policy */
@@ -93,6 +110,7 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 		.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT,
 		.deny_read = (const char *const *)a->deny_read,
 		.protect = (const char *const *)a->protect,
+		.read_host = read_host_with_cwd(a),
 	};
 
 	for (size_t k = 0; k < ELEMENTSOF(o.net_rules); k++)
@@ -542,6 +560,11 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
 	}
+	/* a failure beside what the private /tmp hid: say what it hid */
+	if (status != 0)
+		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,
+					   res->stderr_output ?: res->output, res->stderr_output ? res->stderr_len
+					   : res->output_len, h.hints);
 	/* --net proxy: each refusal the proxy wrote is known for certain, also
 	 * when the command went on to exit 0 (the verdict is denied then too) */
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&

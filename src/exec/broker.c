@@ -30,18 +30,27 @@ char *broker_path_entry(const char *path)
 	return s;
 }
 
-static void make_shims(const struct plan *p)
+/* One bind of the shim per name, from the fd opened before the private
+ * tmpfs went on (mount.c): reachable wherever cordon is built or installed,
+ * and the same file whatever its path names later. */
+static void make_shims(const struct exec_ctx *x)
 {
+	const struct plan *p = x->plan;
 	_cleanup_close_ int dir = -1;
+	int r;
 
 	if (mkdir(BROKER_SHIM_DIR, 0755) < 0)
 		exec_die("broker", "mkdir %s: %m", BROKER_SHIM_DIR);
 	dir = open(BROKER_SHIM_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir < 0)
 		exec_die("broker", "open %s: %m", BROKER_SHIM_DIR);
-	for (size_t i = 0; p->shims && p->shims[i]; i++)
-		if (symlinkat(p->shim_path, dir, p->shims[i]) < 0)
-			exec_die("broker", "%s/%s: %m", BROKER_SHIM_DIR, p->shims[i]);
+	if (x->shim_fd < 0 && p->shims && p->shims[0])
+		exec_die("broker", "the shim %s was not opened", p->shim_path ? p->shim_path : "-");
+	for (size_t i = 0; p->shims && p->shims[i]; i++) {
+		r = mount_file_copy(x->shim_fd, dir, p->shims[i]);
+		if (r < 0)
+			exec_die("broker", "%s/%s: %s", BROKER_SHIM_DIR, p->shims[i], strerror(-r));
+	}
 }
 
 static int make_listener(void)
@@ -88,7 +97,10 @@ void broker_listen(struct exec_ctx *x, size_t step)
 	/* BROKER_DIR was made in the sandbox's own /run (mount.c) */
 	if (mount("cordon", BROKER_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,nr_inodes=4096,mode=0755") < 0)
 		exec_die("broker", "tmpfs on %s: %m", BROKER_DIR);
-	make_shims(p);
+	make_shims(x);
+	if (x->shim_fd >= 0)
+		close(x->shim_fd);
+	x->shim_fd = -1;
 	listener = make_listener();
 	/* sealed: nothing in the sandbox can replace a shim or the socket */
 	if (mount(NULL, BROKER_DIR, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)

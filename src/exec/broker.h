@@ -4,8 +4,9 @@
 /*
  * --broker-fd, the runner's side of the tool sandbox's broker. Init, in
  * the sandbox's private /run, makes /run/cordon: the socket the shims
- * connect to, and bin/ with one link per controlled command to the shim
- * program; then makes it read-only and hands the socket's listener to the
+ * connect to, and bin/ with one read-only bind of the shim (opened before
+ * the private tmpfs went on, so it may live below /tmp) per controlled
+ * command; then makes it read-only and hands the socket's listener to the
  * supervisor outside over the --broker-fd socket (SCM_RIGHTS), keeping no
  * copy. The supervisor accepts on it: whatever connects there is this
  * sandbox, since no other sandbox can reach a file in this one's /run.

@@ -534,6 +534,8 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		k = add_root(&b, r->writable[i], FS_ALL & ~FS_WRITE_NEVER & ~gated);
 	for (size_t i = 0; k >= 0 && r->exec_gate && r->exec && r->exec[i]; i++)
 		k = add_root(&b, r->exec[i], FS_READ);
+	if (k >= 0 && r->exec_gate && r->shim_dir)
+		k = add_root(&b, r->shim_dir, FS_READ);
 	if (k >= 0 && r->exec_fd > 2)
 		k = add_exec_fd(&b, r->exec_fd);
 	denied_free(denied, n_denied);

@@ -74,6 +74,8 @@ struct landlock_rules {
 	const char *const *deny_exec;  /* NULL-terminated or NULL: never executable, though readable */
 	bool exec_gate;                /* EXECUTE only on exec (and exec_fd), not on readable or writable roots */
 	const char *const *exec;       /* NULL-terminated or NULL: with exec_gate, read + execute under these */
+	const char *shim_dir;          /* with exec_gate: read + execute under it too (the broker's shims,
+					* bound there once the mounts are made), or NULL */
 	int exec_fd;                   /* > 2: the open file the command runs from: read + execute on its inode,
 					* whatever its path is now (0, -1: none) */
 	bool list_walked;              /* walked directories stay listable even above a denied directory

@@ -260,6 +260,8 @@ static bool rebinds(const struct plan *p, size_t i)
 	return true;
 }
 
+#define HELD_HOST_MAX (EXEC_MAX_LIST + 2)
+
 /* Taken before / turns read-only: clones of what the sandbox may write. */
 struct held_trees {
 	int *root;      /* per p->write[i]: its clone, or -1 */
@@ -269,23 +271,32 @@ struct held_trees {
 	int dev[8];     /* per dev_nodes[i] */
 	int resolv;     /* /etc/resolv.conf's target when it lies in /run (--net host) */
 	char resolv_path[PATH_MAX];
-	int cwd;        /* the working directory, when a private tmpfs would hide it */
+	/* host paths a private tmpfs would hide that the run needs, read-only:
+	 * the working directory, the command's binary, --read-host */
+	struct held_host {
+		const char *path;
+		int fd;
+		bool dir;
+	} host[HELD_HOST_MAX];
+	size_t n_host;
 };
 
-/* The working directory lies in a private directory and in no writable root
- * bound back there (a read-only run started in /tmp/x): it comes back,
- * read-only, so the command starts where it was asked to. */
-static bool cwd_needs_binding(const struct exec_ctx *x)
+/* A host path strictly below a private tmpfs and in no writable root bound
+ * back there (a read-only run started in /tmp/x, a --read-host grant, the
+ * command's binary below /tmp): it comes back, read-only. The private
+ * tmpfs itself (--write /tmp) is no host root. */
+static bool host_needs_binding(const struct plan *p, const char *path)
 {
-	const struct plan *p = x->plan;
-	size_t n = strlen(x->cwd);
+	size_t n = strlen(path);
 
-	if (!x->cwd[0] || !plan_in_private_dir(x->cwd, n, true))
+	if (!path[0] || path[0] != '/' || !plan_in_private_dir(path, n, true))
 		return false;
 	for (size_t i = 0; p->write[i]; i++) {
 		size_t m = strlen(p->write[i]);
 
-		if (strncmp(x->cwd, p->write[i], m) == 0 && (x->cwd[m] == '\0' || x->cwd[m] == '/'))
+		if (plan_in_private_dir(p->write[i], m, false) && !plan_in_private_dir(p->write[i], m, true))
+			continue;
+		if (path_is_under(path, p->write[i]) > 0)
 			return false;
 	}
 	return true;
@@ -347,7 +358,40 @@ static void hold_exec_places(const struct plan *p, struct held_trees *h)
 	}
 }
 
-static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
+/* Take path's tree now (no symlink on the way), to put back read-only
+ * once its private tmpfs is on; missing: nothing to bring back. */
+static void hold_host(const struct plan *p, struct held_trees *h, const char *path, const char *why)
+{
+	_cleanup_close_ int at = -1;
+	struct stat st;
+	int fd;
+
+	if (h->n_host >= HELD_HOST_MAX)
+		exec_die("read host", "too many paths to bring back");
+	for (size_t i = 0; i < h->n_host; i++)
+		if (strcmp(h->host[i].path, path) == 0)
+			return;
+	at = path_open_nofollow(AT_FDCWD, path, 0);
+	if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
+		return;
+	fd = at < 0 ? at : fstat(at, &st) < 0 ? -errno : clone_at(at, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+									   (plan_noexec(p, path) ? MOUNT_ATTR_NOEXEC : 0));
+	if (fd < 0) {
+		errno = -fd;
+		exec_die("read host", "%s: cannot bring %s back: %m", path, why);
+	}
+	h->host[h->n_host++] = (struct held_host){ .path = path, .fd = fd, .dir = S_ISDIR(st.st_mode) };
+}
+
+static int held_host_cmp(const void *a, const void *b)
+{
+	const struct held_host *x = a, *y = b;
+	size_t m = strlen(x->path), n = strlen(y->path);
+
+	return m < n ? -1 : m > n; /* an ancestor before what lies below it */
+}
+
+static void hold_trees(struct exec_ctx *x, struct held_trees *h)
 {
 	const struct plan *p = x->plan;
 	char buf[PATH_MAX];
@@ -393,14 +437,29 @@ static void hold_trees(const struct exec_ctx *x, struct held_trees *h)
 	}
 	if (p->landlock.exec_gate)
 		hold_exec_places(p, h);
-	h->cwd = -1;
-	if (cwd_needs_binding(x)) {
-		h->cwd = clone_tree(x->cwd, true, plan_noexec(p, x->cwd));
-		if (h->cwd < 0 && h->cwd != -ENOENT) {
-			errno = -h->cwd;
-			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
+	/* The shim is run in the sandbox from its own bind in the sealed
+	 * shim directory (broker.c), taken now: the private tmpfs on /tmp or
+	 * /run would hide a build or install below them. */
+	if (p->shim_path && p->broker_fd >= 0) {
+		struct stat st;
+
+		x->shim_fd = path_open_nofollow(AT_FDCWD, p->shim_path, 0);
+		if (x->shim_fd < 0) {
+			errno = -x->shim_fd;
+			exec_die("broker", "the shim %s: %m", p->shim_path);
 		}
+		if (fstat(x->shim_fd, &st) < 0 || !S_ISREG(st.st_mode))
+			exec_die("broker", "the shim %s is not a regular file", p->shim_path);
 	}
+	h->n_host = 0;
+	if (host_needs_binding(p, x->cwd))
+		hold_host(p, h, x->cwd, "the working directory");
+	if (p->command && p->command[0] && p->exec_fd < 0 && host_needs_binding(p, p->command[0]))
+		hold_host(p, h, p->command[0], "the command");
+	for (size_t i = 0; p->read_host && p->read_host[i]; i++)
+		if (host_needs_binding(p, p->read_host[i]))
+			hold_host(p, h, p->read_host[i], "a --read-host path");
+	qsort(h->host, h->n_host, sizeof(h->host[0]), held_host_cmp);
 	/* Name resolution with the host's network may go through a file in
 	 * /run (systemd-resolved's stub): bring that one file back, read-only. */
 	h->resolv = -1;
@@ -679,6 +738,20 @@ void mount_tmpfs(struct exec_ctx *x, size_t i)
 	const char *path = step_path(&p->steps[i], buf);
 
 	apply_tmpfs(p, path, &x->mounts->h);
+	/* the host paths the run needs below it, read-only, before the roots
+	 * bound back there (which may lie below them) go on top */
+	for (size_t k = 0; k < x->mounts->h.n_host; k++) {
+		struct held_host *hh = &x->mounts->h.host[k];
+		int r;
+
+		if (hh->fd < 0 || path_is_under(hh->path, path) <= 0)
+			continue;
+		r = attach_held(&hh->fd, hh->path, hh->dir);
+		if (r < 0) {
+			errno = -r;
+			exec_die("read host", "%s: cannot bring it back: %m", hh->path);
+		}
+	}
 	/* made now, while /run is writable: sealed below */
 	if (p->broker_fd >= 0 && strcmp(path, "/run") == 0 && mkdir(BROKER_DIR, 0755) < 0)
 		exec_die("broker", "mkdir %s: %m", BROKER_DIR);
@@ -786,6 +859,29 @@ void mount_proc(struct exec_ctx *x, size_t i)
 		exec_die("proc", "cannot mount a fresh /proc: %m");
 }
 
+int mount_file_copy(int src, int dir, const char *name)
+{
+	_cleanup_close_ int tree = -1, at = -1;
+	int fd, r;
+
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	at = path_open_nofollow(dir, name, 0);
+	if (at < 0)
+		return at;
+	tree = clone_at(src, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (tree < 0)
+		return tree;
+	/* the clone keeps the flags of the mount src lies on, which the
+	 * execute-only gate has made noexec by now: the shim runs */
+	r = set_attr(tree, "", AT_EMPTY_PATH, 0, MOUNT_ATTR_NOEXEC);
+	if (r < 0)
+		return r;
+	return attach_at(tree, at);
+}
+
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
@@ -807,15 +903,9 @@ void mount_apply(struct exec_ctx *x)
 	x->mounts = NULL;
 	if (m.hide_store >= 0)
 		close(m.hide_store);
-	if (m.h.cwd >= 0) {
-		r = set_attr(m.h.cwd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
-		if (r == 0)
-			r = attach_held(&m.h.cwd, x->cwd, true);
-		if (r < 0) {
-			errno = -r;
-			exec_die("chdir", "%s: cannot bring the working directory back: %m", x->cwd);
-		}
-	}
+	for (size_t k = 0; k < m.h.n_host; k++)
+		if (m.h.host[k].fd >= 0)
+			exec_die("read host", "%s: no private tmpfs to bring it back into", m.h.host[k].path);
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
 	if (m.have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)

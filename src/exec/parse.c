@@ -60,6 +60,8 @@ const char cordon_exec_usage[] =
 	"                          relays its stdin to it and its output to the runner's stderr,\n"
 	"                          with its own terminal in raw mode meanwhile\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
+	"  --read-host PATH        the host's PATH below /tmp or /dev/shm, which the private\n"
+	"                          tmpfs would hide, bound back read-only; repeatable\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
 	"                          entry with that prefix (full isolation)\n"
@@ -86,7 +88,7 @@ const char cordon_exec_usage[] =
 	"  --broker-fd N           (full isolation) the tool sandbox's broker: a socket in the\n"
 	"                          sandbox's private /run (/run/cordon/broker) whose listener\n"
 	"                          goes to the supervisor over fd N; /run/cordon/bin, read-only,\n"
-	"                          first on PATH, holds one link to --shim-path per --shim NAME\n"
+	"                          first on PATH, holds one bind of --shim-path per --shim NAME\n"
 	"  --shim-path PATH        (with --broker-fd) the shim program\n"
 	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
 	"\n"
@@ -215,6 +217,12 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		if (r < 0)
 			return r;
 		return list_add(l, flag, value, err, errlen);
+	}
+	if (strcmp(flag, "--read-host") == 0) {
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(&f->read_host, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--read") == 0 || strcmp(flag, "--exec") == 0 || strcmp(flag, "--deny-exec") == 0) {
 		struct exec_list *l = flag[2] == 'r' ? &f->read : flag[2] == 'e' ? &f->exec : &f->deny_exec;
@@ -346,7 +354,7 @@ static bool takes_value(const char *flag)
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
-		"--broker-fd", "--shim-path", "--shim",
+		"--broker-fd", "--shim-path", "--shim", "--read-host",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -386,7 +394,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	struct exec_list *lists[] = { &f.write,        &f.deny_read,   &f.protect,       &f.keep_env,
 				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
 				      &f.allow_domain, &f.deny_domain, &f.allow_address, &f.read,
-				      &f.exec,         &f.deny_exec,   &f.shim };
+				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;

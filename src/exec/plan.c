@@ -276,6 +276,19 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	if (light && f->broker_fd >= 0)
 		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "--broker-fd needs full isolation (a private /run for the broker's socket)");
+	/* The shim runs unconfined in nothing, but every sandbox that calls a
+	 * tool runs it: one the sandbox can write it could rewrite for all of
+	 * them. A private tmpfs (/tmp itself) is not the host's file. */
+	for (size_t i = 0; f->shim_path && i < f->write.n; i++) {
+		const char *w = f->write.v[i];
+		size_t n = strlen(w);
+
+		if (path_is_under(f->shim_path, w) > 0 &&
+		    !(plan_in_private_dir(w, n, false) && !plan_in_private_dir(w, n, true)))
+			return errbuf_set(err, errlen, -EPERM,
+				    "the shim %s lies in %s, which the sandbox can write: install cordon outside "
+				    "every writable root", f->shim_path, w);
+	}
 	if ((f->required & REQUIRE_NETNS) && f->net == CORDON_NET_HOST)
 		return errbuf_set(err, errlen, -EINVAL, "--require netns contradicts --net host");
 
@@ -299,6 +312,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.unprotect = f->unprotect.v;
 	p.protect_git = f->protect_git;
 	p.write = writable + n_writable;
+	p.read_host = f->read_host.v;
 
 	for (size_t i = 0; i < f->write.n; i++)
 		((const char **)p.write)[i] = f->write.v[i];
@@ -329,6 +343,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.writable = writable,
 		.exec_gate = f->exec_gate,
 		.exec = f->exec.v,
+		.shim_dir = f->broker_fd >= 0 && f->shim.n ? BROKER_SHIM_DIR : NULL,
 		.deny_exec = f->deny_exec.v,
 		.exec_fd = f->exec_fd,
 		/* Hidden by omission in every mode: the mounts of full isolation

@@ -79,6 +79,7 @@ struct plan {
 	struct landlock_rules landlock;
 	struct seccomp_opts seccomp;
 	const char *const *write;       /* the --write roots, NULL-terminated */
+	const char *const *read_host;   /* --read-host, NULL-terminated */
 	const char *const *protect_names; /* --protect-name, NULL-terminated (the write gate) */
 	const char *const *unprotect;   /* --unprotect, NULL-terminated */
 	bool protect_git;               /* --protect-git */

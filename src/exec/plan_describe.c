@@ -87,6 +87,10 @@ void describe_tmpfs(const struct plan *p, const struct step *s, unsigned uid, un
 {
 	fprintf(out, "private, size-capped%s tmpfs on %.*s (nothing of the host's; gone when the "
 		     "sandbox ends)\n", p->landlock.exec_gate ? ", noexec" : "", P);
+	for (size_t i = 0; p->read_host && p->read_host[i]; i++)
+		if (strncmp(p->read_host[i], s->path, s->len) == 0 && p->read_host[i][s->len] == '/')
+			fprintf(out, "     the host's %s brought back into it, read-only (--read-host)\n",
+				p->read_host[i]);
 }
 
 void describe_bind_back(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)

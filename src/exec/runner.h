@@ -68,6 +68,7 @@ struct exec_ctx {
 	struct exec_terminal tty;       /* --pty (terminal.h) */
 	bool self_is_cordon;            /* this program is the cordon binary (exec'd as the runner) */
 	char proxy_exe[PATH_MAX];       /* the binary started as `cordon proxy` (netproxy_start) */
+	int shim_fd;                    /* init: --shim-path, opened before the private tmpfs went on, or -1 */
 };
 
 #define EXEC_EXIT_FAILED 125
@@ -108,6 +109,9 @@ int ns_loopback_up(void);
 
 /* mount.c: the mount steps of the plan, in init. */
 void mount_apply(struct exec_ctx *x);
+/* A read-only, nosuid, nodev, executable bind of the file at the O_PATH fd
+ * src (taken while the tree was the host's) on a new file name in dir. */
+int mount_file_copy(int src, int dir, const char *name);
 
 /* protect.c, in init before the mounts: the existing --protect paths to
  * bind (x->targets) and the missing ones' names to refuse (x->create).

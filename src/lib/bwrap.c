@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "path.h"
 #include "pathfd.h"
 #include "provider.h"
 #include "probe.h"
@@ -85,6 +86,17 @@ static void bwrap_base(struct strv_builder *sb, const char *path, bool namespace
 	 * the host's), and an empty /run: the host's sockets live there. */
 	strvb_add_many(sb, "--size", BWRAP_TMP_SIZE, "--tmpfs", "/tmp", "--size", BWRAP_RUN_SIZE, "--tmpfs", "/run",
 		       NULL);
+}
+
+/* cordon's runner, when bwrap's own /tmp, /run or /dev would hide it (a
+ * build or install below them): bound back, read-only, onto its path, or
+ * bwrap's execvp finds nothing there. */
+static void bwrap_keep_runner(struct strv_builder *sb, const char *runner)
+{
+	static const char *const hidden[] = { "/tmp", "/run", "/dev", NULL };
+
+	if (runner && runner[0] == '/' && path_under_any(runner, hidden))
+		strvb_add_many(sb, "--ro-bind", runner, runner, NULL);
 }
 
 /* path[0..len) equals dir or lies below it; both absolute and normal. */
@@ -335,6 +347,10 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 		return error_set(reterr, -EOPNOTSUPP, "a network namespace is required but the network is 'host'");
 
 	bwrap_base(&sb, path, !(b->lacks & CORDON_LACKS_NAMESPACES), p->caller_is_root);
+	/* host paths below the private /tmp the caller asked for, read-only,
+	 * before the roots bound below them */
+	STRV_FOREACH(h, p->read_host)
+		strvb_add_many(&sb, "--ro-bind-try", *h, *h, NULL);
 	if (p->net == CORDON_NET_NONE)
 		strvb_add(&sb, "--unshare-net");
 
@@ -372,6 +388,8 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	/* No --setenv: bwrap passes on the environment it is started with,
 	 * c->envp (exactly the policy's), so no value is in its command line.
 	 * Its status records say whether it got as far as the command. */
+	if (bwrap_nests(b))
+		bwrap_keep_runner(&sb, cordon_runner_path());
 	strvb_add_many(&sb, "--json-status-fd", PROVIDER_STATUS_FD_STR, "--", NULL);
 	if (bwrap_nests(b)) {
 		r = add_runner(&sb, b, p);
@@ -413,6 +431,7 @@ static int bwrap_try(const char *path, bool namespaces, const char *runner, int 
 	if (asprintf(&script, PROVIDER_PROBE_SCRIPT, outside) < 0)
 		return -ENOMEM;
 	bwrap_base(&sb, path, namespaces, geteuid() == 0);
+	bwrap_keep_runner(&sb, runner);
 	strvb_add_many(&sb, "--unshare-net", "--", NULL);
 	if (runner)
 		strvb_add_many(&sb, runner, "exec", "--report", "--isolation", "light", "--net", "none", "--", NULL);

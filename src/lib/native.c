@@ -210,8 +210,11 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	STRV_FOREACH(root, p->writable_roots)
 		strvb_add_many(&sb, "--write", *root, NULL);
 	/* a private /tmp in every mode: the host's holds other programs' sockets */
-	if (!light)
+	if (!light) {
 		strvb_add(&sb, "--private-tmp");
+		STRV_FOREACH(h, p->read_host)
+			strvb_add_many(&sb, "--read-host", *h, NULL);
+	}
 	if (p->read_restricted) {
 		STRV_FOREACH(root, p->read_roots)
 			strvb_add_many(&sb, "--read", *root, NULL);

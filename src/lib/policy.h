@@ -71,6 +71,8 @@ struct cordon_policy {
 	bool read_restricted;      /* readable: read_roots (the baseline, then what was granted) only */
 	char **read_roots;         /* canonical, existing */
 	char **read_missing;       /* granted but missing when granted: skipped */
+	char **read_host;          /* canonical: host paths below /tmp or /dev/shm the private tmpfs would
+				    * hide, brought back read-only (cordon_policy_read_host) */
 	bool exec_gate;            /* executable: exec_roots only */
 	char **exec_roots;         /* canonical, existing */
 	char **exec_missing;

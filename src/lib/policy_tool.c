@@ -129,6 +129,40 @@ static int canonical_grant(const struct cordon_policy *p, const char *what, cons
 	return 0;
 }
 
+/* Strictly below the sandbox's private tmpfs dirs. */
+static bool below_private_tmp(const char *canon)
+{
+	return (path_is_under(canon, "/tmp") > 0 && strcmp(canon, "/tmp") != 0) ||
+	       (path_is_under(canon, "/dev/shm") > 0 && strcmp(canon, "/dev/shm") != 0);
+}
+
+CORDON_API int cordon_policy_read_host(struct cordon_policy *p, const char *path, struct cordon_error *reterr)
+{
+	_cleanup_free_ char *canon = NULL;
+	bool exists;
+	int r;
+
+	if (!p)
+		return error_set(reterr, -EINVAL, "no policy");
+	if ((r = check_confined(p, "a host path below /tmp", reterr)) < 0 ||
+	    (r = canonical_grant(p, "read", path, &canon, &exists, reterr)) < 0)
+		return r;
+	if (!below_private_tmp(canon))
+		return error_set(reterr, -EINVAL,
+				 "read: '%s' is not below /tmp or /dev/shm, where the sandbox's private tmpfs hides "
+				 "the host's files (elsewhere the mode and the read-deny set decide what is readable)",
+				 canon);
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (path_is_under(canon, p->deny[i].path) > 0)
+			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",
+					 canon, p->deny[i].path);
+	if (strv_length(p->read_host) >= POLICY_MAX_ENTRIES)
+		return error_set(reterr, -E2BIG, "too many host paths below /tmp (at most %d)", POLICY_MAX_ENTRIES);
+	if (!p->read_host && !(p->read_host = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	return strv_push_unique(&p->read_host, canon);
+}
+
 CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *path, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
@@ -147,6 +181,9 @@ CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *
 		return strv_push_unique(&p->read_missing, canon);
 	r = policy_lift_deny(p, canon, reterr);
 	if (r < 0)
+		return r;
+	/* the host's file, not the private tmpfs's */
+	if (below_private_tmp(canon) && (r = cordon_policy_read_host(p, canon, reterr)) < 0)
 		return r;
 	/* a grant inside the baseline adds nothing Landlock would not give */
 	return under_any(canon, p->read_roots) ? 0 : strv_push_unique(&p->read_roots, canon);

@@ -153,6 +153,9 @@ struct cordon_profile {
 	struct profile_origin workspace_origin;
 
 	struct profile_rules read, write, deny_read, protect;
+	/* `cordon why --read`: host paths below /tmp a run brings back (never
+	 * from a profile file: the command line's, in a why's view) */
+	struct profile_rules read_host;
 	struct profile_rules allow_unix_sockets;   /* network.allow_unix_sockets, canonical */
 
 	/* Built-in group entries lifted by groups.NAME.bypass. */

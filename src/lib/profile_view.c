@@ -148,7 +148,7 @@ static const char cmdline[] = "(command line)";
 struct cordon_why {
 	struct cordon_profile q;   /* a shallow copy of the profile with the overrides: read it, never free it */
 	bool light;
-	struct profile_rule *rules[2]; /* the deny-read and protect rules with the added ones */
+	struct profile_rule *rules[3]; /* the deny-read, protect and --read rules with the added ones */
 	char **owned;              /* the added rules' canonical paths */
 	char **net_rules[PROFILE_NET_RULE_KINDS]; /* the profile's host rules plus the added ones */
 };
@@ -159,6 +159,7 @@ CORDON_API struct cordon_why *cordon_why_free(struct cordon_why *w)
 		return NULL;
 	free(w->rules[0]);
 	free(w->rules[1]);
+	free(w->rules[2]);
 	strv_free(w->owned);
 	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
 		strv_free(w->net_rules[k]);
@@ -187,7 +188,7 @@ static int rules_plus(const struct profile_rules *rs, const char *const *paths, 
 	ret->v = out;
 	ret->n = rs->n;
 	/* owned from here on, whatever happens below */
-	w->rules[w->rules[0] ? 1 : 0] = out;
+	w->rules[!w->rules[0] ? 0 : !w->rules[1] ? 1 : 2] = out;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *joined = NULL;
 		char *c = NULL;
@@ -245,6 +246,9 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 	if (r < 0)
 		return r;
 	r = rules_plus(&p->protect, o.protect, "--protect", p->workspace, &w->q.protect, w);
+	if (r < 0)
+		return r;
+	r = rules_plus(&p->read_host, o.read_host, "--read", p->workspace, &w->q.read_host, w);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(w);

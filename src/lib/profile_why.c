@@ -143,6 +143,47 @@ static const char *protected_by_name(const struct cordon_profile *p, const char 
 	return protect_match_git(rel);
 }
 
+/* The sandbox's own directories in full isolation (the native runner's
+ * mounts, bwrap's): a private tmpfs on /tmp, /dev/shm and /run, a /dev of
+ * a few nodes. A host path there is not what the sandbox sees, unless a
+ * writable root, the workspace or --read brings it back. NULL: c is the
+ * host's file (or the private directory itself); else why it is hidden. */
+static const char *const sandbox_dev[] = { "null", "zero", "full", "random", "urandom", "tty", "ptmx", "pts",
+					   "shm", "fd", "stdin", "stdout", "stderr", NULL };
+
+static const char *hidden_by_private_dir(const struct cordon_profile *p, const char *c, const char **ret_dir)
+{
+	static const char *const dirs[] = { "/tmp", "/dev/shm", "/run", "/var/run", NULL };
+
+	for (size_t i = 0; dirs[i]; i++) {
+		if (path_is_under(c, dirs[i]) <= 0 || strcmp(c, dirs[i]) == 0)
+			continue;
+		*ret_dir = dirs[i];
+		if ((p->workspace && path_is_under(c, p->workspace) > 0) || profile_rules_covering(&p->write, c) ||
+		    profile_rules_covering(&p->read_host, c))
+			return NULL;
+		for (const char *const *t = policy_temp_roots(); t && *t; t++)
+			if (strcmp(*t, dirs[i]) != 0 && path_is_under(c, *t) > 0)
+				return NULL; /* $TMPDIR below /tmp: bound back */
+		return i < 2 ? "is a private tmpfs of the sandbox's own: the host's files below it are hidden (the "
+			       "workspace, writable roots and the working directory below it come back; --read PATH "
+			       "brings one back, read-only)"
+			     : "is an empty tmpfs of the sandbox's own: the host's sockets and files below it are hidden";
+	}
+	if (path_is_under(c, "/dev") > 0 && strcmp(c, "/dev") != 0) {
+		const char *name = c + 5;
+		size_t n = strcspn(name, "/");
+
+		*ret_dir = "/dev";
+		for (size_t i = 0; sandbox_dev[i]; i++)
+			if (strlen(sandbox_dev[i]) == n && memcmp(sandbox_dev[i], name, n) == 0)
+				return NULL;
+		return "is the sandbox's own: only null, zero, full, random, urandom, tty, a fresh pts and shm, and "
+		       "the fd links are there; no other device of the host";
+	}
+	return NULL;
+}
+
 int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
 		     struct profile_decision *ret)
 {
@@ -245,6 +286,8 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 		if (rule)
 			decide(&d, true, rule->origin.file, rule->origin.pointer, "%s is granted by %s%s", c,
 			       rule->spelled, exec_note);
+		else if (!light && (hiding = hidden_by_private_dir(p, c, &why)))
+			decide(&d, false, "(built-in)", "", "%s is hidden: %s %s", c, why, hiding);
 		else if ((rule = profile_rules_covering(&p->lifted_credentials, c)))
 			decide(&d, true, rule->origin.file, rule->origin.pointer,
 			       "%s is readable: the credential group %s is lifted (its entry %s)%s", c, rule->spelled,

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +33,8 @@
 #include <unistd.h>
 
 #include "canon.h"
-#include "dirat.h"
 #include "cleanup.h"
+#include "dirat.h"
 #include "exec_closure.h"
 #include "launch.h"
 #include "path.h"
@@ -110,6 +111,36 @@ static int shims_of(const struct cordon_toolbox *b, const char *caller, bool ses
 			return r;
 	}
 	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/* cordon's own binaries (the shim every sandbox runs, the runner and the
+ * supervisor the host runs unconfined) inside a root the session can
+ * write: refused, or the session could rewrite what the host later runs.
+ * The private /tmp and /dev/shm are the sandbox's own, not the host's
+ * (a root below them is bound from the host, and counts). */
+static int check_own_binary(const char *what, const char *path, const char *const *writable,
+			    struct cordon_error *reterr)
+{
+	static const char *const private_dirs[] = { "/tmp", "/dev/shm", NULL };
+	_cleanup_free_ char *canon = NULL;
+
+	if (!path || path[0] != '/' || cordon_canonicalize(path, &canon, NULL) < 0)
+		return 0;
+	for (size_t i = 0; writable && writable[i]; i++) {
+		_cleanup_free_ char *w = NULL;
+		bool is_private = false;
+
+		if (writable[i][0] != '/' || cordon_canonicalize(writable[i], &w, NULL) < 0)
+			continue;
+		for (size_t j = 0; private_dirs[j]; j++)
+			is_private |= strcmp(w, private_dirs[j]) == 0;
+		if (!is_private && path_is_under(canon, w) > 0)
+			return error_set(reterr, -EPERM,
+					 "cordon's %s %s lies in %s, which the session can write (it could rewrite what "
+					 "the host runs later): install or build cordon outside every writable root",
+					 what, canon, w);
+	}
 	return 0;
 }
 
@@ -242,6 +273,16 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 	r = cordon_canonicalize(shim_path, &b->shim_path, reterr);
 	if (r < 0)
 		return r;
+	{
+		char self[PATH_MAX];
+		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		self[l > 0 ? l : 0] = '\0';
+		if ((r = check_own_binary("shim", b->shim_path, session_writable, reterr)) < 0 ||
+		    (r = check_own_binary("runner", cordon_runner_path(), session_writable, reterr)) < 0 ||
+		    (r = check_own_binary("supervisor", self, session_writable, reterr)) < 0)
+			return r;
+	}
 	if ((ws && !(b->workspace = strdup(ws))) ||
 	    !(b->search_path = strdup(path_env && path_env[0] ? path_env : EXEC_CLOSURE_DEFAULT_PATH)))
 		return -ENOMEM;

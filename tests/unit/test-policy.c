@@ -395,6 +395,46 @@ Test(policy, restrict_read)
 	cordon_policy_free(p);
 }
 
+/* A host path below the private /tmp brought back: only there (strictly
+ * below /tmp or /dev/shm), canonical, never below a deny entry; a
+ * restricted-read grant there brings it back too. */
+Test(policy, read_host)
+{
+	struct cordon_policy *p = policy_ok("workspace-write", ws);
+	struct cordon_error e = {};
+	char tmpl[] = "/tmp/cordon-test-readhost-XXXXXX", sub[512], link[512];
+	char *d = mkdtemp(tmpl);
+
+	cr_assert_not_null(d);
+	snprintf(sub, sizeof(sub), "%s/sub", d);
+	snprintf(link, sizeof(link), "%s/link", d);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(symlink("sub", link), 0);
+	cr_assert_eq(cordon_policy_read_host(p, "/etc", &e), -EINVAL);
+	cr_assert(strstr(e.message, "not below /tmp"), "%s", e.message);
+	cr_assert_eq(cordon_policy_read_host(p, "/tmp", &e), -EINVAL, "/tmp itself is the private tmpfs");
+	/* a link in a temp root is one a sandbox (or another user) could
+	 * have made: never followed, the target must be named (grants.t) */
+	cr_assert_eq(cordon_policy_read_host(p, link, &e), -EPERM, "%s", e.message);
+	cr_assert(strstr(e.message, "symlink"), "%s", e.message);
+	cr_assert_eq(cordon_policy_read_host(p, sub, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->read_host, sub), "canonical");
+	cr_assert_eq(cordon_policy_deny_read(p, d, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_read_host(p, sub, &e), -EPERM, "deny wins");
+	cordon_policy_free(p);
+
+	p = policy_ok("workspace-write", ws);
+	cr_assert_eq(cordon_policy_restrict_read(p, sub, &e), 0, "%s", e.message);
+	cr_assert(strv_contains(p->read_host, sub), "a read grant below /tmp is the host's path");
+	cordon_policy_free(p);
+	p = policy_ok("danger-full-access", NULL);
+	cr_assert_eq(cordon_policy_read_host(p, sub, &e), -EINVAL);
+	cordon_policy_free(p);
+	unlink(link);
+	rmdir(sub);
+	rmdir(d);
+}
+
 /* The gate and deny-exec: canonical; missing recorded or walked past. */
 Test(policy, allow_and_deny_exec)
 {

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the sandbox's private /tmp hides, said after a run that failed: a
+ * workspace (or working directory) below /tmp sees none of the host's
+ * files beside it (`npm install ../dep`), and a command that reads one gets
+ * a plain ENOENT that no denial line explains. The note names the hidden
+ * paths (read on the host, not from the output) and how to bring one back
+ * (--read PATH, read-only).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "path.h"
+
+/* Names a note lists before "and N more". */
+#define HIDDEN_MAX_NAMED 4
+
+/* A host path below /tmp the run sees: below the workspace or the working
+ * directory (the runner brings it back), or brought back by --read. */
+static bool reachable(const char *path, const char *ws, const char *cwd, char *const *read_host)
+{
+	if ((ws && path_is_under(path, ws) > 0) || (cwd && path_is_under(path, cwd) > 0))
+		return true;
+	for (char *const *r = read_host; r && *r; r++) {
+		_cleanup_free_ char *c = realpath(*r, NULL);
+
+		if (c && (path_is_under(path, c) > 0 || path_is_under(c, path) > 0))
+			return true;
+	}
+	return false;
+}
+
+/* The entries beside anchor (a directory strictly below /tmp, not /tmp's
+ * own entries: those are other programs') that the run could not see. */
+static int note_siblings(json_t *hints, const char *anchor, const char *ws, const char *cwd, char *const *read_host)
+{
+	_cleanup_free_ char *parent = path_dirname(anchor);
+	_cleanup_free_ char *named = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!parent || strcmp(parent, "/tmp") == 0 || path_is_under(parent, "/tmp") <= 0)
+		return 0;
+	d = opendir(parent);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *p = NULL;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		p = path_join(parent, de->d_name);
+		if (!p || path_is_under(anchor, p) > 0 || reachable(p, ws, cwd, read_host))
+			continue;
+		if (n++ < HIDDEN_MAX_NAMED) {
+			char *s = NULL;
+
+			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", p) < 0) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			free(named);
+			named = s;
+		}
+	}
+	closedir(d);
+	if (!n)
+		return 0;
+	_cleanup_free_ char *msg = NULL;
+	char more[48] = "";
+
+	if (n > HIDDEN_MAX_NAMED)
+		snprintf(more, sizeof(more), " and %zu more", n - HIDDEN_MAX_NAMED);
+	if (asprintf(&msg,
+		     "the sandbox's /tmp is its own: the host's files below /tmp are hidden, so %s%s (beside %s) "
+		     "did not exist for the command; --read PATH brings one back, read-only",
+		     named, more, anchor) < 0)
+		return -ENOMEM;
+	json_array_append_new(hints, json_string(msg));
+	return 1;
+}
+
+/* Host paths below /tmp that the output names (an absolute path the
+ * command was given, a tool's "no such file" line), checked on the host:
+ * one that exists there and that the run could not see is named, with
+ * why. A path the command made in its own /tmp does not exist outside. */
+static int note_named(json_t *hints, const char *text, size_t len, const char *ws, const char *cwd,
+		      char *const *read_host)
+{
+	_cleanup_free_ char *named = NULL, *msg = NULL;
+	size_t n = 0;
+
+	for (const char *t = text; t && (t = memmem(t, len - (size_t)(t - text), "/tmp/", 5)); t += 5) {
+		_cleanup_free_ char *tok = NULL, *real = NULL;
+		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
+
+		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX)
+			continue;
+		tok = strndup(t, k);
+		real = tok ? realpath(tok, NULL) : NULL;
+		if (!real || path_is_under(real, "/tmp") <= 0 || reachable(real, ws, cwd, read_host) ||
+		    (named && strstr(named, real)))
+			continue;
+		if (n++ < HIDDEN_MAX_NAMED) {
+			char *s = NULL;
+
+			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", real) < 0)
+				return -ENOMEM;
+			free(named);
+			named = s;
+		}
+		if (n > 64)
+			break;
+	}
+	if (!n)
+		return 0;
+	if (asprintf(&msg,
+		     "the sandbox's /tmp is its own: the host's %s%s below /tmp did not exist for the command; "
+		     "--read PATH brings one back, read-only",
+		     named, n > HIDDEN_MAX_NAMED ? " (and more)" : "") < 0)
+		return -ENOMEM;
+	json_array_append_new(hints, json_string(msg));
+	return 1;
+}
+
+int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
+			 const char *output, size_t output_len, json_t *hints)
+{
+	_cleanup_free_ char *ws = NULL, *cwd = NULL;
+	int r;
+
+	/* light isolation and danger-full-access see the host's /tmp */
+	if (c->enforcement == CORDON_ENFORCEMENT_NONE || c->enforcement == CORDON_ENFORCEMENT_SEATBELT ||
+	    (c->enforcement == CORDON_ENFORCEMENT_NATIVE && a->isolation_set &&
+	     a->isolation == CORDON_ISOLATION_LIGHT))
+		return 0;
+	ws = workspace ? realpath(workspace, NULL) : NULL;
+	cwd = getcwd(NULL, 0);
+	if (ws && path_is_under(ws, "/tmp") > 0) {
+		r = note_siblings(hints, ws, ws, cwd, a->read_host);
+		if (r != 0)
+			return r;
+	}
+	if (cwd && (!ws || path_is_under(cwd, ws) <= 0) && path_is_under(cwd, "/tmp") > 0) {
+		r = note_siblings(hints, cwd, ws, cwd, a->read_host);
+		if (r != 0)
+			return r;
+	}
+	return note_named(hints, output, output_len, ws, cwd, a->read_host);
+}
