@@ -27,7 +27,7 @@ const char cordon_exec_usage[] =
 	"\n"
 	"  --isolation full|light  full: user, mount, pid (and, for --net none, network)\n"
 	"                          namespaces + Landlock + seccomp; light: Landlock + seccomp only\n"
-	"  --net none|host|proxy   none: loopback only, TCP bind/connect refused; proxy: loopback,\n"
+	"  --net none|host|proxy   none: the sandbox's own loopback only (light: no IP at all); proxy: loopback,\n"
 	"                          and cordon's proxy (HTTP 127.0.0.1:3128, SOCKS5 :1080) the\n"
 	"                          only way out, for the hosts the rules below admit\n"
 	"  --allow-domain H        (--net proxy) the proxy connects to H, H:PORT, or *.H\n"
