@@ -70,6 +70,14 @@ static const char *const injection_env[] = {
 	NULL,
 };
 
+/* Set by cordon inside every sandbox, so scripts and test suites can tell
+ * (as Codex's CODEX_SANDBOX): never the host's value, never the caller's. */
+static const char *const owned_env[] = {
+	"CORDON_SANDBOX",
+	"CORDON_SANDBOX_MODE",
+	NULL,
+};
+
 bool env_name_matches(const char *pattern, const char *name)
 {
 	size_t n = strlen(pattern);
@@ -91,6 +99,16 @@ bool env_name_is_injection(const char *name)
 {
 	for (size_t i = 0; injection_env[i]; i++)
 		if (env_name_matches(injection_env[i], name))
+			return true;
+	return false;
+}
+
+bool env_name_is_cordon_owned(const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	for (size_t i = 0; owned_env[i]; i++)
+		if (strlen(owned_env[i]) == n && strncmp(owned_env[i], name, n) == 0)
 			return true;
 	return false;
 }
@@ -126,7 +144,7 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 		name = strndup(*e, (size_t)(eq - *e));
 		if (!name)
 			return -ENOMEM;
-		if (!env_name_matches(pattern, name) || env_name_is_injection(name))
+		if (!env_name_matches(pattern, name) || env_name_is_injection(name) || env_name_is_cordon_owned(name))
 			continue;
 		if (strlen(eq + 1) > ENV_VALUE_MAX)
 			continue;
@@ -339,6 +357,14 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 		if (r < 0)
 			return error_set(reterr, r, "cannot snapshot the environment");
 	}
+	if (m != CORDON_MODE_DANGER_FULL_ACCESS) {
+		char *mode = NULL;
+
+		r = strv_push(&p->env, "CORDON_SANDBOX=1");
+		if (r < 0 || asprintf(&mode, "CORDON_SANDBOX_MODE=%s", cordon_mode_to_string(m)) < 0 ||
+		    strv_consume(&p->env, mode) < 0)
+			return -ENOMEM;
+	}
 
 	r = compute_writable_roots(p, tool);
 	if (r < 0)
@@ -415,6 +441,8 @@ CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
 		return error_set(reterr, -EPERM,
 				 "refusing to pass %s into the sandbox: it makes a loader or interpreter run code chosen from outside",
 				 name);
+	if (env_name_is_cordon_owned(name))
+		return error_set(reterr, -EPERM, "refusing to pass %s into the sandbox: cordon sets it there", name);
 	if (strv_length(p->keep_env) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many kept variables (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->keep_env, name);
@@ -436,6 +464,8 @@ CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, 
 		return error_set(reterr, -EPERM,
 				 "refusing to set %s: it makes a loader or interpreter run code chosen from outside",
 				 name);
+	if (env_name_is_cordon_owned(name))
+		return error_set(reterr, -EPERM, "refusing to set %s: cordon sets it in the sandbox", name);
 	if (!value || strlen(value) > ENV_VALUE_MAX)
 		return error_set(reterr, -EINVAL, "value for %s is missing or longer than %d bytes", name, ENV_VALUE_MAX);
 	if (asprintf(&entry, "%s=%s", name, value) < 0)

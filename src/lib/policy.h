@@ -188,6 +188,9 @@ const char *require_feature_to_string(unsigned bit); /* NULL if not exactly one 
 
 /* True if NAME may never be set from outside (loader/interpreter injection). */
 bool env_name_is_injection(const char *name);
+/* True if cordon sets NAME (or the name of NAME=VALUE) in every sandbox
+ * (CORDON_SANDBOX...): never kept from outside nor set by a caller. */
+bool env_name_is_cordon_owned(const char *name);
 /* Letters, digits and '_', not starting with a digit, at most 256 bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);

@@ -275,5 +275,7 @@ bool policy_protect_is_name(const char *entry)
 
 const char *const policy_default_env[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_*", "TZ", "TERM", "SHELL", "TMPDIR",
+	/* never the host's: the policy snapshots none and sets its own */
+	"CORDON_SANDBOX", "CORDON_SANDBOX_MODE",
 	NULL,
 };

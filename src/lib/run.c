@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "launch.h"
+#include "policy.h"
 #include "runlimits.h"
 #include "provider.h"
 #include "process.h"
@@ -268,6 +269,8 @@ static int env_overlay(char *const *envp, const char *const *add, char ***ret)
 
 		if (nl == 0 || add[i][nl] != '=')
 			return -EINVAL;
+		if (env_name_is_cordon_owned(add[i]))
+			continue; /* cordon's, whatever the caller says */
 		for (size_t j = 0; v[j] && !replaced; j++)
 			if (strncmp(v[j], add[i], nl + 1) == 0) {
 				char *s = strdup(add[i]);

@@ -366,7 +366,8 @@ CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const cha
 			continue;
 		memcpy(name, envp[i], nl);
 		name[nl] = '\0';
-		if (env_name_is_injection(name) || !env_name_matches_any(sb.allow_vars, name))
+		if (env_name_is_injection(name) || env_name_is_cordon_owned(name) ||
+		    !env_name_matches_any(sb.allow_vars, name))
 			continue;
 		r = strv_push(&v, envp[i]);
 		if (r < 0)

@@ -144,6 +144,35 @@ j=$(cd "$WS" && HOME=$H CORDON_IT_KEEP=kept-value "$CORDON" run --backend native
 out=$(field output <<<"$j")
 grep -q '^kept-value$' <<<"$out" && ok "--keep-env passes the variable" || { not_ok "--keep-env"; diag "$j"; }
 
+# A script can tell it runs in a sandbox, and in which mode; the values are
+# cordon's: the host's (kept by pattern or by a profile) and a caller's never
+# replace them. The control: unconfined, the host's fake value is what a
+# script would see.
+showenv='echo "$CORDON_SANDBOX/$CORDON_SANDBOX_MODE"'
+[ "$(CORDON_SANDBOX=fake CORDON_SANDBOX_MODE=fake sh -c "$showenv")" = fake/fake ] &&
+        ok "control: unconfined, the host's CORDON_SANDBOX is what a script sees" || not_ok "control: CORDON_SANDBOX"
+j=$(cd "$WS" && CORDON_SANDBOX=fake CORDON_SANDBOX_MODE=fake HOME=$H "$CORDON" run --backend native --json \
+        --keep-env 'CORDON_*' -- sh -c "$showenv")
+[ "$(field output <<<"$j")" = 1/workspace-write ] && ok "CORDON_SANDBOX=1 and the mode inside; a kept CORDON_* does not fake them" ||
+        { not_ok "CORDON_SANDBOX inside"; diag "$j"; }
+j=$(crun --mode read-only --isolation light -- sh -c "$showenv")
+[ "$(field output <<<"$j")" = 1/read-only ] && ok "CORDON_SANDBOX_MODE=read-only under light isolation" ||
+        { not_ok "CORDON_SANDBOX_MODE read-only"; diag "$j"; }
+for a in "--setenv CORDON_SANDBOX=0" "--setenv CORDON_SANDBOX_MODE=danger-full-access" "--keep-env CORDON_SANDBOX"; do
+        # shellcheck disable=SC2086
+        if (cd "$WS" && CORDON_SANDBOX=0 HOME=$H "$CORDON" run --backend native $a -- true) >/dev/null 2>&1; then
+                not_ok "$a was accepted"
+        else
+                ok "$a is refused: cordon owns the name"
+        fi
+done
+printf '{"extends": "workspace-write", "environment": {"allow_vars": ["CORDON_SANDBOX_MODE"]}}\n' > "$BASE/owned.json"
+if (cd "$WS" && CORDON_SANDBOX_MODE=fake HOME=$H "$CORDON" run --backend native --profile "$BASE/owned.json" -- true) >/dev/null 2>&1; then
+        not_ok "a profile's allow_vars passes the host's CORDON_SANDBOX_MODE"
+else
+        ok "a profile's allow_vars cannot name CORDON_SANDBOX_MODE"
+fi
+
 # nothing cordon made in the workspace, nothing new in git status
 st=$(git -C "$WS" status --porcelain)
 [ -z "$st" ] && ok "no placeholder or litter in the workspace" || { not_ok "the workspace has litter"; diag "$st"; }

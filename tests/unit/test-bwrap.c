@@ -428,7 +428,9 @@ Test(bwrap, environment_travels_as_envp)
 		cr_assert_str_neq(*a, "--clearenv");
 	}
 	cr_assert_not_null(c->envp);
-	cr_assert_eq(strv_length(c->envp), 4, "PATH, HOME, GH_TOKEN, API_KEY: %zu", strv_length(c->envp));
+	cr_assert_eq(strv_length(c->envp), 6, "PATH, HOME, GH_TOKEN, API_KEY, CORDON_SANDBOX(_MODE): %zu",
+		     strv_length(c->envp));
+	cr_assert(strv_contains(c->envp, "CORDON_SANDBOX=1"));
 	cr_assert(strv_contains(c->envp, "PATH=/usr/bin:/bin"));
 	cr_assert(strv_contains(c->envp, home_entry));
 	cr_assert(strv_contains(c->envp, "GH_TOKEN=ghp_secret_value"));
