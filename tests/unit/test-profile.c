@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "policy.h"
 #include "profile.h"
+#include "spell.h"
 #include "profile_internal.h"
 #include "strv.h"
 
@@ -1024,10 +1025,10 @@ Test(profile, sizes)
 
 Test(profile, edit_distance)
 {
-	cr_expect_eq(profile_edit_distance("write", "wirte", 2), 2);
-	cr_expect_eq(profile_edit_distance("write", "write", 2), 0);
-	cr_expect_eq(profile_edit_distance("banana", "mode", 2), 3);
-	cr_expect_eq(profile_edit_distance("deny_red", "deny_read", 2), 1);
+	cr_expect_eq(edit_distance("write", "wirte", 2), 2);
+	cr_expect_eq(edit_distance("write", "write", 2), 0);
+	cr_expect_eq(edit_distance("banana", "mode", 2), 3);
+	cr_expect_eq(edit_distance("deny_red", "deny_read", 2), 1);
 }
 
 Test(profile, extends_a_fifo_does_not_hang, .timeout = 10)
