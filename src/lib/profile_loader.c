@@ -210,6 +210,16 @@ static const char *closest_name(const char *word, const char *const *names, size
 	return best;
 }
 
+const char *loader_closest(const char *word, const char *const *names)
+{
+	char list[512];
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	return closest_name(word, names, n, list, sizeof(list));
+}
+
 int loader_fail_unknown(struct loader *l, int r, const struct where *w, const char *what, const char *label,
 			const char *word, const char *const *names, size_t n)
 {

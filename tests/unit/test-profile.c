@@ -533,9 +533,14 @@ Test(profile, lookup_order)
 	cr_assert_eq(profile_load("git", &env, &p, &e), 0, "%s", e.message);
 	cr_expect_str_eq(p->file, "builtin:git");
 	p = profile_free(p);
+	cr_expect_eq(profile_load("nothing-like-it", &env, &p, &e), -ENOENT);
+	cr_expect_str_eq(e.message, "nothing-like-it: no profile by that name (not in the user or installed profile "
+				    "directories, not built in)");
+	/* did you mean: a built-in's name, or one in the user's directory */
 	cr_expect_eq(profile_load("nope", &env, &p, &e), -ENOENT);
-	cr_expect_str_eq(e.message,
-			 "nope: no profile by that name (not in the user or installed profile directories, not built in)");
+	cr_expect_str_eq(e.message, "nope: no profile by that name, did you mean \"node\"?");
+	cr_expect_eq(profile_load("yy", &env, &p, &e), -ENOENT);
+	cr_expect_str_eq(e.message, "yy: no profile by that name, did you mean \"y\"?");
 	cr_expect_eq(profile_load(u, &env, &p, &e), 0, "a path is read as a path");
 }
 
