@@ -178,6 +178,16 @@ expect_completion "bash: cordon audit <TAB> offers the actions" "list show verif
 expect_completion "bash: cordon audit verify --<TAB> offers audit's flags" "--head --help --json" cordon audit verify --
 expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
 expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
+# --profile offers the profile names the completed cordon finds (built-in and
+# the user's), beside files; in an empty directory, so no file matches.
+mkdir -p "$dest/cfg/cordon/profiles" "$dest/empty"
+printf '{"extends": "read-only"}\n' > "$dest/cfg/cordon/profiles/mine.json"
+pushd "$dest/empty" >/dev/null
+XDG_CONFIG_HOME=$dest/cfg expect_completion "bash: cordon run --profile no<TAB> offers the built-in node" "node" \
+	"$bin/cordon" run --profile no
+XDG_CONFIG_HOME=$dest/cfg expect_completion "bash: cordon why --profile mi<TAB> offers the user's mine" "mine" \
+	"$bin/cordon" why --profile mi
+popd >/dev/null
 
 # zsh and fish need not be installed (install-deps does not): check what the
 # files say, and where the shell is there, how it reads them.
