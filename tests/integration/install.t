@@ -141,6 +141,19 @@ else
 	not_ok "gen-completions prints the flag table" "$table"
 fi
 
+# ---- the README's install table names every file installed ----
+readme=${CORDON_SRCDIR:-$(dirname "$0")/../..}/README.md
+table=$(sed -n '/^| file | what |$/,/^$/p' "$readme")
+missing=
+while IFS= read -r f; do
+	grep -qF -- "$(basename "$f")\`" <<<"$table" || missing="$missing ${f#$root}"
+done < <(find "$root" \( -type f -o -type l \) ! -path "$dest/consumer/*" ! -path "$dest/cfg/*" | sort)
+if [ -n "$table" ] && [ -z "$missing" ]; then
+	ok "the README's install table names every installed file"
+else
+	not_ok "the README's install table names every installed file" "missing:$missing"
+fi
+
 # ---- completions ----
 bashc=$share/bash-completion/completions/cordon
 zshc=$share/zsh/site-functions/_cordon
@@ -257,11 +270,19 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
-if flags=$(pkg-config --cflags --libs cordon 2>&1) && grep -q -- "-lcordon" <<<"$flags" && grep -q -- "-I$inc" <<<"$flags"; then
-	ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon"
+# the staged tree as it is, no PKG_CONFIG_SYSROOT_DIR: cordon.pc is relocatable
+export PKG_CONFIG_PATH=$lib/pkgconfig
+unset PKG_CONFIG_SYSROOT_DIR
+staged_dir() { # staged_dir FLAG: the directory pkg-config's FLAG names, canonical
+	local d
+	d=$(pkg-config --cflags --libs cordon 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1//p" | head -1)
+	[ -n "$d" ] && cd "$d" 2>/dev/null && pwd -P
+}
+if flags=$(pkg-config --cflags --libs cordon 2>&1) && grep -q -- "-lcordon" <<<"$flags" &&
+   [ "$(staged_dir -I)" = "$(cd "$inc" && pwd -P)" ] && [ "$(staged_dir -L)" = "$(cd "$lib" && pwd -P)" ]; then
+	ok "pkg-config --cflags --libs cordon names the staged include and lib dirs and -lcordon (no sysroot)"
 else
-	not_ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon" "$flags"
+	not_ok "pkg-config --cflags --libs cordon names the staged include and lib dirs and -lcordon (no sysroot)" "$flags"
 fi
 modver=$(pkg-config --modversion cordon 2>&1)
 if [ "$modver" = "$version" ]; then ok "pkg-config --modversion cordon is $version"; else not_ok "pkg-config --modversion cordon is $version" "$modver"; fi
