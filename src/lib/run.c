@@ -450,24 +450,57 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	return 0;
 }
 
+/* The caller's options as this library knows them: the fields its size
+ * covers (0: the first release's), the rest zero. A caller that knows more
+ * fields than we do is refused unless they are all zero. */
+static int run_opts_take(const struct cordon_run_opts *in, struct cordon_run_opts *out, struct cordon_error *reterr)
+{
+	size_t n;
+
+	*out = (struct cordon_run_opts){};
+	if (!in)
+		return 0;
+	n = in->size ? in->size : CORDON_RUN_OPTS_SIZE_1;
+	if (n < CORDON_RUN_OPTS_SIZE_1)
+		return error_set(reterr, -EINVAL, "cordon_run_opts.size %zu is smaller than the first release's (%zu)",
+				 n, (size_t)CORDON_RUN_OPTS_SIZE_1);
+	for (size_t i = sizeof(*out); i < n; i++)
+		if (((const unsigned char *)in)[i])
+			return error_set(reterr, -E2BIG,
+					 "cordon_run_opts has fields this library does not know (size %zu, known %zu)", n,
+					 sizeof(*out));
+	memcpy(out, in, n < sizeof(*out) ? n : sizeof(*out));
+	out->size = sizeof(*out);
+	return 0;
+}
+
 CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 				     const struct cordon_stdio *stdio, struct cordon_child **ret,
 				     struct cordon_error *reterr)
 {
+	struct cordon_run_opts o;
+	int r;
+
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the child");
-	return spawn_child(confined, NULL, opts, NULL, stdio, ret, reterr);
+	r = run_opts_take(opts, &o, reterr);
+	if (r < 0)
+		return r;
+	return spawn_child(confined, NULL, &o, NULL, stdio, ret, reterr);
 }
 
 CORDON_API int cordon_spawn(const struct cordon_launch *l, const char *const *argv, const struct cordon_stdio *stdio,
 			    const struct cordon_run_opts *opts, struct cordon_child **ret, struct cordon_error *reterr)
 {
-	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
+	struct cordon_run_opts o;
 	struct cordon_confined *c = NULL;
 	int r;
 
 	if (!l || !ret)
 		return error_set(reterr, -EINVAL, "no launch or no place for the child");
+	r = run_opts_take(opts, &o, reterr);
+	if (r < 0)
+		return r;
 	r = cordon_launch_confine(l, argv, &c, reterr);
 	if (r < 0)
 		return r;
@@ -663,9 +696,14 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	_cleanup_(cordon_child_freep) struct cordon_child *c = NULL;
 	int r;
 
+	struct cordon_run_opts o;
+
 	if (!confined || !confined->argv || !confined->argv[0] || !ret)
 		return -EINVAL;
-	r = spawn_child(confined, NULL, opts, NULL, NULL, &c, NULL);
+	r = run_opts_take(opts, &o, NULL);
+	if (r < 0)
+		return r;
+	r = spawn_child(confined, NULL, &o, NULL, NULL, &c, NULL);
 	if (r < 0)
 		return r;
 	return cordon_wait(c, ret);

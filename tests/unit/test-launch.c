@@ -328,3 +328,33 @@ Test(launch, deny_exec)
 	cr_assert(strstr(e.message, "deny_exec"), "%s", e.message);
 	cordon_profile_free(p);
 }
+
+/* cordon_run_opts carries its size: a zeroed struct is the first release's
+ * layout, a caller that knows more fields than this library is refused
+ * unless they are zero, and a size below the first release's is refused. */
+Test(launch, run_opts_carry_their_size)
+{
+	struct {
+		struct cordon_run_opts o;
+		uint64_t later_field;
+	} newer = { .o = { .size = sizeof(newer) }, .later_field = 1 };
+	struct cordon_run_opts old = { .timeout_ms = 1000 }, tiny = { .size = 4 }, now = CORDON_RUN_OPTS_INIT;
+	struct cordon_child *c = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_spawn_confined(NULL, &newer.o, NULL, &c, &e), -E2BIG, "%s", e.message);
+	cr_assert(strstr(e.message, "does not know"), "%s", e.message);
+	newer.later_field = 0;
+	/* past the size check: refused for what it runs (nothing), not its size */
+	cr_assert_eq(cordon_spawn_confined(NULL, &newer.o, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &old, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &now, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &tiny, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "smaller than the first release"), "%s", e.message);
+	cr_assert_eq(now.size, sizeof(struct cordon_run_opts));
+	/* today's fields are the first release's (up to the trailing padding) */
+	cr_assert_leq(sizeof(struct cordon_run_opts) - CORDON_RUN_OPTS_SIZE_1, sizeof(void *) - 1);
+}
