@@ -263,18 +263,17 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 
-CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
+CORDON_API int cordon_policy_new(enum cordon_mode mode, const char *workspace_root,
 				 struct cordon_policy **ret, struct cordon_error *reterr)
 {
-	enum cordon_mode m;
-
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place to return the policy");
-	if (!mode || cordon_mode_from_string(mode, &m) < 0)
+	if ((unsigned)mode > CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EINVAL,
-				 "unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
-				 mode ? mode : "(null)");
-	return policy_new_internal(m, workspace_root, 0, ret, reterr);
+				 "unknown mode %d: valid modes are CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE, "
+				 "CORDON_MODE_DANGER_FULL_ACCESS",
+				 (int)mode);
+	return policy_new_internal(mode, workspace_root, 0, ret, reterr);
 }
 
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,

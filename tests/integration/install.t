@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	strcpy(info.path, "/opt/cordon-consumer/bin/cordon");
-	r = cordon_policy_new("workspace-write", argv[1], &p, &e);
+	r = cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, argv[1], &p, &e);
 	if (r < 0) {
 		fprintf(stderr, "cordon_policy_new: %d %s\n", r, e.message);
 		return 1;

@@ -15,7 +15,7 @@ Test(confine, danger_full_access_returns_argv_untouched)
 	struct cordon_confined *c = NULL;
 	const char *argv[] = { "rm", "-rf", "/x y", NULL };
 
-	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
 	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NONE);
 	cr_assert_eq(strv_length(c->argv), 3);
@@ -28,7 +28,7 @@ Test(confine, danger_full_access_returns_argv_untouched)
 
 Test(confine, unavailable_refuses_every_confining_mode)
 {
-	const char *modes[] = { "read-only", "workspace-write" };
+	const enum cordon_mode modes[] = { CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE };
 	struct cordon_backend_info b = { .backend = CORDON_BACKEND_UNAVAILABLE };
 	const char *argv[] = { "touch", "x", NULL };
 
@@ -54,7 +54,7 @@ Test(confine, empty_or_missing_argv_refused)
 	const char *empty[] = { NULL };
 	const char *blank[] = { "", NULL };
 
-	cr_assert_eq(cordon_policy_new("read-only", "/tmp", &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, "/tmp", &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, empty, p, &c, NULL), -EINVAL);
 	cr_assert_eq(cordon_confine_with(&b, blank, p, &c, NULL), -EINVAL);
 	cr_assert_eq(cordon_confine_with(&b, NULL, p, &c, NULL), -EINVAL);

@@ -756,7 +756,7 @@ Test(profile, default_profile_is_exactly_the_default_policy)
 
 	cr_assert_eq(profile_load("default", &env, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(profile_apply(p, &from_profile, &e), 0, "%s", e.message);
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &plain, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &plain, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_set_net(plain, CORDON_NET_NONE), 0);
 	assert_policies_equal(from_profile, plain);
 	cr_expect_eq(p->n_notes, 0);
