@@ -28,9 +28,9 @@ extern "C" {
 struct cordon_launch;
 
 struct cordon_launch_opts {
-	const char *mode;                 /* NULL: the profile's; else as cordon_policy_new;
-					   * a mode other than workspace-write drops the profile's
-					   * write grants */
+	bool mode_set;                    /* else the profile's mode */
+	enum cordon_mode mode;            /* a mode other than workspace-write drops the
+					   * profile's write grants */
 	const char *workspace;            /* NULL: the profile's; else the profile is loaded again
 					   * with it ($WORKSPACE tokens expand at load) */
 	bool net_set;

@@ -149,10 +149,10 @@ CORDON_API size_t cordon_profile_n_notes(const struct cordon_profile_handle *p);
 CORDON_API int cordon_profile_note(const struct cordon_profile_handle *p, size_t i, struct cordon_profile_note *ret);
 
 /* A new policy from the profile: cordon_policy_new with its mode and
- * workspace, then its rules. mode (NULL: the profile's) replaces the
+ * workspace, then its rules. *mode (NULL: the profile's) replaces the
  * profile's; a mode other than workspace-write drops the write grants. The
  * limits are not in a policy: cordon_profile_limits. The caller owns *ret. */
-CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const char *mode,
+CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const enum cordon_mode *mode,
 				     struct cordon_policy **ret, struct cordon_error *reterr);
 
 #ifdef __cplusplus

@@ -33,7 +33,8 @@ CORDON_API const char *cordon_op_to_string(enum cordon_op op);
 CORDON_API int cordon_op_from_string(const char *s, enum cordon_op *ret);
 
 struct cordon_why_opts {
-	const char *mode;                  /* NULL: the profile's */
+	bool mode_set;                     /* else the profile's mode */
+	enum cordon_mode mode;
 	bool net_set;
 	enum cordon_net net;
 	bool light;                        /* as CORDON_ISOLATION_LIGHT runs it: no mount namespace */

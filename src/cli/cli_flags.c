@@ -173,14 +173,12 @@ static int flag_head(struct cli_args *a, const struct cli_flag *f, const char *v
 
 static int flag_mode(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
-	enum cordon_mode m;
-
 	(void)f;
-	if (cordon_mode_from_string(value, &m) < 0)
+	if (cordon_mode_from_string(value, &a->mode) < 0)
 		return fail(err, errlen,
 			    "--mode: unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
 			    value);
-	a->mode = value;
+	a->mode_set = true;
 	return 0;
 }
 

@@ -248,7 +248,7 @@ const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h
 	return h->workspace;
 }
 
-int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+int profile_handle_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode, struct cordon_policy **ret,
 			  struct cordon_error *reterr)
 {
 	/* the handle's one mutable field, taken once (whoever builds first) */

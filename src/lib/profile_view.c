@@ -117,7 +117,7 @@ CORDON_API int cordon_profile_note(const struct cordon_profile_handle *h, size_t
 	return 0;
 }
 
-CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, const char *mode,
+CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
 				     struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	if (!h || !ret)
@@ -222,7 +222,7 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 		return -ENOMEM;
 	w->q = *p;
 	w->light = o.light;
-	if (o.mode) {
+	if (o.mode_set) {
 		if (profile_override_mode(&w->q, o.mode) < 0)
 			return -EINVAL;
 		w->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };

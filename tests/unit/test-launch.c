@@ -166,7 +166,7 @@ Test(launch, overrides_replace_scalars_and_add_to_lists)
 Test(launch, mode_and_workspace_overrides)
 {
 	struct cordon_profile_handle *p = load(ws);
-	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .mode = "read-only" };
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .mode_set = true, .mode = CORDON_MODE_READ_ONLY };
 	struct cordon_launch *l = NULL;
 	struct cordon_error e = {};
 
@@ -212,7 +212,7 @@ Test(launch, refusals)
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
 	o = (struct cordon_launch_opts){ NATIVE, .timeout_ms = -1 };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
-	o = (struct cordon_launch_opts){ NATIVE, .mode = "everything" };
+	o = (struct cordon_launch_opts){ NATIVE, .mode_set = true, .mode = (enum cordon_mode)42 };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
 	o = (struct cordon_launch_opts){ NATIVE, .set_env = inject };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EPERM);
