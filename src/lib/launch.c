@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "canon.h"
+#include "opts_size.h"
 #include "cleanup.h"
 #include "launch.h"
 #include "policy.h"
@@ -239,13 +240,16 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 {
 	_cleanup_(cordon_launch_freep) struct cordon_launch *l = NULL;
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *own = NULL;
-	const struct cordon_launch_opts none = {};
-	const struct cordon_launch_opts *o = opts ? opts : &none;
+	struct cordon_launch_opts taken;
+	const struct cordon_launch_opts *o = &taken;
 	const struct cordon_profile *prof;
 	int r;
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the launch");
+	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
+	if (r < 0)
+		return r;
 	/* what was loaded only to be looked at (command_policies kept) is
 	 * never run */
 	if (profile && profile_handle_inspect_only(profile))

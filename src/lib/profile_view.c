@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "opts_size.h"
 #include "path.h"
 #include "profile.h"
 #include "profile_api.h"
@@ -209,13 +210,16 @@ static int rules_plus(const struct profile_rules *rs, const char *const *paths, 
 CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struct cordon_why_opts *opts,
 			      struct cordon_why **ret)
 {
-	const struct cordon_why_opts o = opts ? *opts : (struct cordon_why_opts){};
+	struct cordon_why_opts o;
 	_cleanup_(cordon_why_freep) struct cordon_why *w = NULL;
 	const struct cordon_profile *p;
 	int r;
 
 	if (!h || !ret)
 		return -EINVAL;
+	r = opts_take(opts, CORDON_WHY_OPTS_SIZE_1, &o, sizeof(o), "cordon_why_opts", NULL);
+	if (r < 0)
+		return r;
 	p = profile_handle_profile(h);
 	w = calloc(1, sizeof(*w));
 	if (!w)

@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "launch.h"
+#include "opts_size.h"
 #include "policy.h"
 #include "runlimits.h"
 #include "provider.h"
@@ -450,28 +451,9 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	return 0;
 }
 
-/* The caller's options as this library knows them: the fields its size
- * covers (0: the first release's), the rest zero. A caller that knows more
- * fields than we do is refused unless they are all zero. */
 static int run_opts_take(const struct cordon_run_opts *in, struct cordon_run_opts *out, struct cordon_error *reterr)
 {
-	size_t n;
-
-	*out = (struct cordon_run_opts){};
-	if (!in)
-		return 0;
-	n = in->size ? in->size : CORDON_RUN_OPTS_SIZE_1;
-	if (n < CORDON_RUN_OPTS_SIZE_1)
-		return error_set(reterr, -EINVAL, "cordon_run_opts.size %zu is smaller than the first release's (%zu)",
-				 n, (size_t)CORDON_RUN_OPTS_SIZE_1);
-	for (size_t i = sizeof(*out); i < n; i++)
-		if (((const unsigned char *)in)[i])
-			return error_set(reterr, -E2BIG,
-					 "cordon_run_opts has fields this library does not know (size %zu, known %zu)", n,
-					 sizeof(*out));
-	memcpy(out, in, n < sizeof(*out) ? n : sizeof(*out));
-	out->size = sizeof(*out);
-	return 0;
+	return opts_take(in, CORDON_RUN_OPTS_SIZE_1, out, sizeof(*out), "cordon_run_opts", reterr);
 }
 
 CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, const struct cordon_run_opts *opts,

@@ -358,3 +358,44 @@ Test(launch, run_opts_carry_their_size)
 	/* today's fields are the first release's (up to the trailing padding) */
 	cr_assert_leq(sizeof(struct cordon_run_opts) - CORDON_RUN_OPTS_SIZE_1, sizeof(void *) - 1);
 }
+
+/* The other options structs a caller fills carry their size the same way. */
+Test(launch, launch_why_and_profile_opts_carry_their_size)
+{
+	struct {
+		struct cordon_launch_opts o;
+		uint64_t later_field;
+	} launch = { .o = { .size = sizeof(launch) }, .later_field = 1 };
+	struct {
+		struct cordon_profile_opts o;
+		uint64_t later_field;
+	} prof = { .o = { .size = sizeof(prof) }, .later_field = 1 };
+	struct {
+		struct cordon_why_opts o;
+		uint64_t later_field;
+	} why = { .o = { .size = sizeof(why) }, .later_field = 1 };
+	const struct cordon_profile_opts now = CORDON_PROFILE_OPTS_INIT, old = {}, tiny = { .size = 2 };
+	struct cordon_profile_handle *h = NULL;
+	struct cordon_launch *l = NULL;
+	struct cordon_why *w = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_profile_load("read-only", &prof.o, &h, &e), -E2BIG, "%s", e.message);
+	cr_assert_eq(cordon_profile_load("read-only", &tiny, &h, &e), -EINVAL, "%s", e.message);
+	cr_assert_eq(cordon_profile_load("read-only", &old, &h, &e), 0, "%s", e.message);
+	cordon_profile_free(h);
+	prof.later_field = 0;
+	cr_assert_eq(cordon_profile_load("read-only", &prof.o, &h, &e), 0, "%s", e.message);
+	cordon_profile_free(h);
+	cr_assert_eq(cordon_profile_load("read-only", &now, &h, &e), 0, "%s", e.message);
+
+	cr_assert_eq(cordon_launch_new(h, &launch.o, &l, &e), -E2BIG, "%s", e.message);
+	cr_assert(strstr(e.message, "cordon_launch_opts"), "%s", e.message);
+	cr_assert_null(l);
+	cr_assert_eq(cordon_why_new(h, &why.o, &w), -E2BIG);
+	cr_assert_null(w);
+	why.later_field = 0;
+	cr_assert_eq(cordon_why_new(h, &why.o, &w), 0);
+	cordon_why_free(w);
+	cordon_profile_free(h);
+}
