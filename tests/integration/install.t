@@ -271,8 +271,18 @@ int main(int argc, char **argv)
 }
 EOF
 # the staged tree as it is, no PKG_CONFIG_SYSROOT_DIR: cordon.pc is relocatable
+# (a build directory set up before meson.build said so keeps its old
+# options: there the stage needs a sysroot, as it did)
 export PKG_CONFIG_PATH=$lib/pkgconfig
 unset PKG_CONFIG_SYSROOT_DIR
+if ! grep -q '^prefix=${pcfiledir}' "$lib/pkgconfig/cordon.pc"; then
+	relocatable=$(meson introspect "$CORDON_BUILDDIR" --buildoptions |
+		python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pkgconfig.relocatable"])')
+	if [ "$relocatable" = "[False]" ]; then
+		diag "this build directory predates pkgconfig.relocatable (meson configure -Dpkgconfig.relocatable=true): a sysroot"
+		export PKG_CONFIG_SYSROOT_DIR=$dest
+	fi
+fi
 staged_dir() { # staged_dir FLAG: the directory pkg-config's FLAG names, canonical
 	local d
 	d=$(pkg-config --cflags --libs cordon 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1//p" | head -1)
