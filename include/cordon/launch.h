@@ -28,9 +28,13 @@ extern "C" {
 struct cordon_launch;
 
 struct cordon_launch_opts {
-	const char *mode;                 /* NULL: the profile's; else as cordon_policy_new;
-					   * a mode other than workspace-write drops the profile's
-					   * write grants */
+	/* sizeof this struct as the caller knew it (..._INIT sets it); 0: the
+	 * first release's fields. As cordon_run_opts.size: a field added later
+	 * is read only from callers whose size covers it. */
+	size_t size;
+	bool mode_set;                    /* else the profile's mode */
+	enum cordon_mode mode;            /* a mode other than workspace-write drops the
+					   * profile's write grants */
 	const char *workspace;            /* NULL: the profile's; else the profile is loaded again
 					   * with it ($WORKSPACE tokens expand at load) */
 	bool net_set;
@@ -66,7 +70,11 @@ struct cordon_launch_opts {
 	bool fallback_set;                /* limits.fallback_fail holds the choice */
 	struct cordon_limits limits;      /* cpu 1..604800 s, memory 1M..1T, processes 4..4194304,
 					   * file_size 1..1T, open_files 16..1048576 */
+	/* new fields go here, at the end */
 };
+#define CORDON_LAUNCH_OPTS_SIZE_1 \
+	(offsetof(struct cordon_launch_opts, limits) + sizeof(((struct cordon_launch_opts *)0)->limits))
+#define CORDON_LAUNCH_OPTS_INIT { .size = sizeof(struct cordon_launch_opts) }
 
 /* profile: NULL means the embedded "default" (never a file). opts may be
  * NULL. Refuses what cannot run: a bad override (-EINVAL, naming it), a

@@ -30,6 +30,11 @@ extern "C" {
 
 #define CORDON_NET_HOST_MAX 253    /* bytes of a host name */
 #define CORDON_NET_MAX_ANSWERS 32  /* answers of one name that are checked */
+/* The one name for the host's own services: the proxy maps
+ * host.cordon.internal:PORT to the host's 127.0.0.1:PORT, only where an
+ * allow rule names exactly that name and that port (no wildcard, no
+ * portless rule reaches it; a deny rule still wins). */
+#define CORDON_NET_HOST_SERVICE "host.cordon.internal"
 
 struct cordon_netaddr {
 	int family;        /* AF_INET or AF_INET6 */

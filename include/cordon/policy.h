@@ -25,10 +25,11 @@ extern "C" {
  */
 struct cordon_policy;
 
-/* mode: "read-only", "workspace-write" or "danger-full-access".
+/* mode: CORDON_MODE_READ_ONLY, _WORKSPACE_WRITE or _DANGER_FULL_ACCESS
+ * (cordon_mode_from_string reads the names "read-only", ...).
  * workspace_root: required unless mode is danger-full-access; NULL means the
  * current directory. */
-CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
+CORDON_API int cordon_policy_new(enum cordon_mode mode, const char *workspace_root,
 				 struct cordon_policy **ret, struct cordon_error *reterr);
 CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p);
 

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <stddef.h>
+
 #include "cordon/limits.h"
 
 #ifdef __cplusplus
@@ -25,6 +27,10 @@ extern "C" {
 struct cordon_profile_handle;
 
 struct cordon_profile_opts {
+	/* sizeof this struct as the caller knew it (..._INIT sets it); 0: the
+	 * first release's fields. As cordon_run_opts.size: a field added later
+	 * is read only from callers whose size covers it. */
+	size_t size;
 	/* The workspace ($WORKSPACE in the profile, and the policy's root);
 	 * NULL: the profile's "workspace" key, else the current directory. */
 	const char *workspace;
@@ -33,7 +39,11 @@ struct cordon_profile_opts {
 	/* Look NAME up among the embedded profiles only, never in a file:
 	 * what runs is exactly what is compiled in. */
 	bool builtin_only;
+	/* new fields go here, at the end */
 };
+#define CORDON_PROFILE_OPTS_SIZE_1 \
+	(offsetof(struct cordon_profile_opts, builtin_only) + sizeof(((struct cordon_profile_opts *)0)->builtin_only))
+#define CORDON_PROFILE_OPTS_INIT { .size = sizeof(struct cordon_profile_opts) }
 
 /* name_or_path: a path when it contains '/' or ends in ".json", else
  * ~/.config/cordon/profiles/NAME.json, else the installed NAME.json, else
@@ -149,10 +159,10 @@ CORDON_API size_t cordon_profile_n_notes(const struct cordon_profile_handle *p);
 CORDON_API int cordon_profile_note(const struct cordon_profile_handle *p, size_t i, struct cordon_profile_note *ret);
 
 /* A new policy from the profile: cordon_policy_new with its mode and
- * workspace, then its rules. mode (NULL: the profile's) replaces the
+ * workspace, then its rules. *mode (NULL: the profile's) replaces the
  * profile's; a mode other than workspace-write drops the write grants. The
  * limits are not in a policy: cordon_profile_limits. The caller owns *ret. */
-CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const char *mode,
+CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const enum cordon_mode *mode,
 				     struct cordon_policy **ret, struct cordon_error *reterr);
 
 #ifdef __cplusplus

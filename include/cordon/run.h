@@ -6,6 +6,7 @@
 #pragma once
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "cordon/confine.h"
 #include "cordon/limits.h"
@@ -16,7 +17,15 @@ extern "C" {
 
 /* ---- Run ----------------------------------------------------------------- */
 
+/* Options a caller fills. size says which fields the caller knows, so a
+ * field added later does not change what an older caller meant: set it to
+ * sizeof(struct cordon_run_opts) (CORDON_RUN_OPTS_INIT does); 0 (a zeroed
+ * struct) means the fields of the first release, CORDON_RUN_OPTS_SIZE_1. The
+ * library reads what size covers and takes the rest as zero; a size larger
+ * than the library knows is refused (-E2BIG) unless the bytes it does not
+ * know are zero. */
 struct cordon_run_opts {
+	size_t size;
 	int timeout_ms;          /* 0: none */
 	size_t max_output;       /* capture cap; 0: the default, 1 MiB */
 	const char *cwd;         /* NULL: inherit */
@@ -62,7 +71,8 @@ struct cordon_run_opts {
 	/* NAME=VALUE entries put on top of the confined value's environment
 	 * for this run only (replacing the same name); NULL-terminated. The
 	 * runner still passes on only what the policy's filter lets through
-	 * (cordon_policy_keep_env). NULL: none. */
+	 * (cordon_policy_keep_env); CORDON_SANDBOX and CORDON_SANDBOX_MODE
+	 * stay cordon's (ignored here). NULL: none. */
 	const char *const *env;
 	/* The file the confined command runs from, when the confined value
 	 * asks for one (cordon_confined.exec_fd > 2): an fd the caller opened
@@ -83,7 +93,14 @@ struct cordon_run_opts {
 	 * terminal, --json-style captured runs) nothing changes:
 	 * cordon_result.terminal says which it was. */
 	bool terminal;
+	/* New fields go here, at the end: they are read only from callers
+	 * whose size covers them. */
 };
+
+/* The first release's fields: size 0 means this many bytes. */
+#define CORDON_RUN_OPTS_SIZE_1 \
+	(offsetof(struct cordon_run_opts, terminal) + sizeof(((struct cordon_run_opts *)0)->terminal))
+#define CORDON_RUN_OPTS_INIT { .size = sizeof(struct cordon_run_opts) }
 
 struct cordon_result {
 	/* The command's exit code, as `cordon run --json` reports it:

@@ -33,7 +33,12 @@ CORDON_API const char *cordon_op_to_string(enum cordon_op op);
 CORDON_API int cordon_op_from_string(const char *s, enum cordon_op *ret);
 
 struct cordon_why_opts {
-	const char *mode;                  /* NULL: the profile's */
+	/* sizeof this struct as the caller knew it (..._INIT sets it); 0: the
+	 * first release's fields. As cordon_run_opts.size: a field added later
+	 * is read only from callers whose size covers it. */
+	size_t size;
+	bool mode_set;                     /* else the profile's mode */
+	enum cordon_mode mode;
 	bool net_set;
 	enum cordon_net net;
 	bool light;                        /* as CORDON_ISOLATION_LIGHT runs it: no mount namespace */
@@ -41,7 +46,11 @@ struct cordon_why_opts {
 	const char *const *protect;        /* added, as deny_read */
 	const char *const *net_rules[3];   /* by enum cordon_net_rule: added to the profile's */
 	const char *const *read_host;      /* as --read: host paths below /tmp brought back (read-only) */
+	/* new fields go here, at the end */
 };
+#define CORDON_WHY_OPTS_SIZE_1 \
+	(offsetof(struct cordon_why_opts, read_host) + sizeof(((struct cordon_why_opts *)0)->read_host))
+#define CORDON_WHY_OPTS_INIT { .size = sizeof(struct cordon_why_opts) }
 
 struct cordon_why_decision {
 	bool allow;

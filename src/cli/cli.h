@@ -53,7 +53,8 @@ struct cli_args {
 
 	/* policy */
 	const char *profile;       /* --profile: NULL is the embedded default */
-	const char *mode;          /* NULL: workspace-write */
+	bool mode_set;             /* --mode; else the profile's (workspace-write) */
+	enum cordon_mode mode;
 	const char *workspace;     /* NULL: current directory */
 	bool net_set;
 	enum cordon_net net;

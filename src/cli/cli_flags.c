@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
+#include "spell.h"
 #include "strv.h"
 
 #define _fallthrough_ __attribute__((__fallthrough__))
@@ -190,14 +191,12 @@ static int flag_sig(struct cli_args *a, const struct cli_flag *f, const char *va
 
 static int flag_mode(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
-	enum cordon_mode m;
-
 	(void)f;
-	if (cordon_mode_from_string(value, &m) < 0)
+	if (cordon_mode_from_string(value, &a->mode) < 0)
 		return fail(err, errlen,
 			    "--mode: unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
 			    value);
-	a->mode = value;
+	a->mode_set = true;
 	return 0;
 }
 
@@ -517,6 +516,57 @@ static const struct cli_flag *find_flag(const char *name, enum cli_command c)
 	return NULL;
 }
 
+/* "Did you mean": the closest of the words a command knows (at most two
+ * edits away, and fewer than the word's length), or NULL. */
+static const char *closer(const char *word, const char *cand, const char *best, unsigned *best_d)
+{
+	unsigned d = edit_distance(word, cand, 2);
+
+	if (d < *best_d && d < strlen(word)) {
+		*best_d = d;
+		return cand;
+	}
+	return best;
+}
+
+static const char *closest_flag(const char *name, enum cli_command c)
+{
+	const char *best = NULL;
+	unsigned d = 3;
+
+	for (size_t k = 0; k < ELEMENTSOF(flags); k++)
+		if (flags[k].commands & C(c))
+			best = closer(name, flags[k].name, best, &d);
+	return best;
+}
+
+static const char *closest_command(const char *word)
+{
+	const char *best = NULL;
+	unsigned d = 3;
+
+	for (size_t k = 0; k < ELEMENTSOF(commands); k++)
+		best = closer(word, commands[k].name, best, &d);
+	return best;
+}
+
+static enum cli_command find_command(const char *word)
+{
+	for (size_t k = 0; k < ELEMENTSOF(commands); k++)
+		if (strcmp(word, commands[k].name) == 0)
+			return commands[k].command;
+	return CLI_NONE;
+}
+
+static int fail_command(const char *word, char *err, size_t errlen)
+{
+	const char *best = closest_command(word);
+
+	if (best)
+		return fail(err, errlen, "unknown command '%s', did you mean '%s'? try `cordon --help`", word, best);
+	return fail(err, errlen, "unknown command '%s'; try `cordon --help`", word);
+}
+
 /* ---- the parser ---- */
 
 void cli_args_done(struct cli_args *a)
@@ -613,16 +663,22 @@ static bool takes_operands(enum cli_command c)
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
 {
 	struct cli_args a = {};
+	const char *why_operand = NULL;
 	int i = 2, r;
 
 	if (argc < 2)
 		return fail(err, errlen, "no command given; try `cordon --help`");
-	for (size_t k = 0; k < ELEMENTSOF(commands); k++)
-		if (strcmp(argv[1], commands[k].name) == 0)
-			a.sub = commands[k].command;
+	a.sub = find_command(argv[1]);
 	if (a.sub == CLI_NONE)
-		return fail(err, errlen, "unknown command '%s'; try `cordon --help`", argv[1]);
-	if (a.sub == CLI_HELP || a.sub == CLI_VERSION) {
+		return fail_command(argv[1], err, errlen);
+	if (a.sub == CLI_HELP && argc > 2) {
+		/* `cordon help run` is `cordon run --help` */
+		a.sub = find_command(argv[2]);
+		if (a.sub == CLI_NONE)
+			return fail_command(argv[2], err, errlen);
+		a.help = a.sub != CLI_HELP && a.sub != CLI_VERSION;
+	}
+	if (a.sub == CLI_HELP || a.sub == CLI_VERSION || a.help) {
 		*ret = a;
 		return 0;
 	}
@@ -641,6 +697,10 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		if (strcmp(arg, "--") == 0) {
 			i++;
 			break;
+		}
+		if (arg[0] != '-' && a.sub == CLI_WHY && !why_operand) {
+			why_operand = arg; /* `cordon why PATH` */
+			continue;
 		}
 		if (arg[0] != '-' && takes_operands(a.sub)) {
 			/* operands may come before, between or after flags */
@@ -664,7 +724,14 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		}
 		f = find_flag(name, a.sub);
 		if (!f) {
-			r = fail(err, errlen, "%s: unknown option for `cordon %s`; try `cordon %s --help`", name, argv[1], argv[1]);
+			const char *best = closest_flag(name, a.sub);
+
+			if (best)
+				r = fail(err, errlen, "%s: unknown option for `cordon %s`, did you mean %s? try `cordon %s --help`",
+					 name, argv[1], best, argv[1]);
+			else
+				r = fail(err, errlen, "%s: unknown option for `cordon %s`; try `cordon %s --help`", name,
+					 argv[1], argv[1]);
 			goto bad;
 		}
 		if (f->has_value) {
@@ -700,6 +767,22 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 		r = strv_push(v, argv[i]);
 		if (r < 0)
 			goto bad;
+	}
+	if (why_operand) {
+		/* `cordon why PATH` is `--path PATH --op read`, unless another
+		 * question is asked too */
+		if (a.why_path || a.why_host || a.why_command) {
+			r = fail(err, errlen,
+				 "unexpected argument '%s': ask with --path PATH --op OP, --host HOST --port N, or "
+				 "--command NAME -- ARGS",
+				 why_operand);
+			goto bad;
+		}
+		a.why_path = why_operand;
+		if (!a.op_set) {
+			a.op = CORDON_OP_READ;
+			a.op_set = true;
+		}
 	}
 	r = check_args(&a, argv[1], err, errlen);
 	if (r < 0)

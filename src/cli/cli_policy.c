@@ -202,7 +202,7 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 	struct cordon_error e = {};
 	int r;
 
-	r = cordon_profile_policy(prof, a->mode, &p, &e);
+	r = cordon_profile_policy(prof, a->mode_set ? &a->mode : NULL, &p, &e);
 	if (r < 0) {
 		say("%s", e.message);
 		return r;

@@ -105,6 +105,7 @@ static const char head_profile[] =
 
 static const char head_why[] =
 	"usage: cordon why [policy options] --path PATH --op read|write|exec [--json]\n"
+	"       cordon why [policy options] PATH (--op read unless --op says otherwise)\n"
 	"       cordon why [policy options] --host HOST [--port N (443)] [--json]\n"
 	"       cordon why --profile P --command NAME [--caller C (session)] [--json] -- ARGS...\n"
 	"\n"

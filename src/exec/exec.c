@@ -33,8 +33,9 @@
  *     exits or cordon dies (a SIGKILL of the runner itself leaves them to
  *     cordon run, or, if cordon is gone too, to the host's reaper);
  *   - no network namespace: under --net none, seccomp refuses AF_INET and
- *     AF_INET6 sockets outright (loopback included) and Landlock refuses
- *     TCP bind/connect; abstract unix sockets are scoped by Landlock (ABI 6),
+ *     AF_INET6 sockets outright (loopback included: it is the host's) and
+ *     Landlock refuses TCP bind/connect (full isolation leaves TCP and UDP
+ *     on the sandbox's own loopback open); abstract unix sockets are scoped by Landlock (ABI 6),
  *     named unix sockets are reachable wherever Landlock lets the path be
  *     opened for writing;
  *   - the user namespace: a root caller stays uid 0 with every capability

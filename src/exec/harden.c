@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -165,6 +166,20 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 	return landlock_apply(&rules, &x->landlock, err, errlen);
 }
 
+/* A script (#!) whose absolute argv[0] still names the file at fd: run by
+ * that path, its interpreter sees the path in $0 (a tool's `dirname "$0"`),
+ * not /dev/fd/N. The path is the file the caller checked (same inode now;
+ * a controlled tool's file is one no sandbox can write). */
+static bool script_at_path(int fd, const char *path)
+{
+	struct stat a, b;
+	char magic[2];
+
+	if (path[0] != '/' || pread(fd, magic, sizeof(magic), 0) != 2 || magic[0] != '#' || magic[1] != '!')
+		return false;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* Run exactly the file the caller opened (--exec-fd), argv as given.
  * Close-on-exec first, so the command does not inherit it; a script's
  * interpreter reads the script as /dev/fd/N, which close-on-exec would
@@ -175,6 +190,11 @@ static void exec_from_fd(const struct exec_ctx *x)
 	const struct plan *p = x->plan;
 	int fd = p->exec_fd;
 
+	if (script_at_path(fd, p->command[0])) {
+		execve(p->command[0], p->command, x->envp);
+		if (errno != ENOENT)
+			return;
+	}
 	(void)syscall(SYS_execveat, fd, "", p->command, x->envp, AT_EMPTY_PATH);
 	if (errno != ENOENT || fcntl(fd, F_SETFD, 0) < 0)
 		return;

@@ -352,7 +352,11 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		 * is not (under light isolation Landlock is the only layer). */
 		.deny_read = f->deny_read.v,
 		.list_walked = !light,
-		.deny_tcp = f->net == CORDON_NET_NONE,
+		/* With a network namespace of its own, --net none leaves the
+		 * sandbox its own loopback and nothing else: a test suite's
+		 * local server may bind and connect there. Without one (light
+		 * isolation) 127.0.0.1 is the host's: TCP stays refused. */
+		.deny_tcp = light && f->net == CORDON_NET_NONE,
 		.scope = true,
 		/* The runner's write fence is Landlock: never run without it.
 		 * Without a network namespace of the sandbox's own (--net

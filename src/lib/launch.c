@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "canon.h"
+#include "opts_size.h"
 #include "cleanup.h"
 #include "launch.h"
 #include "policy.h"
@@ -67,14 +68,11 @@ static int check_overrides(const struct cordon_launch_opts *o, struct cordon_err
 	/* below 16 the runner cannot set the sandbox up */
 	if (l->open_files && !in_range(l->open_files, 16, 1048576))
 		return error_set(reterr, -EINVAL, "max_open_files: %" PRIu64 " is not from 16 to 1048576", l->open_files);
-	if (o->mode) {
-		enum cordon_mode m;
-
-		if (cordon_mode_from_string(o->mode, &m) < 0)
-			return error_set(reterr, -EINVAL,
-					 "mode: unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
-					 o->mode);
-	}
+	if (o->mode_set && (unsigned)o->mode > CORDON_MODE_DANGER_FULL_ACCESS)
+		return error_set(reterr, -EINVAL,
+				 "mode: unknown mode %d: valid modes are CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE, "
+				 "CORDON_MODE_DANGER_FULL_ACCESS",
+				 (int)o->mode);
 	return 0;
 }
 
@@ -158,7 +156,7 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 	const char *what = NULL;
 	int r;
 
-	r = profile_handle_policy(h, o->mode, &p, reterr); /* o->mode is checked above */
+	r = profile_handle_policy(h, o->mode_set ? &o->mode : NULL, &p, reterr); /* checked above */
 	if (r < 0)
 		return r;
 	if (o->net_set && (r = cordon_policy_set_net(p, o->net)) < 0)
@@ -242,13 +240,16 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 {
 	_cleanup_(cordon_launch_freep) struct cordon_launch *l = NULL;
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *own = NULL;
-	const struct cordon_launch_opts none = {};
-	const struct cordon_launch_opts *o = opts ? opts : &none;
+	struct cordon_launch_opts taken;
+	const struct cordon_launch_opts *o = &taken;
 	const struct cordon_profile *prof;
 	int r;
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the launch");
+	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
+	if (r < 0)
+		return r;
 	/* what was loaded only to be looked at (command_policies kept) is
 	 * never run */
 	if (profile && profile_handle_inspect_only(profile))

@@ -166,6 +166,10 @@ int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, ch
 		return errbuf_set(err, errlen, -EINVAL, "'%.100s' is not a host name: %s", host, why);
 	if (k == HOST_LITERAL && rule.wildcard)
 		return errbuf_set(err, errlen, -EINVAL, "'*.%.100s': a wildcard takes a name, not an address", host);
+	if (strcmp(norm, CORDON_NET_HOST_SERVICE) == 0 && (rule.wildcard || !rule.port) && !deny)
+		return errbuf_set(err, errlen, -EINVAL,
+			    "'%.100s': the host's services are reached one port at a time: name "
+			    CORDON_NET_HOST_SERVICE ":PORT", spec);
 	rule.literal = k == HOST_LITERAL;
 	rule.addr = lit;
 	rule.host = strdup(norm);
@@ -488,6 +492,33 @@ static int check_answers(const struct cordon_netrules *r, const char *name, uint
 	return 0;
 }
 
+/* host.cordon.internal:PORT: the host's loopback, for an allow rule that
+ * names exactly this name and port; nothing else reaches it (a wildcard
+ * or portless rule does not match, and it is never resolved). */
+static int decide_host_service(const struct cordon_netrules *r, uint16_t port, struct cordon_net_verdict *ret)
+{
+	for (size_t i = 0; i < r->n_allow; i++) {
+		const struct host_rule *h = &r->allow[i];
+
+		if (h->wildcard || h->literal || h->port != port || strcmp(h->host, CORDON_NET_HOST_SERVICE) != 0)
+			continue;
+		*ret = (struct cordon_net_verdict){
+			.allowed = true,
+			.is_literal = true,
+			.literal = { .family = AF_INET, .a = { 127, 0, 0, 1 } },
+		};
+		snprintf(ret->detail, sizeof(ret->detail),
+			 CORDON_NET_HOST_SERVICE ":%u matches the allow rule " CORDON_NET_HOST_SERVICE
+			 ":%u: the host's 127.0.0.1:%u",
+			 port, port, port);
+		return 0;
+	}
+	return refuse(ret, "host-not-allowed",
+		      CORDON_NET_HOST_SERVICE ":%u: the host's loopback, reached only through an allow rule naming "
+		      CORDON_NET_HOST_SERVICE ":%u",
+		      port, port);
+}
+
 CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *host, size_t len, uint16_t port,
 				 const struct cordon_netaddr_list *answers, struct cordon_net_host *here,
 				 struct cordon_net_verdict *ret)
@@ -513,6 +544,8 @@ CORDON_API int cordon_net_decide(const struct cordon_netrules *r, const char *ho
 			snprintf(ret->rule, sizeof(ret->rule), "--deny-domain %s", rule);
 			return refuse(ret, "host-denied", "%s:%u matches the deny rule %s", norm, port, rule);
 		}
+	if (!literal && strcmp(norm, CORDON_NET_HOST_SERVICE) == 0)
+		return decide_host_service(r, port, ret);
 	for (size_t i = 0; i < r->n_allow; i++) {
 		if (!rule_matches(&r->allow[i], norm, literal, port))
 			continue;

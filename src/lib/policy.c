@@ -72,6 +72,14 @@ static const char *const injection_env[] = {
 	NULL,
 };
 
+/* Set by cordon inside every sandbox, so scripts and test suites can tell
+ * (as Codex's CODEX_SANDBOX): never the host's value, never the caller's. */
+static const char *const owned_env[] = {
+	"CORDON_SANDBOX",
+	"CORDON_SANDBOX_MODE",
+	NULL,
+};
+
 bool env_name_matches(const char *pattern, const char *name)
 {
 	size_t n = strlen(pattern);
@@ -100,6 +108,16 @@ bool env_name_is_injection(const char *name)
 bool env_name_is_tool_owned(const char *name)
 {
 	return env_name_matches_any(policy_tool_owned_env, name);
+}
+
+bool env_name_is_cordon_owned(const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	for (size_t i = 0; owned_env[i]; i++)
+		if (strlen(owned_env[i]) == n && strncmp(owned_env[i], name, n) == 0)
+			return true;
+	return false;
 }
 
 bool env_name_valid(const char *name, bool allow_glob)
@@ -133,7 +151,7 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 		name = strndup(*e, (size_t)(eq - *e));
 		if (!name)
 			return -ENOMEM;
-		if (!env_name_matches(pattern, name) || env_name_is_injection(name))
+		if (!env_name_matches(pattern, name) || env_name_is_injection(name) || env_name_is_cordon_owned(name))
 			continue;
 		if (strlen(eq + 1) > ENV_VALUE_MAX)
 			continue;
@@ -253,18 +271,17 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 
-CORDON_API int cordon_policy_new(const char *mode, const char *workspace_root,
+CORDON_API int cordon_policy_new(enum cordon_mode mode, const char *workspace_root,
 				 struct cordon_policy **ret, struct cordon_error *reterr)
 {
-	enum cordon_mode m;
-
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place to return the policy");
-	if (!mode || cordon_mode_from_string(mode, &m) < 0)
+	if ((unsigned)mode > CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EINVAL,
-				 "unknown mode '%s': valid modes are read-only, workspace-write, danger-full-access",
-				 mode ? mode : "(null)");
-	return policy_new_internal(m, workspace_root, 0, ret, reterr);
+				 "unknown mode %d: valid modes are CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE, "
+				 "CORDON_MODE_DANGER_FULL_ACCESS",
+				 (int)mode);
+	return policy_new_internal(mode, workspace_root, 0, ret, reterr);
 }
 
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
@@ -348,6 +365,14 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 		if (r < 0)
 			return error_set(reterr, r, "cannot snapshot the environment");
 	}
+	if (m != CORDON_MODE_DANGER_FULL_ACCESS) {
+		char *mode = NULL;
+
+		r = strv_push(&p->env, "CORDON_SANDBOX=1");
+		if (r < 0 || asprintf(&mode, "CORDON_SANDBOX_MODE=%s", cordon_mode_to_string(m)) < 0 ||
+		    strv_consume(&p->env, mode) < 0)
+			return -ENOMEM;
+	}
 
 	r = compute_writable_roots(p, tool);
 	if (r < 0)
@@ -424,6 +449,8 @@ CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
 		return error_set(reterr, -EPERM,
 				 "refusing to pass %s into the sandbox: it makes a loader or interpreter run code chosen from outside",
 				 name);
+	if (env_name_is_cordon_owned(name))
+		return error_set(reterr, -EPERM, "refusing to pass %s into the sandbox: cordon sets it there", name);
 	if (strv_length(p->keep_env) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many kept variables (at most %d)", POLICY_MAX_ENTRIES);
 	r = strv_push_unique(&p->keep_env, name);
@@ -465,6 +492,8 @@ CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, 
 		return error_set(reterr, -EPERM,
 				 "refusing to set %s: it makes a loader or interpreter run code chosen from outside",
 				 name);
+	if (env_name_is_cordon_owned(name))
+		return error_set(reterr, -EPERM, "refusing to set %s: cordon sets it in the sandbox", name);
 	if (!value || strlen(value) > ENV_VALUE_MAX)
 		return error_set(reterr, -EINVAL, "value for %s is missing or longer than %d bytes", name, ENV_VALUE_MAX);
 	if (asprintf(&entry, "%s=%s", name, value) < 0)

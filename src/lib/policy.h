@@ -209,6 +209,9 @@ bool env_name_is_injection(const char *name);
  * may: HOME, TMPDIR (TMP, TEMP) and XDG_* (policy_tool_owned_env). */
 bool env_name_is_tool_owned(const char *name);
 extern const char *const policy_tool_owned_env[];
+/* True if cordon sets NAME (or the name of NAME=VALUE) in every sandbox
+ * (CORDON_SANDBOX...): never kept from outside nor set by a caller. */
+bool env_name_is_cordon_owned(const char *name);
 /* Letters, digits and '_', not starting with a digit, at most 256 bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);

@@ -283,5 +283,7 @@ const char *const policy_tool_owned_env[] = {
 
 const char *const policy_default_env[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_*", "TZ", "TERM", "SHELL", "TMPDIR",
+	/* never the host's: the policy snapshots none and sets its own */
+	"CORDON_SANDBOX", "CORDON_SANDBOX_MODE",
 	NULL,
 };

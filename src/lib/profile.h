@@ -245,11 +245,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 /* Put mode in place of q's own (q: a shallow copy of a profile): a mode
  * other than workspace-write drops the write grants. -EINVAL for an
  * unknown mode, q unchanged. The one override of a profile's mode. */
-int profile_override_mode(struct cordon_profile *q, const char *mode);
+int profile_override_mode(struct cordon_profile *q, enum cordon_mode mode);
 /* profile_apply with mode (NULL: the profile's) in place of the profile's
  * (profile_override_mode). What a launch and the CLI build a run's policy
  * from. */
-int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
+int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr);
 
 struct profile_decision {

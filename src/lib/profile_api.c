@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "opts_size.h"
 #include "policy.h"
 #include "profile.h"
 #include "profile_api.h"
@@ -196,13 +197,23 @@ static int load_into(const char *asked, const struct profile_bytes *bytes, const
 	return 0;
 }
 
+static int profile_opts_take(const struct cordon_profile_opts *in, struct cordon_profile_opts *out,
+			     struct cordon_error *reterr)
+{
+	return opts_take(in, CORDON_PROFILE_OPTS_SIZE_1, out, sizeof(*out), "cordon_profile_opts", reterr);
+}
+
 CORDON_API int cordon_profile_load(const char *name_or_path, const struct cordon_profile_opts *opts,
 				   struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
-	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+	struct cordon_profile_opts o;
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the profile");
+	int r = profile_opts_take(opts, &o, reterr);
+
+	if (r < 0)
+		return r;
 	return load_into(name_or_path, NULL, o.workspace, o.home, o.builtin_only, false, ret, reterr);
 }
 
@@ -210,11 +221,15 @@ CORDON_API int cordon_profile_load_buffer(const char *data, size_t len, const ch
 					  const struct cordon_profile_opts *opts, struct cordon_profile_handle **ret,
 					  struct cordon_error *reterr)
 {
-	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+	struct cordon_profile_opts o;
 	const struct profile_bytes bytes = { .data = data, .len = len, .file = file };
 
 	if (!ret || (!data && len))
 		return error_set(reterr, -EINVAL, "no place for the profile, or no bytes");
+	int r = profile_opts_take(opts, &o, reterr);
+
+	if (r < 0)
+		return r;
 	/* named by its file: builtin_only would refuse a name that looks like one */
 	return load_into(file ? file : "(buffer)", &bytes, o.workspace, o.home, false, false, ret, reterr);
 }
@@ -222,10 +237,14 @@ CORDON_API int cordon_profile_load_buffer(const char *data, size_t len, const ch
 CORDON_API int cordon_profile_load_inspect(const char *name_or_path, const struct cordon_profile_opts *opts,
 					   struct cordon_profile_handle **ret, struct cordon_error *reterr)
 {
-	struct cordon_profile_opts o = opts ? *opts : (struct cordon_profile_opts){};
+	struct cordon_profile_opts o;
 
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the profile");
+	int r = profile_opts_take(opts, &o, reterr);
+
+	if (r < 0)
+		return r;
 	return load_into(name_or_path, NULL, o.workspace, o.home, o.builtin_only, true, ret, reterr);
 }
 
@@ -248,7 +267,7 @@ const char *profile_handle_workspace_asked(const struct cordon_profile_handle *h
 	return h->workspace;
 }
 
-int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+int profile_handle_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode, struct cordon_policy **ret,
 			  struct cordon_error *reterr)
 {
 	/* the handle's one mutable field, taken once (whoever builds first) */

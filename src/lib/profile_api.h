@@ -16,5 +16,5 @@ int profile_handle_reload(const struct cordon_profile_handle *h, const char *wor
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr);
 /* The policy from h (profile_apply_mode); the first one built takes the
  * credential catalogue the load resolved instead of resolving it again. */
-int profile_handle_policy(const struct cordon_profile_handle *h, const char *mode, struct cordon_policy **ret,
+int profile_handle_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode, struct cordon_policy **ret,
 			  struct cordon_error *reterr);

@@ -163,11 +163,9 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	return 0;
 }
 
-int profile_override_mode(struct cordon_profile *q, const char *mode)
+int profile_override_mode(struct cordon_profile *q, enum cordon_mode m)
 {
-	enum cordon_mode m;
-
-	if (cordon_mode_from_string(mode, &m) < 0)
+	if ((unsigned)m > CORDON_MODE_DANGER_FULL_ACCESS)
 		return -EINVAL;
 	q->mode = m;
 	/* only workspace-write has write grants; read-only writes nothing */
@@ -176,7 +174,7 @@ int profile_override_mode(struct cordon_profile *q, const char *mode)
 	return 0;
 }
 
-int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct cordon_policy **ret,
+int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr)
 {
 	struct cordon_profile q; /* a shallow copy: p itself stays untouched */
@@ -184,7 +182,7 @@ int profile_apply_mode(const struct cordon_profile *p, const char *mode, struct 
 	if (!p)
 		return error_set(reterr, -EINVAL, "no profile to apply");
 	q = *p;
-	if (mode && profile_override_mode(&q, mode) < 0)
-		return error_set(reterr, -EINVAL, "mode: unknown mode '%s'", mode);
+	if (mode && profile_override_mode(&q, *mode) < 0)
+		return error_set(reterr, -EINVAL, "mode: unknown mode %d", (int)*mode);
 	return profile_apply(&q, ret, reterr);
 }

@@ -6,6 +6,7 @@
  * resolve in (struct profile_env, else secure_getenv, else defaults).
  * Everything here that reads a file reads it capped and non-blocking.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "profile_find.h"
 #include "profile_loader.h"
 #include "profiles_embedded.h"
+#include "spell.h"
 #include "provider.h"
 #include "strv.h"
 
@@ -149,6 +151,49 @@ static int doc_read_file(const char *path, const char *shown, struct doc **ret)
 	*ret = d;
 	return 0;
 }
+/* For a profile name that is none: the closest built-in or directory
+ * profile's name (at most two edits away), into best; false if none is. */
+static bool closest_profile(const struct loader *l, const char *name, char *best, size_t size)
+{
+	unsigned best_d = 3;
+
+	best[0] = '\0';
+	for (const char *const *b = profile_builtin_names(); *b; b++) {
+		unsigned d = edit_distance(name, *b, 2);
+
+		if (d < best_d) {
+			best_d = d;
+			snprintf(best, size, "%s", *b);
+		}
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *dir = i == 0 ? l->user_dir : l->data_dir;
+		struct dirent *de;
+		DIR *d;
+		size_t seen = 0;
+
+		if (!dir || !dir[0] || !(d = opendir(dir)))
+			continue;
+		while ((de = readdir(d)) && seen++ < 4096) {
+			size_t n = strlen(de->d_name);
+			char stem[256];
+			unsigned dist;
+
+			if (n <= 5 || n - 5 >= sizeof(stem) || strcmp(de->d_name + n - 5, ".json") != 0)
+				continue;
+			memcpy(stem, de->d_name, n - 5);
+			stem[n - 5] = '\0';
+			dist = edit_distance(name, stem, 2);
+			if (dist < best_d) {
+				best_d = dist;
+				snprintf(best, size, "%s", stem);
+			}
+		}
+		closedir(d);
+	}
+	return best[0] != '\0';
+}
+
 
 int loader_find_doc(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
 		    struct doc **ret)
@@ -207,7 +252,14 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
 				    : loader_fail_file(l, r, file, 0, 0, "cannot read profile: %s", errno_text(r));
 	}
 	text = builtin_text(name, &len);
-	if (!text)
+	if (!text) {
+		char best[256];
+
+		if (closest_profile(l, name, best, sizeof(best)))
+			return from ? loader_fail(l, -ENOENT, from_where,
+						  "no profile named \"%.100s\", did you mean \"%s\"?", name, best)
+				    : loader_fail_file(l, -ENOENT, name, 0, 0,
+						       "no profile by that name, did you mean \"%s\"?", best);
 		return from ? loader_fail(l, -ENOENT, from_where,
 					  "no profile named \"%.100s\" (not in the user or installed profile "
 					  "directories, not built in)",
@@ -215,6 +267,7 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
 			    : loader_fail_file(l, -ENOENT, name, 0, 0,
 					       "no profile by that name (not in the user or installed profile "
 					       "directories, not built in)");
+	}
 	if (asprintf(&ident, "builtin:%s", name) < 0)
 		return -ENOMEM;
 	/* no dir: a built-in profile extends built-in profiles only */

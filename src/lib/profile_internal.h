@@ -17,9 +17,6 @@
 struct json_t;
 int profile_limits_json(const struct profile_limits *l, struct json_t *limits);
 
-/* Edit distance with a cap: returns cap + 1 when it is more. */
-unsigned profile_edit_distance(const char *a, const char *b, unsigned cap);
-
 void profile_origin_clear(struct profile_origin *o);
 int profile_origin_copy(struct profile_origin *dst, const struct profile_origin *src);
 

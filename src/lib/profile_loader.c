@@ -18,6 +18,7 @@
 #include "errbuf.h"
 #include "json_pos.h"
 #include "profile_loader.h"
+#include "spell.h"
 #include "strv.h"
 
 const char *const builtin_group_names[_GROUP_MAX + 1] = {
@@ -186,41 +187,6 @@ int loader_fail_file(struct loader *l, int r, const char *file, int line, int co
 	return r;
 }
 
-unsigned profile_edit_distance(const char *a, const char *b, unsigned cap)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[65];
-
-	if (la > 64 || lb > 64)
-		return cap + 1;
-	if ((la > lb ? la - lb : lb - la) > cap)
-		return cap + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0], best;
-
-		row[0] = (unsigned)i;
-		best = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j], v;
-
-			v = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			diag = up;
-			row[j] = v;
-			if (v < best)
-				best = v;
-		}
-		if (best > cap)
-			return cap + 1;
-	}
-	return row[lb] > cap ? cap + 1 : row[lb];
-}
-
 /* For a word that is none of names[0..n): the closest of them (edit
  * distance at most 2), or NULL; and all of them, comma-separated, in list. */
 static const char *closest_name(const char *word, const char *const *names, size_t n, char *list, size_t listlen)
@@ -231,7 +197,7 @@ static const char *closest_name(const char *word, const char *const *names, size
 
 	list[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		unsigned d = profile_edit_distance(word, names[i], 2);
+		unsigned d = edit_distance(word, names[i], 2);
 
 		if (d < best_d) {
 			best_d = d;
@@ -242,6 +208,16 @@ static const char *closest_name(const char *word, const char *const *names, size
 			o = listlen - 1;
 	}
 	return best;
+}
+
+const char *loader_closest(const char *word, const char *const *names)
+{
+	char list[512];
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	return closest_name(word, names, n, list, sizeof(list));
 }
 
 int loader_fail_unknown(struct loader *l, int r, const struct where *w, const char *what, const char *label,

@@ -290,6 +290,9 @@ int loader_fail_file(struct loader *l, int r, const char *file, int line, int co
  * of, them)". Returns r. */
 int loader_fail_unknown(struct loader *l, int r, const struct where *w, const char *what, const char *label,
 			const char *word, const char *const *names, size_t n);
+/* The closest of names (NULL-terminated; edit distance at most 2), or NULL:
+ * for a value's "did you mean" where the message otherwise lists them. */
+const char *loader_closest(const char *word, const char *const *names);
 /* The origin (file, JSON pointer) of w; "(built-in)" when w has no doc. */
 int where_origin(const struct where *w, struct profile_origin *ret);
 /* The line and column w points at (0 when w has no doc). */

@@ -62,9 +62,15 @@ static int read_mode(struct loader *l, const struct where *w, json_t *v, const s
 
 	if (r < 0)
 		return r;
-	if (cordon_mode_from_string(s, &l->mode) < 0)
+	if (cordon_mode_from_string(s, &l->mode) < 0) {
+		static const char *const modes[] = { "read-only", "workspace-write", "danger-full-access", NULL };
+		const char *best = loader_closest(s, modes);
+
+		if (best)
+			return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a mode, did you mean \"%s\"?", s, best);
 		return loader_fail(l, -EINVAL, w,
 				   "\"%.100s\" is not a mode: use read-only, workspace-write or danger-full-access", s);
+	}
 	l->mode_set = true;
 	l->mode_where = *w;
 	return 0;

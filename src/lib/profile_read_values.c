@@ -46,8 +46,15 @@ int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v
 		*ret = PROFILE_NET_HOST;
 	else if (strcmp(s, "proxy") == 0)
 		*ret = PROFILE_NET_PROXY;
-	else
+	else {
+		static const char *const modes[] = { "none", "host", "proxy", NULL };
+		const char *best = loader_closest(s, modes);
+
+		if (best)
+			return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode, did you mean \"%s\"?", s,
+					   best);
 		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host or proxy", s);
+	}
 	return 0;
 }
 

@@ -126,9 +126,16 @@ static int expand_entry(struct loader *l, const struct cordon_profile *p, const 
 			*ret = TAKE_PTR(out);
 			return 0;
 		}
-		if (strncmp(s, "@git:", 5) == 0)
+		if (strncmp(s, "@git:", 5) == 0) {
+			static const char *const tokens[] = { "@git:config-files", "@git:hooks-path", NULL };
+			const char *best = loader_closest(s, tokens);
+
+			if (best)
+				return loader_fail(l, -EINVAL, &e->where,
+						   "unknown token \"%.100s\", did you mean \"%s\"?", s, best);
 			return loader_fail(l, -EINVAL, &e->where,
 					   "unknown token \"%.100s\" (known: @git:config-files, @git:hooks-path)", s);
+		}
 		for (size_t g = 0; g < _GROUP_MAX; g++)
 			if (strcmp(s + 1, builtin_group_names[g]) == 0)
 				return loader_fail(

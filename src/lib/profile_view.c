@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "opts_size.h"
 #include "path.h"
 #include "profile.h"
 #include "profile_api.h"
@@ -117,7 +118,7 @@ CORDON_API int cordon_profile_note(const struct cordon_profile_handle *h, size_t
 	return 0;
 }
 
-CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, const char *mode,
+CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
 				     struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	if (!h || !ret)
@@ -210,20 +211,23 @@ static int rules_plus(const struct profile_rules *rs, const char *const *paths, 
 CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struct cordon_why_opts *opts,
 			      struct cordon_why **ret)
 {
-	const struct cordon_why_opts o = opts ? *opts : (struct cordon_why_opts){};
+	struct cordon_why_opts o;
 	_cleanup_(cordon_why_freep) struct cordon_why *w = NULL;
 	const struct cordon_profile *p;
 	int r;
 
 	if (!h || !ret)
 		return -EINVAL;
+	r = opts_take(opts, CORDON_WHY_OPTS_SIZE_1, &o, sizeof(o), "cordon_why_opts", NULL);
+	if (r < 0)
+		return r;
 	p = profile_handle_profile(h);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->q = *p;
 	w->light = o.light;
-	if (o.mode) {
+	if (o.mode_set) {
 		if (profile_override_mode(&w->q, o.mode) < 0)
 			return -EINVAL;
 		w->q.mode_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--mode" };

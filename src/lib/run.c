@@ -20,6 +20,8 @@
 
 #include "cleanup.h"
 #include "launch.h"
+#include "opts_size.h"
+#include "policy.h"
 #include "runlimits.h"
 #include "provider.h"
 #include "process.h"
@@ -268,6 +270,8 @@ static int env_overlay(char *const *envp, const char *const *add, char ***ret)
 
 		if (nl == 0 || add[i][nl] != '=')
 			return -EINVAL;
+		if (env_name_is_cordon_owned(add[i]))
+			continue; /* cordon's, whatever the caller says */
 		for (size_t j = 0; v[j] && !replaced; j++)
 			if (strncmp(v[j], add[i], nl + 1) == 0) {
 				char *s = strdup(add[i]);
@@ -450,24 +454,38 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	return 0;
 }
 
+static int run_opts_take(const struct cordon_run_opts *in, struct cordon_run_opts *out, struct cordon_error *reterr)
+{
+	return opts_take(in, CORDON_RUN_OPTS_SIZE_1, out, sizeof(*out), "cordon_run_opts", reterr);
+}
+
 CORDON_API int cordon_spawn_confined(const struct cordon_confined *confined, const struct cordon_run_opts *opts,
 				     const struct cordon_stdio *stdio, struct cordon_child **ret,
 				     struct cordon_error *reterr)
 {
+	struct cordon_run_opts o;
+	int r;
+
 	if (!ret)
 		return error_set(reterr, -EINVAL, "no place for the child");
-	return spawn_child(confined, NULL, opts, NULL, stdio, ret, reterr);
+	r = run_opts_take(opts, &o, reterr);
+	if (r < 0)
+		return r;
+	return spawn_child(confined, NULL, &o, NULL, stdio, ret, reterr);
 }
 
 CORDON_API int cordon_spawn(const struct cordon_launch *l, const char *const *argv, const struct cordon_stdio *stdio,
 			    const struct cordon_run_opts *opts, struct cordon_child **ret, struct cordon_error *reterr)
 {
-	struct cordon_run_opts o = opts ? *opts : (struct cordon_run_opts){};
+	struct cordon_run_opts o;
 	struct cordon_confined *c = NULL;
 	int r;
 
 	if (!l || !ret)
 		return error_set(reterr, -EINVAL, "no launch or no place for the child");
+	r = run_opts_take(opts, &o, reterr);
+	if (r < 0)
+		return r;
 	r = cordon_launch_confine(l, argv, &c, reterr);
 	if (r < 0)
 		return r;
@@ -663,9 +681,14 @@ CORDON_API int cordon_run(const struct cordon_confined *confined, const struct c
 	_cleanup_(cordon_child_freep) struct cordon_child *c = NULL;
 	int r;
 
+	struct cordon_run_opts o;
+
 	if (!confined || !confined->argv || !confined->argv[0] || !ret)
 		return -EINVAL;
-	r = spawn_child(confined, NULL, opts, NULL, NULL, &c, NULL);
+	r = run_opts_take(opts, &o, NULL);
+	if (r < 0)
+		return r;
+	r = spawn_child(confined, NULL, &o, NULL, NULL, &c, NULL);
 	if (r < 0)
 		return r;
 	return cordon_wait(c, ret);

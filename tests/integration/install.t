@@ -141,6 +141,19 @@ else
 	not_ok "gen-completions prints the flag table" "$table"
 fi
 
+# ---- the README's install table names every file installed ----
+readme=${CORDON_SRCDIR:-$(dirname "$0")/../..}/README.md
+table=$(sed -n '/^| file | what |$/,/^$/p' "$readme")
+missing=
+while IFS= read -r f; do
+	grep -qF -- "$(basename "$f")\`" <<<"$table" || missing="$missing ${f#$root}"
+done < <(find "$root" \( -type f -o -type l \) ! -path "$dest/consumer/*" ! -path "$dest/cfg/*" | sort)
+if [ -n "$table" ] && [ -z "$missing" ]; then
+	ok "the README's install table names every installed file"
+else
+	not_ok "the README's install table names every installed file" "missing:$missing"
+fi
+
 # ---- completions ----
 bashc=$share/bash-completion/completions/cordon
 zshc=$share/zsh/site-functions/_cordon
@@ -178,6 +191,16 @@ expect_completion "bash: cordon audit <TAB> offers the actions" "list show verif
 expect_completion "bash: cordon audit verify --<TAB> offers audit's flags" "--head --help --json --pubkey --sig" cordon audit verify --
 expect_completion "bash: cordon exec --status<TAB> offers the runner's --status-fd" "--status-fd" cordon exec --status
 expect_completion "bash: after -- the command's own words are not cordon's flags" "" cordon run -- ls --ti
+# --profile offers the profile names the completed cordon finds (built-in and
+# the user's), beside files; in an empty directory, so no file matches.
+mkdir -p "$dest/cfg/cordon/profiles" "$dest/empty"
+printf '{"extends": "read-only"}\n' > "$dest/cfg/cordon/profiles/mine.json"
+pushd "$dest/empty" >/dev/null
+XDG_CONFIG_HOME=$dest/cfg expect_completion "bash: cordon run --profile no<TAB> offers the built-in node" "node" \
+	"$bin/cordon" run --profile no
+XDG_CONFIG_HOME=$dest/cfg expect_completion "bash: cordon why --profile mi<TAB> offers the user's mine" "mine" \
+	"$bin/cordon" why --profile mi
+popd >/dev/null
 
 # zsh and fish need not be installed (install-deps does not): check what the
 # files say, and where the shell is there, how it reads them.
@@ -229,7 +252,7 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	strcpy(info.path, "/opt/cordon-consumer/bin/cordon");
-	r = cordon_policy_new("workspace-write", argv[1], &p, &e);
+	r = cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, argv[1], &p, &e);
 	if (r < 0) {
 		fprintf(stderr, "cordon_policy_new: %d %s\n", r, e.message);
 		return 1;
@@ -247,11 +270,29 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
-if flags=$(pkg-config --cflags --libs cordon 2>&1) && grep -q -- "-lcordon" <<<"$flags" && grep -q -- "-I$inc" <<<"$flags"; then
-	ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon"
+# the staged tree as it is, no PKG_CONFIG_SYSROOT_DIR: cordon.pc is relocatable
+# (a build directory set up before meson.build said so keeps its old
+# options: there the stage needs a sysroot, as it did)
+export PKG_CONFIG_PATH=$lib/pkgconfig
+unset PKG_CONFIG_SYSROOT_DIR
+if ! grep -q '^prefix=${pcfiledir}' "$lib/pkgconfig/cordon.pc"; then
+	relocatable=$(meson introspect "$CORDON_BUILDDIR" --buildoptions |
+		python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "pkgconfig.relocatable"])')
+	if [ "$relocatable" = "[False]" ]; then
+		diag "this build directory predates pkgconfig.relocatable (meson configure -Dpkgconfig.relocatable=true): a sysroot"
+		export PKG_CONFIG_SYSROOT_DIR=$dest
+	fi
+fi
+staged_dir() { # staged_dir FLAG: the directory pkg-config's FLAG names, canonical
+	local d
+	d=$(pkg-config --cflags --libs cordon 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1//p" | head -1)
+	[ -n "$d" ] && cd "$d" 2>/dev/null && pwd -P
+}
+if flags=$(pkg-config --cflags --libs cordon 2>&1) && grep -q -- "-lcordon" <<<"$flags" &&
+   [ "$(staged_dir -I)" = "$(cd "$inc" && pwd -P)" ] && [ "$(staged_dir -L)" = "$(cd "$lib" && pwd -P)" ]; then
+	ok "pkg-config --cflags --libs cordon names the staged include and lib dirs and -lcordon (no sysroot)"
 else
-	not_ok "pkg-config --cflags --libs cordon names the installed include dir and -lcordon" "$flags"
+	not_ok "pkg-config --cflags --libs cordon names the staged include and lib dirs and -lcordon (no sysroot)" "$flags"
 fi
 modver=$(pkg-config --modversion cordon 2>&1)
 if [ "$modver" = "$version" ]; then ok "pkg-config --modversion cordon is $version"; else not_ok "pkg-config --modversion cordon is $version" "$modver"; fi
@@ -311,7 +352,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	printf("runner=%s origin=%s\n", cordon_runner_path(), cordon_runner_origin());
-	r = cordon_policy_new("workspace-write", argv[1], &p, &e);
+	r = cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, argv[1], &p, &e);
 	if (r < 0) {
 		fprintf(stderr, "cordon_policy_new: %d %s\n", r, e.message);
 		return 1;

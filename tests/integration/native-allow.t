@@ -76,13 +76,58 @@ allowed "job control in sh -c" 'status=143' bash -c 'set -m; sleep 10 & kill -TE
 allowed "background jobs and wait" '^a b$' sh -c '(sleep 0.1; echo a > j1) & (echo b > j2) & wait; echo $(cat j1 j2); rm j1 j2'
 allowed "write /dev/null and read /dev/zero" '^0+$' sh -c 'echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1 | tr -d " "'
 # A datagram to ourselves on 127.0.0.1: it arrives only if the sandbox's own
-# loopback is up (UDP: Landlock refuses TCP under --net none).
+# loopback is up.
 allowed "loopback inside" '^lo-up$' "$PY" -c 'import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(3)
 s.bind(("127.0.0.1", 0))
 s.sendto(b"lo-up", s.getsockname())
 print(s.recv(16).decode())'
+
+# A test suite's local server: under --net none the sandbox has a loopback
+# of its own, and TCP and UDP on it work (server and client in one run).
+# That neither loopback reaches the other is checked in native-deny.t.
+# srv.py CMD...: start `python -m http.server` on a free port of 127.0.0.1,
+# run CMD with the port appended, stop the server.
+cat > "$BASE/srv.py" <<'EOF'
+import os, subprocess, sys, tempfile, time
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "index.html"), "w") as f:
+    f.write("served\n")
+log = open(os.path.join(d, "log"), "w+")
+srv = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"],
+                       cwd=d, stdout=log, stderr=subprocess.STDOUT)
+port = None
+for _ in range(200):
+    log.seek(0)
+    t = log.read()
+    if "port " in t:
+        port = t.split("port ")[1].split()[0]
+        break
+    time.sleep(0.05)
+r = subprocess.call(sys.argv[1:] + [port or "0"])
+srv.kill()
+sys.exit(r)
+EOF
+allowed "python -m http.server and a python client, inside one run" '^served$' "$PY" "$BASE/srv.py" "$PY" -c \
+        'import sys, urllib.request; print(urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1], timeout=5).read().decode().strip())'
+if command -v curl >/dev/null; then
+        allowed "python -m http.server and curl, inside one run" '^served$' "$PY" "$BASE/srv.py" sh -c \
+                'curl -sS --noproxy "*" --max-time 5 "http://127.0.0.1:$0/"'
+else
+        skip "curl: not installed"
+fi
+allowed "TCP on ::1 inside" '^six$' "$PY" -c 'import socket
+s = socket.socket(socket.AF_INET6); s.bind(("::1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()[:2], timeout=3); a, _ = s.accept()
+c.sendall(b"six"); print(a.recv(8).decode())'
+allowed "a UDP echo server and client, inside one run" '^echo:ping$' "$PY" -c 'import socket, threading
+srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); srv.bind(("127.0.0.1", 0))
+def echo():
+    d, a = srv.recvfrom(64); srv.sendto(b"echo:" + d, a)
+threading.Thread(target=echo, daemon=True).start()
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.settimeout(3)
+c.sendto(b"ping", srv.getsockname()); print(c.recv(64).decode())'
 
 # exit codes and signals come back as they were
 j=$(crun sh -c 'exit 7')
@@ -98,6 +143,35 @@ j=$(cd "$WS" && HOME=$H CORDON_IT_KEEP=kept-value "$CORDON" run --backend native
         -- sh -c 'echo $CORDON_IT_KEEP; tr "\0" " " < /proc/1/cmdline')
 out=$(field output <<<"$j")
 grep -q '^kept-value$' <<<"$out" && ok "--keep-env passes the variable" || { not_ok "--keep-env"; diag "$j"; }
+
+# A script can tell it runs in a sandbox, and in which mode; the values are
+# cordon's: the host's (kept by pattern or by a profile) and a caller's never
+# replace them. The control: unconfined, the host's fake value is what a
+# script would see.
+showenv='echo "$CORDON_SANDBOX/$CORDON_SANDBOX_MODE"'
+[ "$(CORDON_SANDBOX=fake CORDON_SANDBOX_MODE=fake sh -c "$showenv")" = fake/fake ] &&
+        ok "control: unconfined, the host's CORDON_SANDBOX is what a script sees" || not_ok "control: CORDON_SANDBOX"
+j=$(cd "$WS" && CORDON_SANDBOX=fake CORDON_SANDBOX_MODE=fake HOME=$H "$CORDON" run --backend native --json \
+        --keep-env 'CORDON_*' -- sh -c "$showenv")
+[ "$(field output <<<"$j")" = 1/workspace-write ] && ok "CORDON_SANDBOX=1 and the mode inside; a kept CORDON_* does not fake them" ||
+        { not_ok "CORDON_SANDBOX inside"; diag "$j"; }
+j=$(crun --mode read-only --isolation light -- sh -c "$showenv")
+[ "$(field output <<<"$j")" = 1/read-only ] && ok "CORDON_SANDBOX_MODE=read-only under light isolation" ||
+        { not_ok "CORDON_SANDBOX_MODE read-only"; diag "$j"; }
+for a in "--setenv CORDON_SANDBOX=0" "--setenv CORDON_SANDBOX_MODE=danger-full-access" "--keep-env CORDON_SANDBOX"; do
+        # shellcheck disable=SC2086
+        if (cd "$WS" && CORDON_SANDBOX=0 HOME=$H "$CORDON" run --backend native $a -- true) >/dev/null 2>&1; then
+                not_ok "$a was accepted"
+        else
+                ok "$a is refused: cordon owns the name"
+        fi
+done
+printf '{"extends": "workspace-write", "environment": {"allow_vars": ["CORDON_SANDBOX_MODE"]}}\n' > "$BASE/owned.json"
+if (cd "$WS" && CORDON_SANDBOX_MODE=fake HOME=$H "$CORDON" run --backend native --profile "$BASE/owned.json" -- true) >/dev/null 2>&1; then
+        not_ok "a profile's allow_vars passes the host's CORDON_SANDBOX_MODE"
+else
+        ok "a profile's allow_vars cannot name CORDON_SANDBOX_MODE"
+fi
 
 # nothing cordon made in the workspace, nothing new in git status
 st=$(git -C "$WS" status --porcelain)

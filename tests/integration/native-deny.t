@@ -326,12 +326,51 @@ fi
 start_listener tcp tcp
 if control "TCP connect to 127.0.0.1" "$PY" "$BASE/bin/connect.py" tcp "$LPORT" && reached; then
         rm -f "$LMARK"
+        # Full isolation: 127.0.0.1 is the sandbox's own loopback (where
+        # TCP is allowed), so the host's listener is simply not there.
         j=$(crun "$WS" -- "$PY" "$BASE/bin/connect.py" tcp "$LPORT")
-        expect_denied "TCP connect to a host listener on 127.0.0.1" "$j"
+        expect_failed "TCP connect to a host listener on 127.0.0.1 (its own loopback)" "$j"
         host_check "the TCP listener saw nothing" eval '! reached'
         j=$(crun "$WS" --isolation light -- "$PY" "$BASE/bin/connect.py" tcp "$LPORT")
         expect_denied "TCP connect to 127.0.0.1, light isolation" "$j"
         host_check "the TCP listener saw nothing (light)" eval '! reached'
+fi
+
+# The other way: a server the sandbox starts on its loopback is not the
+# host's. serve.py PORT READY: listen on 127.0.0.1:PORT, say so, wait 3 s.
+cat > "$BASE/bin/serve.py" <<'EOF'
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open(sys.argv[2], "w").write("up")
+time.sleep(3)
+EOF
+SPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+host_reaches() { # host_reaches READYFILE: wait for it, then try a connect from the host
+        for _ in $(seq 100); do [ -s "$1" ] && break; sleep 0.05; done
+        [ -s "$1" ] && "$PY" "$BASE/bin/connect.py" tcp "$SPORT" >/dev/null 2>&1
+}
+rm -f "$WS/ready"
+"$PY" "$BASE/bin/serve.py" "$SPORT" "$WS/ready" &
+SPID=$!
+if host_reaches "$WS/ready"; then
+        ok "control: a server on the host's 127.0.0.1:$SPORT is reachable from the host"
+        wait $SPID
+        rm -f "$WS/ready"
+        crun "$WS" -- "$PY" "$BASE/bin/serve.py" "$SPORT" ready >/dev/null &
+        SPID=$!
+        if host_reaches "$WS/ready"; then
+                not_ok "the sandbox's server on 127.0.0.1:$SPORT is reachable from the host"
+        elif [ -s "$WS/ready" ]; then
+                ok "the sandbox's server on its 127.0.0.1:$SPORT is not reachable from the host"
+        else
+                not_ok "the sandbox's server never started"
+        fi
+        wait $SPID
+        rm -f "$WS/ready"
+else
+        not_ok "control failed, so the attempt would prove nothing: a host server on 127.0.0.1"
+        wait $SPID
 fi
 
 # UDP sendto 127.0.0.1

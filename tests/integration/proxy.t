@@ -789,4 +789,82 @@ else
         not_ok "cordon why --host (refused)" "rc=$rc" "$out"
 fi
 
+
+# ---- the host's services: host.cordon.internal:PORT -------------------------
+# `localhost` inside is the sandbox's own loopback; the host's 127.0.0.1:PORT
+# is reached by the one name host.cordon.internal:PORT, where an allow rule
+# names exactly that name and port. Clients use the proxy variables as set
+# (no --noproxy): NO_PROXY names only the sandbox's own loopback.
+hs=(--net proxy --allow-domain "host.cordon.internal:$port")
+hurl=http://host.cordon.internal:$port
+in_hs() { "$CORDON" run --workspace "$ws" "${hs[@]}" -- "$@"; }
+: >"$dir/log"
+out=$(in_hs curl -sS -m 10 "$hurl/hs-curl" 2>&1)
+if [ "$out" = "upstream-ok /hs-curl" ] && grep -q "^GET /hs-curl host.cordon.internal:$port$" "$dir/log"; then
+        ok "curl reaches the host's 127.0.0.1:$port as host.cordon.internal:$port"
+else
+        not_ok "curl to host.cordon.internal" "$out" "log: $(cat "$dir/log")"
+fi
+out=$(in_hs python3 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode().strip())' "$hurl/hs-python" 2>&1)
+if [ "$out" = "upstream-ok /hs-python" ]; then
+        ok "Python urllib reaches host.cordon.internal:$port (HTTP_PROXY as set)"
+else
+        not_ok "Python urllib to host.cordon.internal" "$out"
+fi
+if command -v node >/dev/null; then
+        # Node before 24 reads no proxy variable: ask the proxy it names
+        out=$(in_hs node -e 'const u = new URL(process.env.HTTP_PROXY);
+require("http").get({ host: u.hostname, port: u.port, path: process.argv[1] }, (r) => {
+        let b = ""; r.on("data", (d) => (b += d)); r.on("end", () => console.log(b.trim()));
+}).on("error", (e) => { console.log(String(e)); process.exit(1); });' "$hurl/hs-node" 2>&1)
+        if [ "$out" = "upstream-ok /hs-node" ]; then
+                ok "node reaches host.cordon.internal:$port through HTTP_PROXY"
+        else
+                not_ok "node to host.cordon.internal" "$out"
+        fi
+else
+        skip "node to host.cordon.internal" "no node"
+fi
+# refused: another port, and rules that do not name the exact name and port
+other=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+hs_refused() { # desc url rules...
+        local desc=$1 u=$2
+        shift 2
+        : >"$dir/log"
+        out=$("$CORDON" run --workspace "$ws" --net proxy "$@" -- curl -sS -m 10 -i "$u" 2>/dev/null)
+        if echo "$out" | head -1 | grep -q "^HTTP/1.1 403 " && echo "$out" | tr -d '\r' | grep -qx "X-Cordon-Error: host-not-allowed" &&
+                [ ! -s "$dir/log" ]; then
+                ok "$desc: 403 host-not-allowed"
+        else
+                not_ok "$desc" "$out" "log: $(cat "$dir/log")"
+        fi
+}
+hs_refused "host.cordon.internal on a port no rule names" "http://host.cordon.internal:$other/" \
+        --allow-domain "host.cordon.internal:$port"
+hs_refused "host.cordon.internal under a wildcard rule" "$hurl/" --allow-domain '*.cordon.internal' --allow-domain '*.internal'
+hs_refused "host.cordon.internal without a rule" "$hurl/" --allow-domain example.org
+out=$("$CORDON" run --workspace "$ws" --net proxy --allow-domain host.cordon.internal -- true 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "host.cordon.internal:PORT"; then
+        ok "a portless host.cordon.internal rule is refused, asking for :PORT"
+else
+        not_ok "portless host.cordon.internal rule" "rc=$rc" "$out"
+fi
+: >"$dir/log"
+out=$(in_hs curl -sS -m 10 "http://localhost:$port/hs-local" 2>&1)
+if [ "$(curl -sS -m 10 "http://localhost:$port/hs-control" 2>&1)" = "upstream-ok /hs-control" ] &&
+        [ "$out" != "upstream-ok /hs-local" ] && ! grep -q "/hs-local" "$dir/log"; then
+        ok "localhost:$port inside is the sandbox's own loopback, not the host's (control: the host reaches it)"
+else
+        not_ok "localhost inside is the sandbox's own" "$out" "log: $(cat "$dir/log")"
+fi
+out=$(in_hs sh -c 'cd "$(mktemp -d)" && echo own > own && { python3 -m http.server --bind 127.0.0.1 18080 >/dev/null 2>&1 & }
+for i in $(seq 50); do curl -s -m 2 http://localhost:18080/own && exit 0; sleep 0.1; done; exit 1' 2>&1)
+if [ "$out" = own ]; then
+        ok "a server inside is reached as localhost with the proxy variables set (NO_PROXY covers it)"
+else
+        not_ok "a server inside, through NO_PROXY" "$out"
+fi
+
 finish

@@ -28,6 +28,8 @@ cp /bin/sleep "$BIN/tslow"
 cp "$(command -v curl)" "$BIN/toff"
 printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
+# a tool script that finds its own directory from $0
+printf '#!/bin/sh\necho "zero=$0 dir=${0%%/*}"\n' > "$BIN/tzero"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER_KEY=hook-answer-key-$$
@@ -95,6 +97,7 @@ cat > "$P" <<EOF
       "tstatecat": { "executable": "$BIN/tstatecat", "sandbox": { "fs_read": ["$BASE/state"] } },
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "inplace": { "executable": "$BIN/inplace", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "tzero": { "executable": "$BIN/tzero", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
     }
@@ -121,6 +124,12 @@ expect() { # expect DESC CONDITION...
 has() { [[ "$1" == *"$2"* ]]; }
 
 # ---- calls that go through, and what the policy refuses ----------------------
+# a tool script sees its own path in $0 (not /dev/fd/N); the control: run
+# unconfined it says the same
+control=$("$BIN/tzero")
+session 'tzero; echo rc=$?'
+expect "a tool script sees its path in \$0, so \${0%/*} is its directory (control: $control)" \
+	has "$OUT" "zero=$BIN/tzero dir=$BIN"
 session 'git --version; echo rc=$?'
 expect "an allowed call runs the tool, its output reaches the agent" has "$OUT" "git version"
 expect "... and exits as the tool did" has "$OUT" "rc=0"

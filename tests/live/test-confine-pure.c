@@ -51,7 +51,8 @@ static int run_child(bool control)
 {
 	static const char *const argv[] = { "sh", "-c", "echo hi > out.txt", NULL };
 	const enum cordon_backend backends[] = { CORDON_BACKEND_BWRAP, CORDON_BACKEND_NATIVE };
-	const char *const modes[] = { "read-only", "workspace-write", "danger-full-access" };
+	const enum cordon_mode modes[] = { CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE,
+					 CORDON_MODE_DANGER_FULL_ACCESS };
 	struct cordon_policy *policies[3];
 	pid_t pid = fork();
 	int status;

@@ -94,7 +94,7 @@ static struct cordon_policy *policy(bool from_fd)
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(cordon_policy_new("workspace-write", dir, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, dir, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_exec_from_fd(p, from_fd), 0);
 	return p;
 }
@@ -388,7 +388,7 @@ Test(execfd, refusals)
 	{
 		struct cordon_policy *d = NULL;
 
-		cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &d, NULL), 0);
+		cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &d, NULL), 0);
 		cr_assert_eq(cordon_policy_exec_from_fd(d, true), -EINVAL);
 		cordon_policy_free(d);
 	}

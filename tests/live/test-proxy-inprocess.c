@@ -166,7 +166,7 @@ static void run_proxied(const char *runner, const char *script, bool in_process,
 		struct cordon_result *res = NULL;
 		struct cordon_error e = {};
 
-		if (cordon_set_runner_path(runner) < 0 || cordon_policy_new("workspace-write", dir, &p, &e) < 0 ||
+		if (cordon_set_runner_path(runner) < 0 || cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, dir, &p, &e) < 0 ||
 		    cordon_policy_set_net(p, CORDON_NET_PROXY) < 0 ||
 		    cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, "localhost", &e) < 0 ||
 		    cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_ADDRESS, "127.0.0.1", &e) < 0 ||

@@ -359,7 +359,7 @@ Test(spawn, caller_fds_crossed_onto_0_1_2)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		struct cordon_launch_opts o = { .mode = "danger-full-access", .workspace = dir };
+		struct cordon_launch_opts o = { .mode_set = true, .mode = CORDON_MODE_DANGER_FULL_ACCESS, .workspace = dir };
 		struct cordon_launch *l = NULL;
 		struct cordon_child *c = NULL;
 		struct cordon_result *res = NULL;

@@ -160,7 +160,7 @@ static int run_with_fake_runner(void)
 	int code;
 
 	snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
-	if (cordon_policy_new("workspace-write", dir, &p, NULL) < 0 || cordon_confine_with(&info, argv, p, &c, NULL) < 0 ||
+	if (cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, dir, &p, NULL) < 0 || cordon_confine_with(&info, argv, p, &c, NULL) < 0 ||
 	    cordon_run(c, &o, &res) < 0)
 		return -1;
 	code = res->exit_code;
@@ -230,7 +230,7 @@ static void *worker(void *arg)
 			bad++;
 		if (cordon_limits_check(&l, NULL, &plan, NULL) < 0 && errno != EOPNOTSUPP)
 			bad++;
-		if (cordon_policy_new("workspace-write", dir, &p, NULL) < 0)
+		if (cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, dir, &p, NULL) < 0)
 			bad++;
 		else if (!cordon_writable_roots(p)[0])
 			bad++;

@@ -150,7 +150,7 @@ Test(toolbox, session_policy_and_tool_launch)
 	cr_assert_eq(cordon_toolbox_hide(NULL, hidden, &e), -EINVAL);
 
 	/* the session: the shim, the tool's binary never directly, the hidden dir */
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_toolbox_session_policy(b, p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_confine_with(&bi, argv, p, &c, &e), 0, "%s", e.message);
 	cr_expect(has_pair(c, "--deny-exec", canon_tool), "no --deny-exec %s", canon_tool);
@@ -221,7 +221,7 @@ Test(toolbox, private_homes_and_what_a_caller_may_pass)
 	unsetenv("XDG_CONFIG_HOME");
 
 	/* the session never sees them */
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_toolbox_session_policy(b, p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_confine_with(&bi, argv, p, &c, &e), 0, "%s", e.message);
 	cr_expect(has_pair(c, "--deny-read", canon_homes), "the session reads the tools' homes");

@@ -107,7 +107,7 @@ static struct cordon_policy *ws_policy(const char *ws)
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &p, &e), 0, "%s", e.message);
 	return p;
 }
 
@@ -138,7 +138,7 @@ static char *run(const struct cordon_policy *p, const char *script)
 		const char *argv[] = { "/bin/sh", "-c", script, "sh", dir, NULL };
 		struct cordon_policy *danger = NULL;
 
-		cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &danger, NULL), 0);
+		cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &danger, NULL), 0);
 		cr_assert_eq(cordon_confine_with(&(struct cordon_backend_info){ .backend = CORDON_BACKEND_UNAVAILABLE },
 						 argv, danger, &c, NULL),
 			     0);
@@ -522,7 +522,7 @@ Test(toolgate, a_writable_file_is_written_in_place_and_alone)
 	cr_assert_eq(cordon_policy_add_writable(p, "/dev/null", &e), -EINVAL);
 	cordon_policy_free(p);
 	p = NULL;
-	cr_assert_eq(cordon_policy_new("workspace-write", P("wf/other"), &p, &e), -ENOTDIR);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, P("wf/other"), &p, &e), -ENOTDIR);
 	cr_assert(strstr(e.message, "not a directory"), "%s", e.message);
 	cr_assert_eq(cordon_policy_new_tool(P("wf/other"), &p, &e), -ENOTDIR);
 }

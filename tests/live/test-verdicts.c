@@ -50,7 +50,7 @@ static struct cordon_policy *policy(void)
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(cordon_policy_new("workspace-write", dir, &p, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, dir, &p, &e), 0, "%s", e.message);
 	return p;
 }
 

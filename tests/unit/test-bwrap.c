@@ -71,7 +71,10 @@ static struct cordon_policy *policy(const char *mode, enum cordon_net net, bool 
 	struct cordon_error e = {};
 	size_t kept = 0;
 
-	cr_assert_eq(cordon_policy_new(mode, ws, &p, &e), 0, "%s", e.message);
+	enum cordon_mode m;
+
+	cr_assert_eq(cordon_mode_from_string(mode, &m), 0, "%s", mode);
+	cr_assert_eq(cordon_policy_new(m, ws, &p, &e), 0, "%s", e.message);
 	cordon_policy_set_net(p, net);
 	p->caller_is_root = root;
 	for (size_t i = 0; i < p->n_deny; i++) {
@@ -332,7 +335,7 @@ Test(bwrap, requirements_refused_when_missing)
 	static const char *const runner_features[] = { "landlock", "landlock-net", "landlock-scope", "seccomp" };
 
 	for (size_t i = 0; i < 4; i++) {
-		cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+		cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, ws, &p, NULL), 0);
 		cr_assert_eq(cordon_policy_require(p, runner_features[i], NULL), 0);
 		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP, "%s", runner_features[i]);
 		cr_assert(strstr(e.message, "Landlock and seccomp"), "%s", e.message);
@@ -346,7 +349,7 @@ Test(bwrap, requirements_refused_when_missing)
 	}
 
 	b.lacks = CORDON_LACKS_NAMESPACES;
-	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, ws, &p, NULL), 0);
 	cr_assert_eq(cordon_policy_require(p, "pidns", NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP);
 	cr_assert(strstr(e.message, "pid namespace"), "%s", e.message);
@@ -382,7 +385,7 @@ Test(bwrap, signatures)
 	struct cordon_confined *c = NULL;
 	const char *argv[] = { "true", NULL };
 
-	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, ws, &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
 	cr_assert_str_eq(c->fatal_signatures[0], "bwrap: ");
 	cr_assert_str_eq(c->fatal_signatures[1], "cordon: "); /* the nested runner's own failures */
@@ -415,7 +418,7 @@ Test(bwrap, environment_travels_as_envp)
 
 	setenv("GH_TOKEN", "ghp_secret_value", 1);
 	setenv("UNLISTED", "not-passed", 1);
-	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, ws, &p, NULL), 0);
 	cr_assert_eq(cordon_policy_keep_env(p, "GH_TOKEN", NULL), 0);
 	cr_assert_eq(cordon_policy_set_env(p, "API_KEY", "sk-set-value", NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
@@ -428,7 +431,9 @@ Test(bwrap, environment_travels_as_envp)
 		cr_assert_str_neq(*a, "--clearenv");
 	}
 	cr_assert_not_null(c->envp);
-	cr_assert_eq(strv_length(c->envp), 4, "PATH, HOME, GH_TOKEN, API_KEY: %zu", strv_length(c->envp));
+	cr_assert_eq(strv_length(c->envp), 6, "PATH, HOME, GH_TOKEN, API_KEY, CORDON_SANDBOX(_MODE): %zu",
+		     strv_length(c->envp));
+	cr_assert(strv_contains(c->envp, "CORDON_SANDBOX=1"));
 	cr_assert(strv_contains(c->envp, "PATH=/usr/bin:/bin"));
 	cr_assert(strv_contains(c->envp, home_entry));
 	cr_assert(strv_contains(c->envp, "GH_TOKEN=ghp_secret_value"));
@@ -450,7 +455,7 @@ Test(bwrap, light_isolation_is_the_native_runners)
 	struct cordon_error e = {};
 	const char *argv[] = { "true", NULL };
 
-	cr_assert_eq(cordon_policy_new("read-only", ws, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, ws, &p, NULL), 0);
 	cordon_policy_set_isolation(p, CORDON_ISOLATION_LIGHT);
 	/* pinned: bwrap has no light mode */
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
@@ -480,7 +485,7 @@ Test(bwrap, tool_sandbox_mechanisms_are_refused)
 	for (int i = 0; i < 4; i++) {
 		struct cordon_policy *p = NULL;
 
-		cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, NULL), 0);
+		cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &p, NULL), 0);
 		cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), 0, "control: %s", e.message);
 		c = cordon_confined_free(c);
 		switch (i) {

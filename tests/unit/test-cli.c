@@ -25,7 +25,7 @@ Test(cli, run_with_every_policy_flag)
 
 	cr_assert_eq(parse(ARGC(argv), argv, &a, err), 0, "%s", err);
 	cr_assert_eq(a.sub, CLI_RUN);
-	cr_assert_str_eq(a.mode, "read-only");
+	cr_assert(a.mode_set && a.mode == CORDON_MODE_READ_ONLY);
 	cr_assert_str_eq(a.workspace, "/w");
 	cr_assert(a.net_set && a.net == CORDON_NET_HOST);
 	cr_assert(a.backend_set && a.backend == CORDON_BACKEND_BWRAP);
@@ -85,6 +85,16 @@ Test(cli, errors_name_the_bad_flag_or_value)
 		{ { "cordon", "classify", "--confined", "f", "--status", "400" }, 6,
 		  "--status: '400' is not an exit status (0-383)" },
 		{ { "cordon", "frobnicate" }, 2, "unknown command 'frobnicate'; try `cordon --help`" },
+		/* did you mean: a misspelt command, flag or help topic */
+		{ { "cordon", "rn", "--", "true" }, 4, "unknown command 'rn', did you mean 'run'? try `cordon --help`" },
+		{ { "cordon", "--verison" }, 2,
+		  "unknown command '--verison', did you mean '--version'? try `cordon --help`" },
+		{ { "cordon", "run", "--prfile", "p", "--", "true" }, 6,
+		  "--prfile: unknown option for `cordon run`, did you mean --profile? try `cordon run --help`" },
+		{ { "cordon", "why", "--pth", "/x" }, 4,
+		  "--pth: unknown option for `cordon why`, did you mean --path? try `cordon why --help`" },
+		{ { "cordon", "help", "expain" }, 3,
+		  "unknown command 'expain', did you mean 'explain'? try `cordon --help`" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -145,6 +155,14 @@ Test(cli, help_and_version)
 	cli_args_done(&a);
 	cr_assert_eq(parse(2, v, &a, err), 0);
 	cr_assert_eq(a.sub, CLI_VERSION);
+
+	/* `cordon help run` is `cordon run --help` */
+	char *hr[] = { "cordon", "help", "run" };
+	cr_assert_eq(parse(3, hr, &a, err), 0, "%s", err);
+	cr_assert(a.help);
+	cr_assert_eq(a.sub, CLI_RUN);
+	cr_assert(strstr(cli_usage(a.sub), "usage: cordon run"));
+	cli_args_done(&a);
 }
 
 Test(cli, utf8_sanitize_replaces_invalid_bytes)
@@ -290,6 +308,18 @@ Test(cli, why_path_and_host)
 	cr_assert(a.json);
 	cli_args_done(&a);
 
+	/* `cordon why PATH`: --path PATH, --op read unless another is said */
+	char *bare[] = { "cordon", "why", "/etc/passwd" };
+	char *bare_op[] = { "cordon", "why", "--op", "exec", "/bin/sh" };
+	cr_assert_eq(parse(ARGC(bare), bare, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.why_path, "/etc/passwd");
+	cr_assert(a.op_set && a.op == CORDON_OP_READ);
+	cli_args_done(&a);
+	cr_assert_eq(parse(ARGC(bare_op), bare_op, &a, err), 0, "%s", err);
+	cr_assert_str_eq(a.why_path, "/bin/sh");
+	cr_assert(a.op_set && a.op == CORDON_OP_EXEC);
+	cli_args_done(&a);
+
 	cr_assert_eq(parse(ARGC(host), host, &a, err), 0, "%s", err);
 	cr_assert_null(a.profile);
 	cr_assert_str_eq(a.why_host, "example.com");
@@ -311,7 +341,7 @@ Test(cli, why_path_and_host)
 	char *run_flags[] = { "cordon", "why", "--mode", "read-only", "--net", "host", "--isolation", "light",
 			      "--deny-read", "s", "--protect", "k", "--timeout", "3", "--path", "/x", "--op", "write" };
 	cr_assert_eq(parse(ARGC(run_flags), run_flags, &a, err), 0, "%s", err);
-	cr_assert_str_eq(a.mode, "read-only");
+	cr_assert(a.mode_set && a.mode == CORDON_MODE_READ_ONLY);
 	cr_assert(a.net_set && a.net == CORDON_NET_HOST);
 	cr_assert(a.isolation_set && a.isolation == CORDON_ISOLATION_LIGHT);
 	cr_assert_str_eq(a.deny_read[0], "s");

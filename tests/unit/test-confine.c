@@ -15,7 +15,7 @@ Test(confine, danger_full_access_returns_argv_untouched)
 	struct cordon_confined *c = NULL;
 	const char *argv[] = { "rm", "-rf", "/x y", NULL };
 
-	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, NULL), 0);
 	cr_assert_eq(c->enforcement, CORDON_ENFORCEMENT_NONE);
 	cr_assert_eq(strv_length(c->argv), 3);
@@ -36,7 +36,7 @@ Test(confine, danger_full_access_refuses_the_proxy)
 	struct cordon_error e = {};
 	const char *argv[] = { "curl", "http://x.example/", NULL };
 
-	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &p, NULL), 0);
 	cr_assert_eq(cordon_policy_set_net(p, CORDON_NET_PROXY), 0);
 	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
 	cr_assert_null(c);
@@ -51,7 +51,7 @@ Test(confine, danger_full_access_refuses_the_proxy)
 
 Test(confine, unavailable_refuses_every_confining_mode)
 {
-	const char *modes[] = { "read-only", "workspace-write" };
+	const enum cordon_mode modes[] = { CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE };
 	struct cordon_backend_info b = { .backend = CORDON_BACKEND_UNAVAILABLE };
 	const char *argv[] = { "touch", "x", NULL };
 
@@ -77,7 +77,7 @@ Test(confine, empty_or_missing_argv_refused)
 	const char *empty[] = { NULL };
 	const char *blank[] = { "", NULL };
 
-	cr_assert_eq(cordon_policy_new("read-only", "/tmp", &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_READ_ONLY, "/tmp", &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&b, empty, p, &c, NULL), -EINVAL);
 	cr_assert_eq(cordon_confine_with(&b, blank, p, &c, NULL), -EINVAL);
 	cr_assert_eq(cordon_confine_with(&b, NULL, p, &c, NULL), -EINVAL);
@@ -129,7 +129,7 @@ Test(confine, a_partial_fallback_needs_the_callers_grade)
 	struct cordon_error e = {};
 
 	pinned.pinned = true;
-	cr_assert_eq(cordon_policy_new("workspace-write", "/tmp", &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, "/tmp", &p, NULL), 0);
 	cr_assert_eq(cordon_confine_with(&fallback, argv, p, &c, &e), CORDON_SANDBOX_UNAVAILABLE);
 	cr_assert_null(c);
 	cr_expect(strstr(e.message, "the native backend is unusable here"), "%s", e.message);

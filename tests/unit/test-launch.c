@@ -166,7 +166,7 @@ Test(launch, overrides_replace_scalars_and_add_to_lists)
 Test(launch, mode_and_workspace_overrides)
 {
 	struct cordon_profile_handle *p = load(ws);
-	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .mode = "read-only" };
+	struct cordon_launch_opts o = { .backend_set = true, .backend = CORDON_BACKEND_NATIVE, .mode_set = true, .mode = CORDON_MODE_READ_ONLY };
 	struct cordon_launch *l = NULL;
 	struct cordon_error e = {};
 
@@ -212,7 +212,7 @@ Test(launch, refusals)
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
 	o = (struct cordon_launch_opts){ NATIVE, .timeout_ms = -1 };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
-	o = (struct cordon_launch_opts){ NATIVE, .mode = "everything" };
+	o = (struct cordon_launch_opts){ NATIVE, .mode_set = true, .mode = (enum cordon_mode)42 };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
 	o = (struct cordon_launch_opts){ NATIVE, .set_env = inject };
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EPERM);
@@ -327,4 +327,75 @@ Test(launch, deny_exec)
 	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
 	cr_assert(strstr(e.message, "deny_exec"), "%s", e.message);
 	cordon_profile_free(p);
+}
+
+/* cordon_run_opts carries its size: a zeroed struct is the first release's
+ * layout, a caller that knows more fields than this library is refused
+ * unless they are zero, and a size below the first release's is refused. */
+Test(launch, run_opts_carry_their_size)
+{
+	struct {
+		struct cordon_run_opts o;
+		uint64_t later_field;
+	} newer = { .o = { .size = sizeof(newer) }, .later_field = 1 };
+	struct cordon_run_opts old = { .timeout_ms = 1000 }, tiny = { .size = 4 }, now = CORDON_RUN_OPTS_INIT;
+	struct cordon_child *c = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_spawn_confined(NULL, &newer.o, NULL, &c, &e), -E2BIG, "%s", e.message);
+	cr_assert(strstr(e.message, "does not know"), "%s", e.message);
+	newer.later_field = 0;
+	/* past the size check: refused for what it runs (nothing), not its size */
+	cr_assert_eq(cordon_spawn_confined(NULL, &newer.o, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &old, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &now, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "nothing to run"), "%s", e.message);
+	cr_assert_eq(cordon_spawn_confined(NULL, &tiny, NULL, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "smaller than the first release"), "%s", e.message);
+	cr_assert_eq(now.size, sizeof(struct cordon_run_opts));
+	/* today's fields are the first release's (up to the trailing padding) */
+	cr_assert_leq(sizeof(struct cordon_run_opts) - CORDON_RUN_OPTS_SIZE_1, sizeof(void *) - 1);
+}
+
+/* The other options structs a caller fills carry their size the same way. */
+Test(launch, launch_why_and_profile_opts_carry_their_size)
+{
+	struct {
+		struct cordon_launch_opts o;
+		uint64_t later_field;
+	} launch = { .o = { .size = sizeof(launch) }, .later_field = 1 };
+	struct {
+		struct cordon_profile_opts o;
+		uint64_t later_field;
+	} prof = { .o = { .size = sizeof(prof) }, .later_field = 1 };
+	struct {
+		struct cordon_why_opts o;
+		uint64_t later_field;
+	} why = { .o = { .size = sizeof(why) }, .later_field = 1 };
+	const struct cordon_profile_opts now = CORDON_PROFILE_OPTS_INIT, old = {}, tiny = { .size = 2 };
+	struct cordon_profile_handle *h = NULL;
+	struct cordon_launch *l = NULL;
+	struct cordon_why *w = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_profile_load("read-only", &prof.o, &h, &e), -E2BIG, "%s", e.message);
+	cr_assert_eq(cordon_profile_load("read-only", &tiny, &h, &e), -EINVAL, "%s", e.message);
+	cr_assert_eq(cordon_profile_load("read-only", &old, &h, &e), 0, "%s", e.message);
+	cordon_profile_free(h);
+	prof.later_field = 0;
+	cr_assert_eq(cordon_profile_load("read-only", &prof.o, &h, &e), 0, "%s", e.message);
+	cordon_profile_free(h);
+	cr_assert_eq(cordon_profile_load("read-only", &now, &h, &e), 0, "%s", e.message);
+
+	cr_assert_eq(cordon_launch_new(h, &launch.o, &l, &e), -E2BIG, "%s", e.message);
+	cr_assert(strstr(e.message, "cordon_launch_opts"), "%s", e.message);
+	cr_assert_null(l);
+	cr_assert_eq(cordon_why_new(h, &why.o, &w), -E2BIG);
+	cr_assert_null(w);
+	why.later_field = 0;
+	cr_assert_eq(cordon_why_new(h, &why.o, &w), 0);
+	cordon_why_free(w);
+	cordon_profile_free(h);
 }

@@ -107,6 +107,29 @@ Test(netrule, port_rules)
 	assert_refused(name("x.cdn.example", 443), "host-not-allowed");
 }
 
+/* host.cordon.internal:PORT is the host's 127.0.0.1:PORT, for a rule naming
+ * exactly that name and port; never resolved, never reached otherwise. */
+Test(netrule, host_service_name_is_the_hosts_loopback_for_its_port)
+{
+	char err[256];
+	struct cordon_net_verdict v;
+
+	assert_refused(name("host.cordon.internal", 5432), "host-not-allowed");
+	add(false, "*.cordon.internal");
+	add(false, "*.internal");
+	assert_refused(name("host.cordon.internal", 5432), "host-not-allowed");
+	cr_assert_eq(netrules_add_host(&rules, false, "host.cordon.internal", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "host.cordon.internal:PORT"), "%s", err);
+	add(false, "host.cordon.internal:5432");
+	v = name("HOST.cordon.internal.", 5432);
+	assert_allowed(v);
+	cr_assert(v.is_literal && v.literal.family == AF_INET && memcmp(v.literal.a, "\x7f\0\0\1", 4) == 0);
+	cr_assert(strstr(v.detail, "the host's 127.0.0.1:5432"), "%s", v.detail);
+	assert_refused(name("host.cordon.internal", 5433), "host-not-allowed");
+	add(true, "host.cordon.internal:5432");
+	assert_refused(name("host.cordon.internal", 5432), "host-denied");
+}
+
 Test(netrule, deny_before_allow)
 {
 	add(false, "*.example.com");

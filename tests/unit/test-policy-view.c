@@ -66,7 +66,10 @@ static struct cordon_policy *new_policy(const char *mode)
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(cordon_policy_new(mode, ws, &p, &e), 0, "%s", e.message);
+	enum cordon_mode m;
+
+	cr_assert_eq(cordon_mode_from_string(mode, &m), 0, "%s", mode);
+	cr_assert_eq(cordon_policy_new(m, ws, &p, &e), 0, "%s", e.message);
 	return p;
 }
 

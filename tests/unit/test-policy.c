@@ -38,7 +38,11 @@ static struct cordon_policy *policy_ok(const char *mode, const char *root)
 {
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
-	int r = cordon_policy_new(mode, root, &p, &e);
+	enum cordon_mode m;
+	int r;
+
+	cr_assert_eq(cordon_mode_from_string(mode, &m), 0, "%s", mode);
+	r = cordon_policy_new(m, root, &p, &e);
 
 	cr_assert_eq(r, 0, "policy_new(%s, %s) = %d: %s", mode, root, r, e.message);
 	return p;
@@ -49,10 +53,10 @@ Test(policy, unknown_mode_names_the_valid_ones)
 	struct cordon_policy *p = NULL;
 	struct cordon_error e = {};
 
-	cr_assert_eq(cordon_policy_new("workspace", ws, &p, &e), -EINVAL);
+	cr_assert_eq(cordon_policy_new((enum cordon_mode)7, ws, &p, &e), -EINVAL);
 	cr_assert_null(p);
-	cr_assert_str_eq(e.message,
-			 "unknown mode 'workspace': valid modes are read-only, workspace-write, danger-full-access");
+	cr_assert_str_eq(e.message, "unknown mode 7: valid modes are CORDON_MODE_READ_ONLY, "
+				    "CORDON_MODE_WORKSPACE_WRITE, CORDON_MODE_DANGER_FULL_ACCESS");
 }
 
 Test(policy, root_that_is_slash_is_refused)
@@ -63,7 +67,7 @@ Test(policy, root_that_is_slash_is_refused)
 		struct cordon_policy *p = NULL;
 		struct cordon_error e = {};
 
-		cr_assert_eq(cordon_policy_new("workspace-write", roots[i], &p, &e), -EINVAL, "%s", roots[i]);
+		cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, roots[i], &p, &e), -EINVAL, "%s", roots[i]);
 		cr_assert(strstr(e.message, "canonicalises to '/'"), "%s", e.message);
 	}
 }
@@ -197,7 +201,7 @@ Test(policy, tmpdir_slash_refused)
 	struct cordon_error e = {};
 
 	setenv("TMPDIR", "/", 1);
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &p, &e), -EINVAL);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &p, &e), -EINVAL);
 	cr_assert(strstr(e.message, "TMPDIR"), "%s", e.message);
 }
 
@@ -241,7 +245,7 @@ Test(policy, danger_full_access_needs_no_workspace)
 {
 	struct cordon_policy *p = NULL;
 
-	cr_assert_eq(cordon_policy_new("danger-full-access", NULL, &p, NULL), 0);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_DANGER_FULL_ACCESS, NULL, &p, NULL), 0);
 	cr_assert_null(cordon_policy_workspace(p));
 	cordon_policy_free(p);
 }

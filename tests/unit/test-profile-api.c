@@ -222,11 +222,11 @@ Test(profile_api, a_buffer_loads_and_says_where_values_came_from)
 	cr_assert_eq(cordon_profile_policy(p, NULL, &pol, &e), 0, "%s", e.message);
 	cr_assert(has(cordon_writable_roots(pol), canon_ws));
 	cordon_policy_free(pol);
-	cr_assert_eq(cordon_profile_policy(p, "read-only", &pol, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_profile_policy(p, &(enum cordon_mode){ CORDON_MODE_READ_ONLY }, &pol, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_mode(pol), CORDON_MODE_READ_ONLY);
 	cr_assert(!has(cordon_writable_roots(pol), canon_ws));
 	cordon_policy_free(pol);
-	cr_assert_eq(cordon_profile_policy(p, "frob", &pol, &e), -EINVAL);
+	cr_assert_eq(cordon_profile_policy(p, &(enum cordon_mode){ (enum cordon_mode)42 }, &pol, &e), -EINVAL);
 	cordon_profile_free(p);
 	/* no bytes at all is a profile error, not a crash */
 	cr_assert_lt(cordon_profile_load_buffer("", 0, "empty.json", &o, &p, &e), 0);
@@ -249,7 +249,7 @@ Test(profile_api, why_sees_the_overrides_and_names_them)
 	snprintf(path, sizeof(path), "%s/secret", canon_ws);
 	cr_assert_eq(cordon_why_new(p, NULL, &plain), 0);
 	cr_assert_eq(cordon_why_new(p,
-				    &(struct cordon_why_opts){ .mode = "read-only", .net_set = true,
+				    &(struct cordon_why_opts){ .mode_set = true, .mode = CORDON_MODE_READ_ONLY, .net_set = true,
 							       .net = CORDON_NET_HOST, .deny_read = deny },
 				    &over),
 		     0);

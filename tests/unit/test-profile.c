@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "policy.h"
 #include "profile.h"
+#include "spell.h"
 #include "profile_internal.h"
 #include "strv.h"
 
@@ -535,9 +536,14 @@ Test(profile, lookup_order)
 	cr_assert_eq(profile_load("git", &env, &p, &e), 0, "%s", e.message);
 	cr_expect_str_eq(p->file, "builtin:git");
 	p = profile_free(p);
+	cr_expect_eq(profile_load("nothing-like-it", &env, &p, &e), -ENOENT);
+	cr_expect_str_eq(e.message, "nothing-like-it: no profile by that name (not in the user or installed profile "
+				    "directories, not built in)");
+	/* did you mean: a built-in's name, or one in the user's directory */
 	cr_expect_eq(profile_load("nope", &env, &p, &e), -ENOENT);
-	cr_expect_str_eq(e.message,
-			 "nope: no profile by that name (not in the user or installed profile directories, not built in)");
+	cr_expect_str_eq(e.message, "nope: no profile by that name, did you mean \"node\"?");
+	cr_expect_eq(profile_load("yy", &env, &p, &e), -ENOENT);
+	cr_expect_str_eq(e.message, "yy: no profile by that name, did you mean \"y\"?");
 	cr_expect_eq(profile_load(u, &env, &p, &e), 0, "a path is read as a path");
 }
 
@@ -755,7 +761,7 @@ Test(profile, default_profile_is_exactly_the_default_policy)
 
 	cr_assert_eq(profile_load("default", &env, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(profile_apply(p, &from_profile, &e), 0, "%s", e.message);
-	cr_assert_eq(cordon_policy_new("workspace-write", ws, &plain, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_policy_new(CORDON_MODE_WORKSPACE_WRITE, ws, &plain, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_policy_set_net(plain, CORDON_NET_NONE), 0);
 	assert_policies_equal(from_profile, plain);
 	cr_expect_eq(p->n_notes, 0);
@@ -1029,10 +1035,10 @@ Test(profile, sizes)
 
 Test(profile, edit_distance)
 {
-	cr_expect_eq(profile_edit_distance("write", "wirte", 2), 2);
-	cr_expect_eq(profile_edit_distance("write", "write", 2), 0);
-	cr_expect_eq(profile_edit_distance("banana", "mode", 2), 3);
-	cr_expect_eq(profile_edit_distance("deny_red", "deny_read", 2), 1);
+	cr_expect_eq(edit_distance("write", "wirte", 2), 2);
+	cr_expect_eq(edit_distance("write", "write", 2), 0);
+	cr_expect_eq(edit_distance("banana", "mode", 2), 3);
+	cr_expect_eq(edit_distance("deny_red", "deny_read", 2), 1);
 }
 
 Test(profile, extends_a_fifo_does_not_hang, .timeout = 10)
