@@ -53,13 +53,6 @@ session() {
 	OUT=$(cat "$BASE/out")
 	ERR=$(cat "$BASE/err")
 }
-expect() { # expect DESC CONDITION...
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC" "out: ${OUT:0:2000}" "err: ${ERR:0:2000}"; fi
-}
-has() { [[ "$1" == *"$2"* ]]; }
-hasnt() { [[ "$1" != *"$2"* ]]; }
 
 # ---- inside a tool ----------------------------------------------------------
 # One Python program run as the tool (and, for the controls, unconfined):

@@ -52,6 +52,18 @@ finish() {
         [ "$_failed" -eq 0 ]
 }
 
+# has TEXT PART / hasnt TEXT PART: whether TEXT contains PART
+has() { [[ "$1" == *"$2"* ]]; }
+hasnt() { [[ "$1" != *"$2"* ]]; }
+
+# expect DESC CONDITION...: ok when CONDITION succeeds, else not ok with the
+# last attempt's RC, OUT and ERR (which the script's own runner sets)
+expect() {
+        local desc=$1
+        shift
+        if "$@"; then ok "$desc"; else not_ok "$desc" "rc=${RC:-}" "out: ${OUT:0:2000}" "err: ${ERR:0:2000}"; fi
+}
+
 # not COMMAND...: succeeds when COMMAND fails (for check, which runs a command)
 not() { ! "$@"; }
 

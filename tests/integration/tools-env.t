@@ -100,13 +100,6 @@ session() { # session SCRIPT [SHELL]: run SCRIPT as the agent; OUT, ERR, RC
 	OUT=$(cat "$BASE/out")
 	ERR=$(cat "$BASE/err")
 }
-expect() { # expect DESC CONDITION...
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
-}
-has() { [[ "$1" == *"$2"* ]]; }
-hasnt() { [[ "$1" != *"$2"* ]]; }
 
 session "tpy $RO/show.py; echo rc=\$?"
 if ! has "$OUT" "rc=0"; then

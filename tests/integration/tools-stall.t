@@ -58,7 +58,6 @@ expect() { # expect DESC CONDITION...
 	shift
 	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC secs=$SECS" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
 }
-has() { [[ "$1" == *"$2"* ]]; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # ---- stdio: an eventfd as stdout ---------------------------------------------

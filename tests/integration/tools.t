@@ -116,12 +116,6 @@ session() {
 	OUT=$(cat "$BASE/out")
 	ERR=$(cat "$BASE/err")
 }
-expect() { # expect DESC CONDITION...
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
-}
-has() { [[ "$1" == *"$2"* ]]; }
 
 # ---- calls that go through, and what the policy refuses ----------------------
 # a tool script sees its own path in $0 (not /dev/fd/N); the control: run

@@ -46,12 +46,6 @@ session() {
 	OUT=$(cat "$BASE/out")
 	ERR=$(cat "$BASE/err")
 }
-expect() { # expect DESC CONDITION...
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc" "rc=$RC" "out: ${OUT:0:1500}" "err: ${ERR:0:1500}"; fi
-}
-has() { [[ "$1" == *"$2"* ]]; }
 
 # ---- the shim, from a build below /tmp ----------------------------------------
 session "$CORDON" 'tcat public/a.txt; echo rc=$?'
