@@ -44,46 +44,13 @@
 
 #include "cleanup.h"
 #include "broker_proto.h"
+#include "mount_fd.h"
 #include "path.h"
 #include "pathfd.h"
 #include "policy.h"
 #include "runner.h"
 #include "steps.h"
 
-#ifndef MOUNT_ATTR_RDONLY
-#define MOUNT_ATTR_RDONLY 0x00000001
-#define MOUNT_ATTR_NOSUID 0x00000002
-#define MOUNT_ATTR_NODEV 0x00000004
-#define MOUNT_ATTR_NOEXEC 0x00000008
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef OPEN_TREE_CLONE
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
-#ifndef MOVE_MOUNT_T_EMPTY_PATH
-#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
-#endif
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
-
-struct mount_attr_v0 {
-	__u64 attr_set;
-	__u64 attr_clr;
-	__u64 propagation;
-	__u64 userns_fd;
-};
 
 /* Size caps: a private tmpfs must not be able to eat the host's memory. */
 #define TMP_OPTIONS "mode=1777,size=25%"
@@ -110,107 +77,6 @@ static const char *step_path(const struct step *s, char *buf)
 	memcpy(buf, s->path, s->len);
 	buf[s->len] = '\0';
 	return buf;
-}
-
-static int set_attr(int dfd, const char *path, unsigned flags, __u64 set, __u64 clr)
-{
-	struct mount_attr_v0 attr = { .attr_set = set, .attr_clr = clr };
-
-	if (syscall(__NR_mount_setattr, dfd, path, flags, &attr, sizeof(attr)) < 0)
-		return -errno;
-	return 0;
-}
-
-/* A detached copy of the mounts at the O_PATH fd at (recursive: and
- * below it), with attrs (MOUNT_ATTR_*) set on every one of them. */
-static int clone_at(int at, bool recursive, __u64 attrs)
-{
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	fd = (int)syscall(__NR_open_tree, at, "",
-			  OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
-	if (fd < 0)
-		return -errno;
-	if (attrs && (r = set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs, 0)) < 0)
-		return r;
-	return TAKE_FD(fd);
-}
-
-/* The same for path, resolved once with no symlink on the way (pathfd.h:
- * a directory swapped for one since the plan was made is -ELOOP, never
- * followed), nosuid,nodev (and noexec: plan_noexec); -ENOENT when there is
- * nothing there. */
-static int clone_tree(const char *path, bool recursive, bool noexec)
-{
-	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
-
-	if (at < 0)
-		return at;
-	return clone_at(at, recursive, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (noexec ? MOUNT_ATTR_NOEXEC : 0));
-}
-
-/* Move the detached tree fd onto the place the O_PATH fd at names. */
-static int attach_at(int fd, int at)
-{
-	if (syscall(__NR_move_mount, fd, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return -errno;
-	return 0;
-}
-
-/* ... onto path, resolved now (on top of the mounts made so far) as clone_tree does. */
-static int attach_tree(int fd, const char *path)
-{
-	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);
-
-	if (at < 0)
-		return at;
-	return attach_at(fd, at);
-}
-
-/* mkdir -p below a fresh tmpfs, one component at a time through the fd of
- * the one before (no symlink followed); the last component is a directory
- * or, for a file being bound back, an empty file. Returns its O_PATH fd. */
-static int make_mount_point(const char *path, bool dir)
-{
-	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, "/", O_DIRECTORY);
-	const char *c = path;
-
-	if (at < 0)
-		return at;
-	for (;;) {
-		char name[NAME_MAX + 1];
-		bool last;
-		int fd, r = path_next_component(&c, name, &last);
-
-		if (r < 0)
-			return r;
-		if (r == 0)
-			return TAKE_FD(at);
-		if (!last || dir) {
-			if (mkdirat(at, name, 0755) < 0 && errno != EEXIST)
-				return -errno;
-		} else {
-			fd = openat(at, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-			if (fd < 0)
-				return -errno;
-			close(fd);
-		}
-		fd = path_open_nofollow(at, name, !last || dir ? O_DIRECTORY : 0);
-		if (fd < 0)
-			return fd;
-		close(at);
-		at = fd;
-	}
-}
-
-/* A tree held since before the tmpfs went on (*fd, taken over), moved onto
- * path below it: the mount point made first, a directory or a file. */
-static int attach_held(int *fd, const char *path, bool dir)
-{
-	_cleanup_close_ int held = TAKE_FD(*fd), at = make_mount_point(path, dir);
-
-	return at < 0 ? at : attach_at(held, at);
 }
 
 /* A path that by design may name a symlink (a --deny-read path, hidden as
@@ -346,10 +212,10 @@ static void hold_exec_places(const struct plan *p, struct held_trees *h)
 			skip = h->exec[j] >= 0 && path_is_under(e, exec_place(p, j));
 		if (skip)
 			continue;
-		fd = clone_tree(e, true, false);
+		fd = mount_clone_tree(e, true, false);
 		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
 			continue;
-		r = fd < 0 ? fd : set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+		r = fd < 0 ? fd : mount_set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0) {
 			errno = -r;
 			exec_die("read-only root", "%s: cannot keep it executable: %m", e);
@@ -374,7 +240,7 @@ static void hold_host(const struct plan *p, struct held_trees *h, const char *pa
 	at = path_open_nofollow(AT_FDCWD, path, 0);
 	if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
 		return;
-	fd = at < 0 ? at : fstat(at, &st) < 0 ? -errno : clone_at(at, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	fd = at < 0 ? at : fstat(at, &st) < 0 ? -errno : mount_clone_at(at, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 									   (plan_noexec(p, path) ? MOUNT_ATTR_NOEXEC : 0));
 	if (fd < 0) {
 		errno = -fd;
@@ -408,7 +274,7 @@ static void hold_trees(struct exec_ctx *x, struct held_trees *h)
 		h->root[i] = -1;
 		if (!rebinds(p, i))
 			continue;
-		fd = clone_tree(p->write[i], true, plan_noexec(p, p->write[i]));
+		fd = mount_clone_tree(p->write[i], true, plan_noexec(p, p->write[i]));
 		if (fd == -ENOENT)
 			continue; /* does not exist: nothing to write there */
 		if (fd < 0) {
@@ -422,7 +288,7 @@ static void hold_trees(struct exec_ctx *x, struct held_trees *h)
 		h->back[i] = -1;
 		if (p->steps[i].kind != STEP_BIND_BACK)
 			continue;
-		fd = clone_tree(step_path(&p->steps[i], buf), true, plan_noexec(p, buf));
+		fd = mount_clone_tree(step_path(&p->steps[i], buf), true, plan_noexec(p, buf));
 		if (fd < 0 && fd != -ENOENT) {
 			errno = -fd;
 			exec_die("bind back", "%s: %m", buf);
@@ -467,7 +333,7 @@ static void hold_trees(struct exec_ctx *x, struct held_trees *h)
 	    strncmp(h->resolv_path, "/run/", 5) == 0) {
 		_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, h->resolv_path, 0);
 
-		h->resolv = at < 0 ? at : clone_at(at, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		h->resolv = at < 0 ? at : mount_clone_at(at, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 		if (h->resolv < 0) {
 			errno = -h->resolv;
 			exec_die("tmpfs", "%s: %m", h->resolv_path);
@@ -480,7 +346,7 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 	/* under the execute-only gate nothing maps executable but what is
 	 * bound back below: not a binary outside the closure through the
 	 * loader, not a file another sandbox of the session wrote */
-	int r = set_attr(AT_FDCWD, "/", AT_RECURSIVE,
+	int r = mount_set_attr(AT_FDCWD, "/", AT_RECURSIVE,
 			 MOUNT_ATTR_RDONLY | (p->landlock.exec_gate ? MOUNT_ATTR_NOEXEC : 0), 0);
 
 	if (r < 0) {
@@ -490,7 +356,7 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 	for (size_t i = 0; i < h->n_exec; i++) {
 		if (h->exec[i] < 0)
 			continue;
-		r = attach_tree(h->exec[i], exec_place(p, i));
+		r = mount_attach_tree(h->exec[i], exec_place(p, i));
 		if (r < 0) {
 			errno = -r;
 			exec_die("read-only root", "%s: cannot bind it back executable: %m", exec_place(p, i));
@@ -501,7 +367,7 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 	for (size_t i = 0; p->write[i]; i++) {
 		if (h->root[i] < 0)
 			continue;
-		r = attach_tree(h->root[i], p->write[i]);
+		r = mount_attach_tree(h->root[i], p->write[i]);
 		if (r < 0) {
 			errno = -r;
 			exec_die("read-only root", "%s: cannot bind the writable root back: %m", p->write[i]);
@@ -522,7 +388,7 @@ static void apply_dev(struct held_trees *h)
 		if (h->dev[i] < 0)
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		r = attach_held(&h->dev[i], path, false);
+		r = mount_attach_held(&h->dev[i], path, false);
 		if (r < 0) {
 			errno = -r;
 			exec_die("dev", "%s: %m", path);
@@ -562,7 +428,7 @@ static void apply_tmpfs(const struct plan *p, const char *path, struct held_tree
 		  run ? RUN_OPTIONS : TMP_OPTIONS) < 0)
 		exec_die("tmpfs", "%s: %m", path);
 	if (strcmp(path, "/run") == 0 && h->resolv >= 0) {
-		r = attach_held(&h->resolv, h->resolv_path, false);
+		r = mount_attach_held(&h->resolv, h->resolv_path, false);
 		if (r < 0) {
 			errno = -r;
 			exec_die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
@@ -603,7 +469,7 @@ static int make_hide_store(void)
 	    fchmod(f, 0) < 0 || fchmodat(mnt, "d", 0, 0) < 0)
 		exec_die("hide", "cannot make the stand-ins: %m");
 	close(TAKE_FD(f)); /* a file open for writing would keep the mount writable */
-	r = set_attr(mnt, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
+	r = mount_set_attr(mnt, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
 	if (r < 0)
 		exec_die("hide", "cannot make the stand-ins read-only: %s", strerror(-r));
 	return TAKE_FD(mnt);
@@ -632,7 +498,7 @@ static void seal_private_dirs(const struct plan *p)
 		if (writable || (at = path_open_nofollow(AT_FDCWD, d, O_NOFOLLOW)) < 0 || fstat(at, &st) < 0 ||
 		    !S_ISDIR(st.st_mode))
 			continue;
-		r = set_attr(at, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
+		r = mount_set_attr(at, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
 		if (r < 0)
 			exec_die("tmpfs", "%s: cannot make it read-only: %s", d, strerror(-r));
 	}
@@ -644,7 +510,7 @@ static int attach_tree_clone(int dfd, const char *name, int at)
 
 	if (fd < 0)
 		return -errno;
-	return attach_at(fd, at);
+	return mount_attach_at(fd, at);
 }
 
 /* Bind target read-only onto itself. A writable root below it (a cache
@@ -664,26 +530,26 @@ static void protect_target(const struct plan *p, const char *target)
 		keep[w] = -1;
 		if (strncmp(p->write[w], target, tl) != 0 || p->write[w][tl] != '/')
 			continue;
-		keep[w] = clone_tree(p->write[w], true, plan_noexec(p, p->write[w]));
+		keep[w] = mount_clone_tree(p->write[w], true, plan_noexec(p, p->write[w]));
 		if (keep[w] < 0 && keep[w] != -ENOENT)
 			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-keep[w]));
 	}
 	/* protect.c canonicalised it: a symlink on the way now is -ELOOP */
 	at = path_open_nofollow(AT_FDCWD, target, 0);
-	tree = at < 0 ? at : clone_at(at, true, 0);
-	r = tree < 0 ? tree : attach_at(tree, at);
+	tree = at < 0 ? at : mount_clone_at(at, true, 0);
+	r = tree < 0 ? tree : mount_attach_at(tree, at);
 	if (r < 0) {
 		errno = -r;
 		exec_die("protect", "%s: %m", target);
 	}
 	/* the bind just made, read-only with every mount below it */
-	r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
+	r = mount_set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0);
 	if (r < 0)
 		exec_die("protect", "%s: cannot make it read-only: %s", target, strerror(-r));
 	for (size_t w = 0; w < n; w++) {
 		if (keep[w] < 0)
 			continue;
-		r = attach_tree(keep[w], p->write[w]);
+		r = mount_attach_tree(keep[w], p->write[w]);
 		close(keep[w]);
 		if (r < 0)
 			exec_die("protect", "%s: cannot keep it writable below %s: %s", p->write[w], target, strerror(-r));
@@ -703,8 +569,8 @@ static void noexec_denied(const struct plan *p)
 
 		if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
 			continue;
-		tree = at < 0 ? at : clone_at(at, true, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-		r = tree < 0 ? tree : attach_at(tree, at);
+		tree = at < 0 ? at : mount_clone_at(at, true, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+		r = tree < 0 ? tree : mount_attach_at(tree, at);
 		if (r < 0) {
 			errno = -r;
 			exec_die("deny-exec", "%s: cannot mount it noexec: %m", d);
@@ -746,7 +612,7 @@ void mount_tmpfs(struct exec_ctx *x, size_t i)
 
 		if (hh->fd < 0 || path_is_under(hh->path, path) <= 0)
 			continue;
-		r = attach_held(&hh->fd, hh->path, hh->dir);
+		r = mount_attach_held(&hh->fd, hh->path, hh->dir);
 		if (r < 0) {
 			errno = -r;
 			exec_die("read host", "%s: cannot bring it back: %m", hh->path);
@@ -770,7 +636,7 @@ void mount_bind_back(struct exec_ctx *x, size_t i)
 	path = step_path(&x->plan->steps[i], buf);
 	if (fstat(*held, &st) < 0)
 		exec_die("bind back", "%s: %m", path);
-	r = attach_held(held, path, S_ISDIR(st.st_mode));
+	r = mount_attach_held(held, path, S_ISDIR(st.st_mode));
 	if (r < 0) {
 		errno = -r;
 		exec_die("bind back", "%s: %m", path);
@@ -794,10 +660,10 @@ void mount_pin(struct exec_ctx *x, size_t i)
 		r = at;
 	else if (fstat(at, &st) < 0)
 		r = -errno;
-	else if ((tree = clone_at(at, true, 0)) < 0)
+	else if ((tree = mount_clone_at(at, true, 0)) < 0)
 		r = tree;
 	else
-		r = attach_at(tree, at);
+		r = mount_attach_at(tree, at);
 	if (r < 0) {
 		errno = -r;
 		exec_die("pin", "%s: %m", path);
@@ -807,7 +673,7 @@ void mount_pin(struct exec_ctx *x, size_t i)
 	 * what git reads: read-only, not just pinned (and so is what a
 	 * symlink there leads to). */
 	if ((linked || !S_ISDIR(st.st_mode)) &&
-	    (r = set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) < 0)
+	    (r = mount_set_attr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("pin", "%s: cannot make it read-only: %s", path, strerror(-r));
 }
 
@@ -859,28 +725,6 @@ void mount_proc(struct exec_ctx *x, size_t i)
 		exec_die("proc", "cannot mount a fresh /proc: %m");
 }
 
-int mount_file_copy(int src, int dir, const char *name)
-{
-	_cleanup_close_ int tree = -1, at = -1;
-	int fd, r;
-
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	at = path_open_nofollow(dir, name, 0);
-	if (at < 0)
-		return at;
-	tree = clone_at(src, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	if (tree < 0)
-		return tree;
-	/* the clone keeps the flags of the mount src lies on, which the
-	 * execute-only gate has made noexec by now: the shim runs */
-	r = set_attr(tree, "", AT_EMPTY_PATH, 0, MOUNT_ATTR_NOEXEC);
-	if (r < 0)
-		return r;
-	return attach_at(tree, at);
-}
 
 void mount_apply(struct exec_ctx *x)
 {
@@ -908,7 +752,7 @@ void mount_apply(struct exec_ctx *x)
 			exec_die("read host", "%s: no private tmpfs to bring it back into", m.h.host[k].path);
 	/* Nothing new appears in /dev once it is set up (its shm and pts are
 	 * mounts of their own and stay writable). */
-	if (m.have_dev && (r = set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
+	if (m.have_dev && (r = mount_set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
 	noexec_denied(p);
 	seal_private_dirs(p);
