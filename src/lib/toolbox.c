@@ -192,17 +192,15 @@ static const char *caller_at(const struct cordon_toolbox *b, size_t k)
  * session: each command's execute closure (the binary, its loader and
  * libraries, a script's interpreters), every edge's exec grants, the shim;
  * nor may a writable root lie in a library directory. Refused at start,
- * naming the path. */
-static int check_unwritable(struct cordon_toolbox *b, const char *const *session_writable, struct cordon_error *reterr)
+ * naming the path. b->caller_writable is what any sandbox can write. */
+static int check_unwritable(struct cordon_toolbox *b, struct cordon_error *reterr)
 {
-	_cleanup_strv_free_ char **all = NULL;
+	char *const *all = b->caller_writable;
 	struct cordon_tool_sandbox sb;
 	char what[128];
 	int r;
 
-	r = toolbox_all_writable(b->tools, session_writable, &all);
-	if (r >= 0)
-		r = toolbox_check_library_dirs(all, reterr);
+	r = toolbox_check_library_dirs(all, reterr);
 	if (r >= 0)
 		r = toolbox_check_unwritable(all, "the shim", b->shim_path, reterr);
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++) {
@@ -223,18 +221,15 @@ static int check_unwritable(struct cordon_toolbox *b, const char *const *session
 	return r;
 }
 
-/* What no caller may hand a tool: the roots any sandbox of the session
- * can write, and the supervisor's own secrets (every webhook's two keys). */
-static int writable_and_withheld(struct cordon_toolbox *b, const char *const *session_writable)
+/* What no caller may hand a tool: the supervisor's own secrets (every
+ * webhook's two keys). */
+static int withheld_of(struct cordon_toolbox *b)
 {
 	const char *const *backends = cordon_tools_backend_names(b->tools);
 	int r;
 
 	if (!(b->withheld = calloc(1, sizeof(char *))))
 		return -ENOMEM;
-	r = toolbox_all_writable(b->tools, session_writable, &b->caller_writable);
-	if (r < 0)
-		return r;
 	for (size_t i = 0; backends && backends[i]; i++) {
 		struct cordon_approval_backend ab;
 
@@ -317,7 +312,12 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 			return error_set(reterr, -ENOENT, "%s: %s cannot run: %s is missing", names[i], c->exe,
 					 missing[n_missing_before]);
 	}
-	r = check_unwritable(b, session_writable, reterr);
+	/* what any sandbox of the session can write, once: nothing a tool
+	 * maps may lie there, and no value a caller passes may lead there */
+	r = toolbox_all_writable(b->tools, session_writable, &b->caller_writable);
+	if (r < 0)
+		return r;
+	r = check_unwritable(b, reterr);
 	if (r < 0)
 		return r;
 	r = shims_of(b, CORDON_TOOLS_SESSION, true, &b->shims[0]);
@@ -325,7 +325,7 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 		r = shims_of(b, b->cmds[i].name, false, &b->shims[1 + i]);
 	if (r < 0)
 		return r;
-	r = writable_and_withheld(b, session_writable);
+	r = withheld_of(b);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(b);
