@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hex.h"
 #include "http_body.h"
 
 enum {
@@ -75,17 +76,6 @@ int http_body_from_head(const struct http_head *h, struct http_body *ret, int *r
 	return 0;
 }
 
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A byte of a chunk extension or a trailer line: visible, space, tab, or
  * obs-text; never CR, LF or another control byte. */
 static bool line_byte(unsigned char c)
@@ -102,7 +92,7 @@ static int chunked(struct http_body *b, const char *p, size_t n, size_t *ret_use
 
 		switch (b->state) {
 		case CH_SIZE: {
-			int d = hex((char)c);
+			int d = hex_digit_value((char)c);
 
 			if (d >= 0) {
 				/* 13 hex digits: under 2^52, and the sum stays under the cap */

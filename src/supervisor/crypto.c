@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "crypto.h"
+#include "hex.h"
 
 void hex_encode(const uint8_t *in, size_t n, char *hex)
 {
@@ -21,23 +22,12 @@ void hex_encode(const uint8_t *in, size_t n, char *hex)
 	hex[2 * n] = '\0';
 }
 
-static int nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hex_decode(const char *hex, uint8_t *out, size_t n)
 {
 	if (strlen(hex) != 2 * n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+		int hi = hex_digit_value(hex[2 * i]), lo = hex_digit_value(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
