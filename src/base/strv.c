@@ -107,6 +107,25 @@ char **strv_copy(const char *const *v)
 	return c;
 }
 
+int strv_map(char *const *v, int (*f)(const char *s, char **ret), char ***ret)
+{
+	size_t n = strv_length(v);
+	char **m = calloc(n + 1, sizeof(char *));
+
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int r = f(v[i], &m[i]);
+
+		if (r < 0) {
+			strv_free(m);
+			return r;
+		}
+	}
+	*ret = m;
+	return 0;
+}
+
 void strvb_add(struct strv_builder *b, const char *s)
 {
 	char *c;

@@ -21,6 +21,9 @@ int strv_consume(char ***v, char *s);
 int strv_extend_many(char ***v, ...) __attribute__((sentinel));
 int strv_extend_strv(char ***v, const char *const *other);
 char **strv_copy(const char *const *v);
+/* A new vector of f(each element of v) (NULL: an empty one); f writes its
+ * own allocation to *ret. The first failure of f is returned. */
+int strv_map(char *const *v, int (*f)(const char *s, char **ret), char ***ret);
 /* Append a copy of s only if not already present. */
 int strv_push_unique(char ***v, const char *s);
 

@@ -24,6 +24,7 @@
 #include "crypto.h"
 #include "redact.h"
 #include "stdio_check.h"
+#include "strv.h"
 
 /* ---- approval, off the loop ---- */
 
@@ -94,28 +95,11 @@ static int action_digest(struct call *c, const struct stat *cwd)
 	return sha256_hex(msgbuf_ptr(b), msgbuf_len(b), c->digest);
 }
 
-/* The environment for an approver: each NAME=VALUE redacted as a word
- * (a value is hidden when its name says secret, or by its shape). */
-static int env_redacted_of(char **env, char ***ret)
+/* An environment entry as an approver sees it: NAME=VALUE redacted as a
+ * word (a value is hidden when its name says secret, or by its shape). */
+static int env_entry_redacted(const char *entry, char **ret)
 {
-	size_t n = 0;
-	char **v;
-
-	while (env[n])
-		n++;
-	v = calloc(n + 1, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int r = redact_word(env[i], false, REDACT_MAX_WORD_BYTES, &v[i]);
-
-		if (r < 0) {
-			cordon_strv_free(v);
-			return r;
-		}
-	}
-	*ret = v;
-	return 0;
+	return redact_word(entry, false, REDACT_MAX_WORD_BYTES, ret);
 }
 
 static void start_approval(struct call *c)
@@ -132,7 +116,7 @@ static void start_approval(struct call *c)
 		r = redact_argv_full((const char *const *)c->req.argv, cordon_tools_secret_flags(c->s->tools, c->req.command),
 				     0, &c->argv_redacted);
 	if (r >= 0)
-		r = env_redacted_of(c->req.env, &c->env_redacted);
+		r = strv_map(c->req.env, env_entry_redacted, &c->env_redacted);
 	if (r < 0) {
 		call_deny(c, "approve_denied", "the approval could not be asked (out of memory)");
 		return;
@@ -212,23 +196,11 @@ static int check_cwd(struct call *c, char *why, size_t n)
 	return 0;
 }
 
-static int env_names_of(char **env, char ***ret)
+/* An environment entry's name. */
+static int env_entry_name(const char *entry, char **ret)
 {
-	size_t n = 0;
-	char **v;
-
-	while (env[n])
-		n++;
-	v = calloc(n + 1, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!(v[i] = strndup(env[i], strcspn(env[i], "=")))) {
-			cordon_strv_free(v);
-			return -ENOMEM;
-		}
-	*ret = v;
-	return 0;
+	*ret = strndup(entry, strcspn(entry, "="));
+	return *ret ? 0 : -ENOMEM;
 }
 
 static void decide(struct call *c)
@@ -312,7 +284,7 @@ static int on_call(void *ctx, struct msgbuf *body, int *fds, size_t nfds)
 	}
 	c->cwd_fd = fds[3];
 	fds[3] = -1;
-	r = env_names_of(c->req.env, &c->env_names);
+	r = strv_map(c->req.env, env_entry_name, &c->env_names);
 	if (r < 0)
 		return r;
 	event_del(c->idle);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "strv.h"
 
@@ -71,4 +74,33 @@ Test(strv, builder_error_is_sticky)
 	cr_assert_null(b.v);
 	cr_assert_null(strvb_finish(&b, &r));
 	cr_assert_eq(r, -ENOMEM);
+}
+
+static int upper_first(const char *s, char **ret)
+{
+	if (s[0] == '!')
+		return -EINVAL;
+	*ret = strdup(s);
+	if (!*ret)
+		return -ENOMEM;
+	(*ret)[0] = (char)toupper((unsigned char)(*ret)[0]);
+	return 0;
+}
+
+Test(strv, map_each_element_or_the_first_failure)
+{
+	char *in[] = { "ab", "cd", NULL }, *bad[] = { "ok", "!no", "never", NULL };
+	char **out = NULL;
+
+	cr_assert_eq(strv_map(in, upper_first, &out), 0);
+	cr_assert_eq(strv_length(out), 2);
+	cr_assert_str_eq(out[0], "Ab");
+	cr_assert_str_eq(out[1], "Cd");
+	strv_free(out);
+	out = NULL;
+	cr_assert_eq(strv_map(bad, upper_first, &out), -EINVAL);
+	cr_assert_null(out, "nothing written on failure");
+	cr_assert_eq(strv_map(NULL, upper_first, &out), 0);
+	cr_assert_null(out[0]);
+	strv_free(out);
 }
