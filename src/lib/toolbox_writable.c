@@ -83,23 +83,6 @@ int toolbox_all_writable(const struct cordon_tools *t, const char *const *sessio
 	return 0;
 }
 
-/* -EPERM when a writable root lies at or below path (or where it leads):
- * a file made there would be what the tool loads. */
-static int check_no_root_inside(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
-{
-	_cleanup_free_ char *canon = NULL;
-
-	if (cordon_canonicalize(path, &canon, NULL) < 0)
-		canon = NULL;
-	STRV_FOREACH(w, writable)
-		if (path_is_under(*w, path) || (canon && path_is_under(*w, canon)))
-			return error_set(reterr, -EPERM,
-					 "%s: %s is writable by a sandbox of this session and lies in %s, where the "
-					 "tool loads code from",
-					 what, *w, path);
-	return 0;
-}
-
 int toolbox_check_unwritable(char *const *writable, const char *what, const char *path, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = NULL;
@@ -114,8 +97,15 @@ int toolbox_check_unwritable(char *const *writable, const char *what, const char
 					 "there would run with the tool's grants (install it outside every "
 					 "writable root)",
 					 what, path, *w);
-	/* a directory: nor may a writable root lie in it */
-	return check_no_root_inside(writable, what, path, reterr);
+	/* a directory: nor may a writable root lie at or below it (or where
+	 * it leads), where a file made would be what the tool loads */
+	STRV_FOREACH(w, writable)
+		if (path_is_under(*w, path) || (canon && path_is_under(*w, canon)))
+			return error_set(reterr, -EPERM,
+					 "%s: %s is writable by a sandbox of this session and lies in %s, where the "
+					 "tool loads code from",
+					 what, *w, path);
+	return 0;
 }
 
 int toolbox_check_library_dirs(char *const *writable, struct cordon_error *reterr)
