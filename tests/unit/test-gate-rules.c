@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The write gate's rules by name (src/exec/gate_rules.c over
- * src/lib/protect_names.c): what is refused, what git's normal work
+ * src/lib/policy/protect_names.c): what is refused, what git's normal work
  * keeps, and how roots, carve-outs and literal protections combine.
  */
 #include <criterion/criterion.h>
