@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * git's configuration as cordon reads it (profile_git.c) on arbitrary
+ * git's configuration as cordon reads it (src/lib/policy/git_config.c) on arbitrary
  * bytes: the workspace repository's .git/config, its .git file (gitdir:)
  * and what they include are written by whoever wrote the repository, so
  * the reader takes untrusted input. It must never crash, and every path it

@@ -28,11 +28,13 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "error.h"
 #include "path.h"
 #include "pathfd.h"
-#include "provider.h"
 #include "probe.h"
 #include "process.h"
+#include "provider.h"
+#include "runner_path.h"
 #include "strv.h"
 
 static const char *const bwrap_denials[] = {

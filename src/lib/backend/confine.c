@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "error.h"
 #include "probe.h"
 #include "provider.h"
 #include "strv.h"

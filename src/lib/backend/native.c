@@ -45,12 +45,14 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "path.h"
 #include "pathfd.h"
 #include "policy.h"
 #include "probe.h"
-#include "provider.h"
 #include "process.h"
+#include "provider.h"
+#include "runner_path.h"
 #include "strv.h"
 
 /* The write gate's rules by name (src/exec/gate_rules.h): what runs code

@@ -17,8 +17,9 @@
 #include "cleanup.h"
 #include "policy.h"
 #include "probe.h"
-#include "provider.h"
 #include "process.h"
+#include "provider.h"
+#include "runner_path.h"
 
 #define PROBE_TIMEOUT_MS 2000
 

@@ -17,14 +17,6 @@ int probe_cache_store(const char *path, const struct cordon_backend_info *info);
  * launch's own backend): nothing process-wide is pinned, nothing probed. */
 int probe_backend_info(enum cordon_backend b, struct cordon_backend_info *ret);
 
-/* runner_path.c: the resolved runner is refused (CORDON_RUNNER failed its
- * checks, or no runner was found where libcordon looks): -EPERM and why.
- * Memoised: after the first resolution no syscall. */
-int runner_refused(char *why, size_t n);
-/* runner_refused, then: the runner is executable (access). */
-int runner_check(char *why, size_t n);
-/* The runner came from $CORDON_RUNNER. */
-bool runner_from_env(void);
 /* probe.c: why the first backend of the chain was passed over by the last
  * selection (""), for a refusal to name. */
 void probe_fallback_reason(char *buf, size_t n);

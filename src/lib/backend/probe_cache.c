@@ -19,10 +19,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "probe.h"
-#include "provider.h"
 
 #define CACHE_VERSION "cordon-probe-cache 2"
 #define CACHE_MAX_BYTES 4096

@@ -64,7 +64,3 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 /* The tool sandbox's features this policy uses, in words ("" for none):
  * what a backend other than the native runner refuses (provider_fill.c). */
 const char *policy_needs_native(const struct cordon_policy *p);
-
-/* Fill reterr (may be NULL) with a formatted message; returns r (a -errno). */
-int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "error.h"
 #include "pathfd.h"
 #include "process.h"
 #include "provider.h"

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
 #include "elf_reader.h"
-#include "provider.h"
+#include "error.h"
 
 struct reader {
 	const struct elf_source *src;

@@ -11,12 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "exec_closure.h"
 #include "exec_closure_ld.h"
 #include "exec_closure_memo.h"
-#include "provider.h"
 #include "shebang.h"
 #include "strv.h"
 

@@ -26,11 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "exec_closure_ld.h"
 #include "exec_closure_memo.h"
-#include "provider.h"
 #include "strv.h"
 
 /* What glibc's loader uses for one class and machine: the cache flags it

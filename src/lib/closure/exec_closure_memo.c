@@ -19,10 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "exec_closure_memo.h"
-#include "provider.h"
 #include "shebang.h"
 
 struct file_id {

@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "fileio.h"
 #include "hashmap.h"
 #include "ldcache.h"
-#include "provider.h"
 
 #define OLD_MAGIC "ld.so-1.7.0"
 #define OLD_HEADER 16 /* magic[11], padding, uint32 nlibs */

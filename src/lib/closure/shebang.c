@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
-#include "provider.h"
+#include "error.h"
 #include "shebang.h"
 
 static bool spacetab(char c)

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
-#include "provider.h"
+#include "error.h"
 #include "strv.h"
 
 /* The unresolved remainder may grow with each symlink; bound it. */

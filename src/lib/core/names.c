@@ -4,22 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
 #include "errbuf.h"
-#include "provider.h"
-
-int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!reterr)
-		return r;
-	memset(reterr, 0, sizeof(*reterr));
-	va_start(ap, fmt);
-	vsnprintf(reterr->message, sizeof(reterr->message), fmt, ap);
-	va_end(ap);
-	return r;
-}
 
 /* A name table per enum: index is the enum value. */
 static int lookup(const char *const *names, size_t n, const char *s)

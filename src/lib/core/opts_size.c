@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
+#include "error.h"
 #include "opts_size.h"
-#include "provider.h"
 
 int opts_take(const void *in, size_t first, void *out, size_t known, const char *what,
 	      struct cordon_error *reterr)

@@ -2,10 +2,14 @@
 #pragma once
 
 /*
- * Just enough of git's configuration (profile_git.c): which files make up
+ * Just enough of git's configuration (git_config.c): which files make up
  * the user's and the system's configuration, and where core.hooksPath
  * points. Read from the files themselves; nothing is ever spawned.
  */
+
+/* [include] path = ... followed this deep, no deeper (the files are the
+ * user's, and a loop must end) */
+#define PROFILE_GIT_INCLUDE_DEPTH 10
 
 struct git_paths {
 	char **config_files;

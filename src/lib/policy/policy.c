@@ -12,11 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "dirat.h"
+#include "error.h"
 #include "policy.h"
-#include "provider.h"
 #include "strv.h"
 
 extern char **environ;

@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "broker_proto.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "policy.h"
-#include "provider.h"
 #include "strv.h"
 
 CORDON_API int cordon_policy_set_broker(struct cordon_policy *p, const char *shim_path,

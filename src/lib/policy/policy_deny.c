@@ -14,10 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "policy.h"
-#include "provider.h"
 #include "strv.h"
 
 /* ---- read-deny set ---- */

@@ -3,10 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "netrule.h"
 #include "policy.h"
-#include "provider.h"
 #include "strv.h"
 
 CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_net_rule kind, const char *rule,

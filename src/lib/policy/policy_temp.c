@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "policy.h"
-#include "provider.h"
 
 /* The one memo this module keeps: written once, under the lock, then only
  * read. Only success is kept, so a failed first try (a bad TMPDIR) is tried

@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
-#include "cordon/cordon.h"
 #include "profile_loader.h"
-#include "provider.h"
 #include "strv.h"
 
 void profile_origin_clear(struct profile_origin *o)

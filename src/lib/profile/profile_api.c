@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "opts_size.h"
 #include "policy.h"
 #include "profile.h"
 #include "profile_api.h"
-#include "provider.h"
 #include "strv.h"
 #include "tools.h"
 

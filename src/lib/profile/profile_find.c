@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "config.h"
@@ -21,7 +22,6 @@
 #include "profile_loader.h"
 #include "profiles_embedded.h"
 #include "spell.h"
-#include "provider.h"
 #include "strv.h"
 
 static bool name_is_path(const char *name)

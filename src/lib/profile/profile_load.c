@@ -11,14 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "profile_find.h"
 #include "profile_loader.h"
 #include "profile_read.h"
 #include "profile_read_tools.h"
 #include "profile_resolve.h"
 #include "profile_resolve_tools.h"
-#include "provider.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile *, profile_free)

@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
 #include "netrule.h"
 #include "policy.h"
 #include "profile.h"
-#include "provider.h"
 #include "strv.h"
 
 static const char *const keys[PROFILE_NET_RULE_KINDS] = {

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
 #include "profile_loader.h"
 #include "profile_read_values.h"
 #include "profile_resolve.h"
-#include "provider.h"
 #include "strv.h"
 
 /* Never writable by a profile grant unless bypassed. */

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "opts_size.h"
 #include "path.h"
 #include "profile.h"
 #include "profile_api.h"
-#include "provider.h"
 #include "strv.h"
 
 _Static_assert((int)CORDON_OP_READ == (int)PROFILE_OP_READ && (int)CORDON_OP_WRITE == (int)PROFILE_OP_WRITE &&

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "policy.h"
-#include "protect_names.h"
 #include "profile_internal.h"
-#include "provider.h"
+#include "protect_names.h"
 #include "strv.h"
 #include "tools.h"
 

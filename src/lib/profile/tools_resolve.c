@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
-#include "provider.h"
+#include "error.h"
 #include "strv.h"
 #include "tools.h"
 

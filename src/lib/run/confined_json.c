@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "error.h"
 #include "json_pos.h"
 #include "provider.h"
 #include "strv.h"

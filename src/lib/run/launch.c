@@ -13,15 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
-#include "opts_size.h"
 #include "cleanup.h"
+#include "error.h"
 #include "launch.h"
+#include "opts_size.h"
 #include "policy.h"
 #include "probe.h"
 #include "profile.h"
 #include "profile_api.h"
-#include "provider.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)

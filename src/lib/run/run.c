@@ -18,13 +18,14 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "launch.h"
 #include "opts_size.h"
 #include "policy.h"
-#include "runlimits.h"
-#include "provider.h"
 #include "process.h"
+#include "runlimits.h"
 #include "strv.h"
 
 #define RUN_DEFAULT_MAX_OUTPUT (1024 * 1024)

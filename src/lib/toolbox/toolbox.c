@@ -32,17 +32,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "dirat.h"
+#include "error.h"
 #include "exec_closure.h"
 #include "launch.h"
 #include "path.h"
 #include "policy.h"
-#include "provider.h"
 #include "strv.h"
-#include "toolbox_writable.h"
 #include "tool_env.h"
+#include "toolbox_writable.h"
 
 struct toolbox_cmd {
 	char *name;

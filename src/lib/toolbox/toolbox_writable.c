@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "policy.h"
-#include "provider.h"
 #include "python_paths.h"
 #include "strv.h"
 #include "toolbox_writable.h"

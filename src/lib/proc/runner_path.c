@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "cleanup.h"
 #include "cordon/cordon.h"
-#include "probe.h"
+#include "cleanup.h"
 #include "process.h"
+#include "runner_path.h"
 
 #define HANDSHAKE_TIMEOUT_MS 2000
 

@@ -42,11 +42,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cordon/cordon.h"
 #include "cleanup.h"
+#include "error.h"
 #include "fileio.h"
 #include "pathfd.h"
 #include "runlimits.h"
-#include "provider.h"
 
 #define CG_V2 0
 #define CG_V1_MEMORY 1

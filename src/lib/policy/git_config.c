@@ -20,7 +20,6 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "git_config.h"
-#include "profile_internal.h"
 #include "strv.h"
 
 #define GIT_CONFIG_MAX_BYTES ((size_t)1024 * 1024)
