@@ -88,3 +88,14 @@ const char *gate_rules_check(const struct gate_rules *g, const char *path, bool 
 /* May path be removed or moved away? As gate_rules_check (holder), and
  * never what keeps a .git a repository (protect_match_git_keep). */
 const char *gate_rules_check_removal(const struct gate_rules *g, const char *path);
+
+/* With --protect-git: is the absolute path a git directory's config or
+ * config.worktree (below a .git, or in a directory holding HEAD, objects
+ * or refs: a bare repository, made or being made) that no rule but git's
+ * protects? Then the gate installs a validated copy (gate_git.h) instead
+ * of refusing the rename. */
+bool gate_rules_git_config(const struct gate_rules *g, const char *path);
+/* With --protect-git: may a directory .git be made at path (nothing but
+ * the .git entry rule refuses it)? An empty directory runs nothing, and
+ * what goes in it is decided by name. */
+bool gate_rules_git_mkdir(const struct gate_rules *g, const char *path);

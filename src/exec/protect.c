@@ -26,6 +26,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "protect_names.h"
 #include "runner.h"
 
 #define MAX_TARGETS (4 * EXEC_MAX_LIST)
@@ -150,6 +151,11 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		}
 		if (errno != ENOENT)
 			return errno == EACCES || errno == ENOTDIR ? 0 : -errno;
+		/* git's code entries are decided by name at each call, which
+		 * lets a .git be made and a validated config be installed
+		 * (gate_git.h); everything in them stays refused there */
+		if (p->protect_git && protect_match_git(path + rl + (rl > 1)))
+			return 0;
 		return refuse_creation(x, path, k);
 	}
 	return 0;
