@@ -12,8 +12,9 @@
 
 #include "git_config_parse.h"
 
-/* 0 when every entry of cand is safe and cand keeps every URL current (the
- * config it replaces; NULL when none) gives an existing remote. Otherwise
+/* 0 when every entry of cand is safe, or the same entry (byte for byte)
+ * is in current (the config it replaces; NULL when none), and cand keeps
+ * every URL current gives an existing remote. Otherwise
  * -EPERM, the refused entry's name in key and the reason in *why. */
 int git_config_check(const struct git_config *cand, const struct git_config *current, char *key, size_t keylen,
 		     const char **why);
