@@ -123,7 +123,8 @@ static int install(int odir, const char *oname, int ndir, const char *nname, uns
 		r = -EXDEV;
 		goto out;
 	}
-	rc = read_config(ndir, nname, &cst, &cur);
+	/* re-installed in place: it is its own candidate, nothing to carry over */
+	rc = self ? -ENOENT : read_config(ndir, nname, &cst, &cur);
 	if (rc == 0 && (flags & RENAME_NOREPLACE)) {
 		r = -EEXIST;
 		goto out;
