@@ -15,6 +15,7 @@
 #include "errbuf.h"
 #include "netproxy.h"
 #include "policy.h"
+#include "protect_names.h"
 #include "runner.h"
 
 /* name[0..len) of NAME=VALUE. */
@@ -75,7 +76,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	 * hooks/ nor info/ at all. An empty value, git's own "no templates",
 	 * overrides init.templateDir and needs no directory of ours. */
 	if (p->protect_git)
-		envp[k++] = (char *)"GIT_TEMPLATE_DIR=";
+		envp[k++] = (char *)PROTECT_GIT_ENV;
 	envp[k] = NULL;
 	if (p->net == CORDON_NET_PROXY)
 		k = netproxy_env_add(envp, k);

@@ -34,3 +34,8 @@ bool protect_git_entry_name(const char *rel);
 /* name[0..len) is what makes git run code in a git directory (config,
  * config.worktree, commondir, gitdir, hooks, info). */
 bool protect_git_code_name(const char *name, size_t len);
+
+/* What the runner puts in the command's environment under --protect-git
+ * (src/exec/env.c), and `profile show --effective` shows: git's own "no
+ * templates", so git init and clone make no hooks/ (the gate refuses it). */
+#define PROTECT_GIT_ENV "GIT_TEMPLATE_DIR="
