@@ -167,11 +167,13 @@ static int decide_making(const struct cop *c, int dir, const char *name)
 
 	if (!c->set->names.git || n > NAME_MAX)
 		return 0;
+	memcpy(comp, name, n);
+	comp[n] = '\0';
+	if (!gate_git_marks(comp))
+		return 0; /* every other creation: no look at the directory */
 	r = path_of(dir, name, path, sizeof(path));
 	if (r != 0)
 		return r < 0 ? r : 0;
-	memcpy(comp, name, n);
-	comp[n] = '\0';
 	return gate_git_making(&c->set->names, dir, comp, path);
 }
 

@@ -188,6 +188,12 @@ static int dir_has_entries(int dir, const char *name)
 	return n;
 }
 
+bool gate_git_marks(const char *name)
+{
+	return strcmp(name, "HEAD") == 0 || strcmp(name, "objects") == 0 || strcmp(name, "refs") == 0 ||
+	       strcmp(name, "commondir") == 0;
+}
+
 int gate_git_making(const struct gate_rules *g, int dir, const char *name, const char *path)
 {
 	static const char *const marks[] = { "HEAD", "objects", "refs" };

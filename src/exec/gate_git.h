@@ -28,4 +28,6 @@ int gate_git_install(int odir, const char *oname, int ndir, const char *nname, u
  * a hooks directory with anything in it or a gitdir refuses. A commondir
  * (which makes git read another directory's config) is never made outside
  * a .git. 0, or -EACCES. */
+/* name is one gate_git_making looks at (HEAD, objects, refs, commondir). */
+bool gate_git_marks(const char *name);
 int gate_git_making(const struct gate_rules *g, int dir, const char *name, const char *path);
