@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define GIT_CONFIG_PARSE_MAX_BYTES ((size_t)256 * 1024)
+#define GIT_CONFIG_PARSE_MAX_BYTES ((size_t)1024 * 1024)
 #define GIT_CONFIG_PARSE_MAX_ENTRIES 4096
 
 struct git_config_entry {
