@@ -17,8 +17,12 @@
  *     the entries that make git run code or read it from elsewhere
  *     (config, config.worktree, commondir, gitdir, hooks, info, also in
  *     modules/ and worktrees/), and the .git entry itself (a gitdir: file
- *     could point git anywhere); never objects, refs or logs, which git
- *     writes in normal work.
+ *     could point git anywhere; an empty directory may be made:
+ *     gate_rules_git_mkdir); never objects, refs or logs, which git
+ *     writes in normal work. The same in a directory git takes for a
+ *     repository by what it holds (HEAD, objects, refs: a bare one), and
+ *     no commondir anywhere (it makes git read another directory's
+ *     config).
  *
  *   - hidden paths (--deny-read inside a writable root: HOME as the
  *     workspace holds ~/.git-credentials): no call reads, writes, links or
