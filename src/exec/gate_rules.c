@@ -81,9 +81,8 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 }
 
 /* Does the directory path[0..len) hold what makes git take it for a git
- * directory (HEAD, and objects and refs or a commondir)? any: one of
- * HEAD, objects, refs is enough (a repository being made). */
-static bool git_dir_at(const char *path, size_t len, bool any)
+ * directory (HEAD, and objects and refs or a commondir)? */
+static bool git_dir_at(const char *path, size_t len)
 {
 	static const char *const marks[] = { "HEAD", "objects", "refs", "commondir" };
 	char buf[PATH_MAX];
@@ -103,8 +102,6 @@ static bool git_dir_at(const char *path, size_t len, bool any)
 		has[i] = fstatat(fd, marks[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
 	}
 	close(fd);
-	if (any)
-		return has[0] || has[1] || has[2];
 	return has[0] && ((has[1] && has[2]) || has[3]);
 }
 
@@ -118,7 +115,7 @@ static const char *bare_match(const char *path, size_t root_len, bool skip_last)
 
 		if (skip_last && !path[start + n])
 			break;
-		if (protect_git_code_name(path + start, n) && git_dir_at(path, k, false))
+		if (protect_git_code_name(path + start, n) && git_dir_at(path, k))
 			return "what makes git run code in a repository git finds there (HEAD, objects, refs)";
 		k = start + n;
 	}
@@ -227,9 +224,10 @@ bool gate_rules_git_config(const struct gate_rules *g, const char *path)
 		return false;
 	if (protect_git_config_name(rel))
 		return true;
-	/* a bare repository, or one being made: no git code on the way */
+	/* a bare repository (one being made is settled when it becomes
+	 * one: gate_git_making), with no git code on the way */
 	prel = parent_rel(rel, pbuf, sizeof(pbuf));
-	return prel && !protect_match_git(prel) && git_dir_at(path, (size_t)(last - path), true);
+	return prel && !protect_match_git(prel) && git_dir_at(path, (size_t)(last - path));
 }
 
 bool gate_rules_git_mkdir(const struct gate_rules *g, const char *path)

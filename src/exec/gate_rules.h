@@ -95,7 +95,7 @@ const char *gate_rules_check_removal(const struct gate_rules *g, const char *pat
 
 /* With --protect-git: is the absolute path a git directory's config or
  * config.worktree (below a .git, or in a directory holding HEAD, objects
- * or refs: a bare repository, made or being made) that no rule but git's
+ * and refs: a bare repository) that no rule but git's
  * protects? Then the gate installs a validated copy (gate_git.h) instead
  * of refusing the rename. */
 bool gate_rules_git_config(const struct gate_rules *g, const char *path);

@@ -241,6 +241,9 @@ check "control: the same directory made unconfined runs the marker" [ -e "$M" ]
 rm -f "$M"
 out=$(crun "$W" -- sh -c "mkdir e && printf '[user]\n\tname = n\n' > e/config && mkdir e/objects e/refs && echo 'ref: refs/heads/main' > e/HEAD")
 check "the same with a safe config works (it is re-installed validated)" [ $? -eq 0 -a -e "$W/e/HEAD" ]
+out=$(crun "$W" -- sh -c "mkdir -p proj/refs && echo 'not = git; at all' > proj/c.tmp && mv proj/c.tmp proj/config && echo 'x = 1' >> proj/config")
+check "a project's own config beside a refs/ directory is written as usual (no repository there)" \
+        [ $? -eq 0 -a "$(tail -1 "$W/proj/config")" = "x = 1" ]
 out=$(crun "$W" -- sh -c "mkdir f && echo 'ref: refs/heads/main' > f/HEAD && echo ../b.git > f/commondir")
 check "a commondir (git would read another directory's config) cannot be made" [ ! -e "$W/f/commondir" ]
 
