@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,24 @@
  * it: the key, the file, why. "Permission denied" is what the command got. */
 static void say_refused(const char *shown, const char *key, const char *why)
 {
+	struct pollfd pfd = { .fd = STDERR_FILENO, .events = POLLOUT };
 	char line[1024];
-	int n = snprintf(line, sizeof(line), "cordon-gate: %s: git config %s%s%s: Permission denied\n", shown,
+	int n = snprintf(line, sizeof(line) - 1, "cordon-gate: %s: git config %s%s%s: Permission denied", shown,
 			 key[0] ? key : "", key[0] ? " refused, " : "", why);
 
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	/* the key and the path are the sandbox's bytes: one line, always */
+	for (int i = 0; i < n; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
+	line[n++] = '\n';
+	/* init never blocks: a line that cannot go now is dropped (the
+	 * command still gets its EACCES) */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
+		(void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
 /* The regular file dir/name, parsed. -ENOENT: none. */
