@@ -27,6 +27,7 @@
 #include "cleanup.h"
 #include "create_gate.h"
 #include "gate_common.h"
+#include "gate_git.h"
 #include "gate_rules.h"
 #include "gate_walk.h"
 
@@ -154,6 +155,35 @@ static int decide_path(const struct cop *c, int dir, const char *name, bool writ
 static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
 {
 	return decide_path(c, dir, name, true, holder);
+}
+
+/* The name's first component, made in dir: the last of HEAD, objects,
+ * refs settles what dir holds first (gate_git.h). */
+static int decide_making(const struct cop *c, int dir, const char *name)
+{
+	char path[PATH_MAX], comp[NAME_MAX + 1];
+	size_t n = strcspn(name, "/");
+	int r;
+
+	if (!c->set->names.git || n > NAME_MAX)
+		return 0;
+	memcpy(comp, name, n);
+	comp[n] = '\0';
+	if (!gate_git_marks(comp))
+		return 0; /* every other creation: no look at the directory */
+	r = path_of(dir, name, path, sizeof(path));
+	if (r != 0)
+		return r < 0 ? r : 0;
+	return gate_git_making(&c->set->names, dir, comp, path);
+}
+
+/* mkdir .git, or a rename onto a git directory's config: allowed where
+ * only git's rule by name refuses it (gate_rules_git_mkdir, _config). */
+static bool git_allows(const struct cop *c, int dir, const char *name, bool config, char *path, size_t size)
+{
+	if (!c->set->names.git || path_of(dir, name, path, size) != 0)
+		return false;
+	return config ? gate_rules_git_config(&c->set->names, path) : gate_rules_git_mkdir(&c->set->names, path);
 }
 
 /* A name removed or moved away (unlink, rmdir, the old name of a rename). */
@@ -405,6 +435,8 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 		e = -ESRCH;
 	if (e == 0 && (flags & O_CREAT))
 		e = decide(c, &r);
+	if (e == 0 && (flags & O_CREAT) && !r.exists && !r.magic)
+		e = decide_making(c, r.dir, r.name);
 	if (e == 0 && (writes(flags, r.exists) || c->set->names.read_gate))
 		e = r.magic ? decide_magic(c, &r, writes(flags, r.exists))
 			    : decide_path(c, r.dir, r.name, writes(flags, r.exists), false);
@@ -486,8 +518,20 @@ static void do_make(const struct cop *c, int nr, int dirfd, uint64_t path, mode_
 		e = -ESRCH;
 	if (e == 0)
 		e = decide(c, &r);
-	if (e == 0)
+	if (e == 0) {
+		char where[PATH_MAX];
+
 		e = decide_names(c, r.dir, r.name, false);
+		/* an empty .git: what goes in it is decided by name */
+		if (e == -EACCES && !target && nr != SYS_mknodat
+#ifdef SYS_mknod
+		    && nr != SYS_mknod
+#endif
+		    && git_allows(c, r.dir, r.name, false, where, sizeof(where)))
+			e = 0;
+	}
+	if (e == 0)
+		e = decide_making(c, r.dir, r.name);
 	if (e == 0) {
 		if (target)
 			e = symlinkat(text, r.dir, r.name);
@@ -512,7 +556,7 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 {
 	struct resolved o = { .dir = -1 }, n = { .dir = -1 };
 	_cleanup_close_ int empty = -1;
-	char old[PATH_MAX];
+	char old[PATH_MAX], shown[PATH_MAX];
 	int e;
 
 	e = gate_peek_string(c->tid, oldpath, old, sizeof(old));
@@ -537,6 +581,18 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 		e = -ESRCH;
 	if (e == 0)
 		e = decide(c, &n);
+	if (e == 0 && !link && empty < 0 && !(flags & RENAME_EXCHANGE) &&
+	    git_allows(c, n.dir, n.name, true, shown, sizeof(shown))) {
+		/* git's config.lock onto config: a validated copy of it */
+		e = decide_names(c, o.dir, o.name, true);
+		if (e == 0)
+			e = decide_removal(c, o.dir, o.name);
+		if (e == 0)
+			e = gate_git_install(o.dir, o.name, n.dir, n.name, flags, shown);
+		goto done;
+	}
+	if (e == 0)
+		e = decide_making(c, n.dir, n.name);
 	/* both names: a hard link or a move out of a protection would make
 	 * its file writable under another name */
 	if (e == 0)
@@ -566,6 +622,7 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 			e = (int)syscall(SYS_renameat2, o.dir, o.name, n.dir, n.name, flags);
 		e = e < 0 ? -errno : 0;
 	}
+done:
 	gate_resolved_done(&o);
 	gate_resolved_done(&n);
 	if (e != -ESRCH)

@@ -21,6 +21,10 @@
  *     and renames on both names; a removal or the old name of a rename
  *     also when it is what keeps a .git one (HEAD, objects, refs), and a
  *     directory moved when anything protected or hidden lies below it.
+ * Git's repositories are made, not refused (gate_git.h): an empty .git
+ * directory may be made, a config renamed into a git directory is replaced
+ * by init's own validated copy, and the last of HEAD, objects, refs that
+ * makes a directory a repository first settles the code it holds.
  * Otherwise it performs the call itself on the parent it resolved, with
  * the caller's umask, answering with the result (an open's fd is installed
  * in the caller). Nothing the caller changes after the check is used.

@@ -15,6 +15,7 @@
 #include "errbuf.h"
 #include "netproxy.h"
 #include "policy.h"
+#include "protect_names.h"
 #include "runner.h"
 
 /* name[0..len) of NAME=VALUE. */
@@ -40,7 +41,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 2 + NETPROXY_ENV_MAX, sizeof(char *));
+	envp = calloc(n_env + 3 + NETPROXY_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -62,12 +63,20 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue;
 		if (p->net == CORDON_NET_PROXY && netproxy_env_owns(name))
 			continue; /* ours win */
+		if (p->protect_git && strcmp(name, "GIT_TEMPLATE_DIR") == 0)
+			continue; /* ours wins, below */
 		/* the first occurrence wins, as getenv(3) sees it */
 		for (size_t j = 0; j < k && !dup; j++)
 			dup = same_name(envp[j], e);
 		if (!dup)
 			envp[k++] = (char *)e;
 	}
+	/* git init and clone copy no templates: their hooks/ could never be
+	 * made (the write gate refuses it), and with none git makes neither
+	 * hooks/ nor info/ at all. An empty value, git's own "no templates",
+	 * overrides init.templateDir and needs no directory of ours. */
+	if (p->protect_git)
+		envp[k++] = (char *)PROTECT_GIT_ENV;
 	envp[k] = NULL;
 	if (p->net == CORDON_NET_PROXY)
 		k = netproxy_env_add(envp, k);

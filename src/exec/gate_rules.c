@@ -4,10 +4,12 @@
  * then asked per gated call with the path the call resolved to.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "canon.h"
 #include "gate_rules.h"
@@ -43,7 +45,11 @@ static bool holds(const char *rel, const char *base)
 	return strncmp(base, rel, rl) == 0 && base[rl] == '/';
 }
 
-const char *gate_rules_match(const struct gate_rules *g, size_t root, const char *rel, bool holder)
+/* git_install: the caller installs a validated copy (a git config) or
+ * makes an empty .git directory, so the git rule by name and the literal
+ * protections of git's code entries (the catalogue's .git/config) step
+ * aside; every other rule holds. */
+static const char *match(const struct gate_rules *g, size_t root, const char *rel, bool holder, bool git_install)
 {
 	const char *why = NULL;
 
@@ -51,6 +57,8 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 		const struct gate_path *l = &g->lits[i];
 
 		if (l->root != root)
+			continue;
+		if (git_install && g->git && protect_match_git(l->rel) && !protect_git_entry_name(l->rel))
 			continue;
 		if (at_or_below(rel, l->rel, l->prefix))
 			return "a protected path";
@@ -62,9 +70,56 @@ const char *gate_rules_match(const struct gate_rules *g, size_t root, const char
 		if (g->carve[i].root == root && at_or_below(rel, g->carve[i].rel, false))
 			return NULL;
 	why = protect_match_names(g->names, rel);
-	if (!why && g->git)
+	if (!why && g->git && !git_install)
 		why = protect_match_git(rel);
 	return why;
+}
+
+const char *gate_rules_match(const struct gate_rules *g, size_t root, const char *rel, bool holder)
+{
+	return match(g, root, rel, holder, false);
+}
+
+/* Does the directory path[0..len) hold what makes git take it for a git
+ * directory (HEAD, and objects and refs or a commondir)? */
+static bool git_dir_at(const char *path, size_t len)
+{
+	static const char *const marks[] = { "HEAD", "objects", "refs", "commondir" };
+	char buf[PATH_MAX];
+	bool has[4];
+	int fd;
+
+	if (len >= sizeof(buf))
+		return true; /* fail closed */
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	fd = open(len ? buf : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* no directory: nothing git finds there */
+	for (size_t i = 0; i < 4; i++) {
+		struct stat st;
+
+		has[i] = fstatat(fd, marks[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	close(fd);
+	return has[0] && ((has[1] && has[2]) || has[3]);
+}
+
+/* A bare repository (or a git directory by any other name) git finds at
+ * an ancestor of path below its root: its code entries are git's code as
+ * in a .git. skip_last: the last component is not looked at. */
+static const char *bare_match(const char *path, size_t root_len, bool skip_last)
+{
+	for (size_t k = root_len; path[k];) {
+		size_t start = k + (path[k] == '/'), n = strcspn(path + start, "/");
+
+		if (skip_last && !path[start + n])
+			break;
+		if (protect_git_code_name(path + start, n) && git_dir_at(path, k))
+			return "what makes git run code in a repository git finds there (HEAD, objects, refs)";
+		k = start + n;
+	}
+	return NULL;
 }
 
 /* The longest root holding path by name, and *rel the rest; -1: none. */
@@ -130,10 +185,66 @@ bool gate_rules_hidden(const struct gate_rules *g, const char *path)
 
 const char *gate_rules_check(const struct gate_rules *g, const char *path, bool holder)
 {
-	const char *rel;
+	const char *rel, *why;
 	int root = gate_rules_root(g, path, &rel);
 
-	return root < 0 ? NULL : gate_rules_match(g, (size_t)root, rel, holder);
+	if (root < 0)
+		return NULL;
+	why = gate_rules_match(g, (size_t)root, rel, holder);
+	if (!why && g->git)
+		why = bare_match(path, (size_t)(rel - path) - (rel > path && rel[-1] == '/'), false);
+	return why;
+}
+
+/* rel without its last component, in buf. */
+static const char *parent_rel(const char *rel, char *buf, size_t size)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+
+	if (n >= size)
+		return NULL;
+	memcpy(buf, rel, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+bool gate_rules_git_config(const struct gate_rules *g, const char *path)
+{
+	const char *rel, *last = strrchr(path, '/'), *prel;
+	char pbuf[PATH_MAX];
+	int root;
+
+	if (!g->git || !last || (strcmp(last, "/config") != 0 && strcmp(last, "/config.worktree") != 0))
+		return false;
+	root = gate_rules_root(g, path, &rel);
+	if (root < 0 || gate_rules_hidden(g, path) || match(g, (size_t)root, rel, false, true))
+		return false;
+	if (bare_match(path, (size_t)(rel - path) - (rel > path && rel[-1] == '/'), true))
+		return false;
+	if (protect_git_config_name(rel))
+		return true;
+	/* a bare repository (one being made is settled when it becomes
+	 * one: gate_git_making), with no git code on the way */
+	prel = parent_rel(rel, pbuf, sizeof(pbuf));
+	return prel && !protect_match_git(prel) && git_dir_at(path, (size_t)(last - path));
+}
+
+bool gate_rules_git_mkdir(const struct gate_rules *g, const char *path)
+{
+	const char *rel, *prel;
+	char pbuf[PATH_MAX];
+	int root;
+
+	if (!g->git)
+		return false;
+	root = gate_rules_root(g, path, &rel);
+	if (root < 0 || !protect_git_entry_name(rel) || gate_rules_hidden(g, path) ||
+	    match(g, (size_t)root, rel, false, true))
+		return false;
+	prel = parent_rel(rel, pbuf, sizeof(pbuf));
+	return prel && !protect_match_git(prel) &&
+	       !bare_match(path, (size_t)(rel - path) - (rel > path && rel[-1] == '/'), false);
 }
 
 const char *gate_rules_check_removal(const struct gate_rules *g, const char *path)

@@ -17,8 +17,12 @@
  *     the entries that make git run code or read it from elsewhere
  *     (config, config.worktree, commondir, gitdir, hooks, info, also in
  *     modules/ and worktrees/), and the .git entry itself (a gitdir: file
- *     could point git anywhere); never objects, refs or logs, which git
- *     writes in normal work.
+ *     could point git anywhere; an empty directory may be made:
+ *     gate_rules_git_mkdir); never objects, refs or logs, which git
+ *     writes in normal work. The same in a directory git takes for a
+ *     repository by what it holds (HEAD, objects, refs: a bare one), and
+ *     no commondir anywhere (it makes git read another directory's
+ *     config).
  *
  *   - hidden paths (--deny-read inside a writable root: HOME as the
  *     workspace holds ~/.git-credentials): no call reads, writes, links or
@@ -88,3 +92,14 @@ const char *gate_rules_check(const struct gate_rules *g, const char *path, bool 
 /* May path be removed or moved away? As gate_rules_check (holder), and
  * never what keeps a .git a repository (protect_match_git_keep). */
 const char *gate_rules_check_removal(const struct gate_rules *g, const char *path);
+
+/* With --protect-git: is the absolute path a git directory's config or
+ * config.worktree (below a .git, or in a directory holding HEAD, objects
+ * and refs: a bare repository) that no rule but git's
+ * protects? Then the gate installs a validated copy (gate_git.h) instead
+ * of refusing the rename. */
+bool gate_rules_git_config(const struct gate_rules *g, const char *path);
+/* With --protect-git: may a directory .git be made at path (nothing but
+ * the .git entry rule refuses it)? An empty directory runs nothing, and
+ * what goes in it is decided by name. */
+bool gate_rules_git_mkdir(const struct gate_rules *g, const char *path);

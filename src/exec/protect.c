@@ -26,6 +26,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "protect_names.h"
 #include "runner.h"
 
 #define MAX_TARGETS (4 * EXEC_MAX_LIST)
@@ -111,7 +112,14 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 	if (n >= sizeof(prefix))
 		return -ENAMETOOLONG;
 
+	rl = strlen(root);
 	if (lstat(path, &st) == 0) {
+		/* a repository's config is replaced only by the gate's own
+		 * validated copy (gate_git.h): a read-only mount on it would
+		 * make that rename fail (EBUSY); every write is decided by
+		 * name at each call */
+		if (p->protect_git && protect_git_config_name(path + rl + (rl > 1)))
+			return 0;
 		if (S_ISLNK(st.st_mode) && stat(path, &st) < 0)
 			return errno == ENOENT ? -ELOOP : -errno; /* dangling: cannot bind it */
 		return add_target(x, step, path);
@@ -122,7 +130,6 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		return -errno;
 
 	/* Walk down from the root to the first missing component. */
-	rl = strlen(root);
 	memcpy(prefix, path, n + 1);
 	for (size_t k = rl == 1 ? 1 : rl + 1; k <= n; k++) {
 		if (k != n && path[k] != '/')
@@ -150,6 +157,11 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		}
 		if (errno != ENOENT)
 			return errno == EACCES || errno == ENOTDIR ? 0 : -errno;
+		/* git's code entries are decided by name at each call, which
+		 * lets a .git be made and a validated config be installed
+		 * (gate_git.h); everything in them stays refused there */
+		if (p->protect_git && protect_match_git(path + rl + (rl > 1)))
+			return 0;
 		return refuse_creation(x, path, k);
 	}
 	return 0;

@@ -101,8 +101,9 @@ deny() {
         fi
 }
 
-deny "mkdir .git" .git 'mkdir .git'
-deny "git init" .git 'git init -q .'
+# (an empty .git directory may be made, and git init works: git.t)
+deny "a .git file (gitdir: pointer)" .git 'echo "gitdir: /tmp" > .git'
+deny "ln -s elsewhere .git" .git 'ln -s /tmp .git'
 deny "echo > .envrc" .envrc 'echo x > .envrc'
 deny "mkdir -p .vscode" .vscode 'mkdir -p .vscode/x'
 deny "ln -s x .mcp.json" .mcp.json 'ln -s x .mcp.json'
@@ -110,7 +111,7 @@ deny "touch x && mv x .gitmodules (rename)" .gitmodules 'touch x && mv x .gitmod
 deny "ln x .envrc (hard link)" .envrc 'touch x && ln x .envrc'
 deny "ln -s .envrc y; echo > y (trailing symlink)" .envrc 'ln -sf .envrc y && echo x > y'
 deny "os.open('.envrc', O_CREAT) via a dirfd" .envrc "$PY $BIN/dirfd.py .envrc"
-deny "cd sub && mkdir ../.git (relative, from a subdir)" .git 'cd sub && mkdir ../.git'
+deny "cd sub && touch ../.git (relative, from a subdir)" .git 'cd sub && touch ../.git'
 deny "echo > /proc/self/cwd/.envrc" .envrc 'echo x > /proc/self/cwd/.envrc'
 deny "AF_UNIX bind on .envrc" .envrc "$PY $BIN/bind.py .envrc"
 deny "mkdir .idea through an absolute path" .idea 'mkdir "$PWD/.idea"'
@@ -120,15 +121,15 @@ deny "mkfifo .envrc (mknod)" .envrc 'mkfifo .envrc'
 # the gate stands under --net host too (the unix gate does not)
 ctl=$BASE/ctl.nethost
 mkdir -p "$ctl"
-if (cd "$ctl" && mkdir .git) && [ -d "$ctl/.git" ]; then
-        j=$(crun "$WS" --net host -- sh -c 'mkdir .git')
+if (cd "$ctl" && touch .git) && [ -f "$ctl/.git" ]; then
+        j=$(crun "$WS" --net host -- sh -c 'touch .git')
         if [ "$(field verdict <<<"$j")" = denied ] && [ ! -e "$WS/.git" ]; then
-                ok "--net host: mkdir .git refused, nothing on the host"
+                ok "--net host: touch .git refused, nothing on the host"
         else
-                not_ok "--net host: mkdir .git" "$j"
+                not_ok "--net host: touch .git" "$j"
         fi
 else
-        not_ok "control: mkdir .git unconfined"
+        not_ok "control: touch .git unconfined"
 fi
 
 # the race: unconfined it makes .envrc; inside, never

@@ -68,7 +68,8 @@ check "... nor anything made in its info/" [ ! -e "$W/a/b/sub/.git/info/x" ]
 crun "$W" -- sh -c 'mkdir -p evil && cp -r a/b/sub/.git/. evil/ 2>/dev/null; printf "gitdir: %s/evil\n" "$PWD" > a/.git' 2>/dev/null
 check "a .git file (gitdir: pointer) cannot be made in a subdirectory" [ ! -e "$W/a/.git" ]
 crun "$W" -- git init -q fresh 2>/dev/null
-check "a new repository cannot be made below the workspace (its .git is a .git entry)" [ ! -e "$W/fresh/.git" ]
+check "git init below the workspace works (an empty .git, then a validated config: git.t)" [ -d "$W/fresh/.git/objects" ]
+check "... and copies no templates: no hooks/ to fill" [ ! -e "$W/fresh/.git/hooks" ]
 mkdir -p "$BASE/ctl" && git -C "$BASE/ctl" init -q fresh
 check "control: git init works unconfined" [ -d "$BASE/ctl/fresh/.git" ]
 crun "$W" -- ln .git/config linked 2>/dev/null
@@ -94,8 +95,12 @@ check "git add, commit and checkout -b work inside" [ $? -eq 0 ]
 check "... and the commit is on the host" [ "$(git -C "$W" log -1 --format=%s topic)" = "from inside" ]
 crun "$W" -- git -C a/b/sub commit -q --allow-empty -m nested
 check "a commit in a nested repository works too" [ "$(git -C "$W/a/b/sub" log -1 --format=%s)" = nested ]
-crun "$W" -- git config user.name evil 2>/dev/null
-check "git config (a lock file renamed over .git/config) is refused" [ $? -ne 0 ]
+crun "$W" -- git config user.name inside 2>/dev/null
+check "git config user.name (a lock file renamed over .git/config) installs a validated copy" \
+        [ "$(git -C "$W" config user.name)" = inside ]
+crun "$W" -- git config core.pager "touch $M" 2>/dev/null
+check "git config core.pager (not on the safe list) is refused" [ $? -ne 0 ]
+check "... and the host's config has no core.pager" not git -C "$W" config core.pager
 
 # 4. Submodule and worktree git directories
 new_repo "$BASE/up"

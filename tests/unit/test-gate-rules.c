@@ -5,6 +5,7 @@
  * keeps, and how roots, carve-outs and literal protections combine.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,4 +102,50 @@ Test(gate_rules, a_rename_of_what_holds_a_literal)
 	cr_assert_not_null(gate_rules_check(&g, "/ws/conf", true), "moving conf/ would carry conf/hook.sh along");
 	cr_assert_null(gate_rules_check(&g, "/ws/conf", false));
 	cr_assert_null(gate_rules_check(&g, "/ws/confx", true));
+}
+
+/* A real tree: a bare repository is found by what it holds. */
+Test(gate_rules, git_install_mkdir_and_bare_repositories)
+{
+	char ws[] = "/tmp/cordon-gate-git-XXXXXX", path[256], cmd[512];
+	struct gate_root root;
+	static struct gate_path lits[] = { { .root = 0, .rel = ".git/config" }, { .root = 0, .rel = ".git/hooks" } };
+	struct gate_rules g = { .roots = &root, .n_roots = 1, .git = true, .lits = lits, .n_lits = 2 };
+
+	cr_assert_not_null(mkdtemp(ws));
+	root = (struct gate_root){ .path = ws, .len = strlen(ws) };
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && mkdir -p b.git/objects b.git/refs half/refs .git && echo ref > b.git/HEAD && mkdir x", ws);
+	cr_assert_eq(system(cmd), 0);
+
+#define AT(rel) (snprintf(path, sizeof(path), "%s/%s", ws, rel), path)
+	/* an empty .git may be made, never one below git's code */
+	cr_assert(gate_rules_git_mkdir(&g, AT("sub/.git")));
+	cr_assert(gate_rules_git_mkdir(&g, AT(".git")), "only the catalogue's literals below it");
+	cr_assert_not(gate_rules_git_mkdir(&g, AT(".git/hooks/.git")));
+	cr_assert_not(gate_rules_git_mkdir(&g, AT("b.git/hooks/.git")), "below a bare repository's hooks");
+	cr_assert_not(gate_rules_git_mkdir(&g, AT("sub/.gitx")));
+	/* a config is installed validated below a .git or in a bare repository */
+	cr_assert(gate_rules_git_config(&g, AT(".git/config")), "the literal steps aside for the install");
+	cr_assert(gate_rules_git_config(&g, AT("a/.git/modules/m/config")));
+	cr_assert(gate_rules_git_config(&g, AT("b.git/config")));
+	cr_assert(gate_rules_git_config(&g, AT("b.git/config.worktree")));
+	cr_assert_not(gate_rules_git_config(&g, AT(".git/hooks/config")));
+	cr_assert_not(gate_rules_git_config(&g, AT("half/config")), "not a repository: an ordinary file");
+	cr_assert_not(gate_rules_git_config(&g, AT("x/config")));
+	/* a bare repository's code entries are protected like a .git's */
+	cr_assert_not_null(gate_rules_check(&g, AT("b.git/config"), false));
+	cr_assert_not_null(gate_rules_check(&g, AT("b.git/hooks/post-update"), false));
+	cr_assert_not_null(gate_rules_check(&g, AT("b.git/info/attributes"), false));
+	cr_assert_null(gate_rules_check(&g, AT("b.git/objects/ab/cd"), false));
+	cr_assert_null(gate_rules_check(&g, AT("b.git/description"), false));
+	cr_assert_null(gate_rules_check(&g, AT("half/config"), false));
+	cr_assert_null(gate_rules_check(&g, AT("x/hooks/useThing.js"), false));
+	/* without --protect-git nothing of it */
+	g.git = false;
+	cr_assert_not(gate_rules_git_config(&g, AT("b.git/config")));
+	cr_assert_not(gate_rules_git_mkdir(&g, AT("sub/.git")));
+#undef AT
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", ws);
+	(void)!system(cmd);
 }

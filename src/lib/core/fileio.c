@@ -28,30 +28,11 @@ int read_small(const char *path, char *buf, size_t size)
 	return (int)l;
 }
 
-int read_file_capped(const char *path, size_t max, bool regular_only, char **ret, size_t *ret_len)
+int read_fd_capped(int fd, size_t max, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, size = 0;
 
-	if (!regular_only && strcmp(path, "-") == 0)
-		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
-	else
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
-	if (fd < 0)
-		return -errno;
-	if (regular_only) {
-		struct stat st;
-
-		if (fstat(fd, &st) < 0)
-			return -errno;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return -EINVAL;
-		if ((uint64_t)st.st_size > max)
-			return -EFBIG;
-	}
 	for (;;) {
 		ssize_t l;
 
@@ -87,6 +68,31 @@ int read_file_capped(const char *path, size_t max, bool regular_only, char **ret
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
 	return 0;
+}
+
+int read_file_capped(const char *path, size_t max, bool regular_only, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!regular_only && strcmp(path, "-") == 0)
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular_only ? O_NONBLOCK : 0));
+	if (fd < 0)
+		return -errno;
+	if (regular_only) {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+		if ((uint64_t)st.st_size > max)
+			return -EFBIG;
+	}
+	return read_fd_capped(fd, max, ret, ret_len);
 }
 
 CORDON_API int cordon_read_file(const char *path, size_t max, char **ret, size_t *ret_len)

@@ -14,3 +14,6 @@ int read_small(const char *path, char *buf, size_t size);
  * opened O_NONBLOCK so a FIFO cannot hang the caller; otherwise "-" means
  * standard input and pipes are read to their end. */
 int read_file_capped(const char *path, size_t max, bool regular_only, char **ret, size_t *ret_len);
+
+/* The same from an open fd, read to its end (at most max bytes). */
+int read_fd_capped(int fd, size_t max, char **ret, size_t *ret_len);

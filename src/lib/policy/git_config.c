@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Just enough of git's configuration syntax to answer two questions for
- * path tokens: which files make up the user's and the system's git
- * configuration, and where do they point core.hooksPath. Read from the
- * files themselves (a parser never spawns), from global and system
- * configuration only.
+ * Two questions about git's configuration for path tokens: which files
+ * make up the user's and the system's git configuration, and where do they
+ * point core.hooksPath. Read from the files themselves with git's syntax
+ * (git_config_parse.h; a parser never spawns).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,9 +18,9 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "git_config.h"
+#include "git_config_parse.h"
 #include "strv.h"
 
-#define GIT_CONFIG_MAX_BYTES ((size_t)1024 * 1024)
 #define GIT_CONFIG_MAX_FILES 64
 
 struct git_reader {
@@ -45,127 +43,66 @@ static char *git_expand(const struct git_reader *g, const char *value, const cha
 	return NULL;
 }
 
-/* Parse value text (after '='): quotes, escapes, comments. In place. */
-static void git_value(char *s)
-{
-	char *w = s;
-	bool quoted = false;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	for (; *s; s++) {
-		if (*s == '"') {
-			quoted = !quoted;
-			continue;
-		}
-		if (!quoted && (*s == '#' || *s == ';'))
-			break;
-		if (*s == '\\' && s[1]) {
-			s++;
-			*w++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
-			continue;
-		}
-		*w++ = *s;
-	}
-	*w = '\0';
-}
-
-static void rstrip(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-}
-
 static int git_read_file(struct git_reader *g, const char *path, unsigned depth);
 
-static int git_parse(struct git_reader *g, const char *path, char *text, unsigned depth)
+/* One file's entries (git_config_parse.h): its includes read in turn, its
+ * hooksPath named. A file git could not read either is no configuration. */
+static int git_parse(struct git_reader *g, const char *path, const char *text, size_t len, unsigned depth)
 {
 	_cleanup_free_ char *dir = strdup(path);
-	char section[64] = "";
-	char *slash, *save = NULL;
-	int r;
+	struct git_config c = {};
+	char *slash;
+	int r = 0;
 
 	if (!dir)
 		return -ENOMEM;
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir ? 1 : 0] = '\0';
+	r = git_config_parse(text, len, &c);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
 
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *eq, *key;
+	for (size_t i = 0; r >= 0 && i < c.n; i++) {
+		const struct git_config_entry *e = &c.v[i];
+		const char *v = e->value;
 
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (*line == '#' || *line == ';' || *line == '\0')
-			continue;
-		if (*line == '[') {
-			char *end = strchr(line, ']');
-			size_t n;
-
-			if (!end)
-				continue; /* not git's syntax: ignore the line */
-			n = (size_t)(end - line - 1);
-			if (n >= sizeof(section))
-				n = sizeof(section) - 1;
-			memcpy(section, line + 1, n);
-			section[n] = '\0';
-			for (char *c = section; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
-			/* [section] key = value on one line */
-			line = end + 1;
-			while (*line == ' ' || *line == '\t')
-				line++;
-			if (*line == '\0' || *line == '#' || *line == ';')
-				continue;
-		}
-		eq = strchr(line, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		key = line;
-		rstrip(key);
-		for (char *c = key; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-		git_value(eq + 1);
-		rstrip(eq + 1);
-
+		if (!v)
+			continue; /* a bare key names no path */
 		/* includeIf is taken as if its condition held: what git may
 		 * read counts, and deciding gitdir:/onbranch: conditions here
 		 * would be a second git */
-		if ((strcmp(section, "include") == 0 || strncmp(section, "includeif", 9) == 0) && strcmp(key, "path") == 0) {
-			_cleanup_free_ char *inc = git_expand(g, eq + 1, dir);
+		if (((strcmp(e->section, "include") == 0 && !e->subsection) || strcmp(e->section, "includeif") == 0) &&
+		    strcmp(e->key, "path") == 0) {
+			_cleanup_free_ char *inc = git_expand(g, v, dir);
 
 			if (!inc || !inc[0])
 				continue;
 			/* named even while missing: a run could make it */
 			r = strv_push_unique(&g->out->config_files, inc);
 			if (r < 0)
-				return r;
+				break;
 			if (depth + 1 > PROFILE_GIT_INCLUDE_DEPTH)
 				continue; /* git refuses deeper includes; so do we */
 			r = git_read_file(g, inc, depth + 1);
 			if (r < 0 && r != -ENOENT && r != -EACCES && r != -ENOTDIR && r != -EISDIR && r != -EINVAL && r != -EFBIG)
-				return r;
-		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
+				break;
+			r = 0;
+		} else if (strcmp(e->section, "core") == 0 && !e->subsection && strcmp(e->key, "hookspath") == 0) {
 			/* A relative hooksPath is relative to whichever repository
 			 * runs the hook: named only for a known repository. */
 			_cleanup_free_ char *hp = NULL;
 
-			if (eq[1] != '/' && eq[1] != '~' && !g->worktree)
+			if ((v[0] != '/' && v[0] != '~' && !g->worktree) || !v[0])
 				continue;
-			if (!eq[1])
-				continue;
-			hp = git_expand(g, eq + 1, g->worktree);
+			hp = git_expand(g, v, g->worktree);
 			if (!hp || strlen(hp) >= PATH_MAX)
 				continue;
 			r = strv_push_unique(&g->out->hooks_paths, hp);
-			if (r < 0)
-				return r;
 		}
 	}
-	return 0;
+	git_config_clear(&c);
+	return r < 0 ? r : 0;
 }
 
 static int git_read_file(struct git_reader *g, const char *path, unsigned depth)
@@ -178,7 +115,7 @@ static int git_read_file(struct git_reader *g, const char *path, unsigned depth)
 		return -ENAMETOOLONG;
 	if (++g->n_files > GIT_CONFIG_MAX_FILES)
 		return 0;
-	r = read_file_capped(path, GIT_CONFIG_MAX_BYTES, true, &text, &len);
+	r = read_file_capped(path, GIT_CONFIG_PARSE_MAX_BYTES, true, &text, &len);
 	if (r < 0)
 		return r;
 	/* included files count as configuration files too */
@@ -187,9 +124,7 @@ static int git_read_file(struct git_reader *g, const char *path, unsigned depth)
 		if (r < 0)
 			return r;
 	}
-	if (memchr(text, '\0', len))
-		return 0;
-	return git_parse(g, path, text, depth);
+	return git_parse(g, path, text, len, depth);
 }
 
 void git_paths_clear(struct git_paths *g)

@@ -11,6 +11,7 @@
 #include "cleanup.h"
 #include "cordon/cordon.h"
 #include "policy.h"
+#include "protect_names.h"
 #include "strv.h"
 
 CORDON_API enum cordon_isolation cordon_policy_isolation(const struct cordon_policy *p)
@@ -81,6 +82,9 @@ CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_pol
 		break;
 	case CORDON_POLICY_ENV:
 		r = strv_extend_strv(&v, (const char *const *)p->env);
+		/* the runner's own under the write gate's --protect-git */
+		if (r >= 0 && cordon_policy_write_gate(p))
+			r = strv_push(&v, PROTECT_GIT_ENV);
 		break;
 	case CORDON_POLICY_KEEP_ENV:
 		r = strv_extend_strv(&v, (const char *const *)p->keep_env);

@@ -100,3 +100,38 @@ const char *protect_match_git_keep(const char *rel)
 	}
 	return NULL;
 }
+
+bool protect_git_config_name(const char *rel)
+{
+	for (const char *c = rel; *c;) {
+		size_t n = strcspn(c, "/");
+		const char *next = c + n + (c[n] == '/');
+
+		if (comp_is(c, n, ".git") && *next) {
+			for (const char *d = next; *d;) {
+				size_t m = strcspn(d, "/");
+
+				if (!d[m])
+					return comp_is(d, m, "config") || comp_is(d, m, "config.worktree");
+				if (comp_in(d, m, git_data) || comp_in(d, m, git_code))
+					return false;
+				d += m + 1;
+			}
+			return false;
+		}
+		c = next;
+	}
+	return false;
+}
+
+bool protect_git_entry_name(const char *rel)
+{
+	const char *last = strrchr(rel, '/');
+
+	return strcmp(last ? last + 1 : rel, ".git") == 0;
+}
+
+bool protect_git_code_name(const char *name, size_t len)
+{
+	return comp_in(name, len, git_code);
+}

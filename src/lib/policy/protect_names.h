@@ -8,6 +8,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* An entry of names (entries with a '/' are skipped; one ending in '*' is
  * a prefix) is a component of rel, not below a node_modules directory:
@@ -23,3 +24,18 @@ const char *protect_match_git(const char *rel);
  * over the broken .git and takes its directory, which a sandbox can fill
  * freely, for a bare repository with a config of its choosing. */
 const char *protect_match_git_keep(const char *rel);
+
+/* rel is a git directory's config or config.worktree below a .git (its
+ * own, a submodule's in modules/, a worktree's): what the write gate
+ * installs only as its own validated copy, never writes as asked. */
+bool protect_git_config_name(const char *rel);
+/* rel's last component is .git. */
+bool protect_git_entry_name(const char *rel);
+/* name[0..len) is what makes git run code in a git directory (config,
+ * config.worktree, commondir, gitdir, hooks, info). */
+bool protect_git_code_name(const char *name, size_t len);
+
+/* What the runner puts in the command's environment under --protect-git
+ * (src/exec/env.c), and `profile show --effective` shows: git's own "no
+ * templates", so git init and clone make no hooks/ (the gate refuses it). */
+#define PROTECT_GIT_ENV "GIT_TEMPLATE_DIR="
