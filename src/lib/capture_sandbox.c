@@ -63,7 +63,13 @@ static int capture_launch(const struct tool_capture *cap, const char *exe, const
 	struct cordon_error e = {};
 	int r;
 
-	r = cordon_policy_new_tool("/", &p, &e);
+	/* the capture is given no workspace: the current directory's grants
+	 * are nothing to a tool's policy, but "/" is refused as a workspace */
+	{
+		char cwd[4096];
+
+		r = cordon_policy_new_tool(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, "/") != 0 ? NULL : "/tmp", &p, &e);
+	}
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "%s", e.message);
 	for (char **s = cap->read; *s; s++)
@@ -84,7 +90,12 @@ static int capture_launch(const struct tool_capture *cap, const char *exe, const
 	for (size_t i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
 		if ((r = cordon_policy_withhold_env(p, proxy_vars[i], &e)) < 0)
 			return errbuf_set(err, errlen, r, "%s", e.message);
-	r = launch_new_from_policy(TAKE_PTR(p), NULL, ret, &e);
+	{
+		/* no limits of its own: the supervisor ends it at its timeout */
+		struct cordon_profile_limits none = {};
+
+		r = launch_new_from_policy(TAKE_PTR(p), &none, ret, &e);
+	}
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "%s", e.message);
 	return 0;
