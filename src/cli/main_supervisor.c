@@ -8,6 +8,7 @@ static const struct cli_supervisor_ops ops = {
 	.name = "cordon-supervisor",
 	.session = &cli_session_ops,
 	.audit = cli_audit,
+	.why_credential = cli_why_credential,
 };
 
 int main(int argc, char **argv)
