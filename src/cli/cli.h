@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
+#include "proxy_main.h"
 
 /* cordon refused or failed before the command ran */
 #define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
@@ -248,6 +249,8 @@ struct cli_supervisor_ops {
 	/* `cordon why --host --path --method`: a request as a credential
 	 * proxy decides it (the exit code) */
 	int (*why_credential)(const struct cli_args *a);
+	/* `cordon proxy --credentials-fd N`: the TLS interception (intercept.h) */
+	proxy_intercept_load_fn proxy_intercept_load;
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
