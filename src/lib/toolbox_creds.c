@@ -181,6 +181,11 @@ int toolbox_creds_apply(const struct toolbox_creds *c, const char *consumer, str
 	r = cordon_policy_set_net(p, CORDON_NET_PROXY);
 	if (r < 0)
 		return error_set(reterr, r, "cannot put %s on the proxy", consumer);
+	/* its proxy gets the table of what it may spend (the supervisor
+	 * writes it for each start: cordon_run_opts.credentials_fd) */
+	r = cordon_policy_set_credentials(p);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->n_phantoms; i++) {
 		const struct toolbox_phantom *ph = &c->phantoms[i];
 

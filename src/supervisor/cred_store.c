@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +181,28 @@ static int read_source(struct cred_store *s, size_t i, char *err, size_t errlen)
 	return 0;
 }
 
+/* PEM holds a certificate (and, with key, a private key): checked at
+ * start, so a bad file refuses the session rather than its proxy. */
+static bool pem_cert_ok(const char *pem)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+
+	X509_free(x);
+	BIO_free(b);
+	return x != NULL;
+}
+
+static bool pem_key_ok(const struct credtable_secret *key)
+{
+	BIO *b = BIO_new_mem_buf(key->p, (int)key->n);
+	EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+
+	EVP_PKEY_free(k);
+	BIO_free(b);
+	return k != NULL;
+}
+
 static int read_tls(struct cred_store *s, size_t i, char *err, size_t errlen)
 {
 	const struct tool_cred *c = &s->creds->v[i];
@@ -192,6 +217,15 @@ static int read_tls(struct cred_store *s, size_t i, char *err, size_t errlen)
 	if (c->tls_client_key && (r = read_file_secure(c->tls_client_key, false, &s->tls_keys[i])) < 0)
 		return errbuf_set(err, errlen, r, "credential %s: cannot read tls.client_key %s: %s", c->name,
 				  c->tls_client_key, strerror(-r));
+	if (s->tls_cas[i] && !pem_cert_ok(s->tls_cas[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.ca %s holds no PEM certificate", c->name,
+				  c->tls_ca);
+	if (s->tls_certs[i] && !pem_cert_ok(s->tls_certs[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.client_cert %s holds no PEM certificate",
+				  c->name, c->tls_client_cert);
+	if (s->tls_keys[i].p && !pem_key_ok(&s->tls_keys[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.client_key %s holds no PEM private key",
+				  c->name, c->tls_client_key);
 	return 0;
 }
 
@@ -418,5 +452,39 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
+			char *err, size_t errlen)
+{
+	_cleanup_(credtable_freep) struct credtable *t = NULL;
+	int pipefd[2], r;
+
+	*ret_fd = -1;
+	r = cred_store_table(s, tc, consumer, &t, err, errlen);
+	if (r < 0 || !t)
+		return r;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return errbuf_set(err, errlen, -errno, "cannot make the credential table's pipe: %m");
+	/* the whole table fits before anyone reads: written now, read when
+	 * the runner starts (a pipe holds it in the kernel, not in a file) */
+	(void)fcntl(pipefd[1], F_SETPIPE_SZ, CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + 4096);
+	r = credtable_write(pipefd[1], t);
+	close(pipefd[1]);
+	if (r < 0) {
+		close(pipefd[0]);
+		return errbuf_set(err, errlen, r, "cannot write the credential table: %s", strerror(-r));
+	}
+	/* above stdio: 0, 1 and 2 mean "none" to cordon_run_opts */
+	if (pipefd[0] <= 2) {
+		int fd = fcntl(pipefd[0], F_DUPFD_CLOEXEC, 3);
+
+		close(pipefd[0]);
+		if (fd < 0)
+			return errbuf_set(err, errlen, -errno, "cannot move the credential table's pipe: %m");
+		pipefd[0] = fd;
+	}
+	*ret_fd = pipefd[0];
 	return 0;
 }

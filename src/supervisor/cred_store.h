@@ -39,3 +39,8 @@ unsigned cred_store_capture_runs(const struct cred_store *s, const char *name);
  * there). *ret NULL when consumer holds none. */
 int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer,
 		     struct credtable **ret, char *err, size_t errlen);
+/* consumer's table written to a pipe: *ret_fd its read end (for
+ * cordon_run_opts.credentials_fd; the caller closes it), or -1 when
+ * consumer holds no credential. */
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
+			char *err, size_t errlen);

@@ -235,7 +235,24 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	 * fresh image */
 	if (s->creds)
 		so.runner_main = NULL;
+	/* the session's proxy: what the session may spend, if anything (a
+	 * field past the first release's: the whole struct is read) */
+	so.size = sizeof(so);
+	{
+		char err[512];
+
+		r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), CORDON_TOOLS_SESSION, &so.credentials_fd,
+					err, sizeof(err));
+		if (r < 0) {
+			close(s->session_fd[1]);
+			s->session_fd[1] = -1;
+			fprintf(stderr, "cordon: the session cannot start: %s\n", err);
+			return r;
+		}
+	}
 	r = cordon_spawn_confined(c, &so, NULL, &s->session, &e);
+	if (so.credentials_fd >= 0)
+		close(so.credentials_fd);
 	close(s->session_fd[1]);
 	s->session_fd[1] = -1;
 	if (r < 0)

@@ -21,8 +21,8 @@ REAL=real-env-value-$$-$RANDOM
 FILEVAL=real-file-value-$$-$RANDOM
 printf '%s' "$FILEVAL" > "$SEC/token"
 printf 'other-file\n' > "$SEC/other"
-printf 'KEY-%s\n' "$$" > "$SEC/client.key"
-printf 'CERT\n' > "$SEC/client.crt"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=client \
+	-keyout "$SEC/client.key" -out "$SEC/client.crt" >/dev/null 2>&1
 chmod 644 "$SEC"/*
 cat > "$RO/show.py" <<'EOF'
 import glob, os, sys
@@ -94,6 +94,7 @@ expect "the session, a consumer of filed, has its phantom (f + 32 hex)" eval '[[
 expect "file:// source: unreadable in the session under a grant of its directory" has "$OUT" "unreadable $SEC/token"
 expect "... a client key likewise" has "$OUT" "unreadable $SEC/client.key"
 expect "... (control: a file beside them is read)" has "$OUT" "read $SEC/other: other-file"
+expect "... the key nowhere in the output" hasnt "$OUT" "PRIVATE KEY"
 expect "... the file's value nowhere in the output" hasnt "$OUT" "$FILEVAL"
 [ "$(cat "$SEC/token")" = "$FILEVAL" ] && ok "... (control: unconfined, the file is readable)" || not_ok "file control"
 env | grep -q "^HOME=" && [ -n "$REAL" ] &&
@@ -126,6 +127,17 @@ expect "a non-consumer tool: no phantom" has "$OUT" "GH_TOKEN=unset"
 expect "... the env:// source not passed by its caller, though allow_vars names it" has "$OUT" "REAL_GH=unset"
 expect "... nowhere in its /proc/*/environ" has "$OUT" "environ-hits=0"
 expect "... (control: a variable it names is passed)" has "$OUT" "CORDON_TEST_VISIBLE=visible-$$"
+
+# ---- fail closed at start ------------------------------------------------
+(cd "$WS" && "$CORDON" run --profile "$P" -- true >"$BASE/out" 2>&1 </dev/null)
+RC=$? OUT=$(cat "$BASE/out")
+expect "an env:// source that is not set refuses the session's start" eval \
+	'[ $RC != 0 ] && has "$OUT" "credential github: REAL_GH is not set in cordon'"'"'s environment"'
+cp "$SEC/client.key" "$BASE/key.keep"
+printf 'not a key\n' > "$SEC/client.key"
+session "true"
+expect "a client key that is not one refuses the session's start" has "$ERR" "holds no PEM private key"
+cp "$BASE/key.keep" "$SEC/client.key"
 
 # ---- profile show --------------------------------------------------------
 show=$(REAL_GH=$REAL "$CORDON" profile show "$P" 2>&1)
