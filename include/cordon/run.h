@@ -105,6 +105,9 @@ struct cordon_run_opts {
 /* The first release's fields: size 0 means this many bytes. */
 #define CORDON_RUN_OPTS_SIZE_1 \
 	(offsetof(struct cordon_run_opts, terminal) + sizeof(((struct cordon_run_opts *)0)->terminal))
+/* The second (issue 23): credentials_fd. */
+#define CORDON_RUN_OPTS_SIZE_2 \
+	(offsetof(struct cordon_run_opts, credentials_fd) + sizeof(((struct cordon_run_opts *)0)->credentials_fd))
 #define CORDON_RUN_OPTS_INIT { .size = sizeof(struct cordon_run_opts) }
 
 struct cordon_result {
