@@ -133,6 +133,10 @@ struct cordon_confined {
 	 * cordon_run_opts.exec_fd, and refuse a value that wants one without
 	 * it. */
 	int exec_fd;
+	/* The credential table (cordon_policy_set_credentials): start argv
+	 * with the read end of the caller's pipe at this number (> 2;
+	 * cordon_run_opts.credentials_fd gives it); <= 2: none. */
+	int credentials_fd;
 };
 
 /* Confine argv under policy with the selected backend (cordon_backend_select

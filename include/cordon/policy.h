@@ -250,6 +250,13 @@ CORDON_API int cordon_policy_require_grade(struct cordon_policy *p, enum cordon_
 CORDON_API int cordon_policy_set_broker(struct cordon_policy *p, const char *shim_path,
 					const char *const *commands, struct cordon_error *reterr);
 
+/* The sandbox consumes credentials (issue 23): its proxy (network proxy)
+ * gets the session's credential table for it, which the caller writes to
+ * a pipe whose read end it gives as cordon_run_opts.credentials_fd; the
+ * runner reads the table's public part (the session CA its trust store
+ * adds) and hands the fd to the proxy. Native runner only. */
+CORDON_API int cordon_policy_set_credentials(struct cordon_policy *p);
+
 /* The canonical directories a confined process may write to: empty under
  * read-only, else the workspace root, /tmp and $TMPDIR, canonical and
  * de-duplicated. NULL-terminated; owned by the policy. */

@@ -93,6 +93,11 @@ struct cordon_run_opts {
 	 * terminal, --json-style captured runs) nothing changes:
 	 * cordon_result.terminal says which it was. */
 	bool terminal;
+	/* For a confined value with a credential table (its credentials_fd
+	 * > 2): the read end of the pipe the caller wrote the table to (dup'ed,
+	 * the caller keeps its own). Must be given exactly when the confined
+	 * value wants one; 0 or -1: none. */
+	int credentials_fd;
 	/* New fields go here, at the end: they are read only from callers
 	 * whose size covers them. */
 };
@@ -100,6 +105,9 @@ struct cordon_run_opts {
 /* The first release's fields: size 0 means this many bytes. */
 #define CORDON_RUN_OPTS_SIZE_1 \
 	(offsetof(struct cordon_run_opts, terminal) + sizeof(((struct cordon_run_opts *)0)->terminal))
+/* The second (issue 23): credentials_fd. */
+#define CORDON_RUN_OPTS_SIZE_2 \
+	(offsetof(struct cordon_run_opts, credentials_fd) + sizeof(((struct cordon_run_opts *)0)->credentials_fd))
 #define CORDON_RUN_OPTS_INIT { .size = sizeof(struct cordon_run_opts) }
 
 struct cordon_result {

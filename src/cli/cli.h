@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
+#include "proxy_main.h"
 
 /* cordon refused or failed before the command ran */
 #define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
@@ -107,6 +108,7 @@ struct cli_args {
 	unsigned port;             /* --port */
 	const char *why_command;   /* --command: a command under command_policies */
 	const char *why_caller;    /* --caller: who calls it (NULL: the session) */
+	const char *why_method;    /* --method: with --host and --path, a request through a credential proxy */
 
 	struct cli_session *session; /* run: the tool sandbox's supervisor (cordon-supervisor only), or NULL */
 	/* audit */
@@ -244,6 +246,11 @@ struct cli_supervisor_ops {
 	const struct cli_session_ops *session;
 	/* `cordon audit`: list, show and verify the audit logs (the exit code) */
 	int (*audit)(const struct cli_args *a);
+	/* `cordon why --host --path --method`: a request as a credential
+	 * proxy decides it (the exit code) */
+	int (*why_credential)(const struct cli_args *a);
+	/* `cordon proxy --credentials-fd N`: the TLS interception (intercept.h) */
+	proxy_intercept_load_fn proxy_intercept_load;
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
@@ -252,6 +259,8 @@ const struct cli_supervisor_ops *cli_supervisor(void);
 void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 /* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
 int cli_audit(const struct cli_args *a);
+/* `cordon why --method` (cli_why_creds.c, linked into cordon-supervisor only). */
+int cli_why_credential(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for
  * cli_exec_supervisor. */
 int cli_keep_argv(int argc, char **argv);

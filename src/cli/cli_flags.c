@@ -150,6 +150,15 @@ static int flag_host(struct cli_args *a, const struct cli_flag *f, const char *v
 	return 0;
 }
 
+static int flag_method(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (!*value || strlen(value) > 32 || strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(value))
+		return fail(err, errlen, "--method: '%.100s' is not a method (GET, POST, ...: upper case)", value);
+	a->why_method = value;
+	return 0;
+}
+
 static int flag_port(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	uint64_t port;
@@ -396,6 +405,9 @@ static const struct cli_flag flags[] = {
 	  "its arguments follow `--` (needs --profile)" },
 	{ "--caller", C(CLI_WHY), true, cli_flag_string, F(why_caller), CLI_SECTION_OWN, "NAME",
 	  "with --command: who calls it, `session` (default) or a command" },
+	{ "--method", C(CLI_WHY), true, flag_method, 0, CLI_SECTION_OWN, "METHOD",
+	  "with --host and --path: a request as the credential proxy decides it\n"
+	  "(--path is the request's path; --command the consumer, default the session)" },
 	{ "--json", C(CLI_PROFILE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "machine-readable output (list, show)" },
 	{ "--effective", C(CLI_PROFILE), false, cli_flag_bool, F(effective), CLI_SECTION_OWN, NULL,
@@ -586,6 +598,18 @@ void cli_args_done(struct cli_args *a)
 
 static int check_why_args(const struct cli_args *a, char *err, size_t errlen)
 {
+	/* a request through a credential proxy: --host, --path, --method,
+	 * --command naming the consumer */
+	if (a->why_method) {
+		if (!a->why_host || !a->why_path)
+			return fail(err, errlen, "--method goes with --host HOST and --path PATH (the request's path)");
+		if (!a->profile)
+			return fail(err, errlen, "--method needs --profile P: a profile with credentials");
+		if (a->op_set || a->port_set || a->why_caller || a->command || a->operands)
+			return fail(err, errlen,
+				    "with --method, give --host, --path, --method and --command CONSUMER only");
+		return 0;
+	}
 	if (a->operands)
 		return fail(err, errlen,
 			    "unexpected argument '%s': ask with --path PATH --op OP, --host HOST --port N, or --command "

@@ -495,6 +495,17 @@ int cli_why(const struct cli_args *a)
 	struct cordon_why_decision d;
 	int r;
 
+	/* a request through a credential proxy: decided with the proxy's
+	 * matcher, which cordon-supervisor links */
+	if (a->why_method) {
+		const struct cli_supervisor_ops *ops = cli_supervisor();
+
+		if (!ops || !ops->why_credential) {
+			(void)cli_exec_supervisor("cordon why --method");
+			return CLI_EXIT_REFUSED;
+		}
+		return ops->why_credential(a);
+	}
 	if (a->why_command)
 		return why_command(a);
 	if (cli_load_profile(a, &p) < 0)

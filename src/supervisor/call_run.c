@@ -449,7 +449,7 @@ static void call_run(struct call *c)
 	char **env = NULL;
 	_cleanup_free_ const char **argv = NULL;
 	char why[BROKER_REASON_MAX], detail[256] = "";
-	int exe = -1, out = -1, err = -1, broker = -1, r, owned[2] = { -1, -1 };
+	int exe = -1, out = -1, err = -1, broker = -1, creds_fd = -1, r, owned[2] = { -1, -1 };
 	size_t n = 0;
 
 	c->state = CALL_RUNNING;
@@ -518,8 +518,19 @@ static void call_run(struct call *c)
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = c->req.argv[i];
 
+	/* the tool's proxy: what it may spend, its table written now (a
+	 * capture runs here the first time its value is needed; one that
+	 * fails refuses the call with its reason) */
+	r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), c->req.command, &creds_fd, why, sizeof(why));
+	if (r == -ENOMEM)
+		goto oom;
+	if (r < 0)
+		goto refuse;
+
 	struct cordon_stdio io = { .in = c->io[0], .out = out, .err = err };
 	struct cordon_run_opts o = {
+		.size = sizeof(o), /* credentials_fd is past the first release's fields */
+		.credentials_fd = creds_fd,
 		.cwd = c->req.cwd,
 		/* looked up again by path, outside and then in the tool's own
 		 * namespace: the same directory as checked, or nothing runs */
@@ -533,6 +544,9 @@ static void call_run(struct call *c)
 	r = cordon_spawn(launch, argv, &io, &o, &c->child, &e);
 	cordon_strv_free(env);
 	env = NULL;
+	if (creds_fd >= 0)
+		close(creds_fd);
+	creds_fd = -1;
 	for (int i = 0; i < 2; i++)
 		if (owned[i] >= 0)
 			close(owned[i]); /* the tool has its copies */
@@ -585,6 +599,8 @@ refuse:
 		close(broker);
 	if (exe >= 0)
 		close(exe);
+	if (creds_fd >= 0)
+		close(creds_fd);
 refuse_started:
 	c->state = CALL_READING; /* nothing runs: nothing to kill */
 	call_deny(c, "exec_refused", why);

@@ -14,6 +14,7 @@
 #include "approve.h"
 #include "approve_pool.h"
 #include "audit.h"
+#include "cred_store.h"
 #include "broker_proto.h"
 #include "childwatch.h"
 #include "cordon/cordon.h"
@@ -87,6 +88,7 @@ struct supervisor {
 	struct identity_hasher *hasher; /* the bins' SHA-256, in a thread of its own */
 	char **session_shims;       /* what the session may call */
 	struct audit_log *audit;
+	struct cred_store *creds;   /* the credentials' values (cred_store.c); NULL: none */
 	bool audit_broken;          /* a record could not be written: every call is refused */
 	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;

@@ -21,6 +21,7 @@
 #include "call_run.h"
 #include "cleanup.h"
 #include "endpoint.h"
+#include "cred_store.h"
 #include "crypto.h"
 #include "errbuf.h"
 #include "supervisor.h"
@@ -129,6 +130,13 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		supervisor_free(s);
 		return errbuf_set(err, errlen, r, "cannot name the session: %s", strerror(-r));
 	}
+	/* the credentials' values, read once (captures wait for their first
+	 * use), in secure memory; none of them readable by a sandbox */
+	r = cred_store_new(s->tools->creds, cfg->path_env, s->audit, &s->creds, err, errlen);
+	if (r < 0) {
+		supervisor_free(s);
+		return r;
+	}
 	/* each tool's HOME its own, made here, outside every sandbox */
 	r = tool_homes_new(s->session_id, &s->homes, err, errlen);
 	if (r >= 0 && (r = cordon_toolbox_set_homes(s->box, s->homes, &e)) < 0)
@@ -222,7 +230,29 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	int r;
 
 	so.broker_fd = s->session_fd[1];
+	/* a process holding credentials (undumpable, its secure heap mapped)
+	 * forks no runner that keeps its memory: the runner is exec'd, a
+	 * fresh image */
+	if (s->creds)
+		so.runner_main = NULL;
+	/* the session's proxy: what the session may spend, if anything (a
+	 * field past the first release's: the whole struct is read) */
+	so.size = sizeof(so);
+	{
+		char err[512];
+
+		r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), CORDON_TOOLS_SESSION, &so.credentials_fd,
+					err, sizeof(err));
+		if (r < 0) {
+			close(s->session_fd[1]);
+			s->session_fd[1] = -1;
+			fprintf(stderr, "cordon: the session cannot start: %s\n", err);
+			return r;
+		}
+	}
 	r = cordon_spawn_confined(c, &so, NULL, &s->session, &e);
+	if (so.credentials_fd >= 0)
+		close(so.credentials_fd);
 	close(s->session_fd[1]);
 	s->session_fd[1] = -1;
 	if (r < 0)
@@ -263,6 +293,7 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	for (int i = 0; i < 2; i++)
 		if (s->session_fd[i] >= 0)
 			close(s->session_fd[i]);
+	cred_store_free(s->creds);
 	audit_close(s->audit);
 	s->audit = NULL;
 	/* A worker thread still out (an approval nobody answered) will touch

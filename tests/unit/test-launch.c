@@ -355,8 +355,10 @@ Test(launch, run_opts_carry_their_size)
 	cr_assert_eq(cordon_spawn_confined(NULL, &tiny, NULL, &c, &e), -EINVAL);
 	cr_assert(strstr(e.message, "smaller than the first release"), "%s", e.message);
 	cr_assert_eq(now.size, sizeof(struct cordon_run_opts));
-	/* today's fields are the first release's (up to the trailing padding) */
-	cr_assert_leq(sizeof(struct cordon_run_opts) - CORDON_RUN_OPTS_SIZE_1, sizeof(void *) - 1);
+	/* today's fields are the second release's (up to the trailing
+	 * padding): the first's and credentials_fd */
+	cr_assert_leq(sizeof(struct cordon_run_opts) - CORDON_RUN_OPTS_SIZE_2, sizeof(void *) - 1);
+	cr_assert_gt(CORDON_RUN_OPTS_SIZE_2, CORDON_RUN_OPTS_SIZE_1);
 }
 
 /* The other options structs a caller fills carry their size the same way. */

@@ -259,6 +259,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		STRV_FOREACH(name, p->shims)
 			strvb_add_many(&sb, "--shim", *name, NULL);
 	}
+	if (p->credentials)
+		strvb_add_many(&sb, "--credentials-fd", PROVIDER_CREDENTIALS_FD_STR, NULL);
 	for (unsigned bit = 1; bit & REQUIRE_ALL; bit <<= 1)
 		if (p->required & bit)
 			strvb_add_many(&sb, "--require", require_feature_to_string(bit), NULL);
@@ -278,6 +280,8 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 	r = confined_set_channel(c, p->env, PROVIDER_STATUS_FD, CORDON_STATUS_CORDON);
 	if (r >= 0 && p->shim_path)
 		c->broker_fd = PROVIDER_BROKER_FD;
+	if (r >= 0 && p->credentials)
+		c->credentials_fd = PROVIDER_CREDENTIALS_FD;
 	return r;
 }
 

@@ -46,6 +46,9 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 /* The native runner's broker socket (--broker-fd): above both status fds. */
 #define PROVIDER_BROKER_FD 5
 #define PROVIDER_BROKER_FD_STR "5"
+/* The native runner's credential table (--credentials-fd), above the broker. */
+#define PROVIDER_CREDENTIALS_FD 6
+#define PROVIDER_CREDENTIALS_FD_STR "6"
 #define PROVIDER_STATUS_FD 3
 #define PROVIDER_STATUS_FD_STR "3"
 /* where cordon's runner nested in bwrap reports: the same pipe, one fd up */

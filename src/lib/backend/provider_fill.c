@@ -57,5 +57,7 @@ const char *policy_needs_native(const struct cordon_policy *p)
 		return "running the command from an fd";
 	if (p->shim_path)
 		return "the tool sandbox's broker";
+	if (p->credentials)
+		return "a credential proxy";
 	return "";
 }

@@ -64,6 +64,7 @@ struct cordon_policy {
 	enum cordon_grade min_grade; /* cordon_policy_require_grade: a fallback below it is refused */
 	char *shim_path;           /* cordon_policy_set_broker: the shim, canonical; NULL: no broker */
 	char **shims;              /* the command names it serves */
+	bool credentials;          /* cordon_policy_set_credentials: the proxy gets a credential table */
 	bool caller_is_root;       /* euid 0 when the policy was built */
 
 	/* policy_tool.c: restricted reads, the execute-only gate, deny-exec,

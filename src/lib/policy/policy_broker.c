@@ -13,6 +13,14 @@
 #include "policy.h"
 #include "strv.h"
 
+CORDON_API int cordon_policy_set_credentials(struct cordon_policy *p)
+{
+	if (!p)
+		return -EINVAL;
+	p->credentials = true;
+	return 0;
+}
+
 CORDON_API int cordon_policy_set_broker(struct cordon_policy *p, const char *shim_path,
 					const char *const *commands, struct cordon_error *reterr)
 {

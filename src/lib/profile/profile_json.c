@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "creds.h"
 #include "profile_internal.h"
 #include "tools.h"
 
@@ -407,10 +408,23 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 	}
 	if ((r = profile_limits_json(&p->limits, limits)) < 0)
 		return r;
-	if (p->tools) {
+	if (p->tools && p->tools->n_commands) {
 		json_t *tools = NULL;
 
 		if ((r = tools_to_json(p->tools, &tools)) < 0 || (r = add(o, "command_policies", tools)) < 0)
+			return r;
+	}
+	/* never a value (there is none here), never a phantom (made per session) */
+	if (p->tools && p->tools->creds) {
+		json_t *creds = NULL, *captures = NULL;
+
+		if ((r = tool_creds_to_json(p->tools->creds, &creds, &captures)) < 0)
+			return r;
+		if ((r = add(o, "credentials", creds)) < 0) {
+			json_decref(captures);
+			return r;
+		}
+		if ((r = add_nonempty(o, "credential_capture", captures)) < 0)
 			return r;
 	}
 

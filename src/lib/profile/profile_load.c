@@ -17,8 +17,10 @@
 #include "profile_find.h"
 #include "profile_loader.h"
 #include "profile_read.h"
+#include "profile_read_creds.h"
 #include "profile_read_tools.h"
 #include "profile_resolve.h"
+#include "profile_resolve_creds.h"
 #include "profile_resolve_tools.h"
 #include "strv.h"
 
@@ -42,6 +44,7 @@ static void loader_clear(struct loader *l)
 	raw_list_clear(&l->protect);
 	raw_run_clear(&l->top);
 	raw_tools_clear(&l->tools);
+	raw_creds_clear(&l->creds);
 	raw_list_clear(&l->allow_unix);
 	for (size_t i = 0; i < PROFILE_NET_RULE_KINDS; i++)
 		strv_free(l->net_rules[i]);
@@ -83,6 +86,9 @@ static int load_common(struct loader *l, struct doc *top, const char *name, stru
 	if (r < 0)
 		return r;
 	r = loader_resolve_tools(l, p);
+	if (r < 0)
+		return r;
+	r = loader_resolve_creds(l, p);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(p);

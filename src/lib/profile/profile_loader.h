@@ -196,6 +196,62 @@ struct raw_tools {
 	size_t n_backends;
 };
 
+/* credentials and credential_capture, as read (profile_read_creds.c):
+ * every shape checked with its position; names are checked against
+ * command_policies and each other once every file is read
+ * (profile_resolve_creds.c). A later file's credential or capture of the
+ * same name replaces an earlier one's, whole. */
+enum raw_cred_tls {
+	RAW_TLS_CA,
+	RAW_TLS_CERT,
+	RAW_TLS_KEY,
+	_RAW_TLS,
+};
+
+struct raw_cred_rule {
+	int action;                       /* enum cred_action */
+	const char *method, *path, *reason, *backend;
+	struct where where, backend_where;
+};
+
+struct raw_cred {
+	const char *name;
+	struct where key_where, where;
+	int source;                       /* enum cred_source; -1: not written */
+	const char *source_ref;
+	struct where source_where;
+	struct raw_list hosts, grant_to;
+	int inject;                       /* enum cred_inject; -1: not written */
+	const char *inject_name, *format;
+	const char *phantom_env, *phantom_shape;
+	struct where phantom_where;
+	bool policy_set;
+	int policy_default;               /* enum cred_action */
+	struct where policy_where;
+	struct raw_cred_rule *rules;
+	size_t n_rules;
+	struct raw_entry tls[_RAW_TLS];   /* spelled NULL: not written */
+};
+
+struct raw_capture {
+	const char *name;
+	struct where key_where, where;
+	struct raw_list command, read;
+	uint64_t timeout_usec, ttl_usec;
+	bool net_set;
+	enum profile_net net;
+	char **net_rules[PROFILE_NET_RULE_KINDS];
+};
+
+struct raw_creds {
+	bool seen, captures_seen;
+	struct where where, captures_where;
+	struct raw_cred *v;
+	size_t n;
+	struct raw_capture *captures;
+	size_t n_captures;
+};
+
 struct loader;
 
 /* Find NAME (see profile_load) for an extends: from/from_where, the
@@ -239,6 +295,7 @@ struct loader {
 	struct raw_run top;                     /* environment, limits */
 	struct raw_run *run;                    /* what their readers fill; NULL: top */
 	struct raw_tools tools;                 /* command_policies */
+	struct raw_creds creds;                 /* credentials, credential_capture */
 	void *target;                           /* what a command_policies reader fills */
 	bool inspect;                           /* profile_env.inspect */
 	/* where a sandbox could have planted a link: the workspace and the

@@ -18,6 +18,7 @@
 #include "profile_loader.h"
 #include "profile_loader_get.h"
 #include "profile_read.h"
+#include "profile_read_creds.h"
 #include "profile_read_invocation.h"
 #include "profile_read_run.h"
 #include "profile_read_sandbox.h"
@@ -327,7 +328,7 @@ static int read_extends_of(struct loader *l, const struct where *w, json_t *v, c
 
 static const char *const top_keys[] = {
 	"$schema", "extends", "meta", "mode", "workspace", "filesystem", "groups", "network", "environment",
-	"limits", "command_policies", NULL,
+	"limits", "command_policies", "credentials", "credential_capture", NULL,
 };
 static const struct loader_key top_readers[] = {
 	{ read_schema },
@@ -341,6 +342,8 @@ static const struct loader_key top_readers[] = {
 	{ loader_read_nested, .object = &loader_environment_object },
 	{ loader_read_nested, .object = &loader_limits_object },
 	{ loader_read_command_policies },
+	{ loader_read_credentials, .type = JSON_OBJECT, .what = "an object of NAME: credential" },
+	{ loader_read_credential_capture, .type = JSON_OBJECT, .what = "an object of NAME: capture" },
 };
 static const struct loader_object top_object = { top_keys, top_readers, .ordered = true };
 
@@ -361,6 +364,7 @@ const char *const *profile_known_keys(const char *section)
 		{ "sandbox", loader_sandbox_keys },
 		{ "invocation_policy", loader_invocation_keys },
 		{ "rule", loader_rule_keys },
+		{ "credential", loader_cred_keys },
 	};
 
 	if (!section || !section[0])

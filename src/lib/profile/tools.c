@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "creds.h"
 #include "strv.h"
 #include "tools.h"
 
@@ -136,6 +137,7 @@ struct cordon_tools *tools_free(struct cordon_tools *t)
 		tool_backend_clear(&t->backends[i]);
 	free(t->backends);
 	tool_sandbox_clear(&t->empty);
+	tool_creds_free(t->creds);
 	free(t);
 	return NULL;
 }

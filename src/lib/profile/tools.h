@@ -149,7 +149,10 @@ struct cordon_tools {
 	size_t n_backends;
 	char **backend_names;          /* the same order; NULL-terminated */
 	struct tool_sandbox empty;     /* what a command without a sandbox gets */
+	struct tool_creds *creds;      /* credentials (creds.h); NULL: none */
 };
+
+struct tool_creds;
 
 /* tools.c */
 struct cordon_tools *tools_free(struct cordon_tools *t);

@@ -250,6 +250,11 @@ static int check_broker_fd(const struct cordon_child *c, const struct cordon_con
 	if (confined->broker_fd > 2 && (confined->broker_fd == confined->status_fd || confined->broker_fd == confined->exec_fd))
 		return error_set(reterr, -EINVAL, "the broker's socket and another fd the runner wants share number %d",
 				 confined->broker_fd);
+	/* the credential table likewise: exactly when the confined value wants it */
+	if (confined->credentials_fd > 2 && c->o.credentials_fd <= 2)
+		return error_set(reterr, -EINVAL, "the confined command wants a credential table, and none was given");
+	if (confined->credentials_fd <= 2 && c->o.credentials_fd > 2)
+		return error_set(reterr, -EINVAL, "a credential table was given for a command that takes none");
 	return 0;
 }
 
@@ -381,6 +386,10 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	if (confined->broker_fd > 2) {
 		c->so.pass_at[c->so.n_pass] = confined->broker_fd;
 		c->so.pass_fd[c->so.n_pass++] = c->o.broker_fd;
+	}
+	if (confined->credentials_fd > 2) {
+		c->so.pass_at[c->so.n_pass] = confined->credentials_fd;
+		c->so.pass_fd[c->so.n_pass++] = c->o.credentials_fd;
 	}
 	/* In-process only where the fork copies no other thread's locks
 	 * half-held: a multi-threaded caller execs the runner instead (the

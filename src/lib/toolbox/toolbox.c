@@ -43,6 +43,7 @@
 #include "policy.h"
 #include "strv.h"
 #include "tool_env.h"
+#include "toolbox_creds.h"
 #include "toolbox_writable.h"
 
 struct toolbox_cmd {
@@ -73,6 +74,7 @@ struct cordon_toolbox {
 	char **caller_writable;
 	char **withheld; /* the supervisor's own variables: in no sandbox */
 	char *homes;     /* the tools' private HOMEs, one directory each; NULL: not set */
+	struct toolbox_creds *creds; /* phantoms, what credentials withhold and hide */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -168,6 +170,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 	strv_free(b->hidden);
 	strv_free(b->caller_writable);
 	strv_free(b->withheld);
+	toolbox_creds_free(b->creds);
 	free(b->homes);
 	free(b->workspace);
 	free(b->shim_path);
@@ -327,6 +330,12 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 	if (r < 0)
 		return r;
 	r = withheld_of(b);
+	if (r < 0)
+		return r;
+	r = toolbox_creds_new(t, &b->creds, reterr);
+	if (r < 0)
+		return r;
+	r = strv_extend_strv(&b->withheld, (const char *const *)toolbox_creds_withheld(b->creds));
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(b);
@@ -499,8 +508,14 @@ static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd 
 	r = tool_home_policy(b, cmd, caller, sb, p, reterr);
 	if (r < 0)
 		return r;
+	/* its phantoms, after every withheld variable went (a phantom's name
+	 * is withheld from the others) */
+	r = toolbox_creds_apply(b->creds, cmd->name, p, reterr);
+	if (r < 0)
+		return r;
 	/* last: no grant above reaches into it */
 	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
+	EACH((const char *const *)toolbox_creds_hidden(b->creds), cordon_policy_deny_read(p, *s, reterr));
 #undef EACH
 	*ret = TAKE_PTR(p);
 	return 0;
@@ -645,7 +660,18 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 		r = cordon_policy_deny_read(p, b->homes, reterr);
 	for (char **w = b->withheld; r >= 0 && w && *w; w++)
 		r = cordon_policy_withhold_env(p, *w, reterr);
+	/* the credentials' files are the supervisor's; the session's own
+	 * phantoms are set after its withheld variables went */
+	for (char *const *h = toolbox_creds_hidden(b->creds); r >= 0 && *h; h++)
+		r = cordon_policy_deny_read(p, *h, reterr);
+	if (r >= 0)
+		r = toolbox_creds_apply(b->creds, CORDON_TOOLS_SESSION, p, reterr);
 	return r;
+}
+
+const struct toolbox_creds *cordon_toolbox_creds(const struct cordon_toolbox *b)
+{
+	return b ? b->creds : NULL;
 }
 
 CORDON_API int cordon_toolbox_withhold_env(struct cordon_toolbox *b, const char *name, struct cordon_error *reterr)

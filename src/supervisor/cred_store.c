@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A session's credential values (cred_store.h): read, captured, held in
+ * secure memory, and put into each consumer's table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cleanup.h"
+#include "cred_store.h"
+#include "errbuf.h"
+#include "strv.h"
+#include "tls_ca.h"
+
+#define CRED_FILE_MAX (64 * 1024)
+
+struct held {
+	struct credtable_secret value; /* p NULL: none yet (a capture not run) */
+	uint64_t expires_usec;         /* monotonic; 0: never */
+	unsigned runs;                 /* captures */
+};
+
+struct cred_store {
+	const struct tool_creds *creds;
+	char *path_env;
+	struct audit_log *audit;
+	struct held *held;             /* by credential index */
+	char *ca_pem;
+	struct credtable_secret ca_key;
+	struct credtable_secret *tls_keys; /* by credential index: the client key */
+	char **tls_certs, **tls_cas;   /* likewise: PEM, or NULL */
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+struct cred_store *cred_store_free(struct cred_store *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; s->creds && i < s->creds->n; i++) {
+		if (s->held)
+			credtable_secret_clear(&s->held[i].value);
+		if (s->tls_keys)
+			credtable_secret_clear(&s->tls_keys[i]);
+		if (s->tls_certs)
+			free(s->tls_certs[i]);
+		if (s->tls_cas)
+			free(s->tls_cas[i]);
+	}
+	free(s->held);
+	free(s->tls_keys);
+	free(s->tls_certs);
+	free(s->tls_cas);
+	free(s->ca_pem);
+	credtable_secret_clear(&s->ca_key);
+	free(s->path_env);
+	free(s);
+	return NULL;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cred_store *, cred_store_free)
+
+/* A value the proxy can put in a header: no CR, LF, NUL or other control
+ * byte, not empty. */
+static bool value_ok(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			return false;
+	return n > 0;
+}
+
+/* path's bytes into secure memory (O_NOFOLLOW on nothing: the profile
+ * named it; capped), a trailing newline dropped when strip. */
+static int read_file_secure(const char *path, bool strip, struct credtable_secret *ret)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	unsigned char *buf;
+	struct stat st;
+	size_t n = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (!(buf = OPENSSL_secure_zalloc(CRED_FILE_MAX + 1)))
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + n, CRED_FILE_MAX + 1 - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > CRED_FILE_MAX) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	while (r >= 0 && strip && n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (r >= 0)
+		r = credtable_secret_set(ret, buf, n);
+	OPENSSL_secure_clear_free(buf, CRED_FILE_MAX + 1);
+	return r;
+}
+
+static int read_plain_file(const char *path, char **ret)
+{
+	struct credtable_secret s = {};
+	int r = read_file_secure(path, false, &s);
+
+	if (r < 0)
+		return r;
+	*ret = strndup((const char *)s.p, s.n); /* a certificate: not a secret */
+	credtable_secret_clear(&s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int read_source(struct cred_store *s, size_t i, char *err, size_t errlen)
+{
+	const struct tool_cred *c = &s->creds->v[i];
+	struct held *h = &s->held[i];
+	int r;
+
+	switch (c->source) {
+	case CRED_SOURCE_ENV: {
+		const char *v = secure_getenv(c->source_ref);
+
+		if (!v || !v[0])
+			return errbuf_set(err, errlen, -ENOENT, "credential %s: %s is not set in cordon's environment",
+					  c->name, c->source_ref);
+		r = credtable_secret_set(&h->value, v, strlen(v));
+		break;
+	}
+	case CRED_SOURCE_FILE:
+		r = read_file_secure(c->source_ref, true, &h->value);
+		if (r < 0 && r != -ENOMEM)
+			return errbuf_set(err, errlen, r, "credential %s: cannot read %s: %s", c->name, c->source_ref,
+					  strerror(-r));
+		break;
+	case CRED_SOURCE_CMD:
+		return 0; /* lazily, at its first use */
+	default:
+		return -EINVAL;
+	}
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "credential %s: no secure memory", c->name);
+	if (!value_ok(h->value.p, h->value.n)) {
+		credtable_secret_clear(&h->value);
+		return errbuf_set(err, errlen, -EINVAL,
+				  "credential %s: its value is empty or has a control character (CR, LF, NUL, ...)",
+				  c->name);
+	}
+	return 0;
+}
+
+/* PEM holds a certificate (and, with key, a private key): checked at
+ * start, so a bad file refuses the session rather than its proxy. */
+static bool pem_cert_ok(const char *pem)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+
+	X509_free(x);
+	BIO_free(b);
+	return x != NULL;
+}
+
+static bool pem_key_ok(const struct credtable_secret *key)
+{
+	BIO *b = BIO_new_mem_buf(key->p, (int)key->n);
+	EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+
+	EVP_PKEY_free(k);
+	BIO_free(b);
+	return k != NULL;
+}
+
+static int read_tls(struct cred_store *s, size_t i, char *err, size_t errlen)
+{
+	const struct tool_cred *c = &s->creds->v[i];
+	int r = 0;
+
+	if (c->tls_ca && (r = read_plain_file(c->tls_ca, &s->tls_cas[i])) < 0)
+		return errbuf_set(err, errlen, r, "credential %s: cannot read tls.ca %s: %s", c->name, c->tls_ca,
+				  strerror(-r));
+	if (c->tls_client_cert && (r = read_plain_file(c->tls_client_cert, &s->tls_certs[i])) < 0)
+		return errbuf_set(err, errlen, r, "credential %s: cannot read tls.client_cert %s: %s", c->name,
+				  c->tls_client_cert, strerror(-r));
+	if (c->tls_client_key && (r = read_file_secure(c->tls_client_key, false, &s->tls_keys[i])) < 0)
+		return errbuf_set(err, errlen, r, "credential %s: cannot read tls.client_key %s: %s", c->name,
+				  c->tls_client_key, strerror(-r));
+	if (s->tls_cas[i] && !pem_cert_ok(s->tls_cas[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.ca %s holds no PEM certificate", c->name,
+				  c->tls_ca);
+	if (s->tls_certs[i] && !pem_cert_ok(s->tls_certs[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.client_cert %s holds no PEM certificate",
+				  c->name, c->tls_client_cert);
+	if (s->tls_keys[i].p && !pem_key_ok(&s->tls_keys[i]))
+		return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.client_key %s holds no PEM private key",
+				  c->name, c->tls_client_key);
+	return 0;
+}
+
+int cred_store_new(const struct tool_creds *creds, const char *path_env, struct audit_log *audit,
+		   struct cred_store **ret, char *err, size_t errlen)
+{
+	_cleanup_(cred_store_freep) struct cred_store *s = NULL;
+	_cleanup_strv_free_ char **hosts = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!creds || creds->n == 0)
+		return 0;
+	/* locked, guarded memory, or no credentials at all */
+	r = credtable_secure_init();
+	if (r < 0)
+		return errbuf_set(err, errlen, r,
+				  "credentials need OpenSSL's secure heap (locked memory), which cannot be set up "
+				  "here (RLIMIT_MEMLOCK?): refused rather than holding secrets in plain memory");
+	/* no core dump, no ptrace by the same user, no /proc/PID/mem */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return errbuf_set(err, errlen, -errno, "cannot make the supervisor undumpable: %m");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->creds = creds;
+	s->audit = audit;
+	if ((path_env && !(s->path_env = strdup(path_env))) || !(s->held = calloc(creds->n, sizeof(*s->held))) ||
+	    !(s->tls_keys = calloc(creds->n, sizeof(*s->tls_keys))) ||
+	    !(s->tls_certs = calloc(creds->n, sizeof(*s->tls_certs))) ||
+	    !(s->tls_cas = calloc(creds->n, sizeof(*s->tls_cas))) || !(hosts = calloc(1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < creds->n; i++) {
+		if ((r = read_source(s, i, err, errlen)) < 0 || (r = read_tls(s, i, err, errlen)) < 0)
+			return r;
+		for (char **h = creds->v[i].hosts; *h; h++)
+			if ((r = strv_push_unique(&hosts, *h)) < 0)
+				return r;
+	}
+	r = tls_ca_make(hosts, strv_length(hosts), &s->ca_pem, &s->ca_key);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "cannot make the session CA: %s", strerror(-r));
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+static void audit_capture(struct cred_store *s, const struct tool_capture *cap, const char *cred,
+			  const struct capture_result *res, const char *reason)
+{
+	struct audit_event e = {
+		.event = reason ? "capture_failed" : "capture",
+		.command = cap->name,
+		.rule = cred,
+		.reason = reason,
+		.argv = (const char *const *)cap->command,
+		.has_exit = true,
+		.exit_code = res->exit_code,
+		.signal = res->signal,
+		.duration_ms = res->duration_ms,
+		.has_io = true,
+		.stdout_bytes = res->bytes,
+	};
+
+	if (s->audit)
+		(void)audit_write(s->audit, &e);
+}
+
+int cred_store_value(struct cred_store *s, const char *name, const struct credtable_secret **ret, char *err,
+		     size_t errlen)
+{
+	const struct tool_capture *cap;
+	struct capture_result res;
+	struct held *h;
+	size_t i;
+	int r;
+
+	for (i = 0; s && i < s->creds->n; i++)
+		if (strcmp(s->creds->v[i].name, name) == 0)
+			break;
+	if (!s || i == s->creds->n)
+		return errbuf_set(err, errlen, -ENOENT, "no credential %s", name);
+	h = &s->held[i];
+	if (h->value.p && (!h->expires_usec || now_usec() < h->expires_usec)) {
+		*ret = &h->value;
+		return 0;
+	}
+	credtable_secret_clear(&h->value);
+	cap = tool_creds_capture(s->creds, s->creds->v[i].source_ref);
+	if (s->creds->v[i].source != CRED_SOURCE_CMD || !cap)
+		return errbuf_set(err, errlen, -ENOENT, "credential %s has no value", name);
+	r = capture_run(cap, s->path_env, &res, err, errlen);
+	h->runs++;
+	audit_capture(s, cap, name, &res, r < 0 ? err : NULL);
+	if (r < 0)
+		return r;
+	h->value = res.value;
+	h->expires_usec = now_usec() + res.lifetime_usec;
+	*ret = &h->value;
+	return 0;
+}
+
+unsigned cred_store_capture_runs(const struct cred_store *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->creds->n; i++)
+		if (strcmp(s->creds->v[i].name, name) == 0)
+			return s->held[i].runs;
+	return 0;
+}
+
+static int push_str(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+static const enum credtable_alphabet alphabets[] = {
+	[CRED_ALPHA_BASE62] = CREDTABLE_ALPHA_BASE62,
+	[CRED_ALPHA_HEX] = CREDTABLE_ALPHA_HEX,
+	[CRED_ALPHA_BASE64URL] = CREDTABLE_ALPHA_BASE64URL,
+	[CRED_ALPHA_ALNUM_LOWER] = CREDTABLE_ALPHA_ALNUM_LOWER,
+};
+
+static const enum credtable_action actions[] = {
+	[CRED_DENY] = CREDTABLE_DENY,
+	[CRED_APPROVE] = CREDTABLE_APPROVE,
+	[CRED_ALLOW] = CREDTABLE_ALLOW,
+};
+
+static const enum credtable_inject injects[] = {
+	[CRED_INJECT_HEADER] = CREDTABLE_INJECT_HEADER,
+	[CRED_INJECT_BASIC] = CREDTABLE_INJECT_BASIC,
+	[CRED_INJECT_QUERY] = CREDTABLE_INJECT_QUERY,
+};
+
+/* One credential of the table: c granted to consumer (mine: its phantom
+ * and value) or a credential at one of its hosts it was not granted
+ * (others only: refused there). */
+static int table_cred(struct cred_store *s, size_t i, const struct toolbox_creds *tc, const char *consumer,
+		      struct credtable_cred *out, char *err, size_t errlen)
+{
+	const struct tool_cred *c = &s->creds->v[i];
+	const char *mine = toolbox_creds_phantom(tc, c->name, consumer);
+	const struct toolbox_phantom *ph;
+	size_t n_ph;
+	int r;
+
+	if (!(out->name = strdup(c->name)) || !(out->inject_name = strdup(c->inject_name)) ||
+	    !(out->format = strdup(c->format ? c->format : "")) || !(out->shape_prefix = strdup(c->shape.prefix)) ||
+	    !(out->tls_ca_pem = strdup(s->tls_cas[i] ? s->tls_cas[i] : "")) ||
+	    !(out->tls_cert_pem = strdup(s->tls_certs[i] ? s->tls_certs[i] : "")))
+		return -ENOMEM;
+	for (char **h = c->hosts; *h; h++)
+		if ((r = push_str(&out->hosts, &out->n_hosts, *h)) < 0)
+			return r;
+	out->inject = injects[c->inject];
+	out->shape_len = c->shape.len;
+	out->shape_alphabet = alphabets[c->shape.alphabet];
+	ph = toolbox_creds_phantoms(tc, &n_ph);
+	for (size_t k = 0; k < n_ph; k++) {
+		if (strcmp(ph[k].cred->name, c->name) != 0 || (mine && strcmp(ph[k].consumer, consumer) == 0))
+			continue;
+		if ((r = push_str(&out->others, &out->n_others, ph[k].value)) < 0)
+			return r;
+	}
+	out->policy.dflt = c->policy.set ? actions[c->policy.default_action] : CREDTABLE_ALLOW;
+	if (c->policy.n_rules && !(out->policy.rules = calloc(c->policy.n_rules, sizeof(*out->policy.rules))))
+		return -ENOMEM;
+	for (size_t k = 0; k < c->policy.n_rules; k++) {
+		struct credtable_rule *cr = &out->policy.rules[out->policy.n_rules++];
+
+		cr->action = actions[c->policy.rules[k].action];
+		if (!(cr->method = strdup(c->policy.rules[k].method)) || !(cr->path = strdup(c->policy.rules[k].path)) ||
+		    !(cr->reason = strdup(c->policy.rules[k].reason ? c->policy.rules[k].reason : "")))
+			return -ENOMEM;
+	}
+	if (s->tls_keys[i].p && (r = credtable_secret_set(&out->tls_key_pem, s->tls_keys[i].p, s->tls_keys[i].n)) < 0)
+		return r;
+	if (mine) {
+		const struct credtable_secret *v;
+
+		if ((r = push_str(&out->phantoms, &out->n_phantoms, mine)) < 0)
+			return r;
+		if ((r = cred_store_value(s, c->name, &v, err, errlen)) < 0)
+			return r;
+		if ((r = credtable_secret_set(&out->value, v->p, v->n)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer,
+		     struct credtable **ret, char *err, size_t errlen)
+{
+	_cleanup_(credtable_freep) struct credtable *t = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!s || !toolbox_creds_consumer(tc, consumer))
+		return 0;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->ca_cert_pem = strdup(s->ca_pem)) || !(t->creds = calloc(s->creds->n, sizeof(*t->creds))))
+		return -ENOMEM;
+	if ((r = credtable_secret_set(&t->ca_key_pem, s->ca_key.p, s->ca_key.n)) < 0)
+		return r;
+	/* the credentials granted here, each with the phantoms of the same
+	 * credential granted to other consumers (refused here). A credential
+	 * not granted here is not in the table: credtable wants a value for
+	 * each (see the report: non-consumers are not intercepted yet) */
+	for (size_t i = 0; i < s->creds->n; i++) {
+		if (!toolbox_creds_phantom(tc, s->creds->v[i].name, consumer))
+			continue;
+		r = table_cred(s, i, tc, consumer, &t->creds[t->n_creds++], err, errlen);
+		if (r < 0)
+			return r;
+	}
+	r = credtable_check(t, err, errlen);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
+			char *err, size_t errlen)
+{
+	_cleanup_(credtable_freep) struct credtable *t = NULL;
+	int pipefd[2], r;
+
+	*ret_fd = -1;
+	r = cred_store_table(s, tc, consumer, &t, err, errlen);
+	if (r < 0 || !t)
+		return r;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return errbuf_set(err, errlen, -errno, "cannot make the credential table's pipe: %m");
+	/* the whole table fits before anyone reads: written now, read when
+	 * the runner starts (a pipe holds it in the kernel, not in a file) */
+	(void)fcntl(pipefd[1], F_SETPIPE_SZ, CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + 4096);
+	r = credtable_write(pipefd[1], t);
+	close(pipefd[1]);
+	if (r < 0) {
+		close(pipefd[0]);
+		return errbuf_set(err, errlen, r, "cannot write the credential table: %s", strerror(-r));
+	}
+	/* above stdio: 0, 1 and 2 mean "none" to cordon_run_opts */
+	if (pipefd[0] <= 2) {
+		int fd = fcntl(pipefd[0], F_DUPFD_CLOEXEC, 3);
+
+		close(pipefd[0]);
+		if (fd < 0)
+			return errbuf_set(err, errlen, -errno, "cannot move the credential table's pipe: %m");
+		pipefd[0] = fd;
+	}
+	*ret_fd = pipefd[0];
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A session's credential values, held by the supervisor (cred_store.c):
+ * the secure heap set up (or the session refused: never the plain heap),
+ * the process made undumpable, every env:// value read once from the
+ * supervisor's own environment and every file:// read at start, a capture
+ * run the first time its value is needed and again once its lifetime is
+ * over (each run audited: the capture, its redacted argv, exit, duration,
+ * byte count; never the value), the session CA made once for every
+ * credential host. Each consumer's table (credtable.h) is built from it.
+ * Not thread-safe: the supervisor's loop uses it.
+ */
+#include <stddef.h>
+
+#include "audit.h"
+#include "credtable.h"
+#include "creds.h"
+#include "toolbox_creds.h"
+
+struct cred_store;
+
+/* creds may be NULL (no credentials: *ret NULL, nothing set up). audit may
+ * be NULL (tests). -ENOMEM when the secure heap cannot be had. */
+int cred_store_new(const struct tool_creds *creds, const char *path_env, struct audit_log *audit,
+		   struct cred_store **ret, char *err, size_t errlen);
+struct cred_store *cred_store_free(struct cred_store *s);
+
+/* credential name's value, now (a capture run when it has none or it
+ * expired). The pointer is the store's, valid until the next call. */
+int cred_store_value(struct cred_store *s, const char *name, const struct credtable_secret **ret, char *err,
+		     size_t errlen);
+/* How many times capture name has run (tests, why). */
+unsigned cred_store_capture_runs(const struct cred_store *s, const char *name);
+
+/* consumer's table: the session CA, every credential it was granted (its
+ * value, its phantom) and every credential host's other phantoms (refused
+ * there). *ret NULL when consumer holds none. */
+int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer,
+		     struct credtable **ret, char *err, size_t errlen);
+/* consumer's table written to a pipe: *ret_fd its read end (for
+ * cordon_run_opts.credentials_fd; the caller closes it), or -1 when
+ * consumer holds no credential. */
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
+			char *err, size_t errlen);
