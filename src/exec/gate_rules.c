@@ -173,8 +173,8 @@ static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n,
 }
 
 /* path with every symlink resolved (what does not exist yet kept as
- * written below the deepest existing ancestor), when that is elsewhere. */
-static bool resolved_elsewhere(const char *path, char *buf, size_t size)
+ * written below the deepest existing ancestor), in buf. */
+static bool resolve_real(const char *path, char *buf, size_t size)
 {
 	char tmp[PATH_MAX], *at;
 	size_t len = strlen(path);
@@ -188,12 +188,49 @@ static bool resolved_elsewhere(const char *path, char *buf, size_t size)
 		if (realpath(tmp, real)) {
 			int n = snprintf(buf, size, "%s%s", real, path + strlen(tmp));
 
-			return n > 0 && (size_t)n < size && strcmp(buf, path) != 0;
+			return n > 0 && (size_t)n < size;
 		}
 		if (errno != ENOENT || !(at = strrchr(tmp, '/')) || at == tmp)
 			return false;
 		*at = '\0';
 	}
+}
+
+/* The protected paths share a parent or two (the workspace): its
+ * resolution is kept, and each path costs one lstat of its own name. */
+struct parent_real {
+	char dir[PATH_MAX];
+	char real[PATH_MAX];
+	bool set, ok;
+};
+
+/* resolve_real(path), when that is elsewhere than path. */
+static bool resolved_elsewhere(struct parent_real *m, const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	struct stat st;
+	int n;
+
+	if (!slash || dl == 0 || dl >= sizeof(m->dir) || !slash[1])
+		return resolve_real(path, buf, size) && strcmp(buf, path) != 0;
+	if (!m->set || strncmp(m->dir, path, dl) != 0 || m->dir[dl] != '\0') {
+		memcpy(m->dir, path, dl);
+		m->dir[dl] = '\0';
+		m->set = true;
+		m->ok = resolve_real(m->dir, m->real, sizeof(m->real));
+	}
+	if (!m->ok)
+		return false;
+	n = snprintf(buf, size, "%s/%s", m->real, slash + 1);
+	if (n <= 0 || (size_t)n >= size)
+		return false;
+	if (lstat(buf, &st) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode)) {
+		/* a link at the name itself (or a lookup error): walk it all */
+		if (!resolve_real(path, buf, size))
+			return false;
+	}
+	return strcmp(buf, path) != 0;
 }
 
 int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
@@ -216,6 +253,8 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			.path = (char *)p->write[i], .len = strlen(p->write[i]), .dev = st.st_dev, .ino = st.st_ino,
 		};
 	}
+	struct parent_real parent = {};
+
 	for (size_t i = 0; i < p->n_steps; i++) {
 		char path[PATH_MAX], real[PATH_MAX];
 
@@ -227,7 +266,7 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			return r;
 		/* through a symlink (at it or on the way): where it leads is
 		 * protected too, and the link itself stays protected by name */
-		if (!strchr(path, '*') && resolved_elsewhere(path, real, sizeof(real)) &&
+		if (!strchr(path, '*') && resolved_elsewhere(&parent, path, real, sizeof(real)) &&
 		    (r = add_path(g, &g->lits, &g->n_lits, real)) < 0)
 			return r;
 	}
