@@ -233,6 +233,25 @@ static bool resolved_elsewhere(struct parent_real *m, const char *path, char *bu
 	return strcmp(buf, path) != 0;
 }
 
+/* A hidden path, for the gate when it lies below a writable root. */
+static int add_hide(struct gate_rules *g, const char *path, bool said_absent)
+{
+	size_t before = g->n_hides;
+	struct stat st;
+	int r;
+
+	if (strlen(path) >= PATH_MAX)
+		return 0;
+	if ((r = add_path(g, &g->hides, &g->n_hides, path)) < 0)
+		return r;
+	/* a directory's stand-in holds unless the host replaces the whole
+	 * directory; a file is replaced by every atomic save (and what is
+	 * absent has no stand-in at all) */
+	if (g->n_hides > before && (said_absent || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+		g->read_gate = true;
+	return 0;
+}
+
 int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
 {
 	size_t n = 0;
@@ -272,20 +291,17 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 	}
 	for (size_t i = 0; i < p->n_steps; i++) {
 		char path[PATH_MAX];
-		struct stat st;
-		size_t before = g->n_hides;
 
 		if (p->steps[i].kind != STEP_HIDE || p->steps[i].len >= sizeof(path))
 			continue;
 		memcpy(path, p->steps[i].path, p->steps[i].len);
 		path[p->steps[i].len] = '\0';
-		if ((r = add_path(g, &g->hides, &g->n_hides, path)) < 0)
+		if ((r = add_hide(g, path, false)) < 0)
 			return r;
-		/* a directory's stand-in holds unless the host replaces the
-		 * whole directory; a file is replaced by every atomic save */
-		if (g->n_hides > before && (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
-			g->read_gate = true;
 	}
+	for (size_t i = 0; p->landlock.deny_absent && p->landlock.deny_absent[i]; i++)
+		if ((r = add_hide(g, p->landlock.deny_absent[i], true)) < 0)
+			return r;
 	for (size_t i = 0; p->unprotect && p->unprotect[i]; i++)
 		if ((r = add_path(g, &g->carve, &g->n_carve, p->unprotect[i])) < 0)
 			return r;

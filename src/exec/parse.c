@@ -61,6 +61,8 @@ const char cordon_exec_usage[] =
 	"                          relays its stdin to it and its output to the runner's stderr,\n"
 	"                          with its own terminal in raw mode meanwhile\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
+	"  --deny-read-absent PATH PATH did not exist when the policy was built: whatever is\n"
+	"                          made there is unreadable (Landlock omission; no stand-in)\n"
 	"  --read-host PATH        the host's PATH below /tmp or /dev/shm, which the private\n"
 	"                          tmpfs would hide, bound back read-only; repeatable\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
@@ -210,9 +212,11 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none, host or proxy", SHOW, value);
 		return 0;
 	}
-	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0) {
+	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0 ||
+	    strcmp(flag, "--deny-read-absent") == 0) {
 		bool protect = flag[2] == 'p';
-		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write : &f->deny_read;
+		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write :
+				      strcmp(flag, "--deny-read") == 0 ? &f->deny_read : &f->deny_absent;
 
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
@@ -352,7 +356,8 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
-		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
+		"--isolation", "--net", "--write", "--deny-read", "--deny-read-absent", "--protect", "--keep-env",
+		"--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
 		"--broker-fd", "--shim-path", "--shim", "--read-host",
@@ -395,7 +400,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	struct exec_list *lists[] = { &f.write,        &f.deny_read,   &f.protect,       &f.keep_env,
 				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
 				      &f.allow_domain, &f.deny_domain, &f.allow_address, &f.read,
-				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host };
+				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host,
+				      &f.deny_absent };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;

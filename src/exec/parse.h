@@ -41,6 +41,8 @@ struct exec_flags {
 	struct exec_list deny_exec;       /* --deny-exec PATH: never executable, though readable */
 	int exec_fd;                      /* --exec-fd N: run the command from this open file (execveat); -1: none */
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */
+	struct exec_list deny_absent;     /* --deny-read-absent PATH: did not exist when the policy was built:
+					   * hidden by Landlock omission only (no stand-in to mount) */
 	struct exec_list read_host;       /* --read-host PATH: the host's PATH below a private tmpfs, read-only */
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list protect_name;    /* --protect-name NAME: that name, at any depth below a writable root; may end in '*' */

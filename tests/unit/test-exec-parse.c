@@ -58,7 +58,8 @@ Test(exec_parse, every_flag)
 	struct exec_flags f;
 
 	PARSE_OK(&f, "--isolation", "light", "--net", "host", "--write", "/ws", "--write", "/tmp", "--deny-read",
-		 "/h/.ssh", "--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*", "--keep-env", "LC_*",
+		 "/h/.ssh", "--deny-read-absent", "/h/.aws", "--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*",
+		 "--keep-env", "LC_*",
 		 "--keep-env", "GH_TOKEN", "--setenv", "A_B", "--require", "landlock-net", "--require", "seccomp",
 		 "--report", "--status-fd", "7", "--", "sh", "-c", "echo -- --write");
 	cr_assert_eq(f.isolation, CORDON_ISOLATION_LIGHT);
@@ -67,6 +68,9 @@ Test(exec_parse, every_flag)
 	cr_assert_str_eq(f.write.v[1], "/tmp");
 	cr_assert_null(f.write.v[2]);
 	cr_assert_str_eq(f.deny_read.v[0], "/h/.ssh");
+	cr_assert_eq(f.deny_read.n, 1);
+	cr_assert_str_eq(f.deny_absent.v[0], "/h/.aws");
+	cr_assert_eq(f.deny_absent.n, 1);
 	cr_assert_str_eq(f.protect.v[1], "/ws/.cordon*");
 	cr_assert_str_eq(f.keep_env.v[0], "LC_*");
 	cr_assert_str_eq(f.setenv.v[0], "A_B");
@@ -150,6 +154,8 @@ Test(exec_parse, paths_must_be_absolute_and_normal)
 	PARSE_FAILS(-EINVAL, "--write", "--write", "/ws/", "--", "x");
 	PARSE_FAILS(-EINVAL, "--write", "--write", "/a//b", "--", "x");
 	PARSE_FAILS(-EINVAL, "--deny-read", "--deny-read", "/a/../b", "--", "x");
+	PARSE_FAILS(-EINVAL, "--deny-read-absent", "--deny-read-absent", "h/.aws", "--", "x");
+	PARSE_FAILS(-EINVAL, "--deny-read-absent", "--deny-read-absent", "/h/../.aws", "--", "x");
 	PARSE_FAILS(-EINVAL, "--protect", "--protect", "/a/./b", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--write", "/", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--deny-read", "/", "--", "x");
