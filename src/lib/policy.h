@@ -51,6 +51,8 @@ struct cordon_policy {
 	char **protect_files;      /* existing non-directories on the way to a protected path
 				    * (a worktree's .git file), noted when it was added: bwrap
 				    * cannot bind below them (ENOTDIR), nor need to */
+	char **protect_dirs_seen;  /* directories note_protect_file found on the way (no link):
+				    * the protected paths share them, each is looked at once */
 	char **protect_links;      /* symlinks on the way to, or at, a protected path, noted
 				    * likewise: bwrap would protect the target, not the link */
 	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
