@@ -13,7 +13,7 @@
 struct limits_spawn;
 struct limits_cgroup;
 
-#define SPAWN_PASS_MAX 2
+#define SPAWN_PASS_MAX 3
 
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */

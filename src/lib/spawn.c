@@ -267,7 +267,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
 	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
-	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1 };
+	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1, -1 };
 	struct spawn_fds f;
 	int top, r;
 
@@ -357,7 +357,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		.err_w = c->caller_fd[2] >= 0 ? c->caller_fd[2] : err_w,
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
-		.pass_w = { pass_w[0], pass_w[1] },
+		.pass_w = { pass_w[0], pass_w[1], pass_w[2] },
 	};
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
 	if (r < 0) {
