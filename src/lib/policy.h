@@ -112,6 +112,9 @@ struct policy_secret_state {
  * one); free with policy_secret_states_free. */
 int policy_secrets_resolve(const char *home, struct policy_secret_state **ret);
 void policy_secret_states_free(struct policy_secret_state *v, size_t n);
+/* The same for a NULL-terminated list of absolute paths (the sockets and
+ * services that lead out), below "/": one entry each in *ret. */
+int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret);
 size_t policy_secret_count(void);
 /* A session start's memo of the catalogue (policy_secret_canonical):
  * made at a profile's load, used until the first policy built from it. */

@@ -209,22 +209,46 @@ int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_e
 	return 0;
 }
 
+/* A built-in list of absolute paths, resolved by listing the directories
+ * they live in (/run, mostly) instead of a walk and a stat each. */
+static int deny_add_list(struct cordon_policy *p, const char *const *list, enum deny_origin origin,
+			 struct cordon_error *reterr)
+{
+	struct policy_secret_state *v = NULL;
+	size_t n = 0;
+	int r;
+
+	while (list[n])
+		n++;
+	r = policy_paths_resolve(list, &v);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (p->n_deny >= POLICY_MAX_ENTRIES) {
+			r = error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+			break;
+		}
+		if (v[i].err < 0 || !v[i].canon)
+			r = policy_deny_add(p, list[i], origin, reterr); /* the walk again, with its words */
+		else
+			r = deny_add_resolved(p, 0, TAKE_PTR(v[i].canon), origin, &v[i], reterr);
+	}
+	policy_secret_states_free(v, n);
+	return r < 0 ? r : 0;
+}
+
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
 {
 	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
 	const char *agent = secure_getenv("SSH_AUTH_SOCK");
 	int r;
 
-	for (size_t i = 0; policy_default_deny_sockets[i]; i++) {
-		r = policy_deny_add(p, policy_default_deny_sockets[i], DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; policy_default_deny_services[i]; i++) {
-		r = policy_deny_add(p, policy_default_deny_services[i], DENY_SERVICE, reterr);
-		if (r < 0)
-			return r;
-	}
+	r = deny_add_list(p, policy_default_deny_sockets, DENY_DEFAULT, reterr);
+	if (r < 0)
+		return r;
+	r = deny_add_list(p, policy_default_deny_services, DENY_SERVICE, reterr);
+	if (r < 0)
+		return r;
 	if (runtime && runtime[0] == '/' && strcmp(runtime, "/") != 0) {
 		r = policy_deny_add(p, runtime, DENY_DEFAULT, reterr);
 		if (r < 0)

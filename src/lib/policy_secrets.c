@@ -343,6 +343,29 @@ int policy_secrets_resolve(const char *home, struct policy_secret_state **ret)
 	return 0;
 }
 
+int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret)
+{
+	struct lister l = {};
+	struct policy_secret_state *v;
+	size_t n = 0;
+	int r = 0;
+
+	while (paths[n])
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = paths[i][0] == '/' && paths[i][1] ? resolve_listed(&l, "/", paths[i] + 1, &v[i]) : -EINVAL;
+	lister_done(&l);
+	if (r < 0) {
+		policy_secret_states_free(v, n);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
 int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr)
 {
 	const struct policy_secret_state *memo = memo_states(active, home);
