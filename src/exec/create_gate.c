@@ -39,10 +39,19 @@ int create_set_add(struct create_set *s, const char *dir, const char *name, bool
 
 	if (strlen(name) >= sizeof(s->v[0].name))
 		return -ENAMETOOLONG;
-	if (stat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+	if (s->last_dir && strcmp(s->last_dir, dir) == 0) {
+		st.st_dev = s->last_dev;
+		st.st_ino = s->last_ino;
+	} else {
+		if (stat(dir, &st) < 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		free(s->last_dir);
+		s->last_dir = strdup(dir); /* NULL: only the memo is lost */
+		s->last_dev = st.st_dev;
+		s->last_ino = st.st_ino;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino && s->v[i].prefix == prefix &&
 		    strcmp(s->v[i].name, name) == 0)
@@ -65,6 +74,7 @@ int create_set_add(struct create_set *s, const char *dir, const char *name, bool
 void create_set_done(struct create_set *s)
 {
 	gate_rules_done(&s->names);
+	free(s->last_dir);
 	free(s->v);
 	*s = (struct create_set){};
 }

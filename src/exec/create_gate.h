@@ -65,6 +65,10 @@ struct create_set {
 	struct create_rule *v;
 	size_t n, cap;
 	struct gate_rules names;        /* the write gate: what no call may make, change or move (gate_rules.h) */
+	char *last_dir;                 /* the directory create_set_add looked at last (the protected paths share
+					 * one, the workspace): its identity is not asked again */
+	dev_t last_dev;
+	ino_t last_ino;
 };
 
 /* Record that name may not be made in the directory dir (an existing

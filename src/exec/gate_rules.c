@@ -284,8 +284,8 @@ static int add_path(const struct gate_rules *g, struct gate_path **v, size_t *n,
 }
 
 /* path with every symlink resolved (what does not exist yet kept as
- * written below the deepest existing ancestor), when that is elsewhere. */
-static bool resolved_elsewhere(const char *path, char *buf, size_t size)
+ * written below the deepest existing ancestor), in buf. */
+static bool resolve_real(const char *path, char *buf, size_t size)
 {
 	char tmp[PATH_MAX], *at;
 	size_t len = strlen(path);
@@ -299,12 +299,68 @@ static bool resolved_elsewhere(const char *path, char *buf, size_t size)
 		if (realpath(tmp, real)) {
 			int n = snprintf(buf, size, "%s%s", real, path + strlen(tmp));
 
-			return n > 0 && (size_t)n < size && strcmp(buf, path) != 0;
+			return n > 0 && (size_t)n < size;
 		}
 		if (errno != ENOENT || !(at = strrchr(tmp, '/')) || at == tmp)
 			return false;
 		*at = '\0';
 	}
+}
+
+/* The protected paths share a parent or two (the workspace): its
+ * resolution is kept, and each path costs one lstat of its own name. */
+struct parent_real {
+	char dir[PATH_MAX];
+	char real[PATH_MAX];
+	bool set, ok;
+};
+
+/* resolve_real(path), when that is elsewhere than path. */
+static bool resolved_elsewhere(struct parent_real *m, const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	struct stat st;
+	int n;
+
+	if (!slash || dl == 0 || dl >= sizeof(m->dir) || !slash[1])
+		return resolve_real(path, buf, size) && strcmp(buf, path) != 0;
+	if (!m->set || strncmp(m->dir, path, dl) != 0 || m->dir[dl] != '\0') {
+		memcpy(m->dir, path, dl);
+		m->dir[dl] = '\0';
+		m->set = true;
+		m->ok = resolve_real(m->dir, m->real, sizeof(m->real));
+	}
+	if (!m->ok)
+		return false;
+	n = snprintf(buf, size, "%s/%s", m->real, slash + 1);
+	if (n <= 0 || (size_t)n >= size)
+		return false;
+	if (lstat(buf, &st) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode)) {
+		/* a link at the name itself (or a lookup error): walk it all */
+		if (!resolve_real(path, buf, size))
+			return false;
+	}
+	return strcmp(buf, path) != 0;
+}
+
+/* A hidden path, for the gate when it lies below a writable root. */
+static int add_hide(struct gate_rules *g, const char *path, bool said_absent)
+{
+	size_t before = g->n_hides;
+	struct stat st;
+	int r;
+
+	if (strlen(path) >= PATH_MAX)
+		return 0;
+	if ((r = add_path(g, &g->hides, &g->n_hides, path)) < 0)
+		return r;
+	/* a directory's stand-in holds unless the host replaces the whole
+	 * directory; a file is replaced by every atomic save (and what is
+	 * absent has no stand-in at all) */
+	if (g->n_hides > before && (said_absent || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+		g->read_gate = true;
+	return 0;
 }
 
 int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
@@ -327,6 +383,8 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			.path = (char *)p->write[i], .len = strlen(p->write[i]), .dev = st.st_dev, .ino = st.st_ino,
 		};
 	}
+	struct parent_real parent = {};
+
 	for (size_t i = 0; i < p->n_steps; i++) {
 		char path[PATH_MAX], real[PATH_MAX];
 
@@ -338,26 +396,23 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			return r;
 		/* through a symlink (at it or on the way): where it leads is
 		 * protected too, and the link itself stays protected by name */
-		if (!strchr(path, '*') && resolved_elsewhere(path, real, sizeof(real)) &&
+		if (!strchr(path, '*') && resolved_elsewhere(&parent, path, real, sizeof(real)) &&
 		    (r = add_path(g, &g->lits, &g->n_lits, real)) < 0)
 			return r;
 	}
 	for (size_t i = 0; i < p->n_steps; i++) {
 		char path[PATH_MAX];
-		struct stat st;
-		size_t before = g->n_hides;
 
 		if (p->steps[i].kind != STEP_HIDE || p->steps[i].len >= sizeof(path))
 			continue;
 		memcpy(path, p->steps[i].path, p->steps[i].len);
 		path[p->steps[i].len] = '\0';
-		if ((r = add_path(g, &g->hides, &g->n_hides, path)) < 0)
+		if ((r = add_hide(g, path, false)) < 0)
 			return r;
-		/* a directory's stand-in holds unless the host replaces the
-		 * whole directory; a file is replaced by every atomic save */
-		if (g->n_hides > before && (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
-			g->read_gate = true;
 	}
+	for (size_t i = 0; p->landlock.deny_absent && p->landlock.deny_absent[i]; i++)
+		if ((r = add_hide(g, p->landlock.deny_absent[i], true)) < 0)
+			return r;
 	for (size_t i = 0; p->unprotect && p->unprotect[i]; i++)
 		if ((r = add_path(g, &g->carve, &g->n_carve, p->unprotect[i])) < 0)
 			return r;

@@ -71,6 +71,8 @@ struct landlock_rules {
 	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
 	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
 	const char *const *deny_read;  /* NULL-terminated or NULL: paths to hide even though an ancestor is readable */
+	const char *const *deny_absent; /* the same, for paths that did not exist when the policy was built
+					 * (canonical): their parent is walked without looking at them */
 	const char *const *deny_exec;  /* NULL-terminated or NULL: never executable, though readable */
 	bool exec_gate;                /* EXECUTE only on exec (and exec_fd), not on readable or writable roots */
 	const char *const *exec;       /* NULL-terminated or NULL: with exec_gate, read + execute under these */

@@ -199,18 +199,39 @@ static int denied_push(struct denied_list *l, char *canon, bool is_dir, bool exe
 	return 0;
 }
 
+/* A path the caller found absent (deny_absent): its canonical parent
+ * joined with its name, without looking at the name itself; whatever is
+ * there now is omitted as a store made later would be (a directory: the
+ * stricter reading). */
+static int resolve_said_absent(struct parent_cache *pc, const char *path, char **ret)
+{
+	const char *parent = NULL, *base = strrchr(path, '/');
+	int r;
+
+	if (path[0] != '/' || !base || !base[1])
+		return -ENOENT;
+	base++;
+	r = cached_parent(pc, path, &parent);
+	if (r == -E2BIG)
+		return resolve_absent(path, ret);
+	if (r < 0)
+		return r;
+	return asprintf(ret, "%s%s%s", parent, strcmp(parent, "/") == 0 ? "" : "/", base) < 0 ? -ENOMEM : 0;
+}
+
 /* Resolve one list into l. Absent deny_read paths below a writable root are
  * dropped (the root may create any name: nothing to omit there); an absent
  * deny_exec path is kept, so its parent is walked and a name made there
  * later gets no EXECUTE. */
-static int resolve_list(struct parent_cache *pc, const char *const *list, bool exec_only, const char *const *writable_list,
-			char ***writable, struct denied_list *l, char *err, size_t errlen)
+static int resolve_list(struct parent_cache *pc, const char *const *list, bool exec_only, bool said_absent,
+			const char *const *writable_list, char ***writable, struct denied_list *l, char *err,
+			size_t errlen)
 {
 	for (size_t i = 0; list && list[i]; i++) {
 		_cleanup_free_ char *canon = NULL;
-		bool absent = false;
+		bool absent = said_absent;
 		struct stat st;
-		int r = resolve_cached(pc, list[i], &canon, &absent);
+		int r = said_absent ? resolve_said_absent(pc, list[i], &canon) : resolve_cached(pc, list[i], &canon, &absent);
 
 		/* EACCES: below a hidden directory (mode 000), out of the
 		 * command's reach as much as ours */
@@ -246,9 +267,11 @@ int landlock_resolve_denied(const struct landlock_rules *r, struct denied **ret,
 	struct denied_list l = {};
 	int k;
 
-	k = resolve_list(&pc, r->deny_read, false, r->writable, &writable, &l, err, errlen);
+	k = resolve_list(&pc, r->deny_read, false, false, r->writable, &writable, &l, err, errlen);
 	if (k >= 0)
-		k = resolve_list(&pc, r->deny_exec, true, r->writable, &writable, &l, err, errlen);
+		k = resolve_list(&pc, r->deny_absent, false, true, r->writable, &writable, &l, err, errlen);
+	if (k >= 0)
+		k = resolve_list(&pc, r->deny_exec, true, false, r->writable, &writable, &l, err, errlen);
 	parent_cache_done(&pc);
 	if (k < 0) {
 		denied_free(l.v, l.n);

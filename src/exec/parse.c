@@ -60,7 +60,13 @@ const char cordon_exec_usage[] =
 	"                          sandbox's devpts; light: the host's /dev/ptmx); the runner\n"
 	"                          relays its stdin to it and its output to the runner's stderr,\n"
 	"                          with its own terminal in raw mode meanwhile\n"
+	"  --plan-fd N             read the flags from the sealed memfd at fd N (the words, each\n"
+	"                          ended by a NUL; sealed against write, grow, shrink and seal,\n"
+	"                          or refused), as if they stood here; cordon's own launches\n"
+	"                          pass their plan so\n"
 	"  --deny-read PATH        hide PATH: an empty, inaccessible directory or /dev/null\n"
+	"  --deny-read-absent PATH PATH did not exist when the policy was built: whatever is\n"
+	"                          made there is unreadable (Landlock omission; no stand-in)\n"
 	"  --read-host PATH        the host's PATH below /tmp or /dev/shm, which the private\n"
 	"                          tmpfs would hide, bound back read-only; repeatable\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
@@ -213,9 +219,11 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none, host or proxy", SHOW, value);
 		return 0;
 	}
-	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0) {
+	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0 ||
+	    strcmp(flag, "--deny-read-absent") == 0) {
 		bool protect = flag[2] == 'p';
-		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write : &f->deny_read;
+		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write :
+				      strcmp(flag, "--deny-read") == 0 ? &f->deny_read : &f->deny_absent;
 
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
@@ -358,16 +366,19 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		f->required |= bit;
 		return 0;
 	}
+	if (strcmp(flag, "--plan-fd") == 0)
+		return errbuf_set(err, errlen, -EINVAL, "--plan-fd given twice");
 	return errbuf_set(err, errlen, -EINVAL, "unknown flag '%.*s' (see cordon exec --help)", SHOW, flag);
 }
 
 static bool takes_value(const char *flag)
 {
 	static const char *const with_value[] = {
-		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
+		"--isolation", "--net", "--write", "--deny-read", "--deny-read-absent", "--protect", "--keep-env",
+		"--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
-		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd",
+		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd", "--plan-fd",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -395,10 +406,57 @@ static int status_fd_scan(int argc, char *const *argv)
 void exec_flags_done(struct exec_flags *f)
 {
 	free(f->storage);
+	free(f->plan_argv);
+	free(f->plan_buf);
 	*f = (struct exec_flags){};
 }
 
+static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen);
+
+/* Where "--plan-fd" is among the flags (before "--"), or -1. */
+static int plan_fd_position(int argc, char *const *argv)
+{
+	for (int i = 1; i < argc && argv[i] && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--plan-fd") == 0)
+			return i;
+		if (takes_value(argv[i]))
+			i++;
+	}
+	return -1;
+}
+
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
+{
+	struct plan_fd_line line;
+	int pos = argc >= 1 && argv ? plan_fd_position(argc, argv) : -1, r;
+
+	if (pos < 0)
+		return parse_line(argc, argv, ret, err, errlen);
+	if (err && errlen)
+		err[0] = '\0';
+	r = plan_fd_splice(argc, argv, pos, &line, err, errlen);
+	if (r < 0) {
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
+		return r;
+	}
+	r = parse_line(line.argc, line.argv, ret, err, errlen);
+	if (r < 0 || ret->help) {
+		/* the lists point into the line: nothing of it is kept */
+		int status_fd = ret->status_fd;
+
+		if (r >= 0)
+			exec_flags_done(ret);
+		free(line.argv);
+		free(line.buf);
+		*ret = (struct exec_flags){ .status_fd = status_fd, .exec_fd = -1, .broker_fd = -1, .help = r >= 0 };
+		return r;
+	}
+	ret->plan_argv = line.argv;
+	ret->plan_buf = line.buf;
+	return 0;
+}
+
+static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen)
 {
 	struct exec_flags f = {
 		.isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1, .exec_fd = -1,
@@ -407,7 +465,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	struct exec_list *lists[] = { &f.write,        &f.deny_read,   &f.protect,       &f.keep_env,
 				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
 				      &f.allow_domain, &f.deny_domain, &f.allow_address, &f.read,
-				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host };
+				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host,
+				      &f.deny_absent };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;

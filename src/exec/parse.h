@@ -41,6 +41,8 @@ struct exec_flags {
 	struct exec_list deny_exec;       /* --deny-exec PATH: never executable, though readable */
 	int exec_fd;                      /* --exec-fd N: run the command from this open file (execveat); -1: none */
 	struct exec_list deny_read;       /* --deny-read PATH: hidden */
+	struct exec_list deny_absent;     /* --deny-read-absent PATH: did not exist when the policy was built:
+					   * hidden by Landlock omission only (no stand-in to mount) */
 	struct exec_list read_host;       /* --read-host PATH: the host's PATH below a private tmpfs, read-only */
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list protect_name;    /* --protect-name NAME: that name, at any depth below a writable root; may end in '*' */
@@ -60,14 +62,26 @@ struct exec_flags {
 	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
 	char *const *command;             /* after "--"; never empty on success */
 	void *storage;                    /* one allocation behind the lists */
+	char **plan_argv;                 /* --plan-fd: the line with the plan's words spliced in */
+	char *plan_buf;                   /* --plan-fd: the plan's words, which the lists point into */
 };
 
 /* Parse argv (argv[0] is "exec"). 0, or -EINVAL / -E2BIG / -ENAMETOOLONG /
  * -ENOMEM with a one-line reason in err. On failure *ret holds nothing to
  * free, but ret->status_fd is set when the line names a valid one, so the
- * failure can still be reported there. */
+ * failure can still be reported there. `--plan-fd N` before the `--`: the
+ * flags in the sealed memfd at N (plan_fd.c) are read in its place. */
 int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, size_t errlen);
 void exec_flags_done(struct exec_flags *f);
+
+/* plan_fd.c: argv with the words of the sealed memfd named by argv[pos +
+ * 1] (argv[pos] is "--plan-fd") in place of the two; the memfd is closed. */
+struct plan_fd_line {
+	int argc;
+	char **argv;      /* points into argv and buf */
+	char *buf;
+};
+int plan_fd_splice(int argc, char *const *argv, int pos, struct plan_fd_line *ret, char *err, size_t errlen);
 
 /* Names <-> REQUIRE_* bits ("landlock-net" <-> REQUIRE_LANDLOCK_NET). */
 

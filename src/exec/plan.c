@@ -352,6 +352,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		 * during the run is out of their reach; an inode without a rule
 		 * is not (under light isolation Landlock is the only layer). */
 		.deny_read = f->deny_read.v,
+		.deny_absent = f->deny_absent.v,
 		.list_walked = !light,
 		/* With a network namespace of its own, --net none leaves the
 		 * sandbox its own loopback and nothing else: a test suite's

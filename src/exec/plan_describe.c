@@ -266,6 +266,10 @@ void describe_landlock(const struct plan *p, const struct step *s, unsigned uid,
 		fprintf(out, "; unreadable:");
 		print_list(out, p->landlock.deny_read, "");
 	}
+	if (p->landlock.deny_absent && p->landlock.deny_absent[0]) {
+		fprintf(out, "; unreadable when made (absent now):");
+		print_list(out, p->landlock.deny_absent, "");
+	}
 	if (p->landlock.deny_exec && p->landlock.deny_exec[0]) {
 		fprintf(out, "; never executable (still readable; nor what appears beside them later; "
 			     "mounted noexec, the loader cannot map them either):");

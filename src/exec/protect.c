@@ -135,6 +135,9 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		if (k != n && path[k] != '/')
 			continue;
 		prefix[k] = '\0';
+		/* the whole path was just found missing: not asked again */
+		if (k == n)
+			return refuse_creation(x, path, k);
 		if (lstat(prefix, &st) == 0) {
 			if (S_ISLNK(st.st_mode)) {
 				/* Follow it only into a writable root: elsewhere nothing can be made. */

@@ -36,6 +36,14 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 {
 	if (!o || o->allow_userns)
 		return -EINVAL;
+	if (o->no_spawn) {
+		/* the proxy's one program */
+		if (!o->deny_memfd || o->deny_inet)
+			return -EINVAL;
+		*ret = seccomp_bpf_proxy;
+		*ret_len = ELEMENTSOF(seccomp_bpf_proxy);
+		return 0;
+	}
 	if (o->deny_memfd) {
 		*ret = o->deny_inet ? seccomp_bpf_deny_inet_nomemfd : seccomp_bpf_default_nomemfd;
 		*ret_len = o->deny_inet ? ELEMENTSOF(seccomp_bpf_deny_inet_nomemfd)

@@ -22,6 +22,11 @@ struct seccomp_opts {
 	 * (the seal stops execve only), here or in a tool it is passed to;
 	 * shmat with SHM_EXEC too (a SysV segment is the same kind of file). */
 	bool deny_memfd;
+	/* the proxy (src/proxy/confine.c), with deny_memfd and without
+	 * deny_inet: no new program, no new process or thread, no tracing
+	 * (execve, execveat, fork, vfork, clone, clone3), in one program with
+	 * the rules above */
+	bool no_spawn;
 };
 
 struct sock_filter;

@@ -260,7 +260,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 	}
 
 	/* clone with any namespace flag; plain fork and threads go on. */
-	for (size_t i = 0; i < ELEMENTSOF(clone_namespace_flags); i++) {
+	for (size_t i = 0; !o->no_spawn && i < ELEMENTSOF(clone_namespace_flags); i++) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				     SCMP_CMP(CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, clone_namespace_flags[i],
 					      clone_namespace_flags[i]));
@@ -268,10 +268,24 @@ static int add_rules(scmp_filter_ctx ctx, const struct seccomp_opts *o, char *er
 			return errbuf_set(err, errlen, r, "seccomp: cannot filter clone: %s", strerror(-r));
 	}
 
+	/* The proxy: neither a program nor a process of its own, ever (it
+	 * parses untrusted bytes). Every clone, not only those with
+	 * namespace flags; clone3 refused rather than sent to clone. */
+	if (o->no_spawn) {
+		static const char *const spawning[] = { "execve", "execveat", "fork", "vfork", "clone", "clone3" };
+
+		for (size_t i = 0; i < ELEMENTSOF(spawning); i++) {
+			nr = resolve(spawning[i], -1);
+			if (nr >= 0 && (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0)) < 0)
+				return errbuf_set(err, errlen, r, "seccomp: cannot refuse %s: %s", spawning[i],
+						  strerror(-r));
+		}
+	}
+
 	/* clone3 passes its flags in a struct, out of the filter's reach.
 	 * ENOSYS makes glibc (pthread_create, posix_spawn) fall back to
 	 * clone, whose flags we can see. */
-	nr = resolve("clone3", -1);
+	nr = o->no_spawn ? -1 : resolve("clone3", -1);
 	if (nr >= 0) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 		if (r < 0)

@@ -123,6 +123,70 @@ created() { # created DESC ISO...
 created full
 created light --isolation light
 
+# --- stores created between the policy and the runner -------------------------
+# The policy says which entries were absent (--deny-read-absent): the runner
+# mounts no stand-in for them and does not look at them again, so one made
+# in between must still be hidden, by Landlock omission alone. The runner's
+# argv is taken from `cordon confine`, the stores are made, then it runs;
+# the control runs the same argv without those flags and reads them.
+between() { # between DESC ISO...
+        local desc=$1 out argv_file=$BASE/argv.json
+        shift
+        rm -rf "$H/.aws" "$H/.config/gh" "$H/.netrc" "$H/.pgpass"
+        (cd "$WS" && "$CORDON" confine --backend native --json "$@" -- \
+                sh -c "cat '$H/.aws/credentials' '$H/.config/gh/hosts.yml' '$H/.netrc' '$H/.pgpass'") > "$argv_file"
+        plant "$H/.aws/credentials" "between-aws"
+        plant "$H/.config/gh/hosts.yml" "between-gh"
+        plant "$H/.netrc" "between-netrc"
+        plant "$H/.pgpass" "between-pgpass"
+        # run ARGV_FILTER: the confined argv (optionally without the
+        # absent entries), with its environment and a status pipe at fd 3
+        run_confined() {
+                "$PY" - "$argv_file" "$1" "$WS" <<'PYEOF'
+import json, os, subprocess, sys
+c = json.load(open(sys.argv[1]))
+argv = c["argv"]
+if sys.argv[2] == "drop-absent":
+    out = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--deny-read-absent":
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    argv = out
+n_absent = sum(1 for a in c["argv"] if a == "--deny-read-absent")
+r, w = os.pipe()
+env = dict(e.split("=", 1) for e in c.get("envp") or [])
+if w != 3:
+    os.dup2(w, 3)
+p = subprocess.run(argv, cwd=sys.argv[3], env=env, pass_fds=(3,),
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+print(f"absent-flags={n_absent} exit={p.returncode}")
+sys.stdout.write(p.stdout.decode(errors="replace"))
+PYEOF
+        }
+        out=$(run_confined keep)
+        if ! grep -q '^absent-flags=[1-9]' <<<"$out"; then
+                not_ok "$desc: the policy marks absent stores (--deny-read-absent)" "$out"
+        elif grep -q 'between-' <<<"$out"; then
+                not_ok "$desc: a store made between the policy and the runner was read" "$out"
+        elif [ "$(grep -c 'Permission denied' <<<"$out")" != 4 ]; then
+                not_ok "$desc: the command did not meet four denials" "$out"
+        else
+                ok "$desc: ~/.aws, ~/.config/gh, ~/.netrc, ~/.pgpass made after the policy, before the runner: hidden"
+        fi
+        out=$(run_confined drop-absent)
+        if [ "$(grep -c 'between-' <<<"$out")" = 4 ]; then
+                ok "control ($desc): the same argv without --deny-read-absent reads all four"
+        else
+                not_ok "control ($desc): without --deny-read-absent" "$out"
+        fi
+}
+between full
+between light --isolation light
+
 # --- the passwd home, when HOME points elsewhere -------------------------------
 pw_home=$(getent passwd "$(id -u)" | cut -d: -f6)
 if [ -n "$pw_home" ] && [ "$pw_home" != "$H" ] && [ -d "$pw_home" ] && [ -w "$pw_home" ]; then

@@ -6,7 +6,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +26,10 @@ enum attempt {
 	FORK,
 	TCP_SOCKET,
 	PIPE_SPLICE,
+	MEMFD,
+	CLONE3,
+	VFORK,
+	TRACEME,
 };
 
 static int attempt(enum attempt what)
@@ -57,6 +64,23 @@ static int attempt(enum attempt what)
 		close(p[0]);
 		fd = p[1];
 		break;
+	case MEMFD:
+		fd = memfd_create("x", MFD_CLOEXEC);
+		break;
+	case CLONE3:
+		/* no arguments: the kernel answers EFAULT or EINVAL; the
+		 * filter answers first */
+		return syscall(SYS_clone3, NULL, 0) < 0 ? errno : 0;
+	case VFORK:
+		pid = vfork();
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0)
+			return errno;
+		waitpid(pid, NULL, 0);
+		return 0;
+	case TRACEME:
+		return ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0 ? errno : 0;
 	}
 	if (fd < 0)
 		return errno;
@@ -98,6 +122,20 @@ Test(proxy_confine, no_new_programs_or_processes)
 	cr_assert_eq(in_child(EXEC, true), EPERM);
 	/* the control's execl replaces the child with true: exit 0 */
 	cr_assert_eq(in_child(EXEC, false), 0);
+}
+
+/* members the filter holds beside fork and exec: each refused with EPERM,
+ * each control reaching the kernel */
+Test(proxy_confine, no_memfd_clone3_vfork_or_tracing)
+{
+	cr_assert_eq(in_child(MEMFD, false), 0, "control: memfd_create works");
+	cr_assert_eq(in_child(MEMFD, true), EPERM);
+	cr_assert_neq(in_child(CLONE3, false), EPERM, "control: clone3 reaches the kernel");
+	cr_assert_eq(in_child(CLONE3, true), EPERM);
+	cr_assert_eq(in_child(VFORK, false), 0, "control: vfork works");
+	cr_assert_eq(in_child(VFORK, true), EPERM);
+	cr_assert_eq(in_child(TRACEME, false), 0, "control: PTRACE_TRACEME works");
+	cr_assert_eq(in_child(TRACEME, true), EPERM);
 }
 
 Test(proxy_confine, what_the_proxy_needs_still_works)

@@ -2,9 +2,12 @@
 /* The runner's flag parser: strict, bounded, and it names the flag at fault. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cordon/runner.h"
 #include "parse.h"
@@ -58,7 +61,8 @@ Test(exec_parse, every_flag)
 	struct exec_flags f;
 
 	PARSE_OK(&f, "--isolation", "light", "--net", "host", "--write", "/ws", "--write", "/tmp", "--deny-read",
-		 "/h/.ssh", "--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*", "--keep-env", "LC_*",
+		 "/h/.ssh", "--deny-read-absent", "/h/.aws", "--protect", "/ws/.git/hooks", "--protect", "/ws/.cordon*",
+		 "--keep-env", "LC_*",
 		 "--keep-env", "GH_TOKEN", "--setenv", "A_B", "--require", "landlock-net", "--require", "seccomp",
 		 "--report", "--status-fd", "7", "--", "sh", "-c", "echo -- --write");
 	cr_assert_eq(f.isolation, CORDON_ISOLATION_LIGHT);
@@ -67,6 +71,9 @@ Test(exec_parse, every_flag)
 	cr_assert_str_eq(f.write.v[1], "/tmp");
 	cr_assert_null(f.write.v[2]);
 	cr_assert_str_eq(f.deny_read.v[0], "/h/.ssh");
+	cr_assert_eq(f.deny_read.n, 1);
+	cr_assert_str_eq(f.deny_absent.v[0], "/h/.aws");
+	cr_assert_eq(f.deny_absent.n, 1);
 	cr_assert_str_eq(f.protect.v[1], "/ws/.cordon*");
 	cr_assert_str_eq(f.keep_env.v[0], "LC_*");
 	cr_assert_str_eq(f.setenv.v[0], "A_B");
@@ -150,6 +157,8 @@ Test(exec_parse, paths_must_be_absolute_and_normal)
 	PARSE_FAILS(-EINVAL, "--write", "--write", "/ws/", "--", "x");
 	PARSE_FAILS(-EINVAL, "--write", "--write", "/a//b", "--", "x");
 	PARSE_FAILS(-EINVAL, "--deny-read", "--deny-read", "/a/../b", "--", "x");
+	PARSE_FAILS(-EINVAL, "--deny-read-absent", "--deny-read-absent", "h/.aws", "--", "x");
+	PARSE_FAILS(-EINVAL, "--deny-read-absent", "--deny-read-absent", "/h/../.aws", "--", "x");
 	PARSE_FAILS(-EINVAL, "--protect", "--protect", "/a/./b", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--write", "/", "--", "x");
 	PARSE_FAILS(-EINVAL, "'/' is not allowed", "--deny-read", "/", "--", "x");
@@ -375,4 +384,118 @@ Test(exec_parse, exec_fd_failure_keeps_the_status_fd)
 	cr_assert_lt(PARSE(&f, "--status-fd", "5", "--exec-fd", "nope", "--", "true"), 0);
 	cr_assert_eq(f.status_fd, 5);
 	cr_assert_eq(f.exec_fd, -1);
+}
+
+/* ---- the plan by fd (--plan-fd: plan_fd.c) ---- */
+
+/* A memfd holding words (each NUL-ended), with seals; its fd. */
+static int plan_memfd(const char *const *words, unsigned seals)
+{
+	int fd = memfd_create("plan-test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	cr_assert_geq(fd, 3);
+	for (size_t i = 0; words[i]; i++)
+		cr_assert_eq(write(fd, words[i], strlen(words[i]) + 1), (ssize_t)strlen(words[i]) + 1);
+	if (seals)
+		cr_assert_eq(fcntl(fd, F_ADD_SEALS, seals), 0);
+	return fd;
+}
+
+static int parse_with_plan(int fd, const char *extra, struct exec_flags *f)
+{
+	char num[16];
+	char *v[] = { "exec", "--status-fd", "9", "--plan-fd", num, "--", "true", NULL, NULL };
+
+	snprintf(num, sizeof(num), "%d", fd);
+	if (extra) {
+		/* a second --plan-fd in the line */
+		static char *w[] = { "exec", "--plan-fd", NULL, "--plan-fd", NULL, "--", "true", NULL };
+
+		w[2] = w[4] = num;
+		return parse(7, w, f);
+	}
+	return parse(7, v, f);
+}
+
+#define ALL_SEALS (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL)
+
+Test(exec_parse, plan_fd_sealed_is_read_as_flags)
+{
+	static const char *const words[] = { "--write", "/ws", "--deny-read", "/h/.ssh", "--deny-read-absent",
+					     "/h/.aws", "--private-tmp", NULL };
+	struct exec_flags f;
+	int fd = plan_memfd(words, ALL_SEALS);
+
+	cr_assert_eq(parse_with_plan(fd, NULL, &f), 0, "%s", err);
+	cr_assert_str_eq(f.write.v[0], "/ws");
+	cr_assert_str_eq(f.deny_read.v[0], "/h/.ssh");
+	cr_assert_str_eq(f.deny_absent.v[0], "/h/.aws");
+	cr_assert(f.private_tmp);
+	cr_assert_eq(f.status_fd, 9, "the line's own flags are read too");
+	cr_assert_str_eq(f.command[0], "true");
+	cr_assert_lt(fcntl(fd, F_GETFD), 0, "the plan's fd is closed once read");
+	exec_flags_done(&f);
+}
+
+Test(exec_parse, plan_fd_without_every_seal_is_refused)
+{
+	static const char *const words[] = { "--write", "/ws", NULL };
+	static const unsigned partial[] = { 0, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL,
+					    F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK,
+					    F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_SEAL };
+
+	for (size_t i = 0; i < sizeof(partial) / sizeof(partial[0]); i++) {
+		struct exec_flags f;
+		int fd = plan_memfd(words, partial[i]);
+
+		cr_assert_eq(parse_with_plan(fd, NULL, &f), -EPERM, "seals %#x: %s", partial[i], err);
+		cr_assert(strstr(err, "sealed"), "%s", err);
+		cr_assert_eq(f.status_fd, 9, "the failure can still be reported");
+		close(fd);
+	}
+}
+
+Test(exec_parse, plan_fd_that_is_a_file_or_a_pipe_is_refused)
+{
+	char path[] = "/tmp/cordon-plan-test.XXXXXX";
+	struct exec_flags f;
+	int p[2], fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	cr_assert_eq(write(fd, "--write\0/ws\0", 12), 12);
+	cr_assert_lt(parse_with_plan(fd, NULL, &f), 0);
+	cr_assert(strstr(err, "seal"), "%s", err);
+	close(fd);
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_lt(parse_with_plan(p[0], NULL, &f), 0);
+	cr_assert(strstr(err, "seal"), "%s", err);
+	close(p[0]);
+	close(p[1]);
+}
+
+Test(exec_parse, plan_fd_holds_flags_only)
+{
+	static const char *const with_command[] = { "--write", "/ws", "--", "sh", NULL };
+	static const char *const nested[] = { "--plan-fd", "7", NULL };
+	static const char *const bad_flag[] = { "--deny-read", "relative", NULL };
+	struct exec_flags f;
+	int fd;
+
+	fd = plan_memfd(with_command, ALL_SEALS);
+	cr_assert_eq(parse_with_plan(fd, NULL, &f), -EINVAL);
+	cr_assert(strstr(err, "'--'"), "%s", err);
+	close(fd);
+	fd = plan_memfd(nested, ALL_SEALS);
+	cr_assert_eq(parse_with_plan(fd, NULL, &f), -EINVAL);
+	cr_assert(strstr(err, "--plan-fd"), "%s", err);
+	close(fd);
+	fd = plan_memfd(bad_flag, ALL_SEALS);
+	cr_assert_eq(parse_with_plan(fd, NULL, &f), -EINVAL, "a plan's flags are checked as the line's are");
+	cr_assert(strstr(err, "--deny-read"), "%s", err);
+	close(fd);
+	fd = plan_memfd((const char *const[]){ "--write", "/ws", NULL }, ALL_SEALS);
+	cr_assert_eq(parse_with_plan(fd, "twice", &f), -EINVAL);
+	cr_assert(strstr(err, "--plan-fd"), "%s", err);
+	close(fd);
 }

@@ -123,3 +123,21 @@ Test(seccomp_bpf, precompiled_deny_memfd_matches_libseccomp)
 	cr_assert_eq(seccomp_precompiled(&none, &pb, &nb), 0);
 	cr_assert_gt(nb, na, "the memfd rules are missing");
 }
+
+/* The proxy's one program (src/proxy/confine.c): made at build time by
+ * libseccomp like the runner's, the runner's rules and more; only with
+ * memfd refused and inet sockets allowed. */
+Test(seccomp_bpf, precompiled_proxy_matches_libseccomp)
+{
+	const struct seccomp_opts runner = { .deny_memfd = true }, proxy = { .deny_memfd = true, .no_spawn = true };
+	const struct sock_filter *pa, *pb;
+	size_t na, nb;
+
+	compare_opts(proxy, 0);
+	cr_assert_eq(seccomp_precompiled(&runner, &pa, &na), 0);
+	cr_assert_eq(seccomp_precompiled(&proxy, &pb, &nb), 0);
+	cr_assert(na != nb || memcmp(pa, pb, na * sizeof(*pa)) != 0, "the proxy's rules are missing");
+	cr_assert_eq(seccomp_precompiled(&(struct seccomp_opts){ .no_spawn = true }, &pb, &nb), -EINVAL);
+	cr_assert_eq(seccomp_precompiled(&(struct seccomp_opts){ .no_spawn = true, .deny_memfd = true,
+								 .deny_inet = true }, &pb, &nb), -EINVAL);
+}

@@ -153,7 +153,9 @@ static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p
 		if (set[k])
 			continue; /* a repeat */
 		set[k] = d;
-		strvb_add_many(sb, "--deny-read", d, NULL);
+		/* what is absent has no stand-in to mount: the runner hides it by
+		 * Landlock omission alone, without looking at it again */
+		strvb_add_many(sb, p->deny[i].exists ? "--deny-read" : "--deny-read-absent", d, NULL);
 	}
 	return 0;
 }

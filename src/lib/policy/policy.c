@@ -251,6 +251,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->protect);
 	strv_free(p->protect_files);
 	strv_free(p->protect_links);
+	strv_free(p->protect_dirs_seen);
 	strv_free(p->protect_expanded);
 	strv_free(p->unprotect);
 	strv_free(p->allow_unix);

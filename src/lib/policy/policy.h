@@ -51,6 +51,8 @@ struct cordon_policy {
 	char **protect_files;      /* existing non-directories on the way to a protected path
 				    * (a worktree's .git file), noted when it was added: bwrap
 				    * cannot bind below them (ENOTDIR), nor need to */
+	char **protect_dirs_seen;  /* directories note_protect_file found on the way (no link):
+				    * the protected paths share them, each is looked at once */
 	char **protect_links;      /* symlinks on the way to, or at, a protected path, noted
 				    * likewise: bwrap would protect the target, not the link */
 	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
@@ -98,6 +100,23 @@ int policy_other_home(const char *home, char **ret);
  * *ret malloc'd. Taken from the memo in use, if the current thread has one
  * and it holds the entry; else resolved (and kept there). */
 int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr);
+/* Catalogue entry i below a home, as policy_secrets_resolve found it. */
+struct policy_secret_state {
+	char *canon;     /* canonical; NULL when err says why not */
+	char *absent_at; /* known && !exists: its first component that does not exist */
+	int err;         /* 0, or the walk's -errno (EACCES: out of reach) */
+	bool known;      /* exists, is_dir and absent_at were read from the listings */
+	bool exists, is_dir;
+};
+/* The whole catalogue below home (canonical), listing the directories it
+ * lives in once (policy_secret_count() entries; the memo's, when there is
+ * one); free with policy_secret_states_free. */
+int policy_secrets_resolve(const char *home, struct policy_secret_state **ret);
+void policy_secret_states_free(struct policy_secret_state *v, size_t n);
+/* The same for a NULL-terminated list of absolute paths (the sockets and
+ * services that lead out), below "/": one entry each in *ret. */
+int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret);
+size_t policy_secret_count(void);
 /* A session start's memo of the catalogue (policy_secret_canonical):
  * made at a profile's load, used until the first policy built from it. */
 struct policy_secret_memo;

@@ -62,9 +62,10 @@ char *policy_first_absent(const char *path)
 	}
 }
 
-static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin, struct cordon_error *reterr);
+static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin,
+		       const struct policy_secret_state *known, struct cordon_error *reterr);
 static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
-			     struct cordon_error *reterr);
+			     const struct policy_secret_state *known, struct cordon_error *reterr);
 
 /* base: NULL, or a canonical directory that path (then relative) lies below. */
 static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
@@ -85,12 +86,13 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 				return 0;
 			}
 	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
-	return deny_add_resolved(p, r, TAKE_PTR(canon), origin, reterr);
+	return deny_add_resolved(p, r, TAKE_PTR(canon), origin, NULL, reterr);
 }
 
-/* r and canon (taken): how canonicalising an entry went. */
+/* r and canon (taken): how canonicalising an entry went; known: what
+ * exists of it, when the catalogue's listings said (else it is looked at). */
 static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
-			     struct cordon_error *reterr)
+			     const struct policy_secret_state *known, struct cordon_error *reterr)
 {
 	/* A built-in entry we cannot even look at (another user's passwd home
 	 * inside a user namespace) is out of the sandbox's reach as well. */
@@ -101,11 +103,12 @@ static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum d
 	}
 	if (r < 0)
 		return r;
-	return deny_insert(p, canon, origin, reterr);
+	return deny_insert(p, canon, origin, known, reterr);
 }
 
 /* canon (taken): a canonical path, into the read-deny set. */
-static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin, struct cordon_error *reterr)
+static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin,
+		       const struct policy_secret_state *known, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = canon_in;
 	struct deny_entry *nd;
@@ -142,7 +145,14 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 		.only_without_net = origin == DENY_SERVICE,
 		.explicit_deny = origin == DENY_EXPLICIT,
 	};
-	if (stat(nd->path, &st) == 0) {
+	if (known && known->known) {
+		nd->exists = known->exists;
+		nd->is_dir = known->is_dir;
+		if (!known->exists && known->absent_at && !(nd->absent_at = strdup(known->absent_at))) {
+			free(nd->path);
+			return -ENOMEM;
+		}
+	} else if (stat(nd->path, &st) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);
 	} else if (errno == ENOENT) {
@@ -173,7 +183,7 @@ int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct
 	c = strdup(canon);
 	if (!c)
 		return -ENOMEM;
-	return deny_insert(p, c, DENY_EXPLICIT, reterr);
+	return deny_insert(p, c, DENY_EXPLICIT, NULL, reterr);
 }
 
 /* Sockets that lead out: container engines, buses, the runtime directory
@@ -200,22 +210,46 @@ int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_e
 	return 0;
 }
 
+/* A built-in list of absolute paths, resolved by listing the directories
+ * they live in (/run, mostly) instead of a walk and a stat each. */
+static int deny_add_list(struct cordon_policy *p, const char *const *list, enum deny_origin origin,
+			 struct cordon_error *reterr)
+{
+	struct policy_secret_state *v = NULL;
+	size_t n = 0;
+	int r;
+
+	while (list[n])
+		n++;
+	r = policy_paths_resolve(list, &v);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (p->n_deny >= POLICY_MAX_ENTRIES) {
+			r = error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+			break;
+		}
+		if (v[i].err < 0 || !v[i].canon)
+			r = policy_deny_add(p, list[i], origin, reterr); /* the walk again, with its words */
+		else
+			r = deny_add_resolved(p, 0, TAKE_PTR(v[i].canon), origin, &v[i], reterr);
+	}
+	policy_secret_states_free(v, n);
+	return r < 0 ? r : 0;
+}
+
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
 {
 	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
 	const char *agent = secure_getenv("SSH_AUTH_SOCK");
 	int r;
 
-	for (size_t i = 0; policy_default_deny_sockets[i]; i++) {
-		r = policy_deny_add(p, policy_default_deny_sockets[i], DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; policy_default_deny_services[i]; i++) {
-		r = policy_deny_add(p, policy_default_deny_services[i], DENY_SERVICE, reterr);
-		if (r < 0)
-			return r;
-	}
+	r = deny_add_list(p, policy_default_deny_sockets, DENY_DEFAULT, reterr);
+	if (r < 0)
+		return r;
+	r = deny_add_list(p, policy_default_deny_services, DENY_SERVICE, reterr);
+	if (r < 0)
+		return r;
 	if (runtime && runtime[0] == '/' && strcmp(runtime, "/") != 0) {
 		r = policy_deny_add(p, runtime, DENY_DEFAULT, reterr);
 		if (r < 0)
@@ -231,23 +265,34 @@ int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_err
 
 int policy_deny_home_secrets(struct cordon_policy *p, const char *home, struct cordon_error *reterr)
 {
+	struct policy_secret_state *v = NULL;
+	size_t n = policy_secret_count();
 	int r;
 
 	if (!home || strcmp(home, "/") == 0)
 		return 0;
-	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
-		char *canon = NULL;
+	/* home is canonical already: the catalogue is resolved below it by
+	 * listing the directories it lives in (policy_secrets.c) */
+	r = policy_secrets_resolve(home, &v);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (p->n_deny >= POLICY_MAX_ENTRIES) {
+			r = error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
+			break;
+		}
+		if (v[i].err < 0 || !v[i].canon) {
+			/* the walk's failure, again with its words */
+			char *canon = NULL;
 
-		if (p->n_deny >= POLICY_MAX_ENTRIES)
-			return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
-		/* home is canonical already: resolve only below it (once a
-		 * session start: policy_secrets.c) */
-		r = policy_secret_canonical(home, i, &canon, reterr);
-		r = deny_add_resolved(p, r, canon, DENY_DEFAULT, reterr);
-		if (r < 0)
-			return r;
+			r = policy_secret_canonical(home, i, &canon, reterr);
+			r = deny_add_resolved(p, r, canon, DENY_DEFAULT, NULL, reterr);
+			continue;
+		}
+		r = deny_add_resolved(p, 0, TAKE_PTR(v[i].canon), DENY_DEFAULT, &v[i], reterr);
 	}
-	return 0;
+	policy_secret_states_free(v, n);
+	return r < 0 ? r : 0;
 }
 
 /* The host keys' private halves, whatever their algorithms are called. */

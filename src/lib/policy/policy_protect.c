@@ -40,6 +40,10 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 		if (!last && *c != '/')
 			continue;
 		*c = '\0';
+		if (!last && strv_contains(p->protect_dirs_seen, prefix)) {
+			*c = '/';
+			continue;
+		}
 		if (lstat(prefix, &st) < 0)
 			return 0;
 		if (S_ISLNK(st.st_mode))
@@ -48,6 +52,8 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 			return 0;
 		if (!S_ISDIR(st.st_mode))
 			return strv_push_unique(&p->protect_files, prefix);
+		if (strv_length(p->protect_dirs_seen) < POLICY_MAX_ENTRIES)
+			(void)strv_push_unique(&p->protect_dirs_seen, prefix); /* a failure only costs a lstat later */
 		*c = '/';
 	}
 }

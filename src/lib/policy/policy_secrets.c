@@ -1,31 +1,79 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The credential catalogue below a home, canonical: one entry at a time,
- * resolved once per session start. A session's start reads it up to three
- * times (the profile's group checks, a credential lift, the policy's
- * read-deny set), some 140 entries below each home, each a walk of the
- * path; a memo carried from the profile's load to the first policy built
- * from it (profile_api.c) lets the later readers take the first one's
- * result. Only within that span: a catalogue entry resolved at start is
- * not trusted for a policy built later, after the home may have changed.
+ * The credential catalogue below a home, canonical, with what exists of
+ * it. The catalogue lives in a few directories (HOME, ~/.config,
+ * ~/.local/share, and the passwd home): each is listed once and the
+ * catalogue intersected with the listings, instead of walking some 140
+ * candidate paths one lstat at a time (most do not exist, so most lookups
+ * failed). A name that is a symlink, or whose type the listing does not
+ * say, is walked as before (canonicalize_at).
+ *
+ * A session start reads the catalogue up to three times (the profile's
+ * group checks, a credential lift, the policy's read-deny set); a memo
+ * carried from the profile's load to the first policy built from it
+ * (profile_api.c) lets the later readers take the first one's result.
+ * Only within that span: a catalogue resolved at start is not trusted for
+ * a policy built later, after the home may have changed.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "canon.h"
+#include "cleanup.h"
 #include "policy.h"
 
-#define MEMO_HOMES 2 /* HOME and the passwd home */
+#define MEMO_HOMES 2         /* HOME and the passwd home */
+#define LISTED_MAX 32        /* directories listed for one home */
+#define LISTING_MAX 65536    /* entries read of one directory; beyond, walk */
+
+/* One directory's entries, read once, sorted by name. */
+struct listing {
+	char *path;             /* canonical */
+	int err;                /* 0, or why it could not be listed (-errno) */
+	size_t n;
+	struct listed {
+		char *name;
+		unsigned char type; /* DT_* */
+	} *v;
+};
+
+struct lister {
+	size_t n;
+	struct listing d[LISTED_MAX];
+};
 
 struct policy_secret_memo {
-	size_t n;                    /* entries in the catalogue */
-	char *home[MEMO_HOMES];      /* NULL: slot free */
-	char **canon[MEMO_HOMES];    /* n each; NULL: not resolved (yet, or it failed) */
+	size_t n;                                  /* entries in the catalogue */
+	char *home[MEMO_HOMES];                    /* NULL: slot free */
+	struct policy_secret_state *st[MEMO_HOMES]; /* n each; NULL: not resolved (yet, or it failed) */
 };
 
 /* The memo the current thread's session start uses, or NULL. */
 static _Thread_local struct policy_secret_memo *active;
+
+size_t policy_secret_count(void)
+{
+	size_t n = 0;
+
+	while (policy_default_deny_read[n].path)
+		n++;
+	return n;
+}
+
+void policy_secret_states_free(struct policy_secret_state *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].canon);
+		free(v[i].absent_at);
+	}
+	free(v);
+}
 
 int policy_secret_memo_new(struct policy_secret_memo **ret)
 {
@@ -33,8 +81,7 @@ int policy_secret_memo_new(struct policy_secret_memo **ret)
 
 	if (!m)
 		return -ENOMEM;
-	while (policy_default_deny_read[m->n].path)
-		m->n++;
+	m->n = policy_secret_count();
 	*ret = m;
 	return 0;
 }
@@ -44,9 +91,7 @@ struct policy_secret_memo *policy_secret_memo_free(struct policy_secret_memo *m)
 	if (!m)
 		return NULL;
 	for (size_t h = 0; h < MEMO_HOMES; h++) {
-		for (size_t i = 0; m->canon[h] && i < m->n; i++)
-			free(m->canon[h][i]);
-		free(m->canon[h]);
+		policy_secret_states_free(m->st[h], m->n);
 		free(m->home[h]);
 	}
 	free(m);
@@ -61,46 +106,279 @@ struct policy_secret_memo *policy_secret_memo_use(struct policy_secret_memo *m)
 	return prev;
 }
 
-/* The slot of home in m, taking a free one; NULL when none is left. */
-static char **memo_slot(struct policy_secret_memo *m, const char *home)
+static int listed_cmp(const void *a, const void *b)
 {
-	for (size_t h = 0; h < MEMO_HOMES; h++) {
+	return strcmp(((const struct listed *)a)->name, ((const struct listed *)b)->name);
+}
+
+static void lister_done(struct lister *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		for (size_t j = 0; j < l->d[i].n; j++)
+			free(l->d[i].v[j].name);
+		free(l->d[i].v);
+		free(l->d[i].path);
+	}
+	l->n = 0;
+}
+
+/* Read dir's entries into d (d->path set). */
+static int list_dir(struct listing *d)
+{
+	int fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	size_t cap = 0;
+	DIR *dir;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	for (struct dirent *de; (errno = 0, de = readdir(dir));) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (d->n >= LISTING_MAX) {
+			r = -E2BIG;
+			break;
+		}
+		if (d->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct listed *g = reallocarray(d->v, nc, sizeof(*g));
+
+			if (!g) {
+				r = -ENOMEM;
+				break;
+			}
+			d->v = g;
+			cap = nc;
+		}
+		d->v[d->n].name = strdup(de->d_name);
+		if (!d->v[d->n].name) {
+			r = -ENOMEM;
+			break;
+		}
+		d->v[d->n++].type = de->d_type;
+	}
+	if (r == 0 && errno)
+		r = -errno;
+	closedir(dir);
+	if (r == 0 && d->n)
+		qsort(d->v, d->n, sizeof(*d->v), listed_cmp);
+	return r;
+}
+
+/* The listing of path (canonical), read the first time it is asked for;
+ * NULL when there is no room left (the caller walks instead). */
+static struct listing *lister_get(struct lister *l, const char *path, size_t len)
+{
+	struct listing *d;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (strlen(l->d[i].path) == len && strncmp(l->d[i].path, path, len) == 0)
+			return &l->d[i];
+	if (l->n >= LISTED_MAX)
+		return NULL;
+	d = &l->d[l->n];
+	*d = (struct listing){ .path = strndup(path, len) };
+	if (!d->path)
+		return NULL;
+	d->err = list_dir(d);
+	l->n++;
+	return d;
+}
+
+/* The type of name in d, or -1 when it is not there. */
+static int listed_type(const struct listing *d, const char *name, size_t len)
+{
+	char buf[NAME_MAX + 1];
+	struct listed key = { .name = buf }, *hit;
+
+	if (len > NAME_MAX)
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	hit = d->n ? bsearch(&key, d->v, d->n, sizeof(*d->v), listed_cmp) : NULL;
+	return hit ? hit->type : -1;
+}
+
+/* The walk, as before: canonicalize_at, then what exists of the result
+ * is left to the reader (known stays false). */
+static int resolve_walked(const char *home, const char *rel, struct policy_secret_state *st)
+{
+	struct cordon_error e = {};
+	int r = canonicalize_at(home, rel, &st->canon, &e);
+
+	if (r < 0) {
+		st->err = r;
+		st->canon = NULL;
+	}
+	return 0;
+}
+
+/* Entry rel below home (canonical) from the listings: its canonical path,
+ * whether it exists and, when not, its first missing component. A
+ * symlink, an unknown type or a listing that failed: walked as before. */
+static int resolve_listed(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st)
+{
+	_cleanup_free_ char *path = NULL;
+	size_t base = strcmp(home, "/") == 0 ? 1 : strlen(home) + 1; /* where rel starts in path */
+	size_t dirlen = base == 1 ? 1 : base - 1;
+	const char *comp = rel;
+
+	if (asprintf(&path, "%s%s%s", home, base == 1 ? "" : "/", rel) < 0)
+		return -ENOMEM;
+	for (;;) {
+		size_t clen = strcspn(comp, "/");
+		bool last = comp[clen] == '\0';
+		struct listing *d = lister_get(l, path, dirlen);
+		int type;
+
+		if (!d)
+			return resolve_walked(home, rel, st);
+		/* not listable (a home with search but not read permission):
+		 * the walk says what is there, or that it is out of reach */
+		if (d->err < 0 || clen == 0)
+			return resolve_walked(home, rel, st);
+		type = listed_type(d, comp, clen);
+		if (type < 0) {
+			/* not there: the tail is kept verbatim (no link to follow) */
+			st->known = true;
+			st->absent_at = strndup(path, base + (size_t)(comp - rel) + clen);
+			if (!st->absent_at)
+				return -ENOMEM;
+			st->canon = TAKE_PTR(path);
+			return 0;
+		}
+		if (type == DT_LNK || type == DT_UNKNOWN || (!last && type != DT_DIR))
+			return resolve_walked(home, rel, st);
+		if (last) {
+			st->known = true;
+			st->exists = true;
+			st->is_dir = type == DT_DIR;
+			st->canon = TAKE_PTR(path);
+			return 0;
+		}
+		dirlen = base + (size_t)(comp - rel) + clen;
+		comp += clen + 1;
+	}
+}
+
+/* The whole catalogue below home, by listing, into v (n entries). */
+static int resolve_home(const char *home, struct policy_secret_state *v, size_t n)
+{
+	struct lister l = {};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = resolve_listed(&l, home, policy_default_deny_read[i].path, &v[i]);
+	lister_done(&l);
+	return r;
+}
+
+static int states_copy(const struct policy_secret_state *src, size_t n, struct policy_secret_state **ret)
+{
+	struct policy_secret_state *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = src[i];
+		v[i].canon = src[i].canon ? strdup(src[i].canon) : NULL;
+		v[i].absent_at = src[i].absent_at ? strdup(src[i].absent_at) : NULL;
+		if ((src[i].canon && !v[i].canon) || (src[i].absent_at && !v[i].absent_at)) {
+			policy_secret_states_free(v, i + 1);
+			return -ENOMEM;
+		}
+	}
+	*ret = v;
+	return 0;
+}
+
+/* The memo's resolution of home: resolved now if it is not there yet.
+ * NULL without a memo, or when it has no room (the caller resolves). */
+static const struct policy_secret_state *memo_states(struct policy_secret_memo *m, const char *home)
+{
+	for (size_t h = 0; m && h < MEMO_HOMES; h++) {
 		if (m->home[h] && strcmp(m->home[h], home) == 0)
-			return m->canon[h];
+			return m->st[h];
 		if (!m->home[h]) {
+			struct policy_secret_state *v = calloc(m->n ? m->n : 1, sizeof(*v));
+
 			m->home[h] = strdup(home);
-			m->canon[h] = calloc(m->n, sizeof(char *));
-			if (!m->home[h] || !m->canon[h]) {
+			if (!v || !m->home[h] || resolve_home(home, v, m->n) < 0) {
+				policy_secret_states_free(v, m->n);
 				free(m->home[h]);
-				free(m->canon[h]);
 				m->home[h] = NULL;
-				m->canon[h] = NULL;
 				return NULL;
 			}
-			return m->canon[h];
+			m->st[h] = v;
+			return v;
 		}
 	}
 	return NULL;
 }
 
-int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr)
+int policy_secrets_resolve(const char *home, struct policy_secret_state **ret)
 {
-	char **slot = active ? memo_slot(active, home) : NULL;
-	char *c = NULL;
+	const struct policy_secret_state *memo = memo_states(active, home);
+	size_t n = policy_secret_count();
+	struct policy_secret_state *v;
 	int r;
 
-	if (slot && slot[i]) {
-		c = strdup(slot[i]);
-		if (!c)
-			return -ENOMEM;
-		*ret = c;
-		return 0;
+	if (memo)
+		return states_copy(memo, n, ret);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r = resolve_home(home, v, n);
+	if (r < 0) {
+		policy_secret_states_free(v, n);
+		return r;
 	}
-	r = canonicalize_at(home, policy_default_deny_read[i].path, &c, reterr);
-	if (r < 0)
-		return r; /* not kept: the next reader meets the failure afresh */
-	if (slot)
-		slot[i] = strdup(c); /* a failed copy only costs a walk later */
+	*ret = v;
+	return 0;
+}
+
+int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret)
+{
+	struct lister l = {};
+	struct policy_secret_state *v;
+	size_t n = 0;
+	int r = 0;
+
+	while (paths[n])
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = paths[i][0] == '/' && paths[i][1] ? resolve_listed(&l, "/", paths[i] + 1, &v[i]) : -EINVAL;
+	lister_done(&l);
+	if (r < 0) {
+		policy_secret_states_free(v, n);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr)
+{
+	const struct policy_secret_state *memo = memo_states(active, home);
+	char *c;
+
+	if (!memo)
+		return canonicalize_at(home, policy_default_deny_read[i].path, ret, reterr);
+	if (memo[i].err < 0 || !memo[i].canon)
+		/* the failure again, with its words */
+		return canonicalize_at(home, policy_default_deny_read[i].path, ret, reterr);
+	c = strdup(memo[i].canon);
+	if (!c)
+		return -ENOMEM;
 	*ret = c;
 	return 0;
 }

@@ -13,7 +13,7 @@
 struct limits_spawn;
 struct limits_cgroup;
 
-#define SPAWN_PASS_MAX 3 /* spawn.c initialises each: keep them in step */
+#define SPAWN_PASS_MAX 4 /* exec, broker, credentials, plan; spawn.c initialises each: keep them in step */
 
 struct spawn_opts {
 	const char *const *argv;  /* a bare argv[0] is looked up on PATH */

@@ -267,7 +267,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
 	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
-	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1, -1 };
+	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1, -1, -1 };
 	struct spawn_fds f;
 	int top, r;
 

@@ -26,6 +26,7 @@
 #include "policy.h"
 #include "process.h"
 #include "runlimits.h"
+#include "runner_plan.h"
 #include "strv.h"
 
 #define RUN_DEFAULT_MAX_OUTPUT (1024 * 1024)
@@ -171,6 +172,7 @@ struct cordon_child {
 	struct limits_cgroup cg;
 	char **envp;                          /* the confined environment with opts->env on top, or NULL */
 	bool pty;                             /* the command runs on a terminal of its own (--pty) */
+	int plan_fd;                          /* the runner's sealed plan (runner_plan.c) until the start; -1 */
 	bool ended, collected;
 };
 
@@ -179,6 +181,8 @@ CORDON_API struct cordon_child *cordon_child_free(struct cordon_child *c)
 	if (!c)
 		return NULL;
 	spawn_child_free(c->sc);
+	if (c->plan_fd >= 0)
+		close(c->plan_fd);
 	strv_free(c->envp);
 	/* Whatever the command left in its cgroups goes now. */
 	limits_cgroup_destroy(&c->cg);
@@ -310,6 +314,7 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		return -ENOMEM;
 	}
 	c->owned = owned;
+	c->plan_fd = -1;
 	c->confined = confined;
 	c->cg = (struct limits_cgroup){ .procs_fd = { -1, -1, -1, -1 } };
 	c->o = opts ? *opts : (struct cordon_run_opts){};
@@ -430,6 +435,19 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		if (r < 0)
 			return r;
 	}
+	/* The plan by fd: the runner's flags (hundreds of paths) leave its
+	 * command line for a sealed memfd. Where memfd_create is refused (a
+	 * sandbox's seccomp filter, for cordon nested in one) the flags stay
+	 * in argv, which the runner reads as ever. */
+	if (runs_our_runner(c->argv) && c->so.n_pass < SPAWN_PASS_MAX) {
+		r = runner_plan_pack(&c->argv, &c->plan_fd);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0) {
+			c->so.pass_at[c->so.n_pass] = RUNNER_PLAN_FD;
+			c->so.pass_fd[c->so.n_pass++] = c->plan_fd;
+		}
+	}
 	c->so.argv = (const char *const *)c->argv;
 
 	if (c->o.env) {
@@ -456,6 +474,11 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		}
 	}
 	r = spawn_start(&c->so, &c->sc);
+	if (c->plan_fd >= 0) {
+		/* the child has its copy; ours is not needed any more */
+		close(c->plan_fd);
+		c->plan_fd = -1;
+	}
 	limits_cgroup_started(&c->cg);
 	c->so.limits = NULL; /* ls was for the start only */
 	if (r < 0)

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# What one cold `cordon run -- true` costs the system, counted so that a
+# regression shows: the system calls of the whole tree (strace -f -c), the
+# failing ones among them (a probe of a path that is not there), and no
+# write to the host's disk on the way (the sandbox's own tmpfs and /proc
+# are not the host's disk). The bounds are generous (about 1.5x what a run
+# costs when this was written: ~1,750 calls plus the Landlock rules for
+# the siblings on HOME's way, ~100 failing, in a git workspace with a HOME
+# holding a few credential stores), not exact: the count moves with the
+# libc, the kernel and the default policy. Before the catalogue was listed
+# instead of probed a run made ~2,600 calls, ~930 failing.
+#
+# Needs: strace (scripts/install-deps installs it), git.
+. "$(dirname "$0")/tap.sh"
+
+MAX_CALLS=${CORDON_TEST_MAX_CALLS:-2400}
+MAX_FAILED=${CORDON_TEST_MAX_FAILED:-400}
+
+unset TMPDIR
+BASE=$(mktemp -d /var/tmp/cordon-cost.XXXXXX)
+chmod 755 "$BASE"
+cleanup() { rm -rf "$BASE"; }
+trap cleanup EXIT
+H=$BASE/home
+WS=$BASE/ws
+mkdir -p "$H/.ssh" "$H/.config/gh" "$H/.local/share" "$H/.cargo" "$WS"
+echo key > "$H/.ssh/id_ed25519"
+echo token > "$H/.config/gh/hosts.yml"
+echo x > "$H/.netrc"
+git -C "$WS" init -q
+export HOME=$H XDG_CACHE_HOME=$BASE/cache
+
+if ! command -v strace >/dev/null; then
+        skip "launch cost" "no strace (scripts/install-deps installs it)"
+        finish
+fi
+if ! strace -f -o /dev/null true 2>/dev/null; then
+        skip "launch cost" "strace cannot trace here (ptrace refused)"
+        finish
+fi
+
+# A first run fills what is cached per user (the probe); the counted run is
+# the steady state an agent's thousands of commands pay.
+(cd "$WS" && "$CORDON" run --backend native -- true) >/dev/null 2>&1
+
+# summary FILE: "calls failed" of strace -c's total line
+summary() { awk '$NF == "total" { if (NF == 6) print $4, $5; else print $4, 0 }' "$1"; }
+
+if ! (cd "$WS" && strace -f -c -o "$BASE/count" "$CORDON" run --backend native -- true) >"$BASE/out" 2>&1; then
+        not_ok "cordon run -- true under strace" "$(cat "$BASE/out")"
+        finish
+fi
+read -r calls failed < <(summary "$BASE/count")
+# Landlock grants every sibling of each directory on the way to a hidden
+# path (open, add the rule, close: 3 calls each); how many there are is
+# the machine's (a shared /var/tmp holds hundreds), not cordon's.
+siblings=0
+d=$H
+while [ "$d" != / ]; do
+        d=$(dirname "$d")
+        siblings=$((siblings + $(ls -A "$d" 2>/dev/null | wc -l)))
+done
+bound=$((MAX_CALLS + 3 * siblings))
+if [ -z "${calls:-}" ]; then
+        not_ok "strace -c printed a total" "$(cat "$BASE/count")"
+elif [ "$calls" -le "$bound" ]; then
+        ok "one cordon run -- true: $calls system calls (at most $MAX_CALLS + 3 x $siblings siblings on HOME's way)"
+else
+        not_ok "one cordon run -- true: $calls system calls, more than $bound" "$(head -30 "$BASE/count")"
+fi
+if [ -n "${failed:-}" ] && [ "$failed" -le "$MAX_FAILED" ]; then
+        ok "of which $failed failed (at most $MAX_FAILED: no probing of paths one by one)"
+else
+        not_ok "failing system calls: ${failed:-?}, more than $MAX_FAILED" "$(head -30 "$BASE/count")"
+fi
+
+# The bound can fail: the same count with the catalogue probed entry by
+# entry (a HOME with 150 more directories to look through is not it; a
+# second run in one trace is): two runs in one trace exceed one run's bound.
+(cd "$WS" && strace -f -c -o "$BASE/count2" sh -c '"$1" run --backend native -- true; "$1" run --backend native -- true' sh "$CORDON") >/dev/null 2>&1
+read -r calls2 _ < <(summary "$BASE/count2")
+if [ -n "${calls2:-}" ] && [ "$calls2" -gt $((calls * 3 / 2)) ]; then
+        ok "control: two runs in one trace count $calls2, so the bound sees a doubling"
+else
+        not_ok "control: two runs counted ${calls2:-?}, not above 1.5 x $calls"
+fi
+
+# No write to the host's disk: no file opened for writing or made, removed
+# or renamed by an absolute path outside /dev and /proc (the sandbox's
+# /dev is its own tmpfs; uid_map and the like are /proc), and none by an
+# fd-relative path either, except below the sandbox's own fresh mounts
+# (the stand-ins, /dev's nodes), which the trace cannot tell apart: those
+# are checked by name.
+host_writes() { # host_writes TRACE: the offending lines
+        grep -E '^[0-9]+ +(open|openat|openat2|creat|mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|symlink|symlinkat|link|linkat|truncate|mknod|mknodat)\(' "$1" |
+                grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|^[0-9]+ +(creat|mkdir|unlink|rename|symlink|link|truncate|mknod)' |
+                grep -v ' = -1 ' |
+                grep -vE '\("(/dev|/proc)(/|")|, "(/dev|/proc)(/|")|\(-?[0-9]+, "(dev|null|zero|full|random|urandom|tty|d|f|pts|shm|ptmx)"' || true
+}
+(cd "$WS" && strace -f -o "$BASE/trace" -e trace=%file,%desc -qq "$CORDON" run --backend native -- true) >/dev/null 2>&1
+w=$(host_writes "$BASE/trace")
+if [ -z "$w" ]; then
+        ok "nothing written to the host's disk by a run (no file made, opened for writing, removed or renamed)"
+else
+        not_ok "a run wrote to the host" "$w"
+fi
+# control: the detector sees a write
+(cd "$WS" && strace -f -o "$BASE/trace2" -e trace=%file,%desc -qq sh -c "echo x > '$BASE/written'") >/dev/null 2>&1
+if [ -n "$(host_writes "$BASE/trace2")" ]; then
+        ok "control: the same check sees a shell's write to $BASE/written"
+else
+        not_ok "control: the write detector missed a write" "$(grep written "$BASE/trace2")"
+fi
+
+finish
