@@ -62,6 +62,8 @@ struct cli_args {
 	enum cordon_backend backend;
 	bool isolation_set;
 	enum cordon_isolation isolation;
+	bool home_set;                  /* --home catalogue|allowlist */
+	enum cordon_home home;
 	char **deny_read;
 	char **read_host;          /* --read: host paths below /tmp brought back read-only */
 	char **protect;

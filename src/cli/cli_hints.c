@@ -112,6 +112,8 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 		.deny_read = (const char *const *)a->deny_read,
 		.protect = (const char *const *)a->protect,
 		.read_host = read_host_with_cwd(a),
+		.home_set = a->home_set,
+		.home = a->home,
 	};
 
 	for (size_t k = 0; k < ELEMENTSOF(o.net_rules); k++)

@@ -223,6 +223,8 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 	STRV_FOREACH(s, a->deny_read)
 		if ((r = cordon_policy_deny_read(p, *s, &e)) < 0)
 			goto bad;
+	if (a->home_set && (r = cordon_policy_set_home(p, a->home, &e)) < 0)
+		goto bad;
 	STRV_FOREACH(s, a->read_host)
 		if ((r = cordon_policy_read_host(p, *s, &e)) < 0)
 			goto bad;

@@ -262,6 +262,10 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->read_roots);
 	strv_free(p->read_missing);
 	strv_free(p->read_host);
+	strv_free(p->home_hidden);
+	strv_free(p->home_grants);
+	strv_free(p->home_links);
+	strv_free(p->home_filtered);
 	strv_free(p->exec_roots);
 	strv_free(p->exec_missing);
 	strv_free(p->deny_exec);

@@ -78,6 +78,13 @@ struct cordon_policy {
 	char **exec_missing;
 	char **deny_exec;          /* canonical; for a missing path its first missing component */
 	bool exec_from_fd;         /* the runner executes the file the caller opened (--exec-fd) */
+
+	/* policy_home.c: the HOME allowlist */
+	enum cordon_home home_policy;
+	char **home_hidden;        /* canonical directories covered (HOME, other homes, XDG outside HOME) */
+	char **home_grants;        /* canonical: the built-in grants that exist, and cordon_policy_grant_home's */
+	char **home_links;         /* granted symlinks, made again in the sandbox's HOME */
+	char **home_filtered;      /* configuration files the sandbox sees as a filtered copy */
 };
 
 /* The built-in read-deny set, relative to HOME. NULL-terminated. */
@@ -192,6 +199,27 @@ int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct
 /* policy.c: what a new writable root reaches, protected (HOME's start-up
  * files, PATH directories, git's hooks paths, cordon's profiles). */
 int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon_error *reterr);
+
+/* policy_home.c. The built-in grant below home that covers c (canonical),
+ * or NULL; *ret_filtered: it is seen as a filtered copy. Lexical. */
+const char *policy_home_default_grant(const char *home, const char *c, bool *ret_filtered);
+/* c (canonical) is at, below or above a catalogue entry of home. Lexical. */
+bool policy_home_catalogue(const char *home, const char *c);
+/* The hidden directory of p holding c, if the allowlist applies there:
+ * not at or below a writable root or the workspace. */
+const char *policy_home_hiding(const struct cordon_policy *p, const char *c);
+/* Whether the hidden directory h applies to the run: nothing at or above
+ * it is writable, nor the workspace (then HOME cannot hide from itself). */
+bool policy_home_applies(const struct cordon_policy *p, const char *h);
+
+/* c is visible below its hidden directory: at or below a grant. */
+bool policy_home_granted(const struct cordon_policy *p, const char *c);
+/* d lies in an applying hidden directory and no grant brings it back: a
+ * read-deny entry there costs the runner nothing to hide (native.c). */
+bool policy_home_hides(const struct cordon_policy *p, const char *d);
+/* The runner's --home-* flags (native.c). */
+struct strv_builder;
+void policy_home_add_flags(struct strv_builder *sb, const struct cordon_policy *p, bool light);
 
 /* policy_net.c: the runner's --allow-domain/--deny-domain/--allow-address flags. */
 struct strv_builder;

@@ -147,6 +147,9 @@ CORDON_API int cordon_policy_read_host(struct cordon_policy *p, const char *path
 	if ((r = check_confined(p, "a host path below /tmp", reterr)) < 0 ||
 	    (r = canonical_grant(p, "read", path, &canon, &exists, reterr)) < 0)
 		return r;
+	/* under the HOME allowlist a path there comes back the same way */
+	if (!below_private_tmp(canon) && policy_home_hiding(p, canon))
+		return cordon_policy_grant_home(p, canon, reterr);
 	if (!below_private_tmp(canon))
 		return error_set(reterr, -EINVAL,
 				 "read: '%s' is not below /tmp or /dev/shm, where the sandbox's private tmpfs hides "

@@ -146,6 +146,8 @@ struct cordon_profile {
 
 	enum cordon_mode mode;      /* default workspace-write */
 	struct profile_origin mode_origin;
+	enum cordon_home home_policy; /* "home": default catalogue */
+	struct profile_origin home_policy_origin;
 	char *workspace;            /* canonical: the caller's, else the profile's, else the
 				     * current directory; NULL only for danger-full-access */
 	bool workspace_set;

@@ -103,6 +103,14 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	if ((r = apply_rules(pol, &p->deny_read, policy_deny_add_canonical, reterr)) < 0 ||
 	    (r = apply_rules(pol, &p->write, policy_add_writable_dir_canonical, reterr)) < 0)
 		return r;
+	/* the HOME allowlist: resolved once the writable roots are known;
+	 * filesystem.read below HOME is a grant there */
+	if ((r = cordon_policy_set_home(pol, p->home_policy, reterr)) < 0)
+		return r;
+	for (size_t i = 0; i < p->read.n; i++)
+		if (policy_home_hiding(pol, p->read.v[i].path) &&
+		    (r = cordon_policy_grant_home(pol, p->read.v[i].path, &e)) < 0)
+			return fail_rule(reterr, r, &p->read.v[i].origin, &e);
 	/* A write grant that makes shell start-up files writable (HOME, or a
 	 * directory above it) keeps them read-only, as the workspace's are. */
 	if (p->write.n) {

@@ -238,6 +238,10 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 						       : PROFILE_NET_NONE;
 		w->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
 	}
+	if (o.home_set) {
+		w->q.home_policy = o.home;
+		w->q.home_policy_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--home" };
+	}
 	/* added host rules go after the profile's */
 	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
 		if (o.net_rules[k]) {
