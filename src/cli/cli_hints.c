@@ -104,6 +104,7 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 {
 	/* the flags on top, as cli_build_policy puts them on a run's policy */
 	struct cordon_why_opts o = {
+		.size = sizeof(o),
 		.mode_set = a->mode_set,
 		.mode = a->mode,
 		.net_set = a->net_set,
