@@ -203,6 +203,10 @@ int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon
 /* policy_home.c. The built-in grant below home that covers c (canonical),
  * or NULL; *ret_filtered: it is seen as a filtered copy. Lexical. */
 const char *policy_home_default_grant(const char *home, const char *c, bool *ret_filtered);
+/* What a granted symlink at link brings back below home (its target, or
+ * the prefix of the bin/ it lies in), or *ret NULL: nothing (it leads out
+ * of HOME, into a catalogue entry, or, in_bin, to no executable file). */
+int policy_home_link_target(const char *home, const char *link, bool in_bin, char **ret);
 /* c (canonical) is at, below or above a catalogue entry of home. Lexical. */
 bool policy_home_catalogue(const char *home, const char *c);
 /* The hidden directory of p holding c, if the allowlist applies there:

@@ -193,18 +193,33 @@ static char *link_grant(const char *home, const char *t)
 	return g;
 }
 
+int policy_home_link_target(const char *home, const char *link, bool in_bin, char **ret)
+{
+	_cleanup_free_ char *t = realpath(link, NULL);
+	struct stat st;
+
+	*ret = NULL;
+	if (!t || !path_is_under(t, home))
+		return 0;
+	/* a link in a bin or shims directory brings back a program, never
+	 * a configuration file that happens to be linked there */
+	if (in_bin && (stat(t, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)))
+		return 0;
+	*ret = link_grant(home, t);
+	return 0;
+}
+
 /* A granted symlink: made again; its target granted when it stays in
  * HOME and in no catalogue entry. */
 static int grant_link(struct cordon_policy *p, const char *home, const char *c, bool make)
 {
-	_cleanup_free_ char *t = realpath(c, NULL), *g = NULL;
+	_cleanup_free_ char *g = NULL;
 	int r;
 
 	if (make && (r = strv_push_unique(&p->home_links, c)) < 0)
 		return r;
-	if (!t || !path_is_under(t, home))
-		return 0;
-	g = link_grant(home, t);
+	if ((r = policy_home_link_target(home, c, !make, &g)) < 0)
+		return r;
 	return g ? strv_push_unique(&p->home_grants, g) : 0;
 }
 

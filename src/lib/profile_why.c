@@ -219,6 +219,7 @@ static bool why_allowlist(const struct cordon_profile *p, const char *given, con
 	const struct profile_rule *rule;
 	const char *h, *entry;
 	bool ws_home, filtered = false;
+	_cleanup_free_ char *back = NULL;
 	char buf[PATH_MAX];
 
 	h = allowlist_home(p, c, buf, sizeof(buf), &ws_home);
@@ -238,11 +239,17 @@ static bool why_allowlist(const struct cordon_profile *p, const char *given, con
 				  "URLs, include and credential sections)%s"
 				: "%s is granted by the built-in HOME grant ~/%s%s",
 		       c, entry, filtered && light ? " (under light isolation it stays hidden: no place for the copy)" : "");
+	else if (strcmp(given, c) != 0 && p->home && (entry = policy_home_default_grant(p->home, given, NULL)) &&
+		 policy_home_link_target(p->home, given, true, &back) == 0 && back && path_is_under(c, back))
+		decide(d, true, "(built-in)", "/home",
+		       "%s is the target of %s, a link the built-in HOME grant ~/%s holds: %s comes back with it", c,
+		       given, entry, back);
 	else if (strcmp(given, c) != 0 && p->home && (entry = policy_home_default_grant(p->home, given, NULL)))
 		decide(d, false, file, ptr,
 		       "%s is a link granted by ~/%s, but its target %s stays hidden: it lies %s", given, entry, c,
 		       policy_home_catalogue(p->home, c) ? "in a credential catalogue entry"
-							 : "outside the grants below HOME (--read brings it back)");
+							 : "outside the grants below HOME, and a link in a bin directory "
+							   "brings back only a program (--read brings it back)");
 	else
 		decide(d, false, file, ptr,
 		       "%s is hidden by omission: home is \"allowlist\" and no grant covers it below %s (a grant "
