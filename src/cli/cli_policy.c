@@ -203,7 +203,7 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 	struct cordon_error e = {};
 	int r;
 
-	r = cordon_profile_policy(prof, a->mode_set ? &a->mode : NULL, &p, &e);
+	r = cordon_profile_policy_home(prof, a->mode_set ? &a->mode : NULL, a->home_set ? &a->home : NULL, &p, &e);
 	if (r < 0) {
 		say("%s", e.message);
 		return r;
@@ -224,8 +224,6 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 	STRV_FOREACH(s, a->deny_read)
 		if ((r = cordon_policy_deny_read(p, *s, &e)) < 0)
 			goto bad;
-	if (a->home_set && (r = cordon_policy_set_home(p, a->home, &e)) < 0)
-		goto bad;
 	STRV_FOREACH(s, a->read_host)
 		if ((r = cordon_policy_read_host(p, *s, &e)) < 0)
 			goto bad;

@@ -85,6 +85,9 @@ struct cordon_policy {
 	char **home_grants;        /* canonical: the built-in grants that exist, and cordon_policy_grant_home's */
 	char **home_links;         /* granted symlinks, made again in the sandbox's HOME */
 	char **home_filtered;      /* configuration files the sandbox sees as a filtered copy */
+	bool home_catalogue_lazy;  /* built for the allowlist: the catalogue is resolved only at and below
+				    * what is granted (policy_home_cover), not in the whole of HOME */
+	char *home_other;          /* the passwd home when it is another directory (lazy catalogue) */
 };
 
 /* The built-in read-deny set, relative to HOME. NULL-terminated. */
@@ -177,6 +180,7 @@ char *policy_first_absent(const char *path);
 enum {
 	POLICY_NEW_TOOL = 1u << 0,      /* a tool's sandbox: nothing writable but /tmp */
 	POLICY_NEW_CANONICAL = 1u << 1, /* workspace_root is canonical already (a loaded profile's) */
+	POLICY_NEW_HOME_ALLOWLIST = 1u << 2, /* HOME's catalogue only where granted (policy_home_cover) */
 };
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr);
@@ -221,6 +225,10 @@ bool policy_home_granted(const struct cordon_policy *p, const char *c);
 /* d lies in an applying hidden directory and no grant brings it back: a
  * read-deny entry there costs the runner nothing to hide (native.c). */
 bool policy_home_hides(const struct cordon_policy *p, const char *d);
+/* Under a lazily resolved catalogue (POLICY_NEW_HOME_ALLOWLIST), the
+ * catalogue's entries at, below or above canon, a path just granted or
+ * made writable, resolved and denied now; else nothing. */
+int policy_home_cover(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
 /* The runner's --home-* flags (native.c). */
 struct strv_builder;
 void policy_home_add_flags(struct strv_builder *sb, const struct cordon_policy *p, bool light);

@@ -297,6 +297,56 @@ static int home_resolve(struct cordon_policy *p)
 	return hide_xdg(p);
 }
 
+static int cover_below(struct cordon_policy *p, const char *home, const char *canon, struct cordon_error *reterr)
+{
+	int r;
+
+	if (!home || strcmp(home, "/") == 0 || !(path_is_under(canon, home) || path_is_under(home, canon)))
+		return 0;
+	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
+		const char *e = policy_default_deny_read[i].path;
+		_cleanup_free_ char *lex = path_join(home, e), *c = NULL;
+
+		if (!lex)
+			return -ENOMEM;
+		/* at, below or above the grant; the rest of HOME is hidden whole */
+		if (!path_is_under(lex, canon) && !path_is_under(canon, lex))
+			continue;
+		r = policy_secret_canonical(home, i, &c, reterr);
+		if (r == -ENOENT || r == -ENOTDIR)
+			continue;
+		if (r < 0 || (r = policy_deny_add(p, c, DENY_DEFAULT, reterr)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int policy_home_cover(struct cordon_policy *p, const char *canon, struct cordon_error *reterr)
+{
+	int r;
+
+	if (!p->home_catalogue_lazy || !canon)
+		return 0;
+	if ((r = cover_below(p, p->home, canon, reterr)) < 0)
+		return r;
+	return p->home_other ? cover_below(p, p->home_other, canon, reterr) : 0;
+}
+
+/* The whole catalogue, as cordon_policy_new resolves it: a policy built
+ * for the allowlist turned back to the catalogue. */
+static int resolve_whole_catalogue(struct cordon_policy *p, struct cordon_error *reterr)
+{
+	int r;
+
+	if (!p->home_catalogue_lazy)
+		return 0;
+	p->home_catalogue_lazy = false;
+	r = policy_deny_home_secrets(p, p->home, reterr);
+	if (r == 0 && p->home_other)
+		r = policy_deny_home_secrets(p, p->home_other, reterr);
+	return r;
+}
+
 CORDON_API int cordon_policy_set_home(struct cordon_policy *p, enum cordon_home h, struct cordon_error *reterr)
 {
 	int r;
@@ -310,10 +360,13 @@ CORDON_API int cordon_policy_set_home(struct cordon_policy *p, enum cordon_home 
 	p->home_links = strv_free(p->home_links);
 	p->home_filtered = strv_free(p->home_filtered);
 	if (h == CORDON_HOME_CATALOGUE || p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
-		return 0;
+		return resolve_whole_catalogue(p, reterr);
 	r = home_resolve(p);
 	if (r < 0)
 		return error_set(reterr, r, "home allowlist: cannot resolve HOME's grants: %s", strerror(-r));
+	STRV_FOREACH(g, p->home_grants)
+		if ((r = policy_home_cover(p, *g, reterr)) < 0)
+			return r;
 	return 0;
 }
 
@@ -340,6 +393,8 @@ CORDON_API int cordon_policy_grant_home(struct cordon_policy *p, const char *pat
 					 canon, p->deny[i].path);
 	if (strv_length(p->home_grants) >= POLICY_MAX_ENTRIES)
 		return error_set(reterr, -E2BIG, "too many HOME grants (at most %d)", POLICY_MAX_ENTRIES);
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	return strv_push_unique(&p->home_grants, canon);
 }
 

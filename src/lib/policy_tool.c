@@ -182,6 +182,8 @@ CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *
 		return r;
 	if (!exists)
 		return strv_push_unique(&p->read_missing, canon);
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	r = policy_lift_deny(p, canon, reterr);
 	if (r < 0)
 		return r;
@@ -202,6 +204,8 @@ CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *pat
 	    (r = canonical_grant(p, "exec", path, &canon, &exists, reterr)) < 0)
 		return r;
 	/* what is executed is read: a grant cannot reach into a hidden store */
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	for (size_t i = 0; i < p->n_deny; i++)
 		if (path_is_under(canon, p->deny[i].path))
 			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",

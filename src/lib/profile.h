@@ -253,6 +253,9 @@ int profile_override_mode(struct cordon_profile *q, enum cordon_mode mode);
  * from. */
 int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr);
+/* The same with "home" replaced by *home (NULL: the profile's). */
+int profile_apply_home(const struct cordon_profile *p, const enum cordon_mode *mode, const enum cordon_home *home,
+		       struct cordon_policy **ret, struct cordon_error *reterr);
 
 struct profile_decision {
 	bool allow;

@@ -126,6 +126,15 @@ CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, cons
 	return profile_handle_policy(h, mode, ret, reterr);
 }
 
+CORDON_API int cordon_profile_policy_home(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
+					  const enum cordon_home *home, struct cordon_policy **ret,
+					  struct cordon_error *reterr)
+{
+	if (!h || !ret)
+		return error_set(reterr, -EINVAL, "no profile, or no place for the policy");
+	return profile_handle_policy_home(h, mode, home, ret, reterr);
+}
+
 /* ---- why ----------------------------------------------------------------- */
 
 CORDON_API const char *cordon_op_to_string(enum cordon_op op)

@@ -8,7 +8,8 @@
 # for real from inside, beside an unconfined control and a catalogue-only
 # run that still reads it; the granted toolchains, caches and filtered
 # config read beside them. Full isolation (tmpfs + Landlock) and light
-# (Landlock alone).
+# (Landlock alone). Then the launch's system calls, allowlist < catalogue
+# (strace -c -f: HOME's catalogue is resolved only inside the grants).
 . "$(dirname "$0")/tap.sh"
 
 unset TMPDIR
@@ -148,4 +149,18 @@ fi
 w=$(cd "$H" && "$CORDON" why --home allowlist --path "$H/.viminfo" --op read 2>&1)
 grep -q 'does not apply' <<<"$w" && ok "workspace = HOME: why says the allowlist does not apply" || not_ok "why, workspace = HOME" "$w"
 
+# --- the launch's system calls: fewer with the allowlist than the catalogue alone
+if command -v strace >/dev/null; then
+        calls() { (cd "$WS" && strace -f -c -o "$BASE/strace.out" "$CORDON" run "$@" -- true >/dev/null 2>&1)
+                  awk '$NF == "total" {print $4}' "$BASE/strace.out"; }
+        cat_n=$(calls --home catalogue)
+        all_n=$(calls --home allowlist)
+        if [ -n "$cat_n" ] && [ -n "$all_n" ] && [ "$all_n" -lt "$cat_n" ]; then
+                ok "the launch makes fewer system calls with the allowlist ($all_n) than the catalogue alone ($cat_n)"
+        else
+                not_ok "fewer system calls with the allowlist" "allowlist: $all_n, catalogue: $cat_n"
+        fi
+else
+        skip "system-call count" "strace is not installed"
+fi
 finish
