@@ -43,7 +43,9 @@ static bool url_userinfo(const char *s, size_t n)
 	for (size_t i = 0; i + 3 <= n; i++) {
 		if (memcmp(s + i, "://", 3) != 0)
 			continue;
-		for (size_t j = i + 3; j < n && s[j] != '/' && !isspace((unsigned char)s[j]) && s[j] != '"'; j++)
+		/* to the next '/' or line end: wider than a URL's authority
+		 * (a space, a quote), so more is dropped, never less */
+		for (size_t j = i + 3; j < n && s[j] != '/' && s[j] != '\n'; j++)
 			if (s[j] == '@')
 				return true;
 	}
@@ -81,8 +83,11 @@ static bool keep_line(const char *s, size_t n, bool git, bool *dropped_section)
 {
 	const char *end = s + n, *p = skip_space(s, end), *key;
 
-	if (p == end || *p == '#' || *p == ';')
+	if (p == end)
 		return true;
+	/* a comment is no configuration, and a commented-out token is one */
+	if (*p == '#' || *p == ';')
+		return false;
 	if (url_userinfo(p, (size_t)(end - p)))
 		return false;
 	if (*p == '[') {

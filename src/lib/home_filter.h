@@ -21,7 +21,8 @@
  *   - git: every key of the sections "credential", "include", "includeIf"
  *     (an included file is not filtered) and of a "url" or "http" section
  *     whose subsection (a URL) carries userinfo;
- *   - a line that is neither blank, a comment, a section header nor
+ *   - every comment (a commented-out token is still a token);
+ *   - a line that is neither blank, a section header nor
  *     "key", "key = value" (fail closed).
  */
 
