@@ -58,7 +58,7 @@ static const struct home_default {
 
 /* Directories that are never hidden whole, whatever XDG_* says. */
 static const char *const never_hidden[] = { "/tmp", "/dev", "/run", "/proc", "/sys", "/usr", "/etc", "/bin",
-					    "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var/tmp", NULL };
+					    "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL };
 
 const char *policy_home_default_grant(const char *home, const char *c, bool *ret_filtered)
 {

@@ -149,6 +149,36 @@ fi
 w=$(cd "$H" && "$CORDON" why --home allowlist --path "$H/.viminfo" --op read 2>&1)
 grep -q 'does not apply' <<<"$w" && ok "workspace = HOME: why says the allowlist does not apply" || not_ok "why, workspace = HOME" "$w"
 
+# --- XDG_CONFIG_HOME outside HOME, and other users' homes: hidden the same way
+mkdir -p "$BASE/xdgconf/someapp"
+echo home-xdg-secret > "$BASE/xdgconf/someapp/token"
+ctl=$(XDG_CONFIG_HOME=$BASE/xdgconf crun -- cat "$BASE/xdgconf/someapp/token")
+out=$(XDG_CONFIG_HOME=$BASE/xdgconf crun --home allowlist -- cat "$BASE/xdgconf/someapp/token")
+if grep -q home-xdg-secret <<<"$ctl" && ! grep -q home-xdg-secret <<<"$out"; then
+        ok "XDG_CONFIG_HOME outside HOME: readable under the catalogue, hidden under the allowlist"
+else
+        not_ok "XDG_CONFIG_HOME outside HOME hidden" "catalogue: $ctl" "allowlist: $out"
+fi
+other=
+pw_home=$(getent passwd "$(id -u)" | cut -d: -f6)
+for d in /home/* /root; do
+        [ -d "$d" ] && [ "$d" != "$H" ] && [ "$d" != "$pw_home" ] && [ -n "$(ls -A "$d" 2>/dev/null)" ] &&
+                { other=$d; break; }
+done
+if [ -n "$other" ]; then
+        ctl=$(crun -- ls -A "$other")
+        out=$(crun --home allowlist -- ls -A "$other")
+        # another user's home: nothing of it shows (an empty tmpfs, or a refused listing)
+        extra=$(grep -v -x -e '' -e '\[cordon.*' -e 'ls: .*' <<<"$out")
+        if [ -n "$ctl" ] && [ -z "$extra" ]; then
+                ok "another user's home ($other) lists nothing under the allowlist ($(wc -l <<<"$ctl") entries under the catalogue)"
+        else
+                not_ok "another home ($other) hidden" "catalogue: $ctl" "allowlist: $out"
+        fi
+else
+        skip "another user's home hidden" "no other readable home here"
+fi
+
 # --- the launch's system calls: fewer with the allowlist than the catalogue alone
 if command -v strace >/dev/null; then
         calls() { (cd "$WS" && strace -f -c -o "$BASE/strace.out" "$CORDON" run "$@" -- true >/dev/null 2>&1)
