@@ -149,6 +149,14 @@ fi
 w=$(cd "$H" && "$CORDON" why --home allowlist --path "$H/.viminfo" --op read 2>&1)
 grep -q 'does not apply' <<<"$w" && ok "workspace = HOME: why says the allowlist does not apply" || not_ok "why, workspace = HOME" "$w"
 
+# --- a working directory in HOME outside the grants: refused with the reason; --read brings it back
+mkdir -p "$H/elsewhere"
+out=$(cd "$H/elsewhere" && "$CORDON" run --workspace "$WS" --home allowlist -- pwd 2>&1)
+grep -q 'the HOME allowlist hides it' <<<"$out" && ok "a working directory the allowlist hides is refused, saying why" ||
+        not_ok "working directory hidden" "$out"
+out=$(cd "$H/elsewhere" && "$CORDON" run --workspace "$WS" --home allowlist --read "$H/elsewhere" -- pwd 2>&1)
+grep -q "^$H/elsewhere\$" <<<"$out" && ok "--read brings the working directory back" || not_ok "--read the cwd" "$out"
+
 # --- XDG_CONFIG_HOME outside HOME, and other users' homes: hidden the same way
 mkdir -p "$BASE/xdgconf/someapp"
 echo home-xdg-secret > "$BASE/xdgconf/someapp/token"
