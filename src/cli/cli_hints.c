@@ -564,6 +564,10 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
 	}
+	/* what the HOME allowlist hid reads as missing: say so */
+	if (status != 0 && why)
+		(void)cli_hidden_home_hints(why, h.home, res->stderr_output ?: res->output,
+					    res->stderr_output ? res->stderr_len : res->output_len, h.hints);
 	/* a failure beside what the private /tmp hid: say what it hid */
 	if (status != 0)
 		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,

@@ -132,6 +132,9 @@ grep -q -e home-token -e Alice <<<"$out" && not_ok "light: ~/.gitconfig stays hi
 # --- --read brings one back; why names it
 out=$(crun --home allowlist --read "$H/.config/someapp" -- cat "$H/.config/someapp/cache.sqlite")
 grep -q home-secret-6 <<<"$out" && ok "--read ~/.config/someapp brings it back" || not_ok "--read brings it back" "$out"
+out=$(crun --home allowlist -- cat "$H/.viminfo")
+grep -q "hint: the HOME allowlist hides $H/.viminfo" <<<"$out" && ok "the run's hint names the hidden ~/.viminfo and --read" ||
+        not_ok "the run's hint for a hidden HOME path" "$out"
 w=$(cd "$WS" && "$CORDON" why --home allowlist --path "$H/.viminfo" --op read 2>&1)
 grep -q 'hidden by omission' <<<"$w" && ok "why: ~/.viminfo is hidden by omission" || not_ok "why ~/.viminfo" "$w"
 w=$(cd "$WS" && "$CORDON" why --home allowlist --path "$H/.cargo/bin/cargo-tool" --op read 2>&1)
