@@ -119,12 +119,18 @@ static bool related_to_any(const char *c, char *const *dirs)
 	return false;
 }
 
-static int hide(struct cordon_policy *p, const char *c)
+/* A home directory hidden: where it leads when it is a symlink (a
+ * /home/NAME that points at /data/NAME), never a system directory. */
+static int hide(struct cordon_policy *p, const char *path)
 {
+	_cleanup_free_ char *c = realpath(path, NULL);
 	struct stat st;
 
-	if (lstat(c, &st) < 0 || !S_ISDIR(st.st_mode) || related_to_any(c, p->home_hidden))
+	if (!c || strcmp(c, "/") == 0 || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) || related_to_any(c, p->home_hidden))
 		return 0;
+	for (size_t k = 0; never_hidden[k]; k++)
+		if (path_is_under(c, never_hidden[k]) || path_is_under(never_hidden[k], c))
+			return 0;
 	return strv_push_unique(&p->home_hidden, c);
 }
 
@@ -140,7 +146,7 @@ static int hide_entries(struct cordon_policy *p, const char *dir, const char *su
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *c = NULL;
 
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
 			continue;
 		if (asprintf(&c, "%s/%s%s", dir, de->d_name, suffix) < 0)
 			return -ENOMEM;
@@ -157,20 +163,12 @@ static int hide_xdg(struct cordon_policy *p)
 
 	for (size_t i = 0; vars[i]; i++) {
 		const char *v = secure_getenv(vars[i]);
-		_cleanup_free_ char *c = NULL;
-		bool system = false;
+		int r;
 
-		if (!v || v[0] != '/' || cordon_canonicalize(v, &c, NULL) < 0 || strcmp(c, "/") == 0)
+		if (!v || v[0] != '/')
 			continue;
-		for (size_t k = 0; never_hidden[k]; k++)
-			if (path_is_under(c, never_hidden[k]) || path_is_under(never_hidden[k], c))
-				system = true;
-		if (!system) {
-			int r = hide(p, c);
-
-			if (r < 0)
-				return r;
-		}
+		if ((r = hide(p, v)) < 0)
+			return r;
 	}
 	return 0;
 }
