@@ -146,7 +146,7 @@ static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p
 
 		/* under the HOME allowlist, an entry no grant brings back is
 		 * gone with HOME's tmpfs and its Landlock omission already */
-		if (!d || !deny_in_reach(p, d) || policy_home_hides(p, d))
+		if (!d || !deny_in_reach(p, d) || (!p->deny[i].explicit_deny && policy_home_hides(p, d)))
 			continue;
 		for (k = fnv1a(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
 			;

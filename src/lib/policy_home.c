@@ -436,6 +436,16 @@ bool policy_home_hides(const struct cordon_policy *p, const char *d)
 	return policy_home_hiding(p, d) && !policy_home_granted(p, d);
 }
 
+/* c is at or below an entry the caller denied: deny wins over every
+ * built-in grant, link and filtered copy. */
+static bool explicitly_denied(const struct cordon_policy *p, const char *c)
+{
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (p->deny[i].explicit_deny && path_is_under(c, p->deny[i].path))
+			return true;
+	return false;
+}
+
 void policy_home_add_flags(struct strv_builder *sb, const struct cordon_policy *p, bool light)
 {
 	const char *ws[] = { p->workspace, NULL };
@@ -449,16 +459,16 @@ void policy_home_add_flags(struct strv_builder *sb, const struct cordon_policy *
 	grant_lists(p, p->workspace ? ws : NULL, &lists);
 	for (size_t l = 0; l < 5; l++)
 		for (const char *const *g = lists[l]; g && *g; g++)
-			if (below_hidden(p, *g))
+			if (below_hidden(p, *g) && !explicitly_denied(p, *g))
 				strvb_add_many(sb, "--home-grant", *g, NULL);
 	/* no mount namespace under light: Landlock alone, which needs no
 	 * link made again and has no place for a copy */
 	if (light)
 		return;
 	STRV_FOREACH(l, p->home_links)
-		if (below_hidden(p, *l) && !policy_home_granted(p, *l))
+		if (below_hidden(p, *l) && !policy_home_granted(p, *l) && !explicitly_denied(p, *l))
 			strvb_add_many(sb, "--home-link", *l, NULL);
 	STRV_FOREACH(f, p->home_filtered)
-		if (below_hidden(p, *f) && !policy_home_granted(p, *f))
+		if (below_hidden(p, *f) && !policy_home_granted(p, *f) && !explicitly_denied(p, *f))
 			strvb_add_many(sb, "--home-filtered", *f, NULL);
 }

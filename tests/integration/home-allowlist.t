@@ -120,6 +120,12 @@ if grep -q 'Alice Example' <<<"$out" && ! grep -q -e home-token -e 'secret-inclu
 else
         not_ok "full: the filtered config" "$out"
 fi
+out=$(crun --home allowlist --deny-read "$H/.gitconfig" -- cat "$H/.gitconfig")
+grep -q Alice <<<"$out" && not_ok "--deny-read ~/.gitconfig wins over its filtered copy" "$out" ||
+        ok "--deny-read ~/.gitconfig wins over its filtered copy"
+out=$(crun --home allowlist --deny-read "$H/.cargo" -- cat "$H/.cargo/bin/cargo-tool")
+grep -q grant-cargo <<<"$out" && not_ok "--deny-read ~/.cargo wins over the built-in grant" "$out" ||
+        ok "--deny-read ~/.cargo wins over the built-in grant"
 ctl=$(crun -- cat "$H/.gitconfig")
 grep -q home-token-1 <<<"$ctl" && ok "control: the catalogue shows ~/.gitconfig whole (extraHeader token)" ||
         not_ok "control: ~/.gitconfig under the catalogue" "$ctl"
