@@ -67,6 +67,16 @@ static bool below_other_grant(const struct plan *p, const char *home, const char
 	return false;
 }
 
+/* path was taken already (a grant named twice: a built-in cache a
+ * profile also makes writable) */
+static bool held_already(const struct home_held *held, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(held[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 static bool in_writable_root(const struct plan *p, const char *path)
 {
 	return path_under_any(path, p->write);
@@ -102,9 +112,10 @@ static void hold_grant(const struct plan *p, const char *path, struct home_held 
 	}
 	if (fstat(fd, &st) < 0)
 		exec_die("home", "%s: %m", path);
-	/* read-only unless a writable root holds it */
-	if (!in_writable_root(p, path) &&
-	    (r = mount_set_attr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)) < 0)
+	/* read-only unless a writable root holds it: the clone's own mount
+	 * only (the read-only root's already); a writable root bound below
+	 * it (~/go/pkg/mod in ~/go/pkg) keeps its own flags */
+	if (!in_writable_root(p, path) && (r = mount_set_attr(fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("home", "%s: cannot make the grant read-only: %s", path, strerror(-r));
 	h->fd = fd;
 	h->dir = S_ISDIR(st.st_mode);
@@ -209,7 +220,8 @@ void mount_home(struct exec_ctx *x, size_t i)
 		exec_die("home", "out of memory");
 	/* everything taken while the host's HOME is still in view */
 	for (size_t k = 0; p->home_grant && p->home_grant[k] && n < HOME_HELD_MAX; k++)
-		if (strictly_below(p->home_grant[k], home) && !below_other_grant(p, home, p->home_grant[k])) {
+		if (strictly_below(p->home_grant[k], home) && !below_other_grant(p, home, p->home_grant[k]) &&
+		    !held_already(held, n, p->home_grant[k])) {
 			held[n] = (struct home_held){ .path = p->home_grant[k], .kind = HELD_TREE };
 			hold_grant(p, p->home_grant[k], &held[n++]);
 		}

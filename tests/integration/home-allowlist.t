@@ -158,6 +158,15 @@ fi
 w=$(cd "$H" && "$CORDON" why --home allowlist --path "$H/.viminfo" --op read 2>&1)
 grep -q 'does not apply' <<<"$w" && ok "workspace = HOME: why says the allowlist does not apply" || not_ok "why, workspace = HOME" "$w"
 
+# --- a profile's writable cache below a read-only built-in grant stays writable
+mkdir -p "$H/go/pkg/mod" "$H/.cache/go-build"
+out=$(crun --profile go --home allowlist -- sh -c 'touch ~/go/pkg/mod/made && echo mod-writable; touch ~/go/pkg/other 2>/dev/null || echo pkg-read-only')
+if grep -q mod-writable <<<"$out" && grep -q pkg-read-only <<<"$out" && [ -e "$H/go/pkg/mod/made" ]; then
+        ok "profile go: ~/go/pkg/mod writable inside the read-only grant ~/go/pkg"
+else
+        not_ok "profile go: ~/go/pkg/mod writable" "$out"
+fi
+
 # --- a working directory in HOME outside the grants: refused with the reason; --read brings it back
 mkdir -p "$H/elsewhere"
 out=$(cd "$H/elsewhere" && "$CORDON" run --workspace "$WS" --home allowlist -- pwd 2>&1)
