@@ -104,6 +104,14 @@ CORDON_API const char *cordon_verdict_to_string(enum cordon_verdict v);
 CORDON_API const char *cordon_isolation_to_string(enum cordon_isolation i);
 CORDON_API int cordon_isolation_from_string(const char *s, enum cordon_isolation *ret);
 
+/* What hides the secrets below HOME (cordon_policy_set_home). */
+enum cordon_home {
+	CORDON_HOME_CATALOGUE, /* everything readable but the credential catalogue's entries */
+	CORDON_HOME_ALLOWLIST, /* nothing readable but what is granted; the catalogue inside the grants */
+};
+CORDON_API const char *cordon_home_to_string(enum cordon_home h);
+CORDON_API int cordon_home_from_string(const char *s, enum cordon_home *ret);
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,6 +100,26 @@ CORDON_API int cordon_policy_allow_unix_socket(struct cordon_policy *p, const ch
 CORDON_API int cordon_policy_add_writable(struct cordon_policy *p, const char *path,
 					  struct cordon_error *reterr);
 
+/* The HOME policy (default CORDON_HOME_CATALOGUE). ALLOWLIST: below HOME,
+ * the passwd home, other users' homes (/home/<name>, /root, /mnt/<d>/Users)
+ * and XDG_*_HOME outside HOME, nothing is visible but what is granted: the
+ * workspace and writable roots there, restricted-read and execute grants,
+ * cordon_policy_grant_home's, and the built-in toolchains, caches and
+ * non-secret configuration (some as a filtered copy: see policy_home.c).
+ * The native runner covers each such directory with an empty tmpfs and
+ * binds the grants back (full isolation), and withholds it from Landlock
+ * (both isolations); bwrap and seatbelt refuse it. A directory at or below
+ * a writable root (the workspace is HOME) cannot be hidden from itself:
+ * the catalogue alone applies there. Resolved now (reads the filesystem). */
+CORDON_API int cordon_policy_set_home(struct cordon_policy *p, enum cordon_home h, struct cordon_error *reterr);
+CORDON_API enum cordon_home cordon_policy_home_policy(const struct cordon_policy *p);
+/* Under ALLOWLIST, PATH (below a hidden directory; canonicalised now) is
+ * visible, read-only unless a writable root says otherwise. -EPERM below
+ * an entry of cordon_policy_deny_read (deny wins); a missing path is kept
+ * and skipped. Recorded under CATALOGUE too (it applies if the policy
+ * turns to ALLOWLIST). */
+CORDON_API int cordon_policy_grant_home(struct cordon_policy *p, const char *path, struct cordon_error *reterr);
+
 /* What a built policy applies, read back (`cordon profile show
  * --effective`): the lists as the providers will use them, not as asked. */
 CORDON_API enum cordon_isolation cordon_policy_isolation(const struct cordon_policy *p);

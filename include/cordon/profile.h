@@ -164,6 +164,12 @@ CORDON_API int cordon_profile_note(const struct cordon_profile_handle *p, size_t
  * limits are not in a policy: cordon_profile_limits. The caller owns *ret. */
 CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *p, const enum cordon_mode *mode,
 				     struct cordon_policy **ret, struct cordon_error *reterr);
+/* The same with the profile's "home" replaced by *home (NULL: the
+ * profile's): built for the allowlist from the start, HOME's credential
+ * catalogue is resolved only where something is granted. */
+CORDON_API int cordon_profile_policy_home(const struct cordon_profile_handle *p, const enum cordon_mode *mode,
+					  const enum cordon_home *home, struct cordon_policy **ret,
+					  struct cordon_error *reterr);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,8 @@ struct cordon_why_opts {
 	const char *const *protect;        /* added, as deny_read */
 	const char *const *net_rules[3];   /* by enum cordon_net_rule: added to the profile's */
 	const char *const *read_host;      /* as --read: host paths below /tmp brought back (read-only) */
+	bool home_set;                     /* else the profile's "home" */
+	enum cordon_home home;
 	/* new fields go here, at the end */
 };
 #define CORDON_WHY_OPTS_SIZE_1 \

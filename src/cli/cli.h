@@ -63,6 +63,8 @@ struct cli_args {
 	enum cordon_backend backend;
 	bool isolation_set;
 	enum cordon_isolation isolation;
+	bool home_set;                  /* --home catalogue|allowlist */
+	enum cordon_home home;
 	char **deny_read;
 	char **read_host;          /* --read: host paths below /tmp brought back read-only */
 	char **protect;
@@ -349,6 +351,8 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
  * /tmp the run could not see, and --read: those beside a workspace or
  * working directory below /tmp, or else those the output names that exist
  * on the host. 1 when one was added, 0 none, -errno. */
+/* The same for what the HOME allowlist hides (why: the run's; home: HOME). */
+int cli_hidden_home_hints(struct cordon_why *why, const char *home, const char *text, size_t len, json_t *hints);
 int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const struct cordon_confined *c,
 			 const char *output, size_t output_len, json_t *hints);
 

@@ -239,6 +239,15 @@ static int flag_isolation(struct cli_args *a, const struct cli_flag *f, const ch
 	return 0;
 }
 
+static int flag_home(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
+{
+	(void)f;
+	if (cordon_home_from_string(value, &a->home) < 0)
+		return fail(err, errlen, "--home: unknown HOME policy '%s': valid values are catalogue, allowlist", value);
+	a->home_set = true;
+	return 0;
+}
+
 static int flag_setenv(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	const char *eq = strchr(value, '=');
@@ -462,10 +471,12 @@ static const struct cli_flag flags[] = {
 	  "native | bwrap | seatbelt | unavailable (skips probing;\nCORDON_BACKEND does the same)" },
 	{ "--isolation", POLICY_CMDS, true, flag_isolation, 0, CLI_SECTION_POLICY, "full|light",
 	  "native runner only; light = Landlock + seccomp, no namespaces" },
+	{ "--home", POLICY_CMDS, true, flag_home, 0, CLI_SECTION_POLICY, "catalogue|allowlist",
+	  "below HOME: everything but the credential catalogue, or\nnothing but the grants (native runner only)" },
 	{ "--deny-read", POLICY_CMDS, true, cli_flag_repeat, F(deny_read), CLI_SECTION_POLICY, "PATH",
 	  "hide PATH from the sandbox (repeatable)" },
 	{ "--read", POLICY_CMDS, true, cli_flag_repeat, F(read_host), CLI_SECTION_POLICY, "PATH",
-	  "bring the host's PATH below /tmp (the sandbox's /tmp is\nits own) back, read-only (repeatable)" },
+	  "bring the host's PATH below /tmp (the sandbox's /tmp is\nits own), or below HOME under --home allowlist, back,\nread-only (repeatable)" },
 	{ "--protect", POLICY_CMDS, true, cli_flag_repeat, F(protect), CLI_SECTION_POLICY, "PATH",
 	  "keep PATH read-only inside the workspace (repeatable)" },
 	{ "--allow-unix-socket", POLICY_CMDS, true, cli_flag_repeat, F(allow_unix), CLI_SECTION_POLICY, "PATH",

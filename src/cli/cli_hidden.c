@@ -5,7 +5,7 @@
  * files beside it (`npm install ../dep`), and a command that reads one gets
  * a plain ENOENT that no denial line explains. The note names the hidden
  * paths (read on the host, not from the output) and how to bring one back
- * (--read PATH, read-only).
+ * (--read PATH, read-only). The same for what the HOME allowlist hides.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "cli.h"
@@ -154,4 +155,52 @@ int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const 
 			return r;
 	}
 	return note_named(hints, output, output_len, ws, cwd, a->read_host);
+}
+
+/* Under the HOME allowlist a hidden path reads as missing (full
+ * isolation) or refused (light): paths below HOME that the output names,
+ * that exist on the host and that `why` says the allowlist hides, are
+ * named, with how to bring one back. */
+int cli_hidden_home_hints(struct cordon_why *why, const char *home, const char *text, size_t len, json_t *hints)
+{
+	_cleanup_free_ char *named = NULL, *msg = NULL;
+	size_t n = 0, hl;
+
+	if (!why || !home || !text)
+		return 0;
+	hl = strlen(home);
+	for (const char *t = text; (t = memmem(t, len - (size_t)(t - text), home, hl)); t += hl) {
+		_cleanup_free_ char *tok = NULL;
+		struct cordon_why_decision d;
+		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
+		struct stat st;
+
+		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX || t[hl] != '/')
+			continue;
+		tok = strndup(t, k);
+		if (!tok || lstat(tok, &st) < 0 || (named && strstr(named, tok)))
+			continue;
+		if (cordon_why_path(why, tok, CORDON_OP_READ, &d) < 0 || d.allow ||
+		    (!strstr(d.reason, "hidden by omission") && !strstr(d.reason, "stays hidden")))
+			continue;
+		if (n++ < HIDDEN_MAX_NAMED) {
+			char *s = NULL;
+
+			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", tok) < 0)
+				return -ENOMEM;
+			free(named);
+			named = s;
+		}
+		if (n > 64)
+			break;
+	}
+	if (!n)
+		return 0;
+	if (asprintf(&msg,
+		     "the HOME allowlist hides %s%s, which exists on the host (cordon why --path says why); --read PATH "
+		     "brings one back, read-only",
+		     named, n > HIDDEN_MAX_NAMED ? " (and more)" : "") < 0)
+		return -ENOMEM;
+	json_array_append_new(hints, json_string(msg));
+	return 1;
 }

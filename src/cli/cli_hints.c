@@ -104,6 +104,7 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 {
 	/* the flags on top, as cli_build_policy puts them on a run's policy */
 	struct cordon_why_opts o = {
+		.size = sizeof(o),
 		.mode_set = a->mode_set,
 		.mode = a->mode,
 		.net_set = a->net_set,
@@ -112,6 +113,8 @@ int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p,
 		.deny_read = (const char *const *)a->deny_read,
 		.protect = (const char *const *)a->protect,
 		.read_host = read_host_with_cwd(a),
+		.home_set = a->home_set,
+		.home = a->home,
 	};
 
 	for (size_t k = 0; k < ELEMENTSOF(o.net_rules); k++)
@@ -561,6 +564,10 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		if (res->stderr_output)
 			scan_text(&h, a, c, res->stderr_output, res->stderr_len);
 	}
+	/* what the HOME allowlist hid reads as missing: say so */
+	if (status != 0 && why)
+		(void)cli_hidden_home_hints(why, h.home, res->stderr_output ?: res->output,
+					    res->stderr_output ? res->stderr_len : res->output_len, h.hints);
 	/* a failure beside what the private /tmp hid: say what it hid */
 	if (status != 0)
 		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "cli.h"
+#include "path.h"
 #include "strv.h"
 
 #define say cli_say
@@ -202,7 +203,7 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 	struct cordon_error e = {};
 	int r;
 
-	r = cordon_profile_policy(prof, a->mode_set ? &a->mode : NULL, &p, &e);
+	r = cordon_profile_policy_home(prof, a->mode_set ? &a->mode : NULL, a->home_set ? &a->home : NULL, &p, &e);
 	if (r < 0) {
 		say("%s", e.message);
 		return r;
@@ -247,6 +248,12 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 			goto bad;
 	if ((r = cli_net_apply(a, p)) < 0)
 		return r;
+	/* the run's note: HOME cannot be hidden from a workspace that holds it */
+	if (cordon_policy_home_policy(p) == CORDON_HOME_ALLOWLIST && cordon_policy_home(p) &&
+	    cordon_policy_workspace(p) && path_is_under(cordon_policy_home(p), cordon_policy_workspace(p)))
+		say("note: the HOME allowlist does not apply to %s: the workspace %s holds it, and a directory cannot "
+		    "be hidden from itself; the credential catalogue applies there (cordon why --path says so too)",
+		    cordon_policy_home(p), cordon_policy_workspace(p));
 	/* last: the tool sandbox's session sees the writable roots as they are */
 	if (a->session && (r = cli_supervisor()->session->session_policy(a->session, p)) < 0)
 		return r;

@@ -193,8 +193,19 @@ void init_chdir(struct exec_ctx *x, size_t i)
 {
 	struct stat st;
 
-	if (x->cwd[0] && chdir(x->cwd) < 0)
+	if (x->cwd[0] && chdir(x->cwd) < 0) {
+		bool hidden = false;
+
+		for (size_t k = 0; k < x->plan->n_steps; k++)
+			if (x->plan->steps[k].kind == STEP_HOME &&
+			    strncmp(x->cwd, x->plan->steps[k].path, x->plan->steps[k].len) == 0 &&
+			    x->cwd[x->plan->steps[k].len] == '/')
+				hidden = true;
+		if (hidden)
+			exec_die("chdir", "%s: %m: the HOME allowlist hides it (run from the workspace, or --read it)",
+				 x->cwd);
 		exec_die("chdir", "%s: %m (is it below the private /tmp?)", x->cwd);
+	}
 	/* Looked up again by path in the command's own mount namespace: it
 	 * must be the directory the runner was started in (and the caller
 	 * checked), not whatever a mount, a swapped link or a rename made

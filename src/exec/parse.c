@@ -69,6 +69,12 @@ const char cordon_exec_usage[] =
 	"                          made there is unreadable (Landlock omission; no stand-in)\n"
 	"  --read-host PATH        the host's PATH below /tmp or /dev/shm, which the private\n"
 	"                          tmpfs would hide, bound back read-only; repeatable\n"
+	"  --home-hide DIR         the HOME allowlist: DIR is an empty tmpfs (full) and\n"
+	"                          unreadable (Landlock) but for the paths granted below\n"
+	"  --home-grant PATH       below a --home-hide DIR: PATH is bound back as it is\n"
+	"  --home-link PATH        below a --home-hide DIR: the symlink PATH is made again\n"
+	"  --home-filtered PATH    below a --home-hide DIR: a copy of PATH without its\n"
+	"                          credential-bearing keys (full isolation only)\n"
 	"  --protect PATH          keep PATH read-only even below a writable root, also when it\n"
 	"                          does not exist yet; PATH ending in '*' protects every existing\n"
 	"                          entry with that prefix (full isolation)\n"
@@ -236,6 +242,20 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return r;
 		return list_add(&f->read_host, flag, value, err, errlen);
 	}
+	if (strncmp(flag, "--home-", 7) == 0) {
+		struct exec_list *l = strcmp(flag, "--home-hide") == 0	   ? &f->home_hide
+				      : strcmp(flag, "--home-grant") == 0	   ? &f->home_grant
+				      : strcmp(flag, "--home-link") == 0	   ? &f->home_link
+				      : strcmp(flag, "--home-filtered") == 0 ? &f->home_filtered
+									   : NULL;
+
+		if (l) {
+			r = check_path(flag, value, err, errlen);
+			if (r < 0)
+				return r;
+			return list_add(l, flag, value, err, errlen);
+		}
+	}
 	if (strcmp(flag, "--read") == 0 || strcmp(flag, "--exec") == 0 || strcmp(flag, "--deny-exec") == 0) {
 		struct exec_list *l = flag[2] == 'r' ? &f->read : flag[2] == 'e' ? &f->exec : &f->deny_exec;
 
@@ -379,6 +399,7 @@ static bool takes_value(const char *flag)
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
 		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd", "--plan-fd",
+		"--home-hide", "--home-grant", "--home-link", "--home-filtered",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -466,7 +487,8 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
 				      &f.allow_domain, &f.deny_domain, &f.allow_address, &f.read,
 				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host,
-				      &f.deny_absent };
+				      &f.deny_absent,  &f.home_hide,   &f.home_grant,    &f.home_link,
+				      &f.home_filtered };
 	size_t per_list;
 	unsigned seen = 0;
 	bool dashdash = false;

@@ -44,6 +44,15 @@ struct exec_flags {
 	struct exec_list deny_absent;     /* --deny-read-absent PATH: did not exist when the policy was built:
 					   * hidden by Landlock omission only (no stand-in to mount) */
 	struct exec_list read_host;       /* --read-host PATH: the host's PATH below a private tmpfs, read-only */
+	/* the HOME allowlist (mount_home.c): each --home-hide DIR is covered by
+	 * an empty tmpfs (full isolation) and withheld by Landlock; below it
+	 * only the --home-grant paths come back (bound, as the tree has them),
+	 * each --home-link symlink is made again, each --home-filtered file is
+	 * a filtered copy (home_filter.h) made by init before the tmpfs went on */
+	struct exec_list home_hide;
+	struct exec_list home_grant;
+	struct exec_list home_link;
+	struct exec_list home_filtered;
 	struct exec_list protect;         /* --protect PATH: read-only even under a writable root; PATH may end in '*' */
 	struct exec_list protect_name;    /* --protect-name NAME: that name, at any depth below a writable root; may end in '*' */
 	struct exec_list unprotect;       /* --unprotect PATH: no name rule applies at or below PATH */

@@ -238,7 +238,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.shims = f->shim.v,
 	};
 	size_t n_writable = f->write.n + 8, n_steps;
-	const char **writable;
+	const char **writable, **readable, **denied;
+	size_t n_readable, n_denied;
 	char *blob;
 	int r;
 
@@ -294,21 +295,51 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		return errbuf_set(err, errlen, -EINVAL, "--require netns contradicts --net host");
 
 	/* Every protected path brings at most one pin per ancestor. */
-	n_steps = 32 + f->write.n + f->deny_read.n;
+	n_steps = 32 + f->write.n + f->deny_read.n + f->home_hide.n;
 	for (size_t i = 0; i < f->protect.n; i++)
 		for (const char *c = f->protect.v[i]; *c; c++)
 			n_steps += *c == '/';
 	if (n_steps > PLAN_MAX_STEPS)
 		n_steps = PLAN_MAX_STEPS;
 
+	if (f->home_hide.n == 0 && f->home_grant.n + f->home_link.n + f->home_filtered.n > 0)
+		return errbuf_set(err, errlen, -EINVAL, "--home-grant, --home-link and --home-filtered need a --home-hide");
+	/* under light isolation only Landlock hides HOME: a filtered copy
+	 * has nowhere to go, so the file stays hidden */
+	n_readable = (f->read.n ? f->read.n : 1) + f->home_grant.n + (light ? 0 : f->home_filtered.n) + 1;
+	n_denied = f->deny_read.n + f->home_hide.n + 1;
+
 	/* One allocation: the steps and the Landlock path arrays. */
-	blob = calloc(1, n_steps * sizeof(struct step) + 2 * n_writable * sizeof(char *));
+	blob = calloc(1, n_steps * sizeof(struct step) + (2 * n_writable + n_readable + n_denied) * sizeof(char *));
 	if (!blob)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	p.storage = blob;
 	p.steps = (struct step *)blob;
 	p.max_steps = n_steps;
 	writable = (const char **)(blob + n_steps * sizeof(struct step));
+	readable = writable + 2 * n_writable;
+	denied = readable + n_readable;
+	p.home_grant = f->home_grant.v;
+	p.home_link = f->home_link.v;
+	p.home_filtered = f->home_filtered.v;
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < (f->read.n ? f->read.n : 1); i++)
+			readable[k++] = f->read.n ? f->read.v[i] : plan_readable_all[0];
+		for (size_t i = 0; i < f->home_grant.n; i++)
+			readable[k++] = f->home_grant.v[i];
+		for (size_t i = 0; !light && i < f->home_filtered.n; i++)
+			readable[k++] = f->home_filtered.v[i];
+		readable[k] = NULL;
+		k = 0;
+		for (size_t i = 0; i < f->deny_read.n; i++)
+			denied[k++] = f->deny_read.v[i];
+		/* HOME is hidden by omission: no rule but the grants below it */
+		for (size_t i = 0; i < f->home_hide.n; i++)
+			denied[k++] = f->home_hide.v[i];
+		denied[k] = NULL;
+	}
 	p.protect_names = f->protect_name.v;
 	p.unprotect = f->unprotect.v;
 	p.protect_git = f->protect_git;
@@ -340,7 +371,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	p.landlock = (struct landlock_rules){
 		/* --read: exactly those (the provider names the system's
 		 * baseline among them); else everything */
-		.readable = f->read.n ? f->read.v : plan_readable_all,
+		.readable = f->read.n || f->home_hide.n ? readable : plan_readable_all,
 		.writable = writable,
 		.exec_gate = f->exec_gate,
 		.exec = f->exec.v,
@@ -351,7 +382,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		 * give an empty view, but a host rename or a store created
 		 * during the run is out of their reach; an inode without a rule
 		 * is not (under light isolation Landlock is the only layer). */
-		.deny_read = f->deny_read.v,
+		.deny_read = denied,
 		.deny_absent = f->deny_absent.v,
 		.list_walked = !light,
 		/* With a network namespace of its own, --net none leaves the
@@ -386,6 +417,13 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 				goto fail;
 		if ((r = add_bind_backs(&p)) < 0)
 			goto fail;
+		/* HOME's tmpfs goes on once the writable roots below it are
+		 * back (they come back from the tree as it is then), before
+		 * what protects or hides inside the grants */
+		for (size_t i = 0; i < f->home_hide.n; i++)
+			if (!plan_in_private_dir(f->home_hide.v[i], strlen(f->home_hide.v[i]), false) &&
+			    (r = add_step(&p, STEP_HOME, f->home_hide.v[i])) < 0)
+				goto fail;
 		r = add_protections(&p, f);
 		if (r < 0)
 			goto fail;

@@ -26,6 +26,7 @@ enum step_kind {
 	STEP_BIND_BACK,    /* path: a writable root below a private tmpfs, bound back from the host */
 	STEP_PIN,          /* path: bound onto itself, so it cannot be renamed or removed */
 	STEP_PROTECT,      /* path: bound read-only; missing: its first missing component cannot be made (create_gate.h) */
+	STEP_HOME,         /* path: a HOME hidden by an empty tmpfs, the granted entries bound back (mount_home.c) */
 	STEP_HIDE,         /* path: an empty, inaccessible read-only directory, or /dev/null */
 	STEP_PROC,         /* a fresh /proc for the new pid namespace */
 	STEP_TRUST,        /* --credentials-fd: the certificate directories with the session CA (trust.h) */
@@ -82,6 +83,9 @@ struct plan {
 	struct seccomp_opts seccomp;
 	const char *const *write;       /* the --write roots, NULL-terminated */
 	const char *const *read_host;   /* --read-host, NULL-terminated */
+	const char *const *home_grant;  /* --home-grant, --home-link, --home-filtered: NULL-terminated */
+	const char *const *home_link;
+	const char *const *home_filtered;
 	const char *const *protect_names; /* --protect-name, NULL-terminated (the write gate) */
 	const char *const *unprotect;   /* --unprotect, NULL-terminated */
 	bool protect_git;               /* --protect-git */

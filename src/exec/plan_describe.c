@@ -119,6 +119,21 @@ void describe_hide(const struct plan *p, const struct step *s, unsigned uid, uns
 	fprintf(out, "hide %.*s (an empty, inaccessible directory, or /dev/null for a file)\n", P);
 }
 
+void describe_home(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
+{
+	fprintf(out, "hide %.*s by an empty read-only tmpfs; bound back below it:", P);
+	print_list(out, p->home_grant, "nothing");
+	if (p->home_link && p->home_link[0]) {
+		fprintf(out, "; symlinks made again:");
+		print_list(out, p->home_link, "");
+	}
+	if (p->home_filtered && p->home_filtered[0]) {
+		fprintf(out, "; filtered copies (no credential-bearing line):");
+		print_list(out, p->home_filtered, "");
+	}
+	fprintf(out, "\n");
+}
+
 void describe_proc(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
 	fprintf(out, "fresh /proc: only the sandbox's processes\n");

@@ -21,6 +21,7 @@ static const struct step_ops steps[_STEP_MAX] = {
 	STEP(STEP_BIND_BACK, STAGE_MOUNT, "bind back", describe_bind_back, mount_bind_back),
 	STEP(STEP_PIN, STAGE_MOUNT, "pin", describe_pin, mount_pin),
 	STEP(STEP_PROTECT, STAGE_MOUNT, "protect", describe_protect, mount_protect),
+	STEP(STEP_HOME, STAGE_MOUNT, "home", describe_home, mount_home),
 	STEP(STEP_HIDE, STAGE_MOUNT, "hide", describe_hide, mount_hide),
 	STEP(STEP_PROC, STAGE_MOUNT, "proc", describe_proc, mount_proc),
 	STEP(STEP_TRUST, STAGE_MOUNT, "trust", describe_trust, trust_mount),

@@ -50,6 +50,7 @@ void describe_tmpfs(const struct plan *p, const struct step *s, unsigned uid, un
 void describe_bind_back(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_pin(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_protect(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
+void describe_home(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_hide(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_proc(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_loopback(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
@@ -85,6 +86,8 @@ void mount_pin(struct exec_ctx *x, size_t i);
 void mount_protect(struct exec_ctx *x, size_t i);
 void mount_hide(struct exec_ctx *x, size_t i);
 void mount_proc(struct exec_ctx *x, size_t i);
+/* mount_home.c: a HOME of the allowlist */
+void mount_home(struct exec_ctx *x, size_t i);
 
 /* harden.c: the command's own steps */
 void harden_setsid(struct exec_ctx *x, size_t i);

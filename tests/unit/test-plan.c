@@ -681,3 +681,53 @@ Test(plan, light_refuses_the_gate_and_deny_exec)
 	plan_done(&p);
 	exec_flags_done(&f);
 }
+
+/* The HOME allowlist: the tmpfs after the roots are back and before what
+ * protects or hides inside the grants; Landlock reads everything plus the
+ * grants (and, full, the filtered copies) and withholds the hidden home. */
+Test(plan, home_allowlist)
+{
+	struct exec_flags f;
+	struct plan p;
+	char *got, *want;
+
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/h/ws", "--write", "/tmp", "--private-tmp", "--home-hide", "/h",
+			     "--home-hide", "/tmp/other", "--home-grant", "/h/ws", "--home-grant", "/h/.cargo/bin",
+			     "--home-filtered", "/h/.gitconfig", "--home-link", "/h/.vimrc", "--deny-read",
+			     "/h/.cargo/bin/.credentials", "--protect", "/h/ws/.git/hooks", "--", "true"),
+		     0, "%s", err);
+	got = render(&p);
+	cr_assert(asprintf(&want,
+			   "namespaces\nid map\n%s"
+			   "home /h\n"
+			   "pin /h/ws/.git\nprotect /h/ws/.git/hooks\n"
+			   "hide /h/.cargo/bin/.credentials\n"
+			   "proc /proc\nloopback\nchdir\ninit\n%s",
+			   MOUNTS, command_steps) > 0);
+	cr_assert_str_eq(got, want, "a home below a private dir has no tmpfs of its own");
+	cr_expect_str_eq(p.landlock.readable[0], "/");
+	cr_expect_str_eq(p.landlock.readable[1], "/h/ws");
+	cr_expect_str_eq(p.landlock.readable[2], "/h/.cargo/bin");
+	cr_expect_str_eq(p.landlock.readable[3], "/h/.gitconfig");
+	cr_expect_null(p.landlock.readable[4]);
+	cr_expect_str_eq(p.landlock.deny_read[0], "/h/.cargo/bin/.credentials");
+	cr_expect_str_eq(p.landlock.deny_read[1], "/h");
+	cr_expect_str_eq(p.landlock.deny_read[2], "/tmp/other");
+	free(got);
+	free(want);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* light: Landlock only, no copy to read */
+	cr_assert_eq(COMPILE(&p, &f, "--isolation", "light", "--home-hide", "/h", "--home-filtered", "/h/.gitconfig",
+			     "--home-grant", "/h/.rustup", "--", "true"),
+		     0, "%s", err);
+	cr_expect_str_eq(p.landlock.readable[1], "/h/.rustup");
+	cr_expect_null(p.landlock.readable[2]);
+	cr_expect_str_eq(p.landlock.deny_read[0], "/h");
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	cr_assert_neq(COMPILE(&p, &f, "--home-grant", "/h/x", "--", "true"), 0, "a grant needs a hidden home");
+	exec_flags_done(&f);
+}

@@ -220,7 +220,7 @@ Test(profile, builtins_load_and_apply)
 		cr_expect_str_eq(p->meta_name, names[n]);
 		cr_assert_eq(profile_apply(p, &pol, &e), 0, "%s: %s", names[n], e.message);
 	}
-	cr_expect_eq(n, 7);
+	cr_expect_eq(n, 11);
 }
 
 /* ---- errors --------------------------------------------------------------- */

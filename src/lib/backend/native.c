@@ -146,7 +146,9 @@ static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p
 		const char *d = deny_entry_native_path(p, &p->deny[i]);
 		size_t k;
 
-		if (!d || !deny_in_reach(p, d))
+		/* under the HOME allowlist, an entry no grant brings back is
+		 * gone with HOME's tmpfs and its Landlock omission already */
+		if (!d || !deny_in_reach(p, d) || (!p->deny[i].explicit_deny && policy_home_hides(p, d)))
 			continue;
 		for (k = fnv1a(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
 			;
@@ -219,6 +221,7 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		STRV_FOREACH(h, p->read_host)
 			strvb_add_many(&sb, "--read-host", *h, NULL);
 	}
+	policy_home_add_flags(&sb, p, light);
 	if (p->read_restricted) {
 		STRV_FOREACH(root, p->read_roots)
 			strvb_add_many(&sb, "--read", *root, NULL);

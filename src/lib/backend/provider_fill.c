@@ -59,5 +59,12 @@ const char *policy_needs_native(const struct cordon_policy *p)
 		return "the tool sandbox's broker";
 	if (p->credentials)
 		return "a credential proxy";
+	/* bwrap's --tmpfs would hide HOME, but a grant below it that the
+	 * host replaces by rename, or a store made during the run in a
+	 * grant, has no Landlock behind it there: refused, not weakened */
+	if (p->home_policy == CORDON_HOME_ALLOWLIST)
+		STRV_FOREACH(h, p->home_hidden)
+			if (policy_home_applies(p, *h))
+				return "the HOME allowlist";
 	return "";
 }

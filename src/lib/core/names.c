@@ -64,6 +64,11 @@ static const char *const isolation_names[] = {
 	[CORDON_ISOLATION_LIGHT] = "light",
 };
 
+static const char *const home_names[] = {
+	[CORDON_HOME_CATALOGUE] = "catalogue",
+	[CORDON_HOME_ALLOWLIST] = "allowlist",
+};
+
 #define DEFINE_NAMES(kind, type, table)                                         \
 	const char *cordon_##kind##_to_string(type v)                           \
 	{                                                                       \
@@ -95,3 +100,5 @@ CORDON_API DEFINE_FROM_STRING(grade, enum cordon_grade, grade_names)
 CORDON_API DEFINE_NAMES(verdict, enum cordon_verdict, verdict_names)
 CORDON_API DEFINE_NAMES(isolation, enum cordon_isolation, isolation_names)
 CORDON_API DEFINE_FROM_STRING(isolation, enum cordon_isolation, isolation_names)
+CORDON_API DEFINE_NAMES(home, enum cordon_home, home_names)
+CORDON_API DEFINE_FROM_STRING(home, enum cordon_home, home_names)

@@ -264,6 +264,11 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	strv_free(p->read_roots);
 	strv_free(p->read_missing);
 	strv_free(p->read_host);
+	strv_free(p->home_hidden);
+	strv_free(p->home_grants);
+	strv_free(p->home_links);
+	strv_free(p->home_filtered);
+	free(p->home_other);
 	strv_free(p->exec_roots);
 	strv_free(p->exec_missing);
 	strv_free(p->deny_exec);
@@ -332,16 +337,22 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 	r = policy_resolve_home(&p->home);
 	if (r < 0)
 		return error_set(reterr, r, "cannot resolve HOME");
-	r = policy_deny_home_secrets(p, p->home, reterr);
-	if (r < 0)
-		return r;
 	/* HOME may point elsewhere than the passwd home (HOME=/x cordon
-	 * run): both hold the caller's secrets. */
+	 * run): both hold the caller's secrets. Under the allowlist only
+	 * what is granted there is looked at (policy_home_cover, below). */
 	r = policy_other_home(p->home, &pw_home);
-	if (r == 0 && pw_home)
-		r = policy_deny_home_secrets(p, pw_home, reterr);
 	if (r < 0)
 		return r;
+	if (flags & POLICY_NEW_HOME_ALLOWLIST) {
+		p->home_catalogue_lazy = true;
+		p->home_other = TAKE_PTR(pw_home);
+	} else {
+		r = policy_deny_home_secrets(p, p->home, reterr);
+		if (r == 0 && pw_home)
+			r = policy_deny_home_secrets(p, pw_home, reterr);
+		if (r < 0)
+			return r;
+	}
 	if (geteuid() == 0) {
 		r = policy_deny_root_secrets(p, reterr);
 		if (r < 0)
@@ -379,6 +390,11 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 	r = compute_writable_roots(p, tool);
 	if (r < 0)
 		return r;
+	if (p->workspace && (r = policy_home_cover(p, p->workspace, reterr)) < 0)
+		return r;
+	STRV_FOREACH(root, p->writable_roots)
+		if ((r = policy_home_cover(p, *root, reterr)) < 0)
+			return r;
 	/* Shell start-up files and HOME's dot-entries matter only where HOME
 	 * is writable (under the workspace or $TMPDIR; a HOME under /tmp sits
 	 * in the sandbox's private /tmp), PATH dirs where a root holds them. */
@@ -692,6 +708,8 @@ int policy_add_writable_canonical(struct cordon_policy *p, const char *canon, st
 	 * socket or fifo is no file to write. */
 	if (stat(canon, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		return error_set(reterr, -EINVAL, "'%s' is neither a directory nor a regular file", canon);
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	if (p->read_restricted) {
 		r = policy_lift_deny(p, canon, reterr);
 		if (r < 0)

@@ -81,6 +81,16 @@ struct cordon_policy {
 	char **exec_missing;
 	char **deny_exec;          /* canonical; for a missing path its first missing component */
 	bool exec_from_fd;         /* the runner executes the file the caller opened (--exec-fd) */
+
+	/* policy_home.c: the HOME allowlist */
+	enum cordon_home home_policy;
+	char **home_hidden;        /* canonical directories covered (HOME, other homes, XDG outside HOME) */
+	char **home_grants;        /* canonical: the built-in grants that exist, and cordon_policy_grant_home's */
+	char **home_links;         /* granted symlinks, made again in the sandbox's HOME */
+	char **home_filtered;      /* configuration files the sandbox sees as a filtered copy */
+	bool home_catalogue_lazy;  /* built for the allowlist: the catalogue is resolved only at and below
+				    * what is granted (policy_home_cover), not in the whole of HOME */
+	char *home_other;          /* the passwd home when it is another directory (lazy catalogue) */
 };
 
 /* The built-in read-deny set, relative to HOME. NULL-terminated. */
@@ -190,6 +200,7 @@ char *policy_first_absent(const char *path);
 enum {
 	POLICY_NEW_TOOL = 1u << 0,      /* a tool's sandbox: nothing writable but /tmp */
 	POLICY_NEW_CANONICAL = 1u << 1, /* workspace_root is canonical already (a loaded profile's) */
+	POLICY_NEW_HOME_ALLOWLIST = 1u << 2, /* HOME's catalogue only where granted (policy_home_cover) */
 };
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr);
@@ -212,6 +223,35 @@ int policy_deny_add_canonical(struct cordon_policy *p, const char *canon, struct
 /* policy.c: what a new writable root reaches, protected (HOME's start-up
  * files, PATH directories, git's hooks paths, cordon's profiles). */
 int policy_protect_root(struct cordon_policy *p, const char *root, struct cordon_error *reterr);
+
+/* policy_home.c. The built-in grant below home that covers c (canonical),
+ * or NULL; *ret_filtered: it is seen as a filtered copy. Lexical. */
+const char *policy_home_default_grant(const char *home, const char *c, bool *ret_filtered);
+/* What a granted symlink at link brings back below home (its target, or
+ * the prefix of the bin/ it lies in), or *ret NULL: nothing (it leads out
+ * of HOME, into a catalogue entry, or, in_bin, to no executable file). */
+int policy_home_link_target(const char *home, const char *link, bool in_bin, char **ret);
+/* c (canonical) is at, below or above a catalogue entry of home. Lexical. */
+bool policy_home_catalogue(const char *home, const char *c);
+/* The hidden directory of p holding c, if the allowlist applies there:
+ * not at or below a writable root or the workspace. */
+const char *policy_home_hiding(const struct cordon_policy *p, const char *c);
+/* Whether the hidden directory h applies to the run: nothing at or above
+ * it is writable, nor the workspace (then HOME cannot hide from itself). */
+bool policy_home_applies(const struct cordon_policy *p, const char *h);
+
+/* c is visible below its hidden directory: at or below a grant. */
+bool policy_home_granted(const struct cordon_policy *p, const char *c);
+/* d lies in an applying hidden directory and no grant brings it back: a
+ * read-deny entry there costs the runner nothing to hide (native.c). */
+bool policy_home_hides(const struct cordon_policy *p, const char *d);
+/* Under a lazily resolved catalogue (POLICY_NEW_HOME_ALLOWLIST), the
+ * catalogue's entries at, below or above canon, a path just granted or
+ * made writable, resolved and denied now; else nothing. */
+int policy_home_cover(struct cordon_policy *p, const char *canon, struct cordon_error *reterr);
+/* The runner's --home-* flags (native.c). */
+struct strv_builder;
+void policy_home_add_flags(struct strv_builder *sb, const struct cordon_policy *p, bool light);
 
 /* policy_net.c: the runner's --allow-domain/--deny-domain/--allow-address flags. */
 struct strv_builder;

@@ -148,6 +148,9 @@ CORDON_API int cordon_policy_read_host(struct cordon_policy *p, const char *path
 	if ((r = check_confined(p, "a host path below /tmp", reterr)) < 0 ||
 	    (r = canonical_grant(p, "read", path, &canon, &exists, reterr)) < 0)
 		return r;
+	/* under the HOME allowlist a path there comes back the same way */
+	if (!below_private_tmp(canon) && policy_home_hiding(p, canon))
+		return cordon_policy_grant_home(p, canon, reterr);
 	if (!below_private_tmp(canon))
 		return error_set(reterr, -EINVAL,
 				 "read: '%s' is not below /tmp or /dev/shm, where the sandbox's private tmpfs hides "
@@ -180,6 +183,8 @@ CORDON_API int cordon_policy_restrict_read(struct cordon_policy *p, const char *
 		return r;
 	if (!exists)
 		return strv_push_unique(&p->read_missing, canon);
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	r = policy_lift_deny(p, canon, reterr);
 	if (r < 0)
 		return r;
@@ -200,6 +205,8 @@ CORDON_API int cordon_policy_allow_exec(struct cordon_policy *p, const char *pat
 	    (r = canonical_grant(p, "exec", path, &canon, &exists, reterr)) < 0)
 		return r;
 	/* what is executed is read: a grant cannot reach into a hidden store */
+	if ((r = policy_home_cover(p, canon, reterr)) < 0)
+		return r;
 	for (size_t i = 0; i < p->n_deny; i++)
 		if (path_is_under(canon, p->deny[i].path))
 			return error_set(reterr, -EPERM, "'%s' is hidden by the read-deny entry '%s', and deny always wins",

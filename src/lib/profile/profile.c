@@ -60,6 +60,7 @@ struct cordon_profile *profile_free(struct cordon_profile *p)
 	free(p->meta_description);
 	free(p->meta_version);
 	profile_origin_clear(&p->mode_origin);
+	profile_origin_clear(&p->home_policy_origin);
 	free(p->workspace);
 	free(p->home);
 	profile_origin_clear(&p->workspace_origin);

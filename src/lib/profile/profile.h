@@ -145,6 +145,8 @@ struct cordon_profile {
 
 	enum cordon_mode mode;      /* default workspace-write */
 	struct profile_origin mode_origin;
+	enum cordon_home home_policy; /* "home": default catalogue */
+	struct profile_origin home_policy_origin;
 	char *workspace;            /* canonical: the caller's, else the profile's, else the
 				     * current directory; NULL only for danger-full-access */
 	bool workspace_set;
@@ -250,6 +252,9 @@ int profile_override_mode(struct cordon_profile *q, enum cordon_mode mode);
  * from. */
 int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr);
+/* The same with "home" replaced by *home (NULL: the profile's). */
+int profile_apply_home(const struct cordon_profile *p, const enum cordon_mode *mode, const enum cordon_home *home,
+		       struct cordon_policy **ret, struct cordon_error *reterr);
 
 struct profile_decision {
 	bool allow;

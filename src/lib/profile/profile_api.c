@@ -283,6 +283,20 @@ int profile_handle_policy(const struct cordon_profile_handle *h, const enum cord
 	return r;
 }
 
+int profile_handle_policy_home(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
+			       const enum cordon_home *home, struct cordon_policy **ret, struct cordon_error *reterr)
+{
+	struct policy_secret_memo *memo =
+		atomic_exchange(&((struct cordon_profile_handle *)h)->secrets, (struct policy_secret_memo *)NULL);
+	struct policy_secret_memo *prev = policy_secret_memo_use(memo);
+	int r;
+
+	r = profile_apply_home(h->prof, mode, home, ret, reterr);
+	policy_secret_memo_use(prev);
+	policy_secret_memo_free(memo);
+	return r;
+}
+
 const struct cordon_profile *profile_handle_profile(const struct cordon_profile_handle *h)
 {
 	return h->prof;

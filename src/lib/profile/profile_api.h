@@ -16,5 +16,8 @@ int profile_handle_reload(const struct cordon_profile_handle *h, const char *wor
 			  struct cordon_profile_handle **ret, struct cordon_error *reterr);
 /* The policy from h (profile_apply_mode); the first one built takes the
  * credential catalogue the load resolved instead of resolving it again. */
+/* The same with the profile's "home" replaced by *home (NULL: kept). */
+int profile_handle_policy_home(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
+			       const enum cordon_home *home, struct cordon_policy **ret, struct cordon_error *reterr);
 int profile_handle_policy(const struct cordon_profile_handle *h, const enum cordon_mode *mode, struct cordon_policy **ret,
 			  struct cordon_error *reterr);

@@ -70,7 +70,11 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 
 	if (!p || !ret)
 		return error_set(reterr, -EINVAL, "no profile to apply");
-	r = policy_new_internal(p->mode, p->workspace, POLICY_NEW_CANONICAL, &pol, reterr);
+	/* under the allowlist HOME's catalogue is resolved only where granted */
+	r = policy_new_internal(p->mode, p->workspace,
+				POLICY_NEW_CANONICAL |
+					(p->home_policy == CORDON_HOME_ALLOWLIST ? POLICY_NEW_HOME_ALLOWLIST : 0),
+				&pol, reterr);
 	if (r < 0)
 		return r;
 	r = cordon_policy_set_net(pol, profile_net_to_public(p->net));
@@ -104,6 +108,20 @@ int profile_apply(const struct cordon_profile *p, struct cordon_policy **ret, st
 	if ((r = apply_rules(pol, &p->deny_read, policy_deny_add_canonical, reterr)) < 0 ||
 	    (r = apply_rules(pol, &p->write, policy_add_writable_dir_canonical, reterr)) < 0)
 		return r;
+	/* the HOME allowlist: resolved once the writable roots are known;
+	 * filesystem.read below HOME is a grant there */
+	if ((r = cordon_policy_set_home(pol, p->home_policy, reterr)) < 0)
+		return r;
+	for (size_t i = 0; i < p->read.n; i++)
+		if (policy_home_hiding(pol, p->read.v[i].path) &&
+		    (r = cordon_policy_grant_home(pol, p->read.v[i].path, &e)) < 0)
+			return fail_rule(reterr, r, &p->read.v[i].origin, &e);
+	/* what the catalogue resolved lazily for the grants: the lifted
+	 * groups and bypassed entries stay lifted */
+	if (pol->home_catalogue_lazy) {
+		undeny(pol, &p->bypass_credentials);
+		undeny(pol, &p->lifted_credentials);
+	}
 	/* A write grant that makes shell start-up files writable (HOME, or a
 	 * directory above it) keeps them read-only, as the workspace's are. */
 	if (p->write.n) {
@@ -178,6 +196,12 @@ int profile_override_mode(struct cordon_profile *q, enum cordon_mode m)
 int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *mode, struct cordon_policy **ret,
 		       struct cordon_error *reterr)
 {
+	return profile_apply_home(p, mode, NULL, ret, reterr);
+}
+
+int profile_apply_home(const struct cordon_profile *p, const enum cordon_mode *mode, const enum cordon_home *home,
+		       struct cordon_policy **ret, struct cordon_error *reterr)
+{
 	struct cordon_profile q; /* a shallow copy: p itself stays untouched */
 
 	if (!p)
@@ -185,5 +209,9 @@ int profile_apply_mode(const struct cordon_profile *p, const enum cordon_mode *m
 	q = *p;
 	if (mode && profile_override_mode(&q, *mode) < 0)
 		return error_set(reterr, -EINVAL, "mode: unknown mode %d", (int)*mode);
+	if (home && *home != CORDON_HOME_CATALOGUE && *home != CORDON_HOME_ALLOWLIST)
+		return error_set(reterr, -EINVAL, "home: unknown HOME policy %d", (int)*home);
+	if (home)
+		q.home_policy = *home;
 	return profile_apply(&q, ret, reterr);
 }

@@ -377,6 +377,10 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 		return r;
 	if (p->workspace_set && (r = add(o, "workspace", json_string(p->workspace))) < 0)
 		return r;
+	/* only when set: the catalogue is what every profile had before */
+	if (p->home_policy != CORDON_HOME_CATALOGUE &&
+	    (r = add(o, "home", json_string(cordon_home_to_string(p->home_policy)))) < 0)
+		return r;
 	if ((r = add_rules(fs, "read", &p->read)) < 0 || (r = add_rules(fs, "write", &p->write)) < 0 ||
 	    (r = add_rules(fs, "deny_read", &p->deny_read)) < 0 || (r = add_rules(fs, "protect", &p->protect)) < 0)
 		return r;

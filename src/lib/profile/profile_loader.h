@@ -278,6 +278,9 @@ struct loader {
 	bool mode_set;
 	enum cordon_mode mode;
 	struct where mode_where;
+	bool home_policy_set;                   /* "home": catalogue | allowlist */
+	enum cordon_home home_policy;
+	struct where home_policy_where;
 	const char *ws_spelled;
 	struct where ws_where;
 	struct raw_list read, write, deny_read, protect;

@@ -77,6 +77,20 @@ static int read_mode(struct loader *l, const struct where *w, json_t *v, const s
 	return 0;
 }
 
+static int read_home(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	const char *s;
+	int r = loader_get_string(l, w, v, 0, &s);
+
+	if (r < 0)
+		return r;
+	if (cordon_home_from_string(s, &l->home_policy) < 0)
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a HOME policy: use catalogue or allowlist", s);
+	l->home_policy_set = true;
+	l->home_policy_where = *w;
+	return 0;
+}
+
 static int read_schema(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
 {
 	const char *s;
@@ -328,7 +342,7 @@ static int read_extends_of(struct loader *l, const struct where *w, json_t *v, c
 
 static const char *const top_keys[] = {
 	"$schema", "extends", "meta", "mode", "workspace", "filesystem", "groups", "network", "environment",
-	"limits", "command_policies", "credentials", "credential_capture", NULL,
+	"limits", "command_policies", "credentials", "credential_capture", "home", NULL,
 };
 static const struct loader_key top_readers[] = {
 	{ read_schema },
@@ -344,6 +358,7 @@ static const struct loader_key top_readers[] = {
 	{ loader_read_command_policies },
 	{ loader_read_credentials, .type = JSON_OBJECT, .what = "an object of NAME: credential" },
 	{ loader_read_credential_capture, .type = JSON_OBJECT, .what = "an object of NAME: capture" },
+	{ read_home },
 };
 static const struct loader_object top_object = { top_keys, top_readers, .ordered = true };
 

@@ -539,6 +539,10 @@ int loader_resolve(struct loader *l, struct cordon_profile *p)
 	r = where_origin(l->mode_set ? &l->mode_where : &builtin, &p->mode_origin);
 	if (r < 0)
 		return r;
+	p->home_policy = l->home_policy_set ? l->home_policy : CORDON_HOME_CATALOGUE;
+	r = where_origin(l->home_policy_set ? &l->home_policy_where : &builtin, &p->home_policy_origin);
+	if (r < 0)
+		return r;
 	p->net = l->net_set ? l->net : PROFILE_NET_NONE;
 	if (l->net_rules_seen && (r = loader_check_net_rules_mode(l, &l->net_rules_where, p->net)) < 0)
 		return r;

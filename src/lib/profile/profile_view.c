@@ -127,6 +127,15 @@ CORDON_API int cordon_profile_policy(const struct cordon_profile_handle *h, cons
 	return profile_handle_policy(h, mode, ret, reterr);
 }
 
+CORDON_API int cordon_profile_policy_home(const struct cordon_profile_handle *h, const enum cordon_mode *mode,
+					  const enum cordon_home *home, struct cordon_policy **ret,
+					  struct cordon_error *reterr)
+{
+	if (!h || !ret)
+		return error_set(reterr, -EINVAL, "no profile, or no place for the policy");
+	return profile_handle_policy_home(h, mode, home, ret, reterr);
+}
+
 /* ---- why ----------------------------------------------------------------- */
 
 CORDON_API const char *cordon_op_to_string(enum cordon_op op)
@@ -238,6 +247,10 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 			   : o.net == CORDON_NET_PROXY ? PROFILE_NET_PROXY
 						       : PROFILE_NET_NONE;
 		w->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
+	}
+	if (o.home_set) {
+		w->q.home_policy = o.home;
+		w->q.home_policy_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--home" };
 	}
 	/* added host rules go after the profile's */
 	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)

@@ -6,6 +6,7 @@
  * groups first, then grants.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,79 @@ static const char *hidden_by_private_dir(const struct cordon_profile *p, const c
 	return NULL;
 }
 
+/* The home of the allowlist holding c, or NULL: the profile's HOME, or
+ * another user's (/home/NAME, /root), when nothing writable holds it. */
+static const char *allowlist_home(const struct cordon_profile *p, const char *c, char *buf, size_t size,
+				  bool *ret_workspace_home)
+{
+	const char *h = NULL;
+
+	*ret_workspace_home = false;
+	if (p->home_policy != CORDON_HOME_ALLOWLIST)
+		return NULL;
+	if (p->home && path_is_under(c, p->home) && strcmp(c, p->home) != 0)
+		h = p->home;
+	else if (path_is_under(c, "/home") > 0 && strlen(c) > 6 && strlen(c) < size) {
+		snprintf(buf, size, "/home/%.*s", (int)strcspn(c + 6, "/"), c + 6);
+		h = strcmp(buf, c) != 0 ? buf : NULL;
+	} else if (path_is_under(c, "/root") > 0 && strcmp(c, "/root") != 0)
+		h = "/root";
+	if (!h)
+		return NULL;
+	if ((p->workspace && path_is_under(h, p->workspace)) || profile_rules_covering(&p->write, h))
+		*ret_workspace_home = true;
+	return h;
+}
+
+/* Under home "allowlist": what makes c (given: as asked, before links
+ * were followed) visible below a HOME, or that it is hidden by omission.
+ * false: the allowlist has nothing to say (c is not below a hidden home). */
+static bool why_allowlist(const struct cordon_profile *p, const char *given, const char *c, bool light,
+			  struct profile_decision *d)
+{
+	const char *file = p->home_policy_origin.file, *ptr = p->home_policy_origin.pointer;
+	const struct profile_rule *rule;
+	const char *h, *entry;
+	bool ws_home, filtered = false;
+	_cleanup_free_ char *back = NULL;
+	char buf[PATH_MAX];
+
+	h = allowlist_home(p, c, buf, sizeof(buf), &ws_home);
+	if (!h || ws_home)
+		return false; /* the caller notes the workspace-is-HOME case */
+	if (p->workspace && path_is_under(c, p->workspace))
+		decide(d, true, p->workspace_origin.file, p->workspace_origin.pointer,
+		       "%s is in the workspace %s, bound back into the hidden HOME %s", c, p->workspace, h);
+	else if ((rule = profile_rules_covering(&p->write, c)) || (rule = profile_rules_covering(&p->read, c)) ||
+		 (rule = profile_rules_covering(&p->read_host, c)))
+		decide(d, true, rule->origin.file, rule->origin.pointer,
+		       "%s is granted below the hidden HOME %s by %s", c, h, rule->spelled);
+	else if ((p->home && strcmp(h, p->home) == 0) && (entry = policy_home_default_grant(h, c, &filtered)))
+		decide(d, true, "(built-in)", "/home",
+		       filtered ? "%s is granted by the built-in HOME grant ~/%s as a filtered copy: the sandbox "
+				  "reads it without its credential-bearing lines (tokens, extraHeader, userinfo in "
+				  "URLs, include and credential sections)%s"
+				: "%s is granted by the built-in HOME grant ~/%s%s",
+		       c, entry, filtered && light ? " (under light isolation it stays hidden: no place for the copy)" : "");
+	else if (strcmp(given, c) != 0 && p->home && (entry = policy_home_default_grant(p->home, given, NULL)) &&
+		 policy_home_link_target(p->home, given, true, &back) == 0 && back && path_is_under(c, back))
+		decide(d, true, "(built-in)", "/home",
+		       "%s is the target of %s, a link the built-in HOME grant ~/%s holds: %s comes back with it", c,
+		       given, entry, back);
+	else if (strcmp(given, c) != 0 && p->home && (entry = policy_home_default_grant(p->home, given, NULL)))
+		decide(d, false, file, ptr,
+		       "%s is a link granted by ~/%s, but its target %s stays hidden: it lies %s", given, entry, c,
+		       policy_home_catalogue(p->home, c) ? "in a credential catalogue entry"
+							 : "outside the grants below HOME, and a link in a bin directory "
+							   "brings back only a program (--read brings it back)");
+	else
+		decide(d, false, file, ptr,
+		       "%s is hidden by omission: home is \"allowlist\" and no grant covers it below %s (a grant "
+		       "is the workspace, filesystem.read or .write, --read PATH, or a built-in grant)",
+		       c, h);
+	return true;
+}
+
 int profile_why_path(const struct cordon_profile *p, const char *path, enum profile_op op,
 		     struct profile_decision *ret)
 {
@@ -199,6 +273,8 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 	const struct profile_rule *rule;
 	const char *why;
 	const char *hiding;
+	char buf[PATH_MAX];
+	bool ws_home;
 	int r;
 
 	if (!p || !path || !ret || op > PROFILE_OP_EXEC)
@@ -276,6 +352,8 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 			goto done;
 		}
 	}
+	if ((op == PROFILE_OP_READ || op == PROFILE_OP_EXEC) && why_allowlist(p, joined ? joined : path, c, light, &d))
+		goto done;
 	if (op == PROFILE_OP_READ || op == PROFILE_OP_EXEC) {
 		const char *exec_note = op != PROFILE_OP_EXEC ? ""
 					: p->tools ? " (the execute-only gate keeps only the executables of "
@@ -292,6 +370,12 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 			decide(&d, true, rule->origin.file, rule->origin.pointer,
 			       "%s is readable: the credential group %s is lifted (its entry %s)%s", c, rule->spelled,
 			       rule->path, exec_note);
+		else if (allowlist_home(p, c, buf, sizeof(buf), &ws_home) && ws_home)
+			decide(&d, true, p->home_policy_origin.file, p->home_policy_origin.pointer,
+			       "%s is readable: home is \"allowlist\", but the workspace (or a writable root) is at or "
+			       "above the HOME %s, which cannot be hidden from itself: the allowlist does not apply "
+			       "there, the credential catalogue does%s",
+			       c, allowlist_home(p, c, buf, sizeof(buf), &ws_home), exec_note);
 		else
 			decide(&d, true, p->mode_origin.file, p->mode_origin.pointer,
 			       "the whole system is readable under mode %s, except what is denied%s",

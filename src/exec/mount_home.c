@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The HOME allowlist's mount step (STEP_HOME), applied by pid 1 after the
+ * read-only root and the writable roots are in place: a HOME (or another
+ * user's home, or an XDG directory outside HOME) is covered by an empty
+ * tmpfs, so the names, sizes and times of what it holds are gone, and
+ * only what is granted comes back on it:
+ *
+ *   - each --home-grant below it, cloned from the tree as it is at that
+ *     moment (a writable workspace stays writable, the rest is read-only)
+ *     and moved onto a mount point made in the tmpfs;
+ *   - each --home-link, a symlink made again with the host's target (what
+ *     it leads to is granted or not on its own);
+ *   - each --home-filtered file, a copy without its credential-bearing
+ *     lines (home_filter.h), read here from the host's file before the
+ *     tmpfs hides it: it exists only in this mount namespace's memory.
+ *
+ * Then the tmpfs turns read-only: nothing is made in HOME during the run,
+ * and a file the host makes there meanwhile is on the host's HOME, which
+ * the sandbox no longer sees. Landlock withholds every right on the tmpfs
+ * itself (plan.c puts each hidden directory among its deny_read paths),
+ * with read rules on the grants: the second layer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "home_filter.h"
+#include "mount_fd.h"
+#include "path.h"
+#include "pathfd.h"
+#include "runner.h"
+#include "steps.h"
+
+#define HOME_OPTIONS_FMT "mode=%04o,size=16m,nr_inodes=16384"
+#define HOME_HELD_MAX (3 * EXEC_MAX_LIST)
+
+struct home_held {
+	const char *path;
+	enum { HELD_TREE, HELD_LINK, HELD_COPY } kind;
+	int fd;           /* HELD_TREE: the clone */
+	bool dir;
+	char *data;       /* HELD_LINK: the target; HELD_COPY: the filtered bytes */
+	size_t len;
+};
+
+/* path lies strictly below another grant under the same home: that one's
+ * clone brings it along. */
+static bool strictly_below(const char *path, const char *dir)
+{
+	return strcmp(path, dir) != 0 && path_is_under(path, dir);
+}
+
+static bool below_other_grant(const struct plan *p, const char *home, const char *path)
+{
+	for (size_t i = 0; p->home_grant && p->home_grant[i]; i++)
+		if (strictly_below(p->home_grant[i], home) && strictly_below(path, p->home_grant[i]))
+			return true;
+	return false;
+}
+
+/* path was taken already (a grant named twice: a built-in cache a
+ * profile also makes writable) */
+static bool held_already(const struct home_held *held, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(held[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool in_writable_root(const struct plan *p, const char *path)
+{
+	return path_under_any(path, p->write);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void hold_grant(const struct plan *p, const char *path, struct home_held *h)
+{
+	int fd = mount_clone_tree(path, true, plan_noexec(p, path));
+	struct stat st;
+	int r;
+
+	h->fd = -1;
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+		return; /* nothing there now: nothing to bring back */
+	if (fd < 0) {
+		errno = -fd;
+		exec_die("home", "%s: cannot take the grant: %m", path);
+	}
+	if (fstat(fd, &st) < 0)
+		exec_die("home", "%s: %m", path);
+	/* read-only unless a writable root holds it: the clone's own mount
+	 * only (the read-only root's already); a writable root bound below
+	 * it (~/go/pkg/mod in ~/go/pkg) keeps its own flags */
+	if (!in_writable_root(p, path) && (r = mount_set_attr(fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
+		exec_die("home", "%s: cannot make the grant read-only: %s", path, strerror(-r));
+	h->fd = fd;
+	h->dir = S_ISDIR(st.st_mode);
+}
+
+static void hold_link(const char *path, struct home_held *h)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return; /* gone, or no link any more: nothing made */
+	target[n] = '\0';
+	h->data = strdup(target);
+	if (!h->data)
+		exec_die("home", "out of memory");
+}
+
+static void hold_copy(const char *path, struct home_held *h)
+{
+	_cleanup_free_ char *raw = NULL;
+	size_t len = 0;
+	int r = read_file_capped(path, HOME_FILTER_MAX, true, &raw, &len);
+
+	if (r < 0)
+		return; /* missing, too big or no regular file: it stays hidden */
+	r = home_filter(raw, len, home_filter_is_git(path), &h->data, &h->len);
+	if (r < 0)
+		exec_die("home", "%s: cannot filter it: %s", path, strerror(-r));
+}
+
+/* parent of path made in the tmpfs; its O_PATH fd, and the last name. */
+static int make_parent(const char *path, const char **ret_name)
+{
+	_cleanup_free_ char *parent = path_dirname(path);
+	int fd;
+
+	if (!parent)
+		exec_die("home", "out of memory");
+	fd = mount_make_point(parent, true);
+	if (fd < 0) {
+		errno = -fd;
+		exec_die("home", "%s: cannot make its place: %m", path);
+	}
+	*ret_name = strrchr(path, '/') + 1;
+	return fd;
+}
+
+static void put_back(struct home_held *h)
+{
+	const char *name;
+	int r;
+
+	if (h->kind == HELD_TREE) {
+		if (h->fd < 0)
+			return;
+		r = mount_attach_held(&h->fd, h->path, h->dir);
+		if (r < 0) {
+			errno = -r;
+			exec_die("home", "%s: cannot bind it back: %m", h->path);
+		}
+		return;
+	}
+	if (!h->data)
+		return;
+	_cleanup_close_ int dir = make_parent(h->path, &name);
+	if (h->kind == HELD_LINK) {
+		if (symlinkat(h->data, dir, name) < 0 && errno != EEXIST)
+			exec_die("home", "%s: cannot make the link again: %m", h->path);
+		return;
+	}
+	/* an O_PATH fd cannot be written through: reopen the directory */
+	char at[64];
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", dir);
+	_cleanup_close_ int d = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int fd = d < 0 ? -1 : openat(d, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0 || write_all(fd, h->data, h->len) < 0)
+		exec_die("home", "%s: cannot write the filtered copy: %m", h->path);
+}
+
+void mount_home(struct exec_ctx *x, size_t i)
+{
+	const struct plan *p = x->plan;
+	const struct step *s = &p->steps[i];
+	_cleanup_free_ char *home = strndup(s->path, s->len);
+	_cleanup_free_ struct home_held *held = NULL;
+	_cleanup_close_ int at = -1, top = -1;
+	char target[64], options[64];
+	size_t n = 0;
+	struct stat st;
+	int r;
+
+	if (!home)
+		exec_die("home", "out of memory");
+	at = path_open_nofollow(AT_FDCWD, home, 0);
+	if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
+		return; /* nothing there: nothing to hide */
+	if (at < 0 || fstat(at, &st) < 0 || !S_ISDIR(st.st_mode))
+		exec_die("home", "%s: not a directory to hide", home);
+	held = calloc(HOME_HELD_MAX, sizeof(*held));
+	if (!held)
+		exec_die("home", "out of memory");
+	/* everything taken while the host's HOME is still in view */
+	for (size_t k = 0; p->home_grant && p->home_grant[k] && n < HOME_HELD_MAX; k++)
+		if (strictly_below(p->home_grant[k], home) && !below_other_grant(p, home, p->home_grant[k]) &&
+		    !held_already(held, n, p->home_grant[k])) {
+			held[n] = (struct home_held){ .path = p->home_grant[k], .kind = HELD_TREE };
+			hold_grant(p, p->home_grant[k], &held[n++]);
+		}
+	for (size_t k = 0; p->home_link && p->home_link[k] && n < HOME_HELD_MAX; k++)
+		if (strictly_below(p->home_link[k], home) && !below_other_grant(p, home, p->home_link[k])) {
+			held[n] = (struct home_held){ .path = p->home_link[k], .kind = HELD_LINK, .fd = -1 };
+			hold_link(p->home_link[k], &held[n++]);
+		}
+	for (size_t k = 0; p->home_filtered && p->home_filtered[k] && n < HOME_HELD_MAX; k++)
+		if (strictly_below(p->home_filtered[k], home) && !below_other_grant(p, home, p->home_filtered[k])) {
+			held[n] = (struct home_held){ .path = p->home_filtered[k], .kind = HELD_COPY, .fd = -1 };
+			hold_copy(p->home_filtered[k], &held[n++]);
+		}
+
+	snprintf(target, sizeof(target), "/proc/self/fd/%d", at);
+	snprintf(options, sizeof(options), HOME_OPTIONS_FMT, (unsigned)(st.st_mode & 07777));
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options) < 0)
+		exec_die("home", "%s: cannot cover it with a tmpfs: %m", home);
+	for (size_t k = 0; k < n; k++) {
+		put_back(&held[k]);
+		free(held[k].data);
+	}
+	/* the tmpfs itself read-only; the grants keep their own mounts */
+	top = path_open_nofollow(AT_FDCWD, home, 0);
+	if (top < 0 || (r = mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
+		exec_die("home", "%s: cannot make it read-only: %s", home, strerror(top < 0 ? -top : -r));
+}
