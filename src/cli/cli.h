@@ -334,6 +334,18 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
 		      json_t **ret_denials, size_t *ret_omitted);
 
+/* ---- cli_observed.c: the denials cordon itself observed ---- */
+
+/* Does the run's status channel hold a denial record? */
+bool cli_observed_any(const struct cordon_result *res);
+/* Each denial record of the run's status channel (cordon/classify.h), one
+ * entry appended to denials: init's gates as {kind "path", source
+ * "kernel", rule: why's where it denies the same, else the gate} (a TCP
+ * connect as kind "network"), the proxy's as cli_net_denials with source
+ * "proxy" (net_rule: its fallback). why may be NULL. */
+void cli_observed_denials(json_t *denials, const struct cordon_result *res, const struct cordon_why *why,
+			  const struct cli_args *a, const struct cordon_profile_handle *prof, const char *net_rule);
+
 /* ---- cli_hidden.c ---- */
 
 /* After a run that failed: a hint naming the host paths below the private

@@ -548,9 +548,31 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		json_decref(h.denials);
 		return -ENOMEM;
 	}
-	/* what a command that succeeded printed is no one's problem */
-	if (status != 0 && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_new(a, prof, &why) >= 0) {
+	bool observed = c->enforcement != CORDON_ENFORCEMENT_NONE && cli_observed_any(res);
+	struct cordon_origin origin;
+	const char *net_rule;
+
+	cordon_profile_net_origin(prof, &origin);
+	net_rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
+	if ((status != 0 || observed) && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_new(a, prof, &why) >= 0)
 		h.why = why;
+	/* What cordon itself refused (its gates, its proxy), from the status
+	 * channel: known for certain, whatever the exit code; first, so the
+	 * output's lines naming the same paths add nothing. */
+	if (observed) {
+		json_t *d;
+		size_t i;
+
+		cli_observed_denials(h.denials, res, why, a, prof, net_rule);
+		json_array_foreach(h.denials, i, d) {
+			const char *p = json_string_value(json_object_get(d, "path"));
+
+			if (p)
+				(void)strv_push(&h.seen, p);
+		}
+	}
+	/* what a command that succeeded printed is no one's problem */
+	if (status != 0 && why) {
 		h.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
 		h.tools = cordon_profile_tools(prof) != NULL;
 		h.home = cordon_profile_home(prof);
@@ -566,35 +588,37 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,
 					   res->stderr_output ?: res->output, res->stderr_output ? res->stderr_len
 					   : res->output_len, h.hints);
-	/* --net proxy: each refusal the proxy wrote is known for certain, also
-	 * when the command went on to exit 0 (the verdict is denied then too) */
+	/* --net proxy: the proxy's refusals. With a status channel they came
+	 * on it (above, source proxy), and a refusal line in the command's
+	 * stream is only text the command could have printed: not listed.
+	 * Without one (a runner that has none), the lines are all there is:
+	 * source output. */
+	bool proxy_said = false;
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
 	    (a->net_set ? a->net == CORDON_NET_PROXY : cordon_profile_net(prof) == CORDON_NET_PROXY)) {
-		struct cordon_origin origin;
-		const char *rule;
-
-		cordon_profile_net_origin(prof, &origin);
-		rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
 		size_t before = json_array_size(h.denials);
 
-		cli_net_denials(h.denials, res->output, res->output_len, a, prof, rule);
-		if (res->stderr_output)
-			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, rule);
-		/* The proxy's lines reach us in the command's own stream, which
-		 * the command could write too: not the proxy's word yet (no
-		 * side channel carries its refusals). Capped like the rest. */
-		for (size_t i = before; i < json_array_size(h.denials); i++)
-			json_object_set_new(json_array_get(h.denials, i), "source", json_string("output"));
-		while (json_array_size(h.denials) > HINTS_MAX_DENIALS) {
-			json_array_remove(h.denials, json_array_size(h.denials) - 1);
-			h.omitted++;
+		if (c->status_format == CORDON_STATUS_NONE) {
+			cli_net_denials(h.denials, res->output, res->output_len, a, prof, net_rule);
+			if (res->stderr_output)
+				cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, net_rule);
+			for (size_t i = before; i < json_array_size(h.denials); i++)
+				json_object_set_new(json_array_get(h.denials, i), "source", json_string("output"));
 		}
-		if (json_array_size(h.denials) > before)
-			json_array_append_new(h.hints, json_string(
-				"cordon's proxy refused a connection (see denials): it connects only to the hosts "
-				"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
-				"--deny-domain, and to a local or private address only with --allow-address"));
+		for (size_t i = 0; i < json_array_size(h.denials) && !proxy_said; i++)
+			proxy_said = strcmp(json_string_value(json_object_get(json_array_get(h.denials, i), "mechanism"))
+					    ?: "", "proxy") == 0;
 	}
+	/* Capped like the rest. */
+	while (json_array_size(h.denials) > HINTS_MAX_DENIALS) {
+		json_array_remove(h.denials, json_array_size(h.denials) - 1);
+		h.omitted++;
+	}
+	if (proxy_said)
+		json_array_append_new(h.hints, json_string(
+			"cordon's proxy refused a connection (see denials): it connects only to the hosts "
+			"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
+			"--deny-domain, and to a local or private address only with --allow-address"));
 	/* the limit or the signal that ended it */
 	if (res->limit != CORDON_LIMIT_NONE) {
 		_cleanup_free_ char *rule = NULL;
