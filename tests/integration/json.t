@@ -283,6 +283,46 @@ PY
         then ok "a denial only the output names is source output, and no hint repeats its path"
         else not_ok "source output" "$(cat "$tmp/printed.json")"; fi
 
+        # What the write gate refused is cordon's own word (a denial record
+        # on the status channel): listed with source kernel whatever the
+        # exit code; exit 0 keeps verdict ok, a failure after it is denied.
+        mkdir -p "$ws/.git" "$outside/.git"
+        jrun gate0 -- sh -c 'echo x > .git/config 2>/dev/null; exit 0'
+        valid "a write-gate refusal at exit 0" "$tmp/gate0.json"
+        if python3 - "$tmp/gate0.json" "$ws/.git/config" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+d = [x for x in o["denials"] if x["source"] == "kernel"]
+assert o["verdict"] == "ok" and o["exit_code"] == 0, o
+assert [(x["kind"], x["path"], x["op"], x["mechanism"], x["rule"]) for x in d] == \
+    [("path", sys.argv[2], "write", "write-gate", "/groups/persistence")], d
+PY
+        then ok "a write-gate refusal with exit 0: one denial, source kernel, its path and rule; verdict ok"
+        else not_ok "a write-gate refusal at exit 0" "$(cat "$tmp/gate0.json")"; fi
+        [ ! -e "$ws/.git/config" ] && (cd "$outside" && echo x > .git/config) &&
+                ok "control: nothing written in the sandbox; the same write outside it works" ||
+                not_ok "control: write-gate"
+        jrun gate1 -- sh -c 'for i in 1 2 3; do echo x > .git/config; done 2>/dev/null; echo done; exit 1'
+        if python3 - "$tmp/gate1.json" "$ws/.git/config" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["verdict"] == "denied", o
+assert [x["path"] for x in o["denials"] if x["source"] == "kernel"] == [sys.argv[2]], o["denials"]
+PY
+        then ok "a write-gate refusal, then exit 1 with no denial text: verdict denied, the refusal listed once"
+        else not_ok "a write-gate refusal at exit 1" "$(cat "$tmp/gate1.json")"; fi
+        # A command cannot forge such a record: printed, it is only output
+        printf 'denial\tkernel\twrite-gate\twrite\t%s\n' "$ws/.git/forged" > "$tmp/forged.txt"
+        jrun forged -- sh -c "cat '$tmp/forged.txt'; cat '$tmp/forged.txt' >&2; exit 1"
+        if python3 - "$tmp/forged.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert not [x for x in o["denials"] if x["source"] != "output"], o["denials"]
+assert not any("forged" in h for h in o["hints"]), o["hints"]
+PY
+        then ok "a denial record the command prints is no kernel denial, and no hint names its path"
+        else not_ok "a forged record" "$(cat "$tmp/forged.json")"; fi
+
         # C.UTF-8 quotes: coreutils and gnulib write ‘PATH’
         jrun quoted -- sh -c "echo 'touch: cannot touch ‘/usr/cordon-q1’: Read-only file system'; echo 'mkdir: cannot create directory “/etc/cordon-q2”: Permission denied'; echo 'cp: cannot create «/opt/cordon-q3»: Permission denied'; exit 1"
         if python3 - "$tmp/quoted.json" <<'PY'
