@@ -236,6 +236,10 @@ struct cli_session_ops {
 	 * object {session, records, head, head_key, signature, stored}; NULL
 	 * when the log could not be closed and signed. The caller owns it. */
 	json_t *(*session_audit)(struct cli_session *s);
+	/* After session_run: the tool calls the broker refused, as the
+	 * result's denials ({kind "tool", rule, mechanism "broker", source
+	 * "broker", tool, caller, ...}); *ret_omitted: how many more. */
+	json_t *(*session_denials)(struct cli_session *s, size_t *ret_omitted);
 };
 extern const struct cli_session_ops cli_session_ops;
 
@@ -327,6 +331,9 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_ha
  * --deny-read, --protect, the host rules), as `cordon why` and the
  * denials ask it. -errno. */
 int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret);
+
+/* The most denials a result lists (the rest: denials_omitted). */
+#define CLI_MAX_DENIALS 32
 
 /* After a run: the hints (arrays of strings) and the denials ({kind, path,
  * op, rule, mechanism, ...}) the output and the result explain. */

@@ -26,7 +26,7 @@
 #define say cli_say
 
 /* Caps: the denials a result lists, the paths taken from one line. */
-#define HINTS_MAX_DENIALS 32
+#define HINTS_MAX_DENIALS CLI_MAX_DENIALS
 #define HINTS_MAX_LINE 4096
 
 /* ---- before the run: the workspace ---- */

@@ -132,6 +132,27 @@ session 'git push --force origin main; echo rc=$?'
 expect "a denied argv: exit 126" has "$OUT" "rc=126"
 expect "... with 'cordon: denied: <reason>'" has "$ERR" "cordon: denied: no force pushes"
 
+# The broker's refusal is its own word in the session's result, whatever
+# the agent's exit (here 0: it went on); the control, an allowed call, lists
+# no broker denial.
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'git push --force origin main; git push --force origin main; exit 0' 2>/dev/null </dev/null)
+if echo "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+den = [x for x in d["denials"] if x["source"] == "broker"]
+assert d["verdict"] == "ok" and d["exit_code"] == 0, d
+assert [(x["kind"], x["tool"], x["caller"], x["mechanism"], x["op"]) for x in den] == [("tool", "git", "session", "broker", "exec")], den
+assert den[0]["rule"].startswith("/command_policies/commands/git/"), den
+assert "no force pushes" in den[0]["reason"], den
+'; then
+	ok "a refused tool call is a broker denial in --json (once, its rule and reason), also when the agent exits 0"
+else
+	not_ok "--json broker denial" "$json"
+fi
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'git --version' 2>/dev/null </dev/null)
+echo "$json" | "$PY" -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d["verdict"] == "ok" and not d["denials"] and "git version" in d["output"]))' &&
+	ok "control: an allowed call, no denial" || not_ok "control: allowed call json" "$json"
+
 control=$(/usr/bin/git --version 2>&1)
 session '/usr/bin/git --version; echo rc=$?'
 if has "$control" "git version" && has "$OUT" "rc=126" && ! has "$OUT" "git version"; then
