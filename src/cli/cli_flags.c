@@ -379,7 +379,7 @@ static const struct cli_flag flags[] = {
 	{ "--status-records", C(CLI_CLASSIFY), true, cli_flag_string, F(status_records_file), CLI_SECTION_OWN,
 	  "FILE", "what the runner wrote on its status channel (an empty file if nothing)" },
 	{ "--json", C(CLI_CLASSIFY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
-	  "one object: verdict, runner_line" },
+	  "one object: verdict, runner_line, and run --json's hints, denials and denials_omitted" },
 	{ "--json", C(CLI_PROBE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: backends, selected, grade, kernel and limits facts" },
 	{ "--refresh", C(CLI_PROBE), false, cli_flag_bool, F(refresh), CLI_SECTION_OWN, NULL,

@@ -323,6 +323,42 @@ PY
         then ok "a denial record the command prints is no kernel denial, and no hint names its path"
         else not_ok "a forged record" "$(cat "$tmp/forged.json")"; fi
 
+        # The confine -> spawn -> classify recipe: the caller runs the
+        # confined argv with the status pipe at status_fd, and classify
+        # --json gives the same denials as run --json for the same run.
+        cat > "$tmp/spawn.py" <<'PY'
+import json, os, subprocess, sys
+c = json.load(open(sys.argv[1]))
+fd = c["status_fd"]
+r, w = os.pipe()
+if r <= fd:
+    r = os.dup(r)
+os.dup2(w, fd, inheritable=True)
+env = dict(x.split("=", 1) for x in c["envp"]) if c.get("envp") else None
+p = subprocess.run(c["argv"], env=env, pass_fds=(fd,), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+os.close(fd); os.close(w)
+os.set_blocking(r, False)
+try:
+    rec = os.read(r, 1 << 16)
+except BlockingIOError:
+    rec = b""
+open(sys.argv[2], "wb").write(p.stdout)
+open(sys.argv[3], "wb").write(rec)
+print(p.returncode)
+PY
+        "$CORDON" confine -- sh -c 'echo x > .git/config; exit 1' > "$tmp/gate.confined" 2>/dev/null
+        st=$(python3 "$tmp/spawn.py" "$tmp/gate.confined" "$tmp/gate.out" "$tmp/gate.rec")
+        "$CORDON" classify --json --confined "$tmp/gate.confined" --status "$st" --output "$tmp/gate.out" \
+                --status-records "$tmp/gate.rec" > "$tmp/classified.json" 2>&1
+        if python3 - "$tmp/classified.json" "$tmp/gate1.json" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+strip = lambda d: [{k: v for k, v in x.items() if k != "line" or x["source"] != "output"} for x in d["denials"]]
+assert a["verdict"] == "denied" and strip(a) == strip(b) and a["denials"], (a, b)
+PY
+        then ok "confine, spawn with the status pipe, classify --json: the same verdict and denials as run --json"
+        else not_ok "classify --json denials" "$(cat "$tmp/classified.json")" "$(cat "$tmp/gate1.json")"; fi
+
         # C.UTF-8 quotes: coreutils and gnulib write ‘PATH’
         jrun quoted -- sh -c "echo 'touch: cannot touch ‘/usr/cordon-q1’: Read-only file system'; echo 'mkdir: cannot create directory “/etc/cordon-q2”: Permission denied'; echo 'cp: cannot create «/opt/cordon-q3»: Permission denied'; exit 1"
         if python3 - "$tmp/quoted.json" <<'PY'
