@@ -91,6 +91,7 @@ struct cli_args {
 	const char *confined_file;
 	const char *output_file;
 	const char *status_records_file; /* --status-records: the status channel's records */
+	int confine_status_fd;           /* confine --status-fd N (0: the provider's own) */
 	bool status_set;
 	int status;
 

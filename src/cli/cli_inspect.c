@@ -50,6 +50,15 @@ int cli_confine(const struct cli_args *a)
 	r = cli_confine_from_args(a, prof, &info, &c, &kind);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
+	if (a->confine_status_fd) {
+		r = cordon_confined_set_status_fd(c, a->confine_status_fd);
+		if (r < 0) {
+			say("--status-fd %d: %s", a->confine_status_fd,
+			    r == -ENOTSUP ? "this confined value has no status channel" :
+			    r == -EBUSY ? "the value's exec or broker fd already has that number" : strerror(-r));
+			return CLI_EXIT_REFUSED;
+		}
+	}
 	r = cordon_confined_to_json(c, &json);
 	if (r < 0) {
 		say("cannot encode the confined value: %s", strerror(-r));

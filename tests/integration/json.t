@@ -346,7 +346,17 @@ open(sys.argv[2], "wb").write(p.stdout)
 open(sys.argv[3], "wb").write(rec)
 print(p.returncode)
 PY
-        "$CORDON" confine -- sh -c 'echo x > .git/config; exit 1' > "$tmp/gate.confined" 2>/dev/null
+        # The caller chooses the fd (confine --status-fd N, as bwrap's
+        # --json-status-fd N); the control: a pipe at the default 3 instead
+        # is refused by the runner, which wants 7.
+        "$CORDON" confine --status-fd 7 -- sh -c 'echo x > .git/config; exit 1' > "$tmp/gate.confined" 2>/dev/null
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["status_fd"]=3; json.dump(c,open(sys.argv[2],"w"))' \
+                "$tmp/gate.confined" "$tmp/wrongfd.confined"
+        st=$(python3 "$tmp/spawn.py" "$tmp/wrongfd.confined" "$tmp/wrongfd.out" "$tmp/wrongfd.rec")
+        [ "$(field "$tmp/gate.confined" status_fd)" = 7 ] && [ "$st" = 125 ] && grep -q "status-fd: fd 7 is not open" "$tmp/wrongfd.out" &&
+                ok "confine --status-fd 7: the runner reports on fd 7 (a pipe at 3 instead: refused, fd 7 is not open)" ||
+                not_ok "confine --status-fd" "$st $(cat "$tmp/wrongfd.out")"
+        expect_rc "confine --status-fd 2 is refused" 125 "$CORDON" confine --status-fd 2 -- true
         st=$(python3 "$tmp/spawn.py" "$tmp/gate.confined" "$tmp/gate.out" "$tmp/gate.rec")
         "$CORDON" classify --json --confined "$tmp/gate.confined" --status "$st" --output "$tmp/gate.out" \
                 --status-records "$tmp/gate.rec" > "$tmp/classified.json" 2>&1
