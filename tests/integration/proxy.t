@@ -256,6 +256,24 @@ if [ "$out" = "$dir/p-rule.json at /network/deny_domains/1 (bad.example)" ]; the
 else
         not_ok "--json names the profile's deny rule" "$out"
 fi
+# cordon why names the same rule: the flag, or the profile's list entry
+# (not the network mode's origin, --net); the control: what no rule
+# decided still names the mode.
+out=$("$CORDON" why "${allow[@]}" --host bad.example --port 80 2>&1 | grep "rule:")
+if [ "$out" = "  rule: (command line) at --deny-domain bad.example" ]; then
+        ok "why: a --deny-domain refusal names the flag, not --net"
+else
+        not_ok "why names the --deny-domain rule" "$out"
+fi
+out=$("$CORDON" why --profile "$dir/p-rule.json" --host bad.example --port 80 2>&1 | grep "rule:")
+if [ "$out" = "  rule: $dir/p-rule.json at /network/deny_domains/1" ]; then
+        ok "why: a profile's deny rule is named by its file and JSON path"
+else
+        not_ok "why names the profile's deny rule" "$out"
+fi
+out=$("$CORDON" why "${allow[@]}" --host other.test --port 80 2>&1 | grep "rule:")
+[ "$out" = "  rule: (command line) at --net" ] && ok "control: why for a host no rule admits names the mode (--net)" ||
+        not_ok "control: why's mode rule" "$out"
 
 # Around the proxy there is no way out: a direct attempt is a netns denial,
 # and the hint says to use the proxy, not that the network is off.
