@@ -412,6 +412,17 @@ else
 	not_ok "terminal denial through a pty" "${screen:0:2000}"
 fi
 
+# ^C at the prompt answers deny at once (no Enter), and the next line typed
+# goes to the agent, not to the prompt
+screen=$("$PY" "$here/tools-pty.py" "^C" "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+ms=$(sed -n 's/^denied_after_ms=//p' <<<"$screen")
+if has "$screen" "cordon: denied" && has "$screen" "rc=126" && has "$screen" "got=after-the-prompt" &&
+   [ -n "$ms" ] && [ "$ms" -lt 3000 ]; then
+	ok "... and ^C alone denies at once (${ms} ms), the next line reaching the agent"
+else
+	not_ok "^C at the terminal prompt" "ms=$ms" "${screen:0:2000}"
+fi
+
 # ---- the audit logs are the supervisor's: no sandbox reads them ------------------
 AUD=$BASE/state/cordon/audit
 log=$(ls "$AUD"/*.jsonl | head -1)
