@@ -179,6 +179,7 @@ struct hints {
 	const struct cordon_why *why;
 	bool light;        /* --isolation light */
 	bool tools;        /* the profile has command_policies */
+	const struct cordon_tools *toolset; /* they, or NULL */
 	const char *home;
 	json_t *hints, *denials;
 	size_t omitted;    /* denials past HINTS_MAX_DENIALS: counted, not listed */
@@ -421,9 +422,62 @@ static bool close_quote_at(const char *s)
 	return strncmp(s, "\xe2\x80\x99", 3) == 0 || strncmp(s, "\xe2\x80\x9d", 3) == 0 || strncmp(s, "\xc2\xbb", 2) == 0;
 }
 
+/* A tool's own line ("EXECUTABLE: ...": a script's shell names itself by
+ * its path, $0): what it was refused happened in the tool's sandbox, so
+ * the session's rules cannot explain it. A file it could not execute that
+ * its sandbox's exec_paths does not name is the tool's denial, with the
+ * tool's rule. true: the line was the tool's (nothing more to say of it). */
+static bool tool_line_denials(struct hints *h, const char *line)
+{
+	const char *const *names = h->toolset ? cordon_tools_commands(h->toolset) : NULL;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		const char *exe = cordon_tools_executable(h->toolset, names[i]);
+		size_t n = exe ? strlen(exe) : 0;
+		struct cordon_tool_sandbox sb;
+
+		if (!n || strncmp(line, exe, n) != 0 || line[n] != ':')
+			continue;
+		if (cordon_tools_sandbox(h->toolset, CORDON_TOOLS_SESSION, names[i], &sb) < 0)
+			return true;
+		for (const char *s = line + n + 1; *s; s++) {
+			_cleanup_free_ char *path = NULL, *canon = NULL, *rule = NULL, *reason = NULL;
+			size_t k;
+
+			if (*s != '/' || (s > line && path_byte((unsigned char)s[-1])))
+				continue;
+			for (k = 0; path_byte((unsigned char)s[k]); k++)
+				;
+			path = strndup(s, k);
+			s += k - 1;
+			if (!path || cordon_canonicalize(path, &canon, NULL) < 0 || strcmp(canon, exe) == 0 ||
+			    path_under_any(canon, sb.exec_paths) || strv_contains(h->seen, canon))
+				continue;
+			(void)strv_push(&h->seen, canon);
+			if (json_array_size(h->denials) >= HINTS_MAX_DENIALS) {
+				h->omitted++;
+				continue;
+			}
+			if (asprintf(&rule, "/command_policies/commands/%s/sandbox/exec_paths", names[i]) < 0 ||
+			    asprintf(&reason, "%s runs in its own sandbox, which executes only its executable and its "
+					      "sandbox's exec_paths: %s is not among them", names[i], canon) < 0)
+				continue;
+			json_array_append_new(h->denials,
+					      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s}", "kind", "path", "path", canon,
+							"op", "exec", "rule", rule, "mechanism", "landlock", "reason", reason,
+							"line", cli_json_text(line, strlen(line)), "tool", names[i], "source",
+							"output"));
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Each path a denial line names that why denies: one entry. */
 static void line_denials(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *line)
 {
+	if (tool_line_denials(h, line))
+		return;
 	for (const char *s = line; *s; s++) {
 		_cleanup_free_ char *path = NULL;
 		size_t n;
@@ -574,7 +628,8 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 	/* what a command that succeeded printed is no one's problem */
 	if (status != 0 && why) {
 		h.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
-		h.tools = cordon_profile_tools(prof) != NULL;
+		h.toolset = cordon_profile_tools(prof);
+		h.tools = h.toolset != NULL;
 		h.home = cordon_profile_home(prof);
 		/* the status channel's verdict (classify.c): the runner's execve
 		 * of an executable file was refused by the sandbox */

@@ -30,6 +30,8 @@ printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
 # a tool script that finds its own directory from $0
 printf '#!/bin/sh\necho "zero=$0 dir=${0%%/*}"\n' > "$BIN/tzero"
+printf '#!/bin/sh\n/bin/cat /etc/hostname >/dev/null && echo cat-ran\n' > "$BIN/texec"
+cp "$BIN/texec" "$BIN/texec2"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER_KEY=hook-answer-key-$$
@@ -98,6 +100,8 @@ cat > "$P" <<EOF
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "inplace": { "executable": "$BIN/inplace", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "tzero": { "executable": "$BIN/tzero", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "texec": { "executable": "$BIN/texec", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "texec2": { "executable": "$BIN/texec2", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash", "/bin/cat", "/usr/bin/cat"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
     }
@@ -124,6 +128,23 @@ control=$("$BIN/tzero")
 session 'tzero; echo rc=$?'
 expect "a tool script sees its path in \$0, so \${0%/*} is its directory (control: $control)" \
 	has "$OUT" "zero=$BIN/tzero dir=$BIN"
+# a file a tool may not execute (its sandbox's exec_paths does not name it)
+# is the tool's denial, with the tool's rule, not the session's mode; the
+# control: with the file in exec_paths the same script runs it
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'texec2; texec' 2>/dev/null </dev/null)
+if echo "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+den = [x for x in d["denials"] if x["kind"] == "path"]
+assert [(x["path"], x["op"], x["rule"], x.get("tool")) for x in den] == \
+    [("/usr/bin/cat", "exec", "/command_policies/commands/texec/sandbox/exec_paths", "texec")], den
+assert not [h for h in d["hints"] if "executable under command_policies" in h], d["hints"]
+assert d["output"].count("cat-ran") == 1, d["output"]
+'; then
+	ok "a tool refused a file outside its exec_paths: the tool's denial and rule (control: in exec_paths it runs)"
+else
+	not_ok "a tool's exec_paths denial" "$json"
+fi
 session 'git --version; echo rc=$?'
 expect "an allowed call runs the tool, its output reaches the agent" has "$OUT" "git version"
 expect "... and exits as the tool did" has "$OUT" "rc=0"
