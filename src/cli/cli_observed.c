@@ -55,7 +55,20 @@ static json_t *kernel_denial(const struct cordon_why *why, const char *mechanism
 
 	if (strncmp(target, "tcp:", 4) == 0)
 		return tcp_denial(target, mechanism);
-	if (target[0] != '/' || cordon_op_from_string(op_name, &op) < 0)
+	if (target[0] != '/')
+		return NULL;
+	if (strcmp(op_name, "connect") == 0) {
+		/* a host socket the unix gate refused: what would admit it */
+		if (asprintf(&line, "cordon: %s: refused connect %s", mechanism, target) < 0)
+			line = NULL;
+		return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s}", "kind", "path", "path", target, "op", "connect",
+				 "rule", "--allow-unix-socket / network.allow_unix_sockets", "mechanism", mechanism,
+				 "reason",
+				 "a host socket: the sandbox connects only to its own sockets and those "
+				 "--allow-unix-socket (or network.allow_unix_sockets) names",
+				 "line", line, "source", "kernel");
+	}
+	if (cordon_op_from_string(op_name, &op) < 0)
 		return NULL;
 	if (!why || cordon_why_path(why, target, op, &d) < 0 || d.allow) {
 		d = (struct cordon_why_decision){};
