@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pipe_room.h"
 #include "runner.h"
 
 /* The runner's own failure lines must read as the runner failing, never as
@@ -178,6 +179,8 @@ _Noreturn void exec_die_said(const char *step)
  * fill the pipe (nothing reads it before the run ends: a full pipe would
  * block init) nor crowd out the runner's own record. */
 #define STATUS_DENIALS_MAX 24
+/* what the runner's own failure record may need: status_record's buffer */
+#define STATUS_RECORD_ROOM 1400
 
 static uint64_t denials_said[STATUS_DENIALS_MAX];
 static size_t n_denials_said;
@@ -220,5 +223,11 @@ void status_denial(const char *mechanism, const char *op, const char *target)
 			return;
 	denials_said[n_denials_said++] = h;
 	rec[n++] = '\n';
+	/* never block on it (nothing reads it before the end), and leave
+	 * room for the runner's own record: a file is always written */
+	long room = pipe_room(status_fd);
+
+	if (room >= 0 && room < n + STATUS_RECORD_ROOM)
+		return;
 	(void)!write(status_fd, rec, (size_t)n);
 }

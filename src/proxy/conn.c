@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "pipe_room.h"
 #include "proxy.h"
 #include "socks5.h"
 
@@ -58,7 +59,10 @@ static void status_denial(struct proxy *px, const char *line, size_t n)
 	px->denial_hash[px->denials_said++] = h;
 	len = snprintf(rec, sizeof(rec), "%s\tproxy\t%.*s\n", CORDON_STATUS_DENIAL_TAG,
 		       (int)(n < sizeof(rec) - 32 ? n : sizeof(rec) - 32), line);
-	if (len > 0)
+	/* never block on it, and leave room for the runner's own record */
+	long room = pipe_room(px->cfg->status_fd);
+
+	if (len > 0 && !(room >= 0 && room < len + 1400))
 		(void)!write(px->cfg->status_fd, rec, (size_t)len);
 }
 

@@ -333,6 +333,9 @@ fd = c["status_fd"]
 r, w = os.pipe()
 if r <= fd:
     r = os.dup(r)
+if os.environ.get("SPAWN_PIPE_SZ"):  # F_SETPIPE_SZ: a small pipe
+    import fcntl
+    fcntl.fcntl(w, 1031, int(os.environ["SPAWN_PIPE_SZ"]))
 os.dup2(w, fd, inheritable=True)
 env = dict(x.split("=", 1) for x in c["envp"]) if c.get("envp") else None
 p = subprocess.run(c["argv"], env=env, pass_fds=(fd,), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -368,6 +371,20 @@ assert a["verdict"] == "denied" and strip(a) == strip(b) and a["denials"], (a, b
 PY
         then ok "confine, spawn with the status pipe, classify --json: the same verdict and denials as run --json"
         else not_ok "classify --json denials" "$(cat "$tmp/classified.json")" "$(cat "$tmp/gate1.json")"; fi
+
+        # Nothing reads the status channel before the run ends, and a pipe
+        # can be one page (a user over pipe-user-pages-soft): forty refusals
+        # of long names there must not block the gate (and the command);
+        # records stop where the runner's own record would not fit.
+        mkdir -p "$ws/.git/hooks"
+        long=$(printf 'a%.0s' $(seq 200))
+        "$CORDON" confine -- sh -c "i=0; while [ \$i -lt 40 ]; do echo x > .git/hooks/$long\$i; i=\$((i+1)); done 2>/dev/null; exit 1" \
+                > "$tmp/small.confined" 2>/dev/null
+        st=$(SPAWN_PIPE_SZ=4096 timeout 30 python3 "$tmp/spawn.py" "$tmp/small.confined" "$tmp/small.out" "$tmp/small.rec")
+        n=$(grep -c "^denial" "$tmp/small.rec")
+        [ "$st" = 1 ] && [ "$n" -ge 5 ] && [ "$n" -lt 24 ] && [ "$(wc -c < "$tmp/small.rec")" -le $((4096 - 1400)) ] &&
+                ok "forty gate refusals into a one-page status pipe: the run ends (exit 1), $n records, room left for the runner's" ||
+                not_ok "a one-page status pipe" "st=$st n=$n $(wc -c < "$tmp/small.rec")"
 
         # C.UTF-8 quotes: coreutils and gnulib write ‘PATH’
         jrun quoted -- sh -c "echo 'touch: cannot touch ‘/usr/cordon-q1’: Read-only file system'; echo 'mkdir: cannot create directory “/etc/cordon-q2”: Permission denied'; echo 'cp: cannot create «/opt/cordon-q3»: Permission denied'; exit 1"
