@@ -39,6 +39,22 @@ CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_
 				      const char *status, size_t status_len,
 				      const char *output, size_t output_len,
 				      struct cordon_classification *ret);
+/* Besides its one failure record, cordon's status channel carries what
+ * cordon itself refused while the command ran, one record a line, written
+ * only by cordon's own processes (the command never holds the channel):
+ *   "denial\tkernel\tMECHANISM\tOP\tPATH\n"  init's gates (MECHANISM
+ *       write-gate or unix-gate; OP read, write or connect)
+ *   "denial\tproxy\tLINE\n"  the proxy's refusal ("cordon-proxy: refused ...")
+ * At most CORDON_STATUS_DENIAL_MAX bytes each, capped in number and
+ * deduplicated by their writers. They are never a runner failure; with an
+ * exit status other than 0 (and not an allowed one) and no runner record,
+ * one of them makes the verdict DENIED. An exit 0 stays OK: the command
+ * got on without what was refused (the records still say what it was). */
+#define CORDON_STATUS_DENIAL_TAG "denial"
+#define CORDON_STATUS_DENIAL_MAX 1024
+/* Is the record at status (len bytes, up to its newline) a denial record? */
+CORDON_API bool cordon_status_is_denial(const char *status, size_t len);
+
 /* The file in the runner's line "execve: PATH: EACCES" (it could not
  * execute PATH) when the sandbox refused it: 0 with PATH in buf; -ENOENT
  * when line is not such a line, -ENAMETOOLONG when PATH does not fit in

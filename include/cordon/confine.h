@@ -139,6 +139,14 @@ struct cordon_confined {
 	int credentials_fd;
 };
 
+/* Move c's status channel to fd number fd (> 2; a nested bwrap value uses
+ * fd + 1 too), as bubblewrap's --json-status-fd N lets its caller choose:
+ * the runner's own flags in argv and status_fd change, nothing else.
+ * -ENOTSUP: c has no status channel; -EBADF: fd out of range; -EBUSY: fd
+ * is c's exec_fd or broker_fd; -EINVAL: argv is not as a provider made it
+ * (then c is unchanged). */
+CORDON_API int cordon_confined_set_status_fd(struct cordon_confined *c, int fd);
+
 /* Confine argv under policy with the selected backend (cordon_backend_select
  * with no flags; it probes on first use — call cordon_backend_select or
  * cordon_warm first to keep this call pure). The caller owns *ret. */

@@ -74,6 +74,17 @@ CORDON_API int cordon_profile_load_buffer(const char *data, size_t len, const ch
 					  const struct cordon_profile_opts *opts, struct cordon_profile_handle **ret,
 					  struct cordon_error *reterr);
 
+/* Every error of the profile in data, in one pass: each goes to errs[i]
+ * (file, line and column of data itself, the JSON path, the message), at
+ * most max of them. After an error the member it points at is left out and
+ * the rest read again, so errors that are independent of each other are
+ * all reported (one that only follows from an earlier one can be too).
+ * Returns how many (0: valid), or -errno when it could not look (out of
+ * memory; max 0). The reading is cordon_profile_load_buffer's. */
+CORDON_API int cordon_profile_validate_buffer(const char *data, size_t len, const char *file,
+					      const struct cordon_profile_opts *opts, struct cordon_error *errs,
+					      size_t max);
+
 /* The embedded profiles' names (NULL-terminated), and one's JSON text as
  * compiled in (-ENOENT: no such name). Both static. */
 CORDON_API const char *const *cordon_profile_builtin_names(void);

@@ -140,6 +140,12 @@ struct cordon_result {
 	 * output is what passed through it, stdout and stderr merged, with
 	 * the terminal's "\r\n" line ends read as "\n". */
 	bool terminal;
+	/* What the runner wrote on its status channel (NUL-terminated; NULL
+	 * when it has none): its failure record, and the denial records of
+	 * what cordon itself refused while the command ran (cordon/classify.h),
+	 * the trusted account beside the output's. */
+	char *status;
+	size_t status_len;
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

@@ -94,6 +94,7 @@ struct cli_args {
 	const char *confined_file;
 	const char *output_file;
 	const char *status_records_file; /* --status-records: the status channel's records */
+	int confine_status_fd;           /* confine --status-fd N (0: the provider's own) */
 	bool status_set;
 	int status;
 
@@ -240,6 +241,10 @@ struct cli_session_ops {
 	 * object {session, records, head, head_key, signature, stored}; NULL
 	 * when the log could not be closed and signed. The caller owns it. */
 	json_t *(*session_audit)(struct cli_session *s);
+	/* After session_run: the tool calls the broker refused, as the
+	 * result's denials ({kind "tool", rule, mechanism "broker", source
+	 * "broker", tool, caller, ...}); *ret_omitted: how many more. */
+	json_t *(*session_denials)(struct cli_session *s, size_t *ret_omitted);
 };
 extern const struct cli_session_ops cli_session_ops;
 
@@ -339,11 +344,26 @@ int cli_check_workspace(const struct cli_args *a, const struct cordon_profile_ha
  * denials ask it. -errno. */
 int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret);
 
+/* The most denials a result lists (the rest: denials_omitted). */
+#define CLI_MAX_DENIALS 32
+
 /* After a run: the hints (arrays of strings) and the denials ({kind, path,
  * op, rule, mechanism, ...}) the output and the result explain. */
 int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_handle *prof,
 		      const struct cordon_confined *c, const struct cordon_result *res, json_t **ret_hints,
 		      json_t **ret_denials, size_t *ret_omitted);
+
+/* ---- cli_observed.c: the denials cordon itself observed ---- */
+
+/* Does the run's status channel hold a denial record? */
+bool cli_observed_any(const struct cordon_result *res);
+/* Each denial record of the run's status channel (cordon/classify.h), one
+ * entry appended to denials: init's gates as {kind "path", source
+ * "kernel", rule: why's where it denies the same, else the gate} (a TCP
+ * connect as kind "network"), the proxy's as cli_net_denials with source
+ * "proxy" (net_rule: its fallback). why may be NULL. */
+void cli_observed_denials(json_t *denials, const struct cordon_result *res, const struct cordon_why *why,
+			  const struct cli_args *a, const struct cordon_profile_handle *prof, const char *net_rule);
 
 /* ---- cli_hidden.c ---- */
 

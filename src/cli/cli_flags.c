@@ -347,6 +347,21 @@ static int flag_max_open_files(struct cli_args *a, const struct cli_flag *f, con
 	return 0;
 }
 
+static int flag_confine_status_fd(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
+				  size_t errlen)
+{
+	char *end;
+	long v;
+
+	(void)f;
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || !*value || *end || v < 3 || v > 65534)
+		return fail(err, errlen, "--status-fd: '%s' is not an fd number from 3 to 65534", value);
+	a->confine_status_fd = (int)v;
+	return 0;
+}
+
 static int flag_status(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
 	char *end;
@@ -388,6 +403,8 @@ static const struct cli_flag flags[] = {
 	  "print the JSON Schema of --json's object and exit" },
 	{ "--json", C(CLI_CONFINE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "accepted for scripts that always pass it: the output is JSON either way" },
+	{ "--status-fd", C(CLI_CONFINE), true, flag_confine_status_fd, 0, CLI_SECTION_OWN, "N",
+	  "the runner's status channel on fd N (default 3): the caller starts argv with a pipe there" },
 	{ "--confined", C(CLI_CLASSIFY), true, cli_flag_string, F(confined_file), CLI_SECTION_OWN, "FILE",
 	  "the confined value, as `cordon confine` printed it" },
 	{ "--status", C(CLI_CLASSIFY), true, flag_status, 0, CLI_SECTION_OWN, "N",
@@ -397,7 +414,7 @@ static const struct cli_flag flags[] = {
 	{ "--status-records", C(CLI_CLASSIFY), true, cli_flag_string, F(status_records_file), CLI_SECTION_OWN,
 	  "FILE", "what the runner wrote on its status channel (an empty file if nothing)" },
 	{ "--json", C(CLI_CLASSIFY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
-	  "one object: verdict, runner_line" },
+	  "one object: verdict, runner_line, and run --json's hints, denials and denials_omitted" },
 	{ "--json", C(CLI_PROBE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: backends, selected, grade, kernel and limits facts" },
 	{ "--refresh", C(CLI_PROBE), false, cli_flag_bool, F(refresh), CLI_SECTION_OWN, NULL,

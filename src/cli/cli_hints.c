@@ -26,7 +26,7 @@
 #define say cli_say
 
 /* Caps: the denials a result lists, the paths taken from one line. */
-#define HINTS_MAX_DENIALS 32
+#define HINTS_MAX_DENIALS CLI_MAX_DENIALS
 #define HINTS_MAX_LINE 4096
 
 /* ---- before the run: the workspace ---- */
@@ -182,6 +182,7 @@ struct hints {
 	const struct cordon_why *why;
 	bool light;        /* --isolation light */
 	bool tools;        /* the profile has command_policies */
+	const struct cordon_tools *toolset; /* they, or NULL */
 	const char *home;
 	json_t *hints, *denials;
 	size_t omitted;    /* denials past HINTS_MAX_DENIALS: counted, not listed */
@@ -424,9 +425,62 @@ static bool close_quote_at(const char *s)
 	return strncmp(s, "\xe2\x80\x99", 3) == 0 || strncmp(s, "\xe2\x80\x9d", 3) == 0 || strncmp(s, "\xc2\xbb", 2) == 0;
 }
 
+/* A tool's own line ("EXECUTABLE: ...": a script's shell names itself by
+ * its path, $0): what it was refused happened in the tool's sandbox, so
+ * the session's rules cannot explain it. A file it could not execute that
+ * its sandbox's exec_paths does not name is the tool's denial, with the
+ * tool's rule. true: the line was the tool's (nothing more to say of it). */
+static bool tool_line_denials(struct hints *h, const char *line)
+{
+	const char *const *names = h->toolset ? cordon_tools_commands(h->toolset) : NULL;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		const char *exe = cordon_tools_executable(h->toolset, names[i]);
+		size_t n = exe ? strlen(exe) : 0;
+		struct cordon_tool_sandbox sb;
+
+		if (!n || strncmp(line, exe, n) != 0 || line[n] != ':')
+			continue;
+		if (cordon_tools_sandbox(h->toolset, CORDON_TOOLS_SESSION, names[i], &sb) < 0)
+			return true;
+		for (const char *s = line + n + 1; *s; s++) {
+			_cleanup_free_ char *path = NULL, *canon = NULL, *rule = NULL, *reason = NULL;
+			size_t k;
+
+			if (*s != '/' || (s > line && path_byte((unsigned char)s[-1])))
+				continue;
+			for (k = 0; path_byte((unsigned char)s[k]); k++)
+				;
+			path = strndup(s, k);
+			s += k - 1;
+			if (!path || cordon_canonicalize(path, &canon, NULL) < 0 || strcmp(canon, exe) == 0 ||
+			    path_under_any(canon, sb.exec_paths) || strv_contains(h->seen, canon))
+				continue;
+			(void)strv_push(&h->seen, canon);
+			if (json_array_size(h->denials) >= HINTS_MAX_DENIALS) {
+				h->omitted++;
+				continue;
+			}
+			if (asprintf(&rule, "/command_policies/commands/%s/sandbox/exec_paths", names[i]) < 0 ||
+			    asprintf(&reason, "%s runs in its own sandbox, which executes only its executable and its "
+					      "sandbox's exec_paths: %s is not among them", names[i], canon) < 0)
+				continue;
+			json_array_append_new(h->denials,
+					      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s}", "kind", "path", "path", canon,
+							"op", "exec", "rule", rule, "mechanism", "landlock", "reason", reason,
+							"line", cli_json_text(line, strlen(line)), "tool", names[i], "source",
+							"output"));
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Each path a denial line names that why denies: one entry. */
 static void line_denials(struct hints *h, const struct cli_args *a, const struct cordon_confined *c, const char *line)
 {
+	if (tool_line_denials(h, line))
+		return;
 	for (const char *s = line; *s; s++) {
 		_cleanup_free_ char *path = NULL;
 		size_t n;
@@ -551,11 +605,34 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		json_decref(h.denials);
 		return -ENOMEM;
 	}
-	/* what a command that succeeded printed is no one's problem */
-	if (status != 0 && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_new(a, prof, &why) >= 0) {
+	bool observed = c->enforcement != CORDON_ENFORCEMENT_NONE && cli_observed_any(res);
+	struct cordon_origin origin;
+	const char *net_rule;
+
+	cordon_profile_net_origin(prof, &origin);
+	net_rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
+	if ((status != 0 || observed) && c->enforcement != CORDON_ENFORCEMENT_NONE && cli_why_new(a, prof, &why) >= 0)
 		h.why = why;
+	/* What cordon itself refused (its gates, its proxy), from the status
+	 * channel: known for certain, whatever the exit code; first, so the
+	 * output's lines naming the same paths add nothing. */
+	if (observed) {
+		json_t *d;
+		size_t i;
+
+		cli_observed_denials(h.denials, res, why, a, prof, net_rule);
+		json_array_foreach(h.denials, i, d) {
+			const char *p = json_string_value(json_object_get(d, "path"));
+
+			if (p)
+				(void)strv_push(&h.seen, p);
+		}
+	}
+	/* what a command that succeeded printed is no one's problem */
+	if (status != 0 && why) {
 		h.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT;
-		h.tools = cordon_profile_tools(prof) != NULL;
+		h.toolset = cordon_profile_tools(prof);
+		h.tools = h.toolset != NULL;
 		h.home = cordon_profile_home(prof);
 		/* the status channel's verdict (classify.c): the runner's execve
 		 * of an executable file was refused by the sandbox */
@@ -573,35 +650,37 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 		(void)cli_hidden_tmp_hints(a, a->workspace ?: cordon_profile_workspace(prof), c,
 					   res->stderr_output ?: res->output, res->stderr_output ? res->stderr_len
 					   : res->output_len, h.hints);
-	/* --net proxy: each refusal the proxy wrote is known for certain, also
-	 * when the command went on to exit 0 (the verdict is denied then too) */
+	/* --net proxy: the proxy's refusals. With a status channel they came
+	 * on it (above, source proxy), and a refusal line in the command's
+	 * stream is only text the command could have printed: not listed.
+	 * Without one (a runner that has none), the lines are all there is:
+	 * source output. */
+	bool proxy_said = false;
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
 	    (a->net_set ? a->net == CORDON_NET_PROXY : cordon_profile_net(prof) == CORDON_NET_PROXY)) {
-		struct cordon_origin origin;
-		const char *rule;
-
-		cordon_profile_net_origin(prof, &origin);
-		rule = a->net_set ? "--net" : origin.pointer ?: "network.mode";
 		size_t before = json_array_size(h.denials);
 
-		cli_net_denials(h.denials, res->output, res->output_len, a, prof, rule);
-		if (res->stderr_output)
-			cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, rule);
-		/* The proxy's lines reach us in the command's own stream, which
-		 * the command could write too: not the proxy's word yet (no
-		 * side channel carries its refusals). Capped like the rest. */
-		for (size_t i = before; i < json_array_size(h.denials); i++)
-			json_object_set_new(json_array_get(h.denials, i), "source", json_string("output"));
-		while (json_array_size(h.denials) > HINTS_MAX_DENIALS) {
-			json_array_remove(h.denials, json_array_size(h.denials) - 1);
-			h.omitted++;
+		if (c->status_format == CORDON_STATUS_NONE) {
+			cli_net_denials(h.denials, res->output, res->output_len, a, prof, net_rule);
+			if (res->stderr_output)
+				cli_net_denials(h.denials, res->stderr_output, res->stderr_len, a, prof, net_rule);
+			for (size_t i = before; i < json_array_size(h.denials); i++)
+				json_object_set_new(json_array_get(h.denials, i), "source", json_string("output"));
 		}
-		if (json_array_size(h.denials) > before)
-			json_array_append_new(h.hints, json_string(
-				"cordon's proxy refused a connection (see denials): it connects only to the hosts "
-				"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
-				"--deny-domain, and to a local or private address only with --allow-address"));
+		for (size_t i = 0; i < json_array_size(h.denials) && !proxy_said; i++)
+			proxy_said = strcmp(json_string_value(json_object_get(json_array_get(h.denials, i), "mechanism"))
+					    ?: "", "proxy") == 0;
 	}
+	/* Capped like the rest. */
+	while (json_array_size(h.denials) > HINTS_MAX_DENIALS) {
+		json_array_remove(h.denials, json_array_size(h.denials) - 1);
+		h.omitted++;
+	}
+	if (proxy_said)
+		json_array_append_new(h.hints, json_string(
+			"cordon's proxy refused a connection (see denials): it connects only to the hosts "
+			"--allow-domain H (or the profile's network.allow_domains) admits, never to a "
+			"--deny-domain, and to a local or private address only with --allow-address"));
 	/* the limit or the signal that ended it */
 	if (res->limit != CORDON_LIMIT_NONE) {
 		_cleanup_free_ char *rule = NULL;

@@ -50,6 +50,15 @@ int cli_confine(const struct cli_args *a)
 	r = cli_confine_from_args(a, prof, &info, &c, &kind);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
+	if (a->confine_status_fd) {
+		r = cordon_confined_set_status_fd(c, a->confine_status_fd);
+		if (r < 0) {
+			say("--status-fd %d: %s", a->confine_status_fd,
+			    r == -ENOTSUP ? "this confined value has no status channel" :
+			    r == -EBUSY ? "the value's exec or broker fd already has that number" : strerror(-r));
+			return CLI_EXIT_REFUSED;
+		}
+	}
 	r = cordon_confined_to_json(c, &json);
 	if (r < 0) {
 		say("cannot encode the confined value: %s", strerror(-r));
@@ -111,6 +120,24 @@ int cli_classify(const struct cli_args *a)
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *o = json_pack("{s:s,s:o}", "verdict", cordon_verdict_to_string(cls.verdict),
 							      "runner_line", cls.line ? cli_json_text(cls.line, strlen(cls.line)) : json_null());
+		_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
+		json_t *hints = NULL, *denials = NULL;
+		size_t omitted = 0;
+		/* the denials and hints `run --json` gives for the same run: what
+		 * the status records and the output say, under the same profile
+		 * and flags */
+		struct cordon_result res = {
+			.exit_code = a->status > 128 ? -1 : a->status, .signal = a->status > 128 ? a->status - 128 : 0,
+			.verdict = cls.verdict, .output = out ?: (char *)"", .output_len = ol, .enforcement = c->enforcement,
+			.mode = c->mode, .limit = CORDON_LIMIT_NONE, .status = rec, .status_len = rl,
+		};
+
+		if (o && cli_load_profile(a, &prof) >= 0 &&
+		    cli_hints_collect(a, prof, c, &res, &hints, &denials, &omitted) >= 0) {
+			json_object_set_new(o, "hints", hints);
+			json_object_set_new(o, "denials", denials);
+			json_object_set_new(o, "denials_omitted", json_integer((json_int_t)omitted));
+		}
 		cli_print_json(o);
 	} else if (cls.line)
 		printf("%s: %s\n", cordon_verdict_to_string(cls.verdict), cls.line);

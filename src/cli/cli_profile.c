@@ -235,13 +235,15 @@ static int profile_show(const struct cli_args *a)
 
 /* ---- validate ------------------------------------------------------------ */
 
+/* The most errors one file reports. */
+#define VALIDATE_MAX_ERRORS 32
+
 /* FILE as given, so messages name it the way the user wrote it. */
 static int validate_one(const char *file, const char *workspace)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
-	struct cordon_error e = {};
 	struct stat st;
 	size_t len = 0;
 	int r;
@@ -274,11 +276,17 @@ static int validate_one(const char *file, const char *workspace)
 			break; /* cordon_profile_load_buffer says "larger than the 1 MiB limit" */
 	}
 	const struct cordon_profile_opts o = { .workspace = workspace };
-	r = cordon_profile_load_buffer(text, len, file, &o, &p, &e);
+	/* every error in one pass, each where it stands in the file */
+	struct cordon_error errs[VALIDATE_MAX_ERRORS];
+	r = cordon_profile_validate_buffer(text, len, file, &o, errs, VALIDATE_MAX_ERRORS);
 	if (r < 0) {
-		fprintf(stderr, "%s\n", e.message[0] ? e.message : strerror(-r));
+		fprintf(stderr, "%s: cannot validate: %s\n", file, strerror(-r));
 		return 1;
 	}
+	for (int i = 0; i < r; i++)
+		fprintf(stderr, "%s\n", errs[i].message[0] ? errs[i].message : "an error without a message");
+	if (r > 0)
+		return 1;
 	printf("%s: valid\n", file);
 	return 0;
 }

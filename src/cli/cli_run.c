@@ -229,6 +229,21 @@ int cli_run(const struct cli_args *a)
 	size_t omitted = 0;
 	if (cli_hints_collect(a, prof, c, res, &hints, &denials, &omitted) < 0)
 		hints = denials = NULL;
+	/* the tool calls the broker refused: its own word, whatever the exit */
+	if (session && denials) {
+		size_t more = 0;
+		_cleanup_(json_decrefp) json_t *refused = cli_supervisor()->session->session_denials(session, &more);
+		size_t i;
+		json_t *d;
+
+		json_array_foreach(refused, i, d) {
+			if (json_array_size(denials) >= CLI_MAX_DENIALS)
+				omitted++;
+			else
+				json_array_append(denials, d);
+		}
+		omitted += more;
+	}
 
 	if (a->json) {
 		_cleanup_(json_decrefp) json_t *obj = cli_result_json(a, res, &info, 0);

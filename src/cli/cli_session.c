@@ -5,9 +5,11 @@
  * built, then serving the session's tool calls while it runs.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cli.h"
 #include "audit.h"
 #include "supervisor.h"
@@ -73,6 +75,28 @@ static int session_run(struct cli_session *s, const struct cordon_confined *c, c
 	return supervisor_run(s->sup, c, o, ret);
 }
 
+static json_t *session_denials(struct cli_session *s, size_t *ret_omitted)
+{
+	const struct supervisor_denial *d;
+	size_t n = s->sup ? supervisor_denials(s->sup, &d, ret_omitted) : (*ret_omitted = 0, 0);
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		_cleanup_free_ char *line = NULL;
+
+		if (asprintf(&line, "cordon: broker: %s: %s called by %s: %s", d[i].event, d[i].command, d[i].caller,
+			     d[i].reason) < 0)
+			line = NULL;
+		json_array_append_new(arr, json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:s}", "kind", "tool",
+						     "path", "op", "exec", "rule",
+						     d[i].rule[0] ? d[i].rule : "/command_policies", "mechanism", "broker",
+						     "reason", d[i].reason, "file", d[i].file[0] ? d[i].file : "(built-in)",
+						     "line", line, "tool", d[i].command, "caller", d[i].caller, "source",
+						     "broker"));
+	}
+	return arr;
+}
+
 static json_t *session_audit(struct cli_session *s)
 {
 	const struct audit_seal *seal = s->sup ? supervisor_audit_seal(s->sup) : NULL;
@@ -99,4 +123,5 @@ const struct cli_session_ops cli_session_ops = {
 	.session_run = session_run,
 	.session_free = session_free,
 	.session_audit = session_audit,
+	.session_denials = session_denials,
 };

@@ -30,6 +30,7 @@
 #include "gate_git.h"
 #include "gate_rules.h"
 #include "gate_walk.h"
+#include "runner.h"
 
 
 
@@ -157,8 +158,10 @@ static int decide_path(const struct cop *c, int dir, const char *name, bool writ
 	r = path_of(dir, name, path, sizeof(path));
 	if (r != 0)
 		return r < 0 ? r : 0;
-	if (gate_rules_hidden(g, path) || (write && gate_rules_check(g, path, holder)))
+	if (gate_rules_hidden(g, path) || (write && gate_rules_check(g, path, holder))) {
+		status_denial("write-gate", write ? "write" : "read", path);
 		return -EACCES;
+	}
 	return 0;
 }
 
@@ -208,8 +211,10 @@ static int decide_removal(const struct cop *c, int dir, const char *name)
 	r = path_of(dir, name, path, sizeof(path));
 	if (r != 0)
 		return r < 0 ? r : 0;
-	if (gate_rules_hidden(g, path) || gate_rules_check_removal(g, path))
+	if (gate_rules_hidden(g, path) || gate_rules_check_removal(g, path)) {
+		status_denial("write-gate", "write", path);
 		return -EACCES;
+	}
 	return 0;
 }
 
@@ -251,6 +256,7 @@ static int scan_holds(const struct gate_rules *g, int fd, char *path, size_t len
 		path[len] = '/';
 		memcpy(path + len + 1, de->d_name, n + 1);
 		if (gate_rules_check_removal(g, path) || gate_rules_hidden(g, path)) {
+			status_denial("write-gate", "write", path);
 			r = -EACCES;
 			break;
 		}
@@ -318,8 +324,13 @@ static int decide(const struct cop *c, const struct resolved *r)
 		if (rule->dev != st.st_dev || rule->ino != st.st_ino)
 			continue;
 		if (rule->prefix ? len >= n && strncmp(r->name, rule->name, n) == 0
-				 : len == n && strncmp(r->name, rule->name, n) == 0)
+				 : len == n && strncmp(r->name, rule->name, n) == 0) {
+			char path[PATH_MAX];
+
+			if (path_of(r->dir, r->name, path, sizeof(path)) == 0)
+				status_denial("write-gate", "write", path);
 			return -EACCES;
+		}
 	}
 	return 0;
 }

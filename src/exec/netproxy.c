@@ -96,7 +96,7 @@ static void push_rules(const char **argv, size_t *k, const char *flag, const cha
 }
 
 /* The proxy process, between fork and exec: only async-signal-safe calls. */
-_Noreturn static void exec_proxy(const char *exe, int ctl, int creds, const char **argv, pid_t parent)
+_Noreturn static void exec_proxy(const char *exe, int ctl, int status, int creds, const char **argv, pid_t parent)
 {
 	sigset_t none;
 	int null;
@@ -109,11 +109,12 @@ _Noreturn static void exec_proxy(const char *exe, int ctl, int creds, const char
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
 		_exit(EXEC_EXIT_FAILED);
-	/* ctl is the one fd it keeps besides stdio (audit lines: stderr) */
-	if (fcntl(ctl, F_SETFD, 0) < 0)
+	/* ctl, the status channel and the credential table are the fds it
+	 * keeps besides stdio (audit lines: stderr; each refusal also as a
+	 * denial record on the status channel) */
+	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (fcntl(ctl, F_SETFD, 0) < 0 || (status >= 0 && fcntl(status, F_SETFD, 0) < 0))
 		_exit(EXEC_EXIT_FAILED);
-	(void)close_range(3, (unsigned)ctl - 1, CLOSE_RANGE_CLOEXEC);
-	(void)close_range((unsigned)ctl + 1, ~0U, CLOSE_RANGE_CLOEXEC);
 	/* and the credential table's pipe, at its secret part */
 	if (creds >= 0 && fcntl(creds, F_SETFD, 0) < 0)
 		_exit(EXEC_EXIT_FAILED);
@@ -142,7 +143,8 @@ void netproxy_start(struct exec_ctx *x)
 	const struct plan *p = x->plan;
 	size_t n = 10 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
 	const char **argv = calloc(n, sizeof(*argv));
-	char fdnum[16], credsnum[16];
+	char fdnum[16], statusnum[16], credsnum[16];
+	int status = status_channel_fd();
 	int pair[2];
 	pid_t pid, self = getpid();
 
@@ -156,6 +158,11 @@ void netproxy_start(struct exec_ctx *x)
 	argv[k++] = "proxy";
 	argv[k++] = "--control-fd";
 	argv[k++] = fdnum;
+	if (status >= 0) {
+		snprintf(statusnum, sizeof(statusnum), "%d", status);
+		argv[k++] = "--status-fd";
+		argv[k++] = statusnum;
+	}
 	push_rules(argv, &k, "--deny-domain", p->deny_domains);
 	push_rules(argv, &k, "--allow-domain", p->allow_domains);
 	push_rules(argv, &k, "--allow-address", p->allow_addresses);
@@ -169,7 +176,7 @@ void netproxy_start(struct exec_ctx *x)
 	if (pid < 0)
 		exec_die("proxy", "fork: %m");
 	if (pid == 0)
-		exec_proxy(x->proxy_exe, pair[0], p->credentials_fd, argv, self);
+		exec_proxy(x->proxy_exe, pair[0], status, p->credentials_fd, argv, self);
 	free(argv);
 	close(pair[0]);
 	/* the table is the proxy's alone: nothing after this holds it */

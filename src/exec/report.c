@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "pipe_room.h"
 #include "runner.h"
 
 /* The runner's own failure lines must read as the runner failing, never as
@@ -169,4 +171,63 @@ int exec_record_said(const char *step)
 _Noreturn void exec_die_said(const char *step)
 {
 	_exit(exec_record_said(step));
+}
+
+/* Denials init's gates decided, on the status channel: the caller's
+ * trusted word (the command never holds the channel). Capped per process
+ * and deduplicated, so a command that loops on a refused call can neither
+ * fill the pipe (nothing reads it before the run ends: a full pipe would
+ * block init) nor crowd out the runner's own record. */
+#define STATUS_DENIALS_MAX 24
+/* what the runner's own failure record may need: status_record's buffer */
+#define STATUS_RECORD_ROOM 1400
+
+static uint64_t denials_said[STATUS_DENIALS_MAX];
+static size_t n_denials_said;
+
+static uint64_t record_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+void status_denial(const char *mechanism, const char *op, const char *target)
+{
+	char rec[CORDON_STATUS_DENIAL_MAX];
+	uint64_t h;
+	int n;
+
+	if (status_fd < 0 || n_denials_said >= STATUS_DENIALS_MAX)
+		return;
+	n = snprintf(rec, sizeof(rec), "%s\t%s\t%s\t%s\t%s", CORDON_STATUS_DENIAL_TAG, "kernel", mechanism, op, target);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(rec) - 2)
+		n = sizeof(rec) - 2;
+	/* a name may hold any byte but NUL and '/': nothing in it splits a
+	 * field or a record */
+	for (int i = 0, tabs = 0; i < n; i++) {
+		if (rec[i] == '\t' && tabs < 4) {
+			tabs++;
+			continue;
+		}
+		if ((unsigned char)rec[i] < 0x20 || rec[i] == 0x7f)
+			rec[i] = '?';
+	}
+	h = record_hash(rec, (size_t)n);
+	for (size_t i = 0; i < n_denials_said; i++)
+		if (denials_said[i] == h)
+			return;
+	denials_said[n_denials_said++] = h;
+	rec[n++] = '\n';
+	/* never block on it (nothing reads it before the end), and leave
+	 * room for the runner's own record: a file is always written */
+	long room = pipe_room(status_fd);
+
+	if (room >= 0 && room < n + STATUS_RECORD_ROOM)
+		return;
+	(void)!write(status_fd, rec, (size_t)n);
 }

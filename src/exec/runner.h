@@ -97,6 +97,11 @@ int exec_record_said(const char *step);
  * command never has it. -errno if fd is not open. */
 int status_channel_open(int fd);
 int status_channel_fd(void); /* -1: none */
+/* A denial init's gate decided (MECHANISM write-gate or unix-gate, OP
+ * read, write or connect, TARGET a path): one record on the status
+ * channel (cordon/classify.h), capped and deduplicated; nothing without
+ * a channel. */
+void status_denial(const char *mechanism, const char *op, const char *target);
 
 /* harden.c: close every fd above 2 but the status channel's and the n in
  * keep (-1: none; at most 7). */

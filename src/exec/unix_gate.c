@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -155,6 +157,27 @@ static bool is_tcp(const struct gate_op *op)
 	       (op->protocol == IPPROTO_TCP || op->protocol == IPPROTO_MPTCP);
 }
 
+/* A TCP connect refused: "tcp:ADDRESS:PORT" on the status channel. */
+static void tcp_denial(const struct gate_msg *m)
+{
+	char addr[INET6_ADDRSTRLEN] = "?", target[INET6_ADDRSTRLEN + 16];
+	unsigned port = 0;
+
+	if (m->addr.ss_family == AF_INET && m->addrlen >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&m->addr;
+
+		inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
+		port = ntohs(in->sin_port);
+	} else if (m->addr.ss_family == AF_INET6 && m->addrlen >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&m->addr;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(target, sizeof(target), "tcp:%s:%u", addr, port);
+	status_denial("unix-gate", "connect", target);
+}
+
 /* The destination: a pathname unix socket is decided by inode; TCP
  * connects get Landlock's answer for the command. */
 static int decide_address(struct gate *g, struct gate_op *op, struct gate_msg *m, bool connecting)
@@ -173,8 +196,10 @@ static int decide_address(struct gate *g, struct gate_op *op, struct gate_msg *m
 		return gate_check_path(g, op->tid, path, &m->path_fd);
 	}
 	if (is_tcp(op) && g->deny_tcp) {
-		if (connecting && un->sun_family != AF_UNSPEC)
+		if (connecting && un->sun_family != AF_UNSPEC) {
+			tcp_denial(m);
 			return -EACCES;
+		}
 		if (!connecting && (op->flags & MSG_FASTOPEN))
 			return -EACCES; /* a connect by another name */
 	}

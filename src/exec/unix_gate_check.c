@@ -24,6 +24,7 @@
 
 #include "cleanup.h"
 #include "gate_walk.h"
+#include "runner.h"
 #include "unix_gate_impl.h"
 
 int gate_diag_open(void)
@@ -211,8 +212,17 @@ int gate_check_path(struct gate *g, pid_t tid, const char *path, int *ret_fd)
 			return -errno;
 	} else {
 		e = bound_in_sandbox(g, st.st_dev, st.st_ino);
-		if (e <= 0)
-			return -EACCES; /* a host socket, or the kernel cannot tell: refuse */
+		if (e <= 0) {
+			/* a host socket, or the kernel cannot tell: refuse */
+			char self[64], where[PATH_MAX];
+			ssize_t n;
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			n = readlink(self, where, sizeof(where) - 1);
+			where[n > 0 ? n : 0] = '\0';
+			status_denial("unix-gate", "connect", n > 0 && where[0] == '/' ? where : path);
+			return -EACCES;
+		}
 	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "pipe_room.h"
 #include "proxy.h"
 #include "socks5.h"
 
@@ -34,7 +35,38 @@ void conn_touch(struct conn *c)
 	c->last = proxy_now();
 }
 
-void proxy_audit(const struct proxy *px, const char *fmt, ...)
+/* A refusal line, also as a denial record on the runner's status channel
+ * (cordon/classify.h): the caller's trusted word, where the line on stderr
+ * shares the command's stream. Capped and deduplicated: nothing reads the
+ * channel before the run ends, so a client looping on a refused host must
+ * not fill it. */
+
+static void status_denial(struct proxy *px, const char *line, size_t n)
+{
+	static const char refused[] = "cordon-proxy: refused ";
+	char rec[CORDON_STATUS_DENIAL_MAX];
+	uint64_t h = 1469598103934665603ULL;
+	int len;
+
+	if (px->cfg->status_fd < 0 || px->denials_said >= PROXY_STATUS_DENIALS_MAX ||
+	    strncmp(line, refused, sizeof(refused) - 1) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
+	for (unsigned i = 0; i < px->denials_said; i++)
+		if (px->denial_hash[i] == h)
+			return;
+	px->denial_hash[px->denials_said++] = h;
+	len = snprintf(rec, sizeof(rec), "%s\tproxy\t%.*s\n", CORDON_STATUS_DENIAL_TAG,
+		       (int)(n < sizeof(rec) - 32 ? n : sizeof(rec) - 32), line);
+	/* never block on it, and leave room for the runner's own record */
+	long room = pipe_room(px->cfg->status_fd);
+
+	if (len > 0 && !(room >= 0 && room < len + 1400))
+		(void)!write(px->cfg->status_fd, rec, (size_t)len);
+}
+
+void proxy_audit(struct proxy *px, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -51,6 +83,7 @@ void proxy_audit(const struct proxy *px, const char *fmt, ...)
 	for (int i = 0; i < n; i++)
 		if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] == 0x7f)
 			line[i] = '?';
+	status_denial(px, line, (size_t)n);
 	line[n++] = '\n';
 	(void)!write(px->cfg->audit_fd >= 0 ? px->cfg->audit_fd : STDERR_FILENO, line, (size_t)n);
 }

@@ -48,7 +48,11 @@ struct proxy_config {
 	unsigned total_timeout;         /* seconds a connection may last; 0: no limit */
 	int audit_fd;                   /* refusal lines go here (-1: stderr) */
 	const struct proxy_intercept *intercept;  /* NULL: no credentials */
+	int status_fd;                  /* the runner's status channel: each refusal also as a denial record (-1: none) */
 };
+
+/* Denial records the proxy writes on the status channel, at most (conn.c). */
+#define PROXY_STATUS_DENIALS_MAX 24
 
 struct proxy {
 	const struct proxy_config *cfg;
@@ -66,6 +70,8 @@ struct proxy {
 	bool accepting;
 	unsigned bulk_buffers;          /* relay directions holding a bulk buffer (relay.c) */
 	uint64_t now;                   /* monotonic milliseconds, per tick and accept */
+	unsigned denials_said;          /* denial records written (capped: PROXY_STATUS_DENIALS_MAX) */
+	uint64_t denial_hash[PROXY_STATUS_DENIALS_MAX];       /* theirs, to write each refusal once */
 };
 
 enum {
@@ -81,7 +87,7 @@ int proxy_add_listener(struct proxy *px, int fd, int kind);
 int proxy_add_control(struct proxy *px, int fd);
 int proxy_run(struct proxy *px);
 void proxy_done(struct proxy *px);
-void proxy_audit(const struct proxy *px, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void proxy_audit(struct proxy *px, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct relay_dir;
 

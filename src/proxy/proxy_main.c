@@ -28,7 +28,7 @@
 #include "proxy.h"
 
 static const char usage[] =
-	"usage: cordon proxy [--control-fd N] [--audit-fd N] [--listen-http ADDR:PORT] [--listen-socks ADDR:PORT]\n"
+	"usage: cordon proxy [--control-fd N] [--audit-fd N] [--status-fd N] [--listen-http ADDR:PORT] [--listen-socks ADDR:PORT]\n"
 	"                    [--allow-domain H]... [--deny-domain H]... [--allow-address A[/N]]...\n"
 	"                    [--max-conns N] [--head-timeout S] [--connect-timeout S] [--idle-timeout S]\n"
 	"                    [--total-timeout S] [--credentials-fd N]\n"
@@ -96,7 +96,7 @@ int cordon_proxy_main(int argc, char **argv, proxy_intercept_load_fn load)
 {
 	struct proxy_config cfg = {
 		.max_conns = 1024, .head_timeout = 30, .connect_timeout = 15, .idle_timeout = 600,
-		.total_timeout = 0, .audit_fd = -1,
+		.total_timeout = 0, .audit_fd = -1, .status_fd = -1,
 	};
 	_cleanup_(cordon_netrules_freep) struct cordon_netrules *rules = NULL;
 	const char *listen_http = NULL, *listen_socks = NULL;
@@ -131,12 +131,15 @@ int cordon_proxy_main(int argc, char **argv, proxy_intercept_load_fn load)
 		else if (strcmp(f, "--allow-address") == 0)
 			r = cordon_netrules_add(rules, CORDON_NET_ALLOW_ADDRESS, v, err, sizeof(err));
 		else if (strcmp(f, "--control-fd") == 0 || strcmp(f, "--audit-fd") == 0 ||
-			 strcmp(f, "--credentials-fd") == 0) {
+			 strcmp(f, "--credentials-fd") == 0 || strcmp(f, "--status-fd") == 0) {
 			r = parse_uint(v, 3, 65535, &u);
 			if (r == 0 && fcntl((int)u, F_SETFD, FD_CLOEXEC) < 0)
 				r = -EBADF;
 			if (r == 0)
-				*(f[3] == 'r' ? &creds_fd : f[2] == 'c' ? &control_fd : &cfg.audit_fd) = (int)u;
+				*(strcmp(f, "--credentials-fd") == 0 ? &creds_fd :
+				  strcmp(f, "--control-fd") == 0   ? &control_fd :
+				  strcmp(f, "--audit-fd") == 0     ? &cfg.audit_fd :
+								     &cfg.status_fd) = (int)u;
 		} else if (strcmp(f, "--listen-http") == 0)
 			listen_http = v;
 		else if (strcmp(f, "--listen-socks") == 0)

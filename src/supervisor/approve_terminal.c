@@ -127,6 +127,9 @@ static void converse(int fd, const struct approval_entry *e, const char *info, c
 	} else if (l <= 0) {
 		apply_default(e, false, ret, l == 0 ? "end of input on the terminal" : "the terminal failed");
 		closing = e->default_allow ? "\ncordon: allowed (the default)\n" : "\ncordon: denied (the default)\n";
+	} else if (memchr(answer, 0x03, (size_t)l)) {
+		approval_result_set(ret, APPROVAL_DENIED, false, e->name, "denied on the terminal (^C)");
+		closing = "\ncordon: denied\n";
 	} else if (terminal_answer_is_yes(answer, (size_t)l)) {
 		approval_result_set(ret, APPROVAL_GRANTED, true, e->name, "allowed on the terminal");
 		closing = "cordon: allowed\n";
@@ -201,15 +204,19 @@ void terminal_ask(struct approvals *a, const struct approval_entry *e, const str
 	}
 	mode = saved;
 	mode.c_lflag |= ICANON | ECHO | ECHOE | ECHOK;
-	/* ^C and ^Z are an answer (not yes), not a signal to whatever job */
+	/* ^C and ^Z are an answer (not yes), not a signal to whatever job;
+	 * ^C ends it (VEOL below) */
 	mode.c_lflag &= ~(tcflag_t)(ISIG | ECHONL);
 	mode.c_iflag |= ICRNL;
 	mode.c_iflag &= ~(tcflag_t)(INLCR | IGNCR);
 	mode.c_oflag |= OPOST | ONLCR;
 	/* The agent may share this terminal and set its editing keys: make
-	 * them the usual ones, so only Enter and ^D end the answer. */
+	 * them the usual ones, so only Enter, ^D and ^C end the answer. ^C
+	 * ends the line at once (an end-of-line key: no Enter after it), and
+	 * a line holding it is never yes: a deny, and the next line typed is
+	 * the agent's again. */
 	mode.c_cc[VEOF] = 0x04;
-	mode.c_cc[VEOL] = _POSIX_VDISABLE;
+	mode.c_cc[VEOL] = 0x03;
 	mode.c_cc[VEOL2] = _POSIX_VDISABLE;
 	mode.c_cc[VERASE] = 0x7f;
 	mode.c_cc[VKILL] = 0x15;

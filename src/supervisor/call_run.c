@@ -220,10 +220,34 @@ int call_audit(struct call *c, const char *event, const char *reason)
 	return r;
 }
 
+/* The refusal, kept for the session's result (supervisor_denials). */
+static void note_denial(struct call *c, const char *event, const char *reason)
+{
+	struct supervisor *s = c->s;
+	struct supervisor_denial d = {};
+
+	snprintf(d.caller, sizeof(d.caller), "%s", c->caller ?: "");
+	snprintf(d.command, sizeof(d.command), "%s", c->have_req && c->req.command ? c->req.command : "");
+	snprintf(d.event, sizeof(d.event), "%s", event);
+	snprintf(d.rule, sizeof(d.rule), "%s", c->decision.rule);
+	snprintf(d.file, sizeof(d.file), "%s", c->decision.file);
+	snprintf(d.reason, sizeof(d.reason), "%s", reason ?: "");
+	for (size_t i = 0; i < s->n_denials; i++)
+		if (strcmp(s->denials[i].caller, d.caller) == 0 && strcmp(s->denials[i].command, d.command) == 0 &&
+		    strcmp(s->denials[i].event, d.event) == 0 && strcmp(s->denials[i].rule, d.rule) == 0)
+			return;
+	if (s->n_denials >= SUPERVISOR_DENIALS_MAX) {
+		s->denials_omitted++;
+		return;
+	}
+	s->denials[s->n_denials++] = d;
+}
+
 void call_deny(struct call *c, const char *event, const char *reason)
 {
 	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(BROKER_REASON_MAX + 16);
 
+	note_denial(c, event, reason);
 	call_audit(c, event, reason);
 	if (b && broker_denied_encode(b, reason) >= 0)
 		send_frame(c, BROKER_MSG_DENIED, b);

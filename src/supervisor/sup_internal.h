@@ -21,6 +21,7 @@
 #include "identity.h"
 #include "identity_hasher.h"
 #include "msgdispatch.h"
+#include "supervisor.h"
 
 /* The caps: tool runs at once, and calls waiting for one. */
 #define SUP_RUNNING_MAX 64
@@ -109,4 +110,6 @@ struct supervisor {
 	int session_pidfd;          /* the session's runner, for a terminal prompt's hold; -1: none */
 	struct child_watch *session_watch;
 	bool session_ended;
+	struct supervisor_denial denials[SUPERVISOR_DENIALS_MAX]; /* the calls refused (supervisor_denials) */
+	size_t n_denials, denials_omitted;
 };

@@ -190,6 +190,13 @@ const struct audit_seal *supervisor_audit_seal(const struct supervisor *s)
 	return s->seal.sealed ? &s->seal : NULL;
 }
 
+size_t supervisor_denials(const struct supervisor *s, const struct supervisor_denial **ret, size_t *ret_omitted)
+{
+	*ret = s->denials;
+	*ret_omitted = s->denials_omitted;
+	return s->n_denials;
+}
+
 static void on_session_done(void *arg)
 {
 	struct supervisor *s = arg;

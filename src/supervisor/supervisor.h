@@ -46,6 +46,21 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 /* The session's id (the audit log's name). */
 const char *supervisor_session_id(const struct supervisor *s);
 
+/* A tool call the broker refused during the session (as its audit log
+ * says it), for the run's result: at most SUPERVISOR_DENIALS_MAX kept,
+ * each (caller, command, event, rule) once. */
+#define SUPERVISOR_DENIALS_MAX 32
+struct supervisor_denial {
+	char caller[64];
+	char command[64];
+	char event[32];     /* the audit event: denied, invocation_denied, approve_denied, approve_timeout */
+	char rule[256];     /* the deciding rule's JSON pointer ("" when none decided) */
+	char file[256];
+	char reason[256];
+};
+/* The refusals so far, in order; *ret_omitted: how many more there were. */
+size_t supervisor_denials(const struct supervisor *s, const struct supervisor_denial **ret, size_t *ret_omitted);
+
 /* After supervisor_run: the audit log's end, signed (audit.h), or NULL
  * when it could not be written or signed. Valid until supervisor_free. */
 struct audit_seal;

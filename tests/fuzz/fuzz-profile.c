@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cordon/cordon.h"
 #include "profile.h"
 #include "tools.h"
 
@@ -78,6 +79,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	r = profile_load_buffer((const char *)data, size, "fuzz.json", &env, &p, &err);
 	if (r < 0) {
+		/* validate's one pass over the same bytes: each error said,
+		 * never more than asked for, never a loop */
+		struct cordon_error errs[8];
+		const struct cordon_profile_opts o = { .workspace = "/nonexistent/cordon-fuzz/ws" };
+		int n = cordon_profile_validate_buffer((const char *)data, size, "fuzz.json", &o, errs, 8);
+
+		CHECK(n == -ENOMEM || (n >= 0 && n <= 8));
+		for (int i = 0; i < n; i++)
+			CHECK(errs[i].message[0] != '\0');
 		CHECK(r == -EINVAL || r == -EFBIG || r == -ENOMEM || r == -E2BIG || r == -ELOOP ||
 		      r == -ENAMETOOLONG || r == -EPERM || r == -ERANGE || r == -EOPNOTSUPP || r == -ENOENT ||
 		      r == -EISDIR || r == -EACCES || r == -ENOTDIR);

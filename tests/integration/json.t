@@ -283,6 +283,109 @@ PY
         then ok "a denial only the output names is source output, and no hint repeats its path"
         else not_ok "source output" "$(cat "$tmp/printed.json")"; fi
 
+        # What the write gate refused is cordon's own word (a denial record
+        # on the status channel): listed with source kernel whatever the
+        # exit code; exit 0 keeps verdict ok, a failure after it is denied.
+        mkdir -p "$ws/.git" "$outside/.git"
+        jrun gate0 -- sh -c 'echo x > .git/config 2>/dev/null; exit 0'
+        valid "a write-gate refusal at exit 0" "$tmp/gate0.json"
+        if python3 - "$tmp/gate0.json" "$ws/.git/config" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+d = [x for x in o["denials"] if x["source"] == "kernel"]
+assert o["verdict"] == "ok" and o["exit_code"] == 0, o
+assert [(x["kind"], x["path"], x["op"], x["mechanism"], x["rule"]) for x in d] == \
+    [("path", sys.argv[2], "write", "write-gate", "/groups/persistence")], d
+PY
+        then ok "a write-gate refusal with exit 0: one denial, source kernel, its path and rule; verdict ok"
+        else not_ok "a write-gate refusal at exit 0" "$(cat "$tmp/gate0.json")"; fi
+        [ ! -e "$ws/.git/config" ] && (cd "$outside" && echo x > .git/config) &&
+                ok "control: nothing written in the sandbox; the same write outside it works" ||
+                not_ok "control: write-gate"
+        jrun gate1 -- sh -c 'for i in 1 2 3; do echo x > .git/config; done 2>/dev/null; echo done; exit 1'
+        if python3 - "$tmp/gate1.json" "$ws/.git/config" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["verdict"] == "denied", o
+assert [x["path"] for x in o["denials"] if x["source"] == "kernel"] == [sys.argv[2]], o["denials"]
+PY
+        then ok "a write-gate refusal, then exit 1 with no denial text: verdict denied, the refusal listed once"
+        else not_ok "a write-gate refusal at exit 1" "$(cat "$tmp/gate1.json")"; fi
+        # A command cannot forge such a record: printed, it is only output
+        printf 'denial\tkernel\twrite-gate\twrite\t%s\n' "$ws/.git/forged" > "$tmp/forged.txt"
+        jrun forged -- sh -c "cat '$tmp/forged.txt'; cat '$tmp/forged.txt' >&2; exit 1"
+        if python3 - "$tmp/forged.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert not [x for x in o["denials"] if x["source"] != "output"], o["denials"]
+assert not any("forged" in h for h in o["hints"]), o["hints"]
+PY
+        then ok "a denial record the command prints is no kernel denial, and no hint names its path"
+        else not_ok "a forged record" "$(cat "$tmp/forged.json")"; fi
+
+        # The confine -> spawn -> classify recipe: the caller runs the
+        # confined argv with the status pipe at status_fd, and classify
+        # --json gives the same denials as run --json for the same run.
+        cat > "$tmp/spawn.py" <<'PY'
+import json, os, subprocess, sys
+c = json.load(open(sys.argv[1]))
+fd = c["status_fd"]
+r, w = os.pipe()
+if r <= fd:
+    r = os.dup(r)
+if os.environ.get("SPAWN_PIPE_SZ"):  # F_SETPIPE_SZ: a small pipe
+    import fcntl
+    fcntl.fcntl(w, 1031, int(os.environ["SPAWN_PIPE_SZ"]))
+os.dup2(w, fd, inheritable=True)
+env = dict(x.split("=", 1) for x in c["envp"]) if c.get("envp") else None
+p = subprocess.run(c["argv"], env=env, pass_fds=(fd,), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+os.close(fd); os.close(w)
+os.set_blocking(r, False)
+try:
+    rec = os.read(r, 1 << 16)
+except BlockingIOError:
+    rec = b""
+open(sys.argv[2], "wb").write(p.stdout)
+open(sys.argv[3], "wb").write(rec)
+print(p.returncode)
+PY
+        # The caller chooses the fd (confine --status-fd N, as bwrap's
+        # --json-status-fd N); the control: a pipe at the default 3 instead
+        # is refused by the runner, which wants 7.
+        "$CORDON" confine --status-fd 7 -- sh -c 'echo x > .git/config; exit 1' > "$tmp/gate.confined" 2>/dev/null
+        python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["status_fd"]=3; json.dump(c,open(sys.argv[2],"w"))' \
+                "$tmp/gate.confined" "$tmp/wrongfd.confined"
+        st=$(python3 "$tmp/spawn.py" "$tmp/wrongfd.confined" "$tmp/wrongfd.out" "$tmp/wrongfd.rec")
+        [ "$(field "$tmp/gate.confined" status_fd)" = 7 ] && [ "$st" = 125 ] && grep -q "status-fd: fd 7 is not open" "$tmp/wrongfd.out" &&
+                ok "confine --status-fd 7: the runner reports on fd 7 (a pipe at 3 instead: refused, fd 7 is not open)" ||
+                not_ok "confine --status-fd" "$st $(cat "$tmp/wrongfd.out")"
+        expect_rc "confine --status-fd 2 is refused" 125 "$CORDON" confine --status-fd 2 -- true
+        st=$(python3 "$tmp/spawn.py" "$tmp/gate.confined" "$tmp/gate.out" "$tmp/gate.rec")
+        "$CORDON" classify --json --confined "$tmp/gate.confined" --status "$st" --output "$tmp/gate.out" \
+                --status-records "$tmp/gate.rec" > "$tmp/classified.json" 2>&1
+        if python3 - "$tmp/classified.json" "$tmp/gate1.json" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+strip = lambda d: [{k: v for k, v in x.items() if k != "line" or x["source"] != "output"} for x in d["denials"]]
+assert a["verdict"] == "denied" and strip(a) == strip(b) and a["denials"], (a, b)
+PY
+        then ok "confine, spawn with the status pipe, classify --json: the same verdict and denials as run --json"
+        else not_ok "classify --json denials" "$(cat "$tmp/classified.json")" "$(cat "$tmp/gate1.json")"; fi
+
+        # Nothing reads the status channel before the run ends, and a pipe
+        # can be one page (a user over pipe-user-pages-soft): forty refusals
+        # of long names there must not block the gate (and the command);
+        # records stop where the runner's own record would not fit.
+        mkdir -p "$ws/.git/hooks"
+        long=$(printf 'a%.0s' $(seq 200))
+        "$CORDON" confine -- sh -c "i=0; while [ \$i -lt 40 ]; do echo x > .git/hooks/$long\$i; i=\$((i+1)); done 2>/dev/null; exit 1" \
+                > "$tmp/small.confined" 2>/dev/null
+        st=$(SPAWN_PIPE_SZ=4096 timeout 30 python3 "$tmp/spawn.py" "$tmp/small.confined" "$tmp/small.out" "$tmp/small.rec")
+        n=$(grep -c "^denial" "$tmp/small.rec")
+        [ "$st" = 1 ] && [ "$n" -ge 5 ] && [ "$n" -lt 24 ] && [ "$(wc -c < "$tmp/small.rec")" -le $((4096 - 1400)) ] &&
+                ok "forty gate refusals into a one-page status pipe: the run ends (exit 1), $n records, room left for the runner's" ||
+                not_ok "a one-page status pipe" "st=$st n=$n $(wc -c < "$tmp/small.rec")"
+
         # C.UTF-8 quotes: coreutils and gnulib write ‘PATH’
         jrun quoted -- sh -c "echo 'touch: cannot touch ‘/usr/cordon-q1’: Read-only file system'; echo 'mkdir: cannot create directory “/etc/cordon-q2”: Permission denied'; echo 'cp: cannot create «/opt/cordon-q3»: Permission denied'; exit 1"
         if python3 - "$tmp/quoted.json" <<'PY'

@@ -199,6 +199,23 @@ printf '{\n  "filesytem": {}\n}\n' > "$BASE/typo.json"
 err=$(cd "$BASE" && "$CORDON" profile validate typo.json 2>&1 >/dev/null); rc=$?
 want='typo.json:2:3: at /filesytem: unknown key "filesytem", did you mean "filesystem"?'
 if [ $rc -eq 1 ] && [ "$err" = "$want" ]; then ok "validate a typo: did you mean, with line and column"; else not_ok "validate typo" "rc=$rc" "got:      $err" "expected: $want"; fi
+# every error in one pass, each at its own line and column, did-you-mean
+# for values too; the control: the first alone is what a run reports
+printf '{\n  "extends": "workspace-writ",\n  "modee": 1,\n  "network": {"mode": "proxyy", "allow_domains": [1]},\n  "limits": {"timeout": "abc"}\n}\n' > "$BASE/many.json"
+err=$(cd "$BASE" && "$CORDON" profile validate many.json 2>&1 >/dev/null); rc=$?
+want='many.json:3:3: at /modee: unknown key "modee", did you mean "mode"?
+many.json:2:14: at /extends: no profile named "workspace-writ", did you mean "workspace-write"?
+many.json:4:23: at /network/mode: "proxyy" is not a network mode, did you mean "proxy"?
+many.json:4:51: at /network/allow_domains/0: expected a string, not an integer
+many.json:5:25: at /limits/timeout: "abc" is not a duration (seconds, or with an ms, s, m or h suffix)'
+if [ $rc -eq 1 ] && [ "$err" = "$want" ]; then
+        ok "validate reports all five errors in one pass, each with its line, column and did-you-mean"
+else
+        not_ok "validate every error" "rc=$rc" "got:      $err" "expected: $want"
+fi
+err=$(cd "$BASE" && "$CORDON" run --profile many.json -- true 2>&1); rc=$?
+[ $rc -eq 125 ] && [ "$(grep -c "many.json:" <<<"$err")" = 1 ] && ok "control: a run stops at the first error (exit 125)" ||
+        not_ok "control: run with many errors" "rc=$rc" "$err"
 out=$("$CORDON" profile validate "$BASE/it.json" "$BASE/default.json"); rc=$?
 if [ $rc -eq 0 ] && [ "$out" = "$BASE/it.json: valid
 $BASE/default.json: valid" ]; then ok "validate valid files: exit 0"; else not_ok "validate valid files" "rc=$rc" "$out"; fi

@@ -205,6 +205,39 @@ if [ "$out" = "--deny-domain bad.example" ]; then
 else
         not_ok "--json names the --deny-domain rule" "$out"
 fi
+# The proxy's refusal is cordon's own word (its status channel), whatever
+# the command's exit: curl without -f exits 0 on the 403, and the run still
+# lists the denial, source proxy; its verdict stays ok (the command
+# succeeded: classify.h). A refusal line the command prints itself is no
+# denial at all; the control: the same line with no refusal behind it.
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' -o /dev/null http://bad.example/x \
+        </dev/null >"$dir/exit0.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["exit_code"], d["verdict"], [(x["source"], x["host"], x["reason"], x["rule"]) for x in d["denials"]])' "$dir/exit0.json" 2>&1)
+if [ "$out" = "0 ok [('proxy', 'bad.example', 'host-denied', '--deny-domain bad.example')]" ]; then
+        ok "a proxy refusal with curl exiting 0: one denial, source proxy, its rule; verdict ok"
+else
+        not_ok "a proxy refusal at exit 0" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- sh -c 'echo "cordon-proxy: refused GET evil.example:80: host-denied (rule: --deny-domain evil.example)" >&2; exit 1' \
+        </dev/null >"$dir/fake.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print([x["source"] for x in d["denials"]], sum("evil.example" in h for h in d["hints"]))' "$dir/fake.json" 2>&1)
+if [ "$out" = "[] 0" ]; then
+        ok "a refusal line the command printed is no proxy denial (nothing on the status channel)"
+else
+        not_ok "a printed proxy line" "$out"
+fi
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- sh -c 'for i in $(seq 60); do curl -s -m 5 --noproxy "" -o /dev/null "http://h$i.other.test/"; done; exit 3' \
+        </dev/null >"$dir/many.json" 2>/dev/null
+out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["verdict"], len(d["denials"]), set(x["source"] for x in d["denials"]))' "$dir/many.json" 2>&1)
+if [ "$out" = "denied 24 {'proxy'}" ]; then
+        ok "60 refusals then exit 3: verdict denied, 24 proxy denials (the channel's cap), the run not held up"
+else
+        not_ok "many refusals" "$out"
+fi
+
 "$CORDON" run --json --workspace "$ws" "${allow[@]}" -- curl -sS -m 10 --noproxy '' http://other.test/x \
         </dev/null >"$dir/rule.json" 2>/dev/null
 out=$(rule_of "$dir/rule.json")
@@ -223,6 +256,24 @@ if [ "$out" = "$dir/p-rule.json at /network/deny_domains/1 (bad.example)" ]; the
 else
         not_ok "--json names the profile's deny rule" "$out"
 fi
+# cordon why names the same rule: the flag, or the profile's list entry
+# (not the network mode's origin, --net); the control: what no rule
+# decided still names the mode.
+out=$("$CORDON" why "${allow[@]}" --host bad.example --port 80 2>&1 | grep "rule:")
+if [ "$out" = "  rule: (command line) at --deny-domain bad.example" ]; then
+        ok "why: a --deny-domain refusal names the flag, not --net"
+else
+        not_ok "why names the --deny-domain rule" "$out"
+fi
+out=$("$CORDON" why --profile "$dir/p-rule.json" --host bad.example --port 80 2>&1 | grep "rule:")
+if [ "$out" = "  rule: $dir/p-rule.json at /network/deny_domains/1" ]; then
+        ok "why: a profile's deny rule is named by its file and JSON path"
+else
+        not_ok "why names the profile's deny rule" "$out"
+fi
+out=$("$CORDON" why "${allow[@]}" --host other.test --port 80 2>&1 | grep "rule:")
+[ "$out" = "  rule: (command line) at --net" ] && ok "control: why for a host no rule admits names the mode (--net)" ||
+        not_ok "control: why's mode rule" "$out"
 
 # Around the proxy there is no way out: a direct attempt is a netns denial,
 # and the hint says to use the proxy, not that the network is off.

@@ -30,6 +30,8 @@ printf '#!/bin/sh\necho v1\n' > "$BIN/swapme"
 printf '#!/bin/sh\necho v1\n' > "$BIN/inplace"
 # a tool script that finds its own directory from $0
 printf '#!/bin/sh\necho "zero=$0 dir=${0%%/*}"\n' > "$BIN/tzero"
+printf '#!/bin/sh\n/bin/cat /etc/hostname >/dev/null && echo cat-ran\n' > "$BIN/texec"
+cp "$BIN/texec" "$BIN/texec2"
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state
 export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER_KEY=hook-answer-key-$$
@@ -98,6 +100,8 @@ cat > "$P" <<EOF
       "swapme": { "executable": "$BIN/swapme", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "inplace": { "executable": "$BIN/inplace", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
       "tzero": { "executable": "$BIN/tzero", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "texec": { "executable": "$BIN/texec", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash"] } },
+      "texec2": { "executable": "$BIN/texec2", "sandbox": { "exec_paths": ["/bin/dash", "/usr/bin/dash", "/bin/cat", "/usr/bin/cat"] } },
       $(asked by-allow allow), $(asked by-deny deny), $(asked by-slow slow),
       $(asked by-wrongid wrongid), $(asked by-wrongdigest wrongdigest), $(asked by-me me)
     }
@@ -124,6 +128,23 @@ control=$("$BIN/tzero")
 session 'tzero; echo rc=$?'
 expect "a tool script sees its path in \$0, so \${0%/*} is its directory (control: $control)" \
 	has "$OUT" "zero=$BIN/tzero dir=$BIN"
+# a file a tool may not execute (its sandbox's exec_paths does not name it)
+# is the tool's denial, with the tool's rule, not the session's mode; the
+# control: with the file in exec_paths the same script runs it
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'texec2; texec' 2>/dev/null </dev/null)
+if echo "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+den = [x for x in d["denials"] if x["kind"] == "path"]
+assert [(x["path"], x["op"], x["rule"], x.get("tool")) for x in den] == \
+    [("/usr/bin/cat", "exec", "/command_policies/commands/texec/sandbox/exec_paths", "texec")], den
+assert not [h for h in d["hints"] if "executable under command_policies" in h], d["hints"]
+assert d["output"].count("cat-ran") == 1, d["output"]
+'; then
+	ok "a tool refused a file outside its exec_paths: the tool's denial and rule (control: in exec_paths it runs)"
+else
+	not_ok "a tool's exec_paths denial" "$json"
+fi
 session 'git --version; echo rc=$?'
 expect "an allowed call runs the tool, its output reaches the agent" has "$OUT" "git version"
 expect "... and exits as the tool did" has "$OUT" "rc=0"
@@ -131,6 +152,27 @@ expect "... and exits as the tool did" has "$OUT" "rc=0"
 session 'git push --force origin main; echo rc=$?'
 expect "a denied argv: exit 126" has "$OUT" "rc=126"
 expect "... with 'cordon: denied: <reason>'" has "$ERR" "cordon: denied: no force pushes"
+
+# The broker's refusal is its own word in the session's result, whatever
+# the agent's exit (here 0: it went on); the control, an allowed call, lists
+# no broker denial.
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'git push --force origin main; git push --force origin main; exit 0' 2>/dev/null </dev/null)
+if echo "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+den = [x for x in d["denials"] if x["source"] == "broker"]
+assert d["verdict"] == "ok" and d["exit_code"] == 0, d
+assert [(x["kind"], x["tool"], x["caller"], x["mechanism"], x["op"]) for x in den] == [("tool", "git", "session", "broker", "exec")], den
+assert den[0]["rule"].startswith("/command_policies/commands/git/"), den
+assert "no force pushes" in den[0]["reason"], den
+'; then
+	ok "a refused tool call is a broker denial in --json (once, its rule and reason), also when the agent exits 0"
+else
+	not_ok "--json broker denial" "$json"
+fi
+json=$(cd "$WS" && "$CORDON" run --json "${helpers_read[@]}" --profile "$P" -- sh -c 'git --version' 2>/dev/null </dev/null)
+echo "$json" | "$PY" -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d["verdict"] == "ok" and not d["denials"] and "git version" in d["output"]))' &&
+	ok "control: an allowed call, no denial" || not_ok "control: allowed call json" "$json"
 
 control=$(/usr/bin/git --version 2>&1)
 session '/usr/bin/git --version; echo rc=$?'
@@ -389,6 +431,17 @@ if has "$screen" "cordon: denied" && has "$screen" "rc=126" && has "$screen" "go
 	ok "... and 'no' denies (126)"
 else
 	not_ok "terminal denial through a pty" "${screen:0:2000}"
+fi
+
+# ^C at the prompt answers deny at once (no Enter), and the next line typed
+# goes to the agent, not to the prompt
+screen=$("$PY" "$here/tools-pty.py" "^C" "$WS" "$CORDON" run --profile "$P" -- sh -c "$agent" 2>&1)
+ms=$(sed -n 's/^denied_after_ms=//p' <<<"$screen")
+if has "$screen" "cordon: denied" && has "$screen" "rc=126" && has "$screen" "got=after-the-prompt" &&
+   [ -n "$ms" ] && [ "$ms" -lt 3000 ]; then
+	ok "... and ^C alone denies at once (${ms} ms), the next line reaching the agent"
+else
+	not_ok "^C at the terminal prompt" "ms=$ms" "${screen:0:2000}"
 fi
 
 # ---- the audit logs are the supervisor's: no sandbox reads them ------------------

@@ -266,6 +266,20 @@ for where in workspace home outside; do
         else
                 not_ok "$where: connect to the host socket refused" "verdict=$v log=$(cat "$log" 2>/dev/null)" "$o"
         fi
+        # the gate's own word: a denial record, source kernel, whatever the
+        # client printed (here nothing: it swallows the error and exits 0)
+        json=$(crun -- "$PY" -c 'import socket,sys
+s=socket.socket(socket.AF_UNIX)
+try: s.connect(sys.argv[1])
+except OSError: pass' "$path")
+        if "$PY" -c 'import json,sys
+d=json.load(sys.stdin)
+k=[(x["path"], x["op"], x["mechanism"]) for x in d["denials"] if x["source"] == "kernel"]
+sys.exit(not (d["verdict"] == "ok" and k == [(sys.argv[1], "connect", "unix-gate")]))' "$(readlink -f "$path")" <<<"$json"; then
+                ok "$where: the refused connect is a kernel denial (unix-gate) though the client said nothing and exited 0"
+        else
+                not_ok "$where: the unix gate's denial record" "$json"
+        fi
 done
 
 # ---- a host datagram socket ------------------------------------------------

@@ -439,6 +439,37 @@ Test(classify, native_channel_text_is_only_output)
 	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
 }
 
+/* Denial records (cordon/classify.h) are never a runner failure: a failed
+ * command after one is DENIED, exit 0 stays OK, and a runner record among
+ * them still decides. */
+Test(classify, native_channel_denial_records)
+{
+	struct cordon_confined c = channel_confined(NATIVE_CH);
+	static const char gate[] = "denial\tkernel\twrite-gate\twrite\t/w/.git/config\n";
+	static const char proxy[] = "denial\tproxy\tcordon-proxy: refused GET bad.example:80: host-denied\n";
+	struct cordon_classification cl;
+	char both[256];
+
+	cl = classify_status(&c, 1, gate, "done\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_DENIED);
+	cr_expect_null(cl.line);
+	cl = classify_status(&c, 3, proxy, "");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_DENIED);
+	cl = classify_status(&c, 0, gate, "done\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	/* the control: the same failure with no record is ok */
+	cl = classify_status(&c, 1, NULL, "done\n");
+	cr_expect_eq(cl.verdict, CORDON_VERDICT_OK);
+	snprintf(both, sizeof(both), "%s%s", gate, "mount\t-\tcordon: mount: failed\n");
+	cl = classify_status(&c, 125, both, "");
+	cr_assert_eq(cl.verdict, CORDON_VERDICT_RUNNER_FAILED);
+	cr_assert_str_eq(cl.line, "cordon: mount: failed");
+	free(cl.line);
+	cr_expect(cordon_status_is_denial(gate, sizeof(gate) - 1));
+	cr_expect(!cordon_status_is_denial("denials\t", 8));
+	cr_expect(!cordon_status_is_denial("mount\t-\tx\n", 10));
+}
+
 Test(classify, native_channel_record_is_runner_failed)
 {
 	struct cordon_confined c = channel_confined(NATIVE_CH);

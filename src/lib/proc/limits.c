@@ -503,12 +503,14 @@ int limits_prepare(const struct cordon_limits *l, const struct cordon_limits_pla
 	cg_detect();
 	if (mm == CORDON_MECHANISM_CGROUP2 || pm == CORDON_MECHANISM_CGROUP2 || cm == CORDON_MECHANISM_CGROUP2) {
 		r = cg_dir_make(CG_V2, &cg, reterr);
-		if (r >= 0 && l->memory) {
+		/* only what the plan gave cgroup v2: on a hybrid host memory can
+		 * be v1's while the CPU limit is v2's (no memory.max there) */
+		if (r >= 0 && l->memory && mm == CORDON_MECHANISM_CGROUP2) {
 			r = cg_set(cg.dir[CG_V2], "memory.max", l->memory, false, reterr);
 			if (r >= 0)
 				r = cg_set(cg.dir[CG_V2], "memory.swap.max", 0, true, reterr);
 		}
-		if (r >= 0 && l->processes)
+		if (r >= 0 && l->processes && pm == CORDON_MECHANISM_CGROUP2)
 			r = cg_set(cg.dir[CG_V2], "pids.max", l->processes, false, reterr);
 	}
 	if (r >= 0 && mm == CORDON_MECHANISM_CGROUP1) {

@@ -102,7 +102,7 @@ struct spawn_result {
 };
 
 /* Most of a status channel that is kept. */
-#define SPAWN_STATUS_MAX 8192
+#define SPAWN_STATUS_MAX 65536
 
 /* The non-blocking form, for a poll loop the caller owns (spawn.c):
  * spawn_start starts the child; spawn_pollfds says what to poll and for

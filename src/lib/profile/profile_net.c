@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cordon/cordon.h"
 #include "cleanup.h"
@@ -106,6 +107,33 @@ static void answer(struct profile_decision *d, bool allow, const struct cordon_p
 	va_end(ap);
 }
 
+/* The rule that decided ("--deny-domain H", as the proxy spells it),
+ * where one did: its place in the profile's lists, /network/KEY/N (the
+ * mode's origin stays for what no rule decided). */
+static void rule_pointer(struct profile_decision *d, const struct cordon_profile *p, const char *rule)
+{
+	static const char *const flags[PROFILE_NET_RULE_KINDS] = {
+		[CORDON_NET_ALLOW_DOMAIN] = "--allow-domain ",
+		[CORDON_NET_DENY_DOMAIN] = "--deny-domain ",
+		[CORDON_NET_ALLOW_ADDRESS] = "--allow-address ",
+	};
+
+	for (size_t k = 0; rule && rule[0] && k < PROFILE_NET_RULE_KINDS; k++) {
+		size_t fl = strlen(flags[k]), i = 0;
+
+		if (strncmp(rule, flags[k], fl) != 0)
+			continue;
+		STRV_FOREACH(s, p->net_rules[k]) {
+			if (strcasecmp(*s, rule + fl) == 0) {
+				snprintf(d->file, sizeof(d->file), "%s", p->file ? p->file : "(built-in)");
+				snprintf(d->pointer, sizeof(d->pointer), "/network/%s/%zu", keys[k], i);
+				return;
+			}
+			i++;
+		}
+	}
+}
+
 int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret)
 {
 	struct cordon_netrules rules = {};
@@ -140,6 +168,7 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 		answer(&d, true, p, "the proxy would connect to %.200s port %u: %s", host, port, v.detail);
 	else
 		answer(&d, false, p, "the proxy would refuse %.200s port %u (%s): %s", host, port, v.reason, v.detail);
+	rule_pointer(&d, p, v.rule);
 done:
 	*ret = d;
 out:

@@ -162,6 +162,7 @@ struct cordon_why {
 	struct profile_rule *rules[3]; /* the deny-read, protect and --read rules with the added ones */
 	char **owned;              /* the added rules' canonical paths */
 	char **net_rules[PROFILE_NET_RULE_KINDS]; /* the profile's host rules plus the added ones */
+	size_t own_net_rules[PROFILE_NET_RULE_KINDS]; /* how many of them are the profile's own */
 };
 
 CORDON_API struct cordon_why *cordon_why_free(struct cordon_why *w)
@@ -253,13 +254,15 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 		w->q.home_policy_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--home" };
 	}
 	/* added host rules go after the profile's */
-	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++) {
+		w->own_net_rules[k] = strv_length(p->net_rules[k]);
 		if (o.net_rules[k]) {
 			w->net_rules[k] = strv_copy((const char *const *)p->net_rules[k]);
 			if ((p->net_rules[k] && !w->net_rules[k]) || strv_extend_strv(&w->net_rules[k], o.net_rules[k]) < 0)
 				return -ENOMEM;
 			w->q.net_rules[k] = w->net_rules[k];
 		}
+	}
 	r = rules_plus(&p->deny_read, o.deny_read, "--deny-read", p->workspace, &w->q.deny_read, w);
 	if (r < 0)
 		return r;
@@ -310,6 +313,27 @@ CORDON_API int cordon_why_host(const struct cordon_why *w, const char *host, uns
 	r = profile_why_host(&w->q, host, port, &d);
 	if (r < 0)
 		return r;
+	/* a rule added on the command line is named as its flag */
+	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++) {
+		static const char *const lists[PROFILE_NET_RULE_KINDS] = {
+			[CORDON_NET_ALLOW_DOMAIN] = "/network/allow_domains/",
+			[CORDON_NET_DENY_DOMAIN] = "/network/deny_domains/",
+			[CORDON_NET_ALLOW_ADDRESS] = "/network/allow_addresses/",
+		};
+		static const char *const flags[PROFILE_NET_RULE_KINDS] = {
+			[CORDON_NET_ALLOW_DOMAIN] = "--allow-domain",
+			[CORDON_NET_DENY_DOMAIN] = "--deny-domain",
+			[CORDON_NET_ALLOW_ADDRESS] = "--allow-address",
+		};
+		size_t n = strlen(lists[k]), i;
+
+		if (strncmp(d.pointer, lists[k], n) != 0 || sscanf(d.pointer + n, "%zu", &i) != 1 ||
+		    i < w->own_net_rules[k] || i >= strv_length(w->q.net_rules[k]))
+			continue;
+		snprintf(d.file, sizeof(d.file), "%s", cmdline);
+		snprintf(d.pointer, sizeof(d.pointer), "%s %s", flags[k], w->q.net_rules[k][i]);
+		break;
+	}
 	decision_out(&d, ret);
 	return 0;
 }

@@ -622,14 +622,69 @@ static bool record_is_exec_failure(const char *status, size_t len, int exit_stat
 	       memcmp(status, step, strlen(step)) == 0;
 }
 
+CORDON_API bool cordon_status_is_denial(const char *status, size_t len)
+{
+	static const char tag[] = CORDON_STATUS_DENIAL_TAG "\t";
+
+	return status && len >= sizeof(tag) - 1 && memcmp(status, tag, sizeof(tag) - 1) == 0;
+}
+
+/* The status channel without its denial records (cordon/classify.h), into
+ * buf (status_len bytes); how many there were in *ret_denials. */
+static size_t status_without_denials(const char *status, size_t status_len, char *buf, size_t *ret_denials)
+{
+	size_t n = 0, denials = 0;
+
+	for (size_t ls = 0; ls < status_len;) {
+		const char *nl = memchr(status + ls, '\n', status_len - ls);
+		size_t le = nl ? (size_t)(nl - status) + 1 : status_len;
+
+		if (cordon_status_is_denial(status + ls, le - ls))
+			denials++;
+		else {
+			memcpy(buf + n, status + ls, le - ls);
+			n += le - ls;
+		}
+		ls = le;
+	}
+	*ret_denials = denials;
+	return n;
+}
+
+static int classify_records(const struct cordon_confined *c, int exit_status, const char *status,
+			    size_t status_len, const char *output, size_t output_len,
+			    struct cordon_classification *ret);
+
 CORDON_API int cordon_classify_status(const struct cordon_confined *c, int exit_status, const char *status,
 				      size_t status_len, const char *output, size_t output_len,
 				      struct cordon_classification *ret)
 {
-	char *line = NULL;
+	_cleanup_free_ char *rest = NULL;
+	size_t denials = 0, n;
+	int r;
 
 	if (!c || !ret || (!status && status_len > 0) || (!output && output_len > 0))
 		return -EINVAL;
+	if (exit_status == 0 || exit_status_allowed(c, exit_status) || c->status_format == CORDON_STATUS_NONE ||
+	    status_len == 0)
+		return classify_records(c, exit_status, status, status_len, output, output_len, ret);
+	rest = calloc(1, status_len + 1);
+	if (!rest)
+		return -ENOMEM;
+	n = status_without_denials(status, status_len, rest, &denials);
+	r = classify_records(c, exit_status, rest, n, output, output_len, ret);
+	/* what cordon itself refused, and a command that then failed: denied */
+	if (r >= 0 && denials > 0 && ret->verdict == CORDON_VERDICT_OK && !(exit_status == 126 || exit_status == 127))
+		ret->verdict = CORDON_VERDICT_DENIED;
+	return r;
+}
+
+static int classify_records(const struct cordon_confined *c, int exit_status, const char *status,
+			    size_t status_len, const char *output, size_t output_len,
+			    struct cordon_classification *ret)
+{
+	char *line = NULL;
+
 	if (exit_status == 0 || exit_status_allowed(c, exit_status))
 		return cordon_classify(c, exit_status, output, output_len, ret);
 

@@ -40,6 +40,7 @@ CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r)
 	free(r->output);
 	free(r->stderr_output);
 	free(r->annotated);
+	free(r->status);
 	free(r);
 	return NULL;
 }
@@ -666,6 +667,8 @@ CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret
 		res->verdict = cls.verdict;
 		res->runner_line = cls.line;
 	}
+	res->status_len = sr.status_len;
+	res->status = TAKE_PTR(status_record);
 	res->limit = limit_fired(&c->o, &view, &ev);
 	res->limit_mechanism = c->plan.mechanism[res->limit];
 	/* A limit that fired is always reported (limit); it is the verdict
