@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The credential table one sandbox's proxy receives: the interface between
+ * the supervisor (which holds every credential of a session) and the proxy
+ * of one sandbox (which may spend only what that sandbox's consumers were
+ * granted). One job: the table's shape, its wire form, its secure memory.
+ *
+ * Wire form (written to a pipe, read by the runner then the proxy):
+ *
+ *   public part   "CRDT" u32:version u32:len ca_cert_pem
+ *   secret part   u32:len  body (len <= CREDTABLE_SECRET_MAX)
+ *
+ * The public part is only the session CA's certificate: the runner reads it
+ * (credtable_read_public, no libcrypto) to build the sandbox's trust store,
+ * then hands the same fd, now at the secret part, to the proxy, which reads
+ * the body straight into OPENSSL_secure_malloc memory (credtable_read).
+ * Body: strings are u32 length + bytes (no NUL inside), counts are u32,
+ * kinds are u8; see credtable.c for the order. Every size is capped.
+ *
+ * Secrets (the CA's private key, each real value, each client key) live
+ * only in secure memory (struct credtable_secret), zeroed when freed, and
+ * never pass through a plain heap string. Phantoms are not secret (the
+ * sandbox holds them) and live on the plain heap.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CREDTABLE_MAGIC "CRDT"
+#define CREDTABLE_VERSION 1
+#define CREDTABLE_PUBLIC_MAX (64 * 1024)   /* the CA certificate's PEM */
+#define CREDTABLE_SECRET_MAX (256 * 1024)  /* the whole body */
+#define CREDTABLE_STRING_MAX (64 * 1024)   /* one string (a PEM is the longest) */
+#define CREDTABLE_CREDS_MAX 64
+#define CREDTABLE_HOSTS_MAX 64
+#define CREDTABLE_PHANTOMS_MAX 256
+#define CREDTABLE_RULES_MAX 256
+/* The secure heap every process holding a table initialises (a power of 2). */
+#define CREDTABLE_SECURE_HEAP (1024 * 1024)
+
+/* A secret in OPENSSL_secure_malloc memory: n bytes, then a NUL (for the
+ * PEM readers). p NULL: absent. */
+struct credtable_secret {
+	unsigned char *p;
+	size_t n;
+};
+
+enum credtable_inject {
+	CREDTABLE_INJECT_HEADER = 1,    /* name: the header; format: "Bearer {}" */
+	CREDTABLE_INJECT_BASIC = 2,     /* name: the user of Authorization: Basic user:value */
+	CREDTABLE_INJECT_QUERY = 3,     /* name: the query parameter */
+};
+
+enum credtable_action {
+	CREDTABLE_DENY = 1,
+	CREDTABLE_APPROVE = 2,
+	CREDTABLE_ALLOW = 3,
+};
+
+/* The random part of a phantom: which characters. */
+enum credtable_alphabet {
+	CREDTABLE_ALPHA_BASE62 = 1,     /* A-Z a-z 0-9 */
+	CREDTABLE_ALPHA_HEX = 2,        /* 0-9 a-f */
+	CREDTABLE_ALPHA_BASE64URL = 3,  /* base62 and - _ */
+	CREDTABLE_ALPHA_ALNUM_LOWER = 4,/* a-z 0-9 */
+};
+
+struct credtable_rule {
+	enum credtable_action action;
+	char *method;                   /* "GET", or "*" for any */
+	char *path;                     /* a glob: "*" one segment, "**" any (endpoint.h) */
+	char *reason;                   /* "" when none: travels to the 403 */
+};
+
+struct credtable_policy {
+	enum credtable_action dflt;
+	struct credtable_rule *rules;   /* in any order: endpoint_decide takes deny, approve, allow */
+	size_t n_rules;
+};
+
+struct credtable_cred {
+	char *name;
+	char **hosts;                   /* exact names, lower case */
+	size_t n_hosts;
+	enum credtable_inject inject;
+	char *inject_name;              /* the header, the basic user, or the query parameter */
+	char *format;                   /* header: with one "{}"; "" for the others */
+	/* The phantom's shape (prefix + length random characters of the
+	 * alphabet): a phantom of another session is recognised by it when the
+	 * prefix is distinctive (credtable_shape_distinctive). */
+	char *shape_prefix;
+	uint32_t shape_len;
+	enum credtable_alphabet shape_alphabet;
+	char **phantoms;                /* granted to this sandbox's consumer(s) */
+	size_t n_phantoms;
+	char **others;                  /* this session's phantoms granted to others: refused here */
+	size_t n_others;
+	struct credtable_policy policy;
+	char *tls_ca_pem;               /* "" : the system roots */
+	char *tls_cert_pem;             /* "" : no client certificate */
+	struct credtable_secret tls_key_pem;   /* with tls_cert_pem, or absent */
+	struct credtable_secret value;  /* the real value: never NUL, CR or LF inside */
+};
+
+struct credtable {
+	char *ca_cert_pem;              /* the session CA every proxy of the session shares */
+	struct credtable_secret ca_key_pem;
+	struct credtable_cred *creds;
+	size_t n_creds;
+};
+
+/* Initialise OpenSSL's secure heap once per process (CREDTABLE_SECURE_HEAP).
+ * -ENOMEM when it cannot (mlock refused, ...): the credentials feature then
+ * refuses to start; it never falls back to the plain heap. */
+int credtable_secure_init(void);
+
+/* A secret of n bytes copied from p into secure memory (p may itself be
+ * secure memory or a stack buffer the caller zeroes). -ENOMEM. */
+int credtable_secret_set(struct credtable_secret *s, const void *p, size_t n);
+void credtable_secret_clear(struct credtable_secret *s);
+
+void credtable_free(struct credtable *t);
+static inline void credtable_freep(struct credtable **t)
+{
+	if (*t)
+		credtable_free(*t);
+}
+
+/* Whether t is coherent: every credential has a name, a host, an inject
+ * kind and a value without CR, LF or NUL; a client certificate and key come
+ * together; the CA is there. -EINVAL with why in err. */
+int credtable_check(const struct credtable *t, char *err, size_t errlen);
+
+/* Write t to fd (blocking; a pipe): the public part, then the secret part,
+ * in pieces (writev), secrets straight from their secure memory. -errno. */
+int credtable_write(int fd, const struct credtable *t);
+
+/* The public part from fd: the CA certificate's PEM (malloc'd, NUL
+ * terminated). The fd is left at the secret part. -EBADMSG, -errno. */
+int credtable_read_public(int fd, char **ret_ca_pem);
+/* The secret part from fd (after credtable_read_public): read into secure
+ * memory, decoded, zeroed. ca_pem is taken over (whatever the result).
+ * -EBADMSG (malformed), -ENOMEM, -errno. */
+int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret);
+/* Both, for the proxy when nothing read the public part before. */
+int credtable_read(int fd, struct credtable **ret);
+
+/* Decode a body already in memory (the fuzz target's entry): into a new
+ * table whose CA certificate is ca_pem (taken over). -EBADMSG, -ENOMEM. */
+int credtable_decode(const unsigned char *body, size_t n, char *ca_pem, struct credtable **ret);
+
+/* A phantom's shape is distinctive (a prefix of 3 characters or more):
+ * strings of that shape are taken for phantoms of another session. */
+bool credtable_shape_distinctive(const struct credtable_cred *c);
+/* p[0..n) has c's shape exactly. */
+bool credtable_shape_matches(const struct credtable_cred *c, const char *p, size_t n);
