@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
+#include "proxy_main.h"
 
 /* cordon refused or failed before the command ran */
 #define CLI_EXIT_REFUSED CORDON_EXIT_RUNNER_FAILED
@@ -244,6 +245,8 @@ struct cli_supervisor_ops {
 	const struct cli_session_ops *session;
 	/* `cordon audit`: list, show and verify the audit logs (the exit code) */
 	int (*audit)(const struct cli_args *a);
+	/* `cordon proxy --credentials-fd N`: the TLS interception (intercept.h) */
+	proxy_intercept_load_fn proxy_intercept_load;
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);

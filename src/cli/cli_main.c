@@ -52,8 +52,15 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
 		return cordon_exec_binary_main(argc - 1, argv + 1);
 	/* The proxy the runner starts for --net proxy (src/proxy). */
-	if (argc > 1 && strcmp(argv[1], "proxy") == 0)
-		return cordon_proxy_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "proxy") == 0) {
+		/* credentials mean TLS interception: libssl, in cordon-supervisor */
+		if (!ops && cordon_proxy_wants_credentials(argc - 1, argv + 1)) {
+			if (cli_keep_argv(argc, argv) == 0)
+				cli_exec_supervisor("cordon proxy --credentials-fd");
+			return 1;
+		}
+		return cordon_proxy_main(argc - 1, argv + 1, ops ? ops->proxy_intercept_load : NULL);
+	}
 
 	/* The native provider runs the lean binary as its runner: this one,
 	 * or the one beside cordon-supervisor. */

@@ -3,11 +3,13 @@
  * libcurl, the latter loaded for a webhook only (cli_supervisor.c says why
  * they are not in `cordon`). */
 #include "cli.h"
+#include "intercept.h"
 
 static const struct cli_supervisor_ops ops = {
 	.name = "cordon-supervisor",
 	.session = &cli_session_ops,
 	.audit = cli_audit,
+	.proxy_intercept_load = intercept_load,
 };
 
 int main(int argc, char **argv)

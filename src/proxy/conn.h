@@ -58,6 +58,7 @@ struct conn {
 	size_t next_answer;
 	struct evdns_getaddrinfo_request *dns;
 	bool dns_sync, dns_done, finished;
+	bool intercept;                /* a CONNECT to a credential host: TLS is terminated here */
 	int dns_result;
 	struct evutil_addrinfo *dns_res;
 	struct relay_dir up, down;

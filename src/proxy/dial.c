@@ -171,6 +171,34 @@ static void dial_next(struct conn *c)
 	conn_refuse_request(c, 502, "upstream-connect-failed", "no checked address of the host accepted the connection");
 }
 
+/* A tunnel to a credential host: the interception takes both sockets. */
+static void start_intercept(struct conn *c)
+{
+	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	const struct proxy_intercept *ic = c->px->cfg->intercept;
+	int cfd = c->cfd, ufd = c->ufd;
+
+	if (c->in_len > c->consumed) {
+		/* bytes before our 200: the client did not wait for it */
+		conn_refuse_request(c, 400, "pipelined-after-connect", "a credential host's tunnel starts after the 200");
+		return;
+	}
+	if (c->uev)
+		event_free(c->uev);
+	c->uev = NULL;
+	event_del(c->cev);
+	if (send(cfd, established, sizeof(established) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(established) - 1) {
+		conn_end(c);
+		return;
+	}
+	(void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	(void)setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	c->cfd = c->ufd = -1;
+	c->requests++;
+	ic->start(ic->state, c->px, cfd, ufd, c->host, c->host_len, c->port);
+	conn_end(c);
+}
+
 static void start_relay(struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -252,7 +280,10 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 		dial_next(c);
 		return;
 	}
-	start_relay(c);
+	if (c->intercept)
+		start_intercept(c);
+	else
+		start_relay(c);
 }
 
 /* The answers are in: decide on every one of them, then dial. */
@@ -316,6 +347,15 @@ void conn_decide(struct conn *c)
 	char name[CORDON_NET_HOST_MAX + 3];
 
 	event_del(c->cev);
+	if (c->px->cfg->intercept && c->px->cfg->intercept->wants(c->px->cfg->intercept->state, c->host, c->host_len)) {
+		/* a credential host: only through a tunnel the proxy terminates */
+		if (c->kind == PROXY_LISTEN_SOCKS || c->forward) {
+			conn_refuse_request(c, 403, c->kind == PROXY_LISTEN_SOCKS ? "credential-host-socks" : "credential-host-plain-http",
+					    "a credential host is reached only through an HTTPS CONNECT tunnel");
+			return;
+		}
+		c->intercept = true;
+	}
 	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, NULL, c->px->here, &v);
 	if (v.is_literal && v.allowed) {
 		c->answers.v = malloc(sizeof(*c->answers.v));

@@ -79,10 +79,28 @@ static int split_authority(const char *p, size_t n, int default_port, struct htt
 	return 0;
 }
 
-static int parse_target(const char *t, size_t n, struct http_head *h, int *st, const char **why)
+enum head_mode {
+	HEAD_PROXY,     /* what a client sends a forward proxy */
+	HEAD_ORIGIN,    /* what a client sends inside an intercepted tunnel */
+	HEAD_RESPONSE,  /* what an upstream answers */
+};
+
+static int parse_target(const char *t, size_t n, struct http_head *h, enum head_mode mode, int *st, const char **why)
 {
 	const char *auth, *end;
 
+	if (mode == HEAD_ORIGIN) {
+		/* origin-form only: the tunnel's host is the one decided */
+		if (h->connect)
+			return refuse(400, "connect-in-tunnel", st, why);
+		if (n == 0 || t[0] != '/')
+			return refuse(400, "absolute-form-in-tunnel", st, why);
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)t[i] < 0x21 || (unsigned char)t[i] == 0x7f || t[i] == '#')
+				return refuse(400, "malformed-target", st, why);
+		h->path = (struct http_span){ t, n };
+		return 0;
+	}
 	if (h->connect) {
 		if (split_authority(t, n, 0, h) < 0)
 			return refuse(400, "malformed-target", st, why);
@@ -109,7 +127,23 @@ static int parse_target(const char *t, size_t n, struct http_head *h, int *st, c
 	return 0;
 }
 
-static int parse_request_line(const char *p, size_t n, struct http_head *h, int *st, const char **why)
+/* "HTTP/1.x NNN reason": the status in h->status. */
+static int parse_status_line(const char *p, size_t n, struct http_head *h, int *st, const char **why)
+{
+	if (n < 12 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1') || p[8] != ' ' ||
+	    p[9] < '1' || p[9] > '5' || p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9' ||
+	    (n > 12 && p[12] != ' '))
+		return refuse(502, "upstream-malformed", st, why);
+	for (size_t i = 12; i < n; i++)
+		if (((unsigned char)p[i] < 0x20 && p[i] != '\t') || (unsigned char)p[i] == 0x7f)
+			return refuse(502, "upstream-malformed", st, why);
+	h->minor = p[7] - '0';
+	h->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+	return 0;
+}
+
+static int parse_request_line(const char *p, size_t n, struct http_head *h, enum head_mode mode, int *st,
+			      const char **why)
 {
 	const char *sp1, *sp2;
 	size_t i = 0;
@@ -129,7 +163,7 @@ static int parse_request_line(const char *p, size_t n, struct http_head *h, int 
 	if (sp2[8] != '0' && sp2[8] != '1')
 		return refuse(505, "http-version", st, why);
 	h->minor = sp2[8] - '0';
-	return parse_target(sp1 + 1, (size_t)(sp2 - sp1 - 1), h, st, why);
+	return parse_target(sp1 + 1, (size_t)(sp2 - sp1 - 1), h, mode, st, why);
 }
 
 static int parse_header(const char *p, size_t n, struct http_head *h, int *st, const char **why)
@@ -159,7 +193,8 @@ static int parse_header(const char *p, size_t n, struct http_head *h, int *st, c
 	return 0;
 }
 
-int http_head_parse(const char *buf, size_t len, struct http_head *ret, int *ret_status, const char **ret_reason)
+static int parse_head(const char *buf, size_t len, struct http_head *ret, enum head_mode mode, int *ret_status,
+		      const char **ret_reason)
 {
 	struct http_head h = {};
 	const char *p = buf, *end = buf + len, *lf;
@@ -184,7 +219,8 @@ int http_head_parse(const char *buf, size_t len, struct http_head *ret, int *ret
 		if (first) {
 			if (line > HTTP_LINE_MAX)
 				return refuse(414, "request-line-too-long", ret_status, ret_reason);
-			if (parse_request_line(p, line, &h, ret_status, ret_reason) < 0)
+			if (mode == HEAD_RESPONSE ? parse_status_line(p, line, &h, ret_status, ret_reason) < 0
+						  : parse_request_line(p, line, &h, mode, ret_status, ret_reason) < 0)
 				return -1;
 			first = false;
 		} else if (line == 0) {
@@ -195,6 +231,22 @@ int http_head_parse(const char *buf, size_t len, struct http_head *ret, int *ret
 			return -1;
 		p = lf + 1;
 	}
+}
+
+int http_head_parse(const char *buf, size_t len, struct http_head *ret, int *ret_status, const char **ret_reason)
+{
+	return parse_head(buf, len, ret, HEAD_PROXY, ret_status, ret_reason);
+}
+
+int http_head_parse_origin(const char *buf, size_t len, struct http_head *ret, int *ret_status, const char **ret_reason)
+{
+	return parse_head(buf, len, ret, HEAD_ORIGIN, ret_status, ret_reason);
+}
+
+int http_head_parse_response(const char *buf, size_t len, struct http_head *ret, int *ret_status,
+			     const char **ret_reason)
+{
+	return parse_head(buf, len, ret, HEAD_RESPONSE, ret_status, ret_reason);
 }
 
 bool http_header_is_hop(const struct http_span *name)

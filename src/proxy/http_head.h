@@ -33,6 +33,7 @@ struct http_head {
 	size_t n_headers;
 	struct http_span name[HTTP_HEADERS_MAX], value[HTTP_HEADERS_MAX];
 	size_t length;                  /* bytes of the head, the empty line included */
+	int status;                     /* http_head_parse_response: the status code */
 };
 
 enum {
@@ -44,6 +45,15 @@ enum {
  * status to answer in *ret_status (400, 405, 414, 431, 501, 505) and a
  * reason token in *ret_reason (static). Spans point into buf. */
 int http_head_parse(const char *buf, size_t len, struct http_head *ret, int *ret_status, const char **ret_reason);
+
+/* The same for a request inside an intercepted tunnel: origin-form
+ * ("GET /path HTTP/1.1") only, an absolute-form target or a CONNECT is
+ * refused (the tunnel's host was decided; no request names another). */
+int http_head_parse_origin(const char *buf, size_t len, struct http_head *ret, int *ret_status, const char **ret_reason);
+/* A response head ("HTTP/1.1 200 OK" and headers): status in ret->status;
+ * malformed: 502 "upstream-malformed". */
+int http_head_parse_response(const char *buf, size_t len, struct http_head *ret, int *ret_status,
+			     const char **ret_reason);
 
 /* Headers a proxy consumes (hop-by-hop, or its own) or rewrites (Host):
  * not forwarded as sent. */

@@ -26,6 +26,19 @@ struct evdns_base;
 struct event;
 struct conn;
 
+/* TLS interception of the tunnels to credential hosts (intercept.c, in
+ * cordon-supervisor only: the lean binary does not load libssl). */
+struct proxy;
+struct proxy_intercept {
+	void *state;
+	/* host[0..n) (as the client sent it) is a credential host: its
+	 * tunnels are intercepted, whoever asks */
+	bool (*wants)(void *state, const char *host, size_t n);
+	/* A CONNECT to such a host is decided and dialled, its 200 sent:
+	 * take over both sockets (closed on failure). */
+	void (*start)(void *state, struct proxy *px, int cfd, int ufd, const char *host, size_t n, uint16_t port);
+};
+
 struct proxy_config {
 	const struct cordon_netrules *rules;  /* the one decision's rules (cordon/netrules.h) */
 	unsigned max_conns;             /* concurrent client connections */
@@ -34,6 +47,7 @@ struct proxy_config {
 	unsigned idle_timeout;          /* seconds without a byte either way */
 	unsigned total_timeout;         /* seconds a connection may last; 0: no limit */
 	int audit_fd;                   /* refusal lines go here (-1: stderr) */
+	const struct proxy_intercept *intercept;  /* NULL: no credentials */
 };
 
 struct proxy {

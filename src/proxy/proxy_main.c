@@ -31,7 +31,7 @@ static const char usage[] =
 	"usage: cordon proxy [--control-fd N] [--audit-fd N] [--listen-http ADDR:PORT] [--listen-socks ADDR:PORT]\n"
 	"                    [--allow-domain H]... [--deny-domain H]... [--allow-address A[/N]]...\n"
 	"                    [--max-conns N] [--head-timeout S] [--connect-timeout S] [--idle-timeout S]\n"
-	"                    [--total-timeout S]\n"
+	"                    [--total-timeout S] [--credentials-fd N]\n"
 	"Internal: the runner starts it for --net proxy.\n";
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *ret)
@@ -84,7 +84,15 @@ static int listen_on(const char *spec, int *ret)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_netrules *, cordon_netrules_free)
 
-int cordon_proxy_main(int argc, char **argv)
+bool cordon_proxy_wants_credentials(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--credentials-fd") == 0)
+			return true;
+	return false;
+}
+
+int cordon_proxy_main(int argc, char **argv, proxy_intercept_load_fn load)
 {
 	struct proxy_config cfg = {
 		.max_conns = 1024, .head_timeout = 30, .connect_timeout = 15, .idle_timeout = 600,
@@ -92,7 +100,7 @@ int cordon_proxy_main(int argc, char **argv)
 	};
 	_cleanup_(cordon_netrules_freep) struct cordon_netrules *rules = NULL;
 	const char *listen_http = NULL, *listen_socks = NULL;
-	int control_fd = -1, r, fd = -1;
+	int control_fd = -1, creds_fd = -1, r, fd = -1;
 	struct proxy px;
 	char err[512];
 	unsigned u;
@@ -122,12 +130,13 @@ int cordon_proxy_main(int argc, char **argv)
 						err, sizeof(err));
 		else if (strcmp(f, "--allow-address") == 0)
 			r = cordon_netrules_add(rules, CORDON_NET_ALLOW_ADDRESS, v, err, sizeof(err));
-		else if (strcmp(f, "--control-fd") == 0 || strcmp(f, "--audit-fd") == 0) {
+		else if (strcmp(f, "--control-fd") == 0 || strcmp(f, "--audit-fd") == 0 ||
+			 strcmp(f, "--credentials-fd") == 0) {
 			r = parse_uint(v, 3, 65535, &u);
 			if (r == 0 && fcntl((int)u, F_SETFD, FD_CLOEXEC) < 0)
 				r = -EBADF;
 			if (r == 0)
-				*(f[2] == 'c' ? &control_fd : &cfg.audit_fd) = (int)u;
+				*(f[3] == 'r' ? &creds_fd : f[2] == 'c' ? &control_fd : &cfg.audit_fd) = (int)u;
 		} else if (strcmp(f, "--listen-http") == 0)
 			listen_http = v;
 		else if (strcmp(f, "--listen-socks") == 0)
@@ -164,6 +173,19 @@ int cordon_proxy_main(int argc, char **argv)
 			(void)getrlimit(RLIMIT_NOFILE, &rl);
 			if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 64 + 2 * (rlim_t)cfg.max_conns)
 				cfg.max_conns = rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
+		}
+	}
+	/* the credentials: read, and every TLS context made, before the
+	 * proxy confines itself (it opens no file after) */
+	if (creds_fd >= 0) {
+		if (!load) {
+			fprintf(stderr, "cordon proxy: --credentials-fd needs cordon-supervisor\n");
+			return 1;
+		}
+		r = load(creds_fd, &cfg.intercept, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "cordon proxy: %s\n", err);
+			return 1;
 		}
 	}
 	r = proxy_init(&px, &cfg, err, sizeof(err));

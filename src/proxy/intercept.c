@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The interception's set-up: the table, the TLS contexts for each
+ * credential host (the client side's leaf, the upstream side's roots and
+ * client certificate), and the hooks the proxy calls (intercept.h). The
+ * tunnels themselves are intercept_tunnel.c's.
+ */
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "errbuf.h"
+#include "intercept.h"
+#include "intercept_impl.h"
+#include "tls_ca.h"
+
+static const unsigned char alpn_http11[] = "\x08http/1.1";
+
+/* The client's SNI must be the CONNECT host (no domain fronting). */
+static int on_servername(SSL *ssl, int *alert, void *arg)
+{
+	struct ic_host *h = arg;
+	struct tunnel *t = SSL_get_app_data(ssl);
+	const char *sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+
+	if (!sni || strcasecmp(sni, h->name) != 0) {
+		if (t)
+			t->why = sni ? "sni-mismatch" : "sni-missing";
+		*alert = SSL_AD_UNRECOGNIZED_NAME;
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	}
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* http/1.1 or nothing: an h2-only client is refused. */
+static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+		   unsigned int inlen, void *arg)
+{
+	struct tunnel *t = SSL_get_app_data(ssl);
+	unsigned char *sel;
+
+	if (SSL_select_next_proto(&sel, outlen, alpn_http11, sizeof(alpn_http11) - 1, in, inlen) !=
+	    OPENSSL_NPN_NEGOTIATED) {
+		if (t)
+			t->why = "alpn-http1-only";
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	}
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+static int ssl_err(char *err, size_t errlen, const char *what)
+{
+	unsigned long e = ERR_get_error();
+	char buf[200];
+
+	ERR_error_string_n(e, buf, sizeof(buf));
+	ERR_clear_error();
+	return errbuf_set(err, errlen, -EIO, "%s: %s", what, e ? buf : "failed");
+}
+
+static X509 *pem_cert(const char *pem, size_t n)
+{
+	BIO *b = BIO_new_mem_buf(pem, (int)n);
+	X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+
+	BIO_free(b);
+	return x;
+}
+
+static EVP_PKEY *pem_key(const struct credtable_secret *s)
+{
+	BIO *b = BIO_new_mem_buf(s->p, (int)s->n);
+	EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+
+	BIO_free(b);
+	return k;
+}
+
+/* Every certificate in pem into store. */
+static int add_pem_certs(X509_STORE *store, const char *pem)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *x;
+	int n = 0;
+
+	while (b && (x = PEM_read_bio_X509(b, NULL, NULL, NULL))) {
+		if (X509_STORE_add_cert(store, x) == 1)
+			n++;
+		X509_free(x);
+	}
+	ERR_clear_error();
+	BIO_free(b);
+	return n;
+}
+
+/* The upstream side of host h: verified against the credential's CA or the
+ * system roots (loaded now, into memory), its client certificate. */
+static int upstream_ctx(struct ic_host *h, const struct credtable_cred *c, char *err, size_t errlen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	X509_STORE *store;
+
+	if (!ctx)
+		return ssl_err(err, errlen, "SSL_CTX_new");
+	h->up = ctx;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+	if (SSL_CTX_set_alpn_protos(ctx, alpn_http11, sizeof(alpn_http11) - 1) != 0)
+		return ssl_err(err, errlen, "ALPN");
+	store = SSL_CTX_get_cert_store(ctx);
+	if (c->tls_ca_pem && c->tls_ca_pem[0]) {
+		if (add_pem_certs(store, c->tls_ca_pem) == 0)
+			return errbuf_set(err, errlen, -EINVAL, "credential %s: tls.ca holds no certificate", c->name);
+	} else if (X509_STORE_load_file(store, X509_get_default_cert_file()) != 1 &&
+		   X509_STORE_load_file(store, "/etc/ssl/certs/ca-certificates.crt") != 1 &&
+		   X509_STORE_load_file(store, "/etc/pki/tls/certs/ca-bundle.crt") != 1)
+		return ssl_err(err, errlen, "the system's root certificates");
+	if (c->tls_cert_pem && c->tls_cert_pem[0]) {
+		BIO *b = BIO_new_mem_buf(c->tls_cert_pem, -1);
+		X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL, *chain;
+		EVP_PKEY *k = pem_key(&c->tls_key_pem);
+		int ok = x && k && SSL_CTX_use_certificate(ctx, x) == 1 && SSL_CTX_use_PrivateKey(ctx, k) == 1 &&
+			 SSL_CTX_check_private_key(ctx) == 1;
+
+		while (ok && b && (chain = PEM_read_bio_X509(b, NULL, NULL, NULL)))
+			if (SSL_CTX_add0_chain_cert(ctx, chain) != 1) {
+				X509_free(chain);
+				ok = 0;
+			}
+		X509_free(x);
+		EVP_PKEY_free(k);
+		BIO_free(b);
+		if (!ok)
+			return ssl_err(err, errlen, "the client certificate and key");
+		ERR_clear_error();
+	}
+	return 0;
+}
+
+/* The client side of host h: a leaf for it from the session CA. */
+static int client_ctx(struct intercept *ic, struct ic_host *h, char *err, size_t errlen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	X509 *leaf = NULL;
+	int r;
+
+	if (!ctx)
+		return ssl_err(err, errlen, "SSL_CTX_new");
+	h->down = ctx;
+	r = tls_ca_leaf(ic->ca, ic->ca_key, ic->leaf_key, h->name, &leaf);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "a leaf for %s", h->name);
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+	if (SSL_CTX_use_certificate(ctx, leaf) != 1 || SSL_CTX_use_PrivateKey(ctx, ic->leaf_key) != 1 ||
+	    SSL_CTX_add1_chain_cert(ctx, ic->ca) != 1) {
+		X509_free(leaf);
+		return ssl_err(err, errlen, "the leaf");
+	}
+	X509_free(leaf);
+	SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
+	SSL_CTX_set_tlsext_servername_arg(ctx, h);
+	SSL_CTX_set_alpn_select_cb(ctx, on_alpn, h);
+	/* no tickets: nothing of the session outlives the process */
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	return 0;
+}
+
+static struct ic_host *host_add(struct intercept *ic, const char *name, const struct credtable_cred *c)
+{
+	struct ic_host *h;
+
+	for (size_t i = 0; i < ic->n_hosts; i++)
+		if (strcmp(ic->hosts[i].name, name) == 0)
+			return &ic->hosts[i];
+	h = &ic->hosts[ic->n_hosts++];
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->cred = c;
+	return h;
+}
+
+/* host[0..n) as the rules see it: lower case, no trailing dot. */
+static bool normalise(const char *host, size_t n, char *buf, size_t size)
+{
+	if (n && host[n - 1] == '.')
+		n--;
+	if (n == 0 || n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (host[i] >= 'A' && host[i] <= 'Z') ? (char)(host[i] + 32) : host[i];
+	buf[n] = '\0';
+	return true;
+}
+
+struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n)
+{
+	char name[256];
+
+	if (!normalise(host, n, name, sizeof(name)))
+		return NULL;
+	for (size_t i = 0; i < ic->n_hosts; i++)
+		if (strcmp(ic->hosts[i].name, name) == 0)
+			return &ic->hosts[i];
+	return NULL;
+}
+
+static bool ic_wants(void *state, const char *host, size_t n)
+{
+	return intercept_find(state, host, n) != NULL;
+}
+
+int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t errlen)
+{
+	struct intercept *ic;
+	size_t total = 0;
+	int r;
+
+	/* no core dump, no ptrace by the same user: it holds secrets */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return errbuf_set(err, errlen, -errno, "PR_SET_DUMPABLE: %s", strerror(errno));
+	r = credtable_secure_init();
+	if (r < 0) {
+		close(fd);
+		return errbuf_set(err, errlen, r, "the secure heap (locked memory) cannot be set up: no credentials");
+	}
+	ic = calloc(1, sizeof(*ic));
+	if (!ic) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = credtable_read(fd, &ic->t);
+	close(fd);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "the credential table: %s", strerror(-r));
+	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CONFIG, NULL) != 1)
+		return ssl_err(err, errlen, "OpenSSL");
+	ic->ca = pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem));
+	ic->ca_key = pem_key(&ic->t->ca_key_pem);
+	ic->leaf_key = tls_ca_new_key();
+	if (!ic->ca || !ic->ca_key || !ic->leaf_key)
+		return ssl_err(err, errlen, "the session CA");
+	r = subst_creds_init(&ic->sc, ic->t);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "out of secure memory");
+	for (size_t i = 0; i < ic->t->n_creds; i++)
+		total += ic->t->creds[i].n_hosts;
+	ic->hosts = calloc(total ? total : 1, sizeof(*ic->hosts));
+	if (!ic->hosts)
+		return -ENOMEM;
+	for (size_t i = 0; i < ic->t->n_creds; i++) {
+		const struct credtable_cred *c = &ic->t->creds[i];
+
+		for (size_t k = 0; k < c->n_hosts; k++) {
+			struct ic_host *h;
+
+			if (!tls_ca_host_ok(c->hosts[k]))
+				return errbuf_set(err, errlen, -EINVAL, "credential %s: a bad host", c->name);
+			h = host_add(ic, c->hosts[k], c);
+			/* the first credential that names a client certificate
+			 * or a CA for the host sets its upstream side */
+			if (h->up && h->cred != c && c->tls_ca_pem[0] && strcmp(h->cred->tls_ca_pem, c->tls_ca_pem) != 0)
+				return errbuf_set(err, errlen, -EINVAL, "host %s: two credentials with different tls", h->name);
+			if (!h->up && ((r = upstream_ctx(h, c, err, errlen)) < 0 || (r = client_ctx(ic, h, err, errlen)) < 0))
+				return r;
+		}
+	}
+	ic->hooks = (struct proxy_intercept){ .state = ic, .wants = ic_wants, .start = tunnel_start };
+	*ret = &ic->hooks;
+	return 0;
+}

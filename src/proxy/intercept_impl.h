@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The interception's own types, shared by its set-up (intercept.c) and
+ * its tunnels (intercept_tunnel.c). */
+
+#include <openssl/ssl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cred_scrub.h"
+#include "cred_subst.h"
+#include "credtable.h"
+#include "http_body.h"
+#include "http_head.h"
+#include "proxy.h"
+
+struct ic_host {
+	char name[256];
+	const struct credtable_cred *cred;  /* the first credential for it (its tls) */
+	SSL_CTX *down;                      /* the client's side: our leaf */
+	SSL_CTX *up;                        /* the upstream's side */
+};
+
+struct intercept {
+	struct credtable *t;
+	struct subst_creds sc;
+	X509 *ca;
+	EVP_PKEY *ca_key, *leaf_key;
+	struct ic_host *hosts;
+	size_t n_hosts;
+	struct proxy_intercept hooks;
+};
+
+enum tunnel_req { TR_HEAD, TR_BODY, TR_WAIT };
+enum tunnel_resp { TS_IDLE, TS_HEAD, TS_BODY };
+enum tunnel_framing { TF_NONE, TF_LENGTH, TF_CHUNKED, TF_EOF };
+
+struct bufferevent;
+
+struct tunnel {
+	struct intercept *ic;
+	struct proxy *px;
+	struct ic_host *host;
+	uint16_t port;
+	struct bufferevent *down, *up;      /* the client's TLS, the upstream's */
+	bool down_ready, up_ready, up_failed, closing;
+	const char *why;                    /* a handshake refusal's reason (the callbacks set it) */
+	char up_err[160];
+	enum tunnel_req req;
+	enum tunnel_resp resp;
+	struct http_body req_body;
+	bool req_close, req_head;
+	enum tunnel_framing framing;
+	uint64_t left;                      /* TF_LENGTH: body bytes to come */
+	struct dechunk dc;
+	bool chunked_out, resp_close;
+	struct scrub scrub;
+	struct http_head head;
+	struct subst_out out;
+};
+
+struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n);
+/* proxy_intercept.start (intercept_tunnel.c) */
+void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *host, size_t n, uint16_t port);
