@@ -5,17 +5,7 @@
 #include <string.h>
 
 #include "endpoint.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "hex.h"
 
 static int refuse(const char **ret_reason, const char *why)
 {
@@ -41,7 +31,7 @@ int endpoint_canon_path(const char *t, size_t n, char *out, size_t outlen, const
 		if (c < 0x21 || c == 0x7f || c == '\\' || c == ';')
 			return refuse(ret_reason, "path-ambiguous");
 		if (c == '%') {
-			int hi = i + 2 < len ? hexval(t[i + 1]) : -1, lo = i + 2 < len ? hexval(t[i + 2]) : -1, v;
+			int hi = i + 2 < len ? hex_digit_value(t[i + 1]) : -1, lo = i + 2 < len ? hex_digit_value(t[i + 2]) : -1, v;
 
 			if (hi < 0 || lo < 0)
 				return refuse(ret_reason, "path-malformed");
