@@ -14,7 +14,10 @@
  * into a secure allocation of their own.
  */
 #include <errno.h>
+#include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,8 +297,24 @@ static void put_body(struct wr *w, size_t *len, const struct credtable *t)
 	}
 }
 
+/* The CA's subject hash (OpenSSL's c_rehash name, "%08x.0"): the runner,
+ * which does not load libcrypto, names the trust store's link with it. */
+static int ca_subject_hash(const char *pem, uint32_t *ret)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+
+	BIO_free(b);
+	if (!x)
+		return -EINVAL;
+	*ret = (uint32_t)X509_subject_name_hash(x);
+	X509_free(x);
+	return 0;
+}
+
 int credtable_write(int fd, const struct credtable *t)
 {
+	uint32_t hash = 0;
 	struct wr w = { .fd = fd };
 	size_t len = 0, ca = strlen(t->ca_cert_pem ? t->ca_cert_pem : "");
 	char err[256];
@@ -306,6 +325,9 @@ int credtable_write(int fd, const struct credtable *t)
 		return r;
 	if (ca > CREDTABLE_PUBLIC_MAX)
 		return -E2BIG;
+	r = ca_subject_hash(t->ca_cert_pem, &hash);
+	if (r < 0)
+		return r;
 	put_body(NULL, &len, t);
 	if (len > CREDTABLE_SECRET_MAX)
 		return -E2BIG;
@@ -313,6 +335,7 @@ int credtable_write(int fd, const struct credtable *t)
 	wr_u32(&w, CREDTABLE_VERSION);
 	wr_u32(&w, (uint32_t)ca);
 	wr_put(&w, t->ca_cert_pem, ca);
+	wr_u32(&w, hash);
 	wr_u32(&w, (uint32_t)len);
 	put_body(&w, &(size_t){ 0 }, t);
 	wr_flush(&w);
@@ -487,64 +510,6 @@ int credtable_decode(const unsigned char *body, size_t n, char *ca_pem, struct c
 	return 0;
 }
 
-static int read_full(int fd, void *buf, size_t n)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		ssize_t k = read(fd, (char *)buf + off, n - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return -EBADMSG;
-		off += (size_t)k;
-	}
-	return 0;
-}
-
-static int read_u32(int fd, uint32_t *ret)
-{
-	unsigned char b[4];
-	int r = read_full(fd, b, 4);
-
-	if (r < 0)
-		return r;
-	*ret = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	return 0;
-}
-
-int credtable_read_public(int fd, char **ret_ca_pem)
-{
-	char magic[4];
-	uint32_t version, n;
-	char *pem;
-	int r;
-
-	r = read_full(fd, magic, 4);
-	if (r < 0)
-		return r;
-	if (memcmp(magic, CREDTABLE_MAGIC, 4) != 0)
-		return -EBADMSG;
-	if ((r = read_u32(fd, &version)) < 0 || (r = read_u32(fd, &n)) < 0)
-		return r;
-	if (version != CREDTABLE_VERSION || n == 0 || n > CREDTABLE_PUBLIC_MAX)
-		return -EBADMSG;
-	pem = malloc(n + 1);
-	if (!pem)
-		return -ENOMEM;
-	r = read_full(fd, pem, n);
-	if (r < 0 || memchr(pem, '\0', n)) {
-		free(pem);
-		return r < 0 ? r : -EBADMSG;
-	}
-	pem[n] = '\0';
-	*ret_ca_pem = pem;
-	return 0;
-}
-
 int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret)
 {
 	unsigned char *body;
@@ -555,7 +520,7 @@ int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret)
 		free(ca_pem);
 		return -ENOMEM;
 	}
-	r = read_u32(fd, &n);
+	r = credtable_read_u32(fd, &n);
 	if (r == 0 && n > CREDTABLE_SECRET_MAX)
 		r = -EBADMSG;
 	if (r < 0) {
@@ -568,7 +533,7 @@ int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret)
 		free(ca_pem);
 		return -ENOMEM;
 	}
-	r = read_full(fd, body, n);
+	r = credtable_read_full(fd, body, n);
 	if (r == 0)
 		r = credtable_decode(body, n, ca_pem, ret);
 	else
@@ -580,7 +545,8 @@ int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret)
 int credtable_read(int fd, struct credtable **ret)
 {
 	char *pem = NULL;
-	int r = credtable_read_public(fd, &pem);
+	uint32_t hash;
+	int r = credtable_read_public(fd, &pem, &hash);
 
 	if (r < 0)
 		return r;

@@ -9,7 +9,7 @@
  *
  * Wire form (written to a pipe, read by the runner then the proxy):
  *
- *   public part   "CRDT" u32:version u32:len ca_cert_pem
+ *   public part   "CRDT" u32:version u32:len ca_cert_pem u32:ca_subject_hash
  *   secret part   u32:len  body (len <= CREDTABLE_SECRET_MAX)
  *
  * The public part is only the session CA's certificate: the runner reads it
@@ -139,8 +139,13 @@ int credtable_check(const struct credtable *t, char *err, size_t errlen);
 int credtable_write(int fd, const struct credtable *t);
 
 /* The public part from fd: the CA certificate's PEM (malloc'd, NUL
- * terminated). The fd is left at the secret part. -EBADMSG, -errno. */
-int credtable_read_public(int fd, char **ret_ca_pem);
+ * terminated) and its subject hash (OpenSSL's, for the "%08x.0" link of a
+ * certificate directory). The fd is left at the secret part. No libcrypto
+ * (credtable_public.c): the lean runner calls it. -EBADMSG, -errno. */
+int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash);
+/* Exactly n bytes, or a u32 (little-endian), from fd. -EBADMSG at EOF. */
+int credtable_read_full(int fd, void *buf, size_t n);
+int credtable_read_u32(int fd, uint32_t *ret);
 /* The secret part from fd (after credtable_read_public): read into secure
  * memory, decoded, zeroed. ca_pem is taken over (whatever the result).
  * -EBADMSG (malformed), -ENOMEM, -errno. */

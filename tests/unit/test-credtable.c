@@ -9,6 +9,7 @@
 
 #include "credtable.h"
 #include "endpoint.h"
+#include "tls_ca.h"
 
 static char *hosts[] = { "api.example.test", "uploads.example.test", NULL };
 static char *phantoms[] = { "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL };
@@ -26,8 +27,7 @@ static struct credtable *sample(void)
 
 	cr_assert(t && c);
 	cr_assert_eq(credtable_secure_init(), 0);
-	t->ca_cert_pem = strdup("-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
-	cr_assert_eq(credtable_secret_set(&t->ca_key_pem, "KEY", 3), 0);
+	cr_assert_eq(tls_ca_make(hosts, 2, &t->ca_cert_pem, &t->ca_key_pem), 0);
 	c->name = strdup("github");
 	c->hosts = malloc(sizeof(hosts));
 	for (size_t i = 0; i < 2; i++)
@@ -63,12 +63,14 @@ Test(credtable, round_trip_through_a_pipe)
 {
 	struct credtable *t = sample(), *u = NULL;
 	char *pem = NULL;
+	uint32_t hash = 0;
 	int p[2];
 
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_assert_eq(credtable_write(p[1], t), 0);
 	close(p[1]);
-	cr_assert_eq(credtable_read_public(p[0], &pem), 0);
+	cr_assert_eq(credtable_read_public(p[0], &pem, &hash), 0);
+	cr_assert_neq(hash, 0);
 	cr_assert_str_eq(pem, t->ca_cert_pem);
 	cr_assert_eq(credtable_read_secret(p[0], pem, &u), 0);
 	close(p[0]);
@@ -125,7 +127,7 @@ Test(credtable, refuses_truncated_and_padded_bodies)
 	close(p[0]);
 	cr_assert_gt(n, 16);
 	/* skip the public part and the body's length */
-	off = 12 + strlen(t->ca_cert_pem) + 4;
+	off = 12 + strlen(t->ca_cert_pem) + 4 + 4;
 	cr_assert_eq(credtable_decode(buf + off, (size_t)n - off, strdup("x"), &u), 0);
 	credtable_free(u);
 	for (size_t cut = 0; cut < (size_t)n - off; cut += 7)
