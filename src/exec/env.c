@@ -16,6 +16,7 @@
 #include "netproxy.h"
 #include "policy.h"
 #include "runner.h"
+#include "trust.h"
 
 /* name[0..len) of NAME=VALUE. */
 static bool same_name(const char *a, const char *b)
@@ -40,7 +41,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 2 + NETPROXY_ENV_MAX, sizeof(char *));
+	envp = calloc(n_env + 2 + NETPROXY_ENV_MAX + TRUST_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -62,6 +63,8 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue;
 		if (p->net == CORDON_NET_PROXY && netproxy_env_owns(name))
 			continue; /* ours win */
+		if (p->credentials_fd >= 0 && trust_env_owns(name))
+			continue;
 		/* the first occurrence wins, as getenv(3) sees it */
 		for (size_t j = 0; j < k && !dup; j++)
 			dup = same_name(envp[j], e);
@@ -71,6 +74,8 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	envp[k] = NULL;
 	if (p->net == CORDON_NET_PROXY)
 		k = netproxy_env_add(envp, k);
+	if (p->credentials_fd >= 0)
+		k = trust_env_add(envp, k);
 	if (p->broker_fd >= 0) {
 		/* the shims first on PATH: a controlled command by name is the broker's */
 		size_t at = k;

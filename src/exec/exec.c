@@ -58,6 +58,7 @@
 
 #include "cordon/runner.h"
 #include "netproxy.h"
+#include "trust.h"
 #include "policy.h"
 #include "process.h"
 #include "runner.h"
@@ -140,6 +141,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (x->shared == MAP_FAILED)
 		exec_die("namespaces", "mmap: %m");
 
+	if (p->credentials_fd >= 0)
+		trust_read_public(x);
 	if (p->net == CORDON_NET_PROXY)
 		netproxy_start(x);
 	signals_setup(x);

@@ -96,7 +96,7 @@ static void push_rules(const char **argv, size_t *k, const char *flag, const cha
 }
 
 /* The proxy process, between fork and exec: only async-signal-safe calls. */
-_Noreturn static void exec_proxy(const char *exe, int ctl, const char **argv, pid_t parent)
+_Noreturn static void exec_proxy(const char *exe, int ctl, int creds, const char **argv, pid_t parent)
 {
 	sigset_t none;
 	int null;
@@ -114,6 +114,9 @@ _Noreturn static void exec_proxy(const char *exe, int ctl, const char **argv, pi
 		_exit(EXEC_EXIT_FAILED);
 	(void)close_range(3, (unsigned)ctl - 1, CLOSE_RANGE_CLOEXEC);
 	(void)close_range((unsigned)ctl + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+	/* and the credential table's pipe, at its secret part */
+	if (creds >= 0 && fcntl(creds, F_SETFD, 0) < 0)
+		_exit(EXEC_EXIT_FAILED);
 	/* nothing of the runner's environment: the proxy needs none of it */
 	execve(exe, (char *const *)argv, (char *const[]){ NULL });
 	_exit(EXEC_EXIT_FAILED);
@@ -137,9 +140,9 @@ static void proxy_binary(struct exec_ctx *x)
 void netproxy_start(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	size_t n = 8 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
+	size_t n = 10 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
 	const char **argv = calloc(n, sizeof(*argv));
-	char fdnum[16];
+	char fdnum[16], credsnum[16];
 	int pair[2];
 	pid_t pid, self = getpid();
 
@@ -156,14 +159,22 @@ void netproxy_start(struct exec_ctx *x)
 	push_rules(argv, &k, "--deny-domain", p->deny_domains);
 	push_rules(argv, &k, "--allow-domain", p->allow_domains);
 	push_rules(argv, &k, "--allow-address", p->allow_addresses);
+	if (p->credentials_fd >= 0) {
+		snprintf(credsnum, sizeof(credsnum), "%d", p->credentials_fd);
+		argv[k++] = "--credentials-fd";
+		argv[k++] = credsnum;
+	}
 	argv[k] = NULL;
 	pid = fork();
 	if (pid < 0)
 		exec_die("proxy", "fork: %m");
 	if (pid == 0)
-		exec_proxy(x->proxy_exe, pair[0], argv, self);
+		exec_proxy(x->proxy_exe, pair[0], p->credentials_fd, argv, self);
 	free(argv);
 	close(pair[0]);
+	/* the table is the proxy's alone: nothing after this holds it */
+	if (p->credentials_fd >= 0)
+		close(p->credentials_fd);
 	x->proxy_pid = pid;
 	x->proxy_fd = pair[1];
 }

@@ -91,6 +91,8 @@ const char cordon_exec_usage[] =
 	"                          goes to the supervisor over fd N; /run/cordon/bin, read-only,\n"
 	"                          first on PATH, holds one bind of --shim-path per --shim NAME\n"
 	"  --shim-path PATH        (with --broker-fd) the shim program\n"
+	"  --credentials-fd N      (--net proxy) the credential table for the proxy (from cordon's\n"
+	"                          supervisor); the sandbox trusts its session CA\n"
 	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
@@ -150,6 +152,7 @@ enum {
 	SEEN_EXEC_GATE = 1u << 7,
 	SEEN_EXEC_FD = 1u << 8,
 	SEEN_BROKER_FD = 1u << 9,
+	SEEN_CREDENTIALS_FD = 1u << 30,
 	SEEN_PTY = 1u << 10,
 };
 
@@ -320,6 +323,15 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
+	if (strcmp(flag, "--credentials-fd") == 0) {
+		if (*seen & SEEN_CREDENTIALS_FD)
+			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd given twice");
+		*seen |= SEEN_CREDENTIALS_FD;
+		if (parse_status_fd(value, &f->credentials_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
+	}
 	if (strcmp(flag, "--shim-path") == 0) {
 		if (f->shim_path)
 			return errbuf_set(err, errlen, -EINVAL, "--shim-path given twice");
@@ -355,7 +367,7 @@ static bool takes_value(const char *flag)
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
-		"--broker-fd", "--shim-path", "--shim", "--read-host",
+		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -390,7 +402,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 {
 	struct exec_flags f = {
 		.isolation = CORDON_ISOLATION_FULL, .net = CORDON_NET_NONE, .status_fd = -1, .exec_fd = -1,
-		.broker_fd = -1,
+		.broker_fd = -1, .credentials_fd = -1,
 	};
 	struct exec_list *lists[] = { &f.write,        &f.deny_read,   &f.protect,       &f.keep_env,
 				      &f.setenv,       &f.allow_unix,  &f.protect_name,  &f.unprotect,
@@ -412,7 +424,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
 	slots = calloc(per_list * (sizeof(lists) / sizeof(lists[0])), sizeof(char *));
 	if (!slots) {
-		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1,
+					     .credentials_fd = -1 };
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
@@ -498,6 +511,15 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd must differ from --status-fd and --exec-fd");
 		goto fail;
 	}
+	if (f.credentials_fd >= 0 && f.net != CORDON_NET_PROXY) {
+		r = errbuf_set(err, errlen, -EINVAL, "--credentials-fd needs --net proxy: the proxy spends the credentials");
+		goto fail;
+	}
+	if (f.credentials_fd >= 0 && (f.credentials_fd == f.status_fd || f.credentials_fd == f.exec_fd ||
+				      f.credentials_fd == f.broker_fd)) {
+		r = errbuf_set(err, errlen, -EINVAL, "--credentials-fd must differ from --status-fd, --exec-fd and --broker-fd");
+		goto fail;
+	}
 	if (f.exec_fd >= 0 && f.exec_fd == f.status_fd) {
 		r = errbuf_set(err, errlen, -EINVAL, "--exec-fd and --status-fd name the same fd %d", f.exec_fd);
 		goto fail;
@@ -515,6 +537,7 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	return 0;
 fail:
 	free(slots);
-	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
+	*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1,
+					     .credentials_fd = -1 };
 	return r;
 }

@@ -233,6 +233,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.deny_domains = f->deny_domain.v,
 		.allow_addresses = f->allow_address.v,
 		.broker_fd = f->broker_fd,
+		.credentials_fd = f->credentials_fd,
 		.shim_path = f->shim_path,
 		.shims = f->shim.v,
 	};
@@ -391,6 +392,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 			if ((r = add_step(&p, STEP_HIDE, f->deny_read.v[i])) < 0)
 				goto fail;
 		if ((r = add_step(&p, STEP_PROC, "/proc")) < 0)
+			goto fail;
+		if (f->credentials_fd >= 0 && (r = add_step(&p, STEP_TRUST, "/etc/ssl/certs")) < 0)
 			goto fail;
 		if (f->net != CORDON_NET_HOST && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
 			goto fail;

@@ -28,6 +28,7 @@ enum step_kind {
 	STEP_PROTECT,      /* path: bound read-only; missing: its first missing component cannot be made (create_gate.h) */
 	STEP_HIDE,         /* path: an empty, inaccessible read-only directory, or /dev/null */
 	STEP_PROC,         /* a fresh /proc for the new pid namespace */
+	STEP_TRUST,        /* --credentials-fd: the certificate directories with the session CA (trust.h) */
 	STEP_LOOPBACK,     /* bring lo up in the new network namespace */
 	STEP_PROXY,        /* --net proxy: listen on lo, hand the sockets to the proxy (netproxy.h) */
 	STEP_BROKER,       /* --broker-fd: /run/cordon's socket and shims, the listener to the supervisor (broker.h) */
@@ -69,6 +70,7 @@ struct plan {
 	const char *const *allow_domains, *const *deny_domains, *const *allow_addresses;
 	/* --broker-fd: the supervisor's socket, the shim program and its names */
 	int broker_fd;
+	int credentials_fd;             /* --credentials-fd, or -1 */
 	const char *shim_path;
 	const char *const *shims;
 

@@ -129,6 +129,12 @@ void describe_loopback(const struct plan *p, const struct step *s, unsigned uid,
 	fprintf(out, "network namespace: loopback up, no other interface\n");
 }
 
+void describe_trust(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
+{
+	fprintf(out, "the certificate directories (/etc/ssl/certs, /etc/pki/tls) replaced, read-only and in this "
+		"namespace only, by copies whose bundles add the session CA the proxy's credential hosts use\n");
+}
+
 void describe_proxy(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
 	fprintf(out, "the only way out: cordon's proxy, outside, accepting on 127.0.0.1:3128 (HTTP) and "

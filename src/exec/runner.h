@@ -69,6 +69,8 @@ struct exec_ctx {
 	bool self_is_cordon;            /* this program is the cordon binary (exec'd as the runner) */
 	char proxy_exe[PATH_MAX];       /* the binary started as `cordon proxy` (netproxy_start) */
 	int shim_fd;                    /* init: --shim-path, opened before the private tmpfs went on, or -1 */
+	char *trust_ca_pem;             /* --credentials-fd: the session CA (trust.h), or NULL */
+	unsigned trust_ca_hash;
 };
 
 #define EXEC_EXIT_FAILED 125

@@ -8,6 +8,7 @@
 #include "broker.h"
 #include "netproxy.h"
 #include "steps.h"
+#include "trust.h"
 
 #define STEP(k, st, n, d, a) [k] = { .kind = k, .stage = st, .name = n, .describe = d, .apply = a }
 
@@ -22,6 +23,7 @@ static const struct step_ops steps[_STEP_MAX] = {
 	STEP(STEP_PROTECT, STAGE_MOUNT, "protect", describe_protect, mount_protect),
 	STEP(STEP_HIDE, STAGE_MOUNT, "hide", describe_hide, mount_hide),
 	STEP(STEP_PROC, STAGE_MOUNT, "proc", describe_proc, mount_proc),
+	STEP(STEP_TRUST, STAGE_MOUNT, "trust", describe_trust, trust_mount),
 	STEP(STEP_LOOPBACK, STAGE_INIT, "loopback", describe_loopback, init_loopback),
 	STEP(STEP_PROXY, STAGE_INIT, "proxy", describe_proxy, netproxy_listen),
 	STEP(STEP_BROKER, STAGE_INIT, "broker", describe_broker, broker_listen),

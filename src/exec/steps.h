@@ -53,6 +53,7 @@ void describe_protect(const struct plan *p, const struct step *s, unsigned uid, 
 void describe_hide(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_proc(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_loopback(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
+void describe_trust(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_proxy(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_broker(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);
 void describe_chdir(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out);

@@ -3,7 +3,7 @@
  * The credential table's secure memory, its encoder and its decoder (see
  * credtable.h). The body, in order:
  *
- *   secret:ca_key  u32:n_creds  then per credential
+ *   str:ca_cert secret:ca_key  u32:n_creds  then per credential
  *     str:name  u32:n_hosts str*  u8:inject str:inject_name str:format
  *     str:shape_prefix u32:shape_len u8:shape_alphabet
  *     u32:n_phantoms str*  u32:n_others str*
@@ -267,6 +267,7 @@ static void put_strv(struct wr *w, size_t *len, char *const *v, size_t n)
 
 static void put_body(struct wr *w, size_t *len, const struct credtable *t)
 {
+	put_str(w, len, t->ca_cert_pem);
 	put_bytes(w, len, t->ca_key_pem.p, t->ca_key_pem.n);
 	put_u32(w, len, (uint32_t)t->n_creds);
 	for (size_t i = 0; i < t->n_creds; i++) {
@@ -474,24 +475,22 @@ static void rd_cred(struct rd *r, struct credtable_cred *c)
 	rd_secret(r, &c->value);
 }
 
-int credtable_decode(const unsigned char *body, size_t n, char *ca_pem, struct credtable **ret)
+int credtable_decode(const unsigned char *body, size_t n, struct credtable **ret)
 {
 	struct credtable *t = calloc(1, sizeof(*t));
 	struct rd r = { .p = body, .n = n };
 	uint32_t k;
 	char err[256];
 
-	if (!t) {
-		free(ca_pem);
+	if (!t)
 		return -ENOMEM;
-	}
-	t->ca_cert_pem = ca_pem;
 	if (!CRYPTO_secure_malloc_initialized()) {
 		credtable_free(t);
 		return -ENOMEM;
 	}
 	if (n > CREDTABLE_SECRET_MAX)
 		r.bad = true;
+	t->ca_cert_pem = rd_str(&r);
 	rd_secret(&r, &t->ca_key_pem);
 	k = rd_u32(&r);
 	if (r.bad || k > CREDTABLE_CREDS_MAX || k > (n - r.off) / 16)
@@ -510,47 +509,53 @@ int credtable_decode(const unsigned char *body, size_t n, char *ca_pem, struct c
 	return 0;
 }
 
-int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret)
+/* The body of n bytes from fd: straight into secure memory (it holds
+ * every secret), decoded, zeroed. */
+static int read_body(int fd, uint32_t n, struct credtable **ret)
 {
 	unsigned char *body;
-	uint32_t n;
 	int r;
 
-	if (!CRYPTO_secure_malloc_initialized()) {
-		free(ca_pem);
+	if (!CRYPTO_secure_malloc_initialized())
 		return -ENOMEM;
-	}
-	r = credtable_read_u32(fd, &n);
-	if (r == 0 && n > CREDTABLE_SECRET_MAX)
-		r = -EBADMSG;
-	if (r < 0) {
-		free(ca_pem);
-		return r;
-	}
-	/* straight into secure memory: the body holds every secret */
+	if (n > CREDTABLE_SECRET_MAX)
+		return -EBADMSG;
 	body = OPENSSL_secure_malloc(n ? n : 1);
-	if (!body) {
-		free(ca_pem);
+	if (!body)
 		return -ENOMEM;
-	}
 	r = credtable_read_full(fd, body, n);
 	if (r == 0)
-		r = credtable_decode(body, n, ca_pem, ret);
-	else
-		free(ca_pem);
+		r = credtable_decode(body, n, ret);
 	OPENSSL_secure_clear_free(body, n ? n : 1);
 	return r;
 }
 
 int credtable_read(int fd, struct credtable **ret)
 {
-	char *pem = NULL;
-	uint32_t hash;
-	int r = credtable_read_public(fd, &pem, &hash);
+	unsigned char first[4];
+	uint32_t n;
+	int r;
 
+	/* the public part, unless the runner read it already: "CRDT" read as a
+	 * length is far over CREDTABLE_SECRET_MAX, so the two cannot be taken
+	 * for each other */
+	r = credtable_read_full(fd, first, 4);
 	if (r < 0)
 		return r;
-	return credtable_read_secret(fd, pem, ret);
+	if (memcmp(first, CREDTABLE_MAGIC, 4) == 0) {
+		char *pem = NULL;
+		uint32_t hash;
+
+		r = credtable_read_public_after_magic(fd, &pem, &hash);
+		if (r < 0)
+			return r;
+		free(pem); /* the body carries the CA too */
+		r = credtable_read_u32(fd, &n);
+		if (r < 0)
+			return r;
+	} else
+		n = (uint32_t)first[0] | (uint32_t)first[1] << 8 | (uint32_t)first[2] << 16 | (uint32_t)first[3] << 24;
+	return read_body(fd, n, ret);
 }
 
 bool credtable_shape_distinctive(const struct credtable_cred *c)

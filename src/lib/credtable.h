@@ -15,7 +15,9 @@
  * The public part is only the session CA's certificate: the runner reads it
  * (credtable_read_public, no libcrypto) to build the sandbox's trust store,
  * then hands the same fd, now at the secret part, to the proxy, which reads
- * the body straight into OPENSSL_secure_malloc memory (credtable_read).
+ * the body (the CA certificate again, then the rest) straight into
+ * OPENSSL_secure_malloc memory (credtable_read takes the fd at either
+ * point).
  * Body: strings are u32 length + bytes (no NUL inside), counts are u32,
  * kinds are u8; see credtable.c for the order. Every size is capped.
  *
@@ -143,19 +145,19 @@ int credtable_write(int fd, const struct credtable *t);
  * certificate directory). The fd is left at the secret part. No libcrypto
  * (credtable_public.c): the lean runner calls it. -EBADMSG, -errno. */
 int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash);
+/* The same, its magic already read. */
+int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash);
 /* Exactly n bytes, or a u32 (little-endian), from fd. -EBADMSG at EOF. */
 int credtable_read_full(int fd, void *buf, size_t n);
 int credtable_read_u32(int fd, uint32_t *ret);
-/* The secret part from fd (after credtable_read_public): read into secure
- * memory, decoded, zeroed. ca_pem is taken over (whatever the result).
- * -EBADMSG (malformed), -ENOMEM, -errno. */
-int credtable_read_secret(int fd, char *ca_pem, struct credtable **ret);
-/* Both, for the proxy when nothing read the public part before. */
+/* The table from fd, at its start or at its secret part (after
+ * credtable_read_public): the body read into secure memory, decoded,
+ * zeroed. -EBADMSG (malformed), -ENOMEM (no secure heap), -errno. */
 int credtable_read(int fd, struct credtable **ret);
 
-/* Decode a body already in memory (the fuzz target's entry): into a new
- * table whose CA certificate is ca_pem (taken over). -EBADMSG, -ENOMEM. */
-int credtable_decode(const unsigned char *body, size_t n, char *ca_pem, struct credtable **ret);
+/* Decode a body already in memory (the fuzz target's entry) into a new
+ * table. -EBADMSG, -ENOMEM. */
+int credtable_decode(const unsigned char *body, size_t n, struct credtable **ret);
 
 /* A phantom's shape is distinctive (a prefix of 3 characters or more):
  * strings of that shape are taken for phantoms of another session. */

@@ -44,8 +44,6 @@ int credtable_read_u32(int fd, uint32_t *ret)
 int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash)
 {
 	char magic[4];
-	uint32_t version, n;
-	char *pem;
 	int r;
 
 	r = credtable_read_full(fd, magic, 4);
@@ -53,6 +51,15 @@ int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash)
 		return r;
 	if (memcmp(magic, CREDTABLE_MAGIC, 4) != 0)
 		return -EBADMSG;
+	return credtable_read_public_after_magic(fd, ret_ca_pem, ret_hash);
+}
+
+int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash)
+{
+	uint32_t version, n;
+	char *pem;
+	int r;
+
 	if ((r = credtable_read_u32(fd, &version)) < 0 || (r = credtable_read_u32(fd, &n)) < 0)
 		return r;
 	if (version != CREDTABLE_VERSION || n == 0 || n > CREDTABLE_PUBLIC_MAX)

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (data[0] & 1) {
-		if (credtable_decode(data + 1, size - 1, strdup("pem"), &t) == 0) {
+		if (credtable_decode(data + 1, size - 1, &t) == 0) {
 			CHECK(credtable_check(t, err, sizeof(err)) == 0);
 			credtable_free(t);
 		}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * --credentials-fd, the runner's side (issue 23): the sandbox trusts the
+ * session CA its proxy issues leaves from, and the host's trust never
+ * changes. The runner reads the table's public part (the CA certificate and
+ * its subject hash; credtable_public.c, no libcrypto) and hands the fd on
+ * to the proxy; init then replaces, in the sandbox's mount namespace only,
+ * each certificate directory of the host (/etc/ssl/certs, /etc/pki/tls,
+ * /etc/pki/tls/certs) with a read-only tmpfs holding the same entries, every
+ * bundle (ca-certificates.crt, ca-bundle.crt, cert.pem, tls-ca-bundle.pem)
+ * with the session CA appended, the CA as cordon-session-ca.pem and its
+ * "HASH.N" link: clients that read only the system paths (Go, static
+ * binaries, `openssl s_client`) trust it too. The usual variables are set
+ * as well (trust_env).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct exec_ctx;
+
+#define TRUST_CA_FILE "/etc/ssl/certs/cordon-session-ca.pem"
+#define TRUST_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#define TRUST_ENV_MAX 12
+
+/* The variables that point clients at the bundle (or, where a client adds
+ * to its own roots, at the CA alone), NULL-terminated. */
+extern const char *const trust_env[];
+bool trust_env_owns(const char *name);
+size_t trust_env_add(char **envp, size_t k);
+
+/* Runner, before the proxy starts: the public part from the fd (dies on a
+ * malformed one: fail closed). */
+void trust_read_public(struct exec_ctx *x);
+/* Init, STEP_TRUST (mount stage): the certificate directories. Dies on
+ * failure. */
+void trust_mount(struct exec_ctx *x, size_t step);
