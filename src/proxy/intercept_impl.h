@@ -55,6 +55,7 @@ struct tunnel {
 	uint64_t left;                      /* TF_LENGTH: body bytes to come */
 	struct dechunk dc;
 	bool chunked_out, resp_close;
+	unsigned served;                    /* responses relayed on this tunnel */
 	struct scrub scrub;
 	struct http_head head;
 	struct subst_out out;

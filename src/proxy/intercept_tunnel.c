@@ -134,6 +134,7 @@ static void response_done(struct tunnel *t)
 		evbuffer_add(bufferevent_get_output(t->down), "0\r\n\r\n", 5);
 	t->chunked_out = false;
 	t->resp = TS_IDLE;
+	t->served++;
 	if (t->req_close || t->resp_close || t->req != TR_WAIT) {
 		close_after_flush(t);
 		return;
@@ -461,6 +462,37 @@ static void on_down_event(struct bufferevent *bev, short what, void *arg)
 	tunnel_free(t);
 }
 
+/* The upstream is gone before it answered anything: remember why; the
+ * client hears it as a 502 (now, or once its own handshake is done, or at
+ * its first request). */
+static void upstream_lost(struct tunnel *t, struct bufferevent *bev)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	long v = ssl && !t->up_ready ? SSL_get_verify_result(ssl) : X509_V_OK;
+	unsigned long e = bufferevent_get_openssl_error(bev);
+	char buf[120] = "";
+
+	if (e)
+		ERR_error_string_n(e, buf, sizeof(buf));
+	ERR_clear_error();
+	if (v != X509_V_OK)
+		snprintf(t->up_err, sizeof(t->up_err), "the upstream's certificate does not verify: %s",
+			 X509_verify_cert_error_string(v));
+	else
+		/* an mTLS upstream refuses a missing certificate after the
+		 * handshake, in TLS 1.3: it lands here too */
+		snprintf(t->up_err, sizeof(t->up_err), "the upstream's TLS failed before it answered: %.90s",
+			 e ? buf : "it closed");
+	t->up_failed = true;
+	t->up_ready = false;
+	bufferevent_free(t->up);
+	t->up = NULL;
+	if (t->down_ready && (t->resp == TS_HEAD || evbuffer_get_length(bufferevent_get_input(t->down)))) {
+		t->resp = TS_IDLE;
+		refuse(t, 502, "upstream-tls", t->up_err);
+	}
+}
+
 static void on_up_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct tunnel *t = arg;
@@ -470,33 +502,21 @@ static void on_up_event(struct bufferevent *bev, short what, void *arg)
 		next_request(t);
 		return;
 	}
-	if (!t->up_ready) {
-		SSL *ssl = bufferevent_openssl_get_ssl(bev);
-		long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
-		unsigned long e = bufferevent_get_openssl_error(bev);
-		char buf[120];
-
-		if (v != X509_V_OK)
-			snprintf(t->up_err, sizeof(t->up_err), "the upstream's certificate does not verify: %s",
-				 X509_verify_cert_error_string(v));
-		else {
-			ERR_error_string_n(e, buf, sizeof(buf));
-			snprintf(t->up_err, sizeof(t->up_err), "the upstream's TLS handshake failed: %s", e ? buf : "closed");
-		}
-		ERR_clear_error();
-		t->up_failed = true;
-		bufferevent_free(t->up);
-		t->up = NULL;
-		/* the client hears why once its own handshake is done */
-		if (t->down_ready)
-			refuse(t, 502, "upstream-tls", t->up_err);
-		return;
-	}
-	if (what & BEV_EVENT_EOF) {
+	if ((what & BEV_EVENT_EOF) && t->resp == TS_BODY) {
 		upstream_input(t, true);
 		return;
 	}
-	audit_refusal(t, "upstream-failed", "the upstream's connection failed");
+	/* a kept-alive upstream that closed between requests: close the
+	 * client's side too (it reconnects, as after any keep-alive close) */
+	if (t->served && t->resp == TS_IDLE) {
+		close_after_flush(t);
+		return;
+	}
+	if (t->resp == TS_IDLE || (t->resp == TS_HEAD && evbuffer_get_length(bufferevent_get_input(bev)) == 0)) {
+		upstream_lost(t, bev);
+		return;
+	}
+	audit_refusal(t, "upstream-failed", "the upstream's connection failed mid-response");
 	tunnel_free(t);
 }
 
