@@ -88,7 +88,9 @@ O=ghp_OTHERbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb          # granted to another consume
 F=ghp_FOREIGNcccccccccccccccccccccccccccccc         # the shape, of no table: another session's
 PB=bPHANTOMbasic0123456789                          # the basic credential's phantom
 PX=xPHANTOMforANOTHERhost00                         # a credential of another host
-export CRED_REAL=$REAL CRED_BREAL=$BREAL
+PQ=qPHANTOMquery0123456789                          # a query-parameter credential's phantom
+QREAL=qREALquerySECRET55555
+export CRED_REAL=$REAL CRED_BREAL=$BREAL CRED_QREAL=$QREAL
 
 spec() { # tls-ca-file client-cert client-key
         cat <<EOF
@@ -102,7 +104,10 @@ spec() { # tls-ca-file client-cert client-key
   "phantoms": ["$PB"], "default": "allow", "rules": [], "tls_ca_file": "$1", "tls_cert_file": "$2",
   "tls_key_file": "$3", "value_env": "CRED_BREAL"},
  {"name": "elsewhere", "hosts": ["elsewhere.test"], "inject": "header", "inject_name": "Authorization",
-  "format": "token {}", "phantoms": ["$PX"], "default": "allow", "rules": [], "value_env": "CRED_REAL"}
+  "format": "token {}", "phantoms": ["$PX"], "default": "allow", "rules": [], "value_env": "CRED_REAL"},
+ {"name": "q", "hosts": ["localhost"], "inject": "query", "inject_name": "access_token",
+  "phantoms": ["$PQ"], "default": "allow", "rules": [], "tls_ca_file": "$1", "tls_cert_file": "$2",
+  "tls_key_file": "$3", "value_env": "CRED_QREAL"}
 ]}
 EOF
 }
@@ -174,6 +179,24 @@ else
         not_ok "basic credential" "$out" "$(cat "$dir/log")"
 fi
 
+: >"$dir/log"
+out=$(in_curl "https://localhost:$port/search?q=1&access_token=$PQ&x=2" 2>&1 | tr -d '\r')
+if grep -q "\"p\": \"/search?q=1&access_token=$QREAL&x=2\"" "$dir/log" && echo "$out" | grep -q "access_token=$PQ&x=2 auth=" &&
+        ! echo "$out" | grep -q "$QREAL"; then
+        ok "query: the phantom as its parameter's value is swapped (the echoed URL scrubbed back)"
+else
+        not_ok "query credential" "$out" "$(cat "$dir/log")"
+fi
+# two requests on one kept-alive tunnel: each is decided
+: >"$dir/log"
+out=$(in_curl -H "Authorization: Bearer $P" "https://localhost:$port/repos/o/r/issues/10" "https://localhost:$port/user" 2>&1 | tr -d '\r')
+if [ "$(echo "$out" | grep -c '^HTTP/1.1 200 Connection established')" = 1 ] && echo "$out" | grep -q "^HTTP/1.1 200 OK" &&
+        echo "$out" | grep -qx "X-Cordon-Error: endpoint-denied" && [ "$(wc -l <"$dir/log")" = 1 ]; then
+        ok "a kept-alive tunnel: the second request is decided too (allowed, then denied; one reached the upstream)"
+else
+        not_ok "keep-alive" "$out" "$(cat "$dir/log")"
+fi
+
 # ---- refused, with the reason, and nothing reaches the upstream -------------
 refused() { # desc reason curl-args...
         local desc=$1 reason=$2
@@ -197,6 +220,8 @@ refused "the real value sent from inside" credential-not-granted -H "Authorizati
 refused "the real basic value sent from inside" credential-not-granted -u "x-access-token:$BREAL" "$U/repos/o/r/issues/1"
 refused "the phantom in another header" credential-not-granted -H "X-Token: $P" "$U/repos/o/r/issues/1"
 refused "the phantom in the URL" credential-not-granted "$U/repos/o/r/issues/1?access_token=$P"
+refused "a query phantom in a header" credential-not-granted -H "X-Q: $PQ" "$U/search"
+refused "a query phantom under another parameter" credential-not-granted "$U/search?token=$PQ"
 refused "a credential of another host, spent here" credential-not-granted -H "Authorization: token $PX" "$U/repos/o/r/issues/1"
 refused "an ambiguous path (..)" path-ambiguous --path-as-is -H "Authorization: Bearer $P" "$U/repos/o/r/issues/../../x"
 refused "an ambiguous path (%2e%2e)" path-ambiguous -H "Authorization: Bearer $P" "$U/repos/o/r/issues/%2e%2e/x"
