@@ -25,6 +25,20 @@
  * only in secure memory (struct credtable_secret), zeroed when freed, and
  * never pass through a plain heap string. Phantoms are not secret (the
  * sandbox holds them) and live on the plain heap.
+ *
+ * The supervisor's side, once per session then per sandbox:
+ *   credtable_secure_init()                  refuse credentials if it fails
+ *   tls_ca_make(every credential host)       the session CA (tls_ca.h), shared
+ *   per sandbox: a struct credtable with the credentials its consumers were
+ *   granted (phantoms: theirs; others: the session's other phantoms of the
+ *   credential), the CA; pipe2(O_CLOEXEC); credtable_write(w); close(w);
+ *   clear FD_CLOEXEC on r in the child that execs the runner:
+ *     cordon exec --net proxy --allow-domain HOST... --credentials-fd R -- CMD
+ *   The runner reads the public part, the proxy (cordon-supervisor proxy
+ *   --credentials-fd) the rest; nothing in the sandbox ever holds the fd.
+ * A credential whose value is not yet captured cannot be in a table: the
+ * table is written once, before the sandbox starts (a capture that needs a
+ * first request is future work: the proxy would ask the supervisor).
  */
 
 #include <stdbool.h>
