@@ -22,6 +22,9 @@
 
 #include "intercept_impl.h"
 
+/* Bytes held here for one side before the other is read again. */
+#define TUNNEL_DOWN_MAX (1024 * 1024)
+
 static void on_down_read(struct bufferevent *bev, void *arg);
 static void on_down_event(struct bufferevent *bev, short what, void *arg);
 
@@ -259,8 +262,6 @@ static int response_body(struct tunnel *t, bool eof)
 	return 0;
 }
 
-/* Bytes for the client held here before the upstream is read again. */
-#define TUNNEL_DOWN_MAX (1024 * 1024)
 
 static void upstream_input(struct tunnel *t, bool eof);
 
@@ -318,6 +319,19 @@ fail:
 	tunnel_free(t);
 }
 
+static void on_up_read(struct bufferevent *bev, void *arg);
+static void on_up_event(struct bufferevent *bev, short what, void *arg);
+
+/* The upstream took what was held of a body: read the client again. */
+static void on_up_write(struct bufferevent *bev, void *arg)
+{
+	struct tunnel *t = arg;
+
+	bufferevent_setcb(t->up, on_up_read, NULL, on_up_event, t);
+	bufferevent_enable(t->down, EV_READ);
+	next_request(t);
+}
+
 /* The request's body: forwarded as it is (bodies are not rewritten). */
 static int request_body(struct tunnel *t)
 {
@@ -337,6 +351,12 @@ static int request_body(struct tunnel *t)
 	}
 	if (t->req == TR_BODY && t->req_body.kind == HTTP_BODY_NONE)
 		t->req = TR_WAIT;
+	/* a client that uploads faster than the upstream takes: wait */
+	if (t->req == TR_BODY && evbuffer_get_length(out) > TUNNEL_DOWN_MAX) {
+		bufferevent_disable(t->down, EV_READ);
+		bufferevent_setwatermark(t->up, EV_WRITE, TUNNEL_DOWN_MAX / 2, 0);
+		bufferevent_setcb(t->up, on_up_read, on_up_write, on_up_event, t);
+	}
 	return 0;
 }
 
