@@ -365,6 +365,24 @@ else
         not_ok "upstream verification" "$out"
 fi
 
+# ---- no locked memory, no credentials ----------------------------------------
+# RLIMIT_MEMLOCK 0 (and, for root, no CAP_IPC_LOCK to ignore it): the secure
+# heap cannot be locked, so the proxy refuses to start and so does the run
+"$CREDTABLE_WRITER" "$dir/spec.json" "$dir/session-ca.pem" >"$dir/table"
+nolock=()
+[ "$(id -u)" = 0 ] && nolock=(setpriv --bounding-set=-ipc_lock)
+if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
+        out=$(cd "$ws" && ulimit -l 0 && "${nolock[@]}" "$CORDON" exec --net proxy --write "$ws" \
+                --allow-domain localhost --allow-address 127.0.0.1 --credentials-fd 3 -- echo RAN 3<"$dir/table" 2>&1)
+        if ! echo "$out" | grep -q RAN && echo "$out" | grep -q "secure heap"; then
+                ok "no lockable memory: the credential proxy refuses to start, and the command never runs"
+        else
+                not_ok "the secure heap fails closed" "$out"
+        fi
+else
+        skip "the secure heap fails closed" "no setpriv"
+fi
+
 # ---- other hosts are tunnelled untouched ------------------------------------
 # a table whose only credential host is elsewhere.test: localhost's tunnel
 # is not intercepted (the test CA's own certificate reaches the client, the
