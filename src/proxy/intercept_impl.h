@@ -56,6 +56,7 @@ struct tunnel {
 	struct dechunk dc;
 	bool chunked_out, resp_close;
 	unsigned served;                    /* responses relayed on this tunnel */
+	bool counted;                       /* in the proxy's n_conns */
 	struct scrub scrub;
 	struct http_head head;
 	struct subst_out out;

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "intercept_impl.h"
 
 /* Bytes held here for one side before the other is read again. */
@@ -30,6 +31,12 @@ static void on_down_event(struct bufferevent *bev, short what, void *arg);
 
 static void tunnel_free(struct tunnel *t)
 {
+	/* a tunnel is one of the proxy's client connections (max_conns) */
+	if (t->counted) {
+		t->px->n_conns--;
+		if (t->px->n_conns < t->px->cfg->max_conns)
+			proxy_set_accepting(t->px, true);
+	}
 	if (t->down)
 		bufferevent_free(t->down);
 	if (t->up)
@@ -582,6 +589,8 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	bufferevent_setwatermark(t->down, EV_READ, 0, 4 * HTTP_HEAD_MAX);
 	if (bufferevent_enable(t->down, EV_READ | EV_WRITE) < 0 || bufferevent_enable(t->up, EV_READ | EV_WRITE) < 0)
 		goto fail;
+	px->n_conns++;
+	t->counted = true;
 	return;
 fail:
 	proxy_audit(px, "cordon-proxy: refused CONNECT %.*s:%u: intercept-failed: out of memory", (int)(n < 253 ? n : 253),

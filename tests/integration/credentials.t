@@ -400,4 +400,24 @@ if [ "$out" = "echo GET /plain auth=Bearer $P" ] && grep -q "Bearer $P" "$dir/lo
 else
         not_ok "an untouched tunnel" "$out" "$(cat "$dir/err")"
 fi
+# ---- an intercepted tunnel counts as a connection (--max-conns) ------------
+"$CREDTABLE_WRITER" "$dir/spec.json" "$dir/session-ca.pem" >"$dir/table"
+"$CORDON" proxy --listen-http 127.0.0.1:0 --allow-domain localhost --allow-address 127.0.0.1 --max-conns 2 \
+        --credentials-fd 3 3<"$dir/table" >"$dir/px.out" 2>"$dir/px.err" & pids+=($!)
+for _ in $(seq 50); do grep -q listening "$dir/px.out" 2>/dev/null && break; sleep 0.1; done
+pport=$(awk '{print $4}' "$dir/px.out")
+hold() { sleep 6 | openssl s_client -quiet -no_ign_eof -proxy 127.0.0.1:$pport -connect localhost:$port -servername localhost \
+        -CAfile "$dir/session-ca.pem" >/dev/null 2>&1; }
+hold & h1=$!
+hold & h2=$!
+sleep 2
+third=$(curl -sS -m 2 -x "http://127.0.0.1:$pport" --cacert "$dir/session-ca.pem" "https://localhost:$port/x" 2>&1)
+wait $h1 $h2
+after=$(curl -sS -m 5 -x "http://127.0.0.1:$pport" --cacert "$dir/session-ca.pem" -H "Authorization: Bearer $P" \
+        "https://localhost:$port/repos/o/r/issues/11" 2>&1)
+if echo "$third" | grep -qi "timed out" && [ "$after" = "echo GET /repos/o/r/issues/11 auth=Bearer $P" ]; then
+        ok "two held intercepted tunnels fill --max-conns 2: a third waits; once they end, the next is served"
+else
+        not_ok "tunnels and --max-conns" "third: $third" "after: $after" "$(cat "$dir/px.err")"
+fi
 finish
