@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "cred_subst.h"
+#include "http_body.h"
 
 #define B64_LEN(n) (4 * (((n) + 2) / 3))
 
@@ -372,12 +373,8 @@ int subst_request(const struct subst_creds *sc, const char *host, unsigned port,
 		if ((http_header_is_hop(&h->name[i]) && !span_is(&h->name[i], "connection")) ||
 		    span_is(&h->name[i], "accept-encoding"))
 			continue;
-		if (span_is(&h->name[i], "connection")) {
-			/* only "close" travels: the rest names hop-by-hop headers */
-			if (h->value[i].n == 5 && strncasecmp(h->value[i].p, "close", 5) == 0)
-				put_str(out, "Connection: close\r\n");
-			continue;
-		}
+		if (span_is(&h->name[i], "connection"))
+			continue; /* hop-by-hop: whether to close is said below */
 		put(out, h->name[i].p, h->name[i].n, false);
 		put_str(out, ": ");
 		if ((int)i == inject_hdr) {
@@ -397,6 +394,8 @@ int subst_request(const struct subst_creds *sc, const char *host, unsigned port,
 			put(out, h->value[i].p, h->value[i].n, false);
 		put_str(out, "\r\n");
 	}
+	if (http_request_closes(h))
+		put_str(out, "Connection: close\r\n");
 	put_str(out, "Accept-Encoding: identity\r\n\r\n");
 	if (out->n >= SUBST_PIECES_MAX)
 		return refuse(out, 431, "header-too-large", "%s", "too many headers to rewrite");

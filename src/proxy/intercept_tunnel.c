@@ -214,8 +214,12 @@ static int response_head(struct tunnel *t)
 			goto oom;
 	}
 	if (t->framing != TF_NONE && !keep_length && t->framing != TF_EOF) {
-		t->chunked_out = true;
-		evbuffer_add(bufferevent_get_output(t->down), "Transfer-Encoding: chunked\r\n", 28);
+		/* an HTTP/1.0 client knows no chunks: its body ends at the close */
+		if (t->head.minor == 1) {
+			t->chunked_out = true;
+			evbuffer_add(bufferevent_get_output(t->down), "Transfer-Encoding: chunked\r\n", 28);
+		} else
+			t->resp_close = true;
 	}
 	if ((t->resp_close || t->req_close) && h->status >= 200)
 		evbuffer_add(bufferevent_get_output(t->down), "Connection: close\r\n", 19);

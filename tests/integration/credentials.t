@@ -197,6 +197,17 @@ else
         not_ok "keep-alive" "$out" "$(cat "$dir/log")"
 fi
 
+# an HTTP/1.0 client, a scrub that changes the length: no chunks, the body ends at the close
+: >"$dir/log"
+out=$(inside -- sh -c "(printf 'GET /h10 HTTP/1.0\r\nHost: localhost:$port\r\nAuthorization: Basic $pb64\r\n\r\n'; sleep 2) |
+        openssl s_client -quiet -no_ign_eof -proxy 127.0.0.1:3128 -connect localhost:$port -servername localhost 2>/dev/null" 2>&1 | tr -d '\r')
+if echo "$out" | grep -q "^HTTP/1.1 200" && echo "$out" | grep -qx "Connection: close" && ! echo "$out" | grep -qi "^transfer-encoding" &&
+        echo "$out" | grep -q "auth=Basic $pb64$" && grep -q "Basic $want" "$dir/log"; then
+        ok "an HTTP/1.0 client: the length-changing scrub ends the body at the close, never in chunks it cannot read"
+else
+        not_ok "HTTP/1.0 client" "$out" "$(cat "$dir/log")"
+fi
+
 # ---- refused, with the reason, and nothing reaches the upstream -------------
 refused() { # desc reason curl-args...
         local desc=$1 reason=$2
