@@ -29,9 +29,12 @@ int scrub_init(struct scrub *s, const struct subst_creds *sc)
 			s->pat[s->n_pat++] = (struct scrub_pat){ sc->basic_real[i].p, sc->basic_real[i].n, ph, strlen(ph) };
 		}
 	}
-	for (size_t i = 0; i < s->n_pat; i++)
+	for (size_t i = 0; i < s->n_pat; i++) {
 		if (s->pat[i].from_n != s->pat[i].to_n)
 			s->same_len = false;
+		if (s->pat[i].from_n)
+			s->first[s->pat[i].from[0]] = true;
+	}
 	return 0;
 }
 
@@ -72,7 +75,14 @@ static int scan(struct scrub *s, const char *b, size_t n, bool final, size_t *re
 
 	while (i < n) {
 		const struct scrub_pat *q = NULL;
-		int m = match_at(s, b + i, n - i, &q);
+		int m;
+
+		/* most bytes start no value: skip them in a tight loop */
+		while (i < n && !s->first[(unsigned char)b[i]])
+			i++;
+		if (i == n)
+			break;
+		m = match_at(s, b + i, n - i, &q);
 
 		if (m == 1) {
 			if ((i > last && (r = emit(arg, b + last, i - last)) < 0) || (r = emit(arg, q->to, q->to_n)) < 0)

@@ -28,6 +28,7 @@ struct scrub {
 	struct scrub_pat *pat;
 	size_t n_pat;
 	bool same_len;                  /* every replacement keeps the length */
+	bool first[256];                /* a byte some value starts with */
 	char *carry;                    /* a possible start of a value, held back */
 	size_t carry_n, carry_cap;
 };

@@ -582,6 +582,11 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	ufd = -1;
 	if (!t->down || !t->up)
 		goto fail;
+	/* bulk bodies: fewer, larger turns of the loop */
+	(void)bufferevent_set_max_single_read(t->up, 256 * 1024);
+	(void)bufferevent_set_max_single_write(t->down, 256 * 1024);
+	(void)bufferevent_set_max_single_read(t->down, 256 * 1024);
+	(void)bufferevent_set_max_single_write(t->up, 256 * 1024);
 	/* an upstream that closes without close_notify ends its body */
 	bufferevent_openssl_set_allow_dirty_shutdown(t->up, 1);
 	bufferevent_setcb(t->down, on_down_read, NULL, on_down_event, t);
