@@ -27,6 +27,16 @@ extern "C" {
  */
 struct cordon_launch;
 
+/* Which step of cordon_launch_new refused (cordon_launch_opts.failed_stage):
+ * what a front end reports as the kind of a refusal. */
+enum cordon_launch_stage {
+	CORDON_LAUNCH_STAGE_OPTIONS,      /* an override's value, or the opts themselves */
+	CORDON_LAUNCH_STAGE_PROFILE,      /* the profile (loading it again, its limits under a run) */
+	CORDON_LAUNCH_STAGE_POLICY,       /* the policy: an override, or finish_policy */
+	CORDON_LAUNCH_STAGE_BACKEND,      /* no backend here, or none that can enforce the policy */
+	CORDON_LAUNCH_STAGE_LIMITS,       /* limits that cannot be enforced here */
+};
+
 struct cordon_launch_opts {
 	/* sizeof this struct as the caller knew it (..._INIT sets it); 0: the
 	 * first release's fields. As cordon_run_opts.size: a field added later
@@ -70,6 +80,32 @@ struct cordon_launch_opts {
 	bool fallback_set;                /* limits.fallback_fail holds the choice */
 	struct cordon_limits limits;      /* cpu 1..604800 s, memory 1M..1T, processes 4..4194304,
 					   * file_size 1..1T, open_files 16..1048576 */
+	/* Since the second release (read only from callers whose size covers them): */
+	const char *const *read_host;     /* cordon_policy_read_host: host paths below /tmp brought back */
+	/* With no network (and a mode that enforces one), a tool's network
+	 * retries only wait: npm_config_fetch_retries=0 in the environment,
+	 * unless set_env, the profile or the caller's environment sets it. */
+	bool quiet_offline_retries;
+	/* Called last, on the policy with every override on it: a front end's
+	 * own part, such as its checks of the workspace or the tool sandbox's
+	 * session (cordon_toolbox_session_policy). 0, or a -errno with reterr
+	 * filled (the launch is refused). With it, a profile with
+	 * command_policies is accepted: the caller runs its supervisor and
+	 * finish_policy puts the session on the policy. */
+	int (*finish_policy)(void *userdata, struct cordon_policy *p, struct cordon_error *reterr);
+	void *finish_userdata;
+	/* On failure, where the refusal came from (may be NULL). */
+	enum cordon_launch_stage *failed_stage;
+	/* To be shown, never run (what `cordon explain` and `profile show
+	 * --effective` print): no backend is selected (backend_set's is
+	 * taken as given) and the limits are merged but not checked; the
+	 * launch's confine, and so cordon_spawn, refuse it (-EOPNOTSUPP). */
+	bool inspect_only;
+	/* What is readable below HOME (CORDON_HOME_CATALOGUE: everything but
+	 * the credential catalogue; CORDON_HOME_ALLOWLIST: only what is
+	 * granted); else the profile's. */
+	bool home_set;
+	enum cordon_home home;
 	/* new fields go here, at the end */
 };
 #define CORDON_LAUNCH_OPTS_SIZE_1 \
@@ -98,6 +134,14 @@ CORDON_API const struct cordon_limits_plan *cordon_launch_limits_plan(const stru
  * fields (cwd, passthrough, stop, runner_main, ...) are left as they are.
  * A max_output of 0 means none was set (cordon_run's default). */
 CORDON_API void cordon_launch_run_opts(const struct cordon_launch *l, struct cordon_run_opts *o);
+/* `cordon why` for the launch opts would make: the profile with the
+ * overrides that decide access on top (mode, net, isolation light,
+ * deny_read, protect, the host rules, read_host), each decision naming its
+ * rule; cordon_why_new with those fields. A front end fills one
+ * cordon_launch_opts for both. Errors as cordon_why_new's. */
+struct cordon_why;
+CORDON_API int cordon_launch_why_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
+				     struct cordon_why **ret);
 /* cordon_confine_with(the launch's backend, argv, the launch's policy). Pure. */
 CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *const *argv,
 				     struct cordon_confined **ret, struct cordon_error *reterr);

@@ -59,6 +59,21 @@ struct cordon_limits_plan {
 };
 
 CORDON_API const char *cordon_limit_to_string(enum cordon_limit l);
+
+/* The range a limit takes in a run, the one table: cordon_launch_new checks
+ * its overrides and a profile's values against it, and a front end's
+ * messages (the CLI's --cpu, --max-processes, ...) read their bounds from
+ * it. Units: the timeout in milliseconds, cpu in seconds, memory, file size
+ * and output in bytes, processes and open files as counts. */
+struct cordon_limit_range {
+	const char *key;          /* a profile's limits key: "max_processes" */
+	uint64_t min;
+	uint64_t max;
+	const char *min_why;      /* why the minimum is what it is ("the runner itself needs 4"),
+				   * "" when it is just "more than nothing" */
+};
+/* NULL for CORDON_LIMIT_NONE and anything out of range. */
+CORDON_API const struct cordon_limit_range *cordon_limit_range(enum cordon_limit l);
 CORDON_API const char *cordon_limit_mechanism_to_string(enum cordon_limit_mechanism m);
 
 /* Decide how limits would be enforced for confined (reads /proc/self/cgroup

@@ -138,11 +138,6 @@ int cli_parse_cpu_seconds(const char *s, uint64_t *ret);
 /* "4096", "64k", "1M", "2GiB", "1T" (binary multiples) -> bytes; > 0, <= 1 TiB. */
 int cli_parse_size(const char *s, uint64_t *ret);
 
-/* Put a loaded profile's limits into a, under the limit flags a already has
- * (a flag wins over the profile). -EINVAL with a message naming the profile
- * key when a value is one `cordon run` cannot use. */
-int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile_handle *p, char *err, size_t errlen);
-
 /* The resolved profile's JSON flattened for `cordon profile diff`: one
  * "/json/pointer: value" line per scalar and per array element (arrays keep
  * the pointer of the array), sorted. NULL-terminated; caller frees. */
@@ -229,8 +224,8 @@ int cli_why(const struct cli_args *a);
  * command line for what needs them. */
 struct cli_session;
 /* `cordon run` with command_policies (cli_session.c): the supervisor is
- * made when the session's policy is built (cli_build_policy, with the
- * session in a->session), and serves the session while it runs. */
+ * made when the session's policy is built (cli_launch's finish_policy, with
+ * the session in a->session), and serves the session while it runs. */
 struct cli_session_ops {
 	int (*session_new)(const struct cli_args *a, struct cli_session **ret);
 	int (*session_policy)(struct cli_session *s, struct cordon_policy *p);
@@ -285,9 +280,6 @@ void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_net.c: the --net proxy rules. The handler of the --allow-domain,
  * --deny-domain and --allow-address rows (stored in a->net_rules). */
 int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen);
-/* The rules onto p; -EINVAL (said) when one is malformed or p's network is
- * not proxy. */
-int cli_net_apply(const struct cli_args *a, struct cordon_policy *p);
 void cli_net_done(struct cli_args *a);
 /* The connections the proxy refused, from its audit lines in text: one
  * denial each appended to denials ({kind "network", op "connect", rule,
@@ -304,6 +296,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_confined *, cordon_confined_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_why *, cordon_why_free)
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_launch *, cordon_launch_free)
 
 /* ---- cli_policy.c: from the flags to a confined value; each says why it failed ---- */
 
@@ -314,18 +307,28 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, bool 
 		   struct cordon_profile_handle **ret);
 /* --profile P, else the embedded default. */
 int cli_load_profile(const struct cli_args *a, struct cordon_profile_handle **ret);
-/* --profile, and its limits under a's flags in *ret_merged (a copy of a:
- * not to be cli_args_done'd). -EINVAL with a message said: the profile's
- * file:line:column, or its limits key. */
-int cli_load_merged(const struct cli_args *a, struct cordon_profile_handle **ret_prof, struct cli_args *ret_merged);
-/* The profile, then the flags on top: scalars replace, lists add. */
-int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof, struct cordon_policy **ret);
-/* --backend or CORDON_BACKEND, else the (cached) probe. */
-int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret);
-/* Policy -> backend -> confined. ret_info may be NULL; *ret_kind says which
- * step refused: policy, unavailable or require. */
-int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile_handle *prof,
-			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind);
+/* The launch the flags ask for on prof (cordon_launch_new): the flag
+ * table's values as cordon_launch_opts, nothing merged here; the CLI's own
+ * checks (the workspace, danger-full-access with a network) and the tool
+ * sandbox's session are the launch's finish_policy. inspect: to be shown,
+ * never run (no backend selected, limits not checked). Said on failure;
+ * *ret_kind names the step: profile, policy, unavailable or limits. */
+int cli_launch(const struct cli_args *a, const struct cordon_profile_handle *prof, bool inspect,
+	       struct cordon_launch **ret, const char **ret_kind);
+/* The flag table's values as launch options, as given (nothing merged):
+ * what cli_launch and `cordon why` start from. */
+void cli_launch_opts(const struct cli_args *a, struct cordon_launch_opts *ret);
+/* a with the launch's merged limits and run options in place of the flags'
+ * (a copy: not to be cli_args_done'd), for what names them: the limit
+ * lines, explain, the JSON result. */
+void cli_args_from_launch(const struct cli_args *a, const struct cordon_launch *l, struct cli_args *ret);
+/* The launch a command would run, to be shown (cli_launch, inspect). */
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof,
+		     struct cordon_launch **ret);
+/* The launch confined for a's command; said on failure, *ret_kind: policy,
+ * unavailable or require. */
+int cli_confine_launch(const struct cordon_launch *l, const struct cli_args *a, struct cordon_confined **ret,
+		       const char **ret_kind);
 
 /* The exit code for cordon_run's error r: 127/126 when c has no runner and
  * its command could not be started, else 125. */

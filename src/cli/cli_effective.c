@@ -144,13 +144,15 @@ static int effective_text(const struct cordon_profile_handle *prof, const struct
 
 int cli_profile_effective(const struct cli_args *a, const struct cordon_profile_handle *prof)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
+	const struct cordon_policy *p;
 	struct effective_lists l = { 0 };
 	int r;
 
-	r = cli_build_policy(a, prof, &p);
+	r = cli_build_policy(a, prof, &launch);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
+	p = cordon_launch_policy(launch);
 	r = effective_lists_read(p, &l);
 	if (r < 0) {
 		say("cannot read the effective policy: %s", strerror(-r));

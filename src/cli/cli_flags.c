@@ -7,6 +7,7 @@
  * the same rows. Sizes and durations are parsed here, in one place.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,12 +25,33 @@
 
 /* ---- sizes, durations, counts ---- */
 
+/* The library's one table of limit ranges (cordon_limit_range): the flags
+ * check against it and their messages print it. */
+static const struct cordon_limit_range *range(enum cordon_limit l)
+{
+	return cordon_limit_range(l);
+}
+
+/* A size as the messages write it: "1M", "1G", "1T", else bytes. */
+static const char *size_words(uint64_t v, char buf[static 32])
+{
+	static const char units[] = "kMGT";
+
+	for (int i = 3; i >= 0; i--)
+		if (v && v % (UINT64_C(1) << (10 * (i + 1))) == 0) {
+			snprintf(buf, 32, "%" PRIu64 "%c", v >> (10 * (i + 1)), units[i]);
+			return buf;
+		}
+	snprintf(buf, 32, "%" PRIu64, v);
+	return buf;
+}
+
 int cli_parse_seconds(const char *s, int *ret_ms)
 {
 	uint64_t usec;
 
 	/* the one grammar of cordon_parse_duration: "10", "1.5", "10m", "500ms" */
-	if (cordon_parse_duration(s, &usec) < 0 || usec == 0 || usec > 7 * 24 * 3600 * CORDON_USEC_PER_SEC)
+	if (cordon_parse_duration(s, &usec) < 0 || usec == 0 || usec > range(CORDON_LIMIT_TIMEOUT)->max * 1000)
 		return -EINVAL;
 	/* round up so a tiny positive timeout is never "none" */
 	*ret_ms = (int)((usec + 999) / 1000);
@@ -41,8 +63,9 @@ int cli_parse_cpu_seconds(const char *s, uint64_t *ret)
 	uint64_t usec;
 
 	/* RLIMIT_CPU and the cgroup check count whole seconds */
-	if (cordon_parse_duration(s, &usec) < 0 || usec % CORDON_USEC_PER_SEC || usec < CORDON_USEC_PER_SEC ||
-	    usec > 7 * 24 * 3600 * CORDON_USEC_PER_SEC)
+	if (cordon_parse_duration(s, &usec) < 0 || usec % CORDON_USEC_PER_SEC ||
+	    usec < range(CORDON_LIMIT_CPU)->min * CORDON_USEC_PER_SEC ||
+	    usec > range(CORDON_LIMIT_CPU)->max * CORDON_USEC_PER_SEC)
 		return -EINVAL;
 	*ret = usec / CORDON_USEC_PER_SEC;
 	return 0;
@@ -268,9 +291,13 @@ static int flag_timeout(struct cli_args *a, const struct cli_flag *f, const char
 
 static int flag_max_output(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
+	const struct cordon_limit_range *r = range(CORDON_LIMIT_OUTPUT);
+	char lo[32], hi[32];
+
 	(void)f;
-	if (cli_parse_size(value, &a->max_output) < 0 || a->max_output > (1ull << 30))
-		return fail(err, errlen, "--max-output: '%s' is not a size between 1 and 1G (suffixes k, M, G)", value);
+	if (cli_parse_size(value, &a->max_output) < 0 || a->max_output < r->min || a->max_output > r->max)
+		return fail(err, errlen, "--max-output: '%s' is not a size between %s and %s (suffixes k, M, G)", value,
+			    size_words(r->min, lo), size_words(r->max, hi));
 	a->max_output_set = true;
 	return 0;
 }
@@ -301,16 +328,21 @@ static int flag_cpu(struct cli_args *a, const struct cli_flag *f, const char *va
 {
 	(void)f;
 	if (cli_parse_cpu_seconds(value, &a->limits.cpu_seconds) < 0)
-		return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from 1 to 604800", value);
+		return fail(err, errlen, "--cpu: '%s' is not a whole number of CPU seconds from %" PRIu64 " to %" PRIu64,
+			    value, range(CORDON_LIMIT_CPU)->min, range(CORDON_LIMIT_CPU)->max);
 	a->limits_set = true;
 	return 0;
 }
 
 static int flag_memory(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
+	const struct cordon_limit_range *r = range(CORDON_LIMIT_MEMORY);
+	char lo[32], hi[32];
+
 	(void)f;
-	if (cli_parse_size(value, &a->limits.memory) < 0 || a->limits.memory < (1ull << 20))
-		return fail(err, errlen, "--memory: '%s' is not a size between 1M and 1T (suffixes k, M, G, T)", value);
+	if (cli_parse_size(value, &a->limits.memory) < 0 || a->limits.memory < r->min || a->limits.memory > r->max)
+		return fail(err, errlen, "--memory: '%s' is not a size between %s and %s (suffixes k, M, G, T)", value,
+			    size_words(r->min, lo), size_words(r->max, hi));
 	a->limits_set = true;
 	return 0;
 }
@@ -318,10 +350,12 @@ static int flag_memory(struct cli_args *a, const struct cli_flag *f, const char 
 static int flag_max_processes(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
 			      size_t errlen)
 {
+	const struct cordon_limit_range *r = range(CORDON_LIMIT_PROCESSES);
+
 	(void)f;
-	/* the runner and its init count too */
-	if (parse_count(value, 4, 4194304, &a->limits.processes) < 0)
-		return fail(err, errlen, "--max-processes: '%s' is not a whole number from 4 to 4194304", value);
+	if (parse_count(value, r->min, r->max, &a->limits.processes) < 0)
+		return fail(err, errlen, "--max-processes: '%s' is not a whole number from %" PRIu64 " to %" PRIu64, value,
+			    r->min, r->max);
 	a->limits_set = true;
 	return 0;
 }
@@ -329,9 +363,14 @@ static int flag_max_processes(struct cli_args *a, const struct cli_flag *f, cons
 static int flag_max_file_size(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
 			      size_t errlen)
 {
+	const struct cordon_limit_range *r = range(CORDON_LIMIT_FILE_SIZE);
+	char lo[32], hi[32];
+
 	(void)f;
-	if (cli_parse_size(value, &a->limits.file_size) < 0)
-		return fail(err, errlen, "--max-file-size: '%s' is not a size between 1 and 1T (suffixes k, M, G, T)", value);
+	if (cli_parse_size(value, &a->limits.file_size) < 0 || a->limits.file_size < r->min ||
+	    a->limits.file_size > r->max)
+		return fail(err, errlen, "--max-file-size: '%s' is not a size between %s and %s (suffixes k, M, G, T)",
+			    value, size_words(r->min, lo), size_words(r->max, hi));
 	a->limits_set = true;
 	return 0;
 }
@@ -339,10 +378,12 @@ static int flag_max_file_size(struct cli_args *a, const struct cli_flag *f, cons
 static int flag_max_open_files(struct cli_args *a, const struct cli_flag *f, const char *value, char *err,
 			       size_t errlen)
 {
+	const struct cordon_limit_range *r = range(CORDON_LIMIT_OPEN_FILES);
+
 	(void)f;
-	/* below 16 the runner cannot set the sandbox up */
-	if (parse_count(value, 16, 1048576, &a->limits.open_files) < 0)
-		return fail(err, errlen, "--max-open-files: '%s' is not a whole number from 16 to 1048576", value);
+	if (parse_count(value, r->min, r->max, &a->limits.open_files) < 0)
+		return fail(err, errlen, "--max-open-files: '%s' is not a whole number from %" PRIu64 " to %" PRIu64, value,
+			    r->min, r->max);
 	a->limits_set = true;
 	return 0;
 }

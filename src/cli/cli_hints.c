@@ -102,24 +102,13 @@ static const char *const *read_host_with_cwd(const struct cli_args *a)
 
 int cli_why_new(const struct cli_args *a, const struct cordon_profile_handle *p, struct cordon_why **ret)
 {
-	/* the flags on top, as cli_build_policy puts them on a run's policy */
-	struct cordon_why_opts o = {
-		.size = sizeof(o),
-		.mode_set = a->mode_set,
-		.mode = a->mode,
-		.net_set = a->net_set,
-		.net = a->net,
-		.light = a->isolation_set && a->isolation == CORDON_ISOLATION_LIGHT,
-		.deny_read = (const char *const *)a->deny_read,
-		.protect = (const char *const *)a->protect,
-		.read_host = read_host_with_cwd(a),
-		.home_set = a->home_set,
-		.home = a->home,
-	};
+	/* the launch's options from the same flags, as a run's launch takes
+	 * them; the working directory below /tmp as the runner brings it back */
+	struct cordon_launch_opts o;
 
-	for (size_t k = 0; k < ELEMENTSOF(o.net_rules); k++)
-		o.net_rules[k] = (const char *const *)a->net_rules[k];
-	return cordon_why_new(p, &o, ret);
+	cli_launch_opts(a, &o);
+	o.read_host = read_host_with_cwd(a);
+	return cordon_launch_why_new(p, &o, ret);
 }
 
 /* ---- after the run: hints and denials ---- */

@@ -30,7 +30,7 @@ int cli_confine(const struct cli_args *a)
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	_cleanup_free_ char *json = NULL;
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
-	struct cordon_backend_info info;
+	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
 	struct cordon_profile_limits l;
 	int r;
 
@@ -47,7 +47,10 @@ int cli_confine(const struct cli_args *a)
 		return CLI_EXIT_REFUSED;
 	}
 	const char *kind;
-	r = cli_confine_from_args(a, prof, &info, &c, &kind);
+	r = cli_launch(a, prof, false, &launch, &kind);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	r = cli_confine_launch(launch, a, &c, &kind);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
 	if (a->confine_status_fd) {
@@ -343,18 +346,16 @@ static void explain_terminal(bool native)
 
 /* --backend bwrap: bwrap's own options one to a line (environment values
  * left out), what it does not enforce, then the nested runner's plan. */
-static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p)
+static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p,
+			 const struct cordon_backend_info *backend)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
-	struct cordon_backend_info info;
+	struct cordon_backend_info info = *backend;
 	struct cordon_error e = {};
 	char gaps[1024];
 	size_t i = 1;
 	int r;
 
-	r = cli_select_backend(a, &info);
-	if (r < 0)
-		return CLI_EXIT_REFUSED;
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
 	if (r < 0) {
 		say("%s", e.message[0] ? e.message : strerror(-r));
@@ -393,27 +394,32 @@ static int explain_bwrap(const struct cli_args *a, const struct cordon_policy *p
 
 int cli_explain(const struct cli_args *a)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
 	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
 	struct cordon_backend_info info = { .backend = CORDON_BACKEND_NATIVE, .grade = CORDON_GRADE_FULL };
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
+	const struct cordon_policy *p;
 	struct cordon_error e = {};
 	struct cli_args eff;
 	int r;
 
-	r = cli_load_merged(a, &prof, &eff);
+	r = cli_load_profile(a, &prof);
 	if (r < 0)
 		return CLI_EXIT_REFUSED;
+	/* the launch a run would make, to be shown: its policy and merged
+	 * limits, the runner's plan for it */
+	r = cli_build_policy(a, prof, &launch);
+	if (r < 0)
+		return CLI_EXIT_REFUSED;
+	cli_args_from_launch(a, launch, &eff);
 	a = &eff;
-	r = cli_build_policy(a, prof, &p);
-	if (r < 0)
-		return CLI_EXIT_REFUSED;
+	p = cordon_launch_policy(launch);
 	if (cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS) {
 		printf("danger-full-access: the command runs unconfined, exactly as given.\n");
 		return 0;
 	}
 	if (a->backend_set && a->backend == CORDON_BACKEND_BWRAP)
-		return explain_bwrap(a, p);
+		return explain_bwrap(a, p, cordon_launch_backend(launch));
 	snprintf(info.path, sizeof(info.path), "%s", cordon_runner_path());
 	r = cordon_confine_with(&info, (const char *const *)a->command, p, &c, &e);
 	if (r < 0) {

@@ -33,29 +33,6 @@ int cli_net_flag(struct cli_args *a, const struct cli_flag *f, const char *value
 	return cli_fail(err, errlen, "%s: not a --net proxy rule", f->name);
 }
 
-int cli_net_apply(const struct cli_args *a, struct cordon_policy *p)
-{
-	struct cordon_error e = {};
-	bool any = false;
-	int r;
-
-	for (size_t i = 0; i < sizeof(net_flags) / sizeof(net_flags[0]); i++)
-		STRV_FOREACH(s, a->net_rules[net_flags[i].kind]) {
-			any = true;
-			r = cordon_policy_add_net_rule(p, net_flags[i].kind, *s, &e);
-			if (r < 0) {
-				cli_say("%s %s: %s", net_flags[i].flag, *s, e.message);
-				return r;
-			}
-		}
-	if (any && cordon_policy_net(p) != CORDON_NET_PROXY) {
-		cli_say("--allow-domain, --deny-domain and --allow-address need --net proxy (or a profile's "
-			"\"network\": {\"mode\": \"proxy\"})");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 void cli_net_done(struct cli_args *a)
 {
 	for (size_t i = 0; i < sizeof(a->net_rules) / sizeof(a->net_rules[0]); i++)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * From the command line to a confined value, shared by run, confine and
- * explain: the profile, the flags on top of it, the backend.
+ * From the command line to a launch, shared by run, confine, explain, why
+ * and profile show --effective: the profile, and the flag table's values as
+ * cordon_launch_opts. The library merges them (cordon_launch_new): nothing
+ * is merged here; the CLI's own checks come in as the launch's
+ * finish_policy.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,108 +37,11 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, bool 
 	return r;
 }
 
-/* A limit the runner cannot live with: the message names the profile key. */
-static int too_few(const struct cordon_profile_handle *p, enum cordon_limit l, const char *key, uint64_t value,
-		   const char *need, char *err, size_t errlen)
-{
-	struct cordon_origin o = {};
-
-	(void)cordon_profile_limit_origin(p, l, &o);
-	return fail(err, errlen, "%s: at %s: limits.%s %" PRIu64 " is too few: %s", o.file, o.pointer, key, value,
-		    need);
-}
-
-/* A zero field of the profile's limits is one it leaves unset. */
-int cli_apply_profile_limits(struct cli_args *a, const struct cordon_profile_handle *p, char *err, size_t errlen)
-{
-	struct cordon_profile_limits l;
-
-	cordon_profile_limits(p, &l);
-	if (l.timeout_ms && !a->timeout_ms)
-		a->timeout_ms = (int)l.timeout_ms; /* at most a week: fits */
-	if (l.limits.cpu_seconds && !a->limits.cpu_seconds) {
-		a->limits.cpu_seconds = l.limits.cpu_seconds;
-		a->limits_set = true;
-	}
-	if (l.limits.memory && !a->limits.memory) {
-		a->limits.memory = l.limits.memory;
-		a->limits_set = true;
-	}
-	if (l.limits.processes && !a->limits.processes) {
-		/* the runner and its init count too (as for --max-processes) */
-		if (l.limits.processes < 4)
-			return too_few(p, CORDON_LIMIT_PROCESSES, "max_processes", l.limits.processes,
-				       "the runner itself needs 4; give at least 4", err, errlen);
-		a->limits.processes = l.limits.processes;
-		a->limits_set = true;
-	}
-	if (l.limits.file_size && !a->limits.file_size) {
-		a->limits.file_size = l.limits.file_size;
-		a->limits_set = true;
-	}
-	if (l.limits.open_files && !a->limits.open_files) {
-		/* below 16 the runner cannot set the sandbox up */
-		if (l.limits.open_files < 16)
-			return too_few(p, CORDON_LIMIT_OPEN_FILES, "max_open_files", l.limits.open_files,
-				       "the runner needs 16 to set the sandbox up; give at least 16", err, errlen);
-		a->limits.open_files = l.limits.open_files;
-		a->limits_set = true;
-	}
-	if (l.max_output && !a->max_output_set) {
-		a->max_output = l.max_output;
-		a->max_output_set = true;
-	}
-	if (l.output_terminate_set && !a->output_action_set)
-		a->output_terminate = l.output_terminate;
-	if (l.fallback_set && !a->fallback_set)
-		a->limits.fallback_fail = l.limits.fallback_fail;
-	return 0;
-}
-
 /* --profile P, else the embedded default: never a file, so what runs without
  * --profile is exactly what is compiled in. */
 int cli_load_profile(const struct cli_args *a, struct cordon_profile_handle **ret)
 {
 	return cli_load_named(a->profile ?: "default", a->workspace, !a->profile, false, ret);
-}
-
-int cli_load_merged(const struct cli_args *a, struct cordon_profile_handle **ret_prof, struct cli_args *ret_merged)
-{
-	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
-	char err[512];
-	int r;
-
-	r = cli_load_profile(a, &prof);
-	if (r < 0)
-		return r;
-	*ret_merged = *a; /* the vectors stay a's */
-	r = cli_apply_profile_limits(ret_merged, prof, err, sizeof(err));
-	if (r < 0) {
-		say("%s", err);
-		return r;
-	}
-	*ret_prof = TAKE_PTR(prof);
-	return 0;
-}
-
-/* Without a network nothing outside answers, so a tool's retries only wait:
- * npm retries a failed resolution for 70 s (fetch-retries 2, backoff 10 s
- * then 60 s). Unless the caller set it (environment, --setenv, profile). */
-static int quiet_retries(const struct cli_args *a, const struct cordon_profile_handle *prof,
-			 struct cordon_policy *p, struct cordon_error *e)
-{
-	static const char name[] = "npm_config_fetch_retries";
-
-	if (cordon_policy_net(p) != CORDON_NET_NONE || cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS ||
-	    getenv(name))
-		return 0;
-	STRV_FOREACH(s, a->setenv)
-		if (strncmp(*s, name, sizeof(name) - 1) == 0 && (*s)[sizeof(name) - 1] == '=')
-			return 0;
-	for (const char *const *s = cordon_profile_list(prof, CORDON_PROFILE_ENV_SET); *s; s++)
-		if (strncmp(*s, name, sizeof(name) - 1) == 0 && (*s)[sizeof(name) - 1] == '=')
-			return 0;
-	return cordon_policy_set_env(p, name, "0", e);
 }
 
 /* danger-full-access runs the command as it is, with the host's network: a
@@ -166,7 +72,6 @@ static int refuse_danger_with_net(const struct cli_args *a, const struct cordon_
 	return 0;
 }
 
-/* The profile, then the flags on top: scalars replace, lists add. */
 /* A session under command_policies, as `cordon run` would build it (the
  * broker, no controlled binary executable), for what only looks at the
  * policy (confine, explain, why): the supervisor itself is not needed to
@@ -197,56 +102,25 @@ static int tools_session_policy(const struct cli_args *a, struct cordon_policy *
 	return r;
 }
 
-int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof, struct cordon_policy **ret)
+/* What the CLI adds to a launch's policy, last (the launch's
+ * finish_policy): its checks of the workspace and of danger-full-access
+ * with a network, and the tool sandbox's session. Each says why itself. */
+struct finish {
+	const struct cli_args *a;
+	const struct cordon_profile_handle *prof;
+};
+
+static int finish_policy(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	struct cordon_error e = {};
+	const struct finish *f = userdata;
 	int r;
 
-	r = cordon_profile_policy_home(prof, a->mode_set ? &a->mode : NULL, a->home_set ? &a->home : NULL, &p, &e);
-	if (r < 0) {
-		say("%s", e.message);
-		return r;
-	}
-	r = cli_check_workspace(a, prof, cordon_policy_workspace(p), cordon_policy_mode(p));
+	(void)reterr; /* every refusal here is said, in the command line's words */
+	r = cli_check_workspace(f->a, f->prof, cordon_policy_workspace(p), cordon_policy_mode(p));
 	if (r < 0)
 		return r;
-	if (a->net_set)
-		cordon_policy_set_net(p, a->net);
-	r = refuse_danger_with_net(a, prof, p);
+	r = refuse_danger_with_net(f->a, f->prof, p);
 	if (r < 0)
-		return r;
-	r = quiet_retries(a, prof, p, &e);
-	if (r < 0)
-		goto bad;
-	if (a->isolation_set)
-		cordon_policy_set_isolation(p, a->isolation);
-	STRV_FOREACH(s, a->deny_read)
-		if ((r = cordon_policy_deny_read(p, *s, &e)) < 0)
-			goto bad;
-	STRV_FOREACH(s, a->read_host)
-		if ((r = cordon_policy_read_host(p, *s, &e)) < 0)
-			goto bad;
-	STRV_FOREACH(s, a->protect)
-		if ((r = cordon_policy_protect(p, *s, &e)) < 0)
-			goto bad;
-	STRV_FOREACH(s, a->allow_unix)
-		if ((r = cordon_policy_allow_unix_socket(p, *s, &e)) < 0)
-			goto bad;
-	STRV_FOREACH(s, a->keep_env)
-		if ((r = cordon_policy_keep_env(p, *s, &e)) < 0)
-			goto bad;
-	STRV_FOREACH(s, a->setenv) {
-		_cleanup_free_ char *name = strndup(*s, strcspn(*s, "="));
-		if (!name)
-			return -ENOMEM;
-		if ((r = cordon_policy_set_env(p, name, *s + strlen(name) + 1, &e)) < 0)
-			goto bad;
-	}
-	STRV_FOREACH(s, a->require)
-		if ((r = cordon_policy_require(p, *s, &e)) < 0)
-			goto bad;
-	if ((r = cli_net_apply(a, p)) < 0)
 		return r;
 	/* the run's note: HOME cannot be hidden from a workspace that holds it */
 	if (cordon_policy_home_policy(p) == CORDON_HOME_ALLOWLIST && cordon_policy_home(p) &&
@@ -255,60 +129,121 @@ int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handl
 		    "be hidden from itself; the credential catalogue applies there (cordon why --path says so too)",
 		    cordon_policy_home(p), cordon_policy_workspace(p));
 	/* last: the tool sandbox's session sees the writable roots as they are */
-	if (a->session && (r = cli_supervisor()->session->session_policy(a->session, p)) < 0)
-		return r;
-	if (!a->session && cordon_profile_tools(prof) && (r = tools_session_policy(a, p)) < 0)
-		return r;
-	*ret = TAKE_PTR(p);
+	if (f->a->session)
+		return cli_supervisor()->session->session_policy(f->a->session, p);
+	if (cordon_profile_tools(f->prof))
+		return tools_session_policy(f->a, p);
 	return 0;
-bad:
-	say("%s", e.message);
-	return r;
 }
 
-int cli_select_backend(const struct cli_args *a, struct cordon_backend_info *ret)
-{
-	int r;
+/* The launch's option keys as the flags that set them, so a refusal names
+ * what was typed. */
+static const struct {
+	const char *key;
+	const char *flag;
+} option_flags[] = {
+	{ "deny_read", "--deny-read" },
+	{ "read_host", "--read" },
+	{ "protect", "--protect" },
+	{ "allow_unix_socket", "--allow-unix-socket" },
+	{ "keep_env", "--keep-env" },
+	{ "set_env", "--setenv" },
+	{ "require", "--require" },
+	{ "allow_domains", "--allow-domain" },
+	{ "deny_domains", "--deny-domain" },
+	{ "allow_addresses", "--allow-address" },
+};
 
-	if (a->backend_set)
-		cordon_pin_backend(a->backend);
-	r = cordon_backend_select(CORDON_SELECT_DISK_CACHE, ret);
-	if (r == -EINVAL)
-		say("CORDON_BACKEND='%s' is not a backend: valid backends are native, bwrap, seatbelt, unavailable",
-		    getenv("CORDON_BACKEND") ?: "");
-	else if (r < 0)
-		say("cannot select a sandbox backend: %s", strerror(-r));
-	return r;
+static void say_launch_error(const struct cordon_error *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(option_flags); i++) {
+		size_t n = strlen(option_flags[i].key);
+
+		if (strncmp(e->message, option_flags[i].key, n) == 0 && e->message[n] == ':') {
+			say("%s%s", option_flags[i].flag, e->message + n);
+			return;
+		}
+	}
+	say("%s", e->message);
 }
 
-/* Policy -> backend -> confined, or a message, a negative code and which
- * step refused (a kind for cli_refuse). */
-int cli_confine_from_args(const struct cli_args *a, const struct cordon_profile_handle *prof,
-			  struct cordon_backend_info *ret_info, struct cordon_confined **ret, const char **ret_kind)
+static const char *stage_kind(enum cordon_launch_stage s)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	struct cordon_backend_info info = { .backend = CORDON_BACKEND_UNAVAILABLE };
+	switch (s) {
+	case CORDON_LAUNCH_STAGE_PROFILE:
+		return "profile";
+	case CORDON_LAUNCH_STAGE_BACKEND:
+		return "unavailable";
+	case CORDON_LAUNCH_STAGE_LIMITS:
+		return "limits";
+	case CORDON_LAUNCH_STAGE_OPTIONS:
+	case CORDON_LAUNCH_STAGE_POLICY:
+		break;
+	}
+	return "policy";
+}
+
+int cli_launch(const struct cli_args *a, const struct cordon_profile_handle *prof, bool inspect,
+	       struct cordon_launch **ret, const char **ret_kind)
+{
+	struct finish f = { .a = a, .prof = prof };
+	enum cordon_launch_stage stage = CORDON_LAUNCH_STAGE_POLICY;
+	struct cordon_launch_opts o;
 	struct cordon_error e = {};
 	int r;
 
-	*ret_kind = "policy";
-	r = cli_build_policy(a, prof, &p);
-	if (r < 0)
-		return r;
-	if (cordon_policy_mode(p) != CORDON_MODE_DANGER_FULL_ACCESS) {
-		*ret_kind = "unavailable";
-		r = cli_select_backend(a, &info);
-		if (r < 0)
-			return r;
+	cli_launch_opts(a, &o);
+	o.quiet_offline_retries = true;
+	o.finish_policy = finish_policy;
+	o.finish_userdata = &f;
+	o.failed_stage = &stage;
+	o.inspect_only = inspect;
+
+	r = cordon_launch_new(prof, &o, ret, &e);
+	if (r < 0) {
+		if (e.message[0])
+			say_launch_error(&e);
+		else if (stage != CORDON_LAUNCH_STAGE_POLICY) /* finish_policy says its own */
+			say("%s", strerror(-r));
+		*ret_kind = stage_kind(stage);
 	}
-	r = cordon_confine_with(&info, (const char *const *)a->command, p, ret, &e);
+	return r;
+}
+
+void cli_args_from_launch(const struct cli_args *a, const struct cordon_launch *l, struct cli_args *ret)
+{
+	const struct cordon_limits *lim = cordon_launch_limits(l);
+	struct cordon_run_opts o = {};
+
+	cordon_launch_run_opts(l, &o);
+	*ret = *a; /* the vectors stay a's */
+	ret->timeout_ms = o.timeout_ms;
+	ret->max_output = o.max_output;
+	ret->max_output_set = o.max_output != 0;
+	ret->output_terminate = o.output_terminate;
+	ret->limits = lim ? *lim : (struct cordon_limits){ .fallback_fail = a->limits.fallback_fail };
+	ret->limits_set = lim != NULL;
+}
+
+int cli_build_policy(const struct cli_args *a, const struct cordon_profile_handle *prof,
+		     struct cordon_launch **ret)
+{
+	const char *kind;
+
+	return cli_launch(a, prof, true, ret, &kind);
+}
+
+int cli_confine_launch(const struct cordon_launch *l, const struct cli_args *a, struct cordon_confined **ret,
+		       const char **ret_kind)
+{
+	struct cordon_error e = {};
+	int r;
+
+	r = cordon_launch_confine(l, (const char *const *)a->command, ret, &e);
 	if (r < 0) {
 		/* a feature the policy requires that this backend cannot give */
 		*ret_kind = r == CORDON_SANDBOX_UNAVAILABLE ? "unavailable" : r == -EOPNOTSUPP ? "require" : "policy";
 		say("%s", e.message[0] ? e.message : strerror(-r));
-		return r;
 	}
-	if (ret_info)
-		*ret_info = info;
-	return 0;
+	return r;
 }

@@ -106,18 +106,17 @@ int cli_run(const struct cli_args *a)
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
 	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
-	struct cli_args eff;
+	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
+	struct cli_args eff = *a;
 	_cleanup_(cli_session_freep) struct cli_session *session = NULL;
 	const char *kind;
 	int r;
 
 	if (a->json_schema)
 		return cli_print_result_schema();
-	/* the profile's limits under the flags: from here on, a is the merge */
-	r = cli_load_merged(a, &prof, &eff);
+	r = cli_load_profile(a, &prof);
 	if (r < 0)
 		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
-	a = &eff;
 	/* command_policies: the tool sandbox's supervisor runs the session */
 	if (cordon_profile_tools(prof)) {
 		const struct cli_supervisor_ops *ops = cli_supervisor();
@@ -131,21 +130,21 @@ int cli_run(const struct cli_args *a)
 		eff.session = session;
 	}
 
-	r = cli_confine_from_args(a, prof, &info, &c, &kind);
+	/* one road: the profile and the flags into a launch (policy, backend,
+	 * the merged limits, checked once), in the library */
+	r = cli_launch(&eff, prof, false, &launch, &kind);
 	if (r < 0)
 		return cli_refuse(a, kind, CLI_EXIT_REFUSED);
-
-	/* Limits that cannot be enforced are refused before anything runs;
-	 * a weaker mechanism is used only with a word about it. */
-	struct cordon_limits_plan plan;
-	struct cordon_error e = {};
-	r = cordon_limits_check(a->limits_set ? &a->limits : NULL, c, &plan, &e);
-	if (r < 0) {
-		say("%s", e.message);
-		return cli_refuse(a, "limits", CLI_EXIT_REFUSED);
-	}
-	if (plan.warning[0])
-		say("warning: %s", plan.warning);
+	/* from here on, a has the launch's merged limits */
+	cli_args_from_launch(&eff, launch, &eff);
+	a = &eff;
+	info = *cordon_launch_backend(launch);
+	r = cli_confine_launch(launch, a, &c, &kind);
+	if (r < 0)
+		return cli_refuse(a, kind, CLI_EXIT_REFUSED);
+	/* a weaker mechanism for a limit is used only with a word about it */
+	if (cordon_launch_limits_plan(launch)->warning[0])
+		say("warning: %s", cordon_launch_limits_plan(launch)->warning);
 
 	/* Orphans the command leaves behind come back to us, and we end them. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -165,15 +164,11 @@ int cli_run(const struct cli_args *a)
 	fflush(stderr);
 
 	struct cordon_run_opts o = {
-		.timeout_ms = a->timeout_ms,
-		.max_output = a->max_output,
 		.passthrough = !a->json,
 		/* we are single-threaded and link the runner: enter it in the
 		 * child instead of exec'ing ourselves again */
 		.runner_main = cordon_exec_main,
 		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
-		.output_terminate = a->output_terminate,
-		.limits = a->limits_set ? &a->limits : NULL,
 		.stop = &run_stop_signal,
 		/* the command's input is ours, captured or not */
 		.capture_stdin = a->json,
@@ -182,6 +177,8 @@ int cli_run(const struct cli_args *a)
 		 * runner relays; our terminal is put back after the run) */
 		.terminal = !a->json,
 	};
+	/* the launch's timeout, output cap and limits */
+	cordon_launch_run_opts(launch, &o);
 	r = session ? cli_supervisor()->session->session_run(session, c, &o, &res) : cordon_run(c, &o, &res);
 	cordon_kill_descendants(getpid());
 	sigaction(SIGINT, &old_int, NULL);

@@ -427,11 +427,16 @@ Test(cli, profile_limits_apply_under_the_flags)
 		" \"max_file_size\": \"1M\", \"max_open_files\": 64, \"max_output\": \"2k\","
 		" \"on_output_limit\": \"kill\", \"limits_fallback\": \"fail\"}}");
 	char *argv[] = { "cordon", "run", "--cpu", "7", "--max-output", "4k", "--", "true" };
-	struct cli_args a, none = {};
+	struct cli_args a, merged, none = {};
+	struct cordon_launch *l = NULL;
+	const char *kind = NULL;
 	char err[512] = "";
 
-	/* no flags: every profile limit lands where the limit flags would put it */
-	cr_assert_eq(cli_apply_profile_limits(&none, p, err, sizeof(err)), 0, "%s", err);
+	/* no flags: every profile limit lands where the limit flags would put
+	 * it (merged by the launch, read back for the messages) */
+	cr_assert_eq(cli_launch(&none, p, true, &l, &kind), 0, "%s", kind);
+	cli_args_from_launch(&none, l, &none);
+	l = cordon_launch_free(l);
 	cr_assert_eq(none.timeout_ms, 90000);
 	cr_assert_eq(none.limits.cpu_seconds, 5);
 	cr_assert_eq(none.limits.memory, 64u << 20);
@@ -445,11 +450,13 @@ Test(cli, profile_limits_apply_under_the_flags)
 
 	/* flags win over the profile, the rest still comes from it */
 	cr_assert_eq(parse(ARGC(argv), argv, &a, err), 0, "%s", err);
-	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(a.limits.cpu_seconds, 7);
-	cr_assert_eq(a.max_output, 4096);
-	cr_assert_eq(a.limits.memory, 64u << 20);
-	cr_assert_eq(a.timeout_ms, 90000);
+	cr_assert_eq(cli_launch(&a, p, true, &l, &kind), 0, "%s", kind);
+	cli_args_from_launch(&a, l, &merged);
+	cordon_launch_free(l);
+	cr_assert_eq(merged.limits.cpu_seconds, 7);
+	cr_assert_eq(merged.max_output, 4096);
+	cr_assert_eq(merged.limits.memory, 64u << 20);
+	cr_assert_eq(merged.timeout_ms, 90000);
 	cli_args_done(&a);
 	cordon_profile_free(p);
 }
@@ -458,20 +465,25 @@ Test(cli, profile_limits_the_runner_cannot_live_with_are_refused)
 {
 	struct cordon_profile_handle *p = profile_from("{\"limits\": {\"max_processes\": 2}}");
 	struct cordon_profile_handle *q = profile_from("{\"limits\": {\"max_open_files\": 8}}");
-	struct cli_args a = {};
-	char err[512] = "";
+	struct cordon_launch_opts o = { .size = sizeof(o), .inspect_only = true };
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
 
-	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), -EINVAL);
-	cr_assert_str_eq(err, "t.json: at /limits/max_processes: limits.max_processes 2 is too few: the runner itself "
+	/* the launch the CLI builds refuses them, naming the profile's key;
+	 * the minimums are the library's one table (cordon_limit_range) */
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert_str_eq(e.message, "t.json: at /limits/max_processes: limits.max_processes 2 is too few: the runner itself "
 			      "needs 4; give at least 4");
-	a = (struct cli_args){};
-	cr_assert_eq(cli_apply_profile_limits(&a, q, err, sizeof(err)), -EINVAL);
-	cr_assert_str_eq(err, "t.json: at /limits/max_open_files: limits.max_open_files 8 is too few: the runner needs "
+	cr_assert_eq(cordon_launch_new(q, &o, &l, &e), -EINVAL);
+	cr_assert_str_eq(e.message, "t.json: at /limits/max_open_files: limits.max_open_files 8 is too few: the runner needs "
 			      "16 to set the sandbox up; give at least 16");
 	/* a flag in its place: the profile's value is not used, so no error */
-	a = (struct cli_args){ .limits.processes = 10 };
-	cr_assert_eq(cli_apply_profile_limits(&a, p, err, sizeof(err)), 0);
-	cr_assert_eq(a.limits.processes, 10);
+	o.limits.processes = 10;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_launch_limits(l)->processes, 10);
+	cordon_launch_free(l);
+	cr_assert_eq(cordon_limit_range(CORDON_LIMIT_PROCESSES)->min, 4);
+	cr_assert_eq(cordon_limit_range(CORDON_LIMIT_OPEN_FILES)->min, 16);
 	cordon_profile_free(p);
 	cordon_profile_free(q);
 }

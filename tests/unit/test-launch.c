@@ -401,3 +401,118 @@ Test(launch, launch_why_and_profile_opts_carry_their_size)
 	cordon_why_free(w);
 	cordon_profile_free(h);
 }
+
+static int finish_calls;
+
+static int finish_adds(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
+{
+	finish_calls++;
+	return cordon_policy_set_env(p, "FROM_FINISH", userdata, reterr);
+}
+
+static int finish_refuses(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
+{
+	(void)userdata, (void)p;
+	snprintf(reterr->message, sizeof(reterr->message), "the front end says no");
+	return -EPERM;
+}
+
+static bool env_has(const struct cordon_policy *p, const char *entry)
+{
+	char **v = NULL;
+	bool found;
+
+	cr_assert_eq(cordon_policy_list(p, CORDON_POLICY_ENV, &v), 0);
+	found = has((const char *const *)v, entry);
+	cordon_strv_free(v);
+	return found;
+}
+
+/* What the CLI's road needs of a launch (the second release's fields):
+ * its own part of the policy last, where a refusal came from, the offline
+ * retries quieted, and a launch that is only shown. */
+Test(launch, front_end_options)
+{
+	struct cordon_profile_handle *p = load(ws);
+	enum cordon_launch_stage stage = CORDON_LAUNCH_STAGE_OPTIONS;
+	struct cordon_launch *l = NULL;
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	const char *npm_set[] = { "npm_config_fetch_retries=5", NULL };
+	struct cordon_launch_opts o = { .size = sizeof(o), NATIVE, .finish_policy = finish_adds,
+					.finish_userdata = "yes", .quiet_offline_retries = true };
+
+	/* finish_policy runs once, on the policy with the overrides on it */
+	finish_calls = 0;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_eq(finish_calls, 1);
+	cr_assert(env_has(cordon_launch_policy(l), "FROM_FINISH=yes"));
+	/* the profile has no network: a tool's retries would only wait */
+	cr_assert(env_has(cordon_launch_policy(l), "npm_config_fetch_retries=0"));
+	l = cordon_launch_free(l);
+	/* a value the caller set is kept; without the option nothing is added */
+	o.set_env = npm_set;
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert(env_has(cordon_launch_policy(l), "npm_config_fetch_retries=5"));
+	cr_assert(!env_has(cordon_launch_policy(l), "npm_config_fetch_retries=0"));
+	l = cordon_launch_free(l);
+	o = (struct cordon_launch_opts){ .size = sizeof(o), NATIVE };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert(!env_has(cordon_launch_policy(l), "npm_config_fetch_retries=0"));
+	l = cordon_launch_free(l);
+
+	/* a refusal says which step made it */
+	o = (struct cordon_launch_opts){ .size = sizeof(o), NATIVE, .finish_policy = finish_refuses,
+					 .failed_stage = &stage };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EPERM);
+	cr_assert_eq(stage, CORDON_LAUNCH_STAGE_POLICY);
+	cr_assert_str_eq(e.message, "the front end says no");
+	o = (struct cordon_launch_opts){ .size = sizeof(o), NATIVE, .limits = { .processes = 3 }, .failed_stage = &stage };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), -EINVAL);
+	cr_assert_eq(stage, CORDON_LAUNCH_STAGE_OPTIONS);
+	o = (struct cordon_launch_opts){ .size = sizeof(o), .backend_set = true, .backend = CORDON_BACKEND_UNAVAILABLE,
+					 .failed_stage = &stage };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), CORDON_SANDBOX_UNAVAILABLE);
+	cr_assert_eq(stage, CORDON_LAUNCH_STAGE_BACKEND);
+	cr_assert_not_null(strstr(e.message, "nothing was run"), "%s", e.message);
+
+	/* shown, never run: built even where nothing could enforce it, and
+	 * its confine (so cordon_spawn) refuses */
+	o = (struct cordon_launch_opts){ .size = sizeof(o), .backend_set = true, .backend = CORDON_BACKEND_UNAVAILABLE,
+					 .inspect_only = true };
+	cr_assert_eq(cordon_launch_new(p, &o, &l, &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 64, "the limits are merged all the same");
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), -EOPNOTSUPP);
+	cr_assert_null(c);
+	l = cordon_launch_free(l);
+
+	/* the limits' minimums are the library's one table */
+	cr_assert_eq(cordon_limit_range(CORDON_LIMIT_PROCESSES)->min, 4);
+	cr_assert_str_eq(cordon_limit_range(CORDON_LIMIT_OPEN_FILES)->key, "max_open_files");
+	cr_assert_null(cordon_limit_range(CORDON_LIMIT_NONE));
+	cr_assert_null(cordon_limit_range(_CORDON_LIMIT_MAX));
+	cordon_profile_free(p);
+}
+
+/* `cordon why` from the same launch options a run takes: the overrides
+ * that decide access are the launch's (one set of options, two views). */
+Test(launch, why_from_launch_opts)
+{
+	struct cordon_profile_handle *p = load(ws);
+	const char *deny[] = { build, NULL };
+	struct cordon_launch_opts o = { .size = sizeof(o), .deny_read = deny, .mode_set = true,
+					.mode = CORDON_MODE_READ_ONLY, .net_set = true, .net = CORDON_NET_HOST };
+	struct cordon_why *w = NULL;
+	struct cordon_why_decision d;
+	char inside[PATH_MAX + 64];
+
+	snprintf(inside, sizeof(inside), "%s/x", build);
+	cr_assert_eq(cordon_launch_why_new(p, &o, &w), 0);
+	cr_assert_eq(cordon_why_mode(w), CORDON_MODE_READ_ONLY);
+	cr_assert_eq(cordon_why_net(w), CORDON_NET_HOST);
+	cr_assert_eq(cordon_why_path(w, inside, CORDON_OP_READ, &d), 0);
+	cr_assert(!d.allow, "the launch's deny_read decides: %s", d.reason);
+	cordon_why_free(w);
+	cordon_profile_free(p);
+}

@@ -76,6 +76,20 @@ static int check_argv(const char *const *argv, struct cordon_error *reterr)
 	return 0;
 }
 
+int confine_refuse_unavailable(const struct cordon_policy *p, const struct cordon_backend_info *backend,
+			       struct cordon_error *reterr)
+{
+	char why[512] = "";
+
+	if (!backend->pinned)
+		probe_fallback_reason(why, sizeof(why));
+	return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
+			 "no sandbox backend can enforce %s mode on this host, so nothing was run%s%s%s: "
+			 "install bubblewrap (apt-get install bubblewrap), run `cordon probe` to see why each backend is unusable, "
+			 "or choose --mode danger-full-access explicitly",
+			 cordon_mode_to_string(p->mode), why[0] ? " (" : "", why, why[0] ? ")" : "");
+}
+
 CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 				   const char *const *argv, const struct cordon_policy *p,
 				   struct cordon_confined **ret, struct cordon_error *reterr)
@@ -150,17 +164,8 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 				 cordon_backend_to_string(backend->backend), gaps[0] ? gaps : "reduced fencing");
 	}
 	prov = provider_for(backend->backend);
-	if (!prov) {
-		char why[512] = "";
-
-		if (!backend->pinned)
-			probe_fallback_reason(why, sizeof(why));
-		return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
-				 "no sandbox backend can enforce %s mode on this host, so nothing was run%s%s%s: "
-				 "install bubblewrap (apt-get install bubblewrap), run `cordon probe` to see why each backend is unusable, "
-				 "or choose --mode danger-full-access explicitly",
-				 cordon_mode_to_string(p->mode), why[0] ? " (" : "", why, why[0] ? ")" : "");
-	}
+	if (!prov)
+		return confine_refuse_unavailable(p, backend, reterr);
 
 	r = prov->confine(backend, argv, p, c, reterr);
 	if (r < 0)

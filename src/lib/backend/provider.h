@@ -67,3 +67,9 @@ int confined_set_channel(struct cordon_confined *c, char *const *envp, int statu
 /* The tool sandbox's features this policy uses, in words ("" for none):
  * what a backend other than the native runner refuses (provider_fill.c). */
 const char *policy_needs_native(const struct cordon_policy *p);
+
+/* No backend can enforce p here (backend is unavailable): refused with
+ * CORDON_SANDBOX_UNAVAILABLE and what to do about it (confine.c; a launch
+ * refuses with the same words before it confines). */
+int confine_refuse_unavailable(const struct cordon_policy *p, const struct cordon_backend_info *backend,
+			       struct cordon_error *reterr);

@@ -23,14 +23,11 @@
 #include "probe.h"
 #include "profile.h"
 #include "profile_api.h"
+#include "provider.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
-
-#define LAUNCH_MAX_SECONDS (7u * 24 * 3600)
-#define LAUNCH_MAX_BYTES (1ull << 40)
-#define LAUNCH_MAX_OUTPUT (1ull << 30)
 
 CORDON_API struct cordon_launch *cordon_launch_free(struct cordon_launch *l)
 {
@@ -43,32 +40,50 @@ CORDON_API struct cordon_launch *cordon_launch_free(struct cordon_launch *l)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_launch *, cordon_launch_free)
 
-static bool in_range(uint64_t v, uint64_t min, uint64_t max)
+/* A set value of limit l outside its range (cordon_limit_range): refused,
+ * naming the key and the range. */
+static int check_range(enum cordon_limit l, uint64_t v, struct cordon_error *reterr)
 {
-	return v >= min && v <= max;
+	const struct cordon_limit_range *r = cordon_limit_range(l);
+
+	if (!v || (v >= r->min && v <= r->max))
+		return 0;
+	return error_set(reterr, -EINVAL, "%s: %" PRIu64 " is not from %" PRIu64 " to %" PRIu64 "%s%s", r->key, v,
+			 r->min, r->max, r->min_why[0] ? ": " : "", r->min_why);
 }
 
-/* The overrides' values, checked as the CLI's flags are. */
+/* A profile's (or a tool sandbox's) count under a run's minimum, which the
+ * profile's own grammar allows: refused, naming where it was set (at may
+ * be NULL). */
+static int check_enough(enum cordon_limit l, uint64_t v, const struct profile_origin *at,
+			struct cordon_error *reterr)
+{
+	const struct cordon_limit_range *r = cordon_limit_range(l);
+
+	if (!v || v >= r->min)
+		return 0;
+	if (!at)
+		return error_set(reterr, -EINVAL, "limits.%s %" PRIu64 " is too few: %s", r->key, v, r->min_why);
+	return error_set(reterr, -EINVAL, "%s: at %s: limits.%s %" PRIu64 " is too few: %s; give at least %" PRIu64,
+			 at->file, at->pointer, r->key, v, r->min_why, r->min);
+}
+
+/* The overrides' values, checked against the one table of ranges. */
 static int check_overrides(const struct cordon_launch_opts *o, struct cordon_error *reterr)
 {
 	const struct cordon_limits *l = &o->limits;
+	int r;
 
-	if (o->timeout_ms < 0 || (uint64_t)o->timeout_ms > LAUNCH_MAX_SECONDS * 1000ull)
+	if (o->timeout_ms < 0)
 		return error_set(reterr, -EINVAL, "timeout: %d ms is not between 1 ms and one week", o->timeout_ms);
-	if (o->max_output > LAUNCH_MAX_OUTPUT)
-		return error_set(reterr, -EINVAL, "max_output: %" PRIu64 " bytes is over 1G", o->max_output);
-	if (l->cpu_seconds && !in_range(l->cpu_seconds, 1, LAUNCH_MAX_SECONDS))
-		return error_set(reterr, -EINVAL, "cpu: %" PRIu64 " s is not from 1 to 604800", l->cpu_seconds);
-	if (l->memory && !in_range(l->memory, 1ull << 20, LAUNCH_MAX_BYTES))
-		return error_set(reterr, -EINVAL, "memory: %" PRIu64 " bytes is not between 1M and 1T", l->memory);
-	/* the runner and its init count too */
-	if (l->processes && !in_range(l->processes, 4, 4194304))
-		return error_set(reterr, -EINVAL, "max_processes: %" PRIu64 " is not from 4 to 4194304", l->processes);
-	if (l->file_size && !in_range(l->file_size, 1, LAUNCH_MAX_BYTES))
-		return error_set(reterr, -EINVAL, "max_file_size: %" PRIu64 " bytes is over 1T", l->file_size);
-	/* below 16 the runner cannot set the sandbox up */
-	if (l->open_files && !in_range(l->open_files, 16, 1048576))
-		return error_set(reterr, -EINVAL, "max_open_files: %" PRIu64 " is not from 16 to 1048576", l->open_files);
+	if ((r = check_range(CORDON_LIMIT_TIMEOUT, (uint64_t)o->timeout_ms, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_OUTPUT, o->max_output, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_CPU, l->cpu_seconds, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_MEMORY, l->memory, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_PROCESSES, l->processes, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_FILE_SIZE, l->file_size, reterr)) < 0 ||
+	    (r = check_range(CORDON_LIMIT_OPEN_FILES, l->open_files, reterr)) < 0)
+		return r;
 	if (o->mode_set && (unsigned)o->mode > CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EINVAL,
 				 "mode: unknown mode %d: valid modes are CORDON_MODE_READ_ONLY, CORDON_MODE_WORKSPACE_WRITE, "
@@ -85,6 +100,7 @@ static int merge_limits(struct cordon_launch *l, const struct cordon_profile *p,
 {
 	const struct profile_limits *pl = &p->limits;
 	struct cordon_limits m = o->limits;
+	int r;
 
 	l->timeout_ms = o->timeout_ms;
 	if (!l->timeout_ms && HAS_LIMIT(pl, TIMEOUT))
@@ -102,25 +118,19 @@ static int merge_limits(struct cordon_launch *l, const struct cordon_profile *p,
 	if (!m.memory && HAS_LIMIT(pl, MEMORY))
 		m.memory = pl->memory;
 	if (!m.processes && HAS_LIMIT(pl, MAX_PROCESSES)) {
-		const struct profile_origin *at = &pl->origin[PROFILE_LIMIT_MAX_PROCESSES];
-
-		if (pl->max_processes < 4)
-			return error_set(reterr, -EINVAL,
-					 "%s: at %s: limits.max_processes %" PRIu64
-					 " is too few: the runner itself needs 4; give at least 4",
-					 at->file, at->pointer, pl->max_processes);
+		r = check_enough(CORDON_LIMIT_PROCESSES, pl->max_processes, &pl->origin[PROFILE_LIMIT_MAX_PROCESSES],
+				 reterr);
+		if (r < 0)
+			return r;
 		m.processes = pl->max_processes;
 	}
 	if (!m.file_size && HAS_LIMIT(pl, MAX_FILE_SIZE))
 		m.file_size = pl->max_file_size;
 	if (!m.open_files && HAS_LIMIT(pl, MAX_OPEN_FILES)) {
-		const struct profile_origin *at = &pl->origin[PROFILE_LIMIT_MAX_OPEN_FILES];
-
-		if (pl->max_open_files < 16)
-			return error_set(reterr, -EINVAL,
-					 "%s: at %s: limits.max_open_files %" PRIu64
-					 " is too few: the runner needs 16 to set the sandbox up; give at least 16",
-					 at->file, at->pointer, pl->max_open_files);
+		r = check_enough(CORDON_LIMIT_OPEN_FILES, pl->max_open_files, &pl->origin[PROFILE_LIMIT_MAX_OPEN_FILES],
+				 reterr);
+		if (r < 0)
+			return r;
 		m.open_files = pl->max_open_files;
 	}
 	l->limits = m;
@@ -148,6 +158,31 @@ static int check_read(const struct cordon_policy *pol, const char *path, struct 
 	return 0;
 }
 
+/* NAME=... in a NAME=VALUE list. */
+static bool names(const char *const *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *const *s = list; s && *s; s++)
+		if (strncmp(*s, name, n) == 0 && (*s)[n] == '=')
+			return true;
+	return false;
+}
+
+/* Without a network nothing outside answers, so a tool's retries only wait:
+ * npm retries a failed resolution for 70 s (fetch-retries 2, backoff 10 s
+ * then 60 s). Unless the caller set it (environment, set_env, profile). */
+static int quiet_retries(const struct cordon_profile_handle *h, const struct cordon_launch_opts *o,
+			 struct cordon_policy *p, struct cordon_error *e)
+{
+	static const char name[] = "npm_config_fetch_retries";
+
+	if (cordon_policy_net(p) != CORDON_NET_NONE || cordon_policy_mode(p) == CORDON_MODE_DANGER_FULL_ACCESS ||
+	    getenv(name) || names(o->set_env, name) || names(cordon_profile_list(h, CORDON_PROFILE_ENV_SET), name))
+		return 0;
+	return cordon_policy_set_env(p, name, "0", e);
+}
+
 /* The profile, then the overrides on top: scalars replace, lists add. */
 static int build_policy(const struct cordon_profile_handle *h, const struct cordon_launch_opts *o,
 			struct cordon_policy **ret, struct cordon_error *reterr)
@@ -157,7 +192,8 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 	const char *what = NULL;
 	int r;
 
-	r = profile_handle_policy(h, o->mode_set ? &o->mode : NULL, &p, reterr); /* checked above */
+	r = profile_handle_policy_home(h, o->mode_set ? &o->mode : NULL, o->home_set ? &o->home : NULL, &p,
+				       reterr); /* checked above */
 	if (r < 0)
 		return r;
 	if (o->net_set && (r = cordon_policy_set_net(p, o->net)) < 0)
@@ -201,9 +237,16 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 			goto bad;
 		}
 	}
+	EACH(o->read_host, "read_host", cordon_policy_read_host(p, *s, &e));
+	if (o->quiet_offline_retries && (r = quiet_retries(h, o, p, &e)) < 0) {
+		what = "set_env";
+		goto bad;
+	}
 	/* last: a deny the overrides added wins over their read grants too */
 	EACH(o->read, "read", check_read(p, *s, &e));
 #undef EACH
+	if (o->finish_policy && (r = o->finish_policy(o->finish_userdata, p, reterr)) < 0)
+		return r;
 	*ret = TAKE_PTR(p);
 	return 0;
 bad:
@@ -212,11 +255,18 @@ bad:
 
 /* The backend (o's, else the selected one) and the one check of the
  * limits: what every launch ends with. */
-static int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, struct cordon_error *reterr)
+static int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
+			 struct cordon_error *reterr)
 {
 	int r;
 
+	*stage = CORDON_LAUNCH_STAGE_BACKEND;
 	l->backend = (struct cordon_backend_info){ .backend = CORDON_BACKEND_UNAVAILABLE };
+	if (o->inspect_only) {
+		/* shown, never run: nothing probed, nothing checked */
+		l->inspect_only = true;
+		return o->backend_set ? probe_backend_info(o->backend, &l->backend) : 0;
+	}
 	if (cordon_policy_mode(l->policy) != CORDON_MODE_DANGER_FULL_ACCESS) {
 		r = o->backend_set ? probe_backend_info(o->backend, &l->backend)
 				   : cordon_backend_select(CORDON_SELECT_DISK_CACHE, &l->backend);
@@ -226,24 +276,29 @@ static int launch_finish(struct cordon_launch *l, const struct cordon_launch_opt
 					 secure_getenv("CORDON_BACKEND") ?: "");
 		if (r < 0)
 			return error_set(reterr, r, "cannot select a sandbox backend: %s", strerror(-r));
-		if (l->backend.backend == CORDON_BACKEND_UNAVAILABLE)
-			return error_set(reterr, CORDON_SANDBOX_UNAVAILABLE,
-					 "no sandbox backend can enforce this policy here; nothing was run");
+		/* light isolation needs no user namespace: the native runner
+		 * takes it whatever the probe found (confine.c), unless a
+		 * backend was pinned */
+		if (l->backend.backend == CORDON_BACKEND_UNAVAILABLE &&
+		    (o->backend_set || cordon_policy_isolation(l->policy) != CORDON_ISOLATION_LIGHT))
+			return confine_refuse_unavailable(l->policy, &l->backend, reterr);
 	}
 
 	/* Limits that cannot be enforced are refused before anything runs;
 	 * this is the one check (cordon_spawn does not repeat it). */
+	*stage = CORDON_LAUNCH_STAGE_LIMITS;
 	return cordon_limits_check(l->limits_set ? &l->limits : NULL, NULL, &l->plan, reterr);
 }
+
+static int launch_build(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *o,
+			enum cordon_launch_stage *stage, struct cordon_launch **ret, struct cordon_error *reterr);
 
 CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
 				 struct cordon_launch **ret, struct cordon_error *reterr)
 {
-	_cleanup_(cordon_launch_freep) struct cordon_launch *l = NULL;
-	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *own = NULL;
 	struct cordon_launch_opts taken;
 	const struct cordon_launch_opts *o = &taken;
-	const struct cordon_profile *prof;
+	enum cordon_launch_stage stage = CORDON_LAUNCH_STAGE_OPTIONS;
 	int r;
 
 	if (!ret)
@@ -251,6 +306,21 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
 	if (r < 0)
 		return r;
+	r = launch_build(profile, o, &stage, ret, reterr);
+	if (r < 0 && o->failed_stage)
+		*o->failed_stage = stage;
+	return r;
+}
+
+/* cordon_launch_new past its opts: *stage says how far it went. */
+static int launch_build(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *o,
+			enum cordon_launch_stage *stage, struct cordon_launch **ret, struct cordon_error *reterr)
+{
+	_cleanup_(cordon_launch_freep) struct cordon_launch *l = NULL;
+	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *own = NULL;
+	const struct cordon_profile *prof;
+	int r;
+
 	/* what was loaded only to be looked at (command_policies kept) is
 	 * never run */
 	if (profile && profile_handle_inspect_only(profile))
@@ -258,7 +328,7 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 				 cordon_profile_name(profile));
 	/* a session under command_policies without its supervisor would run
 	 * every controlled tool directly, with none of their policy: never */
-	if (profile && cordon_profile_tools(profile))
+	if (profile && cordon_profile_tools(profile) && !o->finish_policy)
 		return error_set(reterr, -EOPNOTSUPP,
 				 "profile %s has command_policies: only the tool sandbox's supervisor runs it (`cordon run "
 				 "--profile`)",
@@ -266,6 +336,7 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = check_overrides(o, reterr);
 	if (r < 0)
 		return r;
+	*stage = CORDON_LAUNCH_STAGE_PROFILE;
 	/* $WORKSPACE and the default workspace expand at load: another
 	 * workspace is another load of the same profile. */
 	if (!profile) {
@@ -290,11 +361,12 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = merge_limits(l, prof, o, reterr);
 	if (r < 0)
 		return r;
+	*stage = CORDON_LAUNCH_STAGE_POLICY;
 	r = build_policy(profile, o, &l->policy, reterr);
 	if (r < 0)
 		return r;
 
-	r = launch_finish(l, o, reterr);
+	r = launch_finish(l, o, stage, reterr);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(l);
@@ -336,6 +408,8 @@ CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *
 {
 	if (!l)
 		return error_set(reterr, -EINVAL, "no launch");
+	if (l->inspect_only)
+		return error_set(reterr, -EOPNOTSUPP, "this launch was built to be shown (inspect_only): it cannot be run");
 	return cordon_confine_with(&l->backend, argv, l->policy, ret, reterr);
 }
 
@@ -347,6 +421,7 @@ int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_
 {
 	_cleanup_(cordon_launch_freep) struct cordon_launch *l = calloc(1, sizeof(*l));
 	const struct cordon_launch_opts none = {};
+	enum cordon_launch_stage stage;
 	struct cordon_limits m = pl->limits;
 
 	if (!l) {
@@ -354,14 +429,10 @@ int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_
 		return -ENOMEM;
 	}
 	l->policy = p;
-	if (m.processes && m.processes < 4)
-		return error_set(reterr, -EINVAL, "limits.max_processes %" PRIu64 " is too few: the runner itself needs 4",
-				 m.processes);
-	if (m.open_files && m.open_files < 16)
-		return error_set(reterr, -EINVAL,
-				 "limits.max_open_files %" PRIu64 " is too few: the runner needs 16 to set the sandbox up",
-				 m.open_files);
-	if (pl->timeout_ms > LAUNCH_MAX_SECONDS * 1000ull)
+	int r = check_enough(CORDON_LIMIT_PROCESSES, m.processes, NULL, reterr);
+	if (r < 0 || (r = check_enough(CORDON_LIMIT_OPEN_FILES, m.open_files, NULL, reterr)) < 0)
+		return r;
+	if (pl->timeout_ms > cordon_limit_range(CORDON_LIMIT_TIMEOUT)->max)
 		return error_set(reterr, -EINVAL, "limits.timeout is over a week");
 	m.fallback_fail = pl->fallback_set && pl->limits.fallback_fail;
 	l->timeout_ms = (int)pl->timeout_ms;
@@ -369,9 +440,35 @@ int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_
 	l->output_terminate = pl->output_terminate_set && pl->output_terminate;
 	l->limits = m;
 	l->limits_set = m.cpu_seconds || m.memory || m.processes || m.file_size || m.open_files;
-	int r = launch_finish(l, &none, reterr);
+	r = launch_finish(l, &none, &stage, reterr);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(l);
 	return 0;
+}
+
+CORDON_API int cordon_launch_why_new(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *opts,
+				     struct cordon_why **ret)
+{
+	struct cordon_why_opts w = CORDON_WHY_OPTS_INIT;
+	struct cordon_launch_opts o;
+	int r;
+
+	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &o, sizeof(o), "cordon_launch_opts", NULL);
+	if (r < 0)
+		return r;
+	w.mode_set = o.mode_set;
+	w.mode = o.mode;
+	w.net_set = o.net_set;
+	w.net = o.net;
+	w.light = o.isolation_set && o.isolation == CORDON_ISOLATION_LIGHT;
+	w.deny_read = o.deny_read;
+	w.protect = o.protect;
+	w.net_rules[CORDON_NET_ALLOW_DOMAIN] = o.allow_domains;
+	w.net_rules[CORDON_NET_DENY_DOMAIN] = o.deny_domains;
+	w.net_rules[CORDON_NET_ALLOW_ADDRESS] = o.allow_addresses;
+	w.read_host = o.read_host;
+	w.home_set = o.home_set;
+	w.home = o.home;
+	return cordon_why_new(profile, &w, ret);
 }

@@ -16,6 +16,7 @@ struct cordon_launch {
 	int timeout_ms;
 	uint64_t max_output;
 	bool output_terminate;
+	bool inspect_only;                /* cordon_launch_opts.inspect_only: never confined */
 };
 
 /* A launch around a policy built already (taken, also on failure), with
