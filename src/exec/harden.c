@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "runner.h"
+#include "serve.h"
 #include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
@@ -228,7 +229,8 @@ void harden_rlimit_core(struct exec_ctx *x, size_t i)
 
 void harden_close_fds(struct exec_ctx *x, size_t i)
 {
-	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd };
+	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd,
+		       x->plan->serve_fd > 0 ? x->plan->serve_fd : -1 };
 	int r = close_fds_keep(keep, ELEMENTSOF(keep));
 
 	if (r < 0)
@@ -283,6 +285,10 @@ _Noreturn void harden_exec(struct exec_ctx *x, size_t i)
 {
 	const struct plan *p = x->plan;
 
+	/* cordon serve: this process, confined as the command would be, is
+	 * the server that forks the commands */
+	if (p->serve_fd > 0)
+		serve_main(x);
 	if (p->report)
 		report(x);
 	if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)

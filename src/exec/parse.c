@@ -92,6 +92,9 @@ const char cordon_exec_usage[] =
 	"                          first on PATH, holds one bind of --shim-path per --shim NAME\n"
 	"  --shim-path PATH        (with --broker-fd) the shim program\n"
 	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
+	"  --serve-fd N            cordon serve: instead of running COMMAND, one confined server\n"
+	"                          forks a command per request read from the socket at fd N\n"
+	"                          (the same mounts, Landlock and seccomp for each; serve.h)\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
 	"writes its record): the line is for people, the record is what callers trust.\n"
@@ -320,6 +323,14 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
+	if (strcmp(flag, "--serve-fd") == 0) {
+		if (f->serve_fd > 0)
+			return errbuf_set(err, errlen, -EINVAL, "--serve-fd given twice");
+		if (parse_status_fd(value, &f->serve_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--serve-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
+	}
 	if (strcmp(flag, "--shim-path") == 0) {
 		if (f->shim_path)
 			return errbuf_set(err, errlen, -EINVAL, "--shim-path given twice");
@@ -355,7 +366,7 @@ static bool takes_value(const char *flag)
 		"--isolation", "--net", "--write", "--deny-read", "--protect", "--keep-env", "--setenv", "--require",
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
-		"--broker-fd", "--shim-path", "--shim", "--read-host",
+		"--broker-fd", "--shim-path", "--shim", "--read-host", "--serve-fd",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -496,6 +507,12 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 	}
 	if (f.broker_fd >= 0 && (f.broker_fd == f.status_fd || f.broker_fd == f.exec_fd)) {
 		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd must differ from --status-fd and --exec-fd");
+		goto fail;
+	}
+	if (f.serve_fd > 0 && (f.serve_fd == f.status_fd || f.serve_fd == f.exec_fd || f.serve_fd == f.broker_fd ||
+			       f.exec_fd >= 0 || f.broker_fd >= 0)) {
+		r = errbuf_set(err, errlen, -EINVAL,
+			       "--serve-fd goes without --exec-fd and --broker-fd, on an fd of its own");
 		goto fail;
 	}
 	if (f.exec_fd >= 0 && f.exec_fd == f.status_fd) {

@@ -54,6 +54,7 @@ struct exec_flags {
 	struct exec_list allow_address;   /* --allow-address A[/N]: answers the proxy may dial despite their class */
 	int status_fd;                    /* --status-fd N: failure records go there; -1: none */
 	int broker_fd;                    /* --broker-fd N: the supervisor's socket (broker.h); -1: none */
+	int serve_fd;                     /* --serve-fd N: cordon serve's socket (serve.h); 0: none */
 	const char *shim_path;            /* --shim-path PATH: the program every --shim name runs */
 	struct exec_list shim;            /* --shim NAME: a controlled command, in /run/cordon/bin */
 	unsigned required;                /* --require FEATURE: REQUIRE_* from policy.h */
