@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""cordon serve, end to end (TAP on stdout; serve.t runs it).
+
+A served command's confinement is `cordon run`'s: the held suites' denial
+cases (native-deny.t, persist.t, secrets.t) run through both, each beside a
+control that makes the same attempt unconfined and succeeds, and the
+verdicts, exit codes and denials must match, the host unchanged. Then the
+session's own promises: several commands in flight, requests bounded by the
+policy (env, timeout, output cap, line size), stdin, the shared private
+/tmp, the end of stdin killing what runs, and the MCP transport
+(initialize, tools/list, tools/call, notifications/cancelled).
+"""
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CORDON = os.environ["CORDON"]
+MUST = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
+n = 0
+failed = 0
+
+
+def ok(cond, desc, detail=""):
+    global n, failed
+    n += 1
+    if cond:
+        print(f"ok {n} - {desc}")
+    else:
+        failed += 1
+        print(f"not ok {n} - {desc}")
+        for line in str(detail).splitlines()[:40]:
+            print(f"#   {line}")
+    sys.stdout.flush()
+
+
+class Serve:
+    """One cordon serve session; results and events by id."""
+
+    def __init__(self, args, cwd, env, mcp=False):
+        self.p = subprocess.Popen([CORDON, "serve", *(["--mcp"] if mcp else []), *args], cwd=cwd, env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buf = b""
+        self.lines = []
+
+    def send(self, obj):
+        data = obj if isinstance(obj, bytes) else (json.dumps(obj) + "\n").encode()
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def _pump(self, deadline):
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = self.buf[:nl], self.buf[nl + 1:]
+                self.lines.append(json.loads(line))
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                return False
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                return False
+            self.buf += chunk
+
+    def wait_for(self, pred, timeout=20):
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, m in enumerate(self.lines):
+                if pred(m):
+                    return self.lines.pop(i)
+            if not self._pump(deadline):
+                return None
+
+    def result(self, rid, timeout=20):
+        return self.wait_for(lambda m: m.get("id") == rid and ("verdict" in m or "error" in m), timeout)
+
+    def events(self, rid):
+        return [m for m in self.lines if m.get("id") == rid and "stream" in m]
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        err = self.p.stderr.read()
+        return self.p.returncode, err.decode(errors="replace")
+
+
+def crun(args, argv, cwd, env):
+    p = subprocess.run([CORDON, "run", "--json", *args, "--", *argv], cwd=cwd, env=env, capture_output=True,
+                       timeout=60)
+    return json.loads(p.stdout)
+
+
+def denials_of(res):
+    return sorted((d.get("kind"), d.get("path"), d.get("rule")) for d in res.get("denials") or [])
+
+
+def pids_with(marker):
+    out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    return [p for p in out if p.isdigit()]
+
+
+def main():
+    base = tempfile.mkdtemp(prefix="cordon-serve.", dir="/var/tmp")
+    os.chmod(base, 0o755)
+    try:
+        run_all(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"1..{n}")
+    sys.exit(1 if failed else 0)
+
+
+def run_all(base):
+    home = os.path.join(base, "home")
+    ws = os.path.join(base, "ws")
+    outside = os.path.join(base, "outside")
+    for d in (home + "/.ssh", home + "/.aws", ws, outside):
+        os.makedirs(d)
+    with open(home + "/.ssh/id_ed25519", "w") as f:
+        f.write("-----BEGIN OPENSSH PRIVATE KEY----- cordon-serve-key\n")
+    with open(home + "/.aws/credentials", "w") as f:
+        f.write("[default]\naws_secret_access_key = cordon-serve-aws\n")
+    with open(home + "/.bashrc", "w") as f:
+        f.write("# rc\n")
+    subprocess.run(["git", "-C", ws, "init", "-q"], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "TMPDIR"}
+    env["HOME"] = home
+
+    # a host listener the sandbox's own loopback must not reach
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(8)
+    port = lsock.getsockname()[1]
+    connect = ["/usr/bin/python3", "-c",
+               f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')"]
+
+    # (description, argv, host path that must stay absent or unchanged)
+    cases = [
+        ("write outside the workspace", ["sh", "-c", f"echo x > {outside}/new"], f"{outside}/new"),
+        ("read a catalogue secret (~/.ssh)", ["cat", f"{home}/.ssh/id_ed25519"], None),
+        ("read a catalogue secret (~/.aws)", ["cat", f"{home}/.aws/credentials"], None),
+        ("network under --net none (host loopback)", connect, None),
+        ("persistence write .git/hooks", ["sh", "-c", "echo x > .git/hooks/pre-commit"], f"{ws}/.git/hooks/pre-commit"),
+        ("persistence write .git/config", ["sh", "-c", "echo x >> .git/config"], None),
+        ("write the shell rc outside the workspace", ["sh", "-c", f"echo x >> {home}/.bashrc"], None),
+        ("write under /etc", ["sh", "-c", "echo x > /etc/cordon-serve-test"], "/etc/cordon-serve-test"),
+    ]
+    gitconfig = open(f"{ws}/.git/config").read()
+
+    # controls: each attempt, unconfined, succeeds (so the attempt is real)
+    for desc, argv, path in cases:
+        if "/etc/" in " ".join(argv) and os.geteuid() != 0:
+            ok(True, f"control: {desc} # SKIP not root")
+            continue
+        p = subprocess.run(argv, cwd=ws, env=env, capture_output=True)
+        ok(p.returncode == 0, f"control: {desc} works unconfined", p.stderr.decode(errors="replace"))
+        if path and os.path.exists(path):
+            os.unlink(path)
+    with open(f"{ws}/.git/config", "w") as f:
+        f.write(gitconfig)
+    with open(home + "/.bashrc", "w") as f:
+        f.write("# rc\n")
+
+    s = Serve(["--net", "none"], ws, env)
+    for i, (desc, argv, path) in enumerate(cases):
+        s.send({"id": f"case{i}", "argv": argv})
+    for i, (desc, argv, path) in enumerate(cases):
+        got = s.result(f"case{i}")
+        want = crun(["--net", "none"], argv, ws, env)
+        good = got is not None and "verdict" in got
+        ok(good and got["verdict"] == want["verdict"] and got["exit_code"] == want["exit_code"]
+           and got["exit_code"] not in (0, None),
+           f"served: {desc}: refused, with cordon run's verdict ({want['verdict']}) and exit ({want['exit_code']})",
+           f"serve: {json.dumps(got)[:1500]}\nrun: {json.dumps(want)[:1500]}")
+        ok(good and denials_of(got) == denials_of(want), f"served: {desc}: the same denials as cordon run",
+           f"serve: {denials_of(got) if got else None}\nrun: {denials_of(want)}")
+        if path:
+            ok(not os.path.exists(path), f"served: {desc}: nothing made on the host")
+    ok(open(f"{ws}/.git/config").read() == gitconfig, "served: .git/config unchanged on the host")
+    ok(open(home + "/.bashrc").read() == "# rc\n", "served: ~/.bashrc unchanged on the host")
+
+    # allowed: the workspace is writable, as under cordon run
+    s.send({"id": "w", "argv": ["sh", "-c", "echo served > out.txt && cat out.txt"]})
+    got = s.result("w")
+    ok(got and got.get("verdict") == "ok" and got.get("exit_code") == 0 and os.path.exists(f"{ws}/out.txt"),
+       "served: a workspace write works (control)", json.dumps(got)[:800])
+    ok(any(e["data"] == "served\n" and e["stream"] == "stdout" for e in s.events("w")) or got.get("output") == "served\n",
+       "served: output is streamed as events and kept in the result")
+
+    # several in flight: three half-second sleeps end together
+    t0 = time.monotonic()
+    for k in range(3):
+        s.send({"id": 100 + k, "argv": ["sh", "-c", f"sleep 0.5; echo {k}"]})
+    res = [s.result(100 + k) for k in range(3)]
+    took = time.monotonic() - t0
+    ok(all(r and r.get("exit_code") == 0 for r in res) and took < 1.4,
+       f"three commands in flight at once ({took:.2f} s for three 0.5 s sleeps)", json.dumps(res)[:800])
+
+    # the session's private /tmp is shared by its commands, never the host's
+    s.send({"id": "t1", "argv": ["sh", "-c", "echo shared > /tmp/cordon-serve-shared"]})
+    s.result("t1")
+    s.send({"id": "t2", "argv": ["cat", "/tmp/cordon-serve-shared"]})
+    got = s.result("t2")
+    ok(got and got.get("output") == "shared\n", "the session's commands share its private /tmp", json.dumps(got)[:500])
+    ok(not os.path.exists("/tmp/cordon-serve-shared"), "the session's /tmp is not the host's")
+
+    # stdin
+    s.send({"id": "in", "argv": ["cat"], "stdin": "from the request\n"})
+    got = s.result("in")
+    ok(got and got.get("output") == "from the request\n", "stdin from the request", json.dumps(got)[:500])
+
+    # env: cordon's variables are refused; an allowed name passes
+    for name in ("CORDON_SANDBOX", "CORDON_ANYTHING", "HTTPS_PROXY", "http_proxy", "LD_PRELOAD", "NOT_ALLOWED_NAME"):
+        s.send({"id": f"env-{name}", "argv": ["true"], "env": {name: "x"}})
+        got = s.result(f"env-{name}")
+        ok(got and "error" in got and name in got["error"]["message"],
+           f"env: {name} cannot be set by a request", json.dumps(got)[:500])
+    s.send({"id": "env-ok", "argv": ["sh", "-c", "echo $LANG $CORDON_SANDBOX"], "env": {"LANG": "C.serve"}})
+    got = s.result("env-ok")
+    ok(got and got.get("output", "").startswith("C.serve 1"), "env: an allowed name passes (control); CORDON_SANDBOX is cordon's",
+       json.dumps(got)[:500])
+
+    # working directory: absolute, existing, seen the same inside
+    s.send({"id": "cwd", "argv": ["pwd"], "cwd": outside})
+    got = s.result("cwd")
+    ok(got and got.get("output") == outside + "\n", "cwd: a directory the sandbox sees", json.dumps(got)[:500])
+    s.send({"id": "cwd-rel", "argv": ["pwd"], "cwd": "relative"})
+    got = s.result("cwd-rel")
+    ok(got and "error" in got, "cwd: a relative path is refused", json.dumps(got)[:300])
+    s.send({"id": "cwd-tmp", "argv": ["pwd"], "cwd": "/tmp"})
+    got = s.result("cwd-tmp")
+    ok(got and got.get("verdict") == "runner_failed" and "chdir" in (got.get("runner_line") or ""),
+       "cwd: the host's /tmp (not the sandbox's) is refused by identity", json.dumps(got)[:500])
+
+    # malformed and oversized lines
+    s.send(b"{not json\n")
+    got = s.wait_for(lambda m: "error" in m and m.get("id") is None)
+    ok(got and "not JSON" in got["error"]["message"], "a malformed line gets an error naming it", json.dumps(got))
+    s.send({"id": "unk", "argv": ["true"], "timeuot": 3})
+    got = s.result("unk")
+    ok(got and "timeuot" in got["error"]["message"], "an unknown key is refused by name", json.dumps(got))
+    s.send(b'{"id":"big","argv":["' + b"a" * (1024 * 1024 + 10) + b'"]}\n')
+    got = s.wait_for(lambda m: "error" in m and "over" in m["error"]["message"])
+    ok(got is not None, "an oversized line gets an error naming the cap", json.dumps(got)[:300])
+    s.send({"id": "after", "argv": ["echo", "still"]})
+    got = s.result("after")
+    ok(got and got.get("output") == "still\n", "the session goes on after bad lines")
+
+    # the end of stdin ends the session and everything in it
+    s.send({"id": "bg", "argv": ["sh", "-c", "sleep 3017 & sleep 3017"]})
+    time.sleep(0.5)
+    ok(len(pids_with("sleep 3017")) >= 1, "a command is running before the end (control)")
+    rc, err = s.close()
+    time.sleep(0.3)
+    ok(rc == 0 and not pids_with("sleep 3017"), "the end of stdin kills what runs; nothing outlives the session",
+       f"rc {rc} left {pids_with('sleep 3017')} {err}")
+
+    # bounds: timeout and output cap no larger than the session's
+    s = Serve(["--timeout", "2", "--max-output", "1k"], ws, env)
+    s.send({"id": "t-over", "argv": ["true"], "timeout": 5})
+    got = s.result("t-over")
+    ok(got and "error" in got and "timeout" in got["error"]["message"], "timeout over the session's is refused",
+       json.dumps(got))
+    s.send({"id": "t-in", "argv": ["sleep", "5"], "timeout": 0.3})
+    got = s.result("t-in")
+    ok(got and got.get("verdict") == "timeout" and got.get("exit_code") == 124, "a request's own timeout fires",
+       json.dumps(got)[:500])
+    s.send({"id": "t-sess", "argv": ["sleep", "5"]})
+    got = s.result("t-sess")
+    ok(got and got.get("verdict") == "timeout", "the session's timeout binds a request without one", json.dumps(got)[:500])
+    s.send({"id": "c-over", "argv": ["true"], "max_output": 4096})
+    got = s.result("c-over")
+    ok(got and "error" in got and "max_output" in got["error"]["message"], "an output cap over the session's is refused",
+       json.dumps(got))
+    s.send({"id": "c-in", "argv": ["sh", "-c", "head -c 100 /dev/zero | tr '\\0' a"], "max_output": 10})
+    got = s.result("c-in")
+    ok(got and got.get("output") == "a" * 10 and got.get("output_bytes") == 100 and got.get("truncated") is True,
+       "a request's own cap keeps 10 of 100 bytes", json.dumps(got)[:500])
+    s.close()
+
+    # MCP
+    s = Serve(["--net", "none"], ws, env, mcp=True)
+    s.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    got = s.wait_for(lambda m: m.get("id") == 1)
+    ok(got and got["result"]["protocolVersion"] == "2025-06-18" and "tools" in got["result"]["capabilities"],
+       "mcp: initialize", json.dumps(got))
+    s.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    s.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    got = s.wait_for(lambda m: m.get("id") == 2)
+    ok(got and [t["name"] for t in got["result"]["tools"]] == ["run_command"], "mcp: tools/list", json.dumps(got))
+    s.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "run_command", "arguments": {"command": "echo hello mcp"}}})
+    got = s.wait_for(lambda m: m.get("id") == 3)
+    ok(got and got["result"]["content"][0]["text"] == "hello mcp\n" and got["result"]["isError"] is False
+       and got["result"]["structuredContent"]["verdict"] == "ok", "mcp: tools/call runs the command", json.dumps(got))
+    s.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "run_command", "arguments": {"command": f"cat {home}/.ssh/id_ed25519"}}})
+    got = s.wait_for(lambda m: m.get("id") == 4)
+    ok(got and got["result"]["isError"] is True and got["result"]["structuredContent"]["verdict"] == "denied"
+       and "cordon-serve-key" not in json.dumps(got), "mcp: a catalogue secret is denied", json.dumps(got)[:800])
+    s.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "run_command", "arguments": {"command": "sleep 3018 & sleep 3018"}}})
+    time.sleep(0.5)
+    ok(len(pids_with("sleep 3018")) >= 1, "mcp: the command to cancel runs (control)")
+    s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "test"}})
+    time.sleep(0.5)
+    ok(not pids_with("sleep 3018"), "mcp: cancellation kills the command's whole tree", str(pids_with("sleep 3018")))
+    s.send({"jsonrpc": "2.0", "id": 6, "method": "ping"})
+    got = s.wait_for(lambda m: m.get("id") in (5, 6))
+    ok(got and got.get("id") == 6 and got.get("result") == {}, "mcp: no reply for the cancelled call; ping answers",
+       json.dumps(got))
+    s.send({"jsonrpc": "2.0", "id": 7, "method": "nope"})
+    got = s.wait_for(lambda m: m.get("id") == 7)
+    ok(got and got["error"]["code"] == -32601, "mcp: an unknown method is -32601", json.dumps(got))
+    s.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "run_command", "arguments": {}}})
+    got = s.wait_for(lambda m: m.get("id") == 8)
+    ok(got and got["error"]["code"] == -32602, "mcp: a call without a command is -32602", json.dumps(got))
+    s.close()
+    lsock.close()
+
+
+if __name__ == "__main__":
+    main()
