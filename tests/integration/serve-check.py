@@ -336,6 +336,12 @@ def run_all(base):
     s.close()
     lsock.close()
 
+    # the example client drives the same session
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "serve_client.py")
+    p = subprocess.run([sys.executable, example, CORDON], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
+    ok(p.returncode == 0 and "ok exit=0" in p.stdout and "denied exit=" in p.stdout and "refused:" in p.stdout,
+       "examples/serve_client.py runs, is denied, is refused", p.stdout + p.stderr)
+
 
 if __name__ == "__main__":
     main()
