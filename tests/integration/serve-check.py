@@ -160,15 +160,13 @@ def run_all(base):
         ("persistence write .git/hooks", ["sh", "-c", "echo x > .git/hooks/pre-commit"], f"{ws}/.git/hooks/pre-commit"),
         ("persistence write .git/config", ["sh", "-c", "echo x >> .git/config"], None),
         ("write the shell rc outside the workspace", ["sh", "-c", f"echo x >> {home}/.bashrc"], None),
-        ("write under /etc", ["sh", "-c", "echo x > /etc/cordon-serve-test"], "/etc/cordon-serve-test"),
     ]
+    if os.geteuid() == 0:  # only root's control can write there
+        cases.append(("write under /etc", ["sh", "-c", "echo x > /etc/cordon-serve-test"], "/etc/cordon-serve-test"))
     gitconfig = open(f"{ws}/.git/config").read()
 
     # controls: each attempt, unconfined, succeeds (so the attempt is real)
     for desc, argv, path in cases:
-        if "/etc/" in " ".join(argv) and os.geteuid() != 0:
-            ok(True, f"control: {desc} # SKIP not root")
-            continue
         p = subprocess.run(argv, cwd=ws, env=env, capture_output=True)
         ok(p.returncode == 0, f"control: {desc} works unconfined", p.stderr.decode(errors="replace"))
         if path and os.path.exists(path):
