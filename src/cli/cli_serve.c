@@ -68,6 +68,7 @@ struct serve {
 	char cwd[4096];
 	struct run runs[SERVE_RUNS_MAX];
 	size_t n_runs;
+	struct timespec home_mtime[3]; /* $HOME, ~/.config, ~/.local/share at the start */
 	int n_rl;
 	int rl_res[CORDON_SERVE_RLIMITS_MAX];
 	uint64_t rl_val[CORDON_SERVE_RLIMITS_MAX];
@@ -203,6 +204,44 @@ static int session_limits(struct serve *s)
 	RL(RLIMIT_NOFILE, l->open_files);
 #undef RL
 	return 0;
+}
+
+/* The directories the credential catalogue lives in, as they were when the
+ * sandbox was made. Its Landlock ruleset is the session's: a store created
+ * there later stays hidden (no rule names it), and so does any other new
+ * entry, which `cordon run` would show; a denial then says so. */
+static const char *const home_dirs[] = { "", "/.config", "/.local/share" };
+
+static bool home_stat(size_t i, struct timespec *ret)
+{
+	const char *home = getenv("HOME");
+	char path[4096];
+	struct stat st;
+
+	if (!home || home[0] != '/' || snprintf(path, sizeof(path), "%s%s", home, home_dirs[i]) >= (int)sizeof(path) ||
+	    stat(path, &st) < 0)
+		return false;
+	*ret = st.st_mtim;
+	return true;
+}
+
+static void home_snapshot(struct serve *s)
+{
+	for (size_t i = 0; i < ELEMENTSOF(home_dirs); i++)
+		if (!home_stat(i, &s->home_mtime[i]))
+			s->home_mtime[i] = (struct timespec){ -1, 0 };
+}
+
+static bool home_changed(const struct serve *s)
+{
+	for (size_t i = 0; i < ELEMENTSOF(home_dirs); i++) {
+		struct timespec t = { -1, 0 };
+
+		(void)home_stat(i, &t);
+		if (t.tv_sec != s->home_mtime[i].tv_sec || t.tv_nsec != s->home_mtime[i].tv_nsec)
+			return true;
+	}
+	return false;
 }
 
 /* ---- commands ---- */
@@ -498,6 +537,10 @@ static void run_finish(struct serve *s, struct run *r)
 		size_t omitted = 0;
 
 		if (obj && cli_hints_collect(&a, s->prof, s->c, &res, &hints, &denials, &omitted) == 0) {
+			if (res.verdict == CORDON_VERDICT_DENIED && json_is_array(hints) && home_changed(s))
+				json_array_append_new(hints, json_string(
+					"your home directory changed after this cordon serve session started: what was created "
+					"there since is unreadable in it (credential stores stay hidden), until a new session"));
 			json_object_set(obj, "hints", hints);
 			json_object_set(obj, "denials", denials);
 			json_object_set_new(obj, "denials_omitted", json_integer((json_int_t)omitted));
@@ -511,6 +554,16 @@ static void run_finish(struct serve *s, struct run *r)
 }
 
 /* ---- the loop ---- */
+
+/* SIGTERM, SIGINT or SIGHUP to cordon serve: the session ends as at the
+ * end of stdin (every command killed, their results said), then cordon
+ * exits 128 + the signal. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
 
 struct line_reader {
 	char *buf;
@@ -572,6 +625,8 @@ static int serve_loop(struct serve *s)
 		size_t n = 0;
 		int wait_ms;
 
+		if (stop_signal)
+			lr.eof = true;
 		if (lr.eof && !end_by) {
 			/* the end of stdin ends the session: every command is killed */
 			for (size_t i = 0; i < SERVE_RUNS_MAX; i++)
@@ -729,8 +784,15 @@ int cli_serve(const struct cli_args *args)
 		cli_mcp_frontend(&s.fe);
 	else
 		s.fe = (struct serve_frontend){ .line = jsonl_line, .overlong = jsonl_overlong, .done = jsonl_done };
+	struct sigaction stop = { .sa_handler = on_stop }; /* no SA_RESTART: poll wakes */
+
+	sigfillset(&stop.sa_mask);
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGHUP, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	home_snapshot(&s);
 	r = session_start(&s);
 	if (r < 0) {
 		session_end(&s);
@@ -742,5 +804,7 @@ int cli_serve(const struct cli_args *args)
 			run_free(&s, &s.runs[i]);
 	session_end(&s);
 	(void)cordon_kill_descendants(getpid());
+	if (stop_signal)
+		return 128 + stop_signal;
 	return r < 0 ? CLI_EXIT_REFUSED : 0;
 }

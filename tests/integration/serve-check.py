@@ -194,6 +194,31 @@ def run_all(base):
     ok(open(f"{ws}/.git/config").read() == gitconfig, "served: .git/config unchanged on the host")
     ok(open(home + "/.bashrc").read() == "# rc\n", "served: ~/.bashrc unchanged on the host")
 
+    # re-validated per command: credential stores created in HOME after the
+    # session started stay hidden (no rule of the session's ruleset names
+    # them), as a fresh cordon run hides them
+    os.makedirs(home + "/.config/gh")
+    os.makedirs(home + "/.kube")
+    late = {home + "/.config/gh/hosts.yml": "gh-token-late\n", home + "/.netrc": "machine x password late\n",
+            home + "/.kube/config": "kube-late\n"}
+    for path, text in late.items():
+        with open(path, "w") as f:
+            f.write(text)
+    for i, path in enumerate(late):
+        ctl = subprocess.run(["cat", path], env=env, capture_output=True, text=True)
+        s.send({"id": f"late{i}", "argv": ["cat", path]})
+        got = s.result(f"late{i}")
+        want = crun(["--net", "none"], ["cat", path], ws, env)
+        ok(ctl.returncode == 0 and got and got.get("verdict") == "denied" and want["verdict"] == "denied"
+           and late[path].strip() not in json.dumps(got),
+           f"a store made after the session started stays hidden: {path[len(home):]}", json.dumps(got)[:600])
+    with open(home + "/notes.txt", "w") as f:
+        f.write("plain\n")
+    s.send({"id": "late-plain", "argv": ["cat", home + "/notes.txt"]})
+    got = s.result("late-plain")
+    ok(got and got.get("verdict") == "denied" and any("after this cordon serve session started" in h for h in got["hints"]),
+       "a HOME entry made after the start is unreadable in the session, and the result says why", json.dumps(got)[:800])
+
     # allowed: the workspace is writable, as under cordon run
     s.send({"id": "w", "argv": ["sh", "-c", "echo served > out.txt && cat out.txt"]})
     got = s.result("w")
@@ -269,6 +294,20 @@ def run_all(base):
     time.sleep(0.3)
     ok(rc == 0 and not pids_with("sleep 3017"), "the end of stdin kills what runs; nothing outlives the session",
        f"rc {rc} left {pids_with('sleep 3017')} {err}")
+
+    # SIGTERM ends the session the same way, under light isolation too
+    for iso in ("full", "light"):
+        s = Serve(["--isolation", iso], ws, env)
+        s.send({"id": "bg", "argv": ["sh", "-c", "sleep 3027 & sleep 3027"]})
+        time.sleep(0.5)
+        running = len(pids_with("sleep 3027"))
+        s.p.terminate()
+        got = s.result("bg", timeout=10)
+        rc, err = s.close()
+        time.sleep(0.3)
+        ok(running >= 1 and got and got.get("signal") == 9 and rc == 128 + 15 and not pids_with("sleep 3027"),
+           f"SIGTERM to cordon serve ({iso}): its commands' results come, killed, nothing outlives it",
+           f"running {running} rc {rc} got {json.dumps(got)[:300]} left {pids_with('sleep 3027')} {err}")
 
     # bounds: timeout and output cap no larger than the session's
     s = Serve(["--timeout", "2", "--max-output", "1k"], ws, env)
