@@ -96,7 +96,10 @@ int serve_emit(json_t *o)
 
 /* ---- the session ---- */
 
-/* [runner, "exec", "--serve-fd", N, flags..., "--", ...] */
+/* [runner, "exec", "--serve-fd", N, "--no-terminal", flags..., "--", ...]:
+ * the commands get pipes, never a terminal; and the terminal the runner's
+ * stderr may be is no path a command can open for writing either (light
+ * isolation would grant it by name, as it does for `cordon run` on one). */
 static int with_serve_fd(char *const *argv, int fd, char ***ret)
 {
 	_cleanup_strv_free_ char **v = NULL;
@@ -104,7 +107,8 @@ static int with_serve_fd(char *const *argv, int fd, char ***ret)
 
 	snprintf(num, sizeof(num), "%d", fd);
 	for (size_t i = 0; argv[i]; i++)
-		if (strv_push(&v, argv[i]) < 0 || (i == 1 && (strv_push(&v, "--serve-fd") < 0 || strv_push(&v, num) < 0)))
+		if (strv_push(&v, argv[i]) < 0 || (i == 1 && (strv_push(&v, "--serve-fd") < 0 || strv_push(&v, num) < 0 ||
+					   strv_push(&v, "--no-terminal") < 0)))
 			return -ENOMEM;
 	*ret = TAKE_PTR(v);
 	return 0;

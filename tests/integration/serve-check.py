@@ -43,9 +43,9 @@ def ok(cond, desc, detail=""):
 class Serve:
     """One cordon serve session; results and events by id."""
 
-    def __init__(self, args, cwd, env, mcp=False):
+    def __init__(self, args, cwd, env, mcp=False, stderr=subprocess.PIPE):
         self.p = subprocess.Popen([CORDON, "serve", *(["--mcp"] if mcp else []), *args], cwd=cwd, env=env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         self.buf = b""
         self.lines = []
 
@@ -97,7 +97,7 @@ class Serve:
         except subprocess.TimeoutExpired:
             self.p.kill()
             self.p.wait()
-        err = self.p.stderr.read()
+        err = self.p.stderr.read() if self.p.stderr else b""
         return self.p.returncode, err.decode(errors="replace")
 
 
@@ -308,6 +308,31 @@ def run_all(base):
         ok(running >= 1 and got and got.get("signal") == 9 and rc == 128 + 15 and not pids_with("sleep 3027"),
            f"SIGTERM to cordon serve ({iso}): its commands' results come, killed, nothing outlives it",
            f"running {running} rc {rc} got {json.dumps(got)[:300]} left {pids_with('sleep 3027')} {err}")
+
+    # the terminal cordon serve's stderr is on is no way out for a command
+    # (light isolation would grant a stdio terminal by name)
+    import pty
+    for iso in ("full", "light"):
+        master, slave = pty.openpty()
+        tty = os.ttyname(slave)
+        ctl = subprocess.run(["sh", "-c", f"echo control > {tty}"], capture_output=True)
+        s = Serve(["--isolation", iso], ws, env, stderr=slave)
+        s.send({"id": "tty", "argv": ["sh", "-c", f"echo planted > {tty}"]})
+        got = s.result("tty")
+        s.close()
+        os.close(slave)
+        seen = b""
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        ok(ctl.returncode == 0 and b"control" in seen and got and got.get("exit_code") != 0 and b"planted" not in seen,
+           f"a command cannot write to cordon serve's terminal ({iso})", f"{json.dumps(got)[:400]} seen {seen[:200]!r}")
 
     # bounds: timeout and output cap no larger than the session's
     s = Serve(["--timeout", "2", "--max-output", "1k"], ws, env)
