@@ -49,7 +49,7 @@ class Sandbox:
                     fn(msg["stream"], msg["data"])
                 continue
             with self._lock:
-                self._results[rid] = msg
+                self._results[rid] = msg.get("result", msg)
                 self._lock.notify_all()
         with self._lock:
             self._results[None] = {"error": {"kind": "ended", "message": "cordon serve ended"}}

@@ -157,7 +157,6 @@ static void mcp_done(struct serve *s, json_t *id, json_t *result, const char *te
 	bool bad = strcmp(json_string_value(json_object_get(result, "verdict")) ?: "", "ok") != 0 || !json_is_integer(exit) ||
 		   json_integer_value(exit) != 0;
 
-	json_object_del(result, "id");
 	reply(id, json_pack("{s:[{s:s,s:o}],s:O,s:b}", "content", "type", "text", "text",
 			    cli_json_text(text, strlen(text)), "structuredContent", result, "isError", bad));
 }

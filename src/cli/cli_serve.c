@@ -353,7 +353,7 @@ int serve_submit(struct serve *s, const struct serve_spec *sp, char *err, size_t
 	memcpy(q.rlimit_value, s->rl_val, sizeof(q.rlimit_value));
 	rc = cordon_serve_send(s->sock, &q);
 	if (rc < 0) {
-		snprintf(err, errlen, "the sandbox's server is gone: %s", strerror(-rc));
+		snprintf(err, errlen, "cannot hand the command to the sandbox's server: %s", strerror(-rc));
 		goto fail;
 	}
 	close(in[0]), close(out[1]), close(er[1]), close(ctl[1]);
@@ -549,8 +549,6 @@ static void run_finish(struct serve *s, struct run *r)
 			json_object_set(obj, "denials", denials);
 			json_object_set_new(obj, "denials_omitted", json_integer((json_int_t)omitted));
 		}
-		if (obj)
-			json_object_set(obj, "id", r->id);
 		s->fe.done(s, r->id, obj, text ? text : "", s->fe.userdata);
 	}
 	free(cls.line);
@@ -745,9 +743,13 @@ static void jsonl_overlong(struct serve *s, size_t len, void *userdata)
 
 static void jsonl_done(struct serve *s, json_t *id, json_t *result, const char *text, void *userdata)
 {
-	if (result)
-		(void)serve_emit(result);
-	else
+	if (result) {
+		/* the result is `run --json`'s object as it is (its schema has
+		 * no room for more): the id goes beside it */
+		_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:O}", "id", id, "result", result);
+
+		(void)serve_emit(o);
+	} else
 		jsonl_error(id, "refused", text);
 }
 

@@ -31,7 +31,7 @@ struct serve_spec {
 	bool stream;                /* output events as it arrives (JSON lines) */
 };
 
-/* How a command ended: result is `run --json`'s object (with "id"), text
+/* How a command ended: result is `run --json`'s object, text
  * what an agent reads (the output, the exit line, cordon's markers); or,
  * refused before it ran, result NULL and text the reason. */
 typedef void (*serve_done_fn)(struct serve *s, json_t *id, json_t *result, const char *text, void *userdata);

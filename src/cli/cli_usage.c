@@ -38,7 +38,7 @@ static const char head_serve[] =
 	"  {\"id\": 1, \"argv\": [\"ls\"], \"cwd\": \"/abs\", \"env\": {\"NAME\": \"VALUE\"},\n"
 	"   \"stdin\": \"text\" | null, \"timeout\": SECONDS, \"max_output\": BYTES}\n"
 	"and on stdout, as the command writes, {\"id\", \"stream\": \"stdout\"|\"stderr\", \"data\"},\n"
-	"then its result: `cordon run --json`'s object with \"id\" (verdict, exit_code,\n"
+	"then {\"id\", \"result\"}: `cordon run --json`'s object (verdict, exit_code,\n"
 	"denials, ...). Several commands may be in flight. A request is bounded by the\n"
 	"policy: env may not set cordon's variables (CORDON_*, the proxy's, loader\n"
 	"injection, --setenv names) or names outside the allow-list (--keep-env), timeout\n"

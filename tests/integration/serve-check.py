@@ -22,6 +22,9 @@ import tempfile
 import time
 
 CORDON = os.environ["CORDON"]
+SRC = os.environ.get("CORDON_SRCDIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+with open(os.path.join(SRC, "share", "cordon", "result.schema.json")) as _f:
+    RESULT_KEYS = set(json.load(_f)["required"])
 MUST = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 n = 0
 failed = 0
@@ -82,7 +85,13 @@ class Serve:
                 return None
 
     def result(self, rid, timeout=20):
-        return self.wait_for(lambda m: m.get("id") == rid and ("verdict" in m or "error" in m), timeout)
+        """The run --json object of rid's result, or its error line."""
+        m = self.wait_for(lambda m: m.get("id") == rid and ("result" in m or "error" in m), timeout)
+        if m and "result" in m:
+            ok(set(m) == {"id", "result"} and set(m["result"]) == RESULT_KEYS,
+               f"result of {rid!r}: {{id, result}}, result exactly run --json's fields", json.dumps(m)[:600])
+            return m["result"]
+        return m
 
     def events(self, rid):
         return [m for m in self.lines if m.get("id") == rid and "stream" in m]
