@@ -275,6 +275,17 @@ _Noreturn void serve_main(struct exec_ctx *x)
 		exec_die("serve", "signalfd: %m");
 	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0 || msg_frame_write(sock, SERVE_MSG_READY, NULL, NULL, 0) < 0)
 		exec_die("serve", "the front end's socket: %m");
+	/* The commands share this process's uid and Landlock domain, which
+	 * would let them take its fds (pidfd_getfd, /proc/PID/fd): the
+	 * socket every request and its fds pass through, and, from a reaper,
+	 * another command's control socket. Not dumpable, neither this
+	 * process nor the reapers it forks (a command is dumpable again once
+	 * it execs, as any process it could reach in one shell). After the
+	 * word above: init, which decides the gated calls by reading the
+	 * caller, cannot read an undumpable one, and this process makes no
+	 * gated call after it. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		exec_die("serve", "cannot make the server undumpable: %m");
 	for (;;) {
 		struct pollfd p[2] = { { .fd = sock, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		struct signalfd_siginfo si;

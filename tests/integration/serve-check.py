@@ -245,6 +245,30 @@ def run_all(base):
     ok(all(r and r.get("exit_code") == 0 for r in res) and took < 1.4,
        f"three commands in flight at once ({took:.2f} s for three 0.5 s sleeps)", json.dumps(res)[:800])
 
+    # a command cannot take the server's or its reaper's fds (the socket
+    # every request passes through, the command's control socket); the
+    # same call on a process of its own works (control)
+    steal = os.path.join(ws, "steal.py")
+    with open(steal, "w") as f:
+        f.write("""import ctypes, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+def take(pid):
+    pfd = libc.syscall(434, pid, 0)  # pidfd_open
+    return sum(1 for fd in range(3, 16) if pfd >= 0 and libc.syscall(438, pfd, fd, 0) >= 0)  # pidfd_getfd
+reaper = os.getppid()
+server = int(open(f"/proc/{reaper}/stat").read().rsplit(")", 1)[1].split()[1])
+r, w = os.pipe()
+child = subprocess.Popen(["sleep", "5"], pass_fds=(r, w))
+import time; time.sleep(0.2)
+print(f"server={take(server)} reaper={take(reaper)} own={take(child.pid)}")
+child.kill()
+""")
+    s.send({"id": "steal", "argv": ["python3", steal]})
+    got = s.result("steal")
+    out = got.get("output", "") if got else ""
+    ok("server=0 reaper=0" in out and "own=0" not in out and "own=" in out,
+       "a command cannot take the server's or its reaper's fds (pidfd_getfd); it can its own child's (control)", out)
+
     # the session's private /tmp is shared by its commands, never the host's
     s.send({"id": "t1", "argv": ["sh", "-c", "echo shared > /tmp/cordon-serve-shared"]})
     s.result("t1")
