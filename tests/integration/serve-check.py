@@ -203,6 +203,28 @@ def run_all(base):
     ok(open(f"{ws}/.git/config").read() == gitconfig, "served: .git/config unchanged on the host")
     ok(open(home + "/.bashrc").read() == "# rc\n", "served: ~/.bashrc unchanged on the host")
 
+    # the same cases under light isolation (Landlock and seccomp without
+    # namespaces): a served command is confined as cordon run's there too
+    light = Serve(["--net", "none", "--isolation", "light"], ws, env)
+    for i, (desc, argv, path) in enumerate(cases):
+        light.send({"id": f"light{i}", "argv": argv})
+    for i, (desc, argv, path) in enumerate(cases):
+        got = light.result(f"light{i}")
+        want = crun(["--net", "none", "--isolation", "light"], argv, ws, env)
+        ok(got and got.get("verdict") == want["verdict"] and got.get("exit_code") == want["exit_code"]
+           and denials_of(got) == denials_of(want),
+           f"served (light): {desc}: cordon run's verdict ({want['verdict']}), exit ({want['exit_code']}) and denials",
+           f"serve: {json.dumps(got)[:1200]}\nrun: {json.dumps(want)[:1200]}")
+        # light isolation gives up the persistence protections (documented;
+        # cordon run's verdict above is the same): only the others' paths
+        if path and "/.git/" not in path:
+            ok(not os.path.exists(path), f"served (light): {desc}: nothing made on the host")
+        if path and "/.git/" in path and os.path.exists(path):
+            os.unlink(path)
+    light.close()
+    with open(f"{ws}/.git/config", "w") as f:
+        f.write(gitconfig)
+
     # re-validated per command: credential stores created in HOME after the
     # session started stay hidden (no rule of the session's ruleset names
     # them), as a fresh cordon run hides them
