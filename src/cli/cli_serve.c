@@ -471,6 +471,29 @@ static char *run_text(const struct run *r, const struct cordon_result *res)
 	return t;
 }
 
+/* Which of the session's rlimits ended the command, read as cordon_run
+ * reads it where there is no cgroup counter: the signal the kernel sends,
+ * or the command's own error text. */
+static enum cordon_limit rlimit_fired(const struct serve *s, const struct cordon_result *res)
+{
+	const struct cordon_limits *l = &s->a->limits;
+	bool failed = res->signal || res->exit_code != 0;
+	const char *out = res->output;
+
+	if (!s->a->limits_set || !failed)
+		return CORDON_LIMIT_NONE;
+	if (l->cpu_seconds && (res->signal == SIGXCPU || res->signal == SIGKILL))
+		return CORDON_LIMIT_CPU;
+	if (l->memory && (strcasestr(out, "cannot allocate memory") || strcasestr(out, "memoryerror") ||
+			  strcasestr(out, "out of memory")))
+		return CORDON_LIMIT_MEMORY;
+	if (l->file_size && (res->signal == SIGXFSZ || res->exit_code == 128 + SIGXFSZ || strcasestr(out, "file too large")))
+		return CORDON_LIMIT_FILE_SIZE;
+	if (l->open_files && strcasestr(out, "too many open files"))
+		return CORDON_LIMIT_OPEN_FILES;
+	return CORDON_LIMIT_NONE;
+}
+
 /* The command ended and every fd of it is closed: its result. */
 static void run_finish(struct serve *s, struct run *r)
 {
@@ -526,9 +549,14 @@ static void run_finish(struct serve *s, struct run *r)
 		res.limit = CORDON_LIMIT_OUTPUT;
 		if (res.verdict != CORDON_VERDICT_RUNNER_FAILED)
 			res.verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
+	} else if ((res.limit == CORDON_LIMIT_NONE) && (res.limit = rlimit_fired(s, &res)) != CORDON_LIMIT_NONE) {
+		if (res.verdict != CORDON_VERDICT_RUNNER_FAILED)
+			res.verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 	} else if (res.truncated && res.limit == CORDON_LIMIT_NONE)
 		res.limit = CORDON_LIMIT_OUTPUT;
-	res.limit_mechanism = res.limit != CORDON_LIMIT_NONE ? CORDON_MECHANISM_SUPERVISOR : CORDON_MECHANISM_NONE;
+	res.limit_mechanism = res.limit == CORDON_LIMIT_NONE					    ? CORDON_MECHANISM_NONE
+			      : res.limit == CORDON_LIMIT_TIMEOUT || res.limit == CORDON_LIMIT_OUTPUT ? CORDON_MECHANISM_SUPERVISOR
+													      : CORDON_MECHANISM_RLIMIT;
 	for (int k = 0; k < _CORDON_LIMIT_MAX; k++)
 		res.limits.mechanism[k] = k == CORDON_LIMIT_TIMEOUT || k == CORDON_LIMIT_OUTPUT ? CORDON_MECHANISM_SUPERVISOR
 											 : CORDON_MECHANISM_RLIMIT;

@@ -136,9 +136,14 @@ _Noreturn static void command(struct exec_ctx *x, const struct serve_req *q, cha
 		_exit(EXEC_EXIT_FAILED);
 	if (close_fds_keep(NULL, 0) < 0)
 		exec_die("close fds", "%m");
-	for (size_t i = 0; i < q->n_rl; i++)
+	for (size_t i = 0; i < q->n_rl; i++) {
 		if (setrlimit((int)q->rl[i].resource, &(struct rlimit){ q->rl[i].value, q->rl[i].value }) < 0)
 			exec_die("rlimit", "resource %u: %m", q->rl[i].resource);
+		/* as cordon_run's limits: a write past the size fails with
+		 * EFBIG, the command is not killed */
+		if (q->rl[i].resource == RLIMIT_FSIZE)
+			signal(SIGXFSZ, SIG_IGN);
+	}
 	/* as init_chdir: the directory the front end checked, by identity */
 	if (chdir(q->cwd) < 0)
 		exec_die("chdir", "%s: %m (is it below the private /tmp, or hidden?)", q->cwd);

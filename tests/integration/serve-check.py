@@ -390,7 +390,18 @@ child.kill()
            f"a command cannot write to cordon serve's terminal ({iso})", f"{json.dumps(got)[:400]} seen {seen[:200]!r}")
 
     # bounds: timeout and output cap no larger than the session's
-    s = Serve(["--timeout", "2", "--max-output", "1k"], ws, env)
+    s = Serve(["--timeout", "2", "--max-output", "1k", "--max-file-size", "1k"], ws, env)
+    # the session's rlimits bind each command as cordon run's bind its one
+    big = ["sh", "-c", "head -c 5000 /dev/zero > big.bin"]
+    s.send({"id": "fsize", "argv": big})
+    got = s.result("fsize")
+    want = crun(["--max-file-size", "1k"], big, ws, env)
+    ctl = subprocess.run(big, cwd=ws, env=env, capture_output=True)
+    keys = ("verdict", "exit_code", "signal", "limit", "limit_mechanism")
+    ok(ctl.returncode == 0 and got and all(got.get(k) == want.get(k) for k in keys) and got["verdict"] == "limit_exceeded",
+       "--max-file-size binds a served command as it binds cordon run's",
+       f"serve {[got.get(k) for k in keys] if got else None} run {[want.get(k) for k in keys]}")
+    os.unlink(os.path.join(ws, "big.bin"))
     s.send({"id": "t-over", "argv": ["true"], "timeout": 5})
     got = s.result("t-over")
     ok(got and "error" in got and "timeout" in got["error"]["message"], "timeout over the session's is refused",
