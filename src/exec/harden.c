@@ -132,6 +132,19 @@ static void report(const struct exec_ctx *x)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/* Landlock built here and enforced; for cordon serve's server the ruleset
+ * stays open in x->landlock_fd (close-on-exec, as every ruleset fd), for
+ * the domain each command nests from it. */
+static int serve_landlock(struct exec_ctx *x, const struct landlock_rules *rules, char *err, size_t errlen)
+{
+	int r;
+
+	if (x->plan->serve_fd <= 0)
+		return landlock_apply(rules, &x->landlock, err, errlen);
+	r = landlock_prepare(rules, &x->landlock, &x->landlock_fd, err, errlen);
+	return r < 0 ? r : landlock_restrict(x->landlock_fd, err, errlen);
+}
+
 /* Landlock as planned; under light isolation the host's /dev is visible, so
  * the terminals stdio is open on are granted by name, one node each, and no
  * other terminal of the user's (full isolation has a devpts of its own). */
@@ -148,12 +161,14 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 		 * domain of the command's own nested inside init's */
 		int r = landlock_restrict(x->landlock_fd, err, errlen);
 
-		if (x->landlock_fd >= 0)
+		/* cordon serve's server keeps it: each command nests a domain
+		 * of its own from it (serve.c) */
+		if (x->landlock_fd >= 0 && p->serve_fd <= 0)
 			close(x->landlock_fd);
 		return r;
 	}
 	if (p->isolation != CORDON_ISOLATION_LIGHT)
-		return landlock_apply(&rules, &x->landlock, err, errlen);
+		return serve_landlock(x, &rules, err, errlen);
 	for (; p->landlock.writable && p->landlock.writable[n]; n++) {
 		if (n >= ELEMENTSOF(writable) - 4)
 			return -E2BIG;
@@ -164,7 +179,7 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 			writable[n++] = ttys[fd];
 	writable[n] = NULL;
 	rules.writable = writable;
-	return landlock_apply(&rules, &x->landlock, err, errlen);
+	return serve_landlock(x, &rules, err, errlen);
 }
 
 /* A script (#!) whose absolute argv[0] still names the file at fd: run by

@@ -188,6 +188,18 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	(void)status_channel_open(fds[3]);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		exec_die("serve", "cannot reap the command's tree: %m");
+	/* A Landlock domain of the command's own, nested in the server's
+	 * with the same rules: the command (and this reaper) can neither
+	 * trace nor take the fds of the server or of another command, nor
+	 * signal them (Landlock's signal scope), as two `cordon run`s could
+	 * not; what it may touch is unchanged. */
+	char why[512] = "";
+
+	if (x->landlock_fd > 2) {
+		if (landlock_restrict(x->landlock_fd, why, sizeof(why)) < 0)
+			exec_die("landlock", "the command's own domain: %s", why);
+		close(x->landlock_fd);
+	}
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -291,6 +291,36 @@ child.kill()
     ok("server=0 reaper=0" in out and "own=0" not in out and "own=" in out,
        "a command cannot take the server's or its reaper's fds (pidfd_getfd); it can its own child's (control)", out)
 
+    # each command has a Landlock domain of its own: another command of the
+    # session cannot take its fds or signal it (the same calls on its own
+    # child work: the control above)
+    sib = os.path.join(ws, "sib.py")
+    with open(sib, "w") as f:
+        f.write("""import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+pid = int(sys.argv[1])
+pfd = libc.syscall(434, pid, 0)
+got = sum(1 for fd in range(0, 8) if pfd >= 0 and libc.syscall(438, pfd, fd, 0) >= 0)
+try:
+    os.kill(pid, 0); k = "signal-ok"
+except OSError as e:
+    k = f"signal-{e.errno}"
+print(f"getfd={got} {k}")
+""")
+    s.send({"id": "sib-a", "argv": ["sh", "-c", "echo $$; exec sleep 30"]})
+    ev = s.wait_for(lambda m: m.get("id") == "sib-a" and m.get("stream") == "stdout")
+    s.send({"id": "sib-b", "argv": ["python3", sib, ev["data"].strip() if ev else "1"]})
+    got = s.result("sib-b")
+    abi = json.loads(subprocess.run([CORDON, "probe", "--json"], capture_output=True, text=True).stdout)["kernel"]["landlock_abi"]
+    want_sig = "signal-1" if abi >= 6 else "signal-ok"  # Landlock's signal scope came with ABI 6
+    ok(got and got.get("output") == f"getfd=0 {want_sig}\n",
+       f"a command cannot take another command's fds{' nor signal it' if abi >= 6 else ''} (a domain of its own)",
+       json.dumps(got)[:500])
+    s.send({"id": "sib-self", "argv": ["sh", "-c", f"sleep 5 & python3 {sib} $!"]})
+    got = s.result("sib-self")
+    ok(got and got.get("output", "").startswith("getfd=3 signal-ok"), "the same calls on its own child work (control)",
+       json.dumps(got)[:500])
+
     # the session's private /tmp is shared by its commands, never the host's
     s.send({"id": "t1", "argv": ["sh", "-c", "echo shared > /tmp/cordon-serve-shared"]})
     s.result("t1")
