@@ -7,7 +7,8 @@
  * command (src/exec/serve.c). Here: the session's start and end, each
  * command's pipes, bounds (timeout, output cap, working directory), result
  * (`run --json`'s object), and the one poll loop over stdin and every
- * command's fds. JSON lines are the default front end; --mcp is cli_mcp.c.
+ * command's fds. The front ends: JSON lines (cli_serve_jsonl.c, the
+ * default) and the Model Context Protocol (--mcp, cli_mcp.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -732,55 +733,6 @@ static int serve_loop(struct serve *s)
 	return 0;
 }
 
-/* ---- JSON lines ---- */
-
-static void jsonl_error(json_t *id, const char *kind, const char *message)
-{
-	_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:{s:s,s:o}}", "id", id ? id : json_null(), "error", "kind",
-						       kind, "message", cli_json_text(message, strlen(message)));
-
-	(void)serve_emit(o);
-}
-
-static void jsonl_line(struct serve *s, const char *line, size_t len, void *userdata)
-{
-	struct serve_request q;
-	char err[512] = "";
-	int r = serve_request_parse(line, len, &q, err, sizeof(err));
-
-	if (r == 0) {
-		struct serve_spec sp = {
-			.id = q.id, .argv = q.argv, .cwd = q.cwd, .env = q.env, .stdin_data = q.stdin_data,
-			.stdin_len = q.stdin_len, .timeout_ms = q.timeout_ms, .max_output = q.max_output, .stream = true,
-		};
-
-		r = serve_submit(s, &sp, err, sizeof(err));
-	}
-	if (r < 0)
-		jsonl_error(q.id, "request", err);
-	serve_request_done(&q);
-}
-
-static void jsonl_overlong(struct serve *s, size_t len, void *userdata)
-{
-	char msg[128];
-
-	snprintf(msg, sizeof(msg), "the line is over %u bytes (%zu): dropped", SERVE_LINE_MAX, len);
-	jsonl_error(NULL, "request", msg);
-}
-
-static void jsonl_done(struct serve *s, json_t *id, json_t *result, const char *text, void *userdata)
-{
-	if (result) {
-		/* the result is `run --json`'s object as it is (its schema has
-		 * no room for more): the id goes beside it */
-		_cleanup_(json_decrefp) json_t *o = json_pack("{s:O,s:O}", "id", id, "result", result);
-
-		(void)serve_emit(o);
-	} else
-		jsonl_error(id, "refused", text);
-}
-
 int cli_serve(const struct cli_args *args)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
@@ -817,7 +769,7 @@ int cli_serve(const struct cli_args *args)
 	if (args->mcp)
 		cli_mcp_frontend(&s.fe);
 	else
-		s.fe = (struct serve_frontend){ .line = jsonl_line, .overlong = jsonl_overlong, .done = jsonl_done };
+		cli_serve_jsonl_frontend(&s.fe);
 	struct sigaction stop = { .sa_handler = on_stop }; /* no SA_RESTART: poll wakes */
 
 	sigfillset(&stop.sa_mask);

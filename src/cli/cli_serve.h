@@ -57,5 +57,7 @@ struct serve_frontend {
 };
 
 struct cli_args;
-/* cordon serve --mcp (cli_mcp.c): the front end's hooks. */
+/* The front ends' hooks: JSON lines (cli_serve_jsonl.c), and --mcp
+ * (cli_mcp.c). */
+void cli_serve_jsonl_frontend(struct serve_frontend *ret);
 void cli_mcp_frontend(struct serve_frontend *ret);
