@@ -24,6 +24,7 @@ enum cli_command {
 	CLI_PROFILE,
 	CLI_WHY,
 	CLI_AUDIT,
+	CLI_SERVE,
 	CLI_HELP,
 	CLI_VERSION,
 };
@@ -86,6 +87,7 @@ struct cli_args {
 	bool json;
 	bool separate_stderr;      /* --separate-stderr */
 	bool json_schema;          /* --json-schema */
+	bool mcp;                  /* serve --mcp */
 
 	/* probe */
 	bool refresh;
@@ -208,6 +210,8 @@ const char *cli_usage(enum cli_command c);
 
 /* Subcommand bodies; each returns the process exit code. */
 int cli_run(const struct cli_args *a);
+/* cli_serve.c: `cordon serve` (JSON lines, or --mcp: cli_mcp.c) */
+int cli_serve(const struct cli_args *a);
 int cli_confine(const struct cli_args *a);
 int cli_classify(const struct cli_args *a);
 int cli_probe(const struct cli_args *a);

@@ -430,8 +430,8 @@ static int flag_status(struct cli_args *a, const struct cli_flag *f, const char 
 
 #define C CLI_CMD
 /* why takes run's rows, so a run's command line asks the same policy */
-#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN) | C(CLI_WHY))
-#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN) | C(CLI_WHY))
+#define POLICY_CMDS (C(CLI_RUN) | C(CLI_CONFINE) | C(CLI_EXPLAIN) | C(CLI_WHY) | C(CLI_SERVE))
+#define LIMIT_CMDS (C(CLI_RUN) | C(CLI_EXPLAIN) | C(CLI_WHY) | C(CLI_SERVE))
 #define F(x) offsetof(struct cli_args, x)
 
 static const struct cli_flag flags[] = {
@@ -442,6 +442,9 @@ static const struct cli_flag flags[] = {
 	  "with --json: stdout in output, stderr in stderr (default: merged)" },
 	{ "--json-schema", C(CLI_RUN), false, cli_flag_bool, F(json_schema), CLI_SECTION_OWN, NULL,
 	  "print the JSON Schema of --json's object and exit" },
+	{ "--mcp", C(CLI_SERVE), false, cli_flag_bool, F(mcp), CLI_SECTION_OWN, NULL,
+	  "speak the Model Context Protocol (stdio) instead of JSON lines:\n"
+	  "one tool, run_command" },
 	{ "--json", C(CLI_CONFINE), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "accepted for scripts that always pass it: the output is JSON either way" },
 	{ "--status-fd", C(CLI_CONFINE), true, flag_confine_status_fd, 0, CLI_SECTION_OWN, "N",
@@ -568,6 +571,7 @@ static const struct {
 	{ "profile", CLI_PROFILE },
 	{ "why", CLI_WHY },
 	{ "audit", CLI_AUDIT },
+	{ "serve", CLI_SERVE },
 	{ "help", CLI_HELP },
 	{ "--help", CLI_HELP },
 	{ "-h", CLI_HELP },
@@ -730,6 +734,7 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 		if (!a->status_set)
 			return fail(err, errlen, "--status N is required");
 		_fallthrough_;
+	case CLI_SERVE:
 	case CLI_PROBE:
 		if (a->command)
 			return fail(err, errlen, "unexpected argument '%s'", a->command[0]);

@@ -114,6 +114,9 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 	case CLI_WHY:
 		r = cli_why(&a);
 		break;
+	case CLI_SERVE:
+		r = cli_serve(&a);
+		break;
 	case CLI_AUDIT:
 		/* the chain's hashes need libcrypto: cordon-supervisor has them */
 		if (!ops || !ops->audit) {

@@ -27,6 +27,25 @@ static const char usage_overview[] =
 	"\n"
 	"cordon <command> --help shows a command's options.\n";
 
+static const char head_serve[] =
+	"usage: cordon serve [policy options] [limit options] [--mcp]\n"
+	"\n"
+	"One sandbox that stays up: the policy is built as `cordon run` builds it, the\n"
+	"sandbox (mounts, Landlock, seccomp) is made once, and each request runs a command\n"
+	"in it, confined exactly as `cordon run` with the same options would confine it;\n"
+	"the commands share the sandbox's private /tmp, each has its own process group,\n"
+	"limits and status. JSON lines on stdin, one request per line:\n"
+	"  {\"id\": 1, \"argv\": [\"ls\"], \"cwd\": \"/abs\", \"env\": {\"NAME\": \"VALUE\"},\n"
+	"   \"stdin\": \"text\" | null, \"timeout\": SECONDS, \"max_output\": BYTES}\n"
+	"and on stdout, as the command writes, {\"id\", \"stream\": \"stdout\"|\"stderr\", \"data\"},\n"
+	"then {\"id\", \"result\"}: `cordon run --json`'s object (verdict, exit_code,\n"
+	"denials, ...). Several commands may be in flight. A request is bounded by the\n"
+	"policy: env may not set cordon's variables (CORDON_*, the proxy's, loader\n"
+	"injection, --setenv names) or names outside the allow-list (--keep-env), timeout\n"
+	"and max_output may not exceed the session's, cwd must be the same directory\n"
+	"inside as outside. A bad request gets {\"id\", \"error\": {\"kind\", \"message\"}}.\n"
+	"The end of stdin ends the session: commands still running are killed.\n";
+
 static const char head_run[] =
 	"usage: cordon run [policy options] [limit options] [--json] -- COMMAND [ARG...]\n"
 	"\n"
@@ -220,6 +239,8 @@ static const char *head_of(enum cli_command c)
 		return head_why;
 	case CLI_AUDIT:
 		return head_audit;
+	case CLI_SERVE:
+		return head_serve;
 	case CLI_NONE:
 	case CLI_HELP:
 	case CLI_VERSION:

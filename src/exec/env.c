@@ -118,3 +118,18 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	*ret = envp;
 	return 0;
 }
+
+const char *env_request_refused(const struct plan *p, const char *name)
+{
+	if (env_name_is_injection(name))
+		return "it makes a loader or interpreter run code chosen from outside";
+	if (strncmp(name, "CORDON_", 7) == 0 || env_name_is_cordon_owned(name))
+		return "cordon's own variable";
+	if (netproxy_env_owns(name))
+		return "a proxy variable: the network route is the policy's";
+	if (is_setenv_name(p, name))
+		return "set by the policy (--setenv)";
+	if (!env_name_matches_any(policy_default_env, name) && !env_name_matches_any(p->keep_env, name))
+		return "not in the policy's environment allow-list (--keep-env NAME lets it through)";
+	return NULL;
+}

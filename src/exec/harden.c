@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "runner.h"
+#include "serve.h"
 #include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
@@ -131,6 +132,19 @@ static void report(const struct exec_ctx *x)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/* Landlock built here and enforced; for cordon serve's server the ruleset
+ * stays open in x->landlock_fd (close-on-exec, as every ruleset fd), for
+ * the domain each command nests from it. */
+static int serve_landlock(struct exec_ctx *x, const struct landlock_rules *rules, char *err, size_t errlen)
+{
+	int r;
+
+	if (x->plan->serve_fd <= 0)
+		return landlock_apply(rules, &x->landlock, err, errlen);
+	r = landlock_prepare(rules, &x->landlock, &x->landlock_fd, err, errlen);
+	return r < 0 ? r : landlock_restrict(x->landlock_fd, err, errlen);
+}
+
 /* Landlock as planned; under light isolation the host's /dev is visible, so
  * the terminals stdio is open on are granted by name, one node each, and no
  * other terminal of the user's (full isolation has a devpts of its own). */
@@ -147,12 +161,14 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 		 * domain of the command's own nested inside init's */
 		int r = landlock_restrict(x->landlock_fd, err, errlen);
 
-		if (x->landlock_fd >= 0)
+		/* cordon serve's server keeps it: each command nests a domain
+		 * of its own from it (serve.c) */
+		if (x->landlock_fd >= 0 && p->serve_fd <= 0)
 			close(x->landlock_fd);
 		return r;
 	}
 	if (p->isolation != CORDON_ISOLATION_LIGHT)
-		return landlock_apply(&rules, &x->landlock, err, errlen);
+		return serve_landlock(x, &rules, err, errlen);
 	for (; p->landlock.writable && p->landlock.writable[n]; n++) {
 		if (n >= ELEMENTSOF(writable) - 4)
 			return -E2BIG;
@@ -163,7 +179,7 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 			writable[n++] = ttys[fd];
 	writable[n] = NULL;
 	rules.writable = writable;
-	return landlock_apply(&rules, &x->landlock, err, errlen);
+	return serve_landlock(x, &rules, err, errlen);
 }
 
 /* A script (#!) whose absolute argv[0] still names the file at fd: run by
@@ -228,7 +244,8 @@ void harden_rlimit_core(struct exec_ctx *x, size_t i)
 
 void harden_close_fds(struct exec_ctx *x, size_t i)
 {
-	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd };
+	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd,
+		       x->plan->serve_fd > 0 ? x->plan->serve_fd : -1 };
 	int r = close_fds_keep(keep, ELEMENTSOF(keep));
 
 	if (r < 0)
@@ -283,6 +300,10 @@ _Noreturn void harden_exec(struct exec_ctx *x, size_t i)
 {
 	const struct plan *p = x->plan;
 
+	/* cordon serve: this process, confined as the command would be, is
+	 * the server that forks the commands */
+	if (p->serve_fd > 0)
+		serve_main(x);
 	if (p->report)
 		report(x);
 	if (sigprocmask(SIG_SETMASK, &x->old_mask, NULL) < 0)

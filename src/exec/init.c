@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "cleanup.h"
 #include "netproxy.h"
 #include "process.h"
 #include "runner.h"
@@ -224,7 +225,9 @@ void init_fork_command(struct exec_ctx *x, size_t i)
 	 * terminal. */
 	if (x->plan->pty)
 		terminal_init_open(x);
-	(void)close_fds_keep(&x->plan->exec_fd, 1);
+	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1 };
+
+	(void)close_fds_keep(keep, ELEMENTSOF(keep));
 	x->command_pid = start_command(x, &x->gate_listener);
 }
 

@@ -106,6 +106,9 @@ const char cordon_exec_usage[] =
 	"  --credentials-fd N      (--net proxy) the credential table for the proxy (from cordon's\n"
 	"                          supervisor); the sandbox trusts its session CA\n"
 	"  --shim NAME             (with --broker-fd) a controlled command's name; repeatable\n"
+	"  --serve-fd N            cordon serve: instead of running COMMAND, one confined server\n"
+	"                          forks a command per request read from the socket at fd N\n"
+	"                          (the same mounts, Landlock and seccomp for each; serve.h)\n"
 	"\n"
 	"A setup failure prints 'cordon: STEP: REASON' and exits 125 (and, with --status-fd,\n"
 	"writes its record): the line is for people, the record is what callers trust.\n"
@@ -357,6 +360,14 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		*seen |= SEEN_CREDENTIALS_FD;
 		if (parse_status_fd(value, &f->credentials_fd) < 0)
 			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd: '%.*s' is not an fd number from 3 to %d",
+					    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
+	}
+	if (strcmp(flag, "--serve-fd") == 0) {
+		if (f->serve_fd > 0)
+			return errbuf_set(err, errlen, -EINVAL, "--serve-fd given twice");
+		if (parse_status_fd(value, &f->serve_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--serve-fd: '%.*s' is not an fd number from 3 to %d",
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
@@ -399,7 +410,7 @@ static bool takes_value(const char *flag)
 		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
 		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
 		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd", "--plan-fd",
-		"--home-hide", "--home-grant", "--home-link", "--home-filtered",
+		"--home-hide", "--home-grant", "--home-link", "--home-filtered", "--serve-fd",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -599,6 +610,12 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 	if (f.credentials_fd >= 0 && (f.credentials_fd == f.status_fd || f.credentials_fd == f.exec_fd ||
 				      f.credentials_fd == f.broker_fd)) {
 		r = errbuf_set(err, errlen, -EINVAL, "--credentials-fd must differ from --status-fd, --exec-fd and --broker-fd");
+		goto fail;
+	}
+	if (f.serve_fd > 0 && (f.serve_fd == f.status_fd || f.serve_fd == f.exec_fd || f.serve_fd == f.broker_fd ||
+			       f.exec_fd >= 0 || f.broker_fd >= 0)) {
+		r = errbuf_set(err, errlen, -EINVAL,
+			       "--serve-fd goes without --exec-fd and --broker-fd, on an fd of its own");
 		goto fail;
 	}
 	if (f.exec_fd >= 0 && f.exec_fd == f.status_fd) {

@@ -217,6 +217,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.required = f->required,
 		.command = f->command,
 		.exec_fd = f->exec_fd,
+		.serve_fd = f->serve_fd,
 		.keep_env = f->keep_env.v,
 		.setenv = f->setenv.v,
 		/* Pathname unix sockets are files, outside any network

@@ -93,6 +93,7 @@ struct plan {
 	const char *const *setenv;
 	char *const *command;
 	int exec_fd;                    /* --exec-fd: execveat this fd; -1: execve the command by name */
+	int serve_fd;                   /* --serve-fd: the command is cordon serve's server (serve.h); 0: none */
 
 	void *storage;
 };

@@ -110,6 +110,11 @@ int close_fds_keep(const int *keep, size_t n);
 /* env.c: the command's environment, from environ and the plan. */
 int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *err, size_t errlen);
 
+/* env.c: why a request of cordon serve may not set NAME (cordon's own,
+ * a proxy variable, an injection, the policy's --setenv, or outside the
+ * allow-list), or NULL: it may. */
+const char *env_request_refused(const struct plan *p, const char *name);
+
 /* ns.c */
 int ns_map_ids(uid_t uid, gid_t gid);
 int ns_loopback_up(void);

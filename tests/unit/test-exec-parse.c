@@ -331,6 +331,26 @@ Test(exec_parse, broker)
 	PARSE_FAILS(-EINVAL, "--shim-path", "--broker-fd", "5", "--shim-path", "relative", "--", "true");
 }
 
+/* cordon serve's socket: one fd of its own, never with a file to run or a
+ * broker (the server forks commands by name). */
+Test(exec_parse, serve_fd)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--status-fd", "3", "--serve-fd", "9", "--", "true");
+	cr_assert_eq(f.serve_fd, 9);
+	exec_flags_done(&f);
+	PARSE_OK(&f, "--", "true");
+	cr_assert_eq(f.serve_fd, 0);
+	exec_flags_done(&f);
+
+	PARSE_FAILS(-EINVAL, "--serve-fd", "--serve-fd", "2", "--", "true");
+	PARSE_FAILS(-EINVAL, "given twice", "--serve-fd", "5", "--serve-fd", "6", "--", "true");
+	PARSE_FAILS(-EINVAL, "on an fd of its own", "--status-fd", "5", "--serve-fd", "5", "--", "true");
+	PARSE_FAILS(-EINVAL, "without --exec-fd", "--serve-fd", "5", "--exec-fd", "6", "--", "true");
+	PARSE_FAILS(-EINVAL, "without --exec-fd", "--serve-fd", "5", "--broker-fd", "6", "--", "true");
+}
+
 /* The tool sandbox's flags: restricted reads, the execute-only gate,
  * deny-exec and the file to run from an fd. */
 Test(exec_parse, read_exec_and_exec_fd)
