@@ -5,9 +5,12 @@
  * required and what light isolation gives up. Pure.
  */
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "broker_proto.h"
+#include "cleanup.h"
+#include "path.h"
 #include "policy.h"
 #include "steps.h"
 
@@ -119,18 +122,30 @@ void describe_hide(const struct plan *p, const struct step *s, unsigned uid, uns
 	fprintf(out, "hide %.*s (an empty, inaccessible directory, or /dev/null for a file)\n", P);
 }
 
+/* The entries of v strictly below the step's home (each home's step brings
+ * back only its own; the lists hold every home's). */
+static void print_below(FILE *out, const char *const *v, const struct step *s, const char *none)
+{
+	_cleanup_free_ char *home = strndup(s->path, s->len);
+	size_t n = 0;
+
+	for (size_t i = 0; home && v && v[i]; i++)
+		if (strcmp(v[i], home) != 0 && path_is_under(v[i], home) > 0) {
+			fprintf(out, " %s", v[i]);
+			n++;
+		}
+	if (!n && none)
+		fprintf(out, " %s", none);
+}
+
 void describe_home(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
 	fprintf(out, "hide %.*s by an empty read-only tmpfs; bound back below it:", P);
-	print_list(out, p->home_grant, "nothing");
-	if (p->home_link && p->home_link[0]) {
-		fprintf(out, "; symlinks made again:");
-		print_list(out, p->home_link, "");
-	}
-	if (p->home_filtered && p->home_filtered[0]) {
-		fprintf(out, "; filtered copies (no credential-bearing line):");
-		print_list(out, p->home_filtered, "");
-	}
+	print_below(out, p->home_grant, s, "nothing");
+	fprintf(out, "; symlinks made again:");
+	print_below(out, p->home_link, s, "none");
+	fprintf(out, "; filtered copies (no credential-bearing line):");
+	print_below(out, p->home_filtered, s, "none");
 	fprintf(out, "\n");
 }
 
