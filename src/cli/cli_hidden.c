@@ -37,6 +37,45 @@ static bool reachable(const char *path, const char *ws, const char *cwd, char *c
 	return false;
 }
 
+/* "a, b, c": the first HIDDEN_MAX_NAMED names a note lists; *n counts
+ * them all. A name already listed is not counted again. */
+static int name_add(char **named, size_t *n, const char *name)
+{
+	char *s = NULL;
+
+	if (*named && strstr(*named, name))
+		return 0;
+	if ((*n)++ >= HIDDEN_MAX_NAMED)
+		return 0;
+	if (asprintf(&s, "%s%s%s", *named ? *named : "", *named ? ", " : "", name) < 0)
+		return -ENOMEM;
+	free(*named);
+	*named = s;
+	return 0;
+}
+
+/* The next path in text[0..len) that starts with prefix (from *at on),
+ * whole: a word of its own (after a blank, a quote, '(', '=' or ':'),
+ * ended by a blank, a quote or punctuation. A copy in *ret; 0 when there
+ * is none left. */
+static int next_path(const char *text, size_t len, const char *prefix, const char **at, char **ret)
+{
+	size_t pl = strlen(prefix);
+
+	*ret = NULL;
+	for (const char *t = *at; t && (t = memmem(t, len - (size_t)(t - text), prefix, pl)); t += pl) {
+		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
+
+		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX || k > len - (size_t)(t - text))
+			continue;
+		*at = t + pl;
+		if (!(*ret = strndup(t, k)))
+			return -ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
 /* The entries beside anchor (a directory strictly below /tmp, not /tmp's
  * own entries: those are other programs') that the run could not see. */
 static int note_siblings(json_t *hints, const char *anchor, const char *ws, const char *cwd, char *const *read_host)
@@ -60,15 +99,9 @@ static int note_siblings(json_t *hints, const char *anchor, const char *ws, cons
 		p = path_join(parent, de->d_name);
 		if (!p || path_is_under(anchor, p) > 0 || reachable(p, ws, cwd, read_host))
 			continue;
-		if (n++ < HIDDEN_MAX_NAMED) {
-			char *s = NULL;
-
-			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", p) < 0) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			free(named);
-			named = s;
+		if (name_add(&named, &n, p) < 0) {
+			closedir(d);
+			return -ENOMEM;
 		}
 	}
 	closedir(d);
@@ -98,25 +131,20 @@ static int note_named(json_t *hints, const char *text, size_t len, const char *w
 	_cleanup_free_ char *named = NULL, *msg = NULL;
 	size_t n = 0;
 
-	for (const char *t = text; t && (t = memmem(t, len - (size_t)(t - text), "/tmp/", 5)); t += 5) {
+	for (const char *at = text; at;) {
 		_cleanup_free_ char *tok = NULL, *real = NULL;
-		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
+		int r = next_path(text, len, "/tmp/", &at, &tok);
 
-		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX)
-			continue;
-		tok = strndup(t, k);
-		real = tok ? realpath(tok, NULL) : NULL;
-		if (!real || path_is_under(real, "/tmp") <= 0 || reachable(real, ws, cwd, read_host) ||
-		    (named && strstr(named, real)))
-			continue;
-		if (n++ < HIDDEN_MAX_NAMED) {
-			char *s = NULL;
-
-			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", real) < 0)
-				return -ENOMEM;
-			free(named);
-			named = s;
+		if (r <= 0) {
+			if (r < 0)
+				return r;
+			break;
 		}
+		real = realpath(tok, NULL);
+		if (!real || path_is_under(real, "/tmp") <= 0 || reachable(real, ws, cwd, read_host))
+			continue;
+		if (name_add(&named, &n, real) < 0)
+			return -ENOMEM;
 		if (n > 64)
 			break;
 	}
@@ -163,34 +191,31 @@ int cli_hidden_tmp_hints(const struct cli_args *a, const char *workspace, const 
  * named, with how to bring one back. */
 int cli_hidden_home_hints(struct cordon_why *why, const char *home, const char *text, size_t len, json_t *hints)
 {
-	_cleanup_free_ char *named = NULL, *msg = NULL;
-	size_t n = 0, hl;
+	_cleanup_free_ char *named = NULL, *msg = NULL, *prefix = NULL;
+	size_t n = 0;
 
 	if (!why || !home || !text)
 		return 0;
-	hl = strlen(home);
-	for (const char *t = text; (t = memmem(t, len - (size_t)(t - text), home, hl)); t += hl) {
+	if (!(prefix = path_join(home, "")))
+		return -ENOMEM;
+	for (const char *at = text; at;) {
 		_cleanup_free_ char *tok = NULL;
 		struct cordon_why_decision d;
-		size_t k = strcspn(t, " \t\n\r'\"`:;,()[]{}<>\xe2");
 		struct stat st;
+		int r = next_path(text, len, prefix, &at, &tok);
 
-		if ((t > text && !strchr(" \t\n'\"`(=:", t[-1])) || k >= PATH_MAX || t[hl] != '/')
-			continue;
-		tok = strndup(t, k);
-		if (!tok || lstat(tok, &st) < 0 || (named && strstr(named, tok)))
+		if (r <= 0) {
+			if (r < 0)
+				return r;
+			break;
+		}
+		if (lstat(tok, &st) < 0)
 			continue;
 		if (cordon_why_path(why, tok, CORDON_OP_READ, &d) < 0 || d.allow ||
 		    (!strstr(d.reason, "hidden by omission") && !strstr(d.reason, "stays hidden")))
 			continue;
-		if (n++ < HIDDEN_MAX_NAMED) {
-			char *s = NULL;
-
-			if (asprintf(&s, "%s%s%s", named ? named : "", named ? ", " : "", tok) < 0)
-				return -ENOMEM;
-			free(named);
-			named = s;
-		}
+		if (name_add(&named, &n, tok) < 0)
+			return -ENOMEM;
 		if (n > 64)
 			break;
 	}
