@@ -22,6 +22,7 @@
 #include "profile_loader_get.h"
 #include "profile_resolve.h"
 #include "profile_resolve_creds.h"
+#include "profile_resolve_tools.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct tool_creds *, tool_creds_free)
@@ -37,14 +38,6 @@ static int place_of(const struct where *w, struct tool_place *ret)
 	*ret = (struct tool_place){ .file = o.file, .pointer = o.pointer };
 	where_position(w, &ret->line, &column);
 	return 0;
-}
-
-static const struct raw_command *raw_command_named(const struct loader *l, const char *name)
-{
-	for (size_t i = 0; i < l->tools.n_commands; i++)
-		if (strcmp(l->tools.commands[i].name, name) == 0)
-			return &l->tools.commands[i];
-	return NULL;
 }
 
 static const struct raw_capture *raw_capture_named(const struct loader *l, const char *name)
@@ -78,7 +71,7 @@ static int check_consumer(struct loader *l, const struct raw_cred *rc, const str
 
 	if (strcmp(g->spelled, CORDON_TOOLS_SESSION) == 0)
 		return 0;
-	c = raw_command_named(l, name);
+	c = raw_command(l, name);
 	if (!c) {
 		_cleanup_free_ const char **names = calloc(l->tools.n_commands + 1, sizeof(*names));
 

@@ -53,7 +53,7 @@ static int raw_names(struct loader *l, bool backends, const char ***ret, size_t 
 	return 0;
 }
 
-static const struct raw_command *raw_command(const struct loader *l, const char *name)
+const struct raw_command *raw_command(const struct loader *l, const char *name)
 {
 	for (size_t i = 0; i < l->tools.n_commands; i++)
 		if (strcmp(l->tools.commands[i].name, name) == 0)

@@ -7,3 +7,6 @@
 
 /* l->tools -> p->tools (NULL when no command_policies was read). */
 int loader_resolve_tools(struct loader *l, struct cordon_profile *p);
+
+/* The command of l's command_policies called name, or NULL. */
+const struct raw_command *raw_command(const struct loader *l, const char *name);
