@@ -66,7 +66,7 @@ port=$(cat "$BASE/port")
 # the consumer's client: its phantom (or what it is told to send) as a
 # bearer token, through the proxy cordon set, trusting the system bundle
 cat >"$RO/client.py" <<'EOF'
-import os, sys, urllib.request, urllib.error
+import os, ssl, sys, urllib.request, urllib.error
 # the upstream is the host's localhost: through the proxy, not the
 # sandbox's own loopback that NO_PROXY names
 for k in ("NO_PROXY", "no_proxy"):
@@ -80,7 +80,11 @@ if tok.startswith("@"):
     tok = open(tok[1:]).read().strip()
 req = urllib.request.Request(url, method=method, headers={"Authorization": "Bearer " + tok} if tok else {})
 try:
-    with urllib.request.urlopen(req, timeout=20) as r:
+    # the upstream's own CA too: without interception the request would
+    # reach it, so a refusal is the proxy's, not a failed handshake
+    ctx = ssl.create_default_context()
+    ctx.load_verify_locations(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ca.pem"))
+    with urllib.request.urlopen(req, timeout=20, context=ctx) as r:
         print("status=%d echo=%s body=%s" % (r.status, r.headers.get("X-Echo"), r.read().decode().strip()))
 except urllib.error.HTTPError as e:
     print("status=%d error=%s reason=%s" % (e.code, e.headers.get("X-Cordon-Error"), e.read().decode(errors="replace").strip()[:200]))
