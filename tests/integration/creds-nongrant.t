@@ -93,6 +93,9 @@ except Exception as e:
 EOF
 chmod -R a+rX "$RO"
 REAL=gho_REALnongrant$$abcdefghijklmnopqrstu
+# a string of the credential's declared shape (ghp_ + 36) that is no
+# phantom of the session: what a real GitHub token looks like
+SHAPED=ghp_$(head -c 200 /dev/urandom | base64 | tr -dc A-Za-z0-9 | head -c 36)
 P=$BASE/p.json
 net='"network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] }'
 cp "$BIN/tpy" "$BIN/tnp"
@@ -137,6 +140,7 @@ C=$RO/client.py
 # sends the phantom and nothing
 session "tok=\$(tpy $C ENV - | sed -n 's/^token=//p'); echo consumer-phantom=\$tok
 echo nongrant: \$(tnp $C GET $U/repos/o/r/issues/7 \$tok)
+echo nongrant-shape: \$(tnp $C GET $U/repos/o/r/issues/13 $SHAPED)
 echo nongrant-other: \$(tnp $C GET $U/repos/o/r/issues/8 notaphantom)
 echo control: \$(tpy $C GET $U/repos/o/r/issues/9)
 echo plain: \$(tnp $C GET $U/repos/o/r/issues/10 '')
@@ -152,6 +156,8 @@ line() { sed -n "s/^$1: //p" <<<"$OUT"; }
 expect "a non-consumer (network proxy) sending the consumer's phantom: 403 credential-not-granted" \
 	eval 'has "$(line nongrant)" "status=403" && has "$(line nongrant)" "error=credential-not-granted"'
 expect "... nothing of it reached the upstream" eval '! grep -q "issues/7" "$BASE/log" && [ "$(seen "$ph")" = 0 ]'
+expect "a non-consumer sending a value of the credential's shape (no phantom of ours, the real one's form): 403" \
+	eval 'has "$(line nongrant-shape)" "status=403" && ! grep -q "issues/13" "$BASE/log"'
 expect "control: the consumer's request, same session, same phantom: 200" has "$(line control)" "status=200"
 expect "... the upstream got the real value for it" eval 'grep "issues/9" "$BASE/log" | grep -q "Bearer $REAL"'
 expect "a non-consumer's plain request to the credential host (no phantom): passes, 200" \
