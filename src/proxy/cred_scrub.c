@@ -23,7 +23,8 @@ int scrub_init(struct scrub *s, const struct subst_creds *sc)
 		const struct credtable_cred *c = &t->creds[i];
 		const char *ph = c->n_phantoms ? c->phantoms[0] : REDACTED;
 
-		s->pat[s->n_pat++] = (struct scrub_pat){ c->value.p, c->value.n, ph, strlen(ph) };
+		if (c->value.p)
+			s->pat[s->n_pat++] = (struct scrub_pat){ c->value.p, c->value.n, ph, strlen(ph) };
 		if (sc->basic_real[i].p) {
 			ph = sc->basic_phantom[i] ? sc->basic_phantom[i] : REDACTED;
 			s->pat[s->n_pat++] = (struct scrub_pat){ sc->basic_real[i].p, sc->basic_real[i].n, ph, strlen(ph) };

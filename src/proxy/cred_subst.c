@@ -51,7 +51,7 @@ int subst_creds_init(struct subst_creds *sc, const struct credtable *t)
 		struct credtable_secret ph = {};
 		int r;
 
-		if (c->inject != CREDTABLE_INJECT_BASIC)
+		if (c->inject != CREDTABLE_INJECT_BASIC || !c->value.p)
 			continue;
 		r = basic_secret(user, c->value.p, c->value.n, &sc->basic_real[i]);
 		if (r == 0 && c->n_phantoms) {

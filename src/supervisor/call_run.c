@@ -545,7 +545,10 @@ static void call_run(struct call *c)
 	/* the tool's proxy: what it may spend, its table written now (a
 	 * capture runs here the first time its value is needed; one that
 	 * fails refuses the call with its reason) */
-	r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), c->req.command, &creds_fd, why, sizeof(why));
+	r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), c->req.command,
+				toolbox_creds_intercepted(cordon_toolbox_creds(s->box), c->req.command,
+							  cordon_launch_policy(launch)),
+				&creds_fd, why, sizeof(why));
 	if (r == -ENOMEM)
 		goto oom;
 	if (r < 0)

@@ -379,10 +379,11 @@ static int table_cred(struct cred_store *s, size_t i, const struct toolbox_creds
 	size_t n_ph;
 	int r;
 
+	/* not granted: no client certificate either (the table refuses it) */
 	if (!(out->name = strdup(c->name)) || !(out->inject_name = strdup(c->inject_name)) ||
 	    !(out->format = strdup(c->format ? c->format : "")) || !(out->shape_prefix = strdup(c->shape.prefix)) ||
 	    !(out->tls_ca_pem = strdup(s->tls_cas[i] ? s->tls_cas[i] : "")) ||
-	    !(out->tls_cert_pem = strdup(s->tls_certs[i] ? s->tls_certs[i] : "")))
+	    !(out->tls_cert_pem = strdup(mine && s->tls_certs[i] ? s->tls_certs[i] : "")))
 		return -ENOMEM;
 	for (char **h = c->hosts; *h; h++)
 		if ((r = push_str(&out->hosts, &out->n_hosts, *h)) < 0)
@@ -408,7 +409,8 @@ static int table_cred(struct cred_store *s, size_t i, const struct toolbox_creds
 		    !(cr->reason = strdup(c->policy.rules[k].reason ? c->policy.rules[k].reason : "")))
 			return -ENOMEM;
 	}
-	if (s->tls_keys[i].p && (r = credtable_secret_set(&out->tls_key_pem, s->tls_keys[i].p, s->tls_keys[i].n)) < 0)
+	if (mine && s->tls_keys[i].p &&
+	    (r = credtable_secret_set(&out->tls_key_pem, s->tls_keys[i].p, s->tls_keys[i].n)) < 0)
 		return r;
 	if (mine) {
 		const struct credtable_secret *v;
@@ -423,31 +425,36 @@ static int table_cred(struct cred_store *s, size_t i, const struct toolbox_creds
 	return 0;
 }
 
-int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer,
+int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
 		     struct credtable **ret, char *err, size_t errlen)
 {
 	_cleanup_(credtable_freep) struct credtable *t = NULL;
 	int r;
 
 	*ret = NULL;
-	if (!s || !toolbox_creds_consumer(tc, consumer))
+	if (!s || !wanted)
 		return 0;
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->ca_cert_pem = strdup(s->ca_pem)) || !(t->creds = calloc(s->creds->n, sizeof(*t->creds))))
 		return -ENOMEM;
 	if ((r = credtable_secret_set(&t->ca_key_pem, s->ca_key.p, s->ca_key.n)) < 0)
 		return r;
-	/* the credentials granted here, each with the phantoms of the same
-	 * credential granted to other consumers (refused here). A credential
-	 * not granted here is not in the table: credtable wants a value for
-	 * each (see the report: non-consumers are not intercepted yet) */
-	for (size_t i = 0; i < s->creds->n; i++) {
-		if (!toolbox_creds_phantom(tc, s->creds->v[i].name, consumer))
-			continue;
-		r = table_cred(s, i, tc, consumer, &t->creds[t->n_creds++], err, errlen);
-		if (r < 0)
-			return r;
-	}
+	/* the credentials granted here first, each with the phantoms of the
+	 * same credential granted to other consumers (refused here); then
+	 * every other credential without a value, all its phantoms refused
+	 * (its hosts intercepted all the same: the first credential naming a
+	 * host sets its upstream side, so a granted one's client certificate
+	 * wins) */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->creds->n; i++) {
+			bool granted = toolbox_creds_phantom(tc, s->creds->v[i].name, consumer) != NULL;
+
+			if (granted != (pass == 0))
+				continue;
+			r = table_cred(s, i, tc, consumer, &t->creds[t->n_creds++], err, errlen);
+			if (r < 0)
+				return r;
+		}
 	r = credtable_check(t, err, errlen);
 	if (r < 0)
 		return r;
@@ -455,14 +462,14 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 	return 0;
 }
 
-int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
-			char *err, size_t errlen)
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
+			int *ret_fd, char *err, size_t errlen)
 {
 	_cleanup_(credtable_freep) struct credtable *t = NULL;
 	int pipefd[2], r;
 
 	*ret_fd = -1;
-	r = cred_store_table(s, tc, consumer, &t, err, errlen);
+	r = cred_store_table(s, tc, consumer, wanted, &t, err, errlen);
 	if (r < 0 || !t)
 		return r;
 	if (pipe2(pipefd, O_CLOEXEC) < 0)

@@ -34,13 +34,15 @@ int cred_store_value(struct cred_store *s, const char *name, const struct credta
 /* How many times capture name has run (tests, why). */
 unsigned cred_store_capture_runs(const struct cred_store *s, const char *name);
 
-/* consumer's table: the session CA, every credential it was granted (its
- * value, its phantom) and every credential host's other phantoms (refused
- * there). *ret NULL when consumer holds none. */
-int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer,
+/* consumer's table when its sandbox wants one (toolbox_creds_intercepted):
+ * the session CA, every credential it was granted (its value, its phantom,
+ * the other consumers' phantoms refused there) and every other credential
+ * of the session without a value (its hosts intercepted, all its phantoms
+ * refused). *ret NULL when not wanted or the session has no credentials. */
+int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
 		     struct credtable **ret, char *err, size_t errlen);
 /* consumer's table written to a pipe: *ret_fd its read end (for
  * cordon_run_opts.credentials_fd; the caller closes it), or -1 when
- * consumer holds no credential. */
-int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, int *ret_fd,
-			char *err, size_t errlen);
+ * there is none. */
+int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
+			int *ret_fd, char *err, size_t errlen);

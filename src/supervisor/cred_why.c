@@ -122,13 +122,33 @@ int cred_why(const struct cordon_tools *t, const char *consumer, const char *hos
 		return 0;
 	}
 	if (!held) {
+		struct cordon_tool_sandbox sb;
+		/* a tool's own sandbox (caller session): network host has no
+		 * proxy to intercept it, network none reaches nothing */
+		bool own = strcmp(consumer, CORDON_TOOLS_SESSION) != 0 &&
+			   cordon_tools_sandbox(t, CORDON_TOOLS_SESSION, consumer, &sb) == 0;
+
 		a.verdict = CRED_WHY_NOT_GRANTED;
 		snprintf(a.credential, sizeof(a.credential), "%s", other->name);
 		place(&a, &other->place);
-		snprintf(a.reason, sizeof(a.reason),
-			 "credential %s is spent at %s but not granted to %s: its phantom or value sent there is refused "
-			 "(403 credential-not-granted)",
-			 other->name, host, consumer);
+		if (own && sb.net_set && sb.net == CORDON_NET_HOST)
+			snprintf(a.reason, sizeof(a.reason),
+				 "credential %s is spent at %s but not granted to %s, whose network is host: no proxy "
+				 "intercepts it, so a phantom sent there reaches the upstream unrefused (worthless there); "
+				 "give it network proxy to have it refused",
+				 other->name, host, consumer);
+		else if (own && (!sb.net_set || sb.net == CORDON_NET_NONE))
+			snprintf(a.reason, sizeof(a.reason),
+				 "credential %s is spent at %s but not granted to %s, whose network is none: nothing "
+				 "reaches %s",
+				 other->name, host, consumer, host);
+		else
+			snprintf(a.reason, sizeof(a.reason),
+				 "credential %s is spent at %s but not granted to %s: on network proxy its proxy "
+				 "intercepts %s all the same, and any phantom of the session sent there is refused (403 "
+				 "credential-not-granted), a request without one passes unchanged; on network host "
+				 "nothing intercepts it",
+				 other->name, host, consumer, host);
 		*ret = a;
 		return 0;
 	}

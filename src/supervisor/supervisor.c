@@ -248,8 +248,10 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	{
 		char err[512];
 
-		r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), CORDON_TOOLS_SESSION, &so.credentials_fd,
-					err, sizeof(err));
+		/* the session's policy asked for one (toolbox_creds_apply):
+		 * a consumer, or on the proxy of a session with credentials */
+		r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), CORDON_TOOLS_SESSION,
+					c->credentials_fd > 2, &so.credentials_fd, err, sizeof(err));
 		if (r < 0) {
 			close(s->session_fd[1]);
 			s->session_fd[1] = -1;

@@ -12,7 +12,7 @@ cat > "$P" <<'EOF'
 {
   "command_policies": {
     "approval_backends": { "me": { "type": "terminal", "timeout_secs": 30, "default": "deny" } },
-    "commands": { "gh": { "executable": "/usr/bin/true" }, "other": { "executable": "/usr/bin/true" } }
+    "commands": { "gh": { "executable": "/usr/bin/true" }, "other": { "executable": "/usr/bin/true" }, "onhost": { "executable": "/usr/bin/true", "sandbox": { "network": { "mode": "host" } } }, "onproxy": { "executable": "/usr/bin/true", "sandbox": { "network": { "mode": "proxy", "allow_domains": ["api.github.com"] } } } }
   },
   "credentials": {
     "github": {
@@ -46,6 +46,13 @@ for p in "/repos/o/../r/issues/1" "/repos/o/%2e%2e/issues/1" "/repos//o/r/issues
 done
 why --host api.github.com --path /repos/o/r/issues/1 --method GET --command other
 expect "a consumer it is not granted to: refused, credential-not-granted" eval '[ $RC = 1 ] && has "$OUT" "not granted to other"'
+expect "... its network is none: nothing reaches the host" has "$OUT" "whose network is none"
+why --host api.github.com --path /repos/o/r/issues/1 --method GET --command onproxy
+expect "a non-consumer on the proxy: refused, its proxy intercepts the host all the same" eval \
+	'[ $RC = 1 ] && has "$OUT" "not granted to onproxy" && has "$OUT" "intercepts api.github.com all the same"'
+why --host api.github.com --path /repos/o/r/issues/1 --method GET --command onhost
+expect "a non-consumer on network host: said to be not intercepted" eval \
+	'has "$OUT" "not granted to onhost, whose network is host: no proxy intercepts it"'
 why --host api.github.com --path /repos/o/r/issues/1 --method GET
 expect "... the session likewise" eval '[ $RC = 1 ] && has "$OUT" "not granted to session"'
 why --host example.org --path / --method GET --command gh

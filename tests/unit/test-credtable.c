@@ -114,6 +114,46 @@ Test(credtable, refuses_an_incoherent_table)
 	credtable_free(t);
 }
 
+/* A credential not granted here: no value, no phantom of its own, every
+ * phantom of the session as others; its hosts are intercepted all the
+ * same. It round-trips; a value-less entry with a phantom or a client
+ * certificate is refused. */
+Test(credtable, an_entry_without_a_value)
+{
+	struct credtable *t = sample(), *u = NULL;
+	struct credtable_cred *c = &t->creds[0];
+	char err[256];
+	int p[2];
+
+	credtable_secret_clear(&c->value);
+	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "no value, a phantom of its own: refused");
+	free(c->phantoms[0]);
+	c->phantoms[0] = NULL;
+	c->n_phantoms = 0;
+	cr_assert_eq(credtable_check(t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	cr_assert_eq(credtable_write(p[1], t), 0);
+	close(p[1]);
+	cr_assert_eq(credtable_read(p[0], &u), 0);
+	close(p[0]);
+	cr_assert_eq(u->n_creds, 1);
+	cr_assert_null(u->creds[0].value.p, "no value on the wire, none read");
+	cr_assert_eq(u->creds[0].n_phantoms, 0);
+	cr_assert_str_eq(u->creds[0].others[0], others[0]);
+	cr_assert_str_eq(u->creds[0].hosts[0], hosts[0]);
+	credtable_free(u);
+	cr_assert_eq(credtable_secret_set(&c->tls_key_pem, "k", 1), 0);
+	free(c->tls_cert_pem);
+	c->tls_cert_pem = strdup("cert");
+	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "no value, a client certificate: refused");
+	credtable_secret_clear(&c->tls_key_pem);
+	free(c->tls_cert_pem);
+	c->tls_cert_pem = strdup("");
+	cr_assert_eq(credtable_secret_set(&c->value, "", 0), 0);
+	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "an empty value is not the absence of one");
+	credtable_free(t);
+}
+
 Test(credtable, refuses_truncated_and_padded_bodies)
 {
 	struct credtable *t = sample(), *u = NULL;

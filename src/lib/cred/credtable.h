@@ -29,9 +29,11 @@
  * The supervisor's side, once per session then per sandbox:
  *   credtable_secure_init()                  refuse credentials if it fails
  *   tls_ca_make(every credential host)       the session CA (tls_ca.h), shared
- *   per sandbox: a struct credtable with the credentials its consumers were
- *   granted (phantoms: theirs; others: the session's other phantoms of the
- *   credential), the CA; pipe2(O_CLOEXEC); credtable_write(w); close(w);
+ *   per sandbox whose network is proxy: a struct credtable with every
+ *   credential of the session, those its consumers were granted with their
+ *   value (phantoms: theirs; others: the session's other phantoms of the
+ *   credential), the others without a value (others: all its phantoms), the
+ *   CA; pipe2(O_CLOEXEC); credtable_write(w); close(w);
  *   clear FD_CLOEXEC on r in the child that execs the runner:
  *     cordon exec --net proxy --allow-domain HOST... --credentials-fd R -- CMD
  *   The runner reads the public part, the proxy (cordon-supervisor proxy
@@ -118,7 +120,10 @@ struct credtable_cred {
 	char *tls_ca_pem;               /* "" : the system roots */
 	char *tls_cert_pem;             /* "" : no client certificate */
 	struct credtable_secret tls_key_pem;   /* with tls_cert_pem, or absent */
-	struct credtable_secret value;  /* the real value: never NUL, CR or LF inside */
+	struct credtable_secret value;  /* the real value: never NUL, CR or LF inside;
+					 * p NULL: not granted here (no phantoms, no client
+					 * certificate): its hosts are intercepted so that
+					 * the session's phantoms of it are refused there */
 };
 
 struct credtable {
@@ -146,7 +151,8 @@ static inline void credtable_freep(struct credtable **t)
 }
 
 /* Whether t is coherent: every credential has a name, a host, an inject
- * kind and a value without CR, LF or NUL; a client certificate and key come
+ * kind and a value without CR, LF or NUL, or no value, no phantom and no
+ * client certificate (not granted here); a client certificate and key come
  * together; the CA is there. -EINVAL with why in err. */
 int credtable_check(const struct credtable *t, char *err, size_t errlen);
 

@@ -169,13 +169,28 @@ bool toolbox_creds_consumer(const struct toolbox_creds *c, const char *consumer)
 	return false;
 }
 
+bool toolbox_creds_intercepted(const struct toolbox_creds *c, const char *consumer, const struct cordon_policy *p)
+{
+	if (toolbox_creds_consumer(c, consumer))
+		return true;
+	return c && c->creds && c->creds->n && cordon_policy_net(p) == CORDON_NET_PROXY;
+}
+
 int toolbox_creds_apply(const struct toolbox_creds *c, const char *consumer, struct cordon_policy *p,
 			struct cordon_error *reterr)
 {
 	int r;
 
-	if (!toolbox_creds_consumer(c, consumer))
+	if (!toolbox_creds_consumer(c, consumer)) {
+		/* not a consumer, on the proxy: its proxy intercepts every
+		 * credential host with a table that grants nothing, so a
+		 * phantom learnt from a consumer is refused there, never
+		 * tunnelled to the upstream (network host: no proxy to do it,
+		 * see cordon why) */
+		if (toolbox_creds_intercepted(c, consumer, p))
+			return cordon_policy_set_credentials(p);
 		return 0;
+	}
 	/* the way to the credential's hosts is the proxy, which holds the
 	 * value: whatever the consumer's own network said (a tool whose
 	 * network is written "none" was refused at load) */

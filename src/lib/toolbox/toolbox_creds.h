@@ -34,8 +34,15 @@ const struct toolbox_phantom *toolbox_creds_phantoms(const struct toolbox_creds 
 const char *toolbox_creds_phantom(const struct toolbox_creds *c, const char *cred, const char *consumer);
 /* Does consumer hold any credential? */
 bool toolbox_creds_consumer(const struct toolbox_creds *c, const char *consumer);
+/* Does the sandbox of consumer whose policy is p get a credential table
+ * (its proxy intercepting every credential host of the session)? A
+ * consumer always; any other sandbox of a session with credentials whose
+ * network is proxy (the session's phantoms, not granted there, are refused
+ * at its proxy). Network host cannot be intercepted; none reaches nothing. */
+bool toolbox_creds_intercepted(const struct toolbox_creds *c, const char *consumer, const struct cordon_policy *p);
 /* consumer's policy (after everything withheld is gone from it): its
- * phantoms set, network proxy with every granted credential's hosts. */
+ * phantoms set, network proxy with every granted credential's hosts; a
+ * credential table for every sandbox toolbox_creds_intercepted names. */
 int toolbox_creds_apply(const struct toolbox_creds *c, const char *consumer, struct cordon_policy *p,
 			struct cordon_error *reterr);
 /* The toolbox's (NULL for a toolbox without credentials). */
