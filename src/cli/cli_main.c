@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cordon/runner.h"
 #include "proxy_main.h"
+#include "stdfd.h"
 
 /* /proc/PID/cmdline is readable by every local user, and it reads our argv
  * memory as it is now: once parsed (and copied), the values typed after
@@ -60,6 +61,13 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 			return 1;
 		}
 		return cordon_proxy_main(argc - 1, argv + 1, ops ? ops->proxy_intercept_load : NULL);
+	}
+
+	/* No fd the CLI makes may pose as its stdio (the runner and the
+	 * proxy, above, see to their own). */
+	if (stdfd_sanitise() < 0) {
+		cli_say("cannot open /dev/null over a closed fd 0, 1 or 2");
+		return CLI_EXIT_REFUSED;
 	}
 
 	/* The native provider runs the lean binary as its runner: this one,

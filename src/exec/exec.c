@@ -61,6 +61,7 @@
 #include "trust.h"
 #include "policy.h"
 #include "process.h"
+#include "stdfd.h"
 #include "runner.h"
 
 extern char **environ;
@@ -191,6 +192,14 @@ static int exec_main(int argc, char **argv, bool self_is_cordon)
 	char err[512];
 	int r;
 
+	/* Before any fd of ours: with 0, 1 or 2 closed by the caller, the
+	 * proxy's socket or a pipe would land there, taken for the command's
+	 * stdio (and refused as the proxy's --control-fd). */
+	r = stdfd_sanitise();
+	if (r < 0) {
+		exec_say("stdio", "cannot open /dev/null over a closed fd 0, 1 or 2: %s", strerror(-r));
+		return EXEC_EXIT_FAILED;
+	}
 	r = exec_parse(argc, argv, &f, err, sizeof(err));
 	/* First, so that every failure after this is reported on it. */
 	if (f.status_fd >= 0 && status_channel_open(f.status_fd) < 0) {

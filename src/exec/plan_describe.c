@@ -316,7 +316,8 @@ void describe_landlock(const struct plan *p, const struct step *s, unsigned uid,
 
 void describe_seccomp(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
-	fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, io_uring, bpf, perf_event_open, "
+	fprintf(out, "seccomp (EPERM): ptrace, process_vm_*, pidfd_getfd, process_madvise, process_mrelease, kcmp, "
+		     "io_uring, bpf, perf_event_open, "
 		     "userfaultfd, keyrings, kexec, modules, the mount API, setns, unshare and "
 		     "namespace clones, personality, acct, swap, reboot, syslog, TIOCSTI/TIOCLINUX, "
 		     "sockets other than unix/%snetlink%s; other syscall ABIs killed\n",

@@ -136,6 +136,31 @@ libc.ptrace(17, pid, None, None)  # PTRACE_DETACH
 print("ptrace: attached")
 EOF
 
+# pidfd_getfd of fd 1 of a process: "child" (one it forks: same uid, its
+# own, so ptrace's check passes) or "parent"
+cat > "$BASE/bin/pidfd.py" <<'EOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+if sys.argv[1] == "child":
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+else:
+    pid = os.getppid()
+pidfd = os.pidfd_open(pid)
+fd = libc.syscall(ctypes.c_long(438), ctypes.c_int(pidfd), ctypes.c_int(1), ctypes.c_uint(0))  # pidfd_getfd
+err = ctypes.get_errno()
+if sys.argv[1] == "child":
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+if fd < 0:
+    print("pidfd_getfd:", os.strerror(err))
+    sys.exit(1)
+print("pidfd_getfd: took fd 1 of", pid, "as", fd)
+EOF
+
 # A listener that records anything reaching it: KIND PORTFILE MARKFILE [NAME]
 cat > "$BASE/bin/listen.py" <<'EOF'
 import os, socket, sys
@@ -306,6 +331,18 @@ if control "ptrace a sibling" bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace
         j=$(crun "$WS" -- bash -c "sleep 30 & p=\$!; '$PY' '$BASE/bin/ptrace.py' \$p; r=\$?; kill -9 \$p; exit \$r")
         expect_denied "ptrace attach to a sibling" "$j"
 fi
+
+# pidfd_getfd: taking another process's fds (its own child's, its parent's)
+for t in child parent; do
+        if control "pidfd_getfd of a $t's fd" bash -c "'$PY' '$BASE/bin/pidfd.py' $t; exit \$?"; then
+                j=$(crun "$WS" -- bash -c "'$PY' '$BASE/bin/pidfd.py' $t; exit \$?")
+                expect_denied "pidfd_getfd of a $t's fd" "$j"
+                if ! field output <<<"$j" | grep -q 'pidfd_getfd: Operation not permitted'; then
+                        not_ok "pidfd_getfd of a $t's fd: not EPERM"
+                        diag "$j"
+                fi
+        fi
+done
 
 # kill -9 of a host pid
 sleep 300 &

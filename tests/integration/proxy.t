@@ -765,6 +765,38 @@ else
         not_ok "200 concurrent under a low fd limit" "$out" "$(cat "$dir/px2.err")"
 fi
 
+# ---- closed stdio ----------------------------------------------------------------
+# With fd 0, 1 or 2 closed, the runner's first fd (the proxy's socketpair)
+# landed there and the proxy refused --control-fd 0: the runner (and the
+# CLI) now put /dev/null on a closed standard fd before making any. The
+# command runs (exit 7) and none of its standard fds is a socket (9).
+stdcheck='for f in 0 1 2; do [ -S /proc/self/fd/$f ] && exit 9; done; exit 7'
+for closed in '<&-' '<&- >&-' '<&- >&- 2>&-' '>&- 2>&-'; do
+        eval "\"\$CORDON\" exec --net proxy -- sh -c \"\$stdcheck\" $closed"
+        rc=$?
+        if [ $rc -eq 7 ]; then
+                ok "the runner with --net proxy and $closed: the proxy starts, no socket on the command's stdio"
+        else
+                not_ok "the runner with --net proxy and $closed: rc=$rc (7 expected)"
+        fi
+        eval "\"\$CORDON\" run --net proxy --workspace \"\$ws\" -- sh -c \"\$stdcheck\" $closed"
+        rc=$?
+        if [ $rc -eq 7 ]; then
+                ok "cordon run --net proxy with $closed: the proxy starts, no socket on the command's stdio"
+        else
+                not_ok "cordon run --net proxy with $closed: rc=$rc (7 expected)"
+        fi
+done
+# the control: the same run with stdin open shows the command's
+# own exit, so 7 above is the command's, not a coincidence
+"$CORDON" exec --net proxy -- sh -c "$stdcheck" </dev/null
+rc=$?
+if [ $rc -eq 7 ]; then
+        ok "control: the runner with --net proxy and stdin open: exit 7"
+else
+        not_ok "control: the runner with --net proxy and stdin open: rc=$rc"
+fi
+
 # ---- front ends ------------------------------------------------------------------
 out=$("$CORDON" exec --isolation light --net proxy -- true 2>&1)
 rc=$?

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
+#include <linux/kcmp.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -57,6 +59,18 @@
 #endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_process_mrelease
+#define __NR_process_mrelease 448
+#endif
+#ifndef MADV_COLD
+#define MADV_COLD 20
 #endif
 
 static const struct seccomp_opts defaults = { 0 };
@@ -186,6 +200,75 @@ static int try_process_vm_readv(const void *arg)
 	struct iovec l = { dst, sizeof(dst) }, r = { src, sizeof(src) };
 
 	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) < 0 ? errno : 0;
+}
+
+/* A child of the attempting process (its own, same uid: ptrace may reach
+ * it), or the process itself when ARG is NULL; pidfd_getfd of its fd 1. */
+static int try_pidfd_getfd(const void *arg)
+{
+	pid_t pid = getpid();
+	int pidfd, fd, r = 0;
+
+	if (arg) {
+		pid = fork();
+		if (pid < 0)
+			return CHILD_SETUP_FAILED;
+		if (pid == 0) {
+			alarm(5);
+			for (;;)
+				pause();
+		}
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = CHILD_SETUP_FAILED;
+	} else {
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, 1, 0);
+		r = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		close(pidfd);
+	}
+	if (arg) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return r;
+}
+
+/* pidfd-addressed calls on the process itself: the control shows the
+ * kernel allows them (or fails them for another reason, not EPERM). */
+enum pidfd_call { CALL_MADVISE, CALL_MRELEASE };
+
+static int try_pidfd_call(const void *arg)
+{
+	static char page[4096] __attribute__((aligned(4096))) = { 1 };
+	struct iovec v = { page, sizeof(page) };
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	long r;
+
+	if (pidfd < 0)
+		return CHILD_SETUP_FAILED;
+	if ((enum pidfd_call)(intptr_t)arg == CALL_MADVISE)
+		r = syscall(__NR_process_madvise, pidfd, &v, 1, MADV_COLD, 0);
+	else /* EINVAL without EPERM: this process is not being killed */
+		r = syscall(__NR_process_mrelease, pidfd, 0);
+	r = r < 0 ? errno : 0;
+	close(pidfd);
+	return (int)r;
+}
+
+static int try_kcmp(const void *arg)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	long r;
+
+	if (fd < 0)
+		return CHILD_SETUP_FAILED;
+	r = syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd, fd);
+	r = r < 0 ? errno : 0;
+	close(fd);
+	return (int)r;
 }
 
 static int try_io_uring_setup(const void *arg)
@@ -460,6 +543,19 @@ Test(seccomp, ptrace_attach_sibling)
 	expect_denied(&a, 0, "ptrace(PTRACE_ATTACH)");
 	expect_denied(&(struct attempt){ .attempt = try_process_vm_readv }, 0, "process_vm_readv");
 	stop(sibling);
+}
+
+/* Another process's fds, memory or kernel objects through a pidfd or a
+ * pid: the control takes an fd of a child it owns (and of itself). */
+Test(seccomp, pidfd_getfd_and_kin)
+{
+	expect_denied(&(struct attempt){ .attempt = try_pidfd_getfd, .arg = "child" }, 0, "pidfd_getfd(own child)");
+	expect_denied(&(struct attempt){ .attempt = try_pidfd_getfd }, 0, "pidfd_getfd(self)");
+	expect_denied(&(struct attempt){ .attempt = try_pidfd_call, .arg = (void *)(intptr_t)CALL_MADVISE }, 0,
+		      "process_madvise(MADV_COLD)");
+	expect_denied(&(struct attempt){ .attempt = try_pidfd_call, .arg = (void *)(intptr_t)CALL_MRELEASE }, EINVAL,
+		      "process_mrelease");
+	expect_denied(&(struct attempt){ .attempt = try_kcmp }, 0, "kcmp(KCMP_FILE)");
 }
 
 Test(seccomp, io_uring_setup)

@@ -392,3 +392,39 @@ Test(spawn, caller_fds_crossed_onto_0_1_2)
 	close(a[0]);
 	close(b[0]);
 }
+
+/* A caller with 0, 1 and 2 closed: the pipes cordon_spawn makes would land
+ * there, and the child's dup2 onto its stdio overwrite one before copying
+ * it. Confined, through the proxy (whose socketpair in the runner would
+ * land on 0 too): the command's output is captured whole, its exit kept. */
+Test(spawn, caller_with_stdio_closed)
+{
+	pid_t pid;
+	int ws;
+
+	skip_unless_native();
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct cordon_launch_opts o = { .net_set = true, .net = CORDON_NET_PROXY };
+		struct cordon_launch *l = launch(&o);
+		struct cordon_child *c = NULL;
+		struct cordon_result *res = NULL;
+		const char *argv[] = { "/bin/sh", "-c",
+				       "for f in 0 1 2; do [ -S /proc/self/fd/$f ] && exit 9; done; echo captured; exit 5",
+				       NULL };
+
+		close(0);
+		close(1);
+		close(2);
+		if (cordon_spawn(l, argv, NULL, NULL, &c, NULL) < 0)
+			_exit(12);
+		if (cordon_wait(c, &res) < 0)
+			_exit(13);
+		if (res->exit_code != 5)
+			_exit(res->exit_code == 9 ? 15 : 14);
+		_exit(res->output_len == 9 && strcmp(res->output, "captured\n") == 0 ? 0 : 16);
+	}
+	cr_assert_eq(waitpid(pid, &ws, 0), pid);
+	cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the child failed at step %d", WEXITSTATUS(ws));
+}

@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "syscall_filter.h"
 
@@ -140,4 +141,32 @@ Test(seccomp_bpf, precompiled_proxy_matches_libseccomp)
 	cr_assert_eq(seccomp_precompiled(&(struct seccomp_opts){ .no_spawn = true }, &pb, &nb), -EINVAL);
 	cr_assert_eq(seccomp_precompiled(&(struct seccomp_opts){ .no_spawn = true, .deny_memfd = true,
 								 .deny_inet = true }, &pb, &nb), -EINVAL);
+}
+
+/* Every main program (the runner's four, the proxy's) tests the number of
+ * each call that reaches another process's fds, memory or kernel objects
+ * (a rule the comparison above would carry away unseen if it went): the
+ * live test (tests/live/test-seccomp.c) makes the attempts. */
+Test(seccomp_bpf, every_program_names_the_cross_process_calls)
+{
+	static const long nrs[] = { 438 /* pidfd_getfd */, 440 /* process_madvise */,
+				    448 /* process_mrelease */, __NR_kcmp, __NR_process_vm_readv, __NR_ptrace };
+	const struct seccomp_opts progs[] = {
+		{ 0 }, { .deny_inet = true }, { .deny_memfd = true }, { .deny_inet = true, .deny_memfd = true },
+		{ .deny_memfd = true, .no_spawn = true },
+	};
+
+	for (size_t p = 0; p < sizeof(progs) / sizeof(progs[0]); p++) {
+		const struct sock_filter *pre;
+		size_t n;
+
+		cr_assert_eq(seccomp_precompiled(&progs[p], &pre, &n), 0);
+		for (size_t k = 0; k < sizeof(nrs) / sizeof(nrs[0]); k++) {
+			bool found = false;
+
+			for (size_t i = 0; i < n && !found; i++)
+				found = pre[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && pre[i].k == (unsigned)nrs[k];
+			cr_assert(found, "program %zu does not test syscall %ld", p, nrs[k]);
+		}
+	}
 }

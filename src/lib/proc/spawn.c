@@ -21,6 +21,7 @@
 #include "cleanup.h"
 #include "process.h"
 #include "runlimits.h"
+#include "stdfd.h"
 
 struct capture {
 	char *buf;
@@ -142,6 +143,11 @@ static int status_pipe(int fd, int *ret_r, int *ret_w)
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
+	p[0] = stdfd_move_above(p[0]);
+	if (p[0] < 0) {
+		close(p[1]);
+		return p[0];
+	}
 	w = fcntl(p[1], F_DUPFD_CLOEXEC, fd + 1);
 	close(p[1]);
 	if (w < 0) {
@@ -245,12 +251,26 @@ struct spawn_child *spawn_child_free(struct spawn_child *c)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct spawn_child *, spawn_child_free)
 
+/* Both ends above 2: a caller with its stdio closed would otherwise get
+ * them on 0..2, where the child's dup2 onto its stdio overwrites one
+ * before copying it (and a dup2 onto itself keeps close-on-exec). */
 static int make_pipe(int *ret_r, int *ret_w)
 {
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
+	p[0] = stdfd_move_above(p[0]);
+	p[1] = stdfd_move_above(p[1]);
+	if (p[0] < 0 || p[1] < 0) {
+		int r = p[0] < 0 ? p[0] : p[1];
+
+		if (p[0] >= 0)
+			close(p[0]);
+		if (p[1] >= 0)
+			close(p[1]);
+		return r;
+	}
 	*ret_r = p[0];
 	*ret_w = p[1];
 	return 0;
