@@ -197,8 +197,9 @@ CORDON_API int cordon_launch_new_tool(const struct cordon_tool_sandbox *sb, cons
  * executable resolved once (cordon_tools_resolve on path_env, never from
  * one of session_writable), what executing it needs (its ELF and #!
  * closure, computed once per session, memoised), and each caller ->
- * command edge's launch, built on first use and kept: the tool's own
- * sandbox (cordon_policy_new_tool): reads restricted to the baseline and
+ * command edge's launch, built on first use (cordon_launch_new_tool, from
+ * the edge's sandbox) and kept: the tool's own sandbox
+ * (cordon_policy_new_tool): reads restricted to the baseline and
  * fs_read, writes to fs_write, the execute-only gate open for the tool's
  * closure, exec_paths and the shim only, the binary run from the fd the
  * caller opens (cordon_policy_exec_from_fd), the edge's network,

@@ -5,7 +5,8 @@
  * the merge `cordon run` used to do by hand in the CLI (profile limits under
  * the flags, a shallow copy of the profile to drop writes on a mode change,
  * the policy set one setter at a time), kept in one place so the supervisor
- * does not copy it.
+ * does not copy it. A tool's launch (launch_tool.c) shares its checks of the
+ * limits and its end (launch_finish).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -27,7 +27,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_launch *, cordon_launch_free)
 /* The sandbox as a policy: restricted reads, the grants, the execute-only
  * gate open for the closure, exec_paths and the shim, the network, the
  * environment; then the caller's finish_policy. */
-static int tool_policy(const struct cordon_tool_sandbox *sb, const struct cordon_launch_tool_opts *o,
+static int sandbox_policy(const struct cordon_tool_sandbox *sb, const struct cordon_launch_tool_opts *o,
 		       struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
@@ -120,7 +120,7 @@ static int launch_tool_build(const struct cordon_tool_sandbox *sb, const struct 
 	if (r < 0)
 		return r;
 	*stage = CORDON_LAUNCH_STAGE_POLICY;
-	r = tool_policy(sb, o, &l->policy, reterr);
+	r = sandbox_policy(sb, o, &l->policy, reterr);
 	if (r < 0)
 		return r;
 	r = launch_finish(l, &finish, stage, reterr);

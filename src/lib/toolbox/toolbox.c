@@ -12,7 +12,9 @@
  * binary runs from the fd the supervisor checked (exec_from_fd) and may
  * execute only its closure (the loader, its libraries, a script's
  * interpreters), exec_paths and, when it may call other tools, the shim.
- * Its network, environment and limits are the edge's sandbox's.
+ * Its network, environment and limits are the edge's sandbox's. The launch
+ * builds that policy, the limits and run options from the sandbox
+ * (cordon_launch_new_tool); the toolbox adds only what is its own.
  *
  * A tool's inputs are the tool's: its HOME is a private directory of its
  * own for each caller (cordon_toolbox_set_homes), made outside every
