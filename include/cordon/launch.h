@@ -146,14 +146,60 @@ CORDON_API int cordon_launch_why_new(const struct cordon_profile_handle *profile
 CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *const *argv,
 				     struct cordon_confined **ret, struct cordon_error *reterr);
 
+/* ---- A tool's launch: from its command policy's sandbox -------------------
+ *
+ * The input form of a controlled command's launch: the edge's compiled
+ * sandbox (cordon_tools_sandbox: fs_read, fs_write, exec_paths, network,
+ * environment, limits) plus what the caller resolved once for the command
+ * (its executable and execute closure, the shims it may call). The launch
+ * builds the tool's policy (cordon_policy_new_tool, then the sandbox's
+ * grants in one fixed order), its limits (checked as a profile's are, with
+ * the same table, cordon_limit_range, and in the same order as
+ * cordon_launch_new: limits, policy, backend, what the limits need) and its
+ * run options. The toolbox (cordon_toolbox_launch) builds every tool's
+ * launch through it and adds only what is the toolbox's in finish_policy.
+ */
+struct cordon_launch_tool_opts {
+	size_t size;                      /* CORDON_LAUNCH_TOOL_OPTS_INIT sets it */
+	const char *workspace;            /* the profile's (cordon_profile_workspace) */
+	const char *executable;           /* canonical; run from the fd its caller checks
+					   * (cordon_policy_exec_from_fd), never by path */
+	const char *const *exec_closure;  /* executable in the gate: the binary, its loader,
+					   * libraries, a script's interpreters */
+	const char *shim_path;            /* with shims non-empty: the broker and its shim */
+	const char *const *shims;         /* the commands this tool may call */
+	const char *const *withheld_env;  /* never passed, whatever allow_vars says */
+	/* As cordon_launch_opts': this launch's backend, unprobed; else the
+	 * selected one. Anything but native is refused (the execute-only
+	 * gate and the broker are the native runner's). */
+	bool backend_set;
+	enum cordon_backend backend;
+	/* Called on the policy after the sandbox's own part (PYTHONSAFEPATH
+	 * last of it): the caller's (the toolbox: the tool's private HOME, its
+	 * phantoms, what the session hides). */
+	int (*finish_policy)(void *userdata, struct cordon_policy *p, struct cordon_error *reterr);
+	void *finish_userdata;
+	enum cordon_launch_stage *failed_stage;
+	/* new fields go here, at the end */
+};
+#define CORDON_LAUNCH_TOOL_OPTS_INIT { .size = sizeof(struct cordon_launch_tool_opts) }
+
+/* sb: the edge's sandbox (owned by the caller, not kept). Refuses a limit
+ * under what a run needs (-EINVAL, the message cordon_launch_new gives a
+ * profile's, without the place), a grant a setter refuses, a backend other
+ * than native (-EOPNOTSUPP), limits that cannot be enforced here. */
+CORDON_API int cordon_launch_new_tool(const struct cordon_tool_sandbox *sb, const struct cordon_launch_tool_opts *opts,
+				      struct cordon_launch **ret, struct cordon_error *reterr);
+
 /* ---- Toolbox: a session's tools, ready to launch ---------------------------
  *
  * What the supervisor starts a session with: every controlled command's
  * executable resolved once (cordon_tools_resolve on path_env, never from
  * one of session_writable), what executing it needs (its ELF and #!
  * closure, computed once per session, memoised), and each caller ->
- * command edge's launch, built on first use and kept: the tool's own
- * sandbox (cordon_policy_new_tool): reads restricted to the baseline and
+ * command edge's launch, built on first use (cordon_launch_new_tool, from
+ * the edge's sandbox) and kept: the tool's own sandbox
+ * (cordon_policy_new_tool): reads restricted to the baseline and
  * fs_read, writes to fs_write, the execute-only gate open for the tool's
  * closure, exec_paths and the shim only, the binary run from the fd the
  * caller opens (cordon_policy_exec_from_fd), the edge's network,

@@ -516,3 +516,150 @@ Test(launch, why_from_launch_opts)
 	cordon_why_free(w);
 	cordon_profile_free(p);
 }
+
+/* A tool's launch (cordon_launch_new_tool) is built from its command
+ * policy's sandbox: the sandbox the compiled profile gives for an edge
+ * goes in as it is, and the launch makes the policy (the grants, the
+ * execute-only gate open for the closure only, the environment), the
+ * limits and the run options, then the caller's finish_policy on top. */
+struct finish_seen {
+	int calls;
+	const struct cordon_policy *p;
+};
+
+static int note_finish(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
+{
+	struct finish_seen *s = userdata;
+
+	s->calls++;
+	s->p = p;
+	return cordon_policy_set_env(p, "FROM_FINISH", "1", reterr);
+}
+
+static int pair_count(const struct cordon_confined *c, const char *flag, const char *value)
+{
+	int n = 0;
+
+	for (size_t i = 1; c->argv[i]; i++)
+		n += strcmp(c->argv[i - 1], flag) == 0 && strcmp(c->argv[i], value) == 0;
+	return n;
+}
+
+static struct cordon_profile_handle *load_tool(const char *limits, struct cordon_tool_sandbox *sb)
+{
+	char text[2048];
+	struct cordon_profile_handle *p;
+
+	snprintf(text, sizeof(text),
+		 "{ \"command_policies\": { \"commands\": {\n"
+		 "  \"ctool\": { \"executable\": \"/bin/true\", \"sandbox\": {\n"
+		 "     \"fs_read\": [\"$WORKSPACE\"], \"fs_write\": [\"$WORKSPACE/build\"],\n"
+		 "     \"environment\": { \"set_vars\": { \"TOOLVAR\": \"1\" } },\n"
+		 "     \"limits\": %s } } } } }\n",
+		 limits);
+	write_profile(text);
+	p = load(ws);
+	cr_assert_not_null(cordon_profile_tools(p));
+	cr_assert_eq(cordon_tools_sandbox(cordon_profile_tools(p), CORDON_TOOLS_SESSION, "ctool", sb), 0);
+	return p;
+}
+
+Test(launch, tool_launch_is_built_from_its_sandbox)
+{
+	struct cordon_tool_sandbox sb;
+	struct cordon_profile_handle *p = load_tool("{ \"timeout\": \"5s\", \"max_open_files\": 64 }", &sb);
+	struct cordon_launch_tool_opts o = CORDON_LAUNCH_TOOL_OPTS_INIT;
+	struct finish_seen seen = {};
+	struct cordon_launch *l = NULL;
+	struct cordon_run_opts ro = { .cwd = "/" };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	char *exe = NULL, build_canon[PATH_MAX + 32];
+	const char *closure[2] = { NULL, NULL }, *argv[] = { "true", NULL };
+
+	cr_assert_eq(cordon_canonicalize("/bin/true", &exe, NULL), 0);
+	closure[0] = exe;
+	snprintf(build_canon, sizeof(build_canon), "%s/build", canon_ws);
+	o.workspace = cordon_profile_workspace(p);
+	o.executable = exe;
+	o.exec_closure = closure;
+	o.backend_set = true;
+	o.backend = CORDON_BACKEND_NATIVE;
+	o.finish_policy = note_finish;
+	o.finish_userdata = &seen;
+	cr_assert_eq(cordon_launch_new_tool(&sb, &o, &l, &e), 0, "%s", e.message);
+	/* finish_policy ran once, on the very policy the launch keeps */
+	cr_assert_eq(seen.calls, 1);
+	cr_assert_eq(seen.p, cordon_launch_policy(l));
+	cr_assert_eq(cordon_launch_backend(l)->backend, CORDON_BACKEND_NATIVE);
+	/* the sandbox's limits, as a profile's become the run's */
+	cordon_launch_run_opts(l, &ro);
+	cr_assert_eq(ro.timeout_ms, 5000);
+	cr_assert_not_null(cordon_launch_limits(l));
+	cr_assert_eq(cordon_launch_limits(l)->open_files, 64);
+	cr_assert(has(cordon_writable_roots(cordon_launch_policy(l)), build_canon));
+
+	cr_assert_eq(cordon_launch_confine(l, argv, &c, &e), 0, "%s", e.message);
+	cr_expect_eq(pair_count(c, "--exec", exe), 1, "the closure is executable, once");
+	cr_expect(has((const char *const *)c->envp, "TOOLVAR=1"));
+	cr_expect(has((const char *const *)c->envp, "PYTHONSAFEPATH=1"));
+	cr_expect(has((const char *const *)c->envp, "FROM_FINISH=1"));
+	cordon_confined_free(c);
+	cordon_launch_free(l);
+
+	/* anything but the native runner cannot hold a tool's gate */
+	o.backend = CORDON_BACKEND_BWRAP;
+	l = NULL;
+	cr_assert_eq(cordon_launch_new_tool(&sb, &o, &l, &e), -EOPNOTSUPP);
+	cr_assert_null(l);
+	cr_assert_not_null(strstr(e.message, "needs the native runner"), "%s", e.message);
+	/* no sandbox, no launch */
+	cr_assert_eq(cordon_launch_new_tool(NULL, &o, &l, &e), -EINVAL);
+	free(exe);
+	cordon_profile_free(p);
+}
+
+/* A count under what a run needs is refused on the tool's road with the
+ * profile road's words (one check, one table), before any policy is
+ * built. */
+Test(launch, tool_limit_too_small_is_refused_as_a_profiles)
+{
+	struct cordon_tool_sandbox sb;
+	struct cordon_profile_handle *p;
+	struct cordon_launch_tool_opts o = CORDON_LAUNCH_TOOL_OPTS_INIT;
+	struct cordon_launch_opts po = { NATIVE };
+	struct finish_seen seen = {};
+	enum cordon_launch_stage stage = CORDON_LAUNCH_STAGE_OPTIONS;
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {}, pe = {};
+	static const char *const cases[][2] = {
+		{ "{ \"max_processes\": 2 }", "limits.max_processes 2 is too few: the runner itself needs 4" },
+		{ "{ \"max_open_files\": 8 }", "limits.max_open_files 8 is too few: the runner needs 16" },
+	};
+
+	o.backend_set = true;
+	o.backend = CORDON_BACKEND_NATIVE;
+	o.finish_policy = note_finish;
+	o.finish_userdata = &seen;
+	o.failed_stage = &stage;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+
+		p = load_tool(cases[i][0], &sb);
+		o.workspace = cordon_profile_workspace(p);
+		cr_assert_eq(cordon_launch_new_tool(&sb, &o, &l, &e), -EINVAL);
+		cr_assert_eq(stage, CORDON_LAUNCH_STAGE_PROFILE);
+		cr_assert_eq(seen.calls, 0, "no policy was built");
+		cr_assert_not_null(strstr(e.message, cases[i][1]), "%s", e.message);
+		cordon_profile_free(p);
+
+		/* the same value at a profile's top level, on cordon_launch_new */
+		snprintf(text, sizeof(text), "{ \"limits\": %s }\n", cases[i][0]);
+		write_profile(text);
+		p = load(ws);
+		cr_assert_eq(cordon_launch_new(p, &po, &l, &pe), -EINVAL);
+		cr_assert_not_null(strstr(pe.message, e.message), "profile road: %s; tool road: %s", pe.message,
+				   e.message);
+		cordon_profile_free(p);
+	}
+}

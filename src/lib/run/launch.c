@@ -5,7 +5,8 @@
  * the merge `cordon run` used to do by hand in the CLI (profile limits under
  * the flags, a shallow copy of the profile to drop writes on a mode change,
  * the policy set one setter at a time), kept in one place so the supervisor
- * does not copy it.
+ * does not copy it. A tool's launch (launch_tool.c) shares its checks of the
+ * limits and its end (launch_finish).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -55,7 +56,7 @@ static int check_range(enum cordon_limit l, uint64_t v, struct cordon_error *ret
 /* A profile's (or a tool sandbox's) count under a run's minimum, which the
  * profile's own grammar allows: refused, naming where it was set (at may
  * be NULL). */
-static int check_enough(enum cordon_limit l, uint64_t v, const struct profile_origin *at,
+int launch_check_enough(enum cordon_limit l, uint64_t v, const struct profile_origin *at,
 			struct cordon_error *reterr)
 {
 	const struct cordon_limit_range *r = cordon_limit_range(l);
@@ -118,7 +119,7 @@ static int merge_limits(struct cordon_launch *l, const struct cordon_profile *p,
 	if (!m.memory && HAS_LIMIT(pl, MEMORY))
 		m.memory = pl->memory;
 	if (!m.processes && HAS_LIMIT(pl, MAX_PROCESSES)) {
-		r = check_enough(CORDON_LIMIT_PROCESSES, pl->max_processes, &pl->origin[PROFILE_LIMIT_MAX_PROCESSES],
+		r = launch_check_enough(CORDON_LIMIT_PROCESSES, pl->max_processes, &pl->origin[PROFILE_LIMIT_MAX_PROCESSES],
 				 reterr);
 		if (r < 0)
 			return r;
@@ -127,7 +128,7 @@ static int merge_limits(struct cordon_launch *l, const struct cordon_profile *p,
 	if (!m.file_size && HAS_LIMIT(pl, MAX_FILE_SIZE))
 		m.file_size = pl->max_file_size;
 	if (!m.open_files && HAS_LIMIT(pl, MAX_OPEN_FILES)) {
-		r = check_enough(CORDON_LIMIT_OPEN_FILES, pl->max_open_files, &pl->origin[PROFILE_LIMIT_MAX_OPEN_FILES],
+		r = launch_check_enough(CORDON_LIMIT_OPEN_FILES, pl->max_open_files, &pl->origin[PROFILE_LIMIT_MAX_OPEN_FILES],
 				 reterr);
 		if (r < 0)
 			return r;
@@ -255,8 +256,8 @@ bad:
 
 /* The backend (o's, else the selected one) and the one check of the
  * limits: what every launch ends with. */
-static int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
-			 struct cordon_error *reterr)
+int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
+		  struct cordon_error *reterr)
 {
 	int r;
 
@@ -413,24 +414,16 @@ CORDON_API int cordon_launch_confine(const struct cordon_launch *l, const char *
 	return cordon_confine_with(&l->backend, argv, l->policy, ret, reterr);
 }
 
-/* A tool's launch (toolbox.c): a policy built already (taken, freed on
- * failure too), with the tool sandbox's limits, checked as a profile's
- * are. */
-int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_limits *pl, struct cordon_launch **ret,
-			   struct cordon_error *reterr)
+/* A tool sandbox's limits (public shape, no origins) onto l, checked as
+ * a profile's are in merge_limits: the same minimums (launch_check_enough,
+ * processes then open files), the timeout within the table's range. */
+int launch_take_limits(struct cordon_launch *l, const struct cordon_profile_limits *pl, struct cordon_error *reterr)
 {
-	_cleanup_(cordon_launch_freep) struct cordon_launch *l = calloc(1, sizeof(*l));
-	const struct cordon_launch_opts none = {};
-	enum cordon_launch_stage stage;
 	struct cordon_limits m = pl->limits;
+	int r;
 
-	if (!l) {
-		cordon_policy_free(p);
-		return -ENOMEM;
-	}
-	l->policy = p;
-	int r = check_enough(CORDON_LIMIT_PROCESSES, m.processes, NULL, reterr);
-	if (r < 0 || (r = check_enough(CORDON_LIMIT_OPEN_FILES, m.open_files, NULL, reterr)) < 0)
+	r = launch_check_enough(CORDON_LIMIT_PROCESSES, m.processes, NULL, reterr);
+	if (r < 0 || (r = launch_check_enough(CORDON_LIMIT_OPEN_FILES, m.open_files, NULL, reterr)) < 0)
 		return r;
 	if (pl->timeout_ms > cordon_limit_range(CORDON_LIMIT_TIMEOUT)->max)
 		return error_set(reterr, -EINVAL, "limits.timeout is over a week");
@@ -440,6 +433,27 @@ int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_
 	l->output_terminate = pl->output_terminate_set && pl->output_terminate;
 	l->limits = m;
 	l->limits_set = m.cpu_seconds || m.memory || m.processes || m.file_size || m.open_files;
+	return 0;
+}
+
+/* A launch around a policy built already (taken, freed on failure too),
+ * with limits in the public shape: a credential capture's sandbox. */
+int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_limits *pl, struct cordon_launch **ret,
+			   struct cordon_error *reterr)
+{
+	_cleanup_(cordon_launch_freep) struct cordon_launch *l = calloc(1, sizeof(*l));
+	const struct cordon_launch_opts none = {};
+	enum cordon_launch_stage stage;
+	int r;
+
+	if (!l) {
+		cordon_policy_free(p);
+		return -ENOMEM;
+	}
+	l->policy = p;
+	r = launch_take_limits(l, pl, reterr);
+	if (r < 0)
+		return r;
 	r = launch_finish(l, &none, &stage, reterr);
 	if (r < 0)
 		return r;

@@ -19,7 +19,19 @@ struct cordon_launch {
 	bool inspect_only;                /* cordon_launch_opts.inspect_only: never confined */
 };
 
+struct profile_origin;
+
 /* A launch around a policy built already (taken, also on failure), with
- * limits in the public shape: a tool's own sandbox (toolbox.c). */
+ * limits in the public shape: a credential capture's sandbox. */
 int launch_new_from_policy(struct cordon_policy *p, const struct cordon_profile_limits *pl, struct cordon_launch **ret,
 			   struct cordon_error *reterr);
+
+/* What both roads share (launch.c): a count under a run's minimum refused
+ * (at: where a profile set it, or NULL); a tool sandbox's limits checked
+ * onto l; the backend and the one check of the limits every launch ends
+ * with (*stage says how far it went). */
+int launch_check_enough(enum cordon_limit l, uint64_t v, const struct profile_origin *at,
+			struct cordon_error *reterr);
+int launch_take_limits(struct cordon_launch *l, const struct cordon_profile_limits *pl, struct cordon_error *reterr);
+int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
+		  struct cordon_error *reterr);

@@ -12,7 +12,9 @@
  * binary runs from the fd the supervisor checked (exec_from_fd) and may
  * execute only its closure (the loader, its libraries, a script's
  * interpreters), exec_paths and, when it may call other tools, the shim.
- * Its network, environment and limits are the edge's sandbox's.
+ * Its network, environment and limits are the edge's sandbox's. The launch
+ * builds that policy, the limits and run options from the sandbox
+ * (cordon_launch_new_tool); the toolbox adds only what is its own.
  *
  * A tool's inputs are the tool's: its HOME is a private directory of its
  * own for each caller (cordon_toolbox_set_homes), made outside every
@@ -248,7 +250,6 @@ static int withheld_of(struct cordon_toolbox *b)
 	return 0;
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct exec_closure *, exec_closure_free)
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 
 CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, const char *path_env,
 				  const char *const *session_writable, const char *shim_path,
@@ -439,85 +440,36 @@ static int tool_home_policy(const struct cordon_toolbox *b, const struct toolbox
 	return 0;
 }
 
-/* The edge's sandbox as a policy. */
-static int tool_policy(const struct cordon_toolbox *b, const struct toolbox_cmd *cmd, const char *caller,
-		       const struct cordon_tool_sandbox *sb, struct cordon_policy **ret, struct cordon_error *reterr)
+/* What the toolbox adds to a tool's policy after its sandbox's own part
+ * (cordon_launch_new_tool builds that): its private HOME, its phantoms,
+ * what the session hides. */
+struct tool_finish {
+	const struct cordon_toolbox *b;
+	const struct toolbox_cmd *cmd;
+	const char *caller;
+	const struct cordon_tool_sandbox *sb;
+};
+
+static int tool_finish_policy(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
 {
-	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
-	const char *const *shims = cordon_toolbox_shims(b, cmd->name);
+	const struct tool_finish *f = userdata;
 	int r;
 
-#define EACH(list, call)                                 \
-	for (const char *const *s = (list); s && *s; s++) \
-		if ((r = (call)) < 0)                    \
-			return r;
-	r = cordon_policy_new_tool(b->workspace, &p, reterr);
-	if (r < 0)
-		return r;
-	EACH(sb->fs_read, cordon_policy_restrict_read(p, *s, reterr));
-	EACH(sb->fs_read_file, cordon_policy_restrict_read(p, *s, reterr));
-	EACH(sb->fs_write, cordon_policy_add_writable(p, *s, reterr));
-	EACH(sb->fs_write_file, cordon_policy_add_writable(p, *s, reterr));
-	/* the binary itself runs from the fd the supervisor checked; what
-	 * running it needs is executable, nothing else */
-	r = cordon_policy_exec_from_fd(p, true);
-	if (r < 0)
-		return error_set(reterr, r, "cannot run %s from an fd", cmd->exe);
-	EACH((const char *const *)cmd->closure, cordon_policy_allow_exec(p, *s, reterr));
-	EACH(sb->exec_paths, cordon_policy_allow_exec(p, *s, reterr));
-	if (shims && shims[0]) {
-		r = cordon_policy_allow_exec(p, b->shim_path, reterr);
-		if (r < 0)
-			return r;
-		r = cordon_policy_set_broker(p, b->shim_path, shims, reterr);
-		if (r < 0)
-			return r;
-	}
-	if (sb->net_set && (r = cordon_policy_set_net(p, sb->net)) < 0)
-		return error_set(reterr, r, "network: not a network setting");
-	EACH(sb->allow_domains, cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_DOMAIN, *s, reterr));
-	EACH(sb->deny_domains, cordon_policy_add_net_rule(p, CORDON_NET_DENY_DOMAIN, *s, reterr));
-	EACH(sb->allow_addresses, cordon_policy_add_net_rule(p, CORDON_NET_ALLOW_ADDRESS, *s, reterr));
-	for (const char *const *s = sb->allow_vars; s && *s; s++) {
-		/* an injection name is never passed, nor the supervisor's own */
-		if (strv_contains(b->withheld, *s) || env_name_is_tool_owned(*s))
-			continue;
-		r = cordon_policy_keep_env(p, *s, reterr);
-		if (r < 0 && r != -EPERM)
-			return r;
-	}
-	for (const char *const *s = sb->set_vars; s && *s; s++) {
-		_cleanup_free_ char *name = strndup(*s, strcspn(*s, "="));
-
-		if (!name)
-			return -ENOMEM;
-		if (env_name_is_tool_owned(name))
-			continue; /* refused at load: a compiled profile from elsewhere */
-		r = cordon_policy_set_env(p, name, *s + strlen(name) + 1, reterr);
-		if (r < 0)
-			return r;
-	}
-	/* Python never puts the working directory (`-m`, `-c`) or a script's
-	 * directory first on its module path in a tool: the caller chose the
-	 * directory, and what it planted there would be imported with the
-	 * tool's grants (Python 3.11+; the closure's places are checked at
-	 * start). Set last: a profile does not turn it off. */
-	r = cordon_policy_set_env(p, "PYTHONSAFEPATH", "1", reterr);
-	if (r < 0)
-		return r;
-	r = tool_home_policy(b, cmd, caller, sb, p, reterr);
+	r = tool_home_policy(f->b, f->cmd, f->caller, f->sb, p, reterr);
 	if (r < 0)
 		return r;
 	/* its phantoms, after every withheld variable went (a phantom's name
 	 * is withheld from the others) */
-	r = toolbox_creds_apply(b->creds, cmd->name, p, reterr);
+	r = toolbox_creds_apply(f->b->creds, f->cmd->name, p, reterr);
 	if (r < 0)
 		return r;
 	/* last: no grant above reaches into it */
-	EACH((const char *const *)b->hidden, cordon_policy_deny_read(p, *s, reterr));
-	EACH((const char *const *)toolbox_creds_hidden(b->creds), cordon_policy_deny_read(p, *s, reterr));
-#undef EACH
-	*ret = TAKE_PTR(p);
+	for (char **s = f->b->hidden; s && *s; s++)
+		if ((r = cordon_policy_deny_read(p, *s, reterr)) < 0)
+			return r;
+	for (char *const *s = toolbox_creds_hidden(f->b->creds); s && *s; s++)
+		if ((r = cordon_policy_deny_read(p, *s, reterr)) < 0)
+			return r;
 	return 0;
 }
 
@@ -543,7 +495,6 @@ CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *calle
 {
 	const struct toolbox_cmd *cmd = b ? find_cmd(b, command) : NULL;
 	struct cordon_tool_sandbox sb;
-	struct cordon_policy *p = NULL;
 	struct cordon_launch *l = NULL;
 	struct cordon_error e = {};
 	int r;
@@ -558,21 +509,22 @@ CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *calle
 	r = cordon_tools_sandbox(b->tools, caller, command, &sb);
 	if (r < 0)
 		return error_set(reterr, r, "%s may not call %s", caller, command);
-	r = tool_policy(b, cmd, caller, &sb, &p, &e);
-	if (r < 0)
-		return error_set(reterr, r, "%s's sandbox: %s", command, e.message);
-	r = launch_new_from_policy(p, &sb.limits, &l, &e);
-	if (r < 0)
-		return error_set(reterr, r, "%s's sandbox: %s", command, e.message);
-	/* a tool's sandbox is the native runner's, in full isolation: nothing
-	 * less holds its gate */
-	if (cordon_launch_backend(l)->backend != CORDON_BACKEND_NATIVE) {
-		cordon_launch_free(l);
-		return error_set(reterr, -EOPNOTSUPP,
-				 "%s's sandbox needs the native runner (the execute-only gate, the broker); the "
-				 "selected backend is %s",
-				 command, cordon_backend_to_string(cordon_launch_backend(l)->backend));
+	{
+		struct tool_finish f = { .b = b, .cmd = cmd, .caller = caller, .sb = &sb };
+		struct cordon_launch_tool_opts o = CORDON_LAUNCH_TOOL_OPTS_INIT;
+
+		o.workspace = b->workspace;
+		o.executable = cmd->exe;
+		o.exec_closure = (const char *const *)cmd->closure;
+		o.shim_path = b->shim_path;
+		o.shims = cordon_toolbox_shims(b, cmd->name);
+		o.withheld_env = (const char *const *)b->withheld;
+		o.finish_policy = tool_finish_policy;
+		o.finish_userdata = &f;
+		r = cordon_launch_new_tool(&sb, &o, &l, &e);
 	}
+	if (r < 0)
+		return error_set(reterr, r, "%s's sandbox: %s", command, e.message);
 	if (b->n_edges == b->cap_edges) {
 		size_t cap = b->cap_edges ? 2 * b->cap_edges : 8;
 		struct toolbox_edge *v = realloc(b->edges, cap * sizeof(*v));
