@@ -172,11 +172,11 @@ static void hold_copy(const char *path, struct home_held *h)
  * in it; each name is made, then opened with no symlink followed). */
 struct home_dirs {
 	int top;          /* the tmpfs's root: HOME */
-	size_t n;
-	struct {
+	size_t n, cap;
+	struct home_dir {
 		char *rel;
 		int fd;
-	} d[HOME_HELD_MAX];
+	} *d;
 };
 
 static int dir_fd(struct home_dirs *m, const char *rel, size_t len)
@@ -203,11 +203,17 @@ static int dir_fd(struct home_dirs *m, const char *rel, size_t len)
 		errno = -fd;
 		exec_die("home", "%.*s: cannot open its place: %m", (int)len, rel);
 	}
-	if (m->n < HOME_HELD_MAX) {
-		if (!(m->d[m->n].rel = strndup(rel, len)))
+	if (m->n == m->cap) {
+		struct home_dir *d = reallocarray(m->d, m->cap ? 2 * m->cap : 32, sizeof(*d));
+
+		if (!d)
 			exec_die("home", "out of memory");
-		m->d[m->n++].fd = fd;
+		m->d = d;
+		m->cap = m->cap ? 2 * m->cap : 32;
 	}
+	if (!(m->d[m->n].rel = strndup(rel, len)))
+		exec_die("home", "out of memory");
+	m->d[m->n++].fd = fd;
 	return fd;
 }
 
@@ -217,6 +223,7 @@ static void dirs_free(struct home_dirs *m)
 		free(m->d[i].rel);
 		close(m->d[i].fd);
 	}
+	free(m->d);
 }
 
 /* the fd of the directory path's last name goes in (made if need be),
@@ -274,7 +281,7 @@ void mount_home(struct exec_ctx *x, size_t i)
 	const struct step *s = &p->steps[i];
 	_cleanup_free_ char *home = strndup(s->path, s->len);
 	_cleanup_free_ struct home_held *held = NULL;
-	_cleanup_free_ struct home_dirs *dirs = NULL;
+	struct home_dirs dirs = {};
 	_cleanup_close_ int at = -1, top = -1;
 	char target[64], options[64];
 	size_t n = 0;
@@ -318,15 +325,12 @@ void mount_home(struct exec_ctx *x, size_t i)
 		errno = -top;
 		exec_die("home", "%s: cannot open its tmpfs: %m", home);
 	}
-	dirs = calloc(1, sizeof(*dirs));
-	if (!dirs)
-		exec_die("home", "out of memory");
-	dirs->top = top;
+	dirs.top = top;
 	for (size_t k = 0; k < n; k++) {
-		put_back(dirs, home, &held[k]);
+		put_back(&dirs, home, &held[k]);
 		free(held[k].data);
 	}
-	dirs_free(dirs);
+	dirs_free(&dirs);
 	/* the tmpfs itself read-only; the grants keep their own mounts */
 	if ((r = mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("home", "%s: cannot make it read-only: %s", home, strerror(-r));
