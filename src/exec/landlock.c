@@ -18,6 +18,7 @@
 #include "errbuf.h"
 #include "landlock.h"
 #include "landlock_internal.h"
+#include "pathfd.h"
 #include "policy.h"
 #include "probe.h"
 
@@ -351,13 +352,45 @@ static int grant(struct builder *b, int fd, mode_t type, const char *path, uint6
 	return grant_entries(b, fd, path, split, honour);
 }
 
+/* path is absolute with no empty, "." or ".." component and no trailing
+ * slash: resolved with no symlink on the way, it is its own canonical
+ * form */
+static bool lexically_canonical(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	if (path[1] == '\0')
+		return true;
+	for (const char *c = path; *c; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '\0' || (c[1] == '.' && (c[2] == '/' || c[2] == '\0')) ||
+				  (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
+			return false;
+	return true;
+}
+
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
 	unsigned honour = HONOUR_READ | HONOUR_EXEC;
-	int fd;
+	int fd = -1;
 
-	canon = realpath(root, NULL);
+	/* A root opened with no symlink on the way is canonical as written:
+	 * one openat2 instead of realpath(3)'s readlink per component (a
+	 * HOME grant is three or four deep); a symlink on the way (-ELOOP)
+	 * takes the realpath below. */
+	if (lexically_canonical(root)) {
+		fd = path_open_nofollow(AT_FDCWD, root, 0);
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			return 0;
+		if (fd >= 0 && !(canon = strdup(root))) {
+			close(fd);
+			return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
+		}
+		if (fd < 0)
+			fd = -1;
+	}
+	if (!canon)
+		canon = realpath(root, NULL);
 	if (!canon) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
@@ -367,8 +400,11 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 		allowed |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
 
 	for (size_t i = 0; i < b->n_denied; i++)
-		if (!b->denied[i].exec_only && strcmp(b->denied[i].path, canon) == 0)
+		if (!b->denied[i].exec_only && strcmp(b->denied[i].path, canon) == 0) {
+			if (fd >= 0)
+				close(fd);
 			return 0; /* denied as a whole */
+		}
 	/* Full isolation hides by mount inside writable roots too; splitting
 	 * one for deny_read would forbid creating anything directly in it
 	 * (HOME as the workspace could not get a new file). A deny_exec walk
@@ -376,7 +412,8 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 	if (b->list_walked && (allowed & LANDLOCK_ACCESS_FS_MAKE_REG))
 		honour = HONOUR_EXEC;
 
-	fd = open(canon, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(canon, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;

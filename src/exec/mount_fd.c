@@ -54,6 +54,13 @@ int mount_attach_at(int fd, int at)
 	return 0;
 }
 
+int mount_attach_name(int fd, int dir, const char *name)
+{
+	if (syscall(__NR_move_mount, fd, "", dir, name, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
 int mount_attach_tree(int fd, const char *path)
 {
 	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, 0);

@@ -68,3 +68,6 @@ int mount_make_point(const char *path, bool dir);
 /* A tree held since before the tmpfs went on (*fd, taken over), moved onto
  * path below it: the mount point made first, a directory or a file. */
 int mount_attach_held(int *fd, const char *path, bool dir);
+/* ... onto name in the directory dir (an O_PATH fd): a symlink there is
+ * not followed (move_mount without MOVE_MOUNT_T_SYMLINKS). */
+int mount_attach_name(int fd, int dir, const char *name);

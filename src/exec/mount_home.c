@@ -97,28 +97,47 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* a writable root lies strictly below path: a recursive read-only on
+ * path's clone would take its writes away */
+static bool writable_below(const struct plan *p, const char *path)
+{
+	for (const char *const *w = p->write; w && *w; w++)
+		if (strictly_below(*w, path))
+			return true;
+	return false;
+}
+
 static void hold_grant(const struct plan *p, const char *path, struct home_held *h)
 {
-	int fd = mount_clone_tree(path, true, plan_noexec(p, path));
-	struct stat st;
-	int r;
+	/* a directory in one call; a file is the rarer second try */
+	bool dir = true, ro = !in_writable_root(p, path), ro_all = ro && !writable_below(p, path);
+	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, O_DIRECTORY);
+	int fd, r;
 
 	h->fd = -1;
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+	if (at == -ENOTDIR) {
+		dir = false;
+		at = path_open_nofollow(AT_FDCWD, path, 0);
+	}
+	if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
 		return; /* nothing there now: nothing to bring back */
+	/* read-only unless a writable root holds it: with no writable root
+	 * below it, on the whole clone in the same call as nosuid,nodev
+	 * (what lies below is read-only already: the read-only root's); with
+	 * one (~/go/pkg/mod in ~/go/pkg), on the clone's own mount only, so
+	 * the writable root keeps its own flags */
+	fd = at < 0 ? at :
+		     mount_clone_at(at, true,
+				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (plan_noexec(p, path) ? MOUNT_ATTR_NOEXEC : 0) |
+					    (ro_all ? MOUNT_ATTR_RDONLY : 0));
 	if (fd < 0) {
 		errno = -fd;
 		exec_die("home", "%s: cannot take the grant: %m", path);
 	}
-	if (fstat(fd, &st) < 0)
-		exec_die("home", "%s: %m", path);
-	/* read-only unless a writable root holds it: the clone's own mount
-	 * only (the read-only root's already); a writable root bound below
-	 * it (~/go/pkg/mod in ~/go/pkg) keeps its own flags */
-	if (!in_writable_root(p, path) && (r = mount_set_attr(fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
+	if (ro && !ro_all && (r = mount_set_attr(fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("home", "%s: cannot make the grant read-only: %s", path, strerror(-r));
 	h->fd = fd;
-	h->dir = S_ISDIR(st.st_mode);
+	h->dir = dir;
 }
 
 static void hold_link(const char *path, struct home_held *h)
@@ -147,51 +166,111 @@ static void hold_copy(const char *path, struct home_held *h)
 		exec_die("home", "%s: cannot filter it: %s", path, strerror(-r));
 }
 
-/* parent of path made in the tmpfs; its O_PATH fd, and the last name. */
-static int make_parent(const char *path, const char **ret_name)
-{
-	_cleanup_free_ char *parent = path_dirname(path);
-	int fd;
+/* The directories made in the tmpfs so far, each with its O_PATH fd:
+ * every grant's place is made from its parent's fd, each directory once,
+ * never by a walk from "/" (the tmpfs is new and only this step writes
+ * in it; each name is made, then opened with no symlink followed). */
+struct home_dirs {
+	int top;          /* the tmpfs's root: HOME */
+	size_t n, cap;
+	struct home_dir {
+		char *rel;
+		int fd;
+	} *d;
+};
 
-	if (!parent)
+static int dir_fd(struct home_dirs *m, const char *rel, size_t len)
+{
+	const char *slash;
+	int parent, fd;
+	char *name;
+
+	if (len == 0)
+		return m->top;
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->d[i].rel) == len && memcmp(m->d[i].rel, rel, len) == 0)
+			return m->d[i].fd;
+	slash = memrchr(rel, '/', len);
+	parent = dir_fd(m, rel, slash ? (size_t)(slash - rel) : 0);
+	name = strndup(slash ? slash + 1 : rel, len - (slash ? (size_t)(slash - rel) + 1 : 0));
+	if (!name)
 		exec_die("home", "out of memory");
-	fd = mount_make_point(parent, true);
+	if (mkdirat(parent, name, 0755) < 0 && errno != EEXIST)
+		exec_die("home", "%.*s: cannot make its place: %m", (int)len, rel);
+	fd = path_open_nofollow(parent, name, O_DIRECTORY);
+	free(name);
 	if (fd < 0) {
 		errno = -fd;
-		exec_die("home", "%s: cannot make its place: %m", path);
+		exec_die("home", "%.*s: cannot open its place: %m", (int)len, rel);
 	}
-	*ret_name = strrchr(path, '/') + 1;
+	if (m->n == m->cap) {
+		struct home_dir *d = reallocarray(m->d, m->cap ? 2 * m->cap : 32, sizeof(*d));
+
+		if (!d)
+			exec_die("home", "out of memory");
+		m->d = d;
+		m->cap = m->cap ? 2 * m->cap : 32;
+	}
+	if (!(m->d[m->n].rel = strndup(rel, len)))
+		exec_die("home", "out of memory");
+	m->d[m->n++].fd = fd;
 	return fd;
 }
 
-static void put_back(struct home_held *h)
+static void dirs_free(struct home_dirs *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->d[i].rel);
+		close(m->d[i].fd);
+	}
+	free(m->d);
+}
+
+/* the fd of the directory path's last name goes in (made if need be),
+ * and that name */
+static int place_of(struct home_dirs *m, const char *home, const char *path, const char **ret_name)
+{
+	const char *rel = path + strlen(home) + 1, *slash = strrchr(rel, '/');
+
+	*ret_name = slash ? slash + 1 : rel;
+	return dir_fd(m, rel, slash ? (size_t)(slash - rel) : 0);
+}
+
+static void put_back(struct home_dirs *m, const char *home, struct home_held *h)
 {
 	const char *name;
-	int r;
+	int dir, r;
 
+	if (h->kind == HELD_TREE ? h->fd < 0 : !h->data)
+		return;
+	dir = place_of(m, home, h->path, &name);
 	if (h->kind == HELD_TREE) {
-		if (h->fd < 0)
-			return;
-		r = mount_attach_held(&h->fd, h->path, h->dir);
+		_cleanup_close_ int held = TAKE_FD(h->fd);
+
+		if (h->dir) {
+			if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+				exec_die("home", "%s: cannot make its place: %m", h->path);
+		} else {
+			int fd = openat(dir, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+			if (fd < 0)
+				exec_die("home", "%s: cannot make its place: %m", h->path);
+			close(fd);
+		}
+		r = mount_attach_name(held, dir, name);
 		if (r < 0) {
 			errno = -r;
 			exec_die("home", "%s: cannot bind it back: %m", h->path);
 		}
 		return;
 	}
-	if (!h->data)
-		return;
-	_cleanup_close_ int dir = make_parent(h->path, &name);
 	if (h->kind == HELD_LINK) {
 		if (symlinkat(h->data, dir, name) < 0 && errno != EEXIST)
 			exec_die("home", "%s: cannot make the link again: %m", h->path);
 		return;
 	}
-	/* an O_PATH fd cannot be written through: reopen the directory */
-	char at[64];
-	snprintf(at, sizeof(at), "/proc/self/fd/%d", dir);
-	_cleanup_close_ int d = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int fd = d < 0 ? -1 : openat(d, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	/* an O_PATH fd serves as the directory of openat */
+	_cleanup_close_ int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd < 0 || write_all(fd, h->data, h->len) < 0)
 		exec_die("home", "%s: cannot write the filtered copy: %m", h->path);
 }
@@ -202,6 +281,7 @@ void mount_home(struct exec_ctx *x, size_t i)
 	const struct step *s = &p->steps[i];
 	_cleanup_free_ char *home = strndup(s->path, s->len);
 	_cleanup_free_ struct home_held *held = NULL;
+	struct home_dirs dirs = {};
 	_cleanup_close_ int at = -1, top = -1;
 	char target[64], options[64];
 	size_t n = 0;
@@ -240,12 +320,18 @@ void mount_home(struct exec_ctx *x, size_t i)
 	snprintf(options, sizeof(options), HOME_OPTIONS_FMT, (unsigned)(st.st_mode & 07777));
 	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options) < 0)
 		exec_die("home", "%s: cannot cover it with a tmpfs: %m", home);
+	top = path_open_nofollow(AT_FDCWD, home, O_DIRECTORY);
+	if (top < 0) {
+		errno = -top;
+		exec_die("home", "%s: cannot open its tmpfs: %m", home);
+	}
+	dirs.top = top;
 	for (size_t k = 0; k < n; k++) {
-		put_back(&held[k]);
+		put_back(&dirs, home, &held[k]);
 		free(held[k].data);
 	}
+	dirs_free(&dirs);
 	/* the tmpfs itself read-only; the grants keep their own mounts */
-	top = path_open_nofollow(AT_FDCWD, home, 0);
-	if (top < 0 || (r = mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
-		exec_die("home", "%s: cannot make it read-only: %s", home, strerror(top < 0 ? -top : -r));
+	if ((r = mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
+		exec_die("home", "%s: cannot make it read-only: %s", home, strerror(-r));
 }

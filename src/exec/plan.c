@@ -205,6 +205,38 @@ void plan_done(struct plan *p)
 	*p = (struct plan){};
 }
 
+/* A path withheld at or below a and at or above g: a's rule does not
+ * reach g. */
+static bool withheld_between(const char *const *list, const char *a, const char *g)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (path_is_under(g, list[i]) > 0 && path_is_under(list[i], a) > 0)
+			return true;
+	return false;
+}
+
+/* The HOME grant g lies at or below a readable entry taken already or a
+ * writable root (whose rights hold the readable ones), with nothing
+ * withheld on the way: that rule reaches it, and a rule of its own would
+ * cost an open, an fstat and a landlock_add_rule for nothing. (Dropping
+ * one could only take a right away, never give one.) */
+static bool home_grant_covered(const struct exec_flags *f, const char *const *readable, size_t n, const char *g)
+{
+	const char *const *withheld[] = { (const char *const *)f->deny_read.v, (const char *const *)f->home_hide.v,
+					  (const char *const *)f->deny_exec.v, NULL };
+
+	for (size_t i = 0; i < n + f->write.n; i++) {
+		const char *a = i < n ? readable[i] : f->write.v[i - n];
+		bool reached = path_is_under(g, a) > 0;
+
+		for (size_t l = 0; reached && withheld[l]; l++)
+			reached = !withheld_between(withheld[l], a, g);
+		if (reached)
+			return true;
+	}
+	return false;
+}
+
 static int compile(const struct exec_flags *f, bool light, struct plan *ret, char *err, size_t errlen)
 {
 	struct plan p = {
@@ -329,7 +361,8 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		for (size_t i = 0; i < (f->read.n ? f->read.n : 1); i++)
 			readable[k++] = f->read.n ? f->read.v[i] : plan_readable_all[0];
 		for (size_t i = 0; i < f->home_grant.n; i++)
-			readable[k++] = f->home_grant.v[i];
+			if (!home_grant_covered(f, readable, k, f->home_grant.v[i]))
+				readable[k++] = f->home_grant.v[i];
 		for (size_t i = 0; !light && i < f->home_filtered.n; i++)
 			readable[k++] = f->home_filtered.v[i];
 		readable[k] = NULL;

@@ -705,16 +705,29 @@ Test(plan, home_allowlist)
 			   "proc /proc\nloopback\nchdir\ninit\n%s",
 			   MOUNTS, command_steps) > 0);
 	cr_assert_str_eq(got, want, "a home below a private dir has no tmpfs of its own");
+	/* /h/ws reads by its writable root's rule: no second one; /h/.cargo/bin
+	 * has /h withheld between it and "/": its own */
 	cr_expect_str_eq(p.landlock.readable[0], "/");
-	cr_expect_str_eq(p.landlock.readable[1], "/h/ws");
-	cr_expect_str_eq(p.landlock.readable[2], "/h/.cargo/bin");
-	cr_expect_str_eq(p.landlock.readable[3], "/h/.gitconfig");
-	cr_expect_null(p.landlock.readable[4]);
+	cr_expect_str_eq(p.landlock.readable[1], "/h/.cargo/bin");
+	cr_expect_str_eq(p.landlock.readable[2], "/h/.gitconfig");
+	cr_expect_null(p.landlock.readable[3]);
+	cr_expect_str_eq(p.landlock.writable[0], "/h/ws");
 	cr_expect_str_eq(p.landlock.deny_read[0], "/h/.cargo/bin/.credentials");
 	cr_expect_str_eq(p.landlock.deny_read[1], "/h");
 	cr_expect_str_eq(p.landlock.deny_read[2], "/tmp/other");
 	free(got);
 	free(want);
+	plan_done(&p);
+	exec_flags_done(&f);
+
+	/* a grant below a writable root keeps its own rule when a read-deny
+	 * entry lies between them (the root's rule stops there) */
+	cr_assert_eq(COMPILE(&p, &f, "--write", "/h/ws", "--home-hide", "/h", "--home-grant", "/h/ws",
+			     "--home-grant", "/h/ws/sub", "--home-grant", "/h/ws/d/x", "--deny-read", "/h/ws/d", "--",
+			     "true"),
+		     0, "%s", err);
+	cr_expect_str_eq(p.landlock.readable[1], "/h/ws/d/x");
+	cr_expect_null(p.landlock.readable[2]);
 	plan_done(&p);
 	exec_flags_done(&f);
 

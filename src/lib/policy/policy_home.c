@@ -287,8 +287,85 @@ static int scan_links(struct cordon_policy *p, const char *home, const char *dir
 	return 0;
 }
 
+/* HOME's names, listed once, each with its d_type: a default whose first
+ * name is not among them costs no lstat, and one that is that name alone
+ * is typed by the listing. NULL (and every default looked at) when HOME
+ * cannot be listed or holds more than HOME_NAMES_MAX names. */
+#define HOME_NAMES_MAX 4096
+
+struct home_names {
+	size_t n;
+	char **name;
+	unsigned char *type;
+};
+
+static void home_names_free(struct home_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->name[i]);
+	free(l->name);
+	free(l->type);
+	*l = (struct home_names){};
+}
+
+static bool home_names_list(const char *home, struct home_names *ret)
+{
+	_cleanup_(closedirp) DIR *d = opendir(home);
+	struct home_names l = {};
+	size_t cap = 0;
+	struct dirent *de;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (l.n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			char **nn;
+			unsigned char *nt;
+
+			if (ncap > HOME_NAMES_MAX || !(nn = reallocarray(l.name, ncap, sizeof(*nn))))
+				goto fail;
+			l.name = nn;
+			if (!(nt = reallocarray(l.type, ncap, sizeof(*nt))))
+				goto fail;
+			l.type = nt;
+			cap = ncap;
+		}
+		if (!(l.name[l.n] = strdup(de->d_name)))
+			goto fail;
+		l.type[l.n++] = de->d_type;
+	}
+	*ret = l;
+	return true;
+fail:
+	home_names_free(&l);
+	return false;
+}
+
+/* The default rel below HOME: absent (false), or present with its lstat
+ * (from the listing when rel is one name and the listing typed it). */
+static bool default_present(const struct home_names *l, const char *c, const char *rel, struct stat *st)
+{
+	size_t first = strcspn(rel, "/");
+
+	for (size_t i = 0; l->name && i < l->n; i++) {
+		if (strlen(l->name[i]) != first || memcmp(l->name[i], rel, first) != 0)
+			continue;
+		if (rel[first] == '\0' && (l->type[i] == DT_DIR || l->type[i] == DT_REG || l->type[i] == DT_LNK)) {
+			*st = (struct stat){ .st_mode = l->type[i] == DT_DIR ? S_IFDIR :
+							l->type[i] == DT_REG ? S_IFREG : S_IFLNK };
+			return true;
+		}
+		return lstat(c, st) == 0;
+	}
+	return !l->name && lstat(c, st) == 0;
+}
+
 static int grant_defaults(struct cordon_policy *p, const char *home)
 {
+	_cleanup_(home_names_free) struct home_names names = {};
+
+	home_names_list(home, &names);
 	for (size_t i = 0; home_defaults[i].path; i++) {
 		_cleanup_free_ char *c = path_join(home, home_defaults[i].path);
 		const char *base;
@@ -297,7 +374,7 @@ static int grant_defaults(struct cordon_policy *p, const char *home)
 
 		if (!c)
 			return -ENOMEM;
-		if (lstat(c, &st) < 0)
+		if (!default_present(&names, c, home_defaults[i].path, &st))
 			continue;
 		if (S_ISLNK(st.st_mode)) {
 			if (!home_defaults[i].filtered && (r = grant_link(p, home, c, true)) < 0)
