@@ -211,7 +211,10 @@ const char *cli_usage(enum cli_command c);
 /* Subcommand bodies; each returns the process exit code. */
 int cli_run(const struct cli_args *a);
 /* cli_serve.c: `cordon serve` (JSON lines, or --mcp: cli_mcp.c) */
-int cli_serve(const struct cli_args *a);
+struct serve_frontend;
+/* cordon serve, speaking through the front end frontend fills (the JSON
+ * lines' or MCP's: cli_serve.h), which the dispatcher chooses. */
+int cli_serve(const struct cli_args *a, void (*frontend)(struct serve_frontend *ret));
 int cli_confine(const struct cli_args *a);
 int cli_classify(const struct cli_args *a);
 int cli_probe(const struct cli_args *a);

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "cli_serve.h"
 #include "cordon/runner.h"
 #include "proxy_main.h"
 #include "stdfd.h"
@@ -123,7 +124,8 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		r = cli_why(&a);
 		break;
 	case CLI_SERVE:
-		r = cli_serve(&a);
+		/* the front end is chosen here, so the session knows neither */
+		r = cli_serve(&a, a.mcp ? cli_mcp_frontend : cli_serve_jsonl_frontend);
 		break;
 	case CLI_AUDIT:
 		/* the chain's hashes need libcrypto: cordon-supervisor has them */

@@ -733,7 +733,7 @@ static int serve_loop(struct serve *s)
 	return 0;
 }
 
-int cli_serve(const struct cli_args *args)
+int cli_serve(const struct cli_args *args, void (*frontend)(struct serve_frontend *ret))
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
 	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
@@ -776,10 +776,7 @@ int cli_serve(const struct cli_args *args)
 	s.c = c;
 	if (session_limits(&s) < 0)
 		return CLI_EXIT_REFUSED;
-	if (args->mcp)
-		cli_mcp_frontend(&s.fe);
-	else
-		cli_serve_jsonl_frontend(&s.fe);
+	frontend(&s.fe);
 	struct sigaction stop = { .sa_handler = on_stop }; /* no SA_RESTART: poll wakes */
 
 	sigfillset(&stop.sa_mask);

@@ -103,7 +103,7 @@ int status_channel_fd(void); /* -1: none */
  * a channel. */
 void status_denial(const char *mechanism, const char *op, const char *target);
 
-/* harden.c: close every fd above 2 but the status channel's and the n in
+/* fds.c: close every fd above 2 but the status channel's and the n in
  * keep (-1: none; at most 7). */
 int close_fds_keep(const int *keep, size_t n);
 

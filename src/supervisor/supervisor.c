@@ -27,6 +27,7 @@
 #include "supervisor.h"
 #include "tool_bin.h"
 #include "tool_homes.h"
+#include "tools.h"
 
 /* How long the end waits for killed tools to be reaped. */
 #define SUP_END_MS 5000

@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools.h"
+#include "cordon/cordon.h"
+#include "profile.h"
+#include "tool_place.h"
 
 /* Caps (a profile is untrusted input). */
 #define CREDS_MAX 64              /* credentials, and captures */

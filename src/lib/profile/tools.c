@@ -17,13 +17,6 @@ static char *const empty_list[] = { NULL };
 
 /* ---- lifetime ------------------------------------------------------------- */
 
-void tool_place_clear(struct tool_place *pl)
-{
-	free(pl->file);
-	free(pl->pointer);
-	*pl = (struct tool_place){};
-}
-
 int tool_sandbox_init(struct tool_sandbox *sb)
 {
 	*sb = (struct tool_sandbox){};

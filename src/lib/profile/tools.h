@@ -19,6 +19,7 @@
 
 #include "cordon/cordon.h"
 #include "profile.h"
+#include "tool_place.h"
 
 /* Caps (a profile is untrusted input). */
 #define TOOLS_MAX_COMMANDS 256
@@ -59,12 +60,6 @@ enum tool_stream {
 	_TOOL_STREAMS,
 };
 
-/* Where a piece of command_policies was written: for decisions and why. */
-struct tool_place {
-	char *file;
-	char *pointer;
-	int line;
-};
 
 struct tool_env_match {
 	char *name;
@@ -161,7 +156,6 @@ struct tool_sandbox *tool_sandbox_free(struct tool_sandbox *sb);
 struct tool_policy *tool_policy_free(struct tool_policy *pol);
 void tool_command_clear(struct tool_command *c);
 void tool_backend_clear(struct tool_backend *b);
-void tool_place_clear(struct tool_place *pl);
 /* An empty sandbox: every list allocated and empty. */
 int tool_sandbox_init(struct tool_sandbox *sb);
 const struct tool_command *tools_command(const struct cordon_tools *t, const char *name);
