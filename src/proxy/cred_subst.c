@@ -315,6 +315,11 @@ int subst_request(const struct subst_creds *sc, const char *host, unsigned port,
 		return refuse(out, 403, "host-mismatch", "%s", "the Host header is not the tunnel's host");
 	if (query_has_param(&h->path, "_method"))
 		return refuse(out, 403, "method-override", "%s", "_method refused on a credential host");
+	/* the method token is no place for a value either: the real one, a
+	 * foreign phantom or one of this sandbox's own would go upstream as
+	 * written (found by fuzz-cred-subst) */
+	if ((why = forbidden(sc, h->method.p, h->method.n)) || my_phantom(t, h->method.p, h->method.n, &k) >= 0)
+		return refuse(out, 403, "credential-not-granted", "%s", "a credential's value in the request's method");
 	if ((why = forbidden(sc, h->path.p, h->path.n)))
 		return refuse(out, 403, "credential-not-granted", "a value of credential %s not granted here", why);
 	{
