@@ -66,5 +66,6 @@ Test(tls_ca, leaves_only_for_the_credential_hosts)
 	X509_free(ca);
 	EVP_PKEY_free(ca_key);
 	EVP_PKEY_free(lk);
+	free(pem);
 	credtable_secret_clear(&key);
 }
