@@ -154,6 +154,14 @@ enum cordon_policy_list {
 	CORDON_POLICY_GATE_LIFTED,   /* where no rule by name applies: the lifted persistence
 				      * paths, then (when the gate applies) the writable roots
 				      * inside a HOME dot-entry, a tool's cache */
+	CORDON_POLICY_HOME_HIDDEN,   /* home: "allowlist": the directories covered (HOME, the
+				      * passwd home, other users' homes, XDG_*_HOME outside
+				      * HOME); empty under the catalogue */
+	CORDON_POLICY_HOME_GRANTED,  /* below those, what is shown again: grants, the
+				      * workspace and roots, and links made again (full
+				      * isolation) */
+	CORDON_POLICY_HOME_FILTERED, /* below those, the configuration shown as a filtered
+				      * copy, credential-bearing keys removed (full isolation) */
 	_CORDON_POLICY_LIST_MAX,
 };
 /* A copy of one of those lists, NULL-terminated (empty, never NULL); free

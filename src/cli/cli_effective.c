@@ -67,11 +67,15 @@ static json_t *effective_json(const struct cordon_profile_handle *prof, const st
 		json_array_append_new(deny, json_pack("{s:s,s:b,s:s?,s:b,s:b}", "path", d.path, "exists", d.exists,
 						      "hidden_at", d.hidden_at, "applies", d.hidden_at != NULL,
 						      "only_without_network", d.only_without_network));
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:o,s:o,s:o,s:{s:b,s:s?,s:o,s:o},s:o,s:o,s:o}", "profile",
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:{s:s,s:o,s:o,s:o},s:o,s:o,s:o,s:{s:b,s:s?,s:o,s:o},s:o,s:o,s:o}", "profile",
 			 cordon_profile_name(prof), "file", cordon_profile_file(prof), "mode", cordon_mode_to_string(cordon_policy_mode(p)),
 			 "network", cordon_net_to_string(cordon_policy_net(p)), "isolation",
 			 cordon_isolation_to_string(cordon_policy_isolation(p)), "workspace", cordon_policy_workspace(p),
-			 "home", cordon_policy_home(p), "writable_roots", strv_json(cordon_writable_roots(p)),
+			 "home", cordon_policy_home(p), "home_policy", "policy",
+			 cordon_home_to_string(cordon_policy_home_policy(p)), "hidden",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_HOME_HIDDEN]), "shown",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_HOME_GRANTED]), "filtered",
+			 strv_json((const char *const *)l->v[CORDON_POLICY_HOME_FILTERED]), "writable_roots", strv_json(cordon_writable_roots(p)),
 			 "read_deny", deny, "protected", strv_json((const char *const *)l->v[CORDON_POLICY_PROTECTED]),
 			 "write_gate", "applies", full, "git", full ? git_rule : NULL, "names",
 			 strv_json((const char *const *)l->v[CORDON_POLICY_GATE_NAMES]), "lifted",
@@ -106,6 +110,24 @@ static void print_read_deny(const struct cordon_policy *p)
 	}
 }
 
+/* home: "allowlist": what is covered, and what is shown again below it. */
+static void print_home(const struct cordon_policy *p, const struct effective_lists *l)
+{
+	if (cordon_policy_home_policy(p) != CORDON_HOME_ALLOWLIST) {
+		printf("home policy: catalogue (below HOME, the read-deny list below hides by name)\n");
+		return;
+	}
+	printf("home policy: allowlist (below these, nothing is visible but what is listed after them):\n");
+	STRV_FOREACH(h, l->v[CORDON_POLICY_HOME_HIDDEN])
+		printf("  hidden: %s\n", *h);
+	if (!l->v[CORDON_POLICY_HOME_HIDDEN][0])
+		printf("  hidden: none (every home is at or below a writable root: the catalogue alone applies)\n");
+	STRV_FOREACH(g, l->v[CORDON_POLICY_HOME_GRANTED])
+		printf("  shown: %s\n", *g);
+	STRV_FOREACH(f, l->v[CORDON_POLICY_HOME_FILTERED])
+		printf("  shown filtered (credential-bearing keys removed): %s\n", *f);
+}
+
 static int effective_text(const struct cordon_profile_handle *prof, const struct cordon_policy *p,
 			  const struct effective_lists *l)
 {
@@ -117,6 +139,7 @@ static int effective_text(const struct cordon_profile_handle *prof, const struct
 	       cordon_net_to_string(cordon_policy_net(p)), cordon_isolation_to_string(cordon_policy_isolation(p)));
 	printf("workspace: %s\nhome: %s\n", ws ?: "(none)", home ?: "(unknown)");
 	print_list("writable roots", (char *const *)cordon_writable_roots(p));
+	print_home(p, l);
 	print_read_deny(p);
 	print_list("protected (read-only, existing or not)", l->v[CORDON_POLICY_PROTECTED]);
 	if (cordon_policy_write_gate(p)) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
@@ -66,6 +67,30 @@ static int gate_lifted(const struct cordon_policy *p, char ***v)
 	return 0;
 }
 
+/* The allowlist's lists, read from the very flags the runner is given
+ * (policy_home_add_flags), so the view cannot tell another story. */
+static int home_list(const struct cordon_policy *p, enum cordon_policy_list which, char ***v)
+{
+	struct strv_builder sb = { 0 };
+	_cleanup_strv_free_ char **flags = NULL;
+	int r = 0;
+
+	policy_home_add_flags(&sb, p, p->isolation == CORDON_ISOLATION_LIGHT);
+	flags = strvb_finish(&sb, &r);
+	if (!flags)
+		return r < 0 ? r : -ENOMEM;
+	for (size_t i = 0; flags[i] && flags[i + 1] && r >= 0; i += 2) {
+		const char *f = flags[i];
+		bool want = which == CORDON_POLICY_HOME_HIDDEN   ? (strcmp(f, "--home-hide") == 0) :
+			    which == CORDON_POLICY_HOME_FILTERED ? (strcmp(f, "--home-filtered") == 0) :
+								   (strcmp(f, "--home-grant") == 0) || (strcmp(f, "--home-link") == 0);
+
+		if (want)
+			r = strv_push(v, flags[i + 1]);
+	}
+	return r;
+}
+
 CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_policy_list which, char ***ret)
 {
 	_cleanup_strv_free_ char **v = strv_copy(NULL);
@@ -95,6 +120,11 @@ CORDON_API int cordon_policy_list(const struct cordon_policy *p, enum cordon_pol
 		break;
 	case CORDON_POLICY_GATE_LIFTED:
 		r = gate_lifted(p, &v);
+		break;
+	case CORDON_POLICY_HOME_HIDDEN:
+	case CORDON_POLICY_HOME_GRANTED:
+	case CORDON_POLICY_HOME_FILTERED:
+		r = home_list(p, which, &v);
 		break;
 	case _CORDON_POLICY_LIST_MAX:
 	default:
