@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "create_decide.h"
 #include "create_gate.h"
 #include "gate_common.h"
 #include "gate_git.h"
@@ -115,231 +116,6 @@ bool create_gate_nr(int nr)
 	}
 }
 
-/* The path of the name in the directory, as init (and so the caller) sees
- * it now. -ENOENT: the directory was removed meanwhile; 1: dir is no
- * place in the tree (a pipe /dev/stdout led to). */
-static int path_of(int dir, const char *name, char *buf, size_t size)
-{
-	char self[64];
-	size_t nl = strcspn(name, "/");
-	ssize_t n;
-
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
-	n = readlink(self, buf, size - 1);
-	if (n <= 0)
-		return -EACCES; /* fail closed */
-	buf[n] = '\0';
-	if (buf[0] != '/')
-		return 1; /* no name in the tree: a pipe, a socket, an anonymous inode */
-	if ((size_t)n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
-		return -ENOENT;
-	if (!name[0] || (nl == 1 && name[0] == '.'))
-		return 0;
-	if ((size_t)n + 1 + nl + 1 > size)
-		return -ENAMETOOLONG;
-	if (n > 1)
-		buf[n++] = '/';
-	memcpy(buf + n, name, nl);
-	buf[(size_t)n + nl] = '\0';
-	return 0;
-}
-
-/* By name, on the path now (gate_rules.h): a write is refused at or below
- * what the write gate protects or hides, a read only at or below a hidden
- * path. holder: a rename, which would carry a protection along. */
-static int decide_path(const struct cop *c, int dir, const char *name, bool write, bool holder)
-{
-	const struct gate_rules *g = &c->set->names;
-	char path[PATH_MAX];
-	int r;
-
-	if (write ? !gate_rules_active(g) : g->n_hides == 0)
-		return 0;
-	r = path_of(dir, name, path, sizeof(path));
-	if (r != 0)
-		return r < 0 ? r : 0;
-	if (gate_rules_hidden(g, path) || (write && gate_rules_check(g, path, holder))) {
-		status_denial("write-gate", write ? "write" : "read", path);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static int decide_names(const struct cop *c, int dir, const char *name, bool holder)
-{
-	return decide_path(c, dir, name, true, holder);
-}
-
-/* The name's first component, made in dir: the last of HEAD, objects,
- * refs settles what dir holds first (gate_git.h). */
-static int decide_making(const struct cop *c, int dir, const char *name)
-{
-	char path[PATH_MAX], comp[NAME_MAX + 1];
-	size_t n = strcspn(name, "/");
-	int r;
-
-	if (!c->set->names.git || n > NAME_MAX)
-		return 0;
-	memcpy(comp, name, n);
-	comp[n] = '\0';
-	if (!gate_git_marks(comp))
-		return 0; /* every other creation: no look at the directory */
-	r = path_of(dir, name, path, sizeof(path));
-	if (r != 0)
-		return r < 0 ? r : 0;
-	return gate_git_making(&c->set->names, dir, comp, path);
-}
-
-/* mkdir .git, or a rename onto a git directory's config: allowed where
- * only git's rule by name refuses it (gate_rules_git_mkdir, _config). */
-static bool git_allows(const struct cop *c, int dir, const char *name, bool config, char *path, size_t size)
-{
-	if (!c->set->names.git || path_of(dir, name, path, size) != 0)
-		return false;
-	return config ? gate_rules_git_config(&c->set->names, path) : gate_rules_git_mkdir(&c->set->names, path);
-}
-
-/* A name removed or moved away (unlink, rmdir, the old name of a rename). */
-static int decide_removal(const struct cop *c, int dir, const char *name)
-{
-	const struct gate_rules *g = &c->set->names;
-	char path[PATH_MAX];
-	int r;
-
-	if (!gate_rules_active(g))
-		return 0;
-	r = path_of(dir, name, path, sizeof(path));
-	if (r != 0)
-		return r < 0 ? r : 0;
-	if (gate_rules_hidden(g, path) || gate_rules_check_removal(g, path)) {
-		status_denial("write-gate", "write", path);
-		return -EACCES;
-	}
-	return 0;
-}
-
-/* What a directory scan may cost before it gives up: past this the move is
- * answered EXDEV, which mv and the like meet by copying and removing, one
- * gated call at a time. */
-#define HOLD_SCAN_MAX_ENTRIES 65536
-#define HOLD_SCAN_MAX_DEPTH 64
-
-/* Below path[0..len) (the directory fd, taken over): is anything the write
- * gate protects or hides there by name (a nested .git, sub/.vscode)? */
-static int scan_holds(const struct gate_rules *g, int fd, char *path, size_t len, unsigned depth, size_t *budget)
-{
-	DIR *d;
-	struct dirent *de;
-	int r = 0;
-
-	if (depth > HOLD_SCAN_MAX_DEPTH) {
-		close(fd);
-		return -EXDEV;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while (r == 0 && (errno = 0, de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		bool dir = de->d_type == DT_DIR;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (*budget == 0 || len + 1 + n >= PATH_MAX) {
-			r = -EXDEV;
-			break;
-		}
-		(*budget)--;
-		path[len] = '/';
-		memcpy(path + len + 1, de->d_name, n + 1);
-		if (gate_rules_check_removal(g, path) || gate_rules_hidden(g, path)) {
-			status_denial("write-gate", "write", path);
-			r = -EACCES;
-			break;
-		}
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-		}
-		if (dir) {
-			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			r = sub < 0 ? -EACCES /* fail closed */ : scan_holds(g, sub, path, len + 1 + n, depth + 1, budget);
-		}
-		path[len] = '\0';
-	}
-	if (r == 0 && errno)
-		r = -errno;
-	closedir(d);
-	return r;
-}
-
-/* A rename moves a directory with all it holds: refused when a protected or
- * hidden name is anywhere below it (the nested .git would vanish from where
- * the host looks for it). -EXDEV: too large to look through. */
-static int decide_holds(const struct cop *c, int dir, const char *name)
-{
-	const struct gate_rules *g = &c->set->names;
-	char path[PATH_MAX];
-	size_t budget = HOLD_SCAN_MAX_ENTRIES;
-	int fd, r;
-
-	if (!gate_rules_active(g))
-		return 0;
-	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* no directory there: nothing below it */
-	r = path_of(fd, "", path, sizeof(path));
-	if (r != 0) {
-		close(fd);
-		return r < 0 ? r : 0;
-	}
-	if (gate_rules_root(g, path, &(const char *){ NULL }) < 0) {
-		close(fd);
-		return 0; /* outside every writable root: read-only anyway */
-	}
-	return scan_holds(g, fd, path, strlen(path), 0, &budget);
-}
-
-/* May the name be made in the directory? Refused when (its inode, name) is
- * a missing protected path's first missing component. */
-static int decide(const struct cop *c, const struct resolved *r)
-{
-	size_t len = strcspn(r->name, "/");
-	struct stat st;
-
-	if (strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0 || strcmp(r->name, "./") == 0 ||
-	    strcmp(r->name, "../") == 0)
-		return 0; /* names no new entry */
-	if (fstat(r->dir, &st) < 0)
-		return -errno; /* fail closed */
-	for (size_t i = 0; i < c->set->n; i++) {
-		const struct create_rule *rule = &c->set->v[i];
-		size_t n = strlen(rule->name);
-
-		if (rule->dev != st.st_dev || rule->ino != st.st_ino)
-			continue;
-		if (rule->prefix ? len >= n && strncmp(r->name, rule->name, n) == 0
-				 : len == n && strncmp(r->name, rule->name, n) == 0) {
-			char path[PATH_MAX];
-
-			if (path_of(r->dir, r->name, path, sizeof(path)) == 0)
-				status_denial("write-gate", "write", path);
-			return -EACCES;
-		}
-	}
-	return 0;
-}
-
-/* A file init opened for the caller through a magic link: its path now. */
-static int decide_fd(const struct cop *c, int fd)
-{
-	return decide_path(c, fd, "", true, false);
-}
 
 /* The caller's umask, from /proc/TID/status, made init's own for the call. */
 static int take_umask(const struct cop *c)
@@ -423,7 +199,7 @@ static int decide_magic(const struct cop *c, struct resolved *r, bool write)
 	fd = openat(r->dir, r->name, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	e = decide_path(c, fd, "", write, false);
+	e = create_decide_path(c, fd, "", write, false);
 	if (e < 0) {
 		close(fd);
 		return e;
@@ -455,12 +231,12 @@ static void do_open(const struct cop *c, int dirfd, uint64_t path, int flags, mo
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0 && (flags & O_CREAT))
-		e = decide(c, &r);
+		e = create_decide(c, &r);
 	if (e == 0 && (flags & O_CREAT) && !r.exists && !r.magic)
-		e = decide_making(c, r.dir, r.name);
+		e = create_decide_making(c, r.dir, r.name);
 	if (e == 0 && (writes(flags, r.exists) || c->set->names.read_gate))
 		e = r.magic ? decide_magic(c, &r, writes(flags, r.exists))
-			    : decide_path(c, r.dir, r.name, writes(flags, r.exists), false);
+			    : create_decide_path(c, r.dir, r.name, writes(flags, r.exists), false);
 	if (e == 0 && (flags & O_PATH)) {
 		/* An O_PATH file cannot be handed over (SECCOMP_IOCTL_NOTIF_ADDFD
 		 * takes no O_PATH source: EBADF, and `open(".", O_PATH)` failed in
@@ -538,21 +314,21 @@ static void do_make(const struct cop *c, int nr, int dirfd, uint64_t path, mode_
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0)
-		e = decide(c, &r);
+		e = create_decide(c, &r);
 	if (e == 0) {
 		char where[PATH_MAX];
 
-		e = decide_names(c, r.dir, r.name, false);
+		e = create_decide_names(c, r.dir, r.name, false);
 		/* an empty .git: what goes in it is decided by name */
 		if (e == -EACCES && !target && nr != SYS_mknodat
 #ifdef SYS_mknod
 		    && nr != SYS_mknod
 #endif
-		    && git_allows(c, r.dir, r.name, false, where, sizeof(where)))
+		    && create_git_allows(c, r.dir, r.name, false, where, sizeof(where)))
 			e = 0;
 	}
 	if (e == 0)
-		e = decide_making(c, r.dir, r.name);
+		e = create_decide_making(c, r.dir, r.name);
 	if (e == 0) {
 		if (target)
 			e = symlinkat(text, r.dir, r.name);
@@ -601,35 +377,35 @@ static void do_link_rename(const struct cop *c, bool link, int olddir, uint64_t 
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0)
-		e = decide(c, &n);
+		e = create_decide(c, &n);
 	if (e == 0 && !link && empty < 0 && !(flags & RENAME_EXCHANGE) &&
-	    git_allows(c, n.dir, n.name, true, shown, sizeof(shown))) {
+	    create_git_allows(c, n.dir, n.name, true, shown, sizeof(shown))) {
 		/* git's config.lock onto config: a validated copy of it */
-		e = decide_names(c, o.dir, o.name, true);
+		e = create_decide_names(c, o.dir, o.name, true);
 		if (e == 0)
-			e = decide_removal(c, o.dir, o.name);
+			e = create_decide_removal(c, o.dir, o.name);
 		if (e == 0)
 			e = gate_git_install(o.dir, o.name, n.dir, n.name, flags, shown);
 		goto done;
 	}
 	if (e == 0)
-		e = decide_making(c, n.dir, n.name);
+		e = create_decide_making(c, n.dir, n.name);
 	/* both names: a hard link or a move out of a protection would make
 	 * its file writable under another name */
 	if (e == 0)
-		e = decide_names(c, n.dir, n.name, !link);
+		e = create_decide_names(c, n.dir, n.name, !link);
 	if (e == 0)
-		e = empty >= 0 ? decide_fd(c, empty) : decide_names(c, o.dir, o.name, !link);
+		e = empty >= 0 ? create_decide_fd(c, empty) : create_decide_names(c, o.dir, o.name, !link);
 	/* a directory moved carries what it holds away from where the host
 	 * looks; an exchange moves the other one too */
 	if (e == 0 && !link && empty < 0)
-		e = decide_removal(c, o.dir, o.name);
+		e = create_decide_removal(c, o.dir, o.name);
 	if (e == 0 && !link)
-		e = decide_holds(c, o.dir, o.name);
+		e = create_decide_holds(c, o.dir, o.name);
 	if (e == 0 && !link && (flags & RENAME_EXCHANGE))
-		e = decide_removal(c, n.dir, n.name);
+		e = create_decide_removal(c, n.dir, n.name);
 	if (e == 0 && !link && (flags & RENAME_EXCHANGE))
-		e = decide_holds(c, n.dir, n.name);
+		e = create_decide_holds(c, n.dir, n.name);
 	if (e == 0) {
 		char proc[64];
 
@@ -661,7 +437,7 @@ static void do_remove(const struct cop *c, int dirfd, uint64_t path, int flags)
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0 && r.exists)
-		e = decide_removal(c, r.dir, r.name);
+		e = create_decide_removal(c, r.dir, r.name);
 	if (e == 0)
 		e = unlinkat(r.dir, r.name, flags) < 0 ? -errno : 0;
 	gate_resolved_done(&r);
@@ -708,9 +484,9 @@ static void do_bind(const struct cop *c, int sockfd, uint64_t addr, uint64_t add
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0 && r.dir >= 0)
-		e = decide(c, &r);
+		e = create_decide(c, &r);
 	if (e == 0 && r.dir >= 0)
-		e = decide_names(c, r.dir, r.name, false);
+		e = create_decide_names(c, r.dir, r.name, false);
 	if (e == 0 && r.dir >= 0) {
 		/* bind by the one component, from the resolved parent */
 		struct sockaddr_un by = { .sun_family = AF_UNIX };
@@ -748,10 +524,10 @@ static void do_truncate(const struct cop *c, uint64_t path, off_t length)
 	if (e == 0 && !still_valid(c))
 		e = -ESRCH;
 	if (e == 0 && !r.magic)
-		e = decide_names(c, r.dir, r.name, false);
+		e = create_decide_names(c, r.dir, r.name, false);
 	if (e == 0) {
 		fd = openat(r.dir, r.name, O_PATH | O_CLOEXEC | (r.magic ? 0 : O_NOFOLLOW));
-		e = fd < 0 ? -errno : r.magic ? decide_fd(c, fd) : 0;
+		e = fd < 0 ? -errno : r.magic ? create_decide_fd(c, fd) : 0;
 	}
 	if (e == 0) {
 		/* by the file found, not by the name again */
