@@ -83,6 +83,7 @@ struct supervisor {
 	struct cordon_toolbox *box;
 	char *session_id;
 	char *homes;                /* the tools' private HOMEs (tool_homes.c) */
+	int homes_held;             /* holds their flock while the session lives */
 	char *shim_path;
 	struct tool_bin *bins;
 	size_t n_bins;

@@ -56,6 +56,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		return -ENOMEM;
 	s->session_fd[0] = s->session_fd[1] = -1;
 	s->session_pidfd = -1;
+	s->homes_held = -1;
 	s->accept = call_accept;
 	s->profile = cfg->profile;
 	s->tools = cordon_profile_tools(cfg->profile);
@@ -139,7 +140,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		return r;
 	}
 	/* each tool's HOME its own, made here, outside every sandbox */
-	r = tool_homes_new(s->session_id, &s->homes, err, errlen);
+	r = tool_homes_new(s->session_id, &s->homes, &s->homes_held, err, errlen);
 	if (r >= 0 && (r = cordon_toolbox_set_homes(s->box, s->homes, &e)) < 0)
 		errbuf_set(err, errlen, r, "the tools' homes: %s", e.message);
 	if (r < 0) {
@@ -324,6 +325,8 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	/* every tool is gone (end_calls): what they left in their HOMEs too */
 	tool_homes_remove(s->homes);
 	free(s->homes);
+	if (s->homes_held >= 0)
+		close(s->homes_held);
 	tool_bins_free(s);
 	free(s->shim_path);
 	free(s->session_id);

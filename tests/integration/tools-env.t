@@ -117,6 +117,38 @@ expect "... and its temporary directory its private /tmp" has "$OUT" "GETTEMPDIR
 [ -z "$(ls -A "$TOOLS_HOMES")" ] && ok "the session's tool homes are removed at its end" ||
 	not_ok "tool homes left behind" "$(ls -la "$TOOLS_HOMES")"
 
+# ---- a supervisor killed with SIGKILL: the next session removes its homes ----
+# (a live session's directory, held by its flock, stays)
+# (cordon run holds the session: it is the supervisor)
+(cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c 'tpy -c "import time; time.sleep(60)"' >/dev/null 2>&1 </dev/null) &
+bg=$!
+for _ in $(seq 100); do [ -n "$(ls -A "$TOOLS_HOMES")" ] && break; sleep 0.1; done
+killed=$(ls -A "$TOOLS_HOMES")
+sup=$bg
+kill -9 $bg
+wait $bg 2>/dev/null
+pkill -9 -f "time.sleep\(60\)" 2>/dev/null
+# the killed session's last processes (its tool) go away; until then its
+# directory is still held
+for _ in $(seq 100); do flock -n "$TOOLS_HOMES/$killed" true 2>/dev/null && break; sleep 0.1; done
+if [ -n "$killed" ] && [ -n "$sup" ] && [ -d "$TOOLS_HOMES/$killed" ]; then
+	ok "control: a supervisor killed with SIGKILL leaves its tool homes ($killed)"
+else
+	not_ok "could not kill a supervisor with its homes made" "homes: $killed" "supervisor: $sup"
+fi
+mkdir -p "$TOOLS_HOMES/held"
+flock "$TOOLS_HOMES/held" sleep 30 &
+holder=$!
+sleep 0.3
+session "tpy $RO/show.py; echo rc=\$?"
+if has "$OUT" "rc=0" && [ ! -e "$TOOLS_HOMES/$killed" ] && [ -d "$TOOLS_HOMES/held" ]; then
+	ok "the next session removes the killed one's homes and keeps a directory a live session holds"
+else
+	not_ok "orphaned tool homes not swept (or a held one removed)" "out: $OUT" "$(ls -la "$TOOLS_HOMES")"
+fi
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+rmdir "$TOOLS_HOMES/held" 2>/dev/null
+
 # ---- HOME: a usercustomize.py the session wrote in a HOME it chose ----------
 FH=$WS/fh
 USITE=$(HOME=$FH "$PY" -c 'import site; print(site.getusersitepackages())')
