@@ -177,7 +177,7 @@ static __attribute__((noinline)) pid_t start_command(struct exec_ctx *x, const s
 /* The command's reaper: a subreaper, so whatever the command starts stays
  * below it; the command's end, or a word (or hang-up) on ctl, ends the
  * whole tree, then the wait status goes out on ctl. */
-_Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char **envp, const int *fds)
+_Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char **envp, const int *fds, int cgroup_procs)
 {
 	sigset_t chld;
 	int sfd, status = 0;
@@ -188,6 +188,15 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	(void)status_channel_open(fds[3]);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		exec_die("serve", "cannot reap the command's tree: %m");
+	/* The command's own cgroup (its pids and memory limits), joined
+	 * before it starts, so all it starts is counted there: "0" is this
+	 * process, whatever its number in the sandbox's pid namespace. The
+	 * file was opened outside, by the session; nothing here could open it. */
+	if (cgroup_procs >= 0) {
+		if (write(cgroup_procs, "0", 1) != 1)
+			exec_die("serve", "cannot join the command's cgroup: %m");
+		close(cgroup_procs);
+	}
 	/* A Landlock domain of the command's own, nested in the server's
 	 * with the same rules: the command (and this reaper) can neither
 	 * trace nor take the fds of the server or of another command, nor
@@ -255,8 +264,8 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 	int r;
 	pid_t pid;
 
-	if (f->nfds != 4)
-		exec_die("serve", "a request without its 4 fds");
+	if (f->nfds != 4 && f->nfds != 5)
+		exec_die("serve", "a request without its 4 fds (or 5)");
 	r = req_decode(f->body, &q);
 	if (r < 0) {
 		refuse(f->fds[3], "the request's frame is malformed");
@@ -272,7 +281,7 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 	pid = fork();
 	if (pid == 0) {
 		close(x->plan->serve_fd);
-		reaper(x, &q, envp, f->fds);
+		reaper(x, &q, envp, f->fds, f->nfds == 5 ? f->fds[4] : -1);
 	}
 	if (pid < 0)
 		refuse(f->fds[3], "the server cannot fork");

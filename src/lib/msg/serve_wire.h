@@ -10,7 +10,9 @@
  *
  * Frames (msgframe.h) on the runner's --serve-fd socket:
  *   server -> session  SERVE_MSG_READY, empty: confined and listening.
- *   session -> server  SERVE_MSG_RUN, 4 fds: stdin, stdout, stderr, ctl;
+ *   session -> server  SERVE_MSG_RUN, 4 fds: stdin, stdout, stderr, ctl,
+ *                      and a 5th, the cgroup.procs of the command's own
+ *                      cgroup (its pids and memory limits), when it has one;
  *                      body: cwd (string), cwd dev, ino (u64, u64),
  *                      argv (strv), env additions (strv, NAME=VALUE),
  *                      n (u32) then n x (resource u32, value u64) rlimits.
@@ -37,7 +39,8 @@
  * directory by path with the device and inode the caller checked it as,
  * the rlimits it gets (RLIMIT_CPU, _FSIZE, _NOFILE, _AS, _NPROC), its
  * stdin, stdout and stderr, and ctl: its end of the command's own
- * control socket. */
+ * control socket; and the command's own cgroup, which its reaper joins
+ * before the command starts, when the session's limits need one. */
 struct serve_wire_run {
 	const char *const *argv;
 	const char *const *env;          /* NAME=VALUE; NULL: none */
@@ -48,6 +51,7 @@ struct serve_wire_run {
 	uint64_t rlimit_value[SERVE_RLIMITS_MAX];
 	int stdio[3];
 	int ctl;
+	int cgroup_procs;                /* cgroup.procs, opened for writing; -1: none */
 };
 
 /* Wait (blocking) for the server's word that it is confined and serving:

@@ -30,6 +30,7 @@
 #include "launch.h"
 #include "opts_size.h"
 #include "policy.h"
+#include "runlimits.h"
 #include "serve_wire.h"
 #include "strv.h"
 
@@ -57,6 +58,8 @@ struct cordon_session {
 	size_t n_rl;
 	int rl_res[SERVE_RLIMITS_MAX];
 	uint64_t rl_val[SERVE_RLIMITS_MAX];
+	struct cordon_limits cg_limits;  /* each command's cgroup: processes, memory; zero: none */
+	bool cg;
 	struct timespec home_mtime[3];
 	struct session_id ids[SESSION_IDS_MAX];
 	size_t n_ids;
@@ -77,6 +80,7 @@ struct cordon_session_cmd {
 	bool timed_out, output_killed, killed, ended, collected;
 	cordon_session_output_fn on_output;
 	void *userdata;
+	struct limits_cgroup cgroup;  /* the command's own, when the session's limits need one */
 };
 
 static uint64_t now_us(void)
@@ -210,24 +214,42 @@ static int with_serve_fd(char *const *argv, int fd, char ***ret)
 	return 0;
 }
 
-/* The launch's rlimits for each command: what an rlimit enforces per
- * command. The processes limit needs a pids cgroup per command. */
+/* The launch's limits for each command, by the mechanism the launch's
+ * checked plan gave each, as cordon_run enforces them: the processes and
+ * memory limits in a cgroup of the command's own (its reaper joins it
+ * before the command starts, so the tree is counted whole; one process
+ * more for the reaper), the rest as rlimits. */
 static int session_limits(struct cordon_session *s, struct cordon_error *reterr)
 {
 	const struct cordon_limits *l = cordon_launch_limits(s->l);
+	const struct cordon_limits_plan *plan = cordon_launch_limits_plan(s->l);
 
 	if (!l)
 		return 0;
-	if (l->processes)
-		return error_set(reterr, -EOPNOTSUPP,
-				 "the processes limit needs a pids cgroup per command, which a session does not make");
+	if (l->processes) {
+		enum cordon_limit_mechanism m = plan->mechanism[CORDON_LIMIT_PROCESSES];
+
+		if (m != CORDON_MECHANISM_CGROUP2 && m != CORDON_MECHANISM_CGROUP1)
+			return error_set(reterr, -EOPNOTSUPP, "the processes limit needs a pids cgroup per command (%s here)",
+					 cordon_limit_mechanism_to_string(m));
+		s->cg_limits.processes = l->processes + 1;
+		s->cg = true;
+	}
+	bool mem_cg = l->memory && (plan->mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_CGROUP2 ||
+				    plan->mechanism[CORDON_LIMIT_MEMORY] == CORDON_MECHANISM_CGROUP1);
+
+	if (mem_cg) {
+		s->cg_limits.memory = l->memory;
+		s->cg = true;
+	}
 #define RL(res, v)                                  \
 	if (v) {                                    \
 		s->rl_res[s->n_rl] = res;           \
 		s->rl_val[s->n_rl++] = (uint64_t)v; \
 	}
 	RL(RLIMIT_CPU, l->cpu_seconds);
-	RL(RLIMIT_AS, l->memory);
+	if (!mem_cg)
+		RL(RLIMIT_AS, l->memory);
 	RL(RLIMIT_FSIZE, l->file_size);
 	RL(RLIMIT_NOFILE, l->open_files);
 #undef RL
@@ -386,6 +408,8 @@ CORDON_API struct cordon_session_cmd *cordon_session_cmd_free(struct cordon_sess
 	close_fd(&c->out);
 	close_fd(&c->err);
 	close_fd(&c->ctl);
+	/* whatever the command left in its cgroup goes now */
+	limits_cgroup_destroy(&c->cgroup);
 	free(c->output);
 	free(c);
 	return NULL;
@@ -424,7 +448,23 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	*c = (struct cordon_session_cmd){ .s = s, .out = -1, .err = -1, .ctl = -1 };
+	*c = (struct cordon_session_cmd){ .s = s, .out = -1, .err = -1, .ctl = -1,
+					  .cgroup = { .procs_fd = { -1, -1, -1, -1 } } };
+	int cg_procs = -1;
+
+	if (s->cg) {
+		struct limits_spawn ls;
+
+		r = limits_prepare(&s->cg_limits, cordon_launch_limits_plan(s->l), &c->cgroup, &ls, reterr);
+		if (r < 0)
+			goto fail;
+		for (size_t k = 0; k < ELEMENTSOF(ls.procs_fd) && cg_procs < 0; k++)
+			cg_procs = ls.procs_fd[k];
+		if (cg_procs < 0) {
+			r = error_set(reterr, -EOPNOTSUPP, "no cgroup for the command's limits");
+			goto fail;
+		}
+	}
 	if (pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(er, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctl) < 0) {
 		r = error_set(reterr, -errno, "cannot make the command's pipes: %m");
@@ -441,10 +481,13 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 		.n_rlimits = s->n_rl,
 		.stdio = { o.stdin_fd >= 0 ? o.stdin_fd : in_null, out[1], er[1] },
 		.ctl = ctl[1],
+		.cgroup_procs = cg_procs,
 	};
 	memcpy(q.rlimit_resource, s->rl_res, sizeof(q.rlimit_resource));
 	memcpy(q.rlimit_value, s->rl_val, sizeof(q.rlimit_value));
 	r = serve_wire_send(s->sock, &q);
+	/* the reaper has its copy: ours is not needed any more */
+	limits_cgroup_started(&c->cgroup);
 	if (r < 0) {
 		error_set(reterr, r, "cannot hand the command to the sandbox's server: %s", strerror(-r));
 		goto fail;
@@ -468,6 +511,7 @@ fail:
 		close_fd(&er[i]);
 		close_fd(&ctl[i]);
 	}
+	limits_cgroup_destroy(&c->cgroup);
 	free(c);
 	return r;
 }
@@ -602,6 +646,22 @@ static enum cordon_limit rlimit_fired(const struct cordon_limits *l, const struc
 	return CORDON_LIMIT_NONE;
 }
 
+/* What the command's cgroup counted: forks refused at pids.max, memory
+ * kills or refused charges. */
+static enum cordon_limit cgroup_fired(const struct cordon_session_cmd *c, const struct cordon_result *res)
+{
+	struct limits_events ev = {};
+
+	if (!c->s->cg)
+		return CORDON_LIMIT_NONE;
+	limits_cgroup_events(&c->cgroup, &ev);
+	if (c->s->cg_limits.memory && (ev.oom_kills > 0 || (ev.mem_failcnt > 0 && (res->signal || res->exit_code))))
+		return CORDON_LIMIT_MEMORY;
+	if (c->s->cg_limits.processes && ev.pids_max > 0)
+		return CORDON_LIMIT_PROCESSES;
+	return CORDON_LIMIT_NONE;
+}
+
 /* The result from the reaper's "=STATUS" and the records before it. */
 static int cmd_result(struct cordon_session_cmd *c, int status, struct cordon_result *res)
 {
@@ -640,6 +700,12 @@ static int cmd_result(struct cordon_session_cmd *c, int status, struct cordon_re
 		if (res->verdict != CORDON_VERDICT_RUNNER_FAILED)
 			res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 	} else if (res->limit == CORDON_LIMIT_NONE &&
+		   (res->limit = cgroup_fired(c, res)) != CORDON_LIMIT_NONE) {
+		/* the kernel refused forks or killed for memory: the limit
+		 * fired, whatever the exit; the verdict only on a failure */
+		if (res->verdict != CORDON_VERDICT_RUNNER_FAILED && (res->signal || res->exit_code != 0))
+			res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
+	} else if (res->limit == CORDON_LIMIT_NONE &&
 		   (res->limit = rlimit_fired(cordon_launch_limits(c->s->l), res)) != CORDON_LIMIT_NONE) {
 		if (res->verdict != CORDON_VERDICT_RUNNER_FAILED)
 			res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
@@ -647,7 +713,11 @@ static int cmd_result(struct cordon_session_cmd *c, int status, struct cordon_re
 		res->limit = CORDON_LIMIT_OUTPUT;
 	for (int k = 0; k < _CORDON_LIMIT_MAX; k++)
 		res->limits.mechanism[k] = k == CORDON_LIMIT_TIMEOUT || k == CORDON_LIMIT_OUTPUT ? CORDON_MECHANISM_SUPERVISOR
-											 : CORDON_MECHANISM_RLIMIT;
+					   : k == CORDON_LIMIT_PROCESSES && c->s->cg_limits.processes
+						   ? cordon_launch_limits_plan(c->s->l)->mechanism[k]
+					   : k == CORDON_LIMIT_MEMORY && c->s->cg_limits.memory
+						   ? cordon_launch_limits_plan(c->s->l)->mechanism[k]
+						   : CORDON_MECHANISM_RLIMIT;
 	res->limit_mechanism = res->limit == CORDON_LIMIT_NONE ? CORDON_MECHANISM_NONE : res->limits.mechanism[res->limit];
 	return run_annotate(res, res->output, res->output_len, c->timeout_ms);
 }
