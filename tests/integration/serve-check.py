@@ -542,6 +542,19 @@ print(f"getfd={got} {k}")
     ok(p.returncode == 0 and "ok exit=0" in p.stdout and "denied exit=" in p.stdout and "refused:" in p.stdout,
        "examples/serve_client.py runs, is denied, is refused", p.stdout + p.stderr)
 
+    # the library's session through ctypes (examples/session.py): the warm
+    # path for programs on the C API, confined and classified the same
+    lib = os.path.join(os.path.dirname(os.path.realpath(CORDON)), "..", "lib", "libcordon.so")
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "session.py")
+    if os.path.exists(lib):
+        p = subprocess.run([sys.executable, example, lib, CORDON], cwd=ws, env=env, capture_output=True, text=True,
+                           timeout=60)
+        ok(p.returncode == 0 and "ok exit=0 verdict=ok output='hello'" in p.stdout and "shared /tmp: 'warm'" in p.stdout
+           and "verdict=denied" in p.stdout and not os.path.exists("/etc/cordon-example"),
+           "examples/session.py (ctypes): runs, shares /tmp, is denied", p.stdout + p.stderr)
+    else:
+        ok(not MUST, "examples/session.py: no libcordon.so beside the binary", lib)
+
 
 if __name__ == "__main__":
     main()
