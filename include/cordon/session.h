@@ -42,10 +42,15 @@ extern "C" {
  * HOME stay unreadable in the session (cordon_session_home_changed says
  * so; hints use it).
  *
+ * Limits are the launch's, per command, by the mechanism the launch's plan
+ * gave each (cordon_launch_limits_plan): the processes limit and a cgroup
+ * memory limit in a cgroup of the command's own (its reaper joins it
+ * before the command starts), the others as rlimits of the command.
+ *
  * Native runner only (-EOPNOTSUPP otherwise), and not for a launch whose
- * confined value wants a broker (command_policies), a file to run from or a
- * credential table, nor with the processes limit (no per-command pids
- * cgroup). One thread drives a session and its commands at a time.
+ * confined value wants a broker (command_policies: the supervisor's), a
+ * file to run from or a credential table. One thread drives a session and
+ * its commands at a time.
  */
 struct cordon_session;
 struct cordon_session_cmd;
