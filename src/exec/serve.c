@@ -256,7 +256,7 @@ static void refuse(int ctl, const char *why)
 	dprintf(ctl, "!%s\n", why);
 }
 
-static void serve_one(struct exec_ctx *x, struct msg_frame *f)
+static void serve_one(struct exec_ctx *x, struct msg_frame *f, int cgroup_procs)
 {
 	struct serve_req q = {};
 	char why[512] = "";
@@ -264,8 +264,8 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 	int r;
 	pid_t pid;
 
-	if (f->nfds != 4 && f->nfds != 5)
-		exec_die("serve", "a request without its 4 fds (or 5)");
+	if (f->nfds != 4)
+		exec_die("serve", "a request without its 4 fds");
 	r = req_decode(f->body, &q);
 	if (r < 0) {
 		refuse(f->fds[3], "the request's frame is malformed");
@@ -281,7 +281,7 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 	pid = fork();
 	if (pid == 0) {
 		close(x->plan->serve_fd);
-		reaper(x, &q, envp, f->fds, f->nfds == 5 ? f->fds[4] : -1);
+		reaper(x, &q, envp, f->fds, cgroup_procs);
 	}
 	if (pid < 0)
 		refuse(f->fds[3], "the server cannot fork");
@@ -291,7 +291,7 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 
 _Noreturn void serve_main(struct exec_ctx *x)
 {
-	int sock = x->plan->serve_fd, sfd;
+	int sock = x->plan->serve_fd, sfd, cgroup_procs = -1;
 	sigset_t chld;
 
 	sigemptyset(&chld);
@@ -336,8 +336,18 @@ _Noreturn void serve_main(struct exec_ctx *x)
 			_exit(0); /* the session ended: init, and the namespace, end with us */
 		if (r < 0)
 			exec_die("serve", "a frame from the front end: %s", strerror(-r));
-		if (f.type == SERVE_MSG_RUN)
-			serve_one(x, &f);
+		if (f.type == SERVE_MSG_CGROUP && f.nfds == 1) {
+			/* the next request's cgroup: held for it alone */
+			if (cgroup_procs >= 0)
+				close(cgroup_procs);
+			cgroup_procs = f.fds[0];
+			f.fds[0] = -1;
+		} else if (f.type == SERVE_MSG_RUN) {
+			serve_one(x, &f, cgroup_procs);
+			if (cgroup_procs >= 0)
+				close(cgroup_procs);
+			cgroup_procs = -1;
+		}
 		msg_frame_done(&f);
 	}
 }

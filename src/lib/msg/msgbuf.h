@@ -27,7 +27,7 @@
 
 /* Hard caps of the broker's frames. */
 #define MSG_FRAME_MAX (1u << 20)    /* body bytes of one frame */
-#define MSG_FDS_MAX 5               /* SCM_RIGHTS fds on one frame (a served command: 5) */
+#define MSG_FDS_MAX 4               /* SCM_RIGHTS fds on one frame */
 #define MSG_ARGC_MAX 4096           /* strings in an argv */
 #define MSG_ARG_MAX (128u * 1024)   /* bytes of one argument */
 #define MSGBUF_SIZE_MAX (16u << 20) /* the largest msgbuf_new accepts */

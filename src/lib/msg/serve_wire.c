@@ -26,7 +26,7 @@ int serve_wire_wait_ready(int sock)
 int serve_wire_send(int sock, const struct serve_wire_run *q)
 {
 	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(MSG_FRAME_MAX);
-	int fds[5] = { q->stdio[0], q->stdio[1], q->stdio[2], q->ctl, q->cgroup_procs }, r;
+	int fds[4] = { q->stdio[0], q->stdio[1], q->stdio[2], q->ctl }, r;
 
 	if (!b)
 		return -ENOMEM;
@@ -43,5 +43,8 @@ int serve_wire_send(int sock, const struct serve_wire_run *q)
 		if ((r = msgbuf_put_u32(b, (uint32_t)q->rlimit_resource[i])) < 0 ||
 		    (r = msgbuf_put_u64(b, q->rlimit_value[i])) < 0)
 			return r;
-	return msg_frame_write(sock, SERVE_MSG_RUN, b, fds, q->cgroup_procs >= 0 ? 5 : 4);
+	/* its cgroup first: the server holds it for the request that follows */
+	if (q->cgroup_procs >= 0 && (r = msg_frame_write(sock, SERVE_MSG_CGROUP, NULL, &q->cgroup_procs, 1)) < 0)
+		return r;
+	return msg_frame_write(sock, SERVE_MSG_RUN, b, fds, 4);
 }

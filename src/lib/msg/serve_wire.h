@@ -10,9 +10,11 @@
  *
  * Frames (msgframe.h) on the runner's --serve-fd socket:
  *   server -> session  SERVE_MSG_READY, empty: confined and listening.
- *   session -> server  SERVE_MSG_RUN, 4 fds: stdin, stdout, stderr, ctl,
- *                      and a 5th, the cgroup.procs of the command's own
- *                      cgroup (its pids and memory limits), when it has one;
+ *   session -> server  SERVE_MSG_CGROUP, empty, 1 fd: the cgroup.procs of
+ *                      the next command's own cgroup (its pids and memory
+ *                      limits), right before its SERVE_MSG_RUN, when it
+ *                      has one;
+ *   session -> server  SERVE_MSG_RUN, 4 fds: stdin, stdout, stderr, ctl;
  *                      body: cwd (string), cwd dev, ino (u64, u64),
  *                      argv (strv), env additions (strv, NAME=VALUE),
  *                      n (u32) then n x (resource u32, value u64) rlimits.
@@ -29,6 +31,7 @@
 
 #define SERVE_MSG_READY 0x5301
 #define SERVE_MSG_RUN 0x5302
+#define SERVE_MSG_CGROUP 0x5303
 #define SERVE_RLIMITS_MAX 8
 #define SERVE_ARGV_MAX 4096
 #define SERVE_ENV_MAX 256
