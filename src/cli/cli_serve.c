@@ -18,19 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "cli.h"
 #include "cli_serve.h"
-#include "cordon/runner.h"
 #include "serve_request.h"
-#include "strv.h"
 
 #define say cli_say
 #define SERVE_DEFAULT_MAX_OUTPUT (1024u * 1024)

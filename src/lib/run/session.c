@@ -32,22 +32,13 @@
 #include "policy.h"
 #include "runlimits.h"
 #include "serve_wire.h"
+#include "session_host.h"
 #include "strv.h"
 
 #define SESSION_DEFAULT_MAX_OUTPUT (1024u * 1024)
 #define SESSION_CTL_MAX (64u * 1024) /* a command's status records */
-#define SESSION_IDS_MAX 64           /* host objects checked again per spawn */
 
 extern char **environ;
-
-/* A host object the instance's rules name by identity. */
-struct session_id {
-	char *path;
-	bool dir;                 /* a directory split into rules by entry: its entries (mtime) */
-	dev_t dev;
-	ino_t ino;
-	struct timespec mtime;
-};
 
 struct cordon_session {
 	const struct cordon_launch *l;
@@ -60,9 +51,7 @@ struct cordon_session {
 	uint64_t rl_val[SERVE_RLIMITS_MAX];
 	struct cordon_limits cg_limits;  /* each command's cgroup: processes, memory; zero: none */
 	bool cg;
-	struct timespec home_mtime[3];
-	struct session_id ids[SESSION_IDS_MAX];
-	size_t n_ids;
+	struct session_host host;        /* what the host may change under the instance */
 	struct cordon_session_cmd *cmds; /* not freed yet */
 };
 
@@ -96,102 +85,6 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-}
-
-/* ---- what the host may change under a running instance ---- */
-
-static const char *const home_dirs[] = { "", "/.config", "/.local/share" };
-
-static bool home_stat(size_t i, struct timespec *ret)
-{
-	const char *home = getenv("HOME");
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (!home || home[0] != '/' || snprintf(path, sizeof(path), "%s%s", home, home_dirs[i]) >= (int)sizeof(path) ||
-	    stat(path, &st) < 0)
-		return false;
-	*ret = st.st_mtim;
-	return true;
-}
-
-CORDON_API bool cordon_session_home_changed(const struct cordon_session *s)
-{
-	for (size_t i = 0; s && i < ELEMENTSOF(home_dirs); i++) {
-		struct timespec t = { -1, 0 };
-
-		(void)home_stat(i, &t);
-		if (t.tv_sec != s->home_mtime[i].tv_sec || t.tv_nsec != s->home_mtime[i].tv_nsec)
-			return true;
-	}
-	return false;
-}
-
-static int id_add(struct cordon_session *s, const char *path, bool dir)
-{
-	struct stat st;
-	struct session_id *id;
-
-	for (size_t i = 0; i < s->n_ids; i++)
-		if (strcmp(s->ids[i].path, path) == 0)
-			return 0;
-	if (stat(path, &st) < 0)
-		return 0; /* nothing to name: the runner hides what is missing */
-	if (s->n_ids >= SESSION_IDS_MAX)
-		return -E2BIG;
-	id = &s->ids[s->n_ids];
-	*id = (struct session_id){ .path = strdup(path), .dir = dir, .dev = st.st_dev, .ino = st.st_ino,
-				   .mtime = st.st_mtim };
-	if (!id->path)
-		return -ENOMEM;
-	s->n_ids++;
-	return 0;
-}
-
-/* Files granted by inode (a tool's executables) and the directories
- * deny_exec splits into a rule per entry: a package upgrade replaces the
- * file (a new inode, ungranted) or an entry of the directory. */
-static int ids_snapshot(struct cordon_session *s, struct cordon_error *reterr)
-{
-	const struct cordon_policy *p = cordon_launch_policy(s->l);
-	int r = 0;
-
-	for (size_t i = 0; p->exec_roots && p->exec_roots[i] && r >= 0; i++) {
-		struct stat st;
-
-		if (stat(p->exec_roots[i], &st) == 0 && !S_ISDIR(st.st_mode))
-			r = id_add(s, p->exec_roots[i], false);
-	}
-	for (size_t i = 0; p->deny_exec && p->deny_exec[i] && r >= 0; i++) {
-		_cleanup_free_ char *dir = strdup(p->deny_exec[i]);
-		char *slash = dir ? strrchr(dir, '/') : NULL;
-
-		if (!dir)
-			return -ENOMEM;
-		if (slash)
-			slash[slash == dir] = '\0';
-		r = id_add(s, dir, true);
-	}
-	if (r == -E2BIG)
-		return error_set(reterr, r, "more than %d files and directories to check again at each command",
-				 SESSION_IDS_MAX);
-	return r;
-}
-
-static int ids_check(const struct cordon_session *s, struct cordon_error *reterr)
-{
-	for (size_t i = 0; i < s->n_ids; i++) {
-		const struct session_id *id = &s->ids[i];
-		struct stat st;
-
-		if (stat(id->path, &st) < 0 || st.st_dev != id->dev || st.st_ino != id->ino ||
-		    (id->dir && (st.st_mtim.tv_sec != id->mtime.tv_sec || st.st_mtim.tv_nsec != id->mtime.tv_nsec)))
-			return error_set(reterr, -ESTALE,
-					 "%s changed after the session started (a package upgrade?): the sandbox's rules "
-					 "name what was there then; open a new session",
-					 id->path);
-	}
-	return 0;
 }
 
 /* ---- the session ---- */
@@ -334,8 +227,7 @@ CORDON_API struct cordon_session *cordon_session_close(struct cordon_session *s)
 		while (waitpid(s->runner, &st, 0) < 0 && errno == EINTR)
 			;
 	close_fd(&s->status_r);
-	for (size_t i = 0; i < s->n_ids; i++)
-		free(s->ids[i].path);
+	session_host_done(&s->host);
 	cordon_confined_free(s->c);
 	free(s);
 	return NULL;
@@ -360,16 +252,18 @@ CORDON_API int cordon_session_open(const struct cordon_launch *l, struct cordon_
 	if (!getcwd(s->cwd, sizeof(s->cwd)))
 		return error_set(reterr, -errno, "cannot read the working directory: %m");
 	if ((r = session_limits(s, reterr)) < 0 || (r = cordon_launch_confine(l, stand_in, &s->c, reterr)) < 0 ||
-	    (r = ids_snapshot(s, reterr)) < 0)
+	    (r = session_host_snapshot(&s->host, cordon_launch_policy(l), reterr)) < 0)
 		return r;
-	for (size_t i = 0; i < ELEMENTSOF(home_dirs); i++)
-		if (!home_stat(i, &s->home_mtime[i]))
-			s->home_mtime[i] = (struct timespec){ -1, 0 };
 	r = session_start(s, reterr);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(s);
 	return 0;
+}
+
+CORDON_API bool cordon_session_home_changed(const struct cordon_session *s)
+{
+	return s && session_host_home_changed(&s->host);
 }
 
 CORDON_API const struct cordon_confined *cordon_session_confined(const struct cordon_session *s)
@@ -441,7 +335,7 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 	if (o.max_output > cap)
 		return error_set(reterr, -EPERM, "max_output: %llu bytes is over the session's %llu",
 				 (unsigned long long)o.max_output, (unsigned long long)cap);
-	if ((r = check_cwd(o.cwd ? o.cwd : s->cwd, &st, reterr)) < 0 || (r = ids_check(s, reterr)) < 0)
+	if ((r = check_cwd(o.cwd ? o.cwd : s->cwd, &st, reterr)) < 0 || (r = session_host_check(&s->host, reterr)) < 0)
 		return r;
 	if (o.stdin_fd < 0 && (in_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		return error_set(reterr, -errno, "/dev/null: %m");
