@@ -12,6 +12,7 @@
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
  *   cordon/spawn.h     confined children from a caller's poll loop
+ *   cordon/session.h   warm launches: one sandbox instance, many commands
  */
 /*
  * libcordon — confine the subprocesses that AI-agent tools spawn.
@@ -63,6 +64,7 @@
  *   cordon/run.h       cordon_run and its options and result
  *   cordon/launch.h    launches and a session's toolbox
  *   cordon/spawn.h     confined children from a caller's poll loop
+ *   cordon/session.h   warm launches: one sandbox instance, many commands
  */
 #pragma once
 
@@ -78,3 +80,4 @@
 #include "cordon/run.h"
 #include "cordon/launch.h"
 #include "cordon/spawn.h"
+#include "cordon/session.h"

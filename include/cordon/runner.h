@@ -35,32 +35,6 @@ int cordon_explain_plan(const char *const *exec_argv, FILE *out);
  * shell completions are generated from it). */
 extern const char cordon_exec_usage[];
 
-/* `cordon serve`'s front end, the other end of the runner's --serve-fd
- * socket (src/exec/serve.h has the wire). One command to run in the
- * session's sandbox: its argv, the environment it adds (checked by the
- * server against the policy), the working directory by path with the
- * device and inode the caller checked it as, the rlimits it gets
- * (RLIMIT_CPU, _FSIZE, _NOFILE, _AS, _NPROC), its stdin, stdout and stderr,
- * and ctl: its end of the command's own control socket. */
-#define CORDON_SERVE_RLIMITS_MAX 8
-struct cordon_serve_run {
-	const char *const *argv;
-	const char *const *env;          /* NAME=VALUE; NULL: none */
-	const char *cwd;
-	uint64_t cwd_dev, cwd_ino;
-	size_t n_rlimits;
-	int rlimit_resource[CORDON_SERVE_RLIMITS_MAX];
-	uint64_t rlimit_value[CORDON_SERVE_RLIMITS_MAX];
-	int stdio[3];
-	int ctl;
-};
-/* Wait (blocking) for the server's word that it is confined and serving:
- * 0, or -ECONNRESET when it ended first (its status channel says why). */
-int cordon_serve_wait_ready(int sock);
-/* Hand one command to the server (blocking; the fds are sent, the caller
- * keeps its own). 0 or -errno. */
-int cordon_serve_send(int sock, const struct cordon_serve_run *r);
-
 #ifdef __cplusplus
 }
 #endif

@@ -177,7 +177,7 @@ static __attribute__((noinline)) pid_t start_command(struct exec_ctx *x, const s
 /* The command's reaper: a subreaper, so whatever the command starts stays
  * below it; the command's end, or a word (or hang-up) on ctl, ends the
  * whole tree, then the wait status goes out on ctl. */
-_Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char **envp, const int *fds)
+_Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char **envp, const int *fds, int cgroup_procs)
 {
 	sigset_t chld;
 	int sfd, status = 0;
@@ -188,6 +188,15 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	(void)status_channel_open(fds[3]);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		exec_die("serve", "cannot reap the command's tree: %m");
+	/* The command's own cgroup (its pids and memory limits), joined
+	 * before it starts, so all it starts is counted there: "0" is this
+	 * process, whatever its number in the sandbox's pid namespace. The
+	 * file was opened outside, by the session; nothing here could open it. */
+	if (cgroup_procs >= 0) {
+		if (write(cgroup_procs, "0", 1) != 1)
+			exec_die("serve", "cannot join the command's cgroup: %m");
+		close(cgroup_procs);
+	}
 	/* A Landlock domain of the command's own, nested in the server's
 	 * with the same rules: the command (and this reaper) can neither
 	 * trace nor take the fds of the server or of another command, nor
@@ -247,7 +256,7 @@ static void refuse(int ctl, const char *why)
 	dprintf(ctl, "!%s\n", why);
 }
 
-static void serve_one(struct exec_ctx *x, struct msg_frame *f)
+static void serve_one(struct exec_ctx *x, struct msg_frame *f, int cgroup_procs)
 {
 	struct serve_req q = {};
 	char why[512] = "";
@@ -272,7 +281,7 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 	pid = fork();
 	if (pid == 0) {
 		close(x->plan->serve_fd);
-		reaper(x, &q, envp, f->fds);
+		reaper(x, &q, envp, f->fds, cgroup_procs);
 	}
 	if (pid < 0)
 		refuse(f->fds[3], "the server cannot fork");
@@ -282,7 +291,7 @@ static void serve_one(struct exec_ctx *x, struct msg_frame *f)
 
 _Noreturn void serve_main(struct exec_ctx *x)
 {
-	int sock = x->plan->serve_fd, sfd;
+	int sock = x->plan->serve_fd, sfd, cgroup_procs = -1;
 	sigset_t chld;
 
 	sigemptyset(&chld);
@@ -327,43 +336,18 @@ _Noreturn void serve_main(struct exec_ctx *x)
 			_exit(0); /* the session ended: init, and the namespace, end with us */
 		if (r < 0)
 			exec_die("serve", "a frame from the front end: %s", strerror(-r));
-		if (f.type == SERVE_MSG_RUN)
-			serve_one(x, &f);
+		if (f.type == SERVE_MSG_CGROUP && f.nfds == 1) {
+			/* the next request's cgroup: held for it alone */
+			if (cgroup_procs >= 0)
+				close(cgroup_procs);
+			cgroup_procs = f.fds[0];
+			f.fds[0] = -1;
+		} else if (f.type == SERVE_MSG_RUN) {
+			serve_one(x, &f, cgroup_procs);
+			if (cgroup_procs >= 0)
+				close(cgroup_procs);
+			cgroup_procs = -1;
+		}
 		msg_frame_done(&f);
 	}
-}
-
-int cordon_serve_wait_ready(int sock)
-{
-	struct msg_frame f = {};
-	int r = msg_frame_read(sock, 16, &f);
-	bool ready = r > 0 && f.type == SERVE_MSG_READY && f.nfds == 0;
-
-	msg_frame_done(&f);
-	if (r < 0)
-		return r;
-	return ready ? 0 : r == 0 ? -ECONNRESET : -EBADMSG;
-}
-
-int cordon_serve_send(int sock, const struct cordon_serve_run *q)
-{
-	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(MSG_FRAME_MAX);
-	int fds[4] = { q->stdio[0], q->stdio[1], q->stdio[2], q->ctl }, r;
-
-	if (!b)
-		return -ENOMEM;
-	if (!q->argv || !q->argv[0] || !q->cwd || q->n_rlimits > SERVE_RLIMITS_MAX)
-		return -EINVAL;
-	if ((r = msgbuf_put_cstring(b, q->cwd)) < 0 || (r = msgbuf_put_u64(b, q->cwd_dev)) < 0 ||
-	    (r = msgbuf_put_u64(b, q->cwd_ino)) < 0 ||
-	    (r = msgbuf_put_strv(b, (char *const *)q->argv, SERVE_ARGV_MAX, SERVE_STRING_MAX)) < 0 ||
-	    (r = msgbuf_put_strv(b, q->env ? (char *const *)q->env : (char *const[]){ NULL }, SERVE_ENV_MAX,
-				 SERVE_STRING_MAX)) < 0 ||
-	    (r = msgbuf_put_u32(b, (uint32_t)q->n_rlimits)) < 0)
-		return r;
-	for (size_t i = 0; i < q->n_rlimits; i++)
-		if ((r = msgbuf_put_u32(b, (uint32_t)q->rlimit_resource[i])) < 0 ||
-		    (r = msgbuf_put_u64(b, q->rlimit_value[i])) < 0)
-			return r;
-	return msg_frame_write(sock, SERVE_MSG_RUN, b, fds, 4);
 }

@@ -459,6 +459,42 @@ print(f"getfd={got} {k}")
        "a request's own cap keeps 10 of 100 bytes", json.dumps(got)[:500])
     s.close()
 
+    # --max-processes: each served command in a pids cgroup of its own
+    # (a child of none of the others), reported as cordon run reports it;
+    # where this user has no pids cgroup, refused as cordon run refuses it
+    forks = ["sh", "-c", "i=0; while [ $i -lt 24 ]; do sleep 2 & i=$((i+1)); done; wait"]
+    few = ["sh", "-c", "sleep 0.2 & sleep 0.2 & wait; echo fine"]
+    want = crun(["--max-processes", "8"], forks, ws, env)
+    s = Serve(["--max-processes", "8"], ws, env)
+    if want.get("verdict") == "refused":
+        rc, err = s.close()
+        ok(rc == 125 and "pids cgroup" in err, "no pids cgroup here: serve --max-processes is refused as run's",
+           f"{rc} {err[:300]}")
+    else:
+        keys = ("limit", "limit_mechanism")
+        for round_ in range(2):
+            s.send({"id": f"pf{round_}", "argv": forks})
+            got = s.result(f"pf{round_}")
+            ok(got and all(got.get(k) == want.get(k) for k in keys) and got["limit"] == "processes",
+               f"--max-processes binds served command {round_ + 1} as it binds cordon run's (its own count)",
+               f"serve {json.dumps(got)[:300]} run {[want.get(k) for k in keys]}")
+            s.send({"id": f"pk{round_}", "argv": few})
+            got = s.result(f"pk{round_}")
+            ok(got and got.get("exit_code") == 0 and got.get("limit") is None,
+               f"control: 3 processes under --max-processes 8 run (round {round_ + 1})", json.dumps(got)[:300])
+        s.close()
+
+    # a profile with command_policies runs under the supervisor (its broker
+    # and tool sandboxes); a session carries none: refused, with the reason
+    prof = os.path.join(base, "tools-profile.json")
+    with open(prof, "w") as f:
+        json.dump({"extends": "default", "command_policies": {"commands": {"git": {}}}}, f)
+    p = subprocess.run([CORDON, "serve", "--profile", prof], cwd=ws, env=env, input=b"", capture_output=True,
+                       timeout=30)
+    ok(p.returncode == 125 and b"command_policies" in p.stderr and b"supervisor" in p.stderr,
+       "a profile with command_policies is refused by cordon serve, with the reason",
+       f"{p.returncode} {p.stderr[:400]!r}")
+
     # MCP
     s = Serve(["--net", "none"], ws, env, mcp=True)
     s.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -505,6 +541,19 @@ print(f"getfd={got} {k}")
     p = subprocess.run([sys.executable, example, CORDON], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
     ok(p.returncode == 0 and "ok exit=0" in p.stdout and "denied exit=" in p.stdout and "refused:" in p.stdout,
        "examples/serve_client.py runs, is denied, is refused", p.stdout + p.stderr)
+
+    # the library's session through ctypes (examples/session.py): the warm
+    # path for programs on the C API, confined and classified the same
+    lib = os.path.join(os.path.dirname(os.path.realpath(CORDON)), "..", "lib", "libcordon.so")
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "session.py")
+    if os.path.exists(lib):
+        p = subprocess.run([sys.executable, example, lib, CORDON], cwd=ws, env=env, capture_output=True, text=True,
+                           timeout=60)
+        ok(p.returncode == 0 and "ok exit=0 verdict=ok output='hello'" in p.stdout and "shared /tmp: 'warm'" in p.stdout
+           and "verdict=denied" in p.stdout and not os.path.exists("/etc/cordon-example"),
+           "examples/session.py (ctypes): runs, shares /tmp, is denied", p.stdout + p.stderr)
+    else:
+        ok(not MUST, "examples/session.py: no libcordon.so beside the binary", lib)
 
 
 if __name__ == "__main__":

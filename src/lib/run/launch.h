@@ -35,3 +35,7 @@ int launch_check_enough(enum cordon_limit l, uint64_t v, const struct profile_or
 int launch_take_limits(struct cordon_launch *l, const struct cordon_profile_limits *pl, struct cordon_error *reterr);
 int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
 		  struct cordon_error *reterr);
+
+/* What an agent reads of a result (run.c): the exit line, the output and
+ * cordon's marker, into res->annotated; the session's results too. */
+int run_annotate(struct cordon_result *res, const char *text, size_t len, int timeout_ms);

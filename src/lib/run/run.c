@@ -48,7 +48,7 @@ CORDON_API struct cordon_result *cordon_result_free(struct cordon_result *r)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_result *, cordon_result_free)
 
 /* text: what the command printed (stdout then stderr when they were apart) */
-static int annotate(struct cordon_result *res, const char *text, size_t len, int timeout_ms)
+int run_annotate(struct cordon_result *res, const char *text, size_t len, int timeout_ms)
 {
 	_cleanup_free_ char *head = NULL, *tail = NULL, *trunc = NULL;
 	int status = res->signal ? 128 + res->signal : res->exit_code;
@@ -678,7 +678,7 @@ CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret
 	    !(res->limit == CORDON_LIMIT_OUTPUT && !sr.output_killed))
 		res->verdict = CORDON_VERDICT_LIMIT_EXCEEDED;
 
-	r = annotate(res, view.output, view.output_len, c->o.timeout_ms);
+	r = run_annotate(res, view.output, view.output_len, c->o.timeout_ms);
 	if (r < 0)
 		return r;
 	/* Whatever the command left in its cgroups goes now. */
