@@ -59,6 +59,13 @@
 /* The secure heap every process holding a table initialises (a power of 2). */
 #define CREDTABLE_SECURE_HEAP (1024 * 1024)
 
+/* Beside the table, the variable that carries a consumer's git credential
+ * helper (a `!` command printing the basic user and the phantom's
+ * variable, never a value) from the toolbox to the runner, which turns it
+ * into git's configuration (src/exec/cred_env.h): GIT_CONFIG_* themselves
+ * are refused as injection variables on every other way in. */
+#define CREDTABLE_GIT_HELPER_ENV "CORDON_GIT_CREDENTIAL_HELPER"
+
 /* A secret in OPENSSL_secure_malloc memory: n bytes, then a NUL (for the
  * PEM readers). p NULL: absent. */
 struct credtable_secret {
