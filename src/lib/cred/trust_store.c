@@ -20,18 +20,43 @@ static void bags_freep(STACK_OF(PKCS12_SAFEBAG) **b)
 	sk_PKCS12_SAFEBAG_pop_free(*b, PKCS12_SAFEBAG_free);
 }
 
-/* x as a trusted certificate bag of bags, named alias. */
-static int add_trusted(STACK_OF(PKCS12_SAFEBAG) **bags, X509 *x, const char *alias, const ASN1_OBJECT *any_eku)
+/* bag, a certificate's, marked trusted for Java and named alias, onto
+ * bags (taken either way). */
+static int push_trusted(STACK_OF(PKCS12_SAFEBAG) **bags, PKCS12_SAFEBAG *bag, const char *alias,
+			const ASN1_OBJECT *any_eku)
 {
-	PKCS12_SAFEBAG *bag = PKCS12_add_cert(bags, x);
-
-	if (!bag)
+	if (!bag || (!*bags && !(*bags = sk_PKCS12_SAFEBAG_new_null()))) {
+		PKCS12_SAFEBAG_free(bag);
 		return -ENOMEM;
+	}
 	/* len -1: the data is an ASN1_OBJECT, set as it is */
 	if (PKCS12_add1_attr_by_txt(bag, TRUST_STORE_JDK_OID, V_ASN1_OBJECT, (const unsigned char *)any_eku, -1) != 1 ||
-	    PKCS12_add_friendlyname_asc(bag, alias, -1) != 1)
+	    PKCS12_add_friendlyname_asc(bag, alias, -1) != 1 || !sk_PKCS12_SAFEBAG_push(*bags, bag)) {
+		PKCS12_SAFEBAG_free(bag);
 		return -EIO;
+	}
 	return 0;
+}
+
+/* A certificate bag holding der (a certificate's DER from the host's own
+ * bundle) as it is: decoding ~150 certificates into X509 costs OpenSSL 3
+ * tens of milliseconds (each public key through its decoders), at every
+ * session start, for bytes the bag only copies. An ASN1_ANY of type
+ * SEQUENCE is encoded as its content, the whole DER. */
+static PKCS12_SAFEBAG *der_cert_bag(const unsigned char *der, long len)
+{
+	ASN1_TYPE *t = ASN1_TYPE_new();
+	ASN1_STRING *seq = ASN1_STRING_type_new(V_ASN1_SEQUENCE);
+	PKCS12_SAFEBAG *bag = NULL;
+
+	if (t && seq && len > 0 && der[0] == 0x30 && ASN1_STRING_set(seq, der, (int)len) == 1) {
+		ASN1_TYPE_set(t, V_ASN1_SEQUENCE, seq);
+		seq = NULL;
+		bag = PKCS12_item_pack_safebag(t, ASN1_ITEM_rptr(ASN1_ANY), NID_x509Certificate, NID_certBag);
+	}
+	ASN1_STRING_free(seq);
+	ASN1_TYPE_free(t);
+	return bag;
 }
 
 /* The host's bundle: Debian's, Fedora's, Alpine's and macOS's. */
@@ -62,16 +87,27 @@ int trust_store_make(const char *bundle, const char *ca_pem, unsigned char **ret
 		return -ENOMEM;
 	in = bundle ? BIO_new_file(bundle, "r") : open_host_bundle();
 	/* the host's roots: a bundle we cannot open leaves only the CA */
-	while (in && (x = PEM_read_bio_X509(in, NULL, NULL, NULL))) {
-		if (++n > TRUST_STORE_CERTS_MAX) {
-			r = -E2BIG;
+	while (in) {
+		char *name = NULL, *header = NULL;
+		unsigned char *data = NULL;
+		long dlen = 0;
+
+		if (PEM_read_bio(in, &name, &header, &data, &dlen) != 1)
+			break;
+		if (strcmp(name, PEM_STRING_X509) == 0 || strcmp(name, PEM_STRING_X509_OLD) == 0) {
+			if (++n > TRUST_STORE_CERTS_MAX)
+				r = -E2BIG;
+			else {
+				snprintf(alias, sizeof(alias), "host-root-%d", n);
+				r = push_trusted(&bags, der_cert_bag(data, dlen), alias, any_eku);
+			}
+		} else
+			r = 0; /* not a certificate (a TRUSTED CERTIFICATE's aux, a CRL): skipped */
+		OPENSSL_free(name);
+		OPENSSL_free(header);
+		OPENSSL_free(data);
+		if (r < 0)
 			goto out;
-		}
-		snprintf(alias, sizeof(alias), "host-root-%d", n);
-		if ((r = add_trusted(&bags, x, alias, any_eku)) < 0)
-			goto out;
-		X509_free(x);
-		x = NULL;
 	}
 	ERR_clear_error(); /* the bundle's end */
 	BIO_free(in);
@@ -80,7 +116,7 @@ int trust_store_make(const char *bundle, const char *ca_pem, unsigned char **ret
 		r = -EINVAL;
 		goto out;
 	}
-	if ((r = add_trusted(&bags, x, "cordon-session-ca", any_eku)) < 0)
+	if ((r = push_trusted(&bags, PKCS12_SAFEBAG_create_cert(x), "cordon-session-ca", any_eku)) < 0)
 		goto out;
 	r = -EIO;
 	/* nid -1: the bags unencrypted (certificates are public) */
