@@ -8,7 +8,8 @@
 # (openssl s_client without -CAfile, curl without CURL_CA_BUNDLE) trust it;
 # the JVM's PKCS#12 store holds the host's roots and the session CA, each
 # with Oracle's trusted key usage attribute, read-only, named by
-# JAVA_TOOL_OPTIONS beside the proxy's options; a Java HttpsURLConnection
+# JAVA_TOOL_OPTIONS beside the proxy's options; Node trusts it through
+# NODE_EXTRA_CA_CERTS; a Java HttpsURLConnection
 # trusts the CA through it, where the JDK's own store (the control) does
 # not. The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
@@ -100,6 +101,23 @@ public class Get {
     }
 }
 EOF
+# Node: a CONNECT through the proxy, then TLS over it (its fetch reads no
+# proxy variable before Node 24), trusting its roots and NODE_EXTRA_CA_CERTS
+cat >"$RO/get.js" <<'EOF'
+const http = require("http"), tls = require("tls");
+const [host, port, path] = process.argv.slice(2);
+const req = http.request({ host: "127.0.0.1", port: 3128, method: "CONNECT", path: host + ":" + port });
+req.on("connect", (res, sock) => {
+  const t = tls.connect({ socket: sock, servername: host }, () => t.write("GET " + path + " HTTP/1.1\r\nHost: " +
+    host + ":" + port + "\r\nAuthorization: Bearer " + process.env.GH_TOKEN + "\r\nConnection: close\r\n\r\n"));
+  let d = "";
+  t.on("data", (x) => (d += x));
+  t.on("end", () => console.log("node=" + d.split("\r\n")[0]));
+  t.on("error", (e) => console.log("node-failed=" + e.code));
+});
+req.on("error", (e) => console.log("node-failed=" + e.code));
+req.end();
+EOF
 printf '#!/bin/sh\nunset NO_PROXY no_proxy\nexec sh -c "$@"\n' >"$BIN/tsh"
 chmod 755 "$BIN/tsh"
 chmod -R a+rX "$RO"
@@ -176,6 +194,16 @@ if command -v java >/dev/null && java -version >/dev/null 2>&1; then
 		eval 'grep -q "^failed=.*PKIX" <<<"$OUT" && ! grep -q "/j2" "$BASE/log"'
 else
 	diag "no JDK here (scripts/install-deps installs none): the store is checked with openssl only"
+fi
+
+if command -v node >/dev/null; then
+	call "node $RO/get.js localhost $port /n1; NODE_EXTRA_CA_CERTS= node $RO/get.js localhost $port /n2"
+	expect "Node (tls over a CONNECT) trusts the session CA through NODE_EXTRA_CA_CERTS: 200" \
+		eval 'has "$OUT" "node=HTTP/1.1 200" && grep "/n1" "$BASE/log" | grep -q "Bearer $REAL"'
+	expect "... the control: without it, Node's own roots do not, nothing reached the upstream" \
+		eval 'has "$OUT" "node-failed=" && ! grep -q "/n2" "$BASE/log"'
+else
+	diag "no node here (scripts/install-deps installs none): Node is not checked"
 fi
 
 expect "the host's trust store is unchanged" eval '[ "$(cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null | sha256sum)" = "$host_before" ] &&
