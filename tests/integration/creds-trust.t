@@ -8,10 +8,10 @@
 # (openssl s_client without -CAfile, curl without CURL_CA_BUNDLE) trust it;
 # the JVM's PKCS#12 store holds the host's roots and the session CA, each
 # with Oracle's trusted key usage attribute, read-only, named by
-# JAVA_TOOL_OPTIONS beside the proxy's options; Node trusts it through
-# NODE_EXTRA_CA_CERTS; a Java HttpsURLConnection
+# JAVA_TOOL_OPTIONS beside the proxy's options; a Java HttpsURLConnection
 # trusts the CA through it, where the JDK's own store (the control) does
-# not. The host's trust store is unchanged after the runs.
+# not; Node trusts it through NODE_EXTRA_CA_CERTS, and without it does not.
+# The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
 tap_base creds-trust
 if ! command -v openssl >/dev/null || ! command -v curl >/dev/null; then
