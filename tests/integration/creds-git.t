@@ -40,7 +40,8 @@ G init -q --bare "$SRV/r.git" && git -C "$SRV/r.git" config http.receivepack tru
 	{ not_ok "the served repository is made"; finish; exit; }
 git -C "$SRV/r.git" symbolic-ref HEAD refs/heads/main
 
-USER_=x-access-token
+# the basic user with a quote and a dollar: the helper's shell takes it literally
+USER_="x-access'\$token"
 REAL=gho_REALgitTOKEN$$abcdefghijklmnopqrstu
 "$PY" "$(dirname "$0")/git-upstream.py" "$BASE/port" "$BASE/log" "$BASE/srv.pem" "$BASE/srv.key" "$SRV" \
 	"$USER_:$REAL" 2>"$BASE/upstream.err" &
@@ -136,7 +137,7 @@ expect "the repository's own helper was neither asked nor told the phantom" eval
 n=$(authed)
 (cd "$WS/clone" && CORDON_GIT_REAL=$REAL GIT_TERMINAL_PROMPT=0 "$CORDON" run --profile "$P" -- sh -c "
 ph=\$(tgit credential fill <$RO/ask | sed -n 's/^password=//p'); echo consumer-phantom=\$ph
-ngit ls-remote https://$USER_:\$ph@localhost:$port/r.git; echo nongrant-rc=\$?
+ngit ls-remote https://$(printf %q "$USER_"):\$ph@localhost:$port/r.git; echo nongrant-rc=\$?
 ngit ls-remote origin; echo control-rc=\$?" >"$BASE/out" 2>"$BASE/err" </dev/null)
 RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
 ph=$(sed -n 's/^consumer-phantom=//p' <<<"$OUT")
