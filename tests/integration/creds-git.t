@@ -40,8 +40,9 @@ G init -q --bare "$SRV/r.git" && git -C "$SRV/r.git" config http.receivepack tru
 	{ not_ok "the served repository is made"; finish; exit; }
 git -C "$SRV/r.git" symbolic-ref HEAD refs/heads/main
 
-# the basic user with a quote and a dollar: the helper's shell takes it literally
-USER_="x-access'\$token"
+# the basic user with a quote, a dollar and a backslash: the helper's
+# shell takes it literally
+USER_="x-access'\$to\\ken"
 REAL=gho_REALgitTOKEN$$abcdefghijklmnopqrstu
 "$PY" "$(dirname "$0")/git-upstream.py" "$BASE/port" "$BASE/log" "$BASE/srv.pem" "$BASE/srv.key" "$SRV" \
 	"$USER_:$REAL" 2>"$BASE/upstream.err" &
@@ -73,7 +74,7 @@ cat >"$P" <<EOF
     "forge": {
       "source": "env://CORDON_GIT_REAL",
       "hosts": ["localhost"],
-      "inject": { "basic": { "user": "$USER_" } },
+      "inject": { "basic": { "user": "${USER_//\\/\\\\}" } },
       "phantom": { "env": "GIT_TOKEN", "shape": "ghp_{36}" },
       "grant_to": ["cmd.tgit"],
       "tls": { "ca": "$RO/ca.pem" }

@@ -221,10 +221,11 @@ static int git_helper(const struct toolbox_creds *c, const char *consumer, char 
 				fputc('|', f);
 			r = put_quoted(f, *h);
 		}
-		fputs(") echo username=", f);
+		/* printf, not echo: dash's echo reads backslashes */
+		fputs(") printf 'username=%s\\npassword=%s\\n' ", f);
 		if (r == 0)
 			r = put_quoted(f, ph->cred->inject_name);
-		fprintf(f, "; echo \"password=$%s\";;", ph->cred->phantom_env);
+		fprintf(f, " \"$%s\";;", ph->cred->phantom_env);
 		n++;
 	}
 	fputs(" esac; }; f", f);
