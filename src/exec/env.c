@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "broker.h"
+#include "cred_env.h"
 #include "errbuf.h"
 #include "netproxy.h"
 #include "policy.h"
@@ -42,7 +43,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 3 + NETPROXY_ENV_MAX + TRUST_ENV_MAX, sizeof(char *));
+	envp = calloc(n_env + 3 + NETPROXY_ENV_MAX + TRUST_ENV_MAX + CRED_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -83,8 +84,17 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	envp[k] = NULL;
 	if (p->net == CORDON_NET_PROXY)
 		k = netproxy_env_add(envp, k);
-	if (p->credentials_fd >= 0)
+	if (p->credentials_fd >= 0) {
+		int n;
+
 		k = trust_env_add(envp, k);
+		n = cred_env_add(envp, k);
+		if (n < 0) {
+			free(envp);
+			return errbuf_set(err, errlen, n, "out of memory");
+		}
+		k = (size_t)n;
+	}
 	if (p->broker_fd >= 0) {
 		/* the shims first on PATH: a controlled command by name is the broker's */
 		size_t at = k;

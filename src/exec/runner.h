@@ -71,6 +71,8 @@ struct exec_ctx {
 	int shim_fd;                    /* init: --shim-path, opened before the private tmpfs went on, or -1 */
 	char *trust_ca_pem;             /* --credentials-fd: the session CA (trust.h), or NULL */
 	unsigned trust_ca_hash;
+	unsigned char *trust_java_store;  /* the JVM's trust store (PKCS#12), or NULL */
+	size_t trust_java_store_n;
 };
 
 #define EXEC_EXIT_FAILED 125

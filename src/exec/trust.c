@@ -47,21 +47,37 @@ bool trust_env_owns(const char *name)
 
 size_t trust_env_add(char **envp, size_t k)
 {
+	static const char java[] = "JAVA_TOOL_OPTIONS=";
+	size_t at;
+	char *merged;
+
 	for (size_t i = 0; trust_env[i]; i++)
 		envp[k++] = (char *)trust_env[i];
+	at = k;
+	/* the JVM: its store, added to the options already there (the
+	 * proxy's, netproxy.h; the host's never pass, an injection variable) */
+	for (size_t i = 0; i < k && at == k; i++)
+		if (strncmp(envp[i], java, sizeof(java) - 1) == 0)
+			at = i;
+	if (asprintf(&merged, "%s%s%s", java, at < k ? envp[at] + sizeof(java) - 1 : "",
+		     at < k ? " " TRUST_JAVA_OPTIONS : TRUST_JAVA_OPTIONS) >= 0)
+		envp[at == k ? k++ : at] = merged; /* lives as long as the process */
 	envp[k] = NULL;
 	return k;
 }
 
 void trust_read_public(struct exec_ctx *x)
 {
-	int r = credtable_read_public(x->plan->credentials_fd, &x->trust_ca_pem, &x->trust_ca_hash);
+	uint32_t hash = 0;
+	int r = credtable_read_public(x->plan->credentials_fd, &x->trust_ca_pem, &hash, &x->trust_java_store,
+				      &x->trust_java_store_n);
 
 	if (r < 0) {
 		errno = -r;
 		exec_die("credentials", "cannot read the credential table's public part from fd %d: %m",
 			 x->plan->credentials_fd);
 	}
+	x->trust_ca_hash = hash;
 }
 
 static const char *const bundles[] = { "ca-certificates.crt", "ca-bundle.crt", "cert.pem", "tls-ca-bundle.pem", NULL };
@@ -155,6 +171,16 @@ static int copy_entry(int from, int to, const char *dir, const char *name, const
 	return 0; /* sockets, devices: not certificates */
 }
 
+/* The JVM's store, beside the bundle it was made from. */
+static int add_java_store(int to, const unsigned char *store, size_t n)
+{
+	_cleanup_close_ int out = openat(to, TRUST_JAVA_STORE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (out < 0)
+		return -errno;
+	return write_all(out, (const char *)store, n);
+}
+
 /* The CA and its "HASH.N" link, N the first free one. */
 static int add_ca(int to, const char *ca, unsigned hash)
 {
@@ -215,6 +241,8 @@ static void treat_dir(const struct exec_ctx *x, const char *dir, struct stat *do
 	closedir(d);
 	if (r == 0)
 		r = add_ca(to, x->trust_ca_pem, x->trust_ca_hash);
+	if (r == 0 && x->trust_java_store && strcmp(dir, "/etc/ssl/certs") == 0)
+		r = add_java_store(to, x->trust_java_store, x->trust_java_store_n);
 	if (r < 0) {
 		errno = -r;
 		exec_die("trust", "cannot build %s with the session CA: %m", dir);

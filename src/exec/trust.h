@@ -13,20 +13,31 @@
  * with the session CA appended, the CA as cordon-session-ca.pem and its
  * "HASH.N" link: clients that read only the system paths (Go, static
  * binaries, `openssl s_client`) trust it too. The usual variables are set
- * as well (trust_env).
+ * as well (trust_env). The JVM reads none of them, only a key store: the
+ * supervisor's PKCS#12 of the host's roots and the session CA (public part
+ * of the table, lib/cred/trust_store.h) is written beside the bundle, and
+ * JAVA_TOOL_OPTIONS names it (added to the proxy's options).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "trust_store.h"
+
 struct exec_ctx;
 
 #define TRUST_CA_FILE "/etc/ssl/certs/cordon-session-ca.pem"
 #define TRUST_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
-#define TRUST_ENV_MAX 12
+#define TRUST_ENV_MAX 13 /* trust_env, JAVA_TOOL_OPTIONS, NULL */
+#define TRUST_JAVA_STORE_NAME "cordon-java-truststore.p12"
+#define TRUST_JAVA_OPTIONS                                                                                   \
+	"-Djavax.net.ssl.trustStore=/etc/ssl/certs/" TRUST_JAVA_STORE_NAME " -Djavax.net.ssl.trustStoreType=PKCS12 " \
+	"-Djavax.net.ssl.trustStorePassword=" TRUST_STORE_PASSWORD
 
 /* The variables that point clients at the bundle (or, where a client adds
- * to its own roots, at the CA alone), NULL-terminated. */
+ * to its own roots, at the CA alone), NULL-terminated; trust_env_add adds
+ * them and the JVM's options (merged into a JAVA_TOOL_OPTIONS already in
+ * envp[0..k); when memory fails the JVM goes without). */
 extern const char *const trust_env[];
 bool trust_env_owns(const char *name);
 size_t trust_env_add(char **envp, size_t k);

@@ -23,6 +23,7 @@
 #include "errbuf.h"
 #include "strv.h"
 #include "tls_ca.h"
+#include "trust_store.h"
 
 #define CRED_FILE_MAX (64 * 1024)
 
@@ -39,6 +40,8 @@ struct cred_store {
 	struct held *held;             /* by credential index */
 	char *ca_pem;
 	struct credtable_secret ca_key;
+	unsigned char *java_store;     /* the JVM's trust store (trust_store.h) */
+	size_t java_store_n;
 	struct credtable_secret *tls_keys; /* by credential index: the client key */
 	char **tls_certs, **tls_cas;   /* likewise: PEM, or NULL */
 };
@@ -70,6 +73,7 @@ struct cred_store *cred_store_free(struct cred_store *s)
 	free(s->tls_certs);
 	free(s->tls_cas);
 	free(s->ca_pem);
+	free(s->java_store);
 	credtable_secret_clear(&s->ca_key);
 	free(s->path_env);
 	free(s);
@@ -268,6 +272,9 @@ int cred_store_new(const struct tool_creds *creds, const char *path_env, struct 
 	r = tls_ca_make(hosts, strv_length(hosts), &s->ca_pem, &s->ca_key);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "cannot make the session CA: %s", strerror(-r));
+	r = trust_store_make(NULL, s->ca_pem, &s->java_store, &s->java_store_n);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "cannot make the JVM's trust store: %s", strerror(-r));
 	*ret = TAKE_PTR(s);
 	return 0;
 }
@@ -439,6 +446,10 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 		return -ENOMEM;
 	if ((r = credtable_secret_set(&t->ca_key_pem, s->ca_key.p, s->ca_key.n)) < 0)
 		return r;
+	if (!(t->java_store = malloc(s->java_store_n)))
+		return -ENOMEM;
+	memcpy(t->java_store, s->java_store, s->java_store_n);
+	t->java_store_n = s->java_store_n;
 	/* the credentials granted here first, each with the phantoms of the
 	 * same credential granted to other consumers (refused here); then
 	 * every other credential without a value, all its phantoms refused
@@ -476,7 +487,15 @@ int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, co
 		return errbuf_set(err, errlen, -errno, "cannot make the credential table's pipe: %m");
 	/* the whole table fits before anyone reads: written now, read when
 	 * the runner starts (a pipe holds it in the kernel, not in a file) */
-	(void)fcntl(pipefd[1], F_SETPIPE_SZ, CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + 4096);
+	r = fcntl(pipefd[1], F_SETPIPE_SZ, CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + (int)t->java_store_n + 4096);
+	if (r < CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + (int)t->java_store_n + 4096) {
+		/* a write that does not fit would wait for a reader never started */
+		r = r < 0 ? -errno : -E2BIG;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return errbuf_set(err, errlen, r, "the credential table does not fit its pipe (fs.pipe-max-size): %s",
+				  strerror(-r));
+	}
 	r = credtable_write(pipefd[1], t);
 	close(pipefd[1]);
 	if (r < 0) {

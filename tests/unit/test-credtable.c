@@ -64,14 +64,22 @@ Test(credtable, round_trip_through_a_pipe)
 	struct credtable *t = sample(), *u = NULL;
 	char *pem = NULL;
 	uint32_t hash = 0;
+	unsigned char *store = NULL;
+	size_t store_n = 0;
 	int p[2];
 
+	/* the JVM's store travels in the public part, for the runner */
+	t->java_store = (unsigned char *)strdup("not really PKCS#12");
+	t->java_store_n = 18;
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_assert_eq(credtable_write(p[1], t), 0);
 	close(p[1]);
-	cr_assert_eq(credtable_read_public(p[0], &pem, &hash), 0);
+	cr_assert_eq(credtable_read_public(p[0], &pem, &hash, &store, &store_n), 0);
 	cr_assert_neq(hash, 0);
 	cr_assert_str_eq(pem, t->ca_cert_pem);
+	cr_assert_eq(store_n, 18);
+	cr_assert_eq(memcmp(store, "not really PKCS#12", 18), 0);
+	free(store);
 	cr_assert_eq(credtable_read(p[0], &u), 0, "the proxy reads at the secret part, after the runner");
 	cr_assert_str_eq(u->ca_cert_pem, pem);
 	free(pem);
@@ -168,8 +176,8 @@ Test(credtable, refuses_truncated_and_padded_bodies)
 	n = read(p[0], buf, sizeof(buf));
 	close(p[0]);
 	cr_assert_gt(n, 16);
-	/* skip the public part and the body's length */
-	off = 12 + strlen(t->ca_cert_pem) + 4 + 4;
+	/* skip the public part (no JVM store: its length 0) and the body's length */
+	off = 12 + strlen(t->ca_cert_pem) + 4 + 4 + 4;
 	{
 		int q[2];
 

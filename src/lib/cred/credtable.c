@@ -100,6 +100,7 @@ void credtable_free(struct credtable *t)
 		cred_done(&t->creds[i]);
 	free(t->creds);
 	free(t->ca_cert_pem);
+	free(t->java_store);
 	credtable_secret_clear(&t->ca_key_pem);
 	free(t);
 }
@@ -330,7 +331,7 @@ int credtable_write(int fd, const struct credtable *t)
 	r = credtable_check(t, err, sizeof(err));
 	if (r < 0)
 		return r;
-	if (ca > CREDTABLE_PUBLIC_MAX)
+	if (ca > CREDTABLE_PUBLIC_MAX || t->java_store_n > CREDTABLE_STORE_MAX)
 		return -E2BIG;
 	r = ca_subject_hash(t->ca_cert_pem, &hash);
 	if (r < 0)
@@ -343,6 +344,9 @@ int credtable_write(int fd, const struct credtable *t)
 	wr_u32(&w, (uint32_t)ca);
 	wr_put(&w, t->ca_cert_pem, ca);
 	wr_u32(&w, hash);
+	wr_u32(&w, t->java_store ? (uint32_t)t->java_store_n : 0);
+	if (t->java_store)
+		wr_put(&w, t->java_store, t->java_store_n);
 	wr_u32(&w, (uint32_t)len);
 	put_body(&w, &(size_t){ 0 }, t);
 	wr_flush(&w);
@@ -552,7 +556,7 @@ int credtable_read(int fd, struct credtable **ret)
 		char *pem = NULL;
 		uint32_t hash;
 
-		r = credtable_read_public_after_magic(fd, &pem, &hash);
+		r = credtable_read_public_after_magic(fd, &pem, &hash, NULL, NULL);
 		if (r < 0)
 			return r;
 		free(pem); /* the body carries the CA too */

@@ -10,10 +10,12 @@
  * Wire form (written to a pipe, read by the runner then the proxy):
  *
  *   public part   "CRDT" u32:version u32:len ca_cert_pem u32:ca_subject_hash
+ *                 u32:len java_store (len <= CREDTABLE_STORE_MAX; 0: none)
  *   secret part   u32:len  body (len <= CREDTABLE_SECRET_MAX)
  *
- * The public part is only the session CA's certificate: the runner reads it
- * (credtable_read_public, no libcrypto) to build the sandbox's trust store,
+ * The public part is the session CA's certificate and the JVM's trust store
+ * (trust_store.h): the runner reads it (credtable_read_public, no
+ * libcrypto) to build the sandbox's trust store,
  * then hands the same fd, now at the secret part, to the proxy, which reads
  * the body (the CA certificate again, then the rest) straight into
  * OPENSSL_secure_malloc memory (credtable_read takes the fd at either
@@ -48,9 +50,10 @@
 #include <stdint.h>
 
 #define CREDTABLE_MAGIC "CRDT"
-#define CREDTABLE_VERSION 1
+#define CREDTABLE_VERSION 2
 #define CREDTABLE_PUBLIC_MAX (64 * 1024)   /* the CA certificate's PEM */
 #define CREDTABLE_SECRET_MAX (256 * 1024)  /* the whole body */
+#define CREDTABLE_STORE_MAX (768 * 1024)   /* the JVM's trust store (trust_store.h's cap) */
 #define CREDTABLE_STRING_MAX (64 * 1024)   /* one string (a PEM is the longest) */
 #define CREDTABLE_CREDS_MAX 64
 #define CREDTABLE_HOSTS_MAX 64
@@ -58,6 +61,13 @@
 #define CREDTABLE_RULES_MAX 256
 /* The secure heap every process holding a table initialises (a power of 2). */
 #define CREDTABLE_SECURE_HEAP (1024 * 1024)
+
+/* Beside the table, the variable that carries a consumer's git credential
+ * helper (a `!` command printing the basic user and the phantom's
+ * variable, never a value) from the toolbox to the runner, which turns it
+ * into git's configuration (src/exec/cred_env.h): GIT_CONFIG_* themselves
+ * are refused as injection variables on every other way in. */
+#define CREDTABLE_GIT_HELPER_ENV "CORDON_GIT_CREDENTIAL_HELPER"
 
 /* A secret in OPENSSL_secure_malloc memory: n bytes, then a NUL (for the
  * PEM readers). p NULL: absent. */
@@ -128,6 +138,8 @@ struct credtable_cred {
 
 struct credtable {
 	char *ca_cert_pem;              /* the session CA every proxy of the session shares */
+	unsigned char *java_store;      /* the JVM's trust store (PKCS#12, public); NULL: none */
+	size_t java_store_n;
 	struct credtable_secret ca_key_pem;
 	struct credtable_cred *creds;
 	size_t n_creds;
@@ -161,12 +173,16 @@ int credtable_check(const struct credtable *t, char *err, size_t errlen);
 int credtable_write(int fd, const struct credtable *t);
 
 /* The public part from fd: the CA certificate's PEM (malloc'd, NUL
- * terminated) and its subject hash (OpenSSL's, for the "%08x.0" link of a
- * certificate directory). The fd is left at the secret part. No libcrypto
- * (credtable_public.c): the lean runner calls it. -EBADMSG, -errno. */
-int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash);
+ * terminated), its subject hash (OpenSSL's, for the "%08x.0" link of a
+ * certificate directory) and the JVM's trust store (malloc'd, NULL and 0
+ * when there is none; ret_store NULL: read and dropped). The fd is left at
+ * the secret part. No libcrypto (credtable_public.c): the lean runner calls
+ * it. -EBADMSG, -errno. */
+int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash, unsigned char **ret_store,
+			  size_t *ret_store_n);
 /* The same, its magic already read. */
-int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash);
+int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash, unsigned char **ret_store,
+				      size_t *ret_store_n);
 /* Exactly n bytes, or a u32 (little-endian), from fd. -EBADMSG at EOF. */
 int credtable_read_full(int fd, void *buf, size_t n);
 int credtable_read_u32(int fd, uint32_t *ret);

@@ -41,7 +41,8 @@ int credtable_read_u32(int fd, uint32_t *ret)
 	return 0;
 }
 
-int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash)
+int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash, unsigned char **ret_store,
+			  size_t *ret_store_n)
 {
 	char magic[4];
 	int r;
@@ -51,12 +52,14 @@ int credtable_read_public(int fd, char **ret_ca_pem, uint32_t *ret_hash)
 		return r;
 	if (memcmp(magic, CREDTABLE_MAGIC, 4) != 0)
 		return -EBADMSG;
-	return credtable_read_public_after_magic(fd, ret_ca_pem, ret_hash);
+	return credtable_read_public_after_magic(fd, ret_ca_pem, ret_hash, ret_store, ret_store_n);
 }
 
-int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash)
+int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_hash, unsigned char **ret_store,
+				      size_t *ret_store_n)
 {
-	uint32_t version, n;
+	uint32_t version, n, hash, sn;
+	unsigned char *store = NULL;
 	char *pem;
 	int r;
 
@@ -73,12 +76,27 @@ int credtable_read_public_after_magic(int fd, char **ret_ca_pem, uint32_t *ret_h
 		return r < 0 ? r : -EBADMSG;
 	}
 	pem[n] = '\0';
-	r = credtable_read_u32(fd, ret_hash);
+	r = credtable_read_u32(fd, &hash);
+	if (r >= 0)
+		r = credtable_read_u32(fd, &sn);
+	if (r >= 0 && sn > CREDTABLE_STORE_MAX)
+		r = -EBADMSG;
+	if (r >= 0 && sn > 0 && !(store = malloc(sn)))
+		r = -ENOMEM;
+	if (r >= 0 && sn > 0)
+		r = credtable_read_full(fd, store, sn);
 	if (r < 0) {
+		free(store);
 		free(pem);
 		return r;
 	}
 	*ret_ca_pem = pem;
+	*ret_hash = hash;
+	if (ret_store) {
+		*ret_store = store;
+		*ret_store_n = sn;
+	} else
+		free(store);
 	return 0;
 }
 

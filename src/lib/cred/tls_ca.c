@@ -16,6 +16,9 @@
 #include "tls_ca.h"
 
 #define CA_DAYS 1
+/* a leaf is valid from a few minutes ago (a client's clock a little
+ * behind the host's) to its CA's end, never beyond */
+#define LEAF_SKEW_SECONDS 300
 #define NC_MAX 16384
 
 bool tls_ca_host_ok(const char *host)
@@ -172,9 +175,20 @@ int tls_ca_leaf(X509 *ca, EVP_PKEY *ca_key, EVP_PKEY *key, const char *host, X50
 
 	if (!tls_ca_host_ok(host))
 		return -EINVAL;
+	/* the CA expired (a session older than CA_DAYS): a leaf under it
+	 * would only be refused by the client, so none is made */
+	if (X509_cmp_current_time(X509_get0_notAfter(ca)) <= 0)
+		return -EKEYEXPIRED;
 	cert = new_cert(key, host, ca);
 	if (!cert)
 		return -ENOMEM;
+	if (!X509_gmtime_adj(X509_getm_notBefore(cert), -LEAF_SKEW_SECONDS) ||
+	    (ASN1_TIME_compare(X509_get0_notBefore(cert), X509_get0_notBefore(ca)) < 0 &&
+	     X509_set1_notBefore(cert, X509_get0_notBefore(ca)) != 1) ||
+	    X509_set1_notAfter(cert, X509_get0_notAfter(ca)) != 1) {
+		X509_free(cert);
+		return -EIO;
+	}
 	snprintf(san, sizeof(san), "DNS:%s", host);
 	if (add_ext(cert, ca, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
 	    add_ext(cert, ca, NID_key_usage, "critical,digitalSignature") < 0 ||

@@ -32,5 +32,7 @@ int tls_ca_make(char *const *hosts, size_t n, char **ret_cert_pem, struct credta
 EVP_PKEY *tls_ca_new_key(void);
 
 /* A leaf for host, with key, issued by ca/ca_key: SAN DNS:host,
- * serverAuth. -ENOMEM, -EIO. */
+ * serverAuth, valid from a few minutes ago (clock skew), never before the
+ * CA, until the CA's end, never after it. -EKEYEXPIRED (the CA has
+ * expired), -ENOMEM, -EIO. */
 int tls_ca_leaf(X509 *ca, EVP_PKEY *ca_key, EVP_PKEY *key, const char *host, X509 **ret);

@@ -5,11 +5,13 @@
  * sandbox, and a consumer's phantoms and network.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "cleanup.h"
+#include "credtable.h"
 #include "error.h"
 #include "policy.h"
 #include "provider.h"
@@ -176,9 +178,69 @@ bool toolbox_creds_intercepted(const struct toolbox_creds *c, const char *consum
 	return c && c->creds && c->creds->n && cordon_policy_net(p) == CORDON_NET_PROXY;
 }
 
+/* s single-quoted for sh (a ' closed, escaped, reopened). */
+static int put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	return fputc('\'', f) == EOF ? -EIO : 0;
+}
+
+/* git's credential helper for the consumer's basic credentials, or NULL
+ * when it has none: a `!` command git runs with sh in the sandbox, as the
+ * consumer, that answers `get` for https to a credential's hosts (any port)
+ * with the basic user and the phantom's variable, read from its
+ * environment: the helper holds no value and can read nothing the consumer
+ * cannot. The runner puts it after a reset of credential.helper, so no
+ * helper of the user's or a repository's config is asked, or told (`store`)
+ * the phantom. */
+static int git_helper(const struct toolbox_creds *c, const char *consumer, char **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r = 0;
+
+	if (!f)
+		return -ENOMEM;
+	fputs("!f() { test \"$1\" = get || exit 0; p= h=; while read -r l && test -n \"$l\"; do case $l in "
+	      "protocol=*) p=${l#*=};; host=*) h=${l#*=};; esac; done; test \"$p\" = https || exit 0; "
+	      "case ${h%:*} in", f);
+	for (size_t i = 0; r == 0 && i < c->n_phantoms; i++) {
+		const struct toolbox_phantom *ph = &c->phantoms[i];
+
+		if (strcmp(ph->consumer, consumer) != 0 || ph->cred->inject != CRED_INJECT_BASIC)
+			continue;
+		fputc(' ', f);
+		for (char **h = ph->cred->hosts; r == 0 && *h; h++) {
+			if (h != ph->cred->hosts)
+				fputc('|', f);
+			r = put_quoted(f, *h);
+		}
+		/* printf, not echo: dash's echo reads backslashes */
+		fputs(") printf 'username=%s\\npassword=%s\\n' ", f);
+		if (r == 0)
+			r = put_quoted(f, ph->cred->inject_name);
+		fprintf(f, " \"$%s\";;", ph->cred->phantom_env);
+		n++;
+	}
+	fputs(" esac; }; f", f);
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	*ret = n ? TAKE_PTR(buf) : NULL;
+	return 0;
+}
+
 int toolbox_creds_apply(const struct toolbox_creds *c, const char *consumer, struct cordon_policy *p,
 			struct cordon_error *reterr)
 {
+	_cleanup_free_ char *helper = NULL;
 	int r;
 
 	if (!toolbox_creds_consumer(c, consumer)) {
@@ -213,5 +275,10 @@ int toolbox_creds_apply(const struct toolbox_creds *c, const char *consumer, str
 		if ((r = cordon_policy_set_env(p, ph->cred->phantom_env, ph->value, reterr)) < 0)
 			return r;
 	}
+	r = git_helper(c, consumer, &helper);
+	if (r < 0)
+		return r;
+	if (helper && (r = cordon_policy_set_env(p, CREDTABLE_GIT_HELPER_ENV, helper, reterr)) < 0)
+		return r;
 	return 0;
 }
