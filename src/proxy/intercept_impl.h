@@ -37,6 +37,7 @@ enum tunnel_resp { TS_IDLE, TS_HEAD, TS_BODY };
 enum tunnel_framing { TF_NONE, TF_LENGTH, TF_CHUNKED, TF_EOF };
 
 struct bufferevent;
+struct evbuffer;
 
 struct tunnel {
 	struct intercept *ic;
@@ -44,6 +45,7 @@ struct tunnel {
 	struct ic_host *host;
 	uint16_t port;
 	struct bufferevent *down, *up;      /* the client's TLS, the upstream's */
+	struct evbuffer *stage;             /* the client's next bytes, handed over at once (few, full records) */
 	bool down_ready, up_ready, up_failed, closing;
 	const char *why;                    /* a handshake refusal's reason (the callbacks set it) */
 	char up_err[160];

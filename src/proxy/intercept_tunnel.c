@@ -41,6 +41,8 @@ static void tunnel_free(struct tunnel *t)
 		bufferevent_free(t->down);
 	if (t->up)
 		bufferevent_free(t->up);
+	if (t->stage)
+		evbuffer_free(t->stage);
 	scrub_done(&t->scrub);
 	free(t);
 }
@@ -98,10 +100,20 @@ static void refuse(struct tunnel *t, int status, const char *reason, const char 
 	close_after_flush(t);
 }
 
+/* What goes to the client is staged, then handed to its bufferevent at
+ * once (flush_down): each addition to a TLS bufferevent's output is an
+ * SSL_write, so a TLS record and a system call, at once; a response head
+ * written in pieces went out as a dozen records. */
+static void flush_down(struct tunnel *t)
+{
+	if (evbuffer_get_length(t->stage))
+		evbuffer_add_buffer(bufferevent_get_output(t->down), t->stage);
+}
+
 static int emit_down(void *arg, const char *p, size_t n)
 {
 	struct tunnel *t = arg;
-	struct evbuffer *out = bufferevent_get_output(t->down);
+	struct evbuffer *out = t->stage;
 
 	if (!n)
 		return 0;
@@ -141,7 +153,8 @@ static void next_request(struct tunnel *t);
 static void response_done(struct tunnel *t)
 {
 	if (t->chunked_out)
-		evbuffer_add(bufferevent_get_output(t->down), "0\r\n\r\n", 5);
+		evbuffer_add(t->stage, "0\r\n\r\n", 5);
+	flush_down(t);
 	t->chunked_out = false;
 	t->resp = TS_IDLE;
 	t->served++;
@@ -217,13 +230,13 @@ static int response_head(struct tunnel *t)
 		/* an HTTP/1.0 client knows no chunks: its body ends at the close */
 		if (t->head.minor == 1) {
 			t->chunked_out = true;
-			evbuffer_add(bufferevent_get_output(t->down), "Transfer-Encoding: chunked\r\n", 28);
+			evbuffer_add(t->stage, "Transfer-Encoding: chunked\r\n", 28);
 		} else
 			t->resp_close = true;
 	}
 	if ((t->resp_close || t->req_close) && h->status >= 200)
-		evbuffer_add(bufferevent_get_output(t->down), "Connection: close\r\n", 19);
-	evbuffer_add(bufferevent_get_output(t->down), "\r\n", 2);
+		evbuffer_add(t->stage, "Connection: close\r\n", 19);
+	evbuffer_add(t->stage, "\r\n", 2);
 	evbuffer_drain(in, h->length);
 	r = h->status / 100 == 1 ? 2 : 1;
 	free(h);
@@ -320,6 +333,7 @@ static void upstream_input(struct tunnel *t, bool eof)
 		}
 		break;
 	}
+	flush_down(t);
 	if (eof && t->resp != TS_IDLE) {
 		audit_refusal(t, "upstream-closed", "the upstream closed mid-response");
 		tunnel_free(t);
@@ -559,7 +573,7 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	struct timeval idle = { .tv_sec = px->cfg->idle_timeout };
 	SSL *down = NULL, *up = NULL;
 
-	if (!t || scrub_init(&t->scrub, &ic->sc) < 0)
+	if (!t || scrub_init(&t->scrub, &ic->sc) < 0 || !(t->stage = evbuffer_new()))
 		goto fail;
 	t->ic = ic;
 	t->px = px;
@@ -596,6 +610,10 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	/* a client reads its response before it sends more: what it
 	 * pipelines waits, up to the head's cap */
 	bufferevent_setwatermark(t->down, EV_READ, 0, 4 * HTTP_HEAD_MAX);
+	/* a read high-water mark also sizes each SSL_read (without one,
+	 * libevent asks for 4 KiB, then the record's rest: two pieces, and two
+	 * records towards the client, per record read); above a head's cap */
+	bufferevent_setwatermark(t->up, EV_READ, 0, 2 * HTTP_HEAD_MAX + 2);
 	if (bufferevent_enable(t->down, EV_READ | EV_WRITE) < 0 || bufferevent_enable(t->up, EV_READ | EV_WRITE) < 0)
 		goto fail;
 	px->n_conns++;
