@@ -23,6 +23,11 @@
 #include "tls_ca.h"
 
 static const unsigned char alpn_http11[] = "\x08http/1.1";
+/* AES-128-GCM first, on both sides: with AES-NI it is the cheapest of the
+ * three (ten rounds, not fourteen), and the proxy decrypts and encrypts
+ * every byte twice. A client that puts ChaCha20 first (no AES in its
+ * hardware) keeps it. */
+static const char suites[] = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 
 /* The client's SNI must be the CONNECT host (no domain fronting). */
 static int on_servername(SSL *ssl, int *alert, void *arg)
@@ -114,9 +119,9 @@ static int upstream_ctx(struct ic_host *h, const struct credtable_cred *c, char 
 	h->up = ctx;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
-	if (SSL_CTX_set_alpn_protos(ctx, alpn_http11, sizeof(alpn_http11) - 1) != 0)
-		return ssl_err(err, errlen, "ALPN");
+	if (SSL_CTX_set_alpn_protos(ctx, alpn_http11, sizeof(alpn_http11) - 1) != 0 ||
+	    SSL_CTX_set_ciphersuites(ctx, suites) != 1)
+		return ssl_err(err, errlen, "ALPN and cipher suites");
 	store = SSL_CTX_get_cert_store(ctx);
 	if (c->tls_ca_pem && c->tls_ca_pem[0]) {
 		if (add_pem_certs(store, c->tls_ca_pem) == 0)
@@ -161,8 +166,8 @@ static int client_ctx(struct intercept *ic, struct ic_host *h, char *err, size_t
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "a leaf for %s", h->name);
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
-	if (SSL_CTX_use_certificate(ctx, leaf) != 1 || SSL_CTX_use_PrivateKey(ctx, ic->leaf_key) != 1 ||
+	SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_PRIORITIZE_CHACHA);
+	if (SSL_CTX_set_ciphersuites(ctx, suites) != 1 || SSL_CTX_use_certificate(ctx, leaf) != 1 || SSL_CTX_use_PrivateKey(ctx, ic->leaf_key) != 1 ||
 	    SSL_CTX_add1_chain_cert(ctx, ic->ca) != 1) {
 		X509_free(leaf);
 		return ssl_err(err, errlen, "the leaf");
