@@ -579,6 +579,11 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	t->px = px;
 	t->host = h;
 	t->port = port;
+	if (intercept_roots(ic, h) < 0) {
+		proxy_audit(px, "cordon-proxy: refused CONNECT %s:%u: intercept-failed: the system's root certificates "
+			    "cannot be read", h->name, port);
+		goto out;
+	}
 	down = SSL_new(h->down);
 	up = SSL_new(h->up);
 	if (!down || !up)
@@ -622,6 +627,7 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 fail:
 	proxy_audit(px, "cordon-proxy: refused CONNECT %.*s:%u: intercept-failed: out of memory", (int)(n < 253 ? n : 253),
 		    host, port);
+out:
 	SSL_free(down);
 	SSL_free(up);
 	if (cfd >= 0)
