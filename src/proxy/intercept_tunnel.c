@@ -11,6 +11,7 @@
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -396,6 +397,55 @@ static void audit_use(struct tunnel *t)
 		    rl ? " " : "", rl ? rl->method : "", rl ? " " : "", rl ? rl->path : "");
 }
 
+static void secure_release(const void *data, size_t n, void *arg)
+{
+	OPENSSL_secure_clear_free((void *)data, n);
+}
+
+/* The rewritten head to the upstream in one piece, so in one TLS record
+ * (each addition to a TLS bufferevent is an SSL_write at once: the pieces
+ * around a secret went out as three records). With a secret, the piece is
+ * made in the secure heap, never a plain heap copy, handed to libevent by
+ * reference and cleared once written; if the secure heap is short, the
+ * pieces go as they are, the secret by reference to the table's. */
+static int send_head(const struct subst_out *o, struct evbuffer *out)
+{
+	size_t total = 0, off = 0;
+	bool secret = false;
+	char *buf;
+	int r;
+
+	for (size_t i = 0; i < o->n; i++) {
+		total += o->piece[i].n;
+		secret |= o->piece[i].secret;
+	}
+	buf = !total ? NULL : secret ? OPENSSL_secure_malloc(total) : malloc(total);
+	if (!buf) {
+		for (size_t i = 0; i < o->n; i++) {
+			const struct subst_piece *q = &o->piece[i];
+
+			r = q->secret ? evbuffer_add_reference(out, q->p, q->n, NULL, NULL) : evbuffer_add(out, q->p, q->n);
+			if (r < 0)
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		memcpy(buf + off, o->piece[i].p, o->piece[i].n);
+		off += o->piece[i].n;
+	}
+	if (!secret) {
+		r = evbuffer_add(out, buf, total);
+		free(buf);
+		return r < 0 ? -ENOMEM : 0;
+	}
+	if (evbuffer_add_reference(out, buf, total, secure_release, NULL) < 0) {
+		OPENSSL_secure_clear_free(buf, total);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The next request's head, once there and once the upstream is up. */
 static void next_request(struct tunnel *t)
 {
@@ -446,16 +496,9 @@ static void next_request(struct tunnel *t)
 	t->req_close = http_request_closes(&t->head);
 	t->req_head = t->head.method.n == 4 && memcmp(t->head.method.p, "HEAD", 4) == 0;
 	out = bufferevent_get_output(t->up);
-	for (size_t i = 0; i < t->out.n; i++) {
-		const struct subst_piece *q = &t->out.piece[i];
-
-		/* a secret is referenced, not copied: libevent hands the
-		 * table's secure memory straight to SSL_write */
-		r = q->secret ? evbuffer_add_reference(out, q->p, q->n, NULL, NULL) : evbuffer_add(out, q->p, q->n);
-		if (r < 0) {
-			tunnel_free(t);
-			return;
-		}
+	if (send_head(&t->out, out) < 0) {
+		tunnel_free(t);
+		return;
 	}
 	evbuffer_drain(in, t->head.length);
 	t->req = TR_BODY;
