@@ -33,9 +33,15 @@ int scrub_init(struct scrub *s, const struct subst_creds *sc)
 	for (size_t i = 0; i < s->n_pat; i++) {
 		if (s->pat[i].from_n != s->pat[i].to_n)
 			s->same_len = false;
-		if (s->pat[i].from_n)
+		if (s->pat[i].from_n && !s->first[s->pat[i].from[0]]) {
 			s->first[s->pat[i].from[0]] = true;
+			if (s->n_start < SCRUB_MEMCHR_MAX)
+				s->start[s->n_start] = s->pat[i].from[0];
+			s->n_start++;
+		}
 	}
+	if (s->n_start > SCRUB_MEMCHR_MAX)
+		s->n_start = 0;
 	return 0;
 }
 
@@ -69,18 +75,46 @@ static int match_at(const struct scrub *s, const char *b, size_t n, const struct
 	return partial;
 }
 
+/* The first byte at or after i that some value starts with, or n. near[]
+ * caches, per start byte, where memchr last found it (n: nowhere more). */
+static size_t next_start(const struct scrub *s, const char *b, size_t n, size_t i, size_t *near)
+{
+	size_t best = n;
+
+	if (!s->n_start) {
+		while (i < n && !s->first[(unsigned char)b[i]])
+			i++;
+		return i;
+	}
+	for (size_t k = 0; k < s->n_start; k++) {
+		if (near[k] < i) {
+			const char *f = memchr(b + i, s->start[k], n - i);
+
+			near[k] = f ? (size_t)(f - b) : n;
+		}
+		if (near[k] < best)
+			best = near[k];
+	}
+	return best;
+}
+
 static int scan(struct scrub *s, const char *b, size_t n, bool final, size_t *ret_held, scrub_emit_fn emit, void *arg)
 {
-	size_t last = 0, i = 0;
+	size_t last = 0, i = 0, near[SCRUB_MEMCHR_MAX];
 	int r;
 
+	for (size_t k = 0; k < s->n_start; k++) {
+		const char *f = n ? memchr(b, s->start[k], n) : NULL;
+
+		near[k] = f ? (size_t)(f - b) : n;
+	}
 	while (i < n) {
 		const struct scrub_pat *q = NULL;
 		int m;
 
-		/* most bytes start no value: skip them in a tight loop */
-		while (i < n && !s->first[(unsigned char)b[i]])
-			i++;
+		/* most bytes start no value: skip them (memchr when the
+		 * first bytes are few) */
+		i = next_start(s, b, n, i, near);
 		if (i == n)
 			break;
 		m = match_at(s, b + i, n - i, &q);

@@ -15,6 +15,10 @@
 
 #include "cred_subst.h"
 
+/* Up to this many distinct first bytes, the scanner looks for each with
+ * memchr (vectorised) instead of testing every byte against a table. */
+#define SCRUB_MEMCHR_MAX 4
+
 typedef int (*scrub_emit_fn)(void *arg, const char *p, size_t n);
 
 struct scrub_pat {
@@ -29,6 +33,8 @@ struct scrub {
 	size_t n_pat;
 	bool same_len;                  /* every replacement keeps the length */
 	bool first[256];                /* a byte some value starts with */
+	unsigned char start[SCRUB_MEMCHR_MAX]; /* those bytes, when so few that memchr finds them */
+	size_t n_start;                 /* 0: too many, the table is walked */
 	char *carry;                    /* a possible start of a value, held back */
 	size_t carry_n, carry_cap;
 };

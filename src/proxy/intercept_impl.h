@@ -20,6 +20,7 @@ struct ic_host {
 	const struct credtable_cred *cred;  /* the first credential for it (its tls) */
 	SSL_CTX *down;                      /* the client's side: our leaf */
 	SSL_CTX *up;                        /* the upstream's side */
+	bool system_roots, roots_set;       /* verified against the system's roots; they are in up's store */
 };
 
 struct intercept {
@@ -29,6 +30,9 @@ struct intercept {
 	EVP_PKEY *ca_key, *leaf_key;
 	struct ic_host *hosts;
 	size_t n_hosts;
+	int roots_fd;                       /* the system's bundle, opened at start, parsed at first use */
+	X509_STORE *roots;
+	bool roots_failed;
 	struct proxy_intercept hooks;
 };
 
@@ -37,6 +41,7 @@ enum tunnel_resp { TS_IDLE, TS_HEAD, TS_BODY };
 enum tunnel_framing { TF_NONE, TF_LENGTH, TF_CHUNKED, TF_EOF };
 
 struct bufferevent;
+struct evbuffer;
 
 struct tunnel {
 	struct intercept *ic;
@@ -44,6 +49,7 @@ struct tunnel {
 	struct ic_host *host;
 	uint16_t port;
 	struct bufferevent *down, *up;      /* the client's TLS, the upstream's */
+	struct evbuffer *stage;             /* the client's next bytes, handed over at once (few, full records) */
 	bool down_ready, up_ready, up_failed, closing;
 	const char *why;                    /* a handshake refusal's reason (the callbacks set it) */
 	char up_err[160];
@@ -63,5 +69,8 @@ struct tunnel {
 };
 
 struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n);
+/* The system's roots into h's upstream side, parsed at the first tunnel
+ * that needs them (intercept.c). -EIO: they cannot be read. */
+int intercept_roots(struct intercept *ic, struct ic_host *h);
 /* proxy_intercept.start (intercept_tunnel.c) */
 void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *host, size_t n, uint16_t port);

@@ -11,6 +11,7 @@
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -41,6 +42,8 @@ static void tunnel_free(struct tunnel *t)
 		bufferevent_free(t->down);
 	if (t->up)
 		bufferevent_free(t->up);
+	if (t->stage)
+		evbuffer_free(t->stage);
 	scrub_done(&t->scrub);
 	free(t);
 }
@@ -98,10 +101,20 @@ static void refuse(struct tunnel *t, int status, const char *reason, const char 
 	close_after_flush(t);
 }
 
+/* What goes to the client is staged, then handed to its bufferevent at
+ * once (flush_down): each addition to a TLS bufferevent's output is an
+ * SSL_write, so a TLS record and a system call, at once; a response head
+ * written in pieces went out as a dozen records. */
+static void flush_down(struct tunnel *t)
+{
+	if (evbuffer_get_length(t->stage))
+		evbuffer_add_buffer(bufferevent_get_output(t->down), t->stage);
+}
+
 static int emit_down(void *arg, const char *p, size_t n)
 {
 	struct tunnel *t = arg;
-	struct evbuffer *out = bufferevent_get_output(t->down);
+	struct evbuffer *out = t->stage;
 
 	if (!n)
 		return 0;
@@ -141,7 +154,8 @@ static void next_request(struct tunnel *t);
 static void response_done(struct tunnel *t)
 {
 	if (t->chunked_out)
-		evbuffer_add(bufferevent_get_output(t->down), "0\r\n\r\n", 5);
+		evbuffer_add(t->stage, "0\r\n\r\n", 5);
+	flush_down(t);
 	t->chunked_out = false;
 	t->resp = TS_IDLE;
 	t->served++;
@@ -217,13 +231,13 @@ static int response_head(struct tunnel *t)
 		/* an HTTP/1.0 client knows no chunks: its body ends at the close */
 		if (t->head.minor == 1) {
 			t->chunked_out = true;
-			evbuffer_add(bufferevent_get_output(t->down), "Transfer-Encoding: chunked\r\n", 28);
+			evbuffer_add(t->stage, "Transfer-Encoding: chunked\r\n", 28);
 		} else
 			t->resp_close = true;
 	}
 	if ((t->resp_close || t->req_close) && h->status >= 200)
-		evbuffer_add(bufferevent_get_output(t->down), "Connection: close\r\n", 19);
-	evbuffer_add(bufferevent_get_output(t->down), "\r\n", 2);
+		evbuffer_add(t->stage, "Connection: close\r\n", 19);
+	evbuffer_add(t->stage, "\r\n", 2);
 	evbuffer_drain(in, h->length);
 	r = h->status / 100 == 1 ? 2 : 1;
 	free(h);
@@ -320,6 +334,7 @@ static void upstream_input(struct tunnel *t, bool eof)
 		}
 		break;
 	}
+	flush_down(t);
 	if (eof && t->resp != TS_IDLE) {
 		audit_refusal(t, "upstream-closed", "the upstream closed mid-response");
 		tunnel_free(t);
@@ -382,6 +397,55 @@ static void audit_use(struct tunnel *t)
 		    rl ? " " : "", rl ? rl->method : "", rl ? " " : "", rl ? rl->path : "");
 }
 
+static void secure_release(const void *data, size_t n, void *arg)
+{
+	OPENSSL_secure_clear_free((void *)data, n);
+}
+
+/* The rewritten head to the upstream in one piece, so in one TLS record
+ * (each addition to a TLS bufferevent is an SSL_write at once: the pieces
+ * around a secret went out as three records). With a secret, the piece is
+ * made in the secure heap, never a plain heap copy, handed to libevent by
+ * reference and cleared once written; if the secure heap is short, the
+ * pieces go as they are, the secret by reference to the table's. */
+static int send_head(const struct subst_out *o, struct evbuffer *out)
+{
+	size_t total = 0, off = 0;
+	bool secret = false;
+	char *buf;
+	int r;
+
+	for (size_t i = 0; i < o->n; i++) {
+		total += o->piece[i].n;
+		secret |= o->piece[i].secret;
+	}
+	buf = !total ? NULL : secret ? OPENSSL_secure_malloc(total) : malloc(total);
+	if (!buf) {
+		for (size_t i = 0; i < o->n; i++) {
+			const struct subst_piece *q = &o->piece[i];
+
+			r = q->secret ? evbuffer_add_reference(out, q->p, q->n, NULL, NULL) : evbuffer_add(out, q->p, q->n);
+			if (r < 0)
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		memcpy(buf + off, o->piece[i].p, o->piece[i].n);
+		off += o->piece[i].n;
+	}
+	if (!secret) {
+		r = evbuffer_add(out, buf, total);
+		free(buf);
+		return r < 0 ? -ENOMEM : 0;
+	}
+	if (evbuffer_add_reference(out, buf, total, secure_release, NULL) < 0) {
+		OPENSSL_secure_clear_free(buf, total);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The next request's head, once there and once the upstream is up. */
 static void next_request(struct tunnel *t)
 {
@@ -432,16 +496,9 @@ static void next_request(struct tunnel *t)
 	t->req_close = http_request_closes(&t->head);
 	t->req_head = t->head.method.n == 4 && memcmp(t->head.method.p, "HEAD", 4) == 0;
 	out = bufferevent_get_output(t->up);
-	for (size_t i = 0; i < t->out.n; i++) {
-		const struct subst_piece *q = &t->out.piece[i];
-
-		/* a secret is referenced, not copied: libevent hands the
-		 * table's secure memory straight to SSL_write */
-		r = q->secret ? evbuffer_add_reference(out, q->p, q->n, NULL, NULL) : evbuffer_add(out, q->p, q->n);
-		if (r < 0) {
-			tunnel_free(t);
-			return;
-		}
+	if (send_head(&t->out, out) < 0) {
+		tunnel_free(t);
+		return;
 	}
 	evbuffer_drain(in, t->head.length);
 	t->req = TR_BODY;
@@ -559,12 +616,17 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	struct timeval idle = { .tv_sec = px->cfg->idle_timeout };
 	SSL *down = NULL, *up = NULL;
 
-	if (!t || scrub_init(&t->scrub, &ic->sc) < 0)
+	if (!t || scrub_init(&t->scrub, &ic->sc) < 0 || !(t->stage = evbuffer_new()))
 		goto fail;
 	t->ic = ic;
 	t->px = px;
 	t->host = h;
 	t->port = port;
+	if (intercept_roots(ic, h) < 0) {
+		proxy_audit(px, "cordon-proxy: refused CONNECT %s:%u: intercept-failed: the system's root certificates "
+			    "cannot be read", h->name, port);
+		goto out;
+	}
 	down = SSL_new(h->down);
 	up = SSL_new(h->up);
 	if (!down || !up)
@@ -596,6 +658,10 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	/* a client reads its response before it sends more: what it
 	 * pipelines waits, up to the head's cap */
 	bufferevent_setwatermark(t->down, EV_READ, 0, 4 * HTTP_HEAD_MAX);
+	/* a read high-water mark also sizes each SSL_read (without one,
+	 * libevent asks for 4 KiB, then the record's rest: two pieces, and two
+	 * records towards the client, per record read); above a head's cap */
+	bufferevent_setwatermark(t->up, EV_READ, 0, 2 * HTTP_HEAD_MAX + 2);
 	if (bufferevent_enable(t->down, EV_READ | EV_WRITE) < 0 || bufferevent_enable(t->up, EV_READ | EV_WRITE) < 0)
 		goto fail;
 	px->n_conns++;
@@ -604,6 +670,7 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 fail:
 	proxy_audit(px, "cordon-proxy: refused CONNECT %.*s:%u: intercept-failed: out of memory", (int)(n < 253 ? n : 253),
 		    host, port);
+out:
 	SSL_free(down);
 	SSL_free(up);
 	if (cfd >= 0)

@@ -113,3 +113,85 @@ Test(cred_scrub, chunks_decoded_and_malformed_framing_refused)
 		cr_assert_eq(dechunk_feed(&d, bad[i], strlen(bad[i]), &used, add, &out), -1, "%s", bad[i]);
 	}
 }
+
+/* The scanner's two ways of finding where a value may start (memchr for up
+ * to SCRUB_MEMCHR_MAX first bytes, a table beyond) against a plain
+ * left-to-right replacement, on texts made of values, their prefixes and
+ * other bytes, fed in random pieces. */
+static size_t reference(const struct scrub *s, const char *in, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n;) {
+		const struct scrub_pat *hit = NULL;
+
+		for (size_t k = 0; k < s->n_pat && !hit; k++)
+			if (s->pat[k].from_n && s->pat[k].from_n <= n - i && !memcmp(in + i, s->pat[k].from, s->pat[k].from_n))
+				hit = &s->pat[k];
+		if (hit) {
+			memcpy(out + o, hit->to, hit->to_n);
+			o += hit->to_n;
+			i += hit->from_n;
+		} else
+			out[o++] = in[i++];
+	}
+	return o;
+}
+
+Test(cred_scrub, memchr_and_table_scans_replace_as_a_plain_scan_does)
+{
+	static const char *const values[] = { "aVAL1", "bVALUE2", "cV3", "aVAX4", "eVALUE5xx", "fV6" };
+	static char *ph[] = { "PH", NULL };
+	struct credtable_cred cs[6];
+	uint32_t seed = 12345;
+
+	for (size_t n_creds = 2; n_creds <= 6; n_creds++) {
+		struct credtable t;
+		struct subst_creds scs;
+
+		for (size_t i = 0; i < n_creds; i++) {
+			cs[i] = (struct credtable_cred){ .name = "c", .inject = CREDTABLE_INJECT_HEADER, .phantoms = ph,
+							 .n_phantoms = 1 };
+			cr_assert_eq(credtable_secret_set(&cs[i].value, values[i], strlen(values[i])), 0);
+		}
+		t = (struct credtable){ .creds = cs, .n_creds = n_creds };
+		cr_assert_eq(subst_creds_init(&scs, &t), 0);
+		for (int round = 0; round < 300; round++) {
+			char in[600], want[2000];
+			struct sink out = {};
+			struct scrub s;
+			size_t n = 0, wn, at = 0;
+
+			while (n < 400) {
+				const char *v = values[(seed >> 8) % 6];
+				size_t take = (seed >> 4) % 3 == 0 ? strlen(v) - 1 - (seed >> 12) % (strlen(v) - 1) : strlen(v);
+
+				seed = seed * 1103515245 + 12345;
+				if ((seed >> 16) % 4 == 0)
+					in[n++] = "axyz\n"[(seed >> 20) % 5];
+				else {
+					memcpy(in + n, v, take);
+					n += take;
+				}
+			}
+			cr_assert_eq(scrub_init(&s, &scs), 0);
+			/* first bytes a b c a e f: memchr up to five credentials */
+			cr_assert_eq(s.n_start != 0, n_creds <= 5, "n_creds %zu: n_start %zu", n_creds,
+				     s.n_start);
+			wn = reference(&s, in, n, want);
+			while (at < n) {
+				size_t piece = 1 + (seed >> 16) % 40;
+
+				seed = seed * 1103515245 + 12345;
+				if (piece > n - at)
+					piece = n - at;
+				cr_assert_eq(scrub_feed(&s, in + at, piece, false, add, &out), 0);
+				at += piece;
+			}
+			cr_assert_eq(scrub_feed(&s, "", 0, true, add, &out), 0);
+			scrub_done(&s);
+			cr_assert_eq(out.n, wn, "n_creds %zu round %d", n_creds, round);
+			cr_assert_eq(memcmp(out.buf, want, wn), 0, "n_creds %zu round %d", n_creds, round);
+		}
+	}
+}
