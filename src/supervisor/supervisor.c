@@ -24,6 +24,7 @@
 #include "cred_store.h"
 #include "crypto.h"
 #include "errbuf.h"
+#include "open_url.h"
 #include "supervisor.h"
 #include "tool_bin.h"
 #include "tool_homes.h"
@@ -304,6 +305,8 @@ struct supervisor *supervisor_free(struct supervisor *s)
 		if (s->session_fd[i] >= 0)
 			close(s->session_fd[i]);
 	cred_store_free(s->creds);
+	open_urls_state_free(s->open_urls);
+	s->open_urls = NULL;
 	audit_close(s->audit);
 	s->audit = NULL;
 	/* A worker thread still out (an approval nobody answered) will touch

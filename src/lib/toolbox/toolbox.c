@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cordon/cordon.h"
+#include "broker_proto.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "dirat.h"
@@ -47,6 +48,7 @@
 #include "tool_env.h"
 #include "toolbox_creds.h"
 #include "toolbox_writable.h"
+#include "tools.h"
 
 struct toolbox_cmd {
 	char *name;
@@ -114,6 +116,15 @@ static int shims_of(const struct cordon_toolbox *b, const char *caller, bool ses
 		r = strv_push_unique(&v, names[i]);
 		if (r < 0)
 			return r;
+	}
+	/* its URL opener, only with open_urls (the supervisor's open_url.c
+	 * decides each URL) */
+	if (tools_open_urls(b->tools, caller)) {
+		static const char *const openers[] = { BROKER_OPENER_NAMES };
+
+		for (size_t i = 0; i < sizeof(openers) / sizeof(openers[0]); i++)
+			if ((r = strv_push_unique(&v, openers[i])) < 0)
+				return r;
 	}
 	*ret = TAKE_PTR(v);
 	return 0;
@@ -463,6 +474,10 @@ static int tool_finish_policy(void *userdata, struct cordon_policy *p, struct co
 	r = toolbox_creds_apply(f->b->creds, f->cmd->name, p, reterr);
 	if (r < 0)
 		return r;
+	/* BROWSER: the opener shim, for tools that look there first */
+	if (tools_open_urls(f->b->tools, f->cmd->name) &&
+	    (r = cordon_policy_set_env(p, "BROWSER", BROKER_OPENER_PATH, reterr)) < 0)
+		return r;
 	/* last: no grant above reaches into it */
 	for (char **s = f->b->hidden; s && *s; s++)
 		if ((r = cordon_policy_deny_read(p, *s, reterr)) < 0)
@@ -602,6 +617,8 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 	if (!b || !p)
 		return error_set(reterr, -EINVAL, "no toolbox or no policy");
 	r = cordon_policy_set_broker(p, b->shim_path, cordon_toolbox_shims(b, CORDON_TOOLS_SESSION), reterr);
+	if (r >= 0 && tools_open_urls(b->tools, CORDON_TOOLS_SESSION))
+		r = cordon_policy_set_env(p, "BROWSER", BROKER_OPENER_PATH, reterr);
 	/* the session reaches a controlled binary only through its shim */
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
