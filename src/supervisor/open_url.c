@@ -22,10 +22,16 @@
  * XDG_RUNTIME_DIR, ...), never the rest (a webhook's key, a credential's
  * env:// source). With no opener (SSH, headless, "none"), the URL is
  * printed on the supervisor's stderr for the person, and the shim is told.
+ * The opener is cordon's child: at the session's end the supervisor waits
+ * for those still running (OPEN_URLS_WAIT_MS in all), then cordon ends
+ * what the session left, as it does for every run. xdg-open hands the URL
+ * to the person's browser (over D-Bus, or to one already running) and
+ * exits; a browser it started itself as its child ends with the session.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -114,6 +120,21 @@ void open_urls_state_free(struct open_urls_state *st)
 		child_free(ch);
 	}
 	free(st);
+}
+
+void open_urls_wait(struct open_urls_state *st, int ms)
+{
+	uint64_t end = now_ms() + (uint64_t)(ms > 0 ? ms : 0);
+
+	for (struct url_child *ch = st ? st->children : NULL; ch; ch = ch->next) {
+		struct pollfd p = { .fd = ch->pidfd, .events = POLLIN };
+		uint64_t now = now_ms();
+
+		if (ch->pidfd < 0 || now >= end)
+			continue;
+		while (poll(&p, 1, (int)(end - now)) < 0 && errno == EINTR)
+			now = now_ms();
+	}
 }
 
 static struct open_urls_state *state_of(struct supervisor *s)

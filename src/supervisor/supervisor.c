@@ -285,6 +285,9 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 			break;
 		}
 	end_calls(s);
+	/* a host opener still handing a URL over finishes first (bounded):
+	 * cordon ends whatever the session leaves behind */
+	open_urls_wait(s->open_urls, OPEN_URLS_WAIT_MS);
 	/* the log ends with the session, signed: what the caller prints */
 	(void)audit_close_sealed(s->audit, &s->seal);
 	s->audit = NULL;

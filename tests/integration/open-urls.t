@@ -13,10 +13,17 @@ WS=$BASE/ws BIN=$BASE/bin
 mkdir -p "$WS" "$BIN" "$BASE/state"
 chmod 755 "$WS" "$BIN"
 for t in tgh tgh2 tasker tdenied trated tprefix tnourl tcaller; do cp /bin/dash "$BIN/$t"; done
-# the host's opener: records its argument count and each argument, one per line
+# the host's opener: records its argument count and each argument, one per
+# line, in one write (openers run concurrently), and its environment
 OPENED=$BASE/opened
-printf '#!/bin/sh\n{ echo "argc=$#"; for a in "$@"; do printf "arg=%%s\\n" "$a"; done; } >> %s\n' "$OPENED" \
-	> "$BIN/fake-opener"
+cat > "$BIN/fake-opener" <<EOF
+#!/bin/sh
+env > "$OPENED.env.\$\$" && mv "$OPENED.env.\$\$" "$OPENED.env"
+r="argc=\$#"
+for a in "\$@"; do r="\$r
+arg=\$a"; done
+printf '%s\n' "\$r" >> "$OPENED"
+EOF
 chmod 755 "$BIN"/*
 export XDG_STATE_HOME=$BASE/state CORDON_BROWSER=$BIN/fake-opener
 export CORDON_TEST_HOOK_KEY=hook-key-$$ CORDON_TEST_HOOK_ANSWER_KEY=hook-answer-key-$$
@@ -86,7 +93,7 @@ opened_wait() {
 }
 # opens TOOL URL DESC: TOOL's xdg-open opens URL, and the opener got exactly it
 opens() {
-	rm -f "$OPENED"
+	rm -f "$OPENED" "$OPENED.env"
 	session "$P" "$1 -c 'xdg-open \"\$0\"; echo rc=\$?' '$2'"
 	if has "$OUT" "rc=0" && opened_wait 1 && [ "$(cat "$OPENED")" = "$(printf 'argc=1\narg=%s' "$2")" ]; then
 		ok "$3"
@@ -97,10 +104,10 @@ opens() {
 # refused TOOL URL WHY DESC: TOOL's xdg-open is refused (non-zero, the
 # reason on stderr), and nothing reached the opener
 refused() {
-	rm -f "$OPENED"
+	rm -f "$OPENED" "$OPENED.env"
 	session "$P" "$1 -c 'xdg-open \"\$0\"; echo rc=\$?' '$2'"
 	sleep 0.3
-	if has "$OUT" "rc=126" && has "$ERR" "cordon: denied:" && has "$ERR" "$3" && [ ! -e "$OPENED" ]; then
+	if has "$OUT" "rc=126" && has "$ERR" "cordon: denied:" && has "$ERR" "$3" && [ ! -e "$OPENED" ] && [ ! -e "$OPENED.env" ]; then
 		ok "$4"
 	else
 		not_ok "$4" "rc=$RC" "out: $OUT" "err: ${ERR:0:1500}" "opened: $(cat "$OPENED" 2>/dev/null)"
@@ -113,13 +120,22 @@ opens tgh "https://github.com/login/oauth/authorize?client_id=x&state=a%20b#f" \
 	"... with its query and fragment as given"
 opens tgh "http://localhost:8080/callback?code=1" "an allowed localhost port opens over http"
 opens tgh "http://127.0.0.1:8080/callback" "... and by 127.0.0.1"
-rm -f "$OPENED"
+rm -f "$OPENED" "$OPENED.env"
 session "$P" "tgh -c 'echo \"browser=\$BROWSER\"; for o in open sensible-browser \"\$BROWSER\"; do \$o https://github.com/x; done; echo rc=\$?'"
 if has "$OUT" "browser=/run/cordon/bin/xdg-open" && has "$OUT" "rc=0" && opened_wait 3 &&
 	[ "$(grep -c '^arg=https://github.com/x$' "$OPENED")" = 3 ]; then
 	ok "open, sensible-browser and \$BROWSER are the same opener"
 else
 	not_ok "other opener names" "out: $OUT" "err: ${ERR:0:1500}" "opened: $(cat "$OPENED" 2>/dev/null)"
+fi
+
+# the opener's environment is cordon's own cut to an allow-list: the
+# webhook's key (in cordon's environment, the control) does not reach it
+if [ -n "${CORDON_TEST_HOOK_KEY:-}" ] && grep -q '^PATH=' "$OPENED.env" && grep -q "^HOME=" "$OPENED.env" &&
+	! grep -q 'CORDON_TEST_HOOK' "$OPENED.env" && ! grep -q '^CORDON_BROWSER=' "$OPENED.env"; then
+	ok "the host's opener gets cordon's PATH and HOME, never its other variables (a webhook's key)"
+else
+	not_ok "opener env" "$(cat "$OPENED.env" 2>/dev/null | cut -c1-80)"
 fi
 
 # ---- refused: lookalikes, schemes, tricks -------------------------------------
@@ -141,16 +157,16 @@ refused tgh "http://localhost:8081/" "not one open_urls allows" "a localhost por
 refused tgh "https://github.com/a/../../evil" "path segment" "dot segments are refused"
 long="https://github.com/$(head -c 9000 /dev/zero | tr '\0' a)"
 refused tgh "$long" "longer than 8192" "an over-long URL (9 KiB) is refused"
-rm -f "$OPENED"
+rm -f "$OPENED" "$OPENED.env"
 session "$P" "tgh -c 'xdg-open \"\$(printf \"https://git\\\\thub.com/\")\"; echo rc=\$?; xdg-open \"\$(printf \"https://github.com/a\\\\nb\")\"; echo rc=\$?'"
 sleep 0.3
-if [ "$(grep -c rc=126 <<<"$OUT")" = 2 ] && has "$ERR" "control character" && [ ! -e "$OPENED" ]; then
+if [ "$(grep -c rc=126 <<<"$OUT")" = 2 ] && has "$ERR" "control character" && [ ! -e "$OPENED" ] && [ ! -e "$OPENED.env" ]; then
 	ok "a tab or a newline inside the URL is refused"
 else
 	not_ok "tab/newline" "out: $OUT" "err: ${ERR:0:1500}"
 fi
 session "$P" "tgh -c 'xdg-open; echo rc=\$?; xdg-open https://github.com/ https://github.com/; echo rc=\$?'"
-if [ "$(grep -c rc=2 <<<"$OUT")" = 2 ] && [ ! -e "$OPENED" ]; then
+if [ "$(grep -c rc=2 <<<"$OUT")" = 2 ] && [ ! -e "$OPENED" ] && [ ! -e "$OPENED.env" ]; then
 	ok "no URL, or two, is a usage error"
 else
 	not_ok "usage" "out: $OUT" "err: $ERR"
@@ -162,7 +178,7 @@ refused tprefix "https://github.com/settings/tokens" "path_prefixes" "... a path
 refused tprefix "https://github.com/login" "path_prefixes" "... and so is the prefix's parent"
 opens tasker "https://github.com/login/device" "approval granted (webhook): opens"
 refused tdenied "https://github.com/login/device" "not approved" "approval denied (webhook): refused"
-rm -f "$OPENED"
+rm -f "$OPENED" "$OPENED.env"
 session "$P" "trated -c 'for i in 1 2 3; do xdg-open https://github.com/\$i; echo rc=\$?; done'"
 sleep 0.3
 if [ "$(grep -c rc=0 <<<"$OUT")" = 2 ] && has "$OUT" "rc=126" && has "$ERR" "more than 2 URLs in a minute" &&
@@ -173,7 +189,7 @@ else
 fi
 
 # ---- a caller without open_urls ---------------------------------------------
-rm -f "$OPENED"
+rm -f "$OPENED" "$OPENED.env"
 session "$P" "tnourl -c 'command -v xdg-open open sensible-browser; echo browser=\${BROWSER:-unset}; [ -e /run/cordon ] || echo no-broker; echo end'
 tgh -c 'command -v xdg-open; [ -e /run/cordon ] && echo has-broker'"
 if has "$OUT" "browser=unset" && has "$OUT" "no-broker" && has "$OUT" "has-broker" &&
@@ -185,7 +201,7 @@ fi
 session "$P" "command -v xdg-open; echo browser=\${BROWSER:-unset}; \"$PY\" \"$here/broker-client.py\" open-url https://github.com/login/device"
 sleep 0.3
 if has "$OUT" "browser=unset" && ! has "$OUT" "/run/cordon/bin/xdg-open" && has "$OUT" "denied:" &&
-	has "$OUT" "no open_urls" && [ ! -e "$OPENED" ]; then
+	has "$OUT" "no open_urls" && [ ! -e "$OPENED" ] && [ ! -e "$OPENED.env" ]; then
 	ok "the agent without open_urls: no opener on PATH, and a hand-made request on its broker is refused"
 else
 	not_ok "session without open_urls" "out: $OUT" "err: ${ERR:0:1500}"
@@ -198,17 +214,17 @@ else
 fi
 
 # ---- the session's own open_urls (top level) ---------------------------------
-rm -f "$OPENED"
-session "$S" "xdg-open https://github.com/login/device; echo rc=\$?; \"$PY\" \"$here/broker-client.py\" open-url https://github.com/hand; xdg-open https://evil.test/; echo rc=\$?"
-if has "$OUT" "rc=0" && has "$OUT" "exit: 0 0" && has "$OUT" "rc=126" && opened_wait 2 &&
+rm -f "$OPENED" "$OPENED.env"
+session "$S" "echo browser=\$BROWSER; xdg-open https://github.com/login/device; echo rc=\$?; \"$PY\" \"$here/broker-client.py\" open-url https://github.com/hand; xdg-open https://evil.test/; echo rc=\$?"
+if has "$OUT" "browser=/run/cordon/bin/xdg-open" && has "$OUT" "rc=0" && has "$OUT" "exit: 0 0" && has "$OUT" "rc=126" && opened_wait 2 &&
 	[ "$(grep '^arg=' "$OPENED" | sort | tr '\n' ' ')" = "arg=https://github.com/hand arg=https://github.com/login/device " ]; then
-	ok "the session's open_urls: its xdg-open and a hand-made request open, another origin does not"
+	ok "the session's open_urls: BROWSER is its opener; its xdg-open and a hand-made request open, another origin does not"
 else
 	not_ok "session open_urls" "out: $OUT" "err: ${ERR:0:1500}" "opened: $(cat "$OPENED" 2>/dev/null)"
 fi
 
 # ---- no opener on the host: the URL is shown to the person -----------------
-rm -f "$OPENED"
+rm -f "$OPENED" "$OPENED.env"
 (cd "$WS" && CORDON_BROWSER=none "$CORDON" run "${helpers_read[@]}" --profile "$S" -- \
 	sh -c 'xdg-open "https://github.com/login/device?code=1"; echo rc=$?' >"$BASE/out" 2>"$BASE/err" </dev/null)
 OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
