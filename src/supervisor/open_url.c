@@ -15,8 +15,10 @@
  *
  * The host's opener runs outside every sandbox, with the URL re-serialised
  * as its one argument and no shell (posix_spawn: the supervisor has
- * threads). Which one: CORDON_BROWSER from cordon's own environment (an
- * absolute path, or "none"), else xdg-open on cordon's PATH. Its
+ * threads). Which one was found at session start (toolbox_opener.c:
+ * CORDON_BROWSER from cordon's own environment, an absolute path or
+ * "none", else xdg-open on the session's search path), and refused then if
+ * any sandbox of the session can write it. Its
  * environment is an allow-list of cordon's own (what finds the person's
  * desktop: DISPLAY, WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS,
  * XDG_RUNTIME_DIR, ...), never the rest (a webhook's key, a credential's
@@ -200,41 +202,6 @@ static void on_child(evutil_socket_t fd, short what, void *arg)
 	child_free(ch);
 }
 
-/* The opener to run: 1 with its path, 0 for none (print the URL), or
- * -errno with why. */
-static int find_opener(char *path, size_t size, char *why, size_t whylen)
-{
-	const char *b = secure_getenv("CORDON_BROWSER"), *p = getenv("PATH");
-
-	if (b && strcmp(b, "none") == 0)
-		return 0;
-	if (b && b[0]) {
-		if (b[0] != '/' || strlen(b) >= size) {
-			snprintf(why, whylen, "CORDON_BROWSER must be an absolute path (or \"none\")");
-			return -EINVAL;
-		}
-		if (access(b, X_OK) < 0) {
-			snprintf(why, whylen, "CORDON_BROWSER %.200s cannot be run: %s", b, strerror(errno));
-			return -errno;
-		}
-		snprintf(path, size, "%s", b);
-		return 1;
-	}
-	for (p = p && p[0] ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (n > 0 && p[0] == '/' && n + sizeof("/xdg-open") <= size) {
-			snprintf(path, size, "%.*s/xdg-open", (int)n, p);
-			if (access(path, X_OK) == 0)
-				return 1;
-		}
-		p += n;
-		if (*p == ':')
-			p++;
-	}
-	return 0;
-}
-
 static char **opener_environ(void)
 {
 	size_t n = 0, k = 0;
@@ -334,15 +301,13 @@ static void answer_ok(struct call *c, const char *message)
 
 static void open_now(struct call *c)
 {
-	char path[PATH_MAX], why[BROKER_REASON_MAX] = "", msg[BROKER_REASON_MAX];
+	/* found and checked at session start (toolbox_opener.c) */
+	const char *path = cordon_toolbox_url_opener(c->s->box);
 	const char *url = c->req.argv[0];
-	int r = find_opener(path, sizeof(path), why, sizeof(why));
+	char msg[BROKER_REASON_MAX];
+	int r;
 
-	if (r < 0) {
-		call_deny(c, "url_failed", why);
-		return;
-	}
-	if (r == 0) {
+	if (!path) {
 		if (call_audit(c, "url_printed", "no opener on the host: printed for the person") < 0) {
 			call_deny(c, "url_denied", "the audit log cannot be written: nothing opens unrecorded");
 			return;

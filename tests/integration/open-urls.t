@@ -235,6 +235,33 @@ else
 	not_ok "headless" "out: $OUT" "err: ${ERR:0:1500}"
 fi
 
+# ---- an opener a sandbox could rewrite is never run -----------------------
+# the host runs the opener outside every sandbox: one in the workspace (the
+# session writes there) refuses the session at start, as an xdg-open
+# planted in a workspace directory on PATH does; the control is every
+# session above, with the opener outside every writable root
+mkdir -p "$WS/bin"
+cp "$BIN/fake-opener" "$WS/bin/xdg-open"
+chmod 755 "$WS/bin" "$WS/bin/xdg-open"
+rm -f "$OPENED" "$OPENED.env"
+(cd "$WS" && CORDON_BROWSER=$WS/bin/xdg-open "$CORDON" run "${helpers_read[@]}" --profile "$S" -- \
+	sh -c 'echo started; xdg-open https://github.com/' >"$BASE/out" 2>"$BASE/err" </dev/null)
+RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+if [ "$RC" != 0 ] && hasnt "$OUT" "started" && has "$ERR" "URL opener" && has "$ERR" "$WS" && [ ! -e "$OPENED" ]; then
+	ok "CORDON_BROWSER where the session can write: the session does not start, and it never runs"
+else
+	not_ok "writable CORDON_BROWSER" "rc=$RC" "out: $OUT" "err: ${ERR:0:1500}"
+fi
+(cd "$WS" && env -u CORDON_BROWSER PATH="$WS/bin:$PATH" "$CORDON" run "${helpers_read[@]}" --profile "$S" -- \
+	sh -c 'echo started; xdg-open https://github.com/' >"$BASE/out" 2>"$BASE/err" </dev/null)
+RC=$? OUT=$(cat "$BASE/out") ERR=$(cat "$BASE/err")
+if [ "$RC" != 0 ] && hasnt "$OUT" "started" && has "$ERR" "URL opener" && [ ! -e "$OPENED" ]; then
+	ok "... nor an xdg-open the session could plant in a workspace directory on PATH"
+else
+	not_ok "writable xdg-open on PATH" "rc=$RC" "out: $OUT" "err: ${ERR:0:1500}"
+fi
+rm -rf "$WS/bin"
+
 # ---- the audit log: origin and path, never the query -------------------------
 # (the agent's own call of tgh names the URL in tgh's argv: that record is
 # the call's, not the opener's; only open_url records are looked at here)

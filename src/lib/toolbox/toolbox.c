@@ -47,6 +47,7 @@
 #include "strv.h"
 #include "tool_env.h"
 #include "toolbox_creds.h"
+#include "toolbox_opener.h"
 #include "toolbox_writable.h"
 #include "tools.h"
 
@@ -79,6 +80,7 @@ struct cordon_toolbox {
 	char **withheld; /* the supervisor's own variables: in no sandbox */
 	char *homes;     /* the tools' private HOMEs, one directory each; NULL: not set */
 	struct toolbox_creds *creds; /* phantoms, what credentials withhold and hide */
+	char *url_opener;  /* open_urls: the host's opener (toolbox_opener.c); NULL: none */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -187,6 +189,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 	free(b->homes);
 	free(b->workspace);
 	free(b->shim_path);
+	free(b->url_opener);
 	free(b->search_path);
 	free(b);
 	return NULL;
@@ -336,6 +339,14 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 	r = check_unwritable(b, reterr);
 	if (r < 0)
 		return r;
+	/* only a session where some sandbox may open URLs looks for an opener */
+	for (size_t k = 0; k <= b->n_cmds; k++)
+		if (tools_open_urls(t, caller_at(b, k))) {
+			r = toolbox_url_opener(b->search_path, b->caller_writable, &b->url_opener, reterr);
+			if (r < 0)
+				return r;
+			break;
+		}
 	r = shims_of(b, CORDON_TOOLS_SESSION, true, &b->shims[0]);
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = shims_of(b, b->cmds[i].name, false, &b->shims[1 + i]);
@@ -359,6 +370,11 @@ CORDON_API const char *cordon_toolbox_executable(const struct cordon_toolbox *b,
 	const struct toolbox_cmd *c = b ? find_cmd(b, command) : NULL;
 
 	return c ? c->exe : NULL;
+}
+
+CORDON_API const char *cordon_toolbox_url_opener(const struct cordon_toolbox *b)
+{
+	return b ? b->url_opener : NULL;
 }
 
 CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *b, const char *caller)
