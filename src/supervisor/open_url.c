@@ -471,6 +471,8 @@ static void decide(struct call *c, const char *raw)
 	}
 	if (pol->place.file)
 		snprintf(c->decision.file, sizeof(c->decision.file), "%s", pol->place.file);
+	if (pol->place.pointer)
+		snprintf(c->decision.rule, sizeof(c->decision.rule), "%s", pol->place.pointer);
 	if (url_parse(raw, strlen(raw), u, what, sizeof(what)) < 0) {
 		snprintf(why, sizeof(why), "the URL is refused: %s", what);
 		call_deny(c, "url_denied", why);

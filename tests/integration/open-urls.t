@@ -275,6 +275,8 @@ red = [w for r in urls for w in r.get("argv_redacted", [])]
 assert "https://github.com/login/oauth/authorize?(redacted)#(redacted)" in red, red
 assert not [w for w in red if "client_id" in w or "code=1" in w], red
 assert all(r["caller"] in ("tgh", "tasker", "tdenied", "trated", "tprefix", "session") for r in urls)
+assert {r.get("rule") for r in urls if r["caller"] == "tgh"} == {"/command_policies/commands/tgh/sandbox/open_urls"}
+assert "/open_urls" in {r.get("rule") for r in urls if r["caller"] == "session"}
 '; then
 	ok "the audit log records opens, approvals and refusals with origin and path, the query and fragment redacted"
 else
