@@ -220,6 +220,10 @@ CORDON_API const char *cordon_toolbox_executable(const struct cordon_toolbox *b,
 /* The commands caller's sandbox has shims for (the session: every command
  * it reaches; a command: its can_use that it reaches). NULL-terminated. */
 CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *b, const char *caller);
+/* The host's URL opener when some sandbox has open_urls (found and checked
+ * at start: CORDON_BROWSER, else xdg-open on the search path), canonical;
+ * NULL: none (the supervisor prints the URL instead). */
+CORDON_API const char *cordon_toolbox_url_opener(const struct cordon_toolbox *b);
 /* The edge's launch; owned by the toolbox. */
 CORDON_API int cordon_toolbox_launch(struct cordon_toolbox *b, const char *caller, const char *command,
 				     const struct cordon_launch **ret, struct cordon_error *reterr);

@@ -12,6 +12,11 @@
  * supervisor trusts none of it: the socket the request arrives on says
  * which sandbox asks, and the policy says what that sandbox may run.
  *
+ * Run as one of the sandbox's URL openers (xdg-open, open,
+ * sensible-browser: only a sandbox whose policy has open_urls has them),
+ * it asks the supervisor to open its one argument on the host instead;
+ * a refusal is the same line and exit 126.
+ *
  * Small on purpose: libc and the message codec, nothing else.
  */
 #include <errno.h>
@@ -184,6 +189,20 @@ static int wait_answer(int s, int sfd)
 	}
 }
 
+/* URL mode: one URL, no fds; the supervisor checks it and opens it. */
+static int send_open_url(int s, int argc, char **argv)
+{
+	_cleanup_msgbuf_ struct msgbuf *b = msgbuf_new(BROKER_URL_MAX + 16);
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	r = broker_open_url_encode(b, argv[1]);
+	if (r >= 0)
+		r = msg_frame_write(s, BROKER_MSG_OPEN_URL, b, NULL, 0);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = invoked_name();
@@ -200,9 +219,23 @@ int main(int argc, char **argv)
 	sigaddset(&fwd, SIGQUIT);
 	if (sigprocmask(SIG_BLOCK, &fwd, NULL) < 0 || (sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return fail("shim: signals: %s", strerror(errno));
+	if (broker_name_is_opener(name) && (argc != 2 || !argv[1][0])) {
+		fprintf(stderr, "usage: %s URL (cordon opens one URL on the host, if the policy allows it)\n", name);
+		return 2;
+	}
+	if (broker_name_is_opener(name) && strlen(argv[1]) > BROKER_URL_MAX) {
+		fprintf(stderr, "cordon: denied: the URL is longer than %d bytes\n", BROKER_URL_MAX);
+		return EXIT_DENIED;
+	}
 	s = connect_broker();
 	if (s < 0)
 		return fail("cannot reach the supervisor at %s: %s", BROKER_SOCKET, strerror(-s));
+	if (broker_name_is_opener(name)) {
+		r = send_open_url(s, argc, argv);
+		if (r < 0)
+			return fail("cannot ask the supervisor to open the URL: %s", strerror(-r));
+		return wait_answer(s, sfd);
+	}
 	r = send_call(s, name, argc, argv);
 	if (r < 0)
 		return fail("cannot ask the supervisor to run %s: %s", name,

@@ -22,6 +22,7 @@
 #include "call.h"
 #include "call_run.h"
 #include "crypto.h"
+#include "open_url.h"
 #include "redact.h"
 #include "stdio_check.h"
 #include "strv.h"
@@ -312,6 +313,7 @@ static int on_signal(void *ctx, struct msgbuf *body, int *fds, size_t nfds)
 static const struct msg_handler handlers[] = {
 	{ BROKER_MSG_CALL, MSG_ONCE | MSG_PERMIT, on_call },
 	{ BROKER_MSG_SIGNAL, 0, on_signal },
+	{ BROKER_MSG_OPEN_URL, MSG_ONCE | MSG_PERMIT, open_url_on_request },
 };
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)

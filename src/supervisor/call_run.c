@@ -23,6 +23,7 @@
 #include "crypto.h"
 #include "endpoint.h"
 #include "tool_bin.h"
+#include "tools.h"
 
 static void call_run(struct call *c);
 static void call_kill(struct call *c);
@@ -197,7 +198,10 @@ int call_audit(struct call *c, const char *event, const char *reason)
 		.rule = c->decision.rule[0] ? c->decision.rule : NULL,
 		.reason = reason,
 		.backend = c->decision.backend[0] ? c->decision.backend : NULL,
-		.argv = c->have_req ? (const char *const *)c->req.argv : none,
+		/* a URL's query never reaches the log: its origin and path do */
+		.argv = c->url_request ? (const char *const *)c->argv_redacted
+			: c->have_req  ? (const char *const *)c->req.argv
+				       : none,
 		.secret_flags = c->have_req ? cordon_tools_secret_flags(s->tools, c->req.command) : NULL,
 		.env_names = c->env_names ? (const char *const *)c->env_names : none,
 		.cwd = c->have_req ? c->req.cwd : NULL,
@@ -521,7 +525,8 @@ static void call_run(struct call *c)
 	}
 	if (r > 0)
 		owned[1] = err;
-	if (cordon_tools_can_use(s->tools, c->req.command)[0]) {
+	/* its own broker: for the tools it may call, or its URL opener */
+	if (cordon_tools_can_use(s->tools, c->req.command)[0] || tools_open_urls(s->tools, c->req.command)) {
 		r = endpoint_new(s, c->req.command, &c->tool_ep, &broker);
 		if (r < 0)
 			goto oom;

@@ -28,6 +28,7 @@ struct call {
 
 	struct broker_call req;
 	bool have_req;
+	bool url_request;          /* an open_urls request (open_url.c): req.argv is the URL */
 	int io[3];                 /* the shim's stdin, stdout, stderr */
 	int cwd_fd;
 	/* the working directory as checked (check_cwd): the tool's runner

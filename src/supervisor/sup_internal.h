@@ -46,6 +46,7 @@
 #define SUP_HASH_WAIT_MS 60000
 
 struct call;
+struct open_urls_state;
 struct supervisor;
 
 /* What a connection to an endpoint becomes (call_accept, set by
@@ -111,6 +112,7 @@ struct supervisor {
 	int session_pidfd;          /* the session's runner, for a terminal prompt's hold; -1: none */
 	struct child_watch *session_watch;
 	bool session_ended;
+	struct open_urls_state *open_urls; /* open_url.c's; NULL until the first request */
 	struct supervisor_denial denials[SUPERVISOR_DENIALS_MAX]; /* the calls refused (supervisor_denials) */
 	size_t n_denials, denials_omitted;
 };

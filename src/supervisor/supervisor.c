@@ -24,6 +24,7 @@
 #include "cred_store.h"
 #include "crypto.h"
 #include "errbuf.h"
+#include "open_url.h"
 #include "supervisor.h"
 #include "tool_bin.h"
 #include "tool_homes.h"
@@ -285,6 +286,9 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 			break;
 		}
 	end_calls(s);
+	/* a host opener still handing a URL over finishes first (bounded):
+	 * cordon ends whatever the session leaves behind */
+	open_urls_wait(s->open_urls, OPEN_URLS_WAIT_MS);
 	/* the log ends with the session, signed: what the caller prints */
 	(void)audit_close_sealed(s->audit, &s->seal);
 	s->audit = NULL;
@@ -305,6 +309,8 @@ struct supervisor *supervisor_free(struct supervisor *s)
 		if (s->session_fd[i] >= 0)
 			close(s->session_fd[i]);
 	cred_store_free(s->creds);
+	open_urls_state_free(s->open_urls);
+	s->open_urls = NULL;
 	audit_close(s->audit);
 	s->audit = NULL;
 	/* A worker thread still out (an approval nobody answered) will touch

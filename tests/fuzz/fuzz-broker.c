@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b = msgbuf_new(MSG_FRAME_MAX);
 	check(b);
 	check(msgbuf_put(b, data + 1, size - 1) == 0);
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		call(b);
 		break;
@@ -69,6 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (broker_exit_decode(b, &e) == 0) {
 			check(e.how == BROKER_EXITED ? e.value <= 255 : e.value >= 1 && e.value <= 64);
 			free(e.message);
+		}
+		break;
+	case 4:
+		if (broker_open_url_decode(b, &reason) == 0) {
+			check(strlen(reason) <= BROKER_URL_MAX);
+			free(reason);
 		}
 		break;
 	}

@@ -12,6 +12,7 @@ usage: broker-client.py call COMMAND [ARG...]   a well-formed request (stdio and
        broker-client.py dupenv NAME V1 V2 COMMAND [ARG...]
                                                  NAME=V1 and NAME=V2 both in the request's
                                                  environment (V2 "-": NAME once, =V1)
+       broker-client.py open-url URL             an opener's request (open_urls), no fds
 Output: "denied: REASON", "exit: HOW VALUE MESSAGE", or "closed" when the
 supervisor dropped the connection without an answer.
 """
@@ -22,7 +23,7 @@ import sys
 
 SOCK = "/run/cordon/broker"
 MAGIC, VERSION = 0xC7, 1
-CALL, SIGNAL, DENIED, EXIT = 1, 2, 0x81, 0x82
+CALL, SIGNAL, OPEN_URL, DENIED, EXIT = 1, 2, 3, 0x81, 0x82
 
 
 def s(b):
@@ -95,6 +96,8 @@ def main():
         name, v1, v2 = sys.argv[2:5]
         extra = ["%s=%s" % (name, v1)] + ([] if v2 == "-" else ["%s=%s" % (name, v2)])
         send(sock, CALL, call_body(sys.argv[5], sys.argv[6:], extra), stdio)
+    elif mode == "open-url":
+        send(sock, OPEN_URL, s(sys.argv[2].encode()))
     elif mode == "twice":
         send(sock, CALL, call_body(sys.argv[2], sys.argv[3:]), stdio)
         send(sock, CALL, call_body(sys.argv[2], sys.argv[3:]), stdio)

@@ -176,3 +176,34 @@ Test(broker_proto, signals_exit_denied)
 	cr_assert_str_eq(reason, "no force pushes");
 	free(reason);
 }
+
+Test(broker_proto, open_url)
+{
+	_cleanup_msgbuf_ struct msgbuf *b = new_buf();
+	char *url = NULL, *big = malloc(BROKER_URL_MAX + 2);
+
+	cr_assert_eq(broker_open_url_encode(b, "https://github.com/login/device"), 0);
+	cr_assert_eq(broker_open_url_decode(b, &url), 0);
+	cr_assert_str_eq(url, "https://github.com/login/device");
+	free(url);
+	/* trailing bytes, a NUL inside: dropped */
+	msgbuf_reset(b);
+	cr_assert_eq(broker_open_url_encode(b, "https://a/"), 0);
+	cr_assert_eq(msgbuf_put_u8(b, 0), 0);
+	cr_assert_eq(broker_open_url_decode(b, &url), -EBADMSG);
+	msgbuf_reset(b);
+	cr_assert_eq(msgbuf_put_string(b, "https://a/\0b", 12, 0), 0);
+	cr_assert_lt(broker_open_url_decode(b, &url), 0);
+	/* over the cap: refused both ways */
+	cr_assert(big);
+	memset(big, 'a', BROKER_URL_MAX + 1);
+	big[BROKER_URL_MAX + 1] = '\0';
+	msgbuf_reset(b);
+	cr_assert_eq(broker_open_url_encode(b, big), -E2BIG);
+	cr_assert_eq(msgbuf_put_string(b, big, BROKER_URL_MAX + 1, 0), 0);
+	cr_assert_lt(broker_open_url_decode(b, &url), 0);
+	free(big);
+	cr_assert(broker_name_is_opener("xdg-open") && broker_name_is_opener("open") &&
+		  broker_name_is_opener("sensible-browser"));
+	cr_assert(!broker_name_is_opener("git") && !broker_name_is_opener(NULL));
+}

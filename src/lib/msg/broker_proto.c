@@ -138,6 +138,40 @@ int broker_signal_decode(struct msgbuf *b, int *ret)
 	return 0;
 }
 
+bool broker_name_is_opener(const char *name)
+{
+	static const char *const names[] = { BROKER_OPENER_NAMES };
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+int broker_open_url_encode(struct msgbuf *b, const char *url)
+{
+	size_t n = strlen(url);
+
+	if (n > BROKER_URL_MAX)
+		return -E2BIG;
+	return msgbuf_put_string(b, url, n, MSGBUF_NO_NUL);
+}
+
+int broker_open_url_decode(struct msgbuf *b, char **ret)
+{
+	char *s = NULL;
+	int r = msgbuf_get_string(b, BROKER_URL_MAX, MSGBUF_NO_NUL, &s, NULL);
+
+	if (r < 0)
+		return r;
+	if (msgbuf_len(b) != 0) {
+		free(s);
+		return -EBADMSG;
+	}
+	*ret = s;
+	return 0;
+}
+
 int broker_denied_encode(struct msgbuf *b, const char *reason)
 {
 	size_t n = strnlen(reason, BROKER_REASON_MAX);

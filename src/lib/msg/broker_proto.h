@@ -17,6 +17,11 @@
  *                        of the cwd (proof the caller holds it).
  *     BROKER_MSG_SIGNAL  (after a call is running): a signal the shim got,
  *                        for the tool (SIGINT, SIGTERM, SIGHUP, SIGQUIT).
+ *     BROKER_MSG_OPEN_URL (once, first, instead of a call): the shim run as
+ *                        an opener (xdg-open, open, sensible-browser) asks
+ *                        the host to open one URL; no fds. Answered DENIED,
+ *                        or EXIT 0 once the host's opener ran (its message
+ *                        says so when the URL was printed instead).
  *   supervisor -> shim
  *     BROKER_MSG_DENIED  a reason: the shim prints "cordon: denied: REASON"
  *                        and exits 126.
@@ -38,6 +43,7 @@
 enum broker_msg {
 	BROKER_MSG_CALL = 1,
 	BROKER_MSG_SIGNAL = 2,
+	BROKER_MSG_OPEN_URL = 3,
 	BROKER_MSG_DENIED = 0x81,
 	BROKER_MSG_EXIT = 0x82,
 };
@@ -47,6 +53,13 @@ enum broker_msg {
 #define BROKER_PATH_MAX 4095       /* the cwd */
 #define BROKER_ENV_MAX 4096        /* environment entries */
 #define BROKER_REASON_MAX 1024
+/* An open-url request's URL: twice the policy's cap (url_check.h), so an
+ * over-long URL reaches the supervisor and is refused with its reason */
+#define BROKER_URL_MAX 16384
+/* The names a shim answers to as the sandbox's URL opener (with BROWSER
+ * pointing at the first); a sandbox has them only with open_urls. */
+#define BROKER_OPENER_NAMES "xdg-open", "open", "sensible-browser"
+#define BROKER_OPENER_PATH BROKER_SHIM_DIR "/xdg-open"
 
 /* BROKER_MSG_CALL's tty bits */
 #define BROKER_TTY_IN (1u << 0)
@@ -76,6 +89,12 @@ void broker_call_done(struct broker_call *c);
 bool broker_signal_allowed(int sig);
 int broker_signal_encode(struct msgbuf *b, int sig);
 int broker_signal_decode(struct msgbuf *b, int *ret);
+
+/* Is name one of BROKER_OPENER_NAMES? */
+bool broker_name_is_opener(const char *name);
+int broker_open_url_encode(struct msgbuf *b, const char *url);
+/* *ret is malloc'd: at most BROKER_URL_MAX bytes, no NUL. */
+int broker_open_url_decode(struct msgbuf *b, char **ret);
 
 int broker_denied_encode(struct msgbuf *b, const char *reason);
 /* *ret is malloc'd. */

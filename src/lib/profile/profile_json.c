@@ -140,6 +140,29 @@ static int add_object(json_t *o, const char *key, json_t *v, bool keep_empty)
 	return add(o, key, v);
 }
 
+/* ---- open_urls ---------------------------------------------------------------- */
+
+static json_t *open_urls_json(const struct tool_open_urls *u)
+{
+	_cleanup_json_ json_t *o = json_object();
+	json_t *ports = json_array();
+
+	/* add() and json_object_set_new take the value, on failure too */
+	if (!o || add(o, "allow_localhost_ports", ports) < 0)
+		return NULL;
+	for (size_t i = 0; i < u->n_ports; i++)
+		if (json_array_append_new(ports, json_integer(u->ports[i])) < 0)
+			return NULL;
+	if (!u->n_ports)
+		(void)json_object_del(o, "allow_localhost_ports");
+	if (add_list(o, "allow_origins", u->origins) < 0 || add_list(o, "path_prefixes", u->path_prefixes) < 0 ||
+	    add(o, "approve", json_boolean(u->approve)) < 0 ||
+	    (u->backend && add(o, "backend", json_string(u->backend)) < 0) ||
+	    add(o, "rate_per_minute", json_integer(u->rate_per_minute)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
 /* ---- sandbox ---------------------------------------------------------------- */
 
 static int sandbox_json(const struct tool_sandbox *sb, json_t **ret)
@@ -167,6 +190,8 @@ static int sandbox_json(const struct tool_sandbox *sb, json_t **ret)
 	if ((r = add_list(env, "allow_vars", sb->allow_vars)) < 0)
 		return r;
 	if ((r = add_list(o, "home_files", sb->home_files)) < 0)
+		return r;
+	if (sb->open_urls && (r = add(o, "open_urls", open_urls_json(sb->open_urls))) < 0)
 		return r;
 	for (size_t i = 0; sb->set_vars[i]; i++) {
 		const char *eq = strchr(sb->set_vars[i], '=');
@@ -418,6 +443,9 @@ int profile_to_json(const struct cordon_profile *p, char **ret)
 		if ((r = tools_to_json(p->tools, &tools)) < 0 || (r = add(o, "command_policies", tools)) < 0)
 			return r;
 	}
+	if (p->tools && p->tools->session_open_urls &&
+	    (r = add(o, "open_urls", open_urls_json(p->tools->session_open_urls))) < 0)
+		return r;
 	/* never a value (there is none here), never a phantom (made per session) */
 	if (p->tools && p->tools->creds) {
 		json_t *creds = NULL, *captures = NULL;

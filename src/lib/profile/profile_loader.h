@@ -126,6 +126,8 @@ struct raw_policy {
 	size_t n_rules[3];
 };
 
+struct raw_open_urls;
+
 struct raw_sandbox {
 	struct where where;
 	struct raw_list paths[_TOOL_PATH_LISTS];
@@ -138,6 +140,7 @@ struct raw_sandbox {
 	struct raw_run run;
 	struct tool_stdio stdio[_TOOL_STREAMS];
 	struct raw_list home_files;       /* relative to HOME */
+	struct raw_open_urls *open_urls;  /* NULL: none (profile_open_urls.h) */
 };
 
 struct raw_from {
@@ -194,6 +197,7 @@ struct raw_tools {
 	size_t n_commands;
 	struct raw_backend *backends;     /* likewise */
 	size_t n_backends;
+	struct raw_open_urls *session_open_urls; /* the top-level open_urls; NULL: none */
 };
 
 /* credentials and credential_capture, as read (profile_read_creds.c):

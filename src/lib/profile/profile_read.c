@@ -23,6 +23,7 @@
 #include "profile_read_run.h"
 #include "profile_read_sandbox.h"
 #include "profile_read_tools.h"
+#include "profile_open_urls.h"
 #include "profile_read_values.h"
 #include "strv.h"
 
@@ -342,7 +343,7 @@ static int read_extends_of(struct loader *l, const struct where *w, json_t *v, c
 
 static const char *const top_keys[] = {
 	"$schema", "extends", "meta", "mode", "workspace", "filesystem", "groups", "network", "environment",
-	"limits", "command_policies", "credentials", "credential_capture", "home", NULL,
+	"limits", "command_policies", "credentials", "credential_capture", "home", "open_urls", NULL,
 };
 static const struct loader_key top_readers[] = {
 	{ read_schema },
@@ -359,6 +360,7 @@ static const struct loader_key top_readers[] = {
 	{ loader_read_credentials, .type = JSON_OBJECT, .what = "an object of NAME: credential" },
 	{ loader_read_credential_capture, .type = JSON_OBJECT, .what = "an object of NAME: capture" },
 	{ read_home },
+	{ loader_read_session_open_urls },
 };
 static const struct loader_object top_object = { top_keys, top_readers, .ordered = true };
 

@@ -18,6 +18,7 @@
 #include "json_pos.h"
 #include "profile_loader.h"
 #include "profile_loader_get.h"
+#include "profile_open_urls.h"
 #include "profile_read_run.h"
 #include "profile_read_sandbox.h"
 #include "profile_read_values.h"
@@ -43,6 +44,7 @@ struct raw_sandbox *raw_sandbox_free(struct raw_sandbox *sb)
 		strv_free(sb->net_rules[i]);
 	raw_run_clear(&sb->run);
 	raw_list_clear(&sb->home_files);
+	raw_open_urls_free(sb->open_urls);
 	free(sb);
 	return NULL;
 }
@@ -229,13 +231,20 @@ static const char *const stdio_keys[] = { [TOOL_STDOUT] = "stdout", [TOOL_STDERR
 static const struct loader_key stdio_readers[] = { STREAM(TOOL_STDOUT), STREAM(TOOL_STDERR) };
 static const struct loader_object stdio_object = { stdio_keys, stdio_readers };
 
+/* ---- open_urls (profile_open_urls.c) ------------------------------------------ */
+
+static int read_sandbox_open_urls(struct loader *l, const struct where *w, json_t *v, const struct loader_key *k)
+{
+	return loader_read_open_urls(l, w, v, &TARGET(l, struct raw_sandbox)->open_urls);
+}
+
 /* ---- the sandbox ------------------------------------------------------------------ */
 
 #define PATHS(list) { read_sandbox_paths, .arg = list }
 
 const char *const loader_sandbox_keys[] = {
 	"fs_read", "fs_write", "fs_read_file", "fs_write_file", "exec_paths", "network", "environment", "limits",
-	"stdio", "home_files", NULL,
+	"stdio", "home_files", "open_urls", NULL,
 };
 static const struct loader_key sandbox_readers[] = {
 	PATHS(TOOL_FS_READ),
@@ -248,6 +257,7 @@ static const struct loader_key sandbox_readers[] = {
 	{ read_sandbox_run, .object = &loader_limits_object },
 	{ loader_read_nested, .object = &stdio_object },
 	{ read_sandbox_home_files },
+	{ read_sandbox_open_urls },
 };
 static const struct loader_object sandbox_object = { loader_sandbox_keys, sandbox_readers };
 

@@ -25,6 +25,7 @@
 #include "profile_read_invocation.h"
 #include "profile_read_sandbox.h"
 #include "profile_read_tools.h"
+#include "profile_open_urls.h"
 
 #define TARGET(l, T) ((T *)(l)->target)
 
@@ -97,6 +98,7 @@ void raw_tools_clear(struct raw_tools *t)
 	for (size_t i = 0; i < t->n_backends; i++)
 		raw_backend_clear(&t->backends[i]);
 	free(t->backends);
+	raw_open_urls_free(t->session_open_urls);
 	*t = (struct raw_tools){};
 }
 

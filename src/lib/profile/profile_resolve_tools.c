@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker_proto.h"
 #include "cleanup.h"
 #include "profile_loader.h"
 #include "profile_loader_get.h"
 #include "profile_resolve.h"
 #include "profile_resolve_tools.h"
+#include "profile_open_urls.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_tools *, tools_free)
@@ -213,6 +215,16 @@ static int compile_paths(struct loader *l, struct cordon_profile *p, const struc
 	return 0;
 }
 
+/* open_urls compiled, its approval backend one that exists. */
+static int open_urls_checked(struct loader *l, const struct raw_open_urls *ro, struct tool_open_urls **ret)
+{
+	int r;
+
+	if (ro->approve && (r = check_exists(l, &ro->backend_where, true, ro->backend, "no approval backend")) < 0)
+		return r;
+	return open_urls_compile(ro, ret);
+}
+
 static int compile_sandbox(struct loader *l, struct cordon_profile *p, const struct raw_sandbox *rs,
 			   struct tool_sandbox **ret)
 {
@@ -250,6 +262,8 @@ static int compile_sandbox(struct loader *l, struct cordon_profile *p, const str
 	}
 	sb->limits = rs->run.limits;
 	memcpy(sb->stdio, rs->stdio, sizeof(sb->stdio));
+	if (rs->open_urls && (r = open_urls_checked(l, rs->open_urls, &sb->open_urls)) < 0)
+		return r;
 	r = place_of(&rs->where, &sb->place);
 	if (r < 0)
 		return r;
@@ -381,6 +395,11 @@ static int compile_from(struct loader *l, struct cordon_profile *p, const struct
 	if (!f->caller)
 		return -ENOMEM;
 	f->deny = rf->deny;
+	/* the URL endpoint is the command's, whoever calls it */
+	if (rf->sandbox && rf->sandbox->open_urls)
+		return loader_fail(l, -EINVAL, &rf->sandbox->open_urls->where,
+				   "open_urls belongs in %s's own sandbox (commands.%s.sandbox), not in a caller's",
+				   rc->name, rc->name);
 	if (rf->sandbox && (r = compile_sandbox(l, p, rf->sandbox, &f->sandbox)) < 0)
 		return r;
 	if (rf->policy && (r = compile_policy(l, rf->policy, &f->policy)) < 0)
@@ -393,6 +412,11 @@ static int compile_command(struct loader *l, struct cordon_profile *p, const str
 {
 	int r;
 
+	/* those names are the URL opener a sandbox with open_urls has */
+	if (broker_name_is_opener(rc->name))
+		return loader_fail(l, -EINVAL, &rc->key_where,
+				   "a command may not be named %s: xdg-open, open and sensible-browser are the "
+				   "sandbox's URL opener (open_urls)", rc->name);
 	if (!(c->name = strdup(rc->name)) || (rc->executable && !(c->executable = strdup(rc->executable))) ||
 	    !(c->can_use = calloc(1, sizeof(char *))) || !(c->secret_flags = calloc(1, sizeof(char *))))
 		return -ENOMEM;
@@ -440,6 +464,10 @@ int loader_resolve_tools(struct loader *l, struct cordon_profile *p)
 	_cleanup_(tools_freep) struct cordon_tools *t = NULL;
 	int r;
 
+	if (!rt->seen && rt->session_open_urls)
+		return loader_fail(l, -EINVAL, &rt->session_open_urls->where,
+				   "open_urls needs command_policies: the supervisor that opens URLs runs only for a "
+				   "profile with controlled commands");
 	if (!rt->seen)
 		return 0;
 	if (rt->n_commands == 0)
@@ -474,6 +502,8 @@ int loader_resolve_tools(struct loader *l, struct cordon_profile *p)
 		if (r < 0)
 			return r;
 	}
+	if (rt->session_open_urls && (r = open_urls_checked(l, rt->session_open_urls, &t->session_open_urls)) < 0)
+		return r;
 	qsort(t->backends, t->n_backends, sizeof(*t->backends), cmp_backends);
 	qsort(t->commands, t->n_commands, sizeof(*t->commands), cmp_commands);
 	for (size_t i = 0; i < t->n_commands; i++)

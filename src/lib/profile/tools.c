@@ -46,6 +46,7 @@ void tool_sandbox_clear(struct tool_sandbox *sb)
 	strv_free(sb->allow_vars);
 	strv_free(sb->set_vars);
 	strv_free(sb->home_files);
+	tool_open_urls_free(sb->open_urls);
 	tool_place_clear(&sb->place);
 	*sb = (struct tool_sandbox){};
 }
@@ -131,6 +132,7 @@ struct cordon_tools *tools_free(struct cordon_tools *t)
 	free(t->backends);
 	tool_sandbox_clear(&t->empty);
 	tool_creds_free(t->creds);
+	tool_open_urls_free(t->session_open_urls);
 	free(t);
 	return NULL;
 }
@@ -167,6 +169,18 @@ const struct tool_from *tool_command_from(const struct tool_command *c, const ch
 		if (strcmp(c->from[i].caller, caller) == 0)
 			return &c->from[i];
 	return NULL;
+}
+
+const struct tool_open_urls *tools_open_urls(const struct cordon_tools *t, const char *caller)
+{
+	const struct tool_command *c;
+
+	if (!t || !caller)
+		return NULL;
+	if (strcmp(caller, CORDON_TOOLS_SESSION) == 0)
+		return t->session_open_urls;
+	c = tools_command(t, caller);
+	return c && c->sandbox ? c->sandbox->open_urls : NULL;
 }
 
 /* ---- the public accessors ------------------------------------------------------- */

@@ -32,6 +32,7 @@
 #define TOOLS_URL_MAX 2048
 #define TOOLS_TIMEOUT_MAX 3600     /* seconds, an approval's */
 #define TOOLS_STDIO_MAX (1ull << 30)
+#define OPEN_URLS_RATE_MAX 600     /* open_urls.rate_per_minute */
 
 enum tool_path_list {
 	TOOL_FS_READ,
@@ -91,6 +92,19 @@ struct tool_stdio {
 	bool terminate;
 };
 
+/* open_urls: what a consumer may ask the host to open (the supervisor's
+ * open_url.c decides; src/lib/url parses). */
+struct tool_open_urls {
+	char **origins;                          /* canonical "https://host[:port]"; never NULL */
+	uint16_t ports[16];                      /* allow_localhost_ports: http://localhost:P, http://127.0.0.1:P */
+	size_t n_ports;
+	char **path_prefixes;                    /* never NULL; empty: any path */
+	bool approve;                            /* ask backend before opening (default) */
+	char *backend;                           /* approve: an approval backend's name */
+	unsigned rate_per_minute;
+	struct tool_place place;
+};
+
 struct tool_sandbox {
 	char **paths[_TOOL_PATH_LISTS];          /* canonical; never NULL */
 	bool net_set;
@@ -101,6 +115,7 @@ struct tool_sandbox {
 	char **home_files;                       /* relative to HOME; never NULL */
 	struct profile_limits limits;            /* origins unused */
 	struct tool_stdio stdio[_TOOL_STREAMS];
+	struct tool_open_urls *open_urls;        /* NULL: none (the command's own sandbox only) */
 	struct tool_place place;
 };
 
@@ -145,6 +160,7 @@ struct cordon_tools {
 	char **backend_names;          /* the same order; NULL-terminated */
 	struct tool_sandbox empty;     /* what a command without a sandbox gets */
 	struct tool_creds *creds;      /* credentials (creds.h); NULL: none */
+	struct tool_open_urls *session_open_urls; /* the profile's top-level open_urls; NULL: none */
 };
 
 struct tool_creds;
@@ -161,6 +177,9 @@ int tool_sandbox_init(struct tool_sandbox *sb);
 const struct tool_command *tools_command(const struct cordon_tools *t, const char *name);
 const struct tool_backend *tools_backend(const struct cordon_tools *t, const char *name);
 const struct tool_from *tool_command_from(const struct tool_command *c, const char *caller);
+/* What caller (CORDON_TOOLS_SESSION or a command) may open: NULL, none. */
+const struct tool_open_urls *tools_open_urls(const struct cordon_tools *t, const char *caller);
+struct tool_open_urls *tool_open_urls_free(struct tool_open_urls *o);
 /* tools_resolve.c: the command whose executable, resolved as session
  * start resolves it (path_env, writable: cordon_tools_resolve), is the
  * canonical path; NULL when none is. The session may not execute it. */

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cordon/cordon.h"
+#include "broker_proto.h"
 #include "canon.h"
 #include "cleanup.h"
 #include "dirat.h"
@@ -46,7 +47,9 @@
 #include "strv.h"
 #include "tool_env.h"
 #include "toolbox_creds.h"
+#include "toolbox_opener.h"
 #include "toolbox_writable.h"
+#include "tools.h"
 
 struct toolbox_cmd {
 	char *name;
@@ -77,6 +80,7 @@ struct cordon_toolbox {
 	char **withheld; /* the supervisor's own variables: in no sandbox */
 	char *homes;     /* the tools' private HOMEs, one directory each; NULL: not set */
 	struct toolbox_creds *creds; /* phantoms, what credentials withhold and hide */
+	char *url_opener;  /* open_urls: the host's opener (toolbox_opener.c); NULL: none */
 };
 
 static const struct toolbox_cmd *find_cmd(const struct cordon_toolbox *b, const char *name)
@@ -114,6 +118,15 @@ static int shims_of(const struct cordon_toolbox *b, const char *caller, bool ses
 		r = strv_push_unique(&v, names[i]);
 		if (r < 0)
 			return r;
+	}
+	/* its URL opener, only with open_urls (the supervisor's open_url.c
+	 * decides each URL) */
+	if (tools_open_urls(b->tools, caller)) {
+		static const char *const openers[] = { BROKER_OPENER_NAMES };
+
+		for (size_t i = 0; i < sizeof(openers) / sizeof(openers[0]); i++)
+			if ((r = strv_push_unique(&v, openers[i])) < 0)
+				return r;
 	}
 	*ret = TAKE_PTR(v);
 	return 0;
@@ -176,6 +189,7 @@ CORDON_API struct cordon_toolbox *cordon_toolbox_free(struct cordon_toolbox *b)
 	free(b->homes);
 	free(b->workspace);
 	free(b->shim_path);
+	free(b->url_opener);
 	free(b->search_path);
 	free(b);
 	return NULL;
@@ -325,6 +339,14 @@ CORDON_API int cordon_toolbox_new(const struct cordon_profile_handle *profile, c
 	r = check_unwritable(b, reterr);
 	if (r < 0)
 		return r;
+	/* only a session where some sandbox may open URLs looks for an opener */
+	for (size_t k = 0; k <= b->n_cmds; k++)
+		if (tools_open_urls(t, caller_at(b, k))) {
+			r = toolbox_url_opener(b->search_path, b->caller_writable, &b->url_opener, reterr);
+			if (r < 0)
+				return r;
+			break;
+		}
 	r = shims_of(b, CORDON_TOOLS_SESSION, true, &b->shims[0]);
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = shims_of(b, b->cmds[i].name, false, &b->shims[1 + i]);
@@ -348,6 +370,11 @@ CORDON_API const char *cordon_toolbox_executable(const struct cordon_toolbox *b,
 	const struct toolbox_cmd *c = b ? find_cmd(b, command) : NULL;
 
 	return c ? c->exe : NULL;
+}
+
+CORDON_API const char *cordon_toolbox_url_opener(const struct cordon_toolbox *b)
+{
+	return b ? b->url_opener : NULL;
 }
 
 CORDON_API const char *const *cordon_toolbox_shims(const struct cordon_toolbox *b, const char *caller)
@@ -462,6 +489,10 @@ static int tool_finish_policy(void *userdata, struct cordon_policy *p, struct co
 	 * is withheld from the others) */
 	r = toolbox_creds_apply(f->b->creds, f->cmd->name, p, reterr);
 	if (r < 0)
+		return r;
+	/* BROWSER: the opener shim, for tools that look there first */
+	if (tools_open_urls(f->b->tools, f->cmd->name) &&
+	    (r = cordon_policy_set_env(p, "BROWSER", BROKER_OPENER_PATH, reterr)) < 0)
 		return r;
 	/* last: no grant above reaches into it */
 	for (char **s = f->b->hidden; s && *s; s++)
@@ -602,6 +633,8 @@ CORDON_API int cordon_toolbox_session_policy(const struct cordon_toolbox *b, str
 	if (!b || !p)
 		return error_set(reterr, -EINVAL, "no toolbox or no policy");
 	r = cordon_policy_set_broker(p, b->shim_path, cordon_toolbox_shims(b, CORDON_TOOLS_SESSION), reterr);
+	if (r >= 0 && tools_open_urls(b->tools, CORDON_TOOLS_SESSION))
+		r = cordon_policy_set_env(p, "BROWSER", BROKER_OPENER_PATH, reterr);
 	/* the session reaches a controlled binary only through its shim */
 	for (size_t i = 0; r >= 0 && i < b->n_cmds; i++)
 		r = cordon_policy_deny_exec(p, b->cmds[i].exe, reterr);
