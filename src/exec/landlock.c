@@ -175,22 +175,18 @@ static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *
 	return add_fd_rule_typed(b, fd, 0, allowed, path, name);
 }
 
-/* If the denied path D lies strictly beneath DIR, the next component of D
- * after DIR (length in *len) and whether it is D's last. NULL otherwise. */
-static const char *next_component(const char *d, const char *dir, size_t *len, bool *last)
-{
-	const char *p, *slash;
-
-	if (!path_under(d, dir))
-		return NULL;
-	p = d + strlen(dir);
-	if (*p == '/')
-		p++;
-	slash = strchr(p, '/');
-	*len = slash ? (size_t)(slash - p) : strlen(p);
-	*last = !slash;
-	return p;
-}
+/* A denied path strictly beneath the directory being walked, seen from
+ * there: the next component of its path (name, len) and whether that is
+ * its last. grant() collects these once per directory, so that each entry
+ * of the listing is matched against the few denied paths below that
+ * directory, not against the whole list (/etc has ~140 entries, the list
+ * ~200 paths). */
+struct below {
+	const struct denied *d;
+	const char *name;
+	size_t len;
+	bool last;
+};
 
 enum entry_kind {
 	ENTRY_GRANT,   /* nothing honoured is denied at or under it */
@@ -198,30 +194,25 @@ enum entry_kind {
 	ENTRY_WALK,    /* a denied path, or on the way to one: grant() it */
 };
 
-/* An entry NAME of the walked directory DIR that is to be given SPLIT. */
-static enum entry_kind classify_entry(const struct builder *b, const char *dir, const char *name, uint64_t split,
-				      unsigned honour)
+/* An entry NAME of the walked directory that is to be given SPLIT; BELOW
+ * holds the honoured denied paths beneath that directory. */
+static enum entry_kind classify_entry(const struct below *below, size_t n_below, const char *name, uint64_t split)
 {
 	uint64_t at = 0;
-	bool below = false;
-	size_t n = strlen(name), len;
-	const char *c;
-	bool last;
+	bool deeper = false;
+	size_t n = strlen(name);
 
-	for (size_t i = 0; i < b->n_denied; i++) {
-		if (!honoured(&b->denied[i], honour))
+	for (size_t i = 0; i < n_below; i++) {
+		if (below[i].len != n || memcmp(below[i].name, name, n) != 0)
 			continue;
-		c = next_component(b->denied[i].path, dir, &len, &last);
-		if (!c || len != n || strncmp(c, name, n) != 0)
-			continue;
-		if (last)
-			at |= withheld_by(&b->denied[i]);
+		if (below[i].last)
+			at |= withheld_by(below[i].d);
 		else
-			below = true;
+			deeper = true;
 	}
 	if ((split & ~at) == 0)
 		return ENTRY_HIDDEN; /* a denied ancestor hides every denied path beneath it */
-	return at || below ? ENTRY_WALK : ENTRY_GRANT;
+	return at || deeper ? ENTRY_WALK : ENTRY_GRANT;
 }
 
 static int join_path(const char *dir, const char *name, char **ret)
@@ -241,8 +232,10 @@ static mode_t dtype_to_mode(unsigned char t)
 
 static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour);
 
-/* The entries of DIR (open as FD), each given SPLIT, or walked on. */
-static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t split, unsigned honour)
+/* The entries of DIR (open as FD), each given SPLIT, or walked on; BELOW
+ * the honoured denied paths beneath DIR. */
+static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t split, unsigned honour,
+			 const struct below *below, size_t n_below)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
@@ -270,7 +263,7 @@ static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t sp
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		kind = classify_entry(b, dir, de->d_name, split, honour);
+		kind = classify_entry(below, n_below, de->d_name, split);
 		/* A symlink gets no rule (what it points at is granted or not
 		 * on its own): no need to open it. /usr/bin is a quarter links. */
 		if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
@@ -316,25 +309,42 @@ static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t sp
 static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour)
 {
 	_cleanup_close_ int owned = fd;
-	uint64_t at = 0, below = 0, split, direct;
+	_cleanup_free_ struct below *below = NULL;
+	uint64_t at = 0, withheld_below = 0, split, direct;
+	size_t n_below = 0, plen = strlen(path);
 	bool dir_below = false;
 
 	for (size_t i = 0; i < b->n_denied; i++) {
 		const struct denied *d = &b->denied[i];
+		const char *c, *slash;
 
 		if (!honoured(d, honour))
 			continue;
-		if (strcmp(d->path, path) == 0)
+		if (strcmp(d->path, path) == 0) {
 			at |= withheld_by(d);
-		else if (path_under(d->path, path)) {
-			below |= withheld_by(d);
-			dir_below |= d->is_dir && !d->exec_only;
+			continue;
 		}
+		if (!path_under(d->path, path))
+			continue;
+		withheld_below |= withheld_by(d);
+		dir_below |= d->is_dir && !d->exec_only;
+		if (!below && !(below = calloc(b->n_denied, sizeof(*below))))
+			return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
+		c = d->path + plen;
+		if (*c == '/')
+			c++;
+		slash = strchr(c, '/');
+		below[n_below++] = (struct below){
+			.d = d,
+			.name = c,
+			.len = slash ? (size_t)(slash - c) : strlen(c),
+			.last = !slash,
+		};
 	}
 	allowed &= ~at & b->handled_fs;
 	if (allowed == 0)
 		return 0;
-	split = allowed & below;
+	split = allowed & withheld_below;
 	if (!split)
 		return add_fd_rule_typed(b, fd, type, allowed, path, NULL);
 
@@ -349,7 +359,7 @@ static int grant(struct builder *b, int fd, mode_t type, const char *path, uint6
 		if (r < 0)
 			return r;
 	}
-	return grant_entries(b, fd, path, split, honour);
+	return grant_entries(b, fd, path, split, honour, below, n_below);
 }
 
 /* path is absolute with no empty, "." or ".." component and no trailing
