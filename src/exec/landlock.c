@@ -105,6 +105,8 @@ enum {
 };
 
 struct builder {
+	struct landlock_held *held;
+	size_t n_held;
 	int ruleset_fd;
 	uint64_t handled_fs;
 	unsigned n_rules;
@@ -378,18 +380,53 @@ static bool lexically_canonical(const char *path)
 	return true;
 }
 
+/* root's fd taken from the held ones (see struct landlock_held), or -1. */
+static int take_held(struct builder *b, const char *root, mode_t *ret_type)
+{
+	for (size_t i = 0; i < b->n_held; i++) {
+		struct landlock_held *h = &b->held[i];
+		int fd;
+
+		if (h->fd < 0 || strcmp(h->path, root) != 0)
+			continue;
+		for (size_t k = 0; k < b->n_denied; k++) {
+			const char *d = b->denied[k].path;
+
+			if (!b->denied[k].exec_only && strcmp(d, h->under) != 0 &&
+			    (strcmp(d, root) == 0 || path_is_under(root, d)))
+				return -1; /* hidden by another step since: by path */
+		}
+		fd = h->fd;
+		h->fd = -1;
+		*ret_type = h->dir ? S_IFDIR : 0;
+		return fd;
+	}
+	return -1;
+}
+
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
 	unsigned honour = HONOUR_READ | HONOUR_EXEC;
-	int fd = -1;
+	mode_t type = 0;
+	int fd = take_held(b, root, &type);
+
+	if (fd >= 0 && !(canon = strdup(root))) {
+		close(fd);
+		return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
+	}
 
 	/* A root opened with no symlink on the way is canonical as written:
 	 * one openat2 instead of realpath(3)'s readlink per component (a
 	 * HOME grant is three or four deep); a symlink on the way (-ELOOP)
-	 * takes the realpath below. */
-	if (lexically_canonical(root)) {
-		fd = path_open_nofollow(AT_FDCWD, root, 0);
+	 * takes the realpath below. Opened as a directory first, which most
+	 * roots are: then its rule needs no fstat for its type. */
+	if (!canon && lexically_canonical(root)) {
+		fd = path_open_nofollow(AT_FDCWD, root, O_DIRECTORY);
+		if (fd >= 0)
+			type = S_IFDIR;
+		else if (fd == -ENOTDIR)
+			fd = path_open_nofollow(AT_FDCWD, root, 0);
 		if (fd == -ENOENT || fd == -ENOTDIR)
 			return 0;
 		if (fd >= 0 && !(canon = strdup(root))) {
@@ -429,7 +466,7 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 			return 0;
 		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon, strerror(errno));
 	}
-	return grant(b, fd, 0, canon, allowed, honour);
+	return grant(b, fd, type, canon, allowed, honour);
 }
 
 /* The file the command runs from (--exec-fd): it is what the caller
@@ -565,6 +602,8 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		return k;
 
 	b = (struct builder){
+		.held = r->held,
+		.n_held = r->n_held,
 		.ruleset_fd = ruleset_fd,
 		.handled_fs = fs,
 		.denied = denied,

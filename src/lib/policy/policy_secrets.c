@@ -27,6 +27,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "path.h"
 #include "policy.h"
 
 #define MEMO_HOMES 2         /* HOME and the passwd home */
@@ -220,19 +221,6 @@ static int resolve_walked(const char *home, const char *rel, struct policy_secre
 	return 0;
 }
 
-/* An absolute path with no empty, "." or ".." component and no trailing
- * slash: what a link's target must be to be followed by the listings. */
-static bool plainly_absolute(const char *p)
-{
-	if (p[0] != '/' || p[1] == '\0')
-		return false;
-	for (const char *c = p; *c; c++)
-		if (*c == '/' && (c[1] == '/' || c[1] == '\0' || (c[1] == '.' && (c[2] == '/' || c[2] == '\0')) ||
-				  (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
-			return false;
-	return true;
-}
-
 static int resolve_listed_hops(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st,
 			       unsigned hops);
 
@@ -259,7 +247,7 @@ static int follow_listed(struct lister *l, const char *home, const char *rel, co
 	if (target[0] == '/' ? asprintf(&next, "%s/%s", target, rest) < 0 :
 			       asprintf(&next, "%.*s/%s/%s", (int)(slash - at), at, target, rest) < 0)
 		return -ENOMEM;
-	if (!plainly_absolute(next))
+	if (!path_is_plain_absolute(next))
 		return resolve_walked(home, rel, st);
 	return resolve_listed_hops(l, "/", next + 1, st, hops + 1);
 }
