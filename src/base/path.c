@@ -59,3 +59,14 @@ bool path_under_any(const char *path, const char *const *dirs)
 {
 	return path_under_any_n(path, strlen(path), dirs);
 }
+
+bool path_is_plain_absolute(const char *p)
+{
+	if (p[0] != '/' || p[1] == '\0')
+		return false;
+	for (const char *c = p; *c; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '\0' || (c[1] == '.' && (c[2] == '/' || c[2] == '\0')) ||
+				  (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0'))))
+			return false;
+	return true;
+}

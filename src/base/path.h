@@ -21,3 +21,7 @@ bool path_is_under_n(const char *path, size_t len, const char *dir);
 /* At or below one of dirs (NULL-terminated; NULL: none). */
 bool path_under_any(const char *path, const char *const *dirs);
 bool path_under_any_n(const char *path, size_t len, const char *const *dirs);
+/* Absolute, with no empty, "." or ".." component and no trailing slash:
+ * resolved with no symlink on the way, it is its own canonical form. "/"
+ * is not (it has no component). */
+bool path_is_plain_absolute(const char *path);

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -48,9 +49,41 @@ void init_reap(struct exec_ctx *x, pid_t cmd)
 		}
 }
 
+/* The HOME grants' fds mount_home kept for the ruleset: closed, those the
+ * build did not take. */
+static void held_drop(struct exec_ctx *x)
+{
+	for (size_t i = 0; i < x->n_held; i++) {
+		if (x->held[i].fd >= 0)
+			close(x->held[i].fd);
+		free((char *)x->held[i].path);
+		free((char *)x->held[i].under);
+	}
+	free(x->held);
+	x->held = NULL;
+	x->n_held = 0;
+}
+
 /* Init performs the gated calls, so before the fork it takes the command's
  * Landlock ruleset (the command's own domain then nests inside init's, and
- * init may still reach it with pidfd_getfd and process_vm_readv). */
+ * init may still reach it with pidfd_getfd and process_vm_readv). Built
+ * first (landlock_build), before init closes its fds: the HOME grants'
+ * rules go on the fds the mount step kept. */
+static void landlock_build(struct exec_ctx *x)
+{
+	struct landlock_rules rules = x->plan->landlock;
+	char err[512] = "";
+	int r;
+
+	rules.held = x->held;
+	rules.n_held = x->n_held;
+	/* built once: the command enforces the same ruleset fd (harden.c) */
+	r = landlock_prepare(&rules, &x->landlock, &x->landlock_fd, err, sizeof(err));
+	held_drop(x);
+	if (r < 0)
+		exec_die("landlock", "init: %s", err[0] ? err : strerror(-r));
+}
+
 static void confine_init(struct exec_ctx *x)
 {
 	char err[512] = "";
@@ -58,10 +91,7 @@ static void confine_init(struct exec_ctx *x)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		exec_die("init", "no_new_privs: %m");
-	/* built once: the command enforces the same ruleset fd (harden.c) */
-	r = landlock_prepare(&x->plan->landlock, &x->landlock, &x->landlock_fd, err, sizeof(err));
-	if (r == 0)
-		r = landlock_restrict(x->landlock_fd, err, sizeof(err));
+	r = landlock_restrict(x->landlock_fd, err, sizeof(err));
 	if (r < 0)
 		exec_die("landlock", "init: %s", err[0] ? err : strerror(-r));
 	x->init_ruleset = true;
@@ -225,7 +255,14 @@ void init_fork_command(struct exec_ctx *x, size_t i)
 	 * terminal. */
 	if (x->plan->pty)
 		terminal_init_open(x);
-	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1 };
+	/* with gates, init builds the ruleset (on the grants' fds) and takes
+	 * it; otherwise the command builds it, by path */
+	if (exec_gates(x))
+		landlock_build(x);
+	else
+		held_drop(x);
+	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1,
+		       exec_gates(x) ? x->landlock_fd : -1 };
 
 	(void)close_fds_keep(keep, ELEMENTSOF(keep));
 	x->command_pid = start_command(x, &x->gate_listener);

@@ -105,6 +105,8 @@ enum {
 };
 
 struct builder {
+	struct landlock_held *held;
+	size_t n_held;
 	int ruleset_fd;
 	uint64_t handled_fs;
 	unsigned n_rules;
@@ -175,22 +177,18 @@ static int add_fd_rule(struct builder *b, int fd, uint64_t allowed, const char *
 	return add_fd_rule_typed(b, fd, 0, allowed, path, name);
 }
 
-/* If the denied path D lies strictly beneath DIR, the next component of D
- * after DIR (length in *len) and whether it is D's last. NULL otherwise. */
-static const char *next_component(const char *d, const char *dir, size_t *len, bool *last)
-{
-	const char *p, *slash;
-
-	if (!path_under(d, dir))
-		return NULL;
-	p = d + strlen(dir);
-	if (*p == '/')
-		p++;
-	slash = strchr(p, '/');
-	*len = slash ? (size_t)(slash - p) : strlen(p);
-	*last = !slash;
-	return p;
-}
+/* A denied path strictly beneath the directory being walked, seen from
+ * there: the next component of its path (name, len) and whether that is
+ * its last. grant() collects these once per directory, so that each entry
+ * of the listing is matched against the few denied paths below that
+ * directory, not against the whole list (/etc has ~140 entries, the list
+ * ~200 paths). */
+struct below {
+	const struct denied *d;
+	const char *name;
+	size_t len;
+	bool last;
+};
 
 enum entry_kind {
 	ENTRY_GRANT,   /* nothing honoured is denied at or under it */
@@ -198,30 +196,25 @@ enum entry_kind {
 	ENTRY_WALK,    /* a denied path, or on the way to one: grant() it */
 };
 
-/* An entry NAME of the walked directory DIR that is to be given SPLIT. */
-static enum entry_kind classify_entry(const struct builder *b, const char *dir, const char *name, uint64_t split,
-				      unsigned honour)
+/* An entry NAME of the walked directory that is to be given SPLIT; BELOW
+ * holds the honoured denied paths beneath that directory. */
+static enum entry_kind classify_entry(const struct below *below, size_t n_below, const char *name, uint64_t split)
 {
 	uint64_t at = 0;
-	bool below = false;
-	size_t n = strlen(name), len;
-	const char *c;
-	bool last;
+	bool deeper = false;
+	size_t n = strlen(name);
 
-	for (size_t i = 0; i < b->n_denied; i++) {
-		if (!honoured(&b->denied[i], honour))
+	for (size_t i = 0; i < n_below; i++) {
+		if (below[i].len != n || memcmp(below[i].name, name, n) != 0)
 			continue;
-		c = next_component(b->denied[i].path, dir, &len, &last);
-		if (!c || len != n || strncmp(c, name, n) != 0)
-			continue;
-		if (last)
-			at |= withheld_by(&b->denied[i]);
+		if (below[i].last)
+			at |= withheld_by(below[i].d);
 		else
-			below = true;
+			deeper = true;
 	}
 	if ((split & ~at) == 0)
 		return ENTRY_HIDDEN; /* a denied ancestor hides every denied path beneath it */
-	return at || below ? ENTRY_WALK : ENTRY_GRANT;
+	return at || deeper ? ENTRY_WALK : ENTRY_GRANT;
 }
 
 static int join_path(const char *dir, const char *name, char **ret)
@@ -241,8 +234,10 @@ static mode_t dtype_to_mode(unsigned char t)
 
 static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour);
 
-/* The entries of DIR (open as FD), each given SPLIT, or walked on. */
-static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t split, unsigned honour)
+/* The entries of DIR (open as FD), each given SPLIT, or walked on; BELOW
+ * the honoured denied paths beneath DIR. */
+static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t split, unsigned honour,
+			 const struct below *below, size_t n_below)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
@@ -270,7 +265,7 @@ static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t sp
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		kind = classify_entry(b, dir, de->d_name, split, honour);
+		kind = classify_entry(below, n_below, de->d_name, split);
 		/* A symlink gets no rule (what it points at is granted or not
 		 * on its own): no need to open it. /usr/bin is a quarter links. */
 		if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
@@ -316,25 +311,42 @@ static int grant_entries(struct builder *b, int fd, const char *dir, uint64_t sp
 static int grant(struct builder *b, int fd, mode_t type, const char *path, uint64_t allowed, unsigned honour)
 {
 	_cleanup_close_ int owned = fd;
-	uint64_t at = 0, below = 0, split, direct;
+	_cleanup_free_ struct below *below = NULL;
+	uint64_t at = 0, withheld_below = 0, split, direct;
+	size_t n_below = 0, plen = strlen(path);
 	bool dir_below = false;
 
 	for (size_t i = 0; i < b->n_denied; i++) {
 		const struct denied *d = &b->denied[i];
+		const char *c, *slash;
 
 		if (!honoured(d, honour))
 			continue;
-		if (strcmp(d->path, path) == 0)
+		if (strcmp(d->path, path) == 0) {
 			at |= withheld_by(d);
-		else if (path_under(d->path, path)) {
-			below |= withheld_by(d);
-			dir_below |= d->is_dir && !d->exec_only;
+			continue;
 		}
+		if (!path_under(d->path, path))
+			continue;
+		withheld_below |= withheld_by(d);
+		dir_below |= d->is_dir && !d->exec_only;
+		if (!below && !(below = calloc(b->n_denied, sizeof(*below))))
+			return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
+		c = d->path + plen;
+		if (*c == '/')
+			c++;
+		slash = strchr(c, '/');
+		below[n_below++] = (struct below){
+			.d = d,
+			.name = c,
+			.len = slash ? (size_t)(slash - c) : strlen(c),
+			.last = !slash,
+		};
 	}
 	allowed &= ~at & b->handled_fs;
 	if (allowed == 0)
 		return 0;
-	split = allowed & below;
+	split = allowed & withheld_below;
 	if (!split)
 		return add_fd_rule_typed(b, fd, type, allowed, path, NULL);
 
@@ -349,7 +361,7 @@ static int grant(struct builder *b, int fd, mode_t type, const char *path, uint6
 		if (r < 0)
 			return r;
 	}
-	return grant_entries(b, fd, path, split, honour);
+	return grant_entries(b, fd, path, split, honour, below, n_below);
 }
 
 /* path is absolute with no empty, "." or ".." component and no trailing
@@ -368,18 +380,53 @@ static bool lexically_canonical(const char *path)
 	return true;
 }
 
+/* root's fd taken from the held ones (see struct landlock_held), or -1. */
+static int take_held(struct builder *b, const char *root, mode_t *ret_type)
+{
+	for (size_t i = 0; i < b->n_held; i++) {
+		struct landlock_held *h = &b->held[i];
+		int fd;
+
+		if (h->fd < 0 || strcmp(h->path, root) != 0)
+			continue;
+		for (size_t k = 0; k < b->n_denied; k++) {
+			const char *d = b->denied[k].path;
+
+			if (!b->denied[k].exec_only && strcmp(d, h->under) != 0 &&
+			    (strcmp(d, root) == 0 || path_is_under(root, d)))
+				return -1; /* hidden by another step since: by path */
+		}
+		fd = h->fd;
+		h->fd = -1;
+		*ret_type = h->dir ? S_IFDIR : 0;
+		return fd;
+	}
+	return -1;
+}
+
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
 	unsigned honour = HONOUR_READ | HONOUR_EXEC;
-	int fd = -1;
+	mode_t type = 0;
+	int fd = take_held(b, root, &type);
+
+	if (fd >= 0 && !(canon = strdup(root))) {
+		close(fd);
+		return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
+	}
 
 	/* A root opened with no symlink on the way is canonical as written:
 	 * one openat2 instead of realpath(3)'s readlink per component (a
 	 * HOME grant is three or four deep); a symlink on the way (-ELOOP)
-	 * takes the realpath below. */
-	if (lexically_canonical(root)) {
-		fd = path_open_nofollow(AT_FDCWD, root, 0);
+	 * takes the realpath below. Opened as a directory first, which most
+	 * roots are: then its rule needs no fstat for its type. */
+	if (!canon && lexically_canonical(root)) {
+		fd = path_open_nofollow(AT_FDCWD, root, O_DIRECTORY);
+		if (fd >= 0)
+			type = S_IFDIR;
+		else if (fd == -ENOTDIR)
+			fd = path_open_nofollow(AT_FDCWD, root, 0);
 		if (fd == -ENOENT || fd == -ENOTDIR)
 			return 0;
 		if (fd >= 0 && !(canon = strdup(root))) {
@@ -419,7 +466,7 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 			return 0;
 		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon, strerror(errno));
 	}
-	return grant(b, fd, 0, canon, allowed, honour);
+	return grant(b, fd, type, canon, allowed, honour);
 }
 
 /* The file the command runs from (--exec-fd): it is what the caller
@@ -555,6 +602,8 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		return k;
 
 	b = (struct builder){
+		.held = r->held,
+		.n_held = r->n_held,
 		.ruleset_fd = ruleset_fd,
 		.handled_fs = fs,
 		.denied = denied,

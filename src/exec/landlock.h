@@ -67,6 +67,20 @@
 
 #define LANDLOCK_MAX_RULES 4096
 
+/* A readable root opened already: a HOME allowlist grant, which init's
+ * mount step opened on the host's tree (no symlink on the way) before a
+ * tmpfs covered the home it lies in (under) and bound it back there. Its
+ * rule goes on this fd, the same inode, instead of the path being resolved
+ * again; only while no other denied path lies at or above the root (a hide
+ * mounted after the home step would make the path name something else).
+ * The ruleset's builder takes the fd (closed, fd set to -1). */
+struct landlock_held {
+	const char *path;
+	const char *under;
+	int fd;
+	bool dir;
+};
+
 struct landlock_rules {
 	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
 	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
@@ -80,6 +94,8 @@ struct landlock_rules {
 					* bound there once the mounts are made), or NULL */
 	int exec_fd;                   /* > 2: the open file the command runs from: read + execute on its inode,
 					* whatever its path is now (0, -1: none) */
+	struct landlock_held *held;    /* readable roots opened already (see above), or NULL */
+	size_t n_held;
 	bool list_walked;              /* walked directories stay listable even above a denied directory
 					* (full isolation: the mounts hide its contents) */
 	bool deny_tcp;                 /* deny TCP bind and connect to every port (needs ABI >= 4) */

@@ -47,6 +47,8 @@ struct home_held {
 	const char *path;
 	enum { HELD_TREE, HELD_LINK, HELD_COPY } kind;
 	int fd;           /* HELD_TREE: the clone */
+	int src;          /* HELD_TREE: what was cloned (O_PATH), for its Landlock rule */
+	bool late;        /* HELD_TREE: flags of its own, attached once the tmpfs has its flags */
 	bool dir;
 	char *data;       /* HELD_LINK: the target; HELD_COPY: the filtered bytes */
 	size_t len;
@@ -107,14 +109,35 @@ static bool writable_below(const struct plan *p, const char *path)
 	return false;
 }
 
-static void hold_grant(const struct plan *p, const char *path, struct home_held *h)
+/* Most grants below home are read-only as a whole and equally executable:
+ * those are cloned bare and get their flags with the tmpfs's, in one call
+ * over the whole tmpfs (read-only, nosuid, nodev, and noexec when the
+ * first such grant is), instead of one call per clone. The rest (a
+ * writable workspace below HOME, a writable root below a grant, another
+ * noexec) keep flags of their own, set on the clone, and are attached
+ * after that call. */
+static bool grant_bare(const struct plan *p, const char *path, bool noexec)
+{
+	return !in_writable_root(p, path) && !writable_below(p, path) && plan_noexec(p, path) == noexec;
+}
+
+static bool bare_noexec(const struct plan *p, const char *home)
+{
+	for (size_t k = 0; p->home_grant && p->home_grant[k]; k++)
+		if (strictly_below(p->home_grant[k], home) && !in_writable_root(p, p->home_grant[k]) &&
+		    !writable_below(p, p->home_grant[k]))
+			return plan_noexec(p, p->home_grant[k]);
+	return false;
+}
+
+static void hold_grant(const struct plan *p, const char *path, bool bare, struct home_held *h)
 {
 	/* a directory in one call; a file is the rarer second try */
 	bool dir = true, ro = !in_writable_root(p, path), ro_all = ro && !writable_below(p, path);
 	_cleanup_close_ int at = path_open_nofollow(AT_FDCWD, path, O_DIRECTORY);
 	int fd, r;
 
-	h->fd = -1;
+	h->fd = h->src = -1;
 	if (at == -ENOTDIR) {
 		dir = false;
 		at = path_open_nofollow(AT_FDCWD, path, 0);
@@ -127,6 +150,7 @@ static void hold_grant(const struct plan *p, const char *path, struct home_held 
 	 * one (~/go/pkg/mod in ~/go/pkg), on the clone's own mount only, so
 	 * the writable root keeps its own flags */
 	fd = at < 0 ? at :
+	     bare   ? mount_clone_at(at, true, 0) :
 		     mount_clone_at(at, true,
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (plan_noexec(p, path) ? MOUNT_ATTR_NOEXEC : 0) |
 					    (ro_all ? MOUNT_ATTR_RDONLY : 0));
@@ -137,7 +161,27 @@ static void hold_grant(const struct plan *p, const char *path, struct home_held 
 	if (ro && !ro_all && (r = mount_set_attr(fd, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
 		exec_die("home", "%s: cannot make the grant read-only: %s", path, strerror(-r));
 	h->fd = fd;
+	h->src = TAKE_FD(at);
 	h->dir = dir;
+	h->late = !bare;
+}
+
+/* The grant's fd kept for its Landlock rule (struct landlock_held), or
+ * closed when there is no room. */
+static void keep_for_landlock(struct exec_ctx *x, const char *home, struct home_held *h)
+{
+	struct landlock_held *v;
+	char *path, *under;
+
+	if (h->src < 0)
+		return;
+	v = reallocarray(x->held, x->n_held + 1, sizeof(*v));
+	path = strdup(h->path);
+	under = strdup(home);
+	if (!v || !path || !under)
+		exec_die("home", "out of memory");
+	x->held = v;
+	x->held[x->n_held++] = (struct landlock_held){ .path = path, .under = under, .fd = TAKE_FD(h->src), .dir = h->dir };
 }
 
 static void hold_link(const char *path, struct home_held *h)
@@ -236,34 +280,97 @@ static int place_of(struct home_dirs *m, const char *home, const char *path, con
 	return dir_fd(m, rel, slash ? (size_t)(slash - rel) : 0);
 }
 
-static void put_back(struct home_dirs *m, const char *home, struct home_held *h)
+/* The directories made below the tmpfs's root for the trees, by their
+ * path relative to it: each made once. */
+struct made {
+	char **rel;
+	size_t n, cap;
+};
+
+/* The place of tree h (made, with the directories on its way): relative
+ * to the tmpfs's root top, which holds nothing but directories and the
+ * trees bound so far while the trees are placed (links and copies come
+ * after them, and a grant below another grant is that one's), so no
+ * symlink lies on the way. */
+static void make_place(struct made *md, int top, const char *rel, const struct home_held *h)
+{
+	for (const char *c = strchr(rel, '/'); c; c = strchr(c + 1, '/')) {
+		size_t len = (size_t)(c - rel);
+		bool done = false;
+		char *d;
+
+		for (size_t i = 0; i < md->n && !done; i++)
+			done = strlen(md->rel[i]) == len && memcmp(md->rel[i], rel, len) == 0;
+		if (done)
+			continue;
+		if (!(d = strndup(rel, len)))
+			exec_die("home", "out of memory");
+		if (mkdirat(top, d, 0755) < 0 && errno != EEXIST)
+			exec_die("home", "%s: cannot make its place: %m", h->path);
+		if (md->n == md->cap) {
+			char **v = reallocarray(md->rel, md->cap ? 2 * md->cap : 16, sizeof(*v));
+
+			if (!v)
+				exec_die("home", "out of memory");
+			md->rel = v;
+			md->cap = md->cap ? 2 * md->cap : 16;
+		}
+		md->rel[md->n++] = d;
+	}
+	if (h->dir) {
+		if (mkdirat(top, rel, 0755) < 0 && errno != EEXIST)
+			exec_die("home", "%s: cannot make its place: %m", h->path);
+	} else {
+		int fd = openat(top, rel, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+		if (fd < 0)
+			exec_die("home", "%s: cannot make its place: %m", h->path);
+		close(fd);
+	}
+}
+
+static void made_free(struct made *md)
+{
+	for (size_t i = 0; i < md->n; i++)
+		free(md->rel[i]);
+	free(md->rel);
+}
+
+/* A tree bound back on its place (rel, below top). A late one's place is
+ * opened with no symlink on the way: links were made since. */
+static void attach_tree(int top, const char *rel, struct home_held *h)
+{
+	_cleanup_close_ int held = TAKE_FD(h->fd);
+	int r;
+
+	if (h->late) {
+		_cleanup_close_ int at = path_open_nofollow(top, rel, h->dir ? O_DIRECTORY : 0);
+
+		r = at < 0 ? at : mount_attach_at(held, at);
+	} else
+		r = mount_attach_name(held, top, rel);
+	if (r < 0) {
+		errno = -r;
+		exec_die("home", "%s: cannot bind it back: %m", h->path);
+	}
+}
+
+static void put_back(struct home_dirs *m, struct made *md, const char *home, struct home_held *h)
 {
 	const char *name;
-	int dir, r;
+	int dir;
 
 	if (h->kind == HELD_TREE ? h->fd < 0 : !h->data)
 		return;
-	dir = place_of(m, home, h->path, &name);
 	if (h->kind == HELD_TREE) {
-		_cleanup_close_ int held = TAKE_FD(h->fd);
+		const char *rel = h->path + strlen(home) + 1;
 
-		if (h->dir) {
-			if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
-				exec_die("home", "%s: cannot make its place: %m", h->path);
-		} else {
-			int fd = openat(dir, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-			if (fd < 0)
-				exec_die("home", "%s: cannot make its place: %m", h->path);
-			close(fd);
-		}
-		r = mount_attach_name(held, dir, name);
-		if (r < 0) {
-			errno = -r;
-			exec_die("home", "%s: cannot bind it back: %m", h->path);
-		}
+		make_place(md, m->top, rel, h);
+		if (!h->late)
+			attach_tree(m->top, rel, h);
 		return;
 	}
+	dir = place_of(m, home, h->path, &name);
 	if (h->kind == HELD_LINK) {
 		if (symlinkat(h->data, dir, name) < 0 && errno != EEXIST)
 			exec_die("home", "%s: cannot make the link again: %m", h->path);
@@ -286,10 +393,13 @@ void mount_home(struct exec_ctx *x, size_t i)
 	char target[64], options[64];
 	size_t n = 0;
 	struct stat st;
+	struct made made = {};
+	bool noexec, bare = false;
 	int r;
 
 	if (!home)
 		exec_die("home", "out of memory");
+	noexec = bare_noexec(p, home);
 	at = path_open_nofollow(AT_FDCWD, home, 0);
 	if (at == -ENOENT || at == -ENOTDIR || at == -EACCES)
 		return; /* nothing there: nothing to hide */
@@ -303,7 +413,7 @@ void mount_home(struct exec_ctx *x, size_t i)
 		if (strictly_below(p->home_grant[k], home) && !below_other_grant(p, home, p->home_grant[k]) &&
 		    !held_already(held, n, p->home_grant[k])) {
 			held[n] = (struct home_held){ .path = p->home_grant[k], .kind = HELD_TREE };
-			hold_grant(p, p->home_grant[k], &held[n++]);
+			hold_grant(p, p->home_grant[k], grant_bare(p, p->home_grant[k], noexec), &held[n++]);
 		}
 	for (size_t k = 0; p->home_link && p->home_link[k] && n < HOME_HELD_MAX; k++)
 		if (strictly_below(p->home_link[k], home) && !below_other_grant(p, home, p->home_link[k])) {
@@ -327,11 +437,24 @@ void mount_home(struct exec_ctx *x, size_t i)
 	}
 	dirs.top = top;
 	for (size_t k = 0; k < n; k++) {
-		put_back(&dirs, home, &held[k]);
+		bare |= held[k].kind == HELD_TREE && held[k].fd >= 0 && !held[k].late;
+		put_back(&dirs, &made, home, &held[k]);
+		if (held[k].kind == HELD_TREE)
+			keep_for_landlock(x, home, &held[k]);
 		free(held[k].data);
 	}
 	dirs_free(&dirs);
-	/* the tmpfs itself read-only; the grants keep their own mounts */
-	if ((r = mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0)) < 0)
+	/* the tmpfs itself read-only; the grants keep their own mounts, or,
+	 * taken bare, get the same flags in the same call */
+	r = bare ? mount_set_attr(top, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					  (noexec ? MOUNT_ATTR_NOEXEC : 0),
+				  0) :
+		   mount_set_attr(top, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
+	if (r < 0)
 		exec_die("home", "%s: cannot make it read-only: %s", home, strerror(-r));
+	for (size_t k = 0; k < n; k++)
+		if (held[k].kind == HELD_TREE && held[k].fd >= 0)
+			attach_tree(top, held[k].path + strlen(home) + 1, &held[k]);
+	made_free(&made);
 }

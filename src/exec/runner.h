@@ -61,6 +61,9 @@ struct exec_ctx {
 
 	struct landlock_report landlock;
 	struct mount_state *mounts;     /* init, during mount_apply: what the mount steps share */
+	struct landlock_held *held;     /* init: the HOME grants' fds (mount_home.c), for their Landlock
+					 * rules; taken by the ruleset's build, the rest closed (init.c) */
+	size_t n_held;
 
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */

@@ -210,18 +210,31 @@ int policy_lift_deny(struct cordon_policy *p, const char *canon, struct cordon_e
 	return 0;
 }
 
-/* A built-in list of absolute paths, resolved by listing the directories
- * they live in (/run, mostly) instead of a walk and a stat each. */
-static int deny_add_list(struct cordon_policy *p, const char *const *list, enum deny_origin origin,
-			 struct cordon_error *reterr)
+/* The built-in lists of absolute paths (LISTS, each with its origin),
+ * resolved together by listing the directories they live in (/run,
+ * mostly) once, instead of a walk and a stat each. */
+static int deny_add_lists(struct cordon_policy *p, const char *const *const *lists, const enum deny_origin *origins,
+			  size_t n_lists, struct cordon_error *reterr)
 {
 	struct policy_secret_state *v = NULL;
-	size_t n = 0;
+	_cleanup_free_ const char **all = NULL;
+	_cleanup_free_ enum deny_origin *origin = NULL;
+	size_t n = 0, k = 0;
 	int r;
 
-	while (list[n])
-		n++;
-	r = policy_paths_resolve(list, &v);
+	for (size_t l = 0; l < n_lists; l++)
+		for (size_t i = 0; lists[l][i]; i++)
+			n++;
+	all = calloc(n + 1, sizeof(*all));
+	origin = calloc(n ? n : 1, sizeof(*origin));
+	if (!all || !origin)
+		return -ENOMEM;
+	for (size_t l = 0; l < n_lists; l++)
+		for (size_t i = 0; lists[l][i]; i++) {
+			origin[k] = origins[l];
+			all[k++] = lists[l][i];
+		}
+	r = policy_paths_resolve(all, &v);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -230,9 +243,9 @@ static int deny_add_list(struct cordon_policy *p, const char *const *list, enum 
 			break;
 		}
 		if (v[i].err < 0 || !v[i].canon)
-			r = policy_deny_add(p, list[i], origin, reterr); /* the walk again, with its words */
+			r = policy_deny_add(p, all[i], origin[i], reterr); /* the walk again, with its words */
 		else
-			r = deny_add_resolved(p, 0, TAKE_PTR(v[i].canon), origin, &v[i], reterr);
+			r = deny_add_resolved(p, 0, TAKE_PTR(v[i].canon), origin[i], &v[i], reterr);
 	}
 	policy_secret_states_free(v, n);
 	return r < 0 ? r : 0;
@@ -240,14 +253,13 @@ static int deny_add_list(struct cordon_policy *p, const char *const *list, enum 
 
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
 {
+	static const char *const *const lists[] = { policy_default_deny_sockets, policy_default_deny_services };
+	static const enum deny_origin origins[] = { DENY_DEFAULT, DENY_SERVICE };
 	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
 	const char *agent = secure_getenv("SSH_AUTH_SOCK");
 	int r;
 
-	r = deny_add_list(p, policy_default_deny_sockets, DENY_DEFAULT, reterr);
-	if (r < 0)
-		return r;
-	r = deny_add_list(p, policy_default_deny_services, DENY_SERVICE, reterr);
+	r = deny_add_lists(p, lists, origins, ELEMENTSOF(lists), reterr);
 	if (r < 0)
 		return r;
 	if (runtime && runtime[0] == '/' && strcmp(runtime, "/") != 0) {

@@ -29,6 +29,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "path.h"
+#include "pathfd.h"
 #include "policy.h"
 #include "provider.h"
 #include "strv.h"
@@ -212,9 +213,33 @@ static int canonical_target_grant(const char *home, const char *t, bool in_bin, 
 	return 0;
 }
 
+/* link's canonical target as realpath(3) gives it, in one readlink and
+ * one open for the common case (an absolute target with no ".", ".." or
+ * symlink on the way: openat2 refuses a symlink, and then realpath walks);
+ * NULL when it leads nowhere. */
+static char *link_canonical(const char *link)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	int fd;
+
+	if (n <= 0)
+		return realpath(link, NULL);
+	target[n] = '\0';
+	if (!path_is_plain_absolute(target))
+		return realpath(link, NULL);
+	fd = path_open_nofollow(AT_FDCWD, target, 0);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return NULL;
+	if (fd < 0)
+		return realpath(link, NULL);
+	close(fd);
+	return strdup(target);
+}
+
 int policy_home_link_target(const char *home, const char *link, bool in_bin, char **ret)
 {
-	_cleanup_free_ char *t = realpath(link, NULL);
+	_cleanup_free_ char *t = link_canonical(link);
 
 	return canonical_target_grant(home, t, in_bin, ret);
 }

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "path.h"
 #include "policy.h"
 
 #define MEMO_HOMES 2         /* HOME and the passwd home */
@@ -219,10 +221,49 @@ static int resolve_walked(const char *home, const char *rel, struct policy_secre
 	return 0;
 }
 
+static int resolve_listed_hops(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st,
+			       unsigned hops);
+
+/* A directory on the way that is a symlink (/var/run -> /run): read once,
+ * and the rest resolved from its target by the listings (which the walk
+ * would then have repeated a stat at a time). LINK is the link's path
+ * (LEN bytes of it), REST what follows it. A target with "." or "..", or
+ * too many links in a row: walked as before. */
+static int follow_listed(struct lister *l, const char *home, const char *rel, const char *link, size_t len,
+			 const char *rest, struct policy_secret_state *st, unsigned hops)
+{
+	_cleanup_free_ char *at = strndup(link, len), *next = NULL;
+	char target[PATH_MAX];
+	const char *slash;
+	ssize_t n;
+
+	if (!at)
+		return -ENOMEM;
+	n = hops < 8 ? readlink(at, target, sizeof(target) - 1) : -1;
+	if (n <= 0)
+		return resolve_walked(home, rel, st);
+	target[n] = '\0';
+	slash = strrchr(at, '/');
+	if (target[0] == '/' ? asprintf(&next, "%s/%s", target, rest) < 0 :
+			       asprintf(&next, "%.*s/%s/%s", (int)(slash - at), at, target, rest) < 0)
+		return -ENOMEM;
+	if (!path_is_plain_absolute(next))
+		return resolve_walked(home, rel, st);
+	return resolve_listed_hops(l, "/", next + 1, st, hops + 1);
+}
+
 /* Entry rel below home (canonical) from the listings: its canonical path,
  * whether it exists and, when not, its first missing component. A
- * symlink, an unknown type or a listing that failed: walked as before. */
+ * directory on the way that is a symlink is followed (follow_listed); a
+ * last component that is one, an unknown type or a listing that failed:
+ * walked as before. */
 static int resolve_listed(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st)
+{
+	return resolve_listed_hops(l, home, rel, st, 0);
+}
+
+static int resolve_listed_hops(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st,
+			       unsigned hops)
 {
 	_cleanup_free_ char *path = NULL;
 	size_t base = strcmp(home, "/") == 0 ? 1 : strlen(home) + 1; /* where rel starts in path */
@@ -253,6 +294,9 @@ static int resolve_listed(struct lister *l, const char *home, const char *rel, s
 			st->canon = TAKE_PTR(path);
 			return 0;
 		}
+		if (type == DT_LNK && !last)
+			return follow_listed(l, home, rel, path, base + (size_t)(comp - rel) + clen, comp + clen + 1, st,
+					     hops);
 		if (type == DT_LNK || type == DT_UNKNOWN || (!last && type != DT_DIR))
 			return resolve_walked(home, rel, st);
 		if (last) {
