@@ -260,6 +260,9 @@ struct cli_supervisor_ops {
 	int (*why_credential)(const struct cli_args *a);
 	/* `cordon proxy --credentials-fd N`: the TLS interception (intercept.h) */
 	proxy_intercept_load_fn proxy_intercept_load;
+	/* `cordon pack ACTION` (issue 24: SSH signatures need libcrypto): its
+	 * own small command line, argv[1] being "pack" (the exit code) */
+	int (*pack)(int argc, char **argv);
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
@@ -268,6 +271,8 @@ const struct cli_supervisor_ops *cli_supervisor(void);
 void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 /* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
 int cli_audit(const struct cli_args *a);
+/* `cordon pack` (cli_pack.c, linked into cordon-supervisor only). */
+int cli_pack(int argc, char **argv);
 /* `cordon why --method` (cli_why_creds.c, linked into cordon-supervisor only). */
 int cli_why_credential(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for

@@ -30,6 +30,11 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, bool 
 	int r;
 
 	r = inspect ? cordon_profile_load_inspect(name, &o, ret, &e) : cordon_profile_load(name, &o, ret, &e);
+	/* a pack's profile (issue 24): cordon-supervisor verifies packs */
+	if (r == -ENOPKG && !cli_supervisor()) {
+		(void)cli_exec_supervisor("a pack's profile");
+		return r;
+	}
 	if (r < 0) {
 		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));

@@ -16,6 +16,7 @@
 #include "errbuf.h"
 #include "hex.h"
 #include "pack_manifest.h"
+#include "profile_find.h"
 
 
 void pack_manifest_free(struct pack_manifest *m)
@@ -37,15 +38,7 @@ void pack_manifest_free(struct pack_manifest *m)
 
 bool pack_name_ok(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n == 0 || n > PACK_NAME_MAX || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ||
-		      s[i] == '-'))
-			return false;
-	return true;
+	return profile_pack_part_ok(s, strlen(s));
 }
 
 /* A relative path of plain components: [A-Za-z0-9._-], none "." or "..",

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Signed profile packs (issue 24): `cordon pack install|list|show|verify|
+ * remove`, and every use of a pack's profile (OWNER/NAME/PROFILE) verified
+ * again. In libcordon_pack (it needs libcrypto), linked by
+ * cordon-supervisor; not in libcordon.so, not installed. Nothing here
+ * prints: texts come back in a malloc'd string the caller frees.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Make OWNER/NAME/PROFILE names loadable (profile names and extends):
+ * each load verifies the installed pack against its lock and the trust
+ * file, and parses the bytes it verified. Call once at start. */
+void cordon_pack_enable(void);
+
+/* Asked before an install writes anything: text says what the pack grants
+ * (and what changes from the installed version); needs_terminal is set
+ * for what only a person at a terminal may accept (a lower version, a
+ * changed signer key). true installs. */
+typedef bool (*cordon_pack_confirm_fn)(void *ctx, const char *text, bool needs_terminal);
+
+/* Install the pack in directory src. -errno and the reason. */
+int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *ctx, char *reason, size_t rsize);
+/* One line per installed pack: OWNER/NAME VERSION profiles... */
+int cordon_pack_list(char **ret_text, char *reason, size_t rsize);
+/* What each profile of an installed pack grants. */
+int cordon_pack_show(const char *name, char **ret_text, char *reason, size_t rsize);
+/* Verify one installed pack (name) or all (NULL), as a use would: 0 when
+ * all hold, else the first refusal's reason. */
+int cordon_pack_verify(const char *name, char **ret_text, char *reason, size_t rsize);
+int cordon_pack_remove(const char *name, char *reason, size_t rsize);
