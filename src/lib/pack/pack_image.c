@@ -134,11 +134,13 @@ static int read_trust(const struct pack_paths *paths, struct allowed_signers **r
 		return errbuf_set(reason, rsize, -EKEYREJECTED, "the trust file %s is refused: %s", file, why);
 	if ((*ret)->n == 0) {
 		allowed_signers_free(*ret);
+		*ret = NULL;
 		return errbuf_set(reason, rsize, -EKEYREJECTED, "the trust file %s lists no signer", file);
 	}
 	*ret_file = strdup(file);
 	if (!*ret_file) {
 		allowed_signers_free(*ret);
+		*ret = NULL;
 		return -ENOMEM;
 	}
 	return 0;
