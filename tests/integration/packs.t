@@ -161,6 +161,13 @@ expect "the write it granted landed" test "$(cat "$BASE/ws/out/x" 2>/dev/null)" 
 refused "its profile does not grant a write outside the workspace" "" \
 	"$CORDON" run --profile acme/tools/build -- sh -c "echo no >$HOME/outside"
 expect "nothing was written outside" test ! -e "$HOME/outside"
+works "control: the trust file and the store are readable outside a sandbox" \
+	cat "$TRUST" "$HOME/.config/cordon/packs/lock.json" "$HOME/.config/cordon/packs/acme/tools/pack.json"
+for f in "$TRUST" "$HOME/.config/cordon/packs/lock.json" "$HOME/.config/cordon/packs/acme/tools/pack.json"; do
+	refused "a sandbox cannot read ${f#$HOME/}" "" "$CORDON" run --profile acme/tools/build -- cat "$f"
+	refused "... nor under the default profile" "" "$CORDON" run -- cat "$f"
+done
+refused "a sandbox cannot list the store" "" "$CORDON" run -- ls "$HOME/.config/cordon/packs"
 mkdir -p "$HOME/.config/cordon/profiles"
 echo '{ "extends": "acme/tools/build" }' >"$HOME/.config/cordon/profiles/mine.json"
 works "a user's profile extending the pack's runs" "$CORDON" run --profile mine -- true
