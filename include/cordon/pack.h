@@ -32,3 +32,7 @@ int cordon_pack_show(const char *name, char **ret_text, char *reason, size_t rsi
  * all hold, else the first refusal's reason. */
 int cordon_pack_verify(const char *name, char **ret_text, char *reason, size_t rsize);
 int cordon_pack_remove(const char *name, char *reason, size_t rsize);
+/* `cordon run --insecure-local DIR`: the pack in DIR, UNSIGNED, answers
+ * for its OWNER/NAME in this process (its files still checked against its
+ * pack.json, what it may carry still refused); its name into name. */
+int cordon_pack_insecure_local(const char *dir, char *name, size_t size, char *reason, size_t rsize);

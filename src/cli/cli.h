@@ -55,6 +55,7 @@ struct cli_args {
 
 	/* policy */
 	const char *profile;       /* --profile: NULL is the embedded default */
+	const char *insecure_local; /* run --insecure-local DIR: an unsigned pack for this run */
 	bool mode_set;             /* --mode; else the profile's (workspace-write) */
 	enum cordon_mode mode;
 	const char *workspace;     /* NULL: current directory */
@@ -263,6 +264,9 @@ struct cli_supervisor_ops {
 	/* `cordon pack ACTION` (issue 24: SSH signatures need libcrypto): its
 	 * own small command line, argv[1] being "pack" (the exit code) */
 	int (*pack)(int argc, char **argv);
+	/* run --insecure-local DIR: the unsigned pack there answers for its
+	 * OWNER/NAME in this process; its name into name (0, or -errno said) */
+	int (*pack_insecure_local)(const char *dir, char *name, size_t size);
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
@@ -273,6 +277,7 @@ void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 int cli_audit(const struct cli_args *a);
 /* `cordon pack` (cli_pack.c, linked into cordon-supervisor only). */
 int cli_pack(int argc, char **argv);
+int cli_pack_insecure_local(const char *dir, char *name, size_t size);
 /* `cordon why --method` (cli_why_creds.c, linked into cordon-supervisor only). */
 int cli_why_credential(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for

@@ -436,6 +436,9 @@ static int flag_status(struct cli_args *a, const struct cli_flag *f, const char 
 
 static const struct cli_flag flags[] = {
 	/* the commands' own options */
+	{ "--insecure-local", C(CLI_RUN), true, cli_flag_string, F(insecure_local), CLI_SECTION_OWN, "DIR",
+	  "use the UNSIGNED pack in DIR for this run only (said on every\n"
+	  "run; refused when DIR is inside a writable root)" },
 	{ "--json", C(CLI_RUN), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "capture and print one JSON object" },
 	{ "--separate-stderr", C(CLI_RUN), false, cli_flag_bool, F(separate_stderr), CLI_SECTION_OWN, NULL,

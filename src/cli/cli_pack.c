@@ -46,6 +46,16 @@ static bool confirm(void *ctx, const char *text, bool needs_terminal)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+int cli_pack_insecure_local(const char *dir, char *name, size_t size)
+{
+	char reason[1024] = "";
+	int r = cordon_pack_insecure_local(dir, name, size, reason, sizeof(reason));
+
+	if (r < 0)
+		cli_say("--insecure-local %s: %s", dir, reason[0] ? reason : strerror(-r));
+	return r;
+}
+
 int cli_pack(int argc, char **argv)
 {
 	_cleanup_free_ char *text = NULL;

@@ -13,6 +13,7 @@ static const struct cli_supervisor_ops ops = {
 	.why_credential = cli_why_credential,
 	.proxy_intercept_load = intercept_load,
 	.pack = cli_pack,
+	.pack_insecure_local = cli_pack_insecure_local,
 };
 
 int main(int argc, char **argv)

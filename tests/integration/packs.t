@@ -191,6 +191,27 @@ refused "the signature removed after install: the next run is refused" "no signa
 cp "$BASE/p1/pack.json.sig" "$store/pack.json.sig"
 works "the signature restored: it runs again" "$CORDON" run --profile acme/tools/build -- true
 
+# ---- --insecure-local: an unsigned directory, one run, said every time ----
+mkpack "$BASE/local" 1.0.0 none
+sed -i 's|acme/tools|acme/dev|' "$BASE/local/pack.json"
+works "--insecure-local DIR: its unsigned profile runs" \
+	"$CORDON" run --insecure-local "$BASE/local" --profile acme/dev/build -- true
+expect "... and the run says it is unverified" has "$OUT" "UNSIGNED and UNVERIFIED"
+works "... on every run" "$CORDON" run --insecure-local "$BASE/local" --profile acme/dev/build -- true
+expect "... (the second says it too)" has "$OUT" "UNSIGNED and UNVERIFIED"
+refused "... for that run only: without the flag it is not installed" "not installed" \
+	"$CORDON" run --profile acme/dev/build -- true
+cp -r "$BASE/local" "$BASE/ws/local"
+refused "--insecure-local DIR inside a writable root (the workspace): refused" "inside the writable root" \
+	"$CORDON" run --insecure-local "$BASE/ws/local" --profile acme/dev/build -- true
+mkpack "$BASE/local-bad" 1.0.0 none '{ "network": { "mode": "host" } }'
+sed -i 's|acme/tools|acme/dev|' "$BASE/local-bad/pack.json"
+refused "--insecure-local still refuses what a pack may not carry" "/network/mode" \
+	"$CORDON" run --insecure-local "$BASE/local-bad" --profile acme/dev/build -- true
+echo " " >>"$BASE/local/profiles/build.json"
+refused "--insecure-local still checks the files against pack.json" "does not match" \
+	"$CORDON" run --insecure-local "$BASE/local" --profile acme/dev/build -- true
+
 # ---- new versions, lower versions, new keys ----
 mkpack "$BASE/p2" 1.1.0 ed25519 '{ "extends": "workspace-write", "filesystem": { "write": ["$WORKSPACE/out", "$WORKSPACE/dist"] } }'
 works "a new version installs" "$CORDON" pack install --yes "$BASE/p2"

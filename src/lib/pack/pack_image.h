@@ -42,7 +42,8 @@ void pack_image_free(struct pack_image *img);
 
 /* Read the pack in the directory dirfd and verify it: the signature over
  * pack.json by a key the trust file allows for the pack's owner, then each
- * listed file's hash. strict (an install's source): nothing else may be
+ * listed file's hash (paths NULL: no signature read, the --insecure-local
+ * case; the hashes still checked). strict (an install's source): nothing else may be
  * there (no symlink, device, executable, unlisted file). Refusals:
  * -EKEYREJECTED, -EBADMSG, -EPERM, -ENOENT with the reason. */
 int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret, char *reason,

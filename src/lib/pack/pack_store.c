@@ -35,6 +35,8 @@
 /* The pack an install is checking: its profiles' extends of their own
  * pack resolve here (the CLI is single-threaded while it installs). */
 static const struct pack_image *staged;
+/* The unsigned pack of `cordon run --insecure-local`, for this process. */
+static struct pack_image *insecure;
 
 static char *b64(const uint8_t *p, size_t n)
 {
@@ -253,6 +255,7 @@ static int resolve(const char *full, char **ret_text, size_t *ret_len, char *rea
 {
 	struct pack_paths paths = {};
 	struct pack_image *img = NULL;
+	const struct pack_image *from;
 	char owner[65], name[65], profile[65];
 	const char *text;
 	size_t len;
@@ -260,8 +263,11 @@ static int resolve(const char *full, char **ret_text, size_t *ret_len, char *rea
 
 	if (split_name(full, owner, name, profile, true) < 0)
 		return errbuf_set(reason, rsize, -EINVAL, "not OWNER/NAME/PROFILE");
-	if (staged && strcmp(staged->m->owner, owner) == 0 && strcmp(staged->m->name, name) == 0) {
-		text = pack_image_profile(staged, profile, &len);
+	from = staged;
+	if (insecure && strcmp(insecure->m->owner, owner) == 0 && strcmp(insecure->m->name, name) == 0)
+		from = insecure;
+	if (from && strcmp(from->m->owner, owner) == 0 && strcmp(from->m->name, name) == 0) {
+		text = pack_image_profile(from, profile, &len);
 		if (!text)
 			return errbuf_set(reason, rsize, -ENOENT, "the pack has no profile \"%s\"", profile);
 		*ret_text = strndup(text, len);
@@ -508,6 +514,28 @@ static int store_write(const struct pack_paths *paths, const struct pack_image *
 	if (r < 0)
 		(void)remove_tree_at(owner, tmp, 0);
 	return r;
+}
+
+int cordon_pack_insecure_local(const char *dir, char *name, size_t size, char *reason, size_t rsize)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct pack_image *img = NULL;
+	int r;
+
+	if (fd < 0)
+		return errbuf_set(reason, rsize, -errno, "not a pack directory: %s", strerror(errno));
+	r = pack_image_read(fd, NULL, true, &img, reason, rsize);
+	if (r < 0)
+		return r;
+	r = check_profiles(img, reason, rsize);
+	if (r < 0) {
+		pack_image_free(img);
+		return r;
+	}
+	snprintf(name, size, "%s/%s", img->m->owner, img->m->name);
+	pack_image_free(insecure);
+	insecure = img;
+	return 0;
 }
 
 int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *ctx, char *reason, size_t rsize)
