@@ -24,6 +24,15 @@ typedef bool (*cordon_pack_confirm_fn)(void *ctx, const char *text, bool needs_t
 
 /* Install the pack in directory src. -errno and the reason. */
 int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *ctx, char *reason, size_t rsize);
+/* A transfer of url (https only, no redirect to anything else) of at
+ * most max bytes into a malloc'd buffer; -errno and the reason. */
+typedef int (*cordon_pack_fetch_fn)(void *ctx, const char *url, size_t max, char **ret, size_t *ret_len, char *reason,
+				    size_t rsize);
+/* Install the pack at an https:// URL: URL/pack.json and URL/pack.json.sig
+ * first, then (the signature holding) each file the manifest lists, into
+ * a private staging directory, installed from there as a directory is. */
+int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *fctx, cordon_pack_confirm_fn confirm,
+			    void *ctx, char *reason, size_t rsize);
 /* One line per installed pack: OWNER/NAME VERSION profiles... */
 int cordon_pack_list(char **ret_text, char *reason, size_t rsize);
 /* What each profile of an installed pack grants. */

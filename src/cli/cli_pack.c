@@ -15,9 +15,10 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "cordon/pack.h"
+#include "curl_dl.h"
 
 #define USAGE                                                                                                      \
-	"usage: cordon pack install [--yes] DIR\n"                                                                  \
+	"usage: cordon pack install [--yes] DIR|https://URL\n"                                                                  \
 	"       cordon pack list\n"                                                                                 \
 	"       cordon pack show OWNER/NAME\n"                                                                      \
 	"       cordon pack verify [OWNER/NAME]\n"                                                                  \
@@ -44,6 +45,101 @@ static bool confirm(void *ctx, const char *text, bool needs_terminal)
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
 	return line[0] == 'y' || line[0] == 'Y';
+}
+
+struct body {
+	char *buf;
+	size_t len, max;
+	bool too_big;
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct body *b = userdata;
+	size_t n = size * nmemb;
+
+	if (n > b->max - b->len) {
+		b->too_big = true;
+		return 0;
+	}
+	memcpy(b->buf + b->len, data, n);
+	b->len += n;
+	return n;
+}
+
+/* One https:// transfer for the pack fetcher: https only, redirects only
+ * to https, no proxy from the environment's netrc, peer and host
+ * verified (CURL_CA_BUNDLE names another CA file, as for curl(1)), the
+ * body capped. */
+static int fetch_https(void *ctx, const char *url, size_t max, char **ret, size_t *ret_len, char *reason, size_t rsize)
+{
+	char err[CURL_ERROR_SIZE] = "", dlerr[256] = "";
+	const struct curl_dl *dl = curl_dl_get(dlerr, sizeof(dlerr));
+	const char *ca = secure_getenv("CURL_CA_BUNDLE");
+	struct body b = { .max = max };
+	CURLcode c = CURLE_OK;
+	long status = 0;
+	CURL *curl;
+
+	(void)ctx;
+	if (!dl) {
+		snprintf(reason, rsize, "%s", dlerr);
+		return -ENOSYS;
+	}
+	b.buf = malloc(max + 1);
+	curl = dl->easy_init();
+	if (!b.buf || !curl) {
+		free(b.buf);
+		if (curl)
+			dl->easy_cleanup(curl);
+		return -ENOMEM;
+	}
+#define SET(opt, val)                                                                                                  \
+	do {                                                                                                           \
+		if (c == CURLE_OK)                                                                                     \
+			c = dl->easy_setopt(curl, opt, val);                                                           \
+	} while (0)
+	SET(CURLOPT_URL, url);
+	SET(CURLOPT_PROTOCOLS_STR, "https");
+	SET(CURLOPT_REDIR_PROTOCOLS_STR, "https");
+	SET(CURLOPT_FOLLOWLOCATION, 1L);
+	SET(CURLOPT_MAXREDIRS, 5L);
+	SET(CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	SET(CURLOPT_SSL_VERIFYPEER, 1L);
+	SET(CURLOPT_SSL_VERIFYHOST, 2L);
+	if (ca && ca[0] == '/')
+		SET(CURLOPT_CAINFO, ca);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_TIMEOUT, 60L);
+	SET(CURLOPT_CONNECTTIMEOUT, 15L);
+	SET(CURLOPT_USERAGENT, "cordon-pack");
+	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
+	SET(CURLOPT_WRITEFUNCTION, on_body);
+	SET(CURLOPT_WRITEDATA, &b);
+	SET(CURLOPT_ERRORBUFFER, err);
+#undef SET
+	if (c == CURLE_OK)
+		c = dl->easy_perform(curl);
+	if (c == CURLE_OK)
+		dl->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	dl->easy_cleanup(curl);
+	if (c != CURLE_OK || status != 200) {
+		if (b.too_big || c == CURLE_FILESIZE_EXCEEDED)
+			snprintf(reason, rsize, "%s: larger than %zu bytes", url, max);
+		else if (c == CURLE_UNSUPPORTED_PROTOCOL || c == CURLE_TOO_MANY_REDIRECTS)
+			snprintf(reason, rsize, "%s: refused (https only, also after a redirect): %s", url,
+				 err[0] ? err : dl->easy_strerror(c));
+		else if (c != CURLE_OK)
+			snprintf(reason, rsize, "%s: %s", url, err[0] ? err : dl->easy_strerror(c));
+		else
+			snprintf(reason, rsize, "%s: HTTP status %ld", url, status);
+		free(b.buf);
+		return -EIO;
+	}
+	b.buf[b.len] = '\0';
+	*ret = b.buf;
+	*ret_len = b.len;
+	return 0;
 }
 
 int cli_pack_insecure_local(const char *dir, char *name, size_t size)
@@ -73,7 +169,9 @@ int cli_pack(int argc, char **argv)
 		} else
 			operand = argv[i];
 	}
-	if (strcmp(action, "install") == 0 && operand)
+	if (strcmp(action, "install") == 0 && operand && strncmp(operand, "https://", 8) == 0)
+		r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, reason, sizeof(reason));
+	else if (strcmp(action, "install") == 0 && operand)
 		r = cordon_pack_install(operand, confirm, &yes, reason, sizeof(reason));
 	else if (strcmp(action, "list") == 0 && !operand)
 		r = cordon_pack_list(&text, reason, sizeof(reason));

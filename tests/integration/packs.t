@@ -225,4 +225,40 @@ refused "a changed signer key: refused unless confirmed on a terminal" "SIGNER K
 works "pack remove" "$CORDON" pack remove acme/tools
 refused "a removed pack's profile: refused" "not installed" "$CORDON" run --profile acme/tools/build -- true
 
+# ---- from https:// on loopback, with a CA this test makes ----
+echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"
+tls=$BASE/tls
+mkdir -p "$tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=packs-test-ca \
+	-keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+		-keyout "$tls/leaf.key" -out "$tls/leaf.csr" 2>/dev/null &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/ext" &&
+	openssl x509 -req -in "$tls/leaf.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 2 \
+		-extfile "$tls/ext" -out "$tls/leaf.pem" 2>/dev/null || { not_ok "a test CA and leaf" "openssl failed"; }
+mkdir -p "$BASE/www"
+mkpack "$BASE/www/tools" 1.0.0 ed25519
+mkpack "$BASE/www/tampered" 1.0.0 ed25519
+echo " " >>"$BASE/www/tampered/profiles/build.json"
+"$PY" "$CORDON_SRCDIR/tests/integration/pack-https-server.py" "$BASE/www" "$tls/leaf.pem" "$tls/leaf.key" >"$BASE/port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$BASE/port" ] && break; sleep 0.1; done
+port=$(head -1 "$BASE/port")
+refused "https: a server whose CA is not trusted is refused" "certificate" \
+	env -u CURL_CA_BUNDLE "$CORDON" pack install --yes "https://127.0.0.1:$port/tools"
+export CURL_CA_BUNDLE=$tls/ca.pem
+works "https: a signed pack installs from a loopback https server" \
+	"$CORDON" pack install --yes "https://127.0.0.1:$port/tools"
+works "... and its profile runs" "$CORDON" run --profile acme/tools/build -- true
+expect "... no staging directory is left behind" test -z "$(ls -A "$HOME/.config/cordon/packs" | grep staging)"
+refused "https: a file that does not match its hash is refused" "does not match" \
+	"$CORDON" pack install --yes "https://127.0.0.1:$port/tampered"
+refused "https: a redirect to http is refused" "https only" \
+	"$CORDON" pack install --yes "https://127.0.0.1:$port/to-http/tools"
+works "https: a redirect to https is followed" "$CORDON" pack install --yes "https://127.0.0.1:$port/to-https/tools"
+refused "http:// is refused" "https:// URL only" "$CORDON" pack install --yes "http://127.0.0.1:$port/tools"
+refused "https: a missing pack.json.sig is refused" "404" \
+	"$CORDON" pack install --yes "https://127.0.0.1:$port/nothing-here"
+unset CURL_CA_BUNDLE
+
 finish

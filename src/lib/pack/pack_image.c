@@ -203,13 +203,61 @@ static int scan_strict(int at, const char *prefix, const struct pack_manifest *m
 	return r;
 }
 
-int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret, char *reason,
-		    size_t rsize)
+int pack_signed_manifest(const struct pack_paths *paths, const char *manifest, size_t manifest_len, const char *sig_text,
+			 size_t sig_len, struct pack_manifest **ret, uint8_t **ret_signer, size_t *ret_signer_len,
+			 char **ret_trust_file, char *reason, size_t rsize)
 {
 	struct allowed_signers *trust = NULL;
 	struct sshsig *sig = NULL;
+	struct pack_manifest *m = NULL;
+	char *trust_file = NULL;
+	char why[400];
+	int r;
+
+	r = read_trust(paths, &trust, &trust_file, reason, rsize);
+	if (r < 0)
+		return r;
+	r = sshsig_parse(sig_text, sig_len, &sig, why, sizeof(why));
+	if (r >= 0)
+		r = sshsig_verify(sig, PACK_NAMESPACE, manifest, manifest_len, why, sizeof(why));
+	if (r < 0) {
+		r = r == -ENOMEM ? r : errbuf_set(reason, rsize, -EKEYREJECTED, "pack.json.sig: %s", why);
+		goto out;
+	}
+	/* the manifest is parsed only once its signature holds */
+	r = pack_manifest_parse(manifest, manifest_len, &m, reason, rsize);
+	if (r < 0)
+		goto out;
+	r = allowed_signers_check(trust, m->owner, sig->pubkey, sig->pubkey_len, PACK_NAMESPACE, time(NULL), why,
+				  sizeof(why));
+	if (r < 0) {
+		r = errbuf_set(reason, rsize, -EKEYREJECTED, "the signer of %s/%s is not trusted for the owner \"%s\": %s",
+			       m->owner, m->name, m->owner, why);
+		goto out;
+	}
+	*ret_signer = malloc(sig->pubkey_len);
+	if (!*ret_signer) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(*ret_signer, sig->pubkey, sig->pubkey_len);
+	*ret_signer_len = sig->pubkey_len;
+	*ret = TAKE_PTR(m);
+	*ret_trust_file = TAKE_PTR(trust_file);
+	r = 0;
+out:
+	pack_manifest_free(m);
+	free(trust_file);
+	sshsig_free(sig);
+	allowed_signers_free(trust);
+	return r;
+}
+
+int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret, char *reason,
+		    size_t rsize)
+{
 	struct pack_image *img;
-	char why[400], hex[65];
+	char hex[65];
 	size_t total = 0, count = 0;
 	int r;
 
@@ -235,34 +283,10 @@ int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, stru
 			       "no signature: pack.json.sig cannot be read: %s", r == -EFBIG ? "too large" : strerror(-r));
 		goto out;
 	}
-	r = read_trust(paths, &trust, &img->trust_file, reason, rsize);
+	r = pack_signed_manifest(paths, img->manifest_text, img->manifest_len, img->sig_text, img->sig_len, &img->m,
+				 &img->signer, &img->signer_len, &img->trust_file, reason, rsize);
 	if (r < 0)
 		goto out;
-	r = sshsig_parse(img->sig_text, img->sig_len, &sig, why, sizeof(why));
-	if (r >= 0)
-		r = sshsig_verify(sig, PACK_NAMESPACE, img->manifest_text, img->manifest_len, why, sizeof(why));
-	if (r < 0) {
-		r = r == -ENOMEM ? r : errbuf_set(reason, rsize, -EKEYREJECTED, "pack.json.sig: %s", why);
-		goto out;
-	}
-	/* the manifest is parsed only once its signature holds */
-	r = pack_manifest_parse(img->manifest_text, img->manifest_len, &img->m, reason, rsize);
-	if (r < 0)
-		goto out;
-	r = allowed_signers_check(trust, img->m->owner, sig->pubkey, sig->pubkey_len, PACK_NAMESPACE, time(NULL), why,
-				  sizeof(why));
-	if (r < 0) {
-		r = errbuf_set(reason, rsize, -EKEYREJECTED, "the signer of %s/%s is not trusted for the owner \"%s\": %s",
-			       img->m->owner, img->m->name, img->m->owner, why);
-		goto out;
-	}
-	img->signer = malloc(sig->pubkey_len);
-	if (!img->signer) {
-		r = -ENOMEM;
-		goto out;
-	}
-	memcpy(img->signer, sig->pubkey, sig->pubkey_len);
-	img->signer_len = sig->pubkey_len;
 files:
 	{
 		unsigned int n = 0;
@@ -310,8 +334,6 @@ files:
 	img = NULL;
 	r = 0;
 out:
-	sshsig_free(sig);
-	allowed_signers_free(trust);
 	pack_image_free(img);
 	return r;
 }

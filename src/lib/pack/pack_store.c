@@ -552,10 +552,9 @@ int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *c
 	json_t *e;
 	int r;
 
-	if (strncmp(src, "https://", 8) == 0 || strncmp(src, "http://", 7) == 0)
+	if (strstr(src, "://"))
 		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-				  "installing from a URL is not built yet: download the pack and its pack.json.sig, "
-				  "then install the directory");
+				  "%.100s: a pack is installed from a directory or an https:// URL only", src);
 	dir = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return errbuf_set(reason, rsize, -errno, "%s: not a pack directory: %s", src, strerror(errno));
