@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "allowed_signers.h"
+#include "pack_image.h"
 #include "pack_manifest.h"
 #include "pack_rules.h"
 #include "sshsig.h"
@@ -257,4 +259,93 @@ Test(pack_rules, refused_each_by_its_key)
 		cr_assert_eq(rules(bad[i].json), -EPERM, "%zu: %s", i, bad[i].json);
 		cr_assert(strstr(why, bad[i].pointer), "%zu: %s", i, why);
 	}
+}
+
+/* The trust file's place: /etc's (here a stand-in path) when it exists,
+ * even empty, and only then the user's. */
+static const char signed_manifest[] = "{\"name\":\"acme/tools\",\"version\":\"1.0.0\",\"profiles\":{\"p\":\"f.json\"},"
+				      "\"files\":{\"f.json\":"
+				      "\"0000000000000000000000000000000000000000000000000000000000000000\"}}";
+static const char manifest_sig[] = "-----BEGIN SSH SIGNATURE-----\n"
+				   "U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAgAFEPpInqWWnSuLEZZcsd6nf5tM\n"
+				   "q3sLTdf7FfxpxBu1cAAAALY29yZG9uLXBhY2sAAAAAAAAABnNoYTUxMgAAAFMAAAALc3No\n"
+				   "LWVkMjU1MTkAAABAmFR3AnjLyqVAsKDnwly9Xtu92J2hCrLnivtvOvqiGiBaeaQv6gqLDp\n"
+				   "vg8KDm5YVTOzmZQ1hWA4Go9+3nysvrCQ==\n"
+				   "-----END SSH SIGNATURE-----\n";
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int signed_with(struct pack_paths *paths)
+{
+	struct pack_manifest *m = NULL;
+	uint8_t *signer = NULL;
+	size_t signer_len = 0;
+	char *trust_file = NULL;
+	int r = pack_signed_manifest(paths, signed_manifest, strlen(signed_manifest), manifest_sig, strlen(manifest_sig),
+				     &m, &signer, &signer_len, &trust_file, why, sizeof(why));
+
+	pack_manifest_free(m);
+	free(signer);
+	free(trust_file);
+	return r;
+}
+
+Test(pack_trust, the_system_file_when_it_exists_is_the_only_one)
+{
+	char dir[] = "/tmp/test-pack-XXXXXX", sys_file[64], user_file[64];
+	struct pack_paths paths;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(sys_file, sizeof(sys_file), "%s/etc", dir);
+	snprintf(user_file, sizeof(user_file), "%s/user", dir);
+	paths = (struct pack_paths){ .trust_system = sys_file, .trust_user = user_file, .store = dir };
+
+	cr_assert_eq(signed_with(&paths), -EKEYREJECTED);
+	cr_assert(strstr(why, "no trust file"), "%s", why);
+	write_text(user_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
+	cr_assert_eq(signed_with(&paths), 0, "%s", why);
+	write_text(sys_file, "");
+	cr_assert_eq(signed_with(&paths), -EKEYREJECTED, "an empty system file still rules");
+	cr_assert(strstr(why, "lists no signer"), "%s", why);
+	write_text(sys_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
+	cr_assert_eq(signed_with(&paths), 0, "%s", why);
+	write_text(user_file, "");
+	cr_assert_eq(signed_with(&paths), 0, "the user's file is not read then: %s", why);
+	write_text(sys_file, "other namespaces=\"cordon-pack\" " KEY "\n");
+	write_text(user_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
+	cr_assert_eq(signed_with(&paths), -EKEYREJECTED, "the user's file cannot add a signer");
+	unlink(sys_file);
+	unlink(user_file);
+	rmdir(dir);
+}
+
+Test(pack_trust, the_manifest_is_signed_bytes)
+{
+	char dir[] = "/tmp/test-pack-XXXXXX", user_file[64];
+	struct pack_paths paths;
+	char changed[sizeof(signed_manifest)];
+	struct pack_manifest *m = NULL;
+	uint8_t *signer = NULL;
+	size_t signer_len = 0;
+	char *trust_file = NULL;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(user_file, sizeof(user_file), "%s/user", dir);
+	paths = (struct pack_paths){ .trust_system = "/nonexistent/cordon-test", .trust_user = user_file, .store = dir };
+	write_text(user_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
+	memcpy(changed, signed_manifest, sizeof(changed));
+	changed[strstr(changed, "1.0.0") - changed] = '9';
+	cr_assert_eq(pack_signed_manifest(&paths, changed, strlen(changed), manifest_sig, strlen(manifest_sig), &m,
+					  &signer, &signer_len, &trust_file, why, sizeof(why)),
+		     -EKEYREJECTED);
+	cr_assert_null(m);
+	unlink(user_file);
+	rmdir(dir);
 }
