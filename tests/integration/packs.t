@@ -222,6 +222,52 @@ echo "acme namespaces=\"cordon-pack\" $(pub ecdsa)" >>"$TRUST"
 mkpack "$BASE/p3" 1.2.0 ecdsa
 refused "a changed signer key: refused unless confirmed on a terminal" "SIGNER KEY CHANGED" \
 	"$CORDON" pack install --yes "$BASE/p3"
+# on_tty ANSWER CMD...: CMD with a pty as its stdin and stderr, ANSWER typed
+# once it asks; OUT, RC
+on_tty() {
+	local answer=$1; shift
+	OUT=$("$PY" - "$answer" "$@" <<'PYEOF' 2>&1
+import os, pty, sys, select, time
+answer = sys.argv[1].encode()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+seen, sent, end = b"", False, time.time() + 60
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.5)
+    if not r:
+        continue
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    seen += data
+    if not sent and b"[y/N]" in seen:
+        os.write(fd, answer + b"\r")
+        sent = True
+sys.stdout.write(seen.decode(errors="replace"))
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+PYEOF
+)
+	RC=$?
+}
+on_tty n "$CORDON" pack install "$BASE/p3"
+if [ "$RC" != 0 ] && has "$OUT" "SIGNER KEY CHANGED"; then ok "a changed key, answered no on a terminal: not installed"; else
+	not_ok "a changed key, answered no on a terminal: not installed" "rc=$RC" "${OUT:0:1500}"; fi
+on_tty y "$CORDON" pack install "$BASE/p3"
+if [ "$RC" = 0 ] && has "$OUT" "installed"; then ok "a changed key, confirmed on a terminal: installed"; else
+	not_ok "a changed key, confirmed on a terminal: installed" "rc=$RC" "${OUT:0:1500}"; fi
+works "... and its profile runs under the new key" "$CORDON" run --profile acme/tools/build -- true
+on_tty y "$CORDON" pack install "$BASE/p2"
+if [ "$RC" = 0 ] && has "$OUT" "LOWER" && has "$OUT" "SIGNER KEY CHANGED"; then
+	ok "a lower version by the first key again, confirmed on a terminal: installed (both said)"
+else
+	not_ok "a lower version by the first key again, confirmed on a terminal: installed (both said)" "rc=$RC" "${OUT:0:1500}"
+fi
+works "... and the lock pins that key again: its profile runs" "$CORDON" run --profile acme/tools/build -- true
 works "pack remove" "$CORDON" pack remove acme/tools
 refused "a removed pack's profile: refused" "not installed" "$CORDON" run --profile acme/tools/build -- true
 
