@@ -523,7 +523,7 @@ static const struct cli_flag flags[] = {
 
 	/* policy */
 	{ "--profile", POLICY_CMDS, true, flag_profile, 0, CLI_SECTION_POLICY, "P",
-	  "a built-in name, a path, or NAME looked up in\n~/.config/cordon/profiles then the installed profiles\n"
+	  "a built-in name, a path, a pack's OWNER/NAME/PROFILE, or NAME\nlooked up in ~/.config/cordon/profiles then the installed profiles\n"
 	  "(default: the built-in `default`; see `cordon profile`)" },
 	{ "--mode", POLICY_CMDS, true, flag_mode, 0, CLI_SECTION_POLICY, "MODE",
 	  "read-only | workspace-write (default) | danger-full-access" },

@@ -23,6 +23,7 @@ static const char usage_overview[] =
 	"  profile   list, show, validate, diff profiles; print their JSON Schema\n"
 	"  why       say whether a profile allows a path or a host, and which rule decided\n"
 	"  audit     list, show and verify the tool sandbox's audit logs\n"
+	"  pack      install, list, show, verify, remove signed profile packs\n"
 	"  exec      the native runner itself (used by confined command lines)\n"
 	"\n"
 	"cordon <command> --help shows a command's options.\n";

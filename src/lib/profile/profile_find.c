@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Finding a profile: NAME is a path when it contains '/' or ends in
+ * Finding a profile: NAME is a pack's profile when it is OWNER/NAME/PROFILE
+ * (its bytes from the pack resolver), a path when it contains '/' or ends in
  * ".json", else user_profile_dir/NAME.json, else data_profile_dir/NAME.json,
  * else the embedded profile NAME. Also the environment names and tokens
  * resolve in (struct profile_env, else secure_getenv, else defaults).
