@@ -33,6 +33,12 @@ typedef int (*cordon_pack_fetch_fn)(void *ctx, const char *url, size_t max, char
  * a private staging directory, installed from there as a directory is. */
 int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *fctx, cordon_pack_confirm_fn confirm,
 			    void *ctx, char *reason, size_t rsize);
+/* Install the pack in a ustar archive (.tar): unpacked (no link, device,
+ * absolute or ".." path, duplicate or executable; capped) into a private
+ * staging directory, installed from there as a directory is. A gzip'd
+ * archive is refused with the reason. */
+int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
+				size_t rsize);
 /* One line per installed pack: OWNER/NAME VERSION profiles... */
 int cordon_pack_list(char **ret_text, char *reason, size_t rsize);
 /* What each profile of an installed pack grants. */

@@ -18,7 +18,7 @@
 #include "curl_dl.h"
 
 #define USAGE                                                                                                      \
-	"usage: cordon pack install [--yes] DIR|https://URL\n"                                                                  \
+	"usage: cordon pack install [--yes] DIR|FILE.tar|https://URL\n"                                                                  \
 	"       cordon pack list\n"                                                                                 \
 	"       cordon pack show OWNER/NAME\n"                                                                      \
 	"       cordon pack verify [OWNER/NAME]\n"                                                                  \
@@ -152,6 +152,14 @@ int cli_pack_insecure_local(const char *dir, char *name, size_t size)
 	return r;
 }
 
+static bool is_archive(const char *src)
+{
+	size_t n = strlen(src);
+
+	return (n > 4 && strcmp(src + n - 4, ".tar") == 0) || (n > 7 && strcmp(src + n - 7, ".tar.gz") == 0) ||
+	       (n > 4 && strcmp(src + n - 4, ".tgz") == 0);
+}
+
 int cli_pack(int argc, char **argv)
 {
 	_cleanup_free_ char *text = NULL;
@@ -171,6 +179,8 @@ int cli_pack(int argc, char **argv)
 	}
 	if (strcmp(action, "install") == 0 && operand && strncmp(operand, "https://", 8) == 0)
 		r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, reason, sizeof(reason));
+	else if (strcmp(action, "install") == 0 && operand && is_archive(operand))
+		r = cordon_pack_install_archive(operand, confirm, &yes, reason, sizeof(reason));
 	else if (strcmp(action, "install") == 0 && operand)
 		r = cordon_pack_install(operand, confirm, &yes, reason, sizeof(reason));
 	else if (strcmp(action, "list") == 0 && !operand)

@@ -271,6 +271,57 @@ works "... and the lock pins that key again: its profile runs" "$CORDON" run --p
 works "pack remove" "$CORDON" pack remove acme/tools
 refused "a removed pack's profile: refused" "not installed" "$CORDON" run --profile acme/tools/build -- true
 
+# ---- from a .tar (ustar): the archive's shapes refused by name ----
+echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"
+mkpack "$BASE/t1" 1.0.0 ed25519
+tar --format=ustar -C "$BASE/t1" -cf "$BASE/t1.tar" . || not_ok "tar made"
+works "a signed pack installs from a .tar" "$CORDON" pack install --yes "$BASE/t1.tar"
+works "... and its profile runs" "$CORDON" run --profile acme/tools/build -- true
+gzip -k "$BASE/t1.tar"
+refused "a .tar.gz is refused with the reason (no zlib)" "gzip" "$CORDON" pack install --yes "$BASE/t1.tar.gz"
+# badtar NAME KIND: t1's entries plus one of KIND, made by Python's tarfile
+badtar() {
+	"$PY" - "$BASE/t1" "$BASE/$1.tar" "$2" <<'PYEOF'
+import io, sys, tarfile
+src, out, kind = sys.argv[1:4]
+with tarfile.open(out, "w", format=tarfile.USTAR_FORMAT) as t:
+    t.add(src, arcname=".")
+    ti = tarfile.TarInfo("profiles/extra.json")
+    data = b"{}"
+    if kind == "symlink":
+        ti.type, ti.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    elif kind == "hardlink":
+        ti.type, ti.linkname = tarfile.LNKTYPE, "pack.json"
+    elif kind == "device":
+        ti.type, ti.devmajor, ti.devminor = tarfile.CHRTYPE, 1, 3
+    elif kind == "fifo":
+        ti.type = tarfile.FIFOTYPE
+    elif kind == "absolute":
+        ti.name = "/tmp/evil.json"
+    elif kind == "dotdot":
+        ti.name = "profiles/../../evil.json"
+    elif kind == "duplicate":
+        ti.name = "pack.json"
+    elif kind == "exec":
+        ti.mode = 0o755
+    elif kind == "big":
+        data = b" " * (1024 * 1024 + 1)
+    if ti.type == tarfile.REGTYPE:
+        ti.size = len(data)
+        t.addfile(ti, io.BytesIO(data))
+    else:
+        t.addfile(ti)
+PYEOF
+}
+for k in "symlink:symbolic link" "hardlink:hard link" "device:a device" "fifo:FIFO" "absolute:not a plain relative path" \
+	"dotdot:not a plain relative path" "duplicate:appears twice" "exec:executables" "big:larger than 1 MiB"; do
+	badtar "bad-${k%%:*}" "${k%%:*}"
+	refused "a .tar with a ${k%%:*} entry: refused, named" "${k#*:}" "$CORDON" pack install --yes "$BASE/bad-${k%%:*}.tar"
+done
+expect "no staging directory is left behind" test -z "$(ls -A "$HOME/.config/cordon/packs" | grep staging)"
+expect "nothing was written outside the staging directory" test ! -e /tmp/evil.json -a ! -e "$HOME/.config/cordon/evil.json"
+"$CORDON" pack remove acme/tools >/dev/null 2>&1
+
 # ---- from https:// on loopback, with a CA this test makes ----
 echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"
 tls=$BASE/tls

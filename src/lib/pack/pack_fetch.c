@@ -6,6 +6,7 @@
  * staging directory below the store, then installed from there as a
  * directory is (read once, verified again, those bytes installed). The
  * transfer itself is the caller's (libcurl, https only, in the CLI).
+ * A .tar (pack_tar.c) is unpacked into such a directory the same way.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +22,9 @@
 #include "cordon/pack.h"
 #include "dirat.h"
 #include "errbuf.h"
+#include "fileio.h"
 #include "pack_image.h"
+#include "pack_tar.h"
 #include "path.h"
 #include "sshsig.h"
 
@@ -174,6 +177,81 @@ out:
 	if (stage)
 		remove_staging(stage);
 	pack_manifest_free(m);
+	pack_paths_done(&paths);
+	return r;
+}
+
+struct unpack {
+	int dirfd;
+	char *reason;
+	size_t rsize;
+};
+
+static int unpack_entry(void *ctx, const char *path, bool is_dir, const char *data, size_t len)
+{
+	const struct unpack *u = ctx;
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int sub = -1;
+	int r;
+
+	if (is_dir) {
+		sub = dir_make_open_at(u->dirfd, path, strlen(path), 0700);
+		return sub < 0 ? errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub)) : 0;
+	}
+	if (slash) {
+		sub = dir_make_open_at(u->dirfd, path, (size_t)(slash - path), 0700);
+		if (sub < 0)
+			return errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub));
+	}
+	r = write_new(slash ? sub : u->dirfd, slash ? slash + 1 : path, data, len);
+	return r < 0 ? errbuf_set(u->reason, u->rsize, r, "%.200s: %s", path, strerror(-r)) : 0;
+}
+
+int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
+				size_t rsize)
+{
+	_cleanup_free_ char *data = NULL, *stage = NULL;
+	_cleanup_close_ int dirfd = -1;
+	struct pack_paths paths = {};
+	size_t len = 0;
+	int r;
+
+	r = read_file_capped(file, PACK_TAR_MAX_BYTES, true, &data, &len);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "%.200s: %s", file,
+				  r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
+		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
+				  "%.200s is gzip-compressed: cordon reads a .tar (zlib is not among its dependencies); "
+				  "gunzip it first",
+				  file);
+	r = pack_paths_default(&paths);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+	(void)mkdir(paths.store, 0700);
+	if (asprintf(&stage, "%s/.staging-XXXXXX", paths.store) < 0) {
+		stage = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!mkdtemp(stage)) {
+		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths.store,
+			       strerror(errno));
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	dirfd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = pack_tar_walk(data, len, unpack_entry, &(struct unpack){ dirfd, reason, rsize }, reason, rsize);
+	if (r >= 0)
+		r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
+out:
+	if (stage)
+		remove_staging(stage);
 	pack_paths_done(&paths);
 	return r;
 }
