@@ -190,6 +190,13 @@ refused "the signature removed after install: the next run is refused" "no signa
 	"$CORDON" run --profile acme/tools/build -- true
 cp "$BASE/p1/pack.json.sig" "$store/pack.json.sig"
 works "the signature restored: it runs again" "$CORDON" run --profile acme/tools/build -- true
+echo "acme namespaces=\"cordon-pack\" $(pub ecdsa)" >>"$TRUST"
+ssh-keygen -q -Y sign -n cordon-pack -f "$K/ecdsa" -O hashalg=sha512 - <"$store/pack.json" >"$BASE/by-ecdsa.sig"
+cp "$BASE/by-ecdsa.sig" "$store/pack.json.sig"
+refused "re-signed in the store by another trusted key: the next run is refused (the lock pins the key)" \
+	"another key" "$CORDON" run --profile acme/tools/build -- true
+cp "$BASE/p1/pack.json.sig" "$store/pack.json.sig"
+echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"
 
 # ---- --insecure-local: an unsigned directory, one run, said every time ----
 mkpack "$BASE/local" 1.0.0 none
