@@ -136,6 +136,8 @@ carry "danger-full-access" "danger-full-access" '{ "mode": "danger-full-access" 
 carry "extends of a path" "/extends" '{ "extends": "/etc/cordon/mine.json" }'
 carry "extends of another pack" "/extends" '{ "extends": "evil/pack/x" }'
 carry "a workspace of its own" "/workspace" '{ "workspace": "/" }'
+carry "a read grant of the trust file" "deny always wins" '{ "filesystem": { "read": ["$HOME/.config/cordon/allowed_signers"] } }'
+carry "a read grant of ~/.ssh" "deny always wins" '{ "filesystem": { "read": ["$HOME/.ssh"] } }'
 mkpack "$BASE/exe" 1.0.0 ed25519
 chmod +x "$BASE/exe/profiles/build.json"
 refused "a pack shipping an executable: refused" "executables" "$CORDON" pack install --yes "$BASE/exe"
