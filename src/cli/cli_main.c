@@ -70,14 +70,6 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		cli_say("cannot open /dev/null over a closed fd 0, 1 or 2");
 		return CLI_EXIT_REFUSED;
 	}
-	/* `cordon pack` (issue 24): SSH signatures need libcrypto */
-	if (argc > 1 && strcmp(argv[1], "pack") == 0) {
-		if (ops && ops->pack)
-			return ops->pack(argc, argv);
-		if (cli_keep_argv(argc, argv) == 0)
-			cli_exec_supervisor("cordon pack");
-		return CLI_EXIT_REFUSED;
-	}
 
 	/* The native provider runs the lean binary as its runner: this one,
 	 * or the one beside cordon-supervisor. */
@@ -143,6 +135,15 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 			break;
 		}
 		r = ops->audit(&a);
+		break;
+	case CLI_PACK:
+		/* SSH signatures need libcrypto: cordon-supervisor has them */
+		if (!ops || !ops->pack) {
+			cli_exec_supervisor("cordon pack");
+			r = CLI_EXIT_REFUSED;
+			break;
+		}
+		r = ops->pack(&a);
 		break;
 	case CLI_VERSION:
 		printf("cordon %s\n", CORDON_VERSION);

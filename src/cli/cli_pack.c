@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * `cordon pack install [--yes] DIR | list | show OWNER/NAME | verify
- * [OWNER/NAME] | remove OWNER/NAME` (issue 24; cordon-supervisor only:
- * the signatures need libcrypto). The library verifies and installs; this
- * file prints and asks the person at the terminal.
+ * `cordon pack install [--yes] DIR|FILE.tar|https://URL | list | show
+ * OWNER/NAME | verify [OWNER/NAME] | remove OWNER/NAME` (issue 24;
+ * cordon-supervisor only: the signatures need libcrypto; the flag table
+ * parses it). The library verifies and installs; this file fetches over
+ * https, prints, and asks the person at the terminal.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,13 +17,6 @@
 #include "cli.h"
 #include "cordon/pack.h"
 #include "curl_dl.h"
-
-#define USAGE                                                                                                      \
-	"usage: cordon pack install [--yes] DIR|FILE.tar|https://URL\n"                                                                  \
-	"       cordon pack list\n"                                                                                 \
-	"       cordon pack show OWNER/NAME\n"                                                                      \
-	"       cordon pack verify [OWNER/NAME]\n"                                                                  \
-	"       cordon pack remove OWNER/NAME\n"
 
 static bool confirm(void *ctx, const char *text, bool needs_terminal)
 {
@@ -160,40 +154,37 @@ static bool is_archive(const char *src)
 	       (n > 4 && strcmp(src + n - 4, ".tgz") == 0);
 }
 
-int cli_pack(int argc, char **argv)
+int cli_pack(const struct cli_args *a)
 {
 	_cleanup_free_ char *text = NULL;
-	const char *action = argc > 2 ? argv[2] : "", *operand = NULL;
+	const char *operand = a->operands ? a->operands[0] : NULL;
 	char reason[1024] = "";
-	bool yes = false;
-	int r, n_operands = 0;
+	bool yes = a->yes;
+	int r = -EINVAL;
 
-	for (int i = 3; i < argc; i++) {
-		if (strcmp(argv[i], "--yes") == 0 && strcmp(action, "install") == 0)
-			yes = true;
-		else if (argv[i][0] == '-' || n_operands++) {
-			fputs(USAGE, stderr);
-			return CLI_EXIT_REFUSED;
-		} else
-			operand = argv[i];
-	}
-	if (strcmp(action, "install") == 0 && operand && strncmp(operand, "https://", 8) == 0)
-		r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, reason, sizeof(reason));
-	else if (strcmp(action, "install") == 0 && operand && is_archive(operand))
-		r = cordon_pack_install_archive(operand, confirm, &yes, reason, sizeof(reason));
-	else if (strcmp(action, "install") == 0 && operand)
-		r = cordon_pack_install(operand, confirm, &yes, reason, sizeof(reason));
-	else if (strcmp(action, "list") == 0 && !operand)
+	switch (a->pack_action) {
+	case CLI_PACK_INSTALL:
+		if (strncmp(operand, "https://", 8) == 0)
+			r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, reason, sizeof(reason));
+		else if (is_archive(operand))
+			r = cordon_pack_install_archive(operand, confirm, &yes, reason, sizeof(reason));
+		else
+			r = cordon_pack_install(operand, confirm, &yes, reason, sizeof(reason));
+		break;
+	case CLI_PACK_LIST:
 		r = cordon_pack_list(&text, reason, sizeof(reason));
-	else if (strcmp(action, "show") == 0 && operand)
+		break;
+	case CLI_PACK_SHOW:
 		r = cordon_pack_show(operand, &text, reason, sizeof(reason));
-	else if (strcmp(action, "verify") == 0)
+		break;
+	case CLI_PACK_VERIFY:
 		r = cordon_pack_verify(operand, &text, reason, sizeof(reason));
-	else if (strcmp(action, "remove") == 0 && operand)
+		break;
+	case CLI_PACK_REMOVE:
 		r = cordon_pack_remove(operand, reason, sizeof(reason));
-	else {
-		fputs(USAGE, stderr);
-		return CLI_EXIT_REFUSED;
+		break;
+	case CLI_PACK_NONE:
+		break;
 	}
 	if (text)
 		fputs(text, stdout);
@@ -201,7 +192,7 @@ int cli_pack(int argc, char **argv)
 		cli_say("%s", reason[0] ? reason : strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
-	if (strcmp(action, "install") == 0)
+	if (a->pack_action == CLI_PACK_INSTALL)
 		printf("installed\n");
 	return 0;
 }
