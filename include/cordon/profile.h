@@ -45,7 +45,10 @@ struct cordon_profile_opts {
 	(offsetof(struct cordon_profile_opts, builtin_only) + sizeof(((struct cordon_profile_opts *)0)->builtin_only))
 #define CORDON_PROFILE_OPTS_INIT { .size = sizeof(struct cordon_profile_opts) }
 
-/* name_or_path: a path when it contains '/' or ends in ".json", else
+/* name_or_path: OWNER/NAME/PROFILE (each [a-z0-9][a-z0-9._-]*) is an
+ * installed pack's profile, verified at each load where the pack resolver
+ * is set (cordon-supervisor; -ENOPKG elsewhere); a path when it contains
+ * '/' or ends in ".json", else
  * ~/.config/cordon/profiles/NAME.json, else the installed NAME.json, else
  * the embedded NAME. NULL: the embedded "default" (as with builtin_only).
  * opts may be NULL. Errors: see the error codes above, plus -ENOENT (no

@@ -24,6 +24,7 @@ enum cli_command {
 	CLI_PROFILE,
 	CLI_WHY,
 	CLI_AUDIT,
+	CLI_PACK,
 	CLI_SERVE,
 	CLI_HELP,
 	CLI_VERSION,
@@ -47,6 +48,16 @@ enum cli_audit_action {
 	CLI_AUDIT_VERIFY,
 };
 
+/* `cordon pack ACTION` (in cordon-supervisor: cli_pack.c) */
+enum cli_pack_action {
+	CLI_PACK_NONE,
+	CLI_PACK_INSTALL,
+	CLI_PACK_LIST,
+	CLI_PACK_SHOW,
+	CLI_PACK_VERIFY,
+	CLI_PACK_REMOVE,
+};
+
 /* Everything the command line said, parsed and validated; strings point into
  * argv except the vectors, which are owned. */
 struct cli_args {
@@ -55,6 +66,7 @@ struct cli_args {
 
 	/* policy */
 	const char *profile;       /* --profile: NULL is the embedded default */
+	const char *insecure_local; /* run --insecure-local DIR: an unsigned pack for this run */
 	bool mode_set;             /* --mode; else the profile's (workspace-write) */
 	enum cordon_mode mode;
 	const char *workspace;     /* NULL: current directory */
@@ -121,9 +133,12 @@ struct cli_args {
 	const char *audit_head;    /* verify --head: the chain's head kept elsewhere */
 	const char *audit_pubkey;  /* verify --pubkey: the key the session printed */
 	const char *audit_sig;     /* verify --sig: its signature of the head */
+	/* pack */
+	enum cli_pack_action pack_action;
+	bool yes;                  /* install --yes: confirmed for a script */
 
 	char **command;            /* after "--" (or the first non-flag); why --command: its arguments */
-	char **operands;           /* `cordon profile|audit ACTION` operands: names and files */
+	char **operands;           /* `cordon profile|audit|pack ACTION` operands: names and files */
 };
 
 /* Parse argv (argv[0] is the program). Returns 0, or -EINVAL with a message
@@ -260,6 +275,12 @@ struct cli_supervisor_ops {
 	int (*why_credential)(const struct cli_args *a);
 	/* `cordon proxy --credentials-fd N`: the TLS interception (intercept.h) */
 	proxy_intercept_load_fn proxy_intercept_load;
+	/* `cordon pack ACTION` (issue 24: SSH signatures need libcrypto; the
+	 * exit code) */
+	int (*pack)(const struct cli_args *a);
+	/* run --insecure-local DIR: the unsigned pack there answers for its
+	 * OWNER/NAME in this process; its name into name (0, or -errno said) */
+	int (*pack_insecure_local)(const char *dir, char *name, size_t size);
 };
 /* The whole CLI; ops NULL in the lean binary. The exit code. */
 int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops);
@@ -268,6 +289,9 @@ const struct cli_supervisor_ops *cli_supervisor(void);
 void cli_set_supervisor(const struct cli_supervisor_ops *ops);
 /* `cordon audit` (cli_audit.c, linked into cordon-supervisor only). */
 int cli_audit(const struct cli_args *a);
+/* `cordon pack` (cli_pack.c, linked into cordon-supervisor only). */
+int cli_pack(const struct cli_args *a);
+int cli_pack_insecure_local(const char *dir, char *name, size_t size);
 /* `cordon why --method` (cli_why_creds.c, linked into cordon-supervisor only). */
 int cli_why_credential(const struct cli_args *a);
 /* The command line as given, kept (before values are scrubbed from it) for

@@ -38,8 +38,20 @@ static const struct cli_action audit_actions[] = {
 	{ "verify", CLI_AUDIT_VERIFY, 1, 1, "one SESSION or FILE", true, false },
 };
 
+static const struct cli_action pack_actions[] = {
+	{ "install", CLI_PACK_INSTALL, 1, 1, "one DIR, FILE.tar or https:// URL", false, false },
+	{ "list", CLI_PACK_LIST, 0, 0, "", false, false },
+	{ "show", CLI_PACK_SHOW, 1, 1, "one OWNER/NAME", false, false },
+	{ "verify", CLI_PACK_VERIFY, 0, 1, "at most one OWNER/NAME", false, false },
+	{ "remove", CLI_PACK_REMOVE, 1, 1, "one OWNER/NAME", false, false },
+};
+
 static const struct cli_action *actions_of(enum cli_command c, size_t *ret_n)
 {
+	if (c == CLI_PACK) {
+		*ret_n = ELEMENTSOF(pack_actions);
+		return pack_actions;
+	}
 	if (c == CLI_PROFILE) {
 		*ret_n = ELEMENTSOF(profile_actions);
 		return profile_actions;
@@ -55,13 +67,15 @@ static const struct cli_action *actions_of(enum cli_command c, size_t *ret_n)
 /* The action the command line chose (0: none). */
 static int action_of(const struct cli_args *a)
 {
-	return a->sub == CLI_PROFILE ? (int)a->action : (int)a->audit_action;
+	return a->sub == CLI_PROFILE ? (int)a->action : a->sub == CLI_PACK ? (int)a->pack_action : (int)a->audit_action;
 }
 
 static void set_action(struct cli_args *a, int action)
 {
 	if (a->sub == CLI_PROFILE)
 		a->action = (enum cli_profile_action)action;
+	else if (a->sub == CLI_PACK)
+		a->pack_action = (enum cli_pack_action)action;
 	else
 		a->audit_action = (enum cli_audit_action)action;
 }
@@ -83,7 +97,7 @@ static void action_names(enum cli_command c, const char *last_sep, char *buf, si
 /* The command's word on the command line. */
 static const char *command_word(enum cli_command c)
 {
-	return c == CLI_PROFILE ? "profile" : "audit";
+	return c == CLI_PROFILE ? "profile" : c == CLI_PACK ? "pack" : "audit";
 }
 
 bool cli_has_actions(enum cli_command c)
@@ -144,6 +158,8 @@ int cli_check_action(const struct cli_args *a, char *err, size_t errlen)
 		return fail(err, errlen, "--json: not available for `cordon %s %s`", sub, act->name);
 	if (a->workspace && !act->workspace)
 		return fail(err, errlen, "--workspace: not available for `cordon %s %s`", sub, act->name);
+	if (a->yes && !(a->sub == CLI_PACK && a->pack_action == CLI_PACK_INSTALL))
+		return fail(err, errlen, "--yes: only for `cordon pack install`");
 	if (a->audit_head && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))
 		return fail(err, errlen, "--head: only for `cordon audit verify`");
 	if ((a->audit_pubkey || a->audit_sig) && !(a->sub == CLI_AUDIT && a->audit_action == CLI_AUDIT_VERIFY))

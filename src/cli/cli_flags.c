@@ -436,6 +436,9 @@ static int flag_status(struct cli_args *a, const struct cli_flag *f, const char 
 
 static const struct cli_flag flags[] = {
 	/* the commands' own options */
+	{ "--insecure-local", C(CLI_RUN), true, cli_flag_string, F(insecure_local), CLI_SECTION_OWN, "DIR",
+	  "use the UNSIGNED pack in DIR for this run only (said on every\n"
+	  "run; refused when DIR is inside a writable root)" },
 	{ "--json", C(CLI_RUN), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "capture and print one JSON object" },
 	{ "--separate-stderr", C(CLI_RUN), false, cli_flag_bool, F(separate_stderr), CLI_SECTION_OWN, NULL,
@@ -486,6 +489,9 @@ static const struct cli_flag flags[] = {
 	{ "--json", C(CLI_WHY), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one object: allow, decision, reason, file, pointer, and\nthe question (path and op, or host and port; "
 	  "with\n--command: command, caller, argv, line, backend)" },
+	{ "--yes", C(CLI_PACK), false, cli_flag_bool, F(yes), CLI_SECTION_OWN, NULL,
+	  "with install: install without asking (a script's answer; a lower\n"
+	  "version or a changed signer key is still asked on a terminal only)" },
 	{ "--json", C(CLI_AUDIT), false, cli_flag_bool, F(json), CLI_SECTION_OWN, NULL,
 	  "one JSON object (list, show, verify)" },
 	{ "--head", C(CLI_AUDIT), true, flag_head, 0, CLI_SECTION_OWN, "HEX",
@@ -520,7 +526,7 @@ static const struct cli_flag flags[] = {
 
 	/* policy */
 	{ "--profile", POLICY_CMDS, true, flag_profile, 0, CLI_SECTION_POLICY, "P",
-	  "a built-in name, a path, or NAME looked up in\n~/.config/cordon/profiles then the installed profiles\n"
+	  "a built-in name, a path, a pack's OWNER/NAME/PROFILE, or NAME\nlooked up in ~/.config/cordon/profiles then the installed profiles\n"
 	  "(default: the built-in `default`; see `cordon profile`)" },
 	{ "--mode", POLICY_CMDS, true, flag_mode, 0, CLI_SECTION_POLICY, "MODE",
 	  "read-only | workspace-write (default) | danger-full-access" },
@@ -571,6 +577,7 @@ static const struct {
 	{ "profile", CLI_PROFILE },
 	{ "why", CLI_WHY },
 	{ "audit", CLI_AUDIT },
+	{ "pack", CLI_PACK },
 	{ "serve", CLI_SERVE },
 	{ "help", CLI_HELP },
 	{ "--help", CLI_HELP },
@@ -741,6 +748,7 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 		return 0;
 	case CLI_PROFILE:
 	case CLI_AUDIT:
+	case CLI_PACK:
 		return cli_check_action(a, err, errlen);
 	case CLI_WHY:
 		return check_why_args(a, err, errlen);
@@ -755,7 +763,7 @@ static int check_args(const struct cli_args *a, const char *sub, char *err, size
 /* Commands whose words are operands (names, files), not a command to run. */
 static bool takes_operands(enum cli_command c)
 {
-	return c == CLI_PROFILE || c == CLI_WHY || c == CLI_AUDIT;
+	return c == CLI_PROFILE || c == CLI_WHY || c == CLI_AUDIT || c == CLI_PACK;
 }
 
 int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size_t errlen)
@@ -856,7 +864,7 @@ int cli_parse(int argc, char *const *argv, struct cli_args *ret, char *err, size
 
 	for (; i < argc; i++) {
 		/* why's words after "--" are --command's arguments */
-		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_AUDIT ? &a.operands : &a.command;
+		char ***v = a.sub == CLI_PROFILE || a.sub == CLI_AUDIT || a.sub == CLI_PACK ? &a.operands : &a.command;
 
 		if (strv_length(*v) >= 65536) {
 			r = fail(err, errlen, "the command has too many arguments");

@@ -136,6 +136,15 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		}
 		r = ops->audit(&a);
 		break;
+	case CLI_PACK:
+		/* SSH signatures need libcrypto: cordon-supervisor has them */
+		if (!ops || !ops->pack) {
+			cli_exec_supervisor("cordon pack");
+			r = CLI_EXIT_REFUSED;
+			break;
+		}
+		r = ops->pack(&a);
+		break;
 	case CLI_VERSION:
 		printf("cordon %s\n", CORDON_VERSION);
 		r = 0;

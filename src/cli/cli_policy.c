@@ -30,6 +30,11 @@ int cli_load_named(const char *name, const char *workspace, bool embedded, bool 
 	int r;
 
 	r = inspect ? cordon_profile_load_inspect(name, &o, ret, &e) : cordon_profile_load(name, &o, ret, &e);
+	/* a pack's profile (issue 24): cordon-supervisor verifies packs */
+	if (r == -ENOPKG && !cli_supervisor()) {
+		(void)cli_exec_supervisor("a pack's profile");
+		return r;
+	}
 	if (r < 0) {
 		cli_note_origin(&e);
 		say("%s", e.message[0] ? e.message : strerror(-r));
@@ -110,6 +115,30 @@ struct finish {
 	const struct cordon_profile_handle *prof;
 };
 
+/* --insecure-local DIR (issue 24): an unsigned pack a sandbox of this run
+ * could write would choose the next run's policy. */
+static int refuse_insecure_local_in_writable(const struct cli_args *a, const struct cordon_policy *p)
+{
+	_cleanup_free_ char *dir = NULL;
+	const char *const *roots = cordon_writable_roots(p);
+
+	if (!a->insecure_local)
+		return 0;
+	dir = realpath(a->insecure_local, NULL);
+	if (!dir) {
+		say("--insecure-local %s: %s", a->insecure_local, strerror(errno));
+		return -errno;
+	}
+	for (; roots && *roots; roots++)
+		if (path_is_under(dir, *roots)) {
+			say("--insecure-local %s: refused: it is inside the writable root %s (a sandbox could change "
+			    "the policy of the next run)",
+			    dir, *roots);
+			return -EPERM;
+		}
+	return 0;
+}
+
 static int finish_policy(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
 {
 	const struct finish *f = userdata;
@@ -120,6 +149,9 @@ static int finish_policy(void *userdata, struct cordon_policy *p, struct cordon_
 	if (r < 0)
 		return r;
 	r = refuse_danger_with_net(f->a, f->prof, p);
+	if (r < 0)
+		return r;
+	r = refuse_insecure_local_in_writable(f->a, p);
 	if (r < 0)
 		return r;
 	/* the run's note: HOME cannot be hidden from a workspace that holds it */

@@ -114,6 +114,20 @@ int cli_run(const struct cli_args *a)
 
 	if (a->json_schema)
 		return cli_print_result_schema();
+	/* an unsigned pack for this run (issue 24): said on every run */
+	if (a->insecure_local) {
+		const struct cli_supervisor_ops *ops = cli_supervisor();
+		char name[140];
+
+		if (!ops || !ops->pack_insecure_local) {
+			(void)cli_exec_supervisor("--insecure-local");
+			return cli_refuse(a, "spawn", CLI_EXIT_REFUSED);
+		}
+		if (ops->pack_insecure_local(a->insecure_local, name, sizeof(name)) < 0)
+			return cli_refuse(a, "profile", CLI_EXIT_REFUSED);
+		cli_say("WARNING: --insecure-local: the pack %s is read UNSIGNED and UNVERIFIED from %s, for this run only",
+			name, a->insecure_local);
+	}
 	r = cli_load_profile(a, &prof);
 	if (r < 0)
 		return cli_refuse(a, "profile", CLI_EXIT_REFUSED);

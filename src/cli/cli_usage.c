@@ -23,6 +23,7 @@ static const char usage_overview[] =
 	"  profile   list, show, validate, diff profiles; print their JSON Schema\n"
 	"  why       say whether a profile allows a path or a host, and which rule decided\n"
 	"  audit     list, show and verify the tool sandbox's audit logs\n"
+	"  pack      install, list, show, verify, remove signed profile packs\n"
 	"  exec      the native runner itself (used by confined command lines)\n"
 	"\n"
 	"cordon <command> --help shows a command's options.\n";
@@ -168,6 +169,24 @@ static const char head_audit[] =
 	"Exit codes of show and verify: 0 intact, 1 tampered, 2 incomplete, 125 trouble\n"
 	"(no such log, unreadable). list: 0, or 125 on trouble.\n";
 
+static const char head_pack[] =
+	"usage: cordon pack install [--yes] DIR|FILE.tar|https://URL\n"
+	"       cordon pack list\n"
+	"       cordon pack show OWNER/NAME\n"
+	"       cordon pack verify [OWNER/NAME]\n"
+	"       cordon pack remove OWNER/NAME\n"
+	"\n"
+	"A pack holds pack.json (name, version, profiles, every file's SHA-256) and its\n"
+	"SSH signature pack.json.sig (ssh-keygen -Y sign -n cordon-pack), trusted through\n"
+	"/etc/cordon/allowed_signers if it exists, else ~/.config/cordon/allowed_signers.\n"
+	"Its profiles are OWNER/NAME/PROFILE; every use verifies the pack again.\n"
+	"\n"
+	"  install  verify, print what each profile grants, ask (--yes for scripts), install\n"
+	"  list     the installed packs and their versions\n"
+	"  show     what each profile of an installed pack grants\n"
+	"  verify   check installed packs as a use would\n"
+	"  remove   delete a pack from the store and the lock\n";
+
 static const char *const section_titles[] = {
 	[CLI_SECTION_HIDDEN] = NULL,
 	[CLI_SECTION_OWN] = NULL,
@@ -239,6 +258,8 @@ static const char *head_of(enum cli_command c)
 		return head_why;
 	case CLI_AUDIT:
 		return head_audit;
+	case CLI_PACK:
+		return head_pack;
 	case CLI_SERVE:
 		return head_serve;
 	case CLI_NONE:

@@ -101,7 +101,7 @@ else
 fi
 
 # ---- man pages ----
-pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile cordon-audit cordon-serve"
+pages="cordon cordon-run cordon-exec cordon-confine cordon-classify cordon-probe cordon-explain cordon-why cordon-profile cordon-audit cordon-pack cordon-serve"
 for p in $pages; do
 	f=$man/man1/$p.1
 	if [ ! -s "$f" ]; then

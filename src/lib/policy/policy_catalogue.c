@@ -32,6 +32,10 @@ const struct policy_secret policy_default_deny_read[] = {
 	{ "keyrings", ".config/op" },
 	{ "keyrings", ".config/keepassxc" },
 	{ "keyrings", ".local/share/keepassxc" },
+	/* cordon's own pack trust file, store and lock (issue 24): what a
+	 * sandbox must not read to learn or choose what the next run trusts */
+	{ "keyrings", ".config/cordon/allowed_signers" },
+	{ "keyrings", ".config/cordon/packs" },
 	/* browser profiles: cookies, saved passwords, session tokens */
 	{ "browsers", ".mozilla" },
 	{ "browsers", ".config/google-chrome" },

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Finding a profile: NAME is a path when it contains '/' or ends in
+ * Finding a profile: NAME is a pack's profile when it is OWNER/NAME/PROFILE
+ * (its bytes from the pack resolver), a path when it contains '/' or ends in
  * ".json", else user_profile_dir/NAME.json, else data_profile_dir/NAME.json,
  * else the embedded profile NAME. Also the environment names and tokens
  * resolve in (struct profile_env, else secure_getenv, else defaults).
@@ -23,6 +24,69 @@
 #include "profiles_embedded.h"
 #include "spell.h"
 #include "strv.h"
+
+/* Packs (issue 24): OWNER/NAME/PROFILE, each part [a-z0-9][a-z0-9._-]*,
+ * is a pack's profile, never a path (a relative path that looks like one
+ * is written ./a/b/c). Its bytes come from the resolver cordon-supervisor
+ * sets, which verifies the installed pack at every load; without one (the
+ * lean binary) such a name is refused with -ENOPKG. */
+static profile_pack_resolver_fn pack_resolver;
+
+static int doc_new(const char *data, size_t len, const char *file, struct doc **ret);
+
+void profile_set_pack_resolver(profile_pack_resolver_fn fn)
+{
+	pack_resolver = fn;
+}
+
+bool profile_pack_part_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 64 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ||
+		      s[i] == '-'))
+			return false;
+	return true;
+}
+
+bool profile_name_is_pack(const char *name)
+{
+	const char *a = strchr(name, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+	size_t n = strlen(name);
+
+	if (!b || strchr(b + 1, '/') || (n >= 5 && strcmp(name + n - 5, ".json") == 0))
+		return false;
+	return profile_pack_part_ok(name, (size_t)(a - name)) && profile_pack_part_ok(a + 1, (size_t)(b - a - 1)) &&
+	       profile_pack_part_ok(b + 1, strlen(b + 1));
+}
+
+static int pack_doc(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
+		    struct doc **ret)
+{
+	_cleanup_free_ char *text = NULL, *ident = NULL;
+	char reason[512] = "";
+	size_t len = 0;
+	int r;
+
+	if (!pack_resolver)
+		r = -ENOPKG, snprintf(reason, sizeof(reason), "a pack's profile is verified by cordon-supervisor");
+	else
+		r = pack_resolver(name, &text, &len, reason, sizeof(reason));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return from ? loader_fail(l, r, from_where, "the pack profile \"%.200s\" is refused: %s", name, reason)
+			    : loader_fail_file(l, r, name, 0, 0, "the pack profile is refused: %s", reason);
+	if (asprintf(&ident, "pack:%s", name) < 0)
+		return -ENOMEM;
+	/* no dir: it extends by name only (built-in or pack), never a path */
+	r = doc_new(text, len, ident, ret);
+	if (r < 0)
+		return r;
+	(*ret)->identity = TAKE_PTR(ident);
+	return 0;
+}
 
 static bool name_is_path(const char *name)
 {
@@ -203,6 +267,8 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
 	size_t len;
 	int r;
 
+	if (profile_name_is_pack(name))
+		return pack_doc(l, name, from, from_where, ret);
 	if (name_is_path(name)) {
 		const char *path = name;
 

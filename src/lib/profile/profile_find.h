@@ -15,3 +15,12 @@ int doc_from_buffer(const char *data, size_t len, const char *file, struct doc *
  * or NULL at the top. */
 int loader_find_doc(struct loader *l, const char *name, const struct doc *from, const struct where *from_where,
 		    struct doc **ret);
+
+/* Packs (issue 24): whether name is OWNER/NAME/PROFILE (a pack's profile,
+ * never a path), a part of one, and the resolver that hands over a pack
+ * profile's verified bytes (text malloc'd; -errno and the reason). */
+bool profile_name_is_pack(const char *name);
+bool profile_pack_part_ok(const char *s, size_t n);
+typedef int (*profile_pack_resolver_fn)(const char *name, char **ret_text, size_t *ret_len, char *reason,
+					size_t rsize);
+void profile_set_pack_resolver(profile_pack_resolver_fn fn);

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `cordon pack install https://...`: the pack fetched beside its base URL
+ * (BASE/pack.json, BASE/pack.json.sig, then BASE/FILE for each file the
+ * signed manifest lists, nothing else), each under its cap, into a private
+ * staging directory below the store, then installed from there as a
+ * directory is (read once, verified again, those bytes installed). The
+ * transfer itself is the caller's (libcurl, https only, in the CLI).
+ * A .tar (pack_tar.c) is unpacked into such a directory the same way.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cordon/pack.h"
+#include "dirat.h"
+#include "errbuf.h"
+#include "fileio.h"
+#include "pack_image.h"
+#include "pack_tar.h"
+#include "path.h"
+#include "sshsig.h"
+
+#define URL_MAX 2048
+
+static int write_new(int dirfd, const char *name, const char *data, size_t len)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static int fetch_into(cordon_pack_fetch_fn fetch, void *fctx, const char *base, const char *rel, size_t max,
+		      int dirfd, char **ret, size_t *ret_len, char *reason, size_t rsize)
+{
+	_cleanup_free_ char *url = NULL, *data = NULL;
+	const char *slash = strrchr(rel, '/');
+	_cleanup_close_ int sub = -1;
+	size_t len = 0;
+	int r;
+
+	if (asprintf(&url, "%s/%s", base, rel) < 0)
+		return -ENOMEM;
+	r = fetch(fctx, url, max, &data, &len, reason, rsize);
+	if (r < 0)
+		return r;
+	if (slash) {
+		sub = dir_make_open_at(dirfd, rel, (size_t)(slash - rel), 0700);
+		if (sub < 0)
+			return errbuf_set(reason, rsize, sub, "staging %s: %s", rel, strerror(-sub));
+	}
+	r = write_new(slash ? sub : dirfd, slash ? slash + 1 : rel, data, len);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "staging %s: %s", rel, strerror(-r));
+	if (ret) {
+		*ret = TAKE_PTR(data);
+		*ret_len = len;
+	}
+	return 0;
+}
+
+/* Remove the staging tree (made by us, no links in it: staged with
+ * O_NOFOLLOW and O_EXCL). */
+static void remove_staging(const char *dir)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			struct stat st;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+				remove_staging(path);
+			else
+				(void)unlink(path);
+		}
+		closedir(d);
+	}
+	(void)rmdir(dir);
+}
+
+int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *fctx, cordon_pack_confirm_fn confirm,
+			    void *ctx, char *reason, size_t rsize)
+{
+	_cleanup_free_ char *base = NULL, *stage = NULL, *manifest = NULL, *sig = NULL, *signer = NULL, *trust = NULL;
+	_cleanup_close_ int dirfd = -1;
+	struct pack_paths paths = {};
+	struct pack_manifest *m = NULL;
+	size_t manifest_len = 0, sig_len = 0, signer_len = 0, total = 0;
+	int r;
+
+	if (strncmp(url, "https://", 8) != 0 || strlen(url) > URL_MAX || strpbrk(url, "?#\\ \t\r\n"))
+		return errbuf_set(reason, rsize, -EINVAL,
+				  "a pack's URL is https://HOST/PATH (the directory holding pack.json), at most %d bytes",
+				  URL_MAX);
+	base = strdup(url);
+	if (!base)
+		return -ENOMEM;
+	while (strlen(base) > 8 && base[strlen(base) - 1] == '/')
+		base[strlen(base) - 1] = '\0';
+	r = pack_paths_default(&paths);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+	/* the private staging directory, below the store (hidden from every
+	 * sandbox), mode 0700 */
+	(void)mkdir(paths.store, 0700);
+	if (asprintf(&stage, "%s/.staging-XXXXXX", paths.store) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!mkdtemp(stage)) {
+		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths.store,
+			       strerror(errno));
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	dirfd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = fetch_into(fetch, fctx, base, "pack.json", PACK_MANIFEST_MAX_BYTES, dirfd, &manifest, &manifest_len,
+		       reason, rsize);
+	if (r >= 0)
+		r = fetch_into(fetch, fctx, base, "pack.json.sig", SSHSIG_MAX_ARMORED, dirfd, &sig, &sig_len, reason,
+			       rsize);
+	if (r < 0)
+		goto out;
+	/* nothing more is fetched before the manifest's signature holds */
+	r = pack_signed_manifest(&paths, manifest, manifest_len, sig, sig_len, &m, (uint8_t **)&signer, &signer_len,
+				 &trust, reason, rsize);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < m->n_files; i++) {
+		_cleanup_free_ char *data = NULL;
+		size_t len = 0;
+
+		r = fetch_into(fetch, fctx, base, m->files[i].path, PACK_MAX_FILE_BYTES, dirfd, &data, &len, reason,
+			       rsize);
+		if (r < 0)
+			goto out;
+		total += len;
+		if (total > PACK_MAX_TOTAL_BYTES) {
+			r = errbuf_set(reason, rsize, -EFBIG, "the pack's files are larger than %d bytes together",
+				       PACK_MAX_TOTAL_BYTES);
+			goto out;
+		}
+	}
+	r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
+out:
+	if (stage)
+		remove_staging(stage);
+	pack_manifest_free(m);
+	pack_paths_done(&paths);
+	return r;
+}
+
+struct unpack {
+	int dirfd;
+	char *reason;
+	size_t rsize;
+};
+
+static int unpack_entry(void *ctx, const char *path, bool is_dir, const char *data, size_t len)
+{
+	const struct unpack *u = ctx;
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int sub = -1;
+	int r;
+
+	if (is_dir) {
+		sub = dir_make_open_at(u->dirfd, path, strlen(path), 0700);
+		return sub < 0 ? errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub)) : 0;
+	}
+	if (slash) {
+		sub = dir_make_open_at(u->dirfd, path, (size_t)(slash - path), 0700);
+		if (sub < 0)
+			return errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub));
+	}
+	r = write_new(slash ? sub : u->dirfd, slash ? slash + 1 : path, data, len);
+	return r < 0 ? errbuf_set(u->reason, u->rsize, r, "%.200s: %s", path, strerror(-r)) : 0;
+}
+
+int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
+				size_t rsize)
+{
+	_cleanup_free_ char *data = NULL, *stage = NULL;
+	_cleanup_close_ int dirfd = -1;
+	struct pack_paths paths = {};
+	size_t len = 0;
+	int r;
+
+	r = read_file_capped(file, PACK_TAR_MAX_BYTES, true, &data, &len);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "%.200s: %s", file,
+				  r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
+		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
+				  "%.200s is gzip-compressed: cordon reads a .tar (zlib is not among its dependencies); "
+				  "gunzip it first",
+				  file);
+	r = pack_paths_default(&paths);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+	(void)mkdir(paths.store, 0700);
+	if (asprintf(&stage, "%s/.staging-XXXXXX", paths.store) < 0) {
+		stage = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!mkdtemp(stage)) {
+		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths.store,
+			       strerror(errno));
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	dirfd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = pack_tar_walk(data, len, unpack_entry, &(struct unpack){ dirfd, reason, rsize }, reason, rsize);
+	if (r >= 0)
+		r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
+out:
+	if (stage)
+		remove_staging(stage);
+	pack_paths_done(&paths);
+	return r;
+}
