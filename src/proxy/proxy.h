@@ -49,6 +49,7 @@ struct proxy_config {
 	int audit_fd;                   /* refusal lines go here (-1: stderr) */
 	const struct proxy_intercept *intercept;  /* NULL: no credentials */
 	int status_fd;                  /* the runner's status channel: each refusal also as a denial record (-1: none) */
+	bool transparent;               /* --net allow: the control socket stays, init asks for connections on it */
 };
 
 /* Denial records the proxy writes on the status channel, at most (conn.c). */
@@ -77,6 +78,7 @@ struct proxy {
 enum {
 	PROXY_LISTEN_HTTP = 'H',
 	PROXY_LISTEN_SOCKS = 'S',
+	PROXY_LISTEN_TRANSPARENT = 'T', /* --net allow: init's request, answered with a socket (transparent.h) */
 };
 
 /* proxy.c */
