@@ -250,10 +250,9 @@ static void pending_drop(struct net_allow *na, size_t i)
 	na->pending[i] = na->pending[--na->n_pending];
 }
 
-/* Ask the proxy; the answer comes on a socket of this connect's own. */
-static int start(struct net_allow *na, const struct net_call *c, const char *host, uint16_t port)
+int net_allow_ask(struct net_allow *na, char kind, unsigned flags, int family, uint16_t port, const char *host,
+		  int *ret_reply)
 {
-	struct net_pending *p;
 	char msg[5 + CORDON_NET_HOST_MAX], cbuf[CMSG_SPACE(sizeof(int))] = {};
 	size_t hl = strlen(host);
 	struct iovec iov = { msg, 5 + hl };
@@ -261,15 +260,13 @@ static int start(struct net_allow *na, const struct net_call *c, const char *hos
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	int pair[2];
 
-	if (na->n_pending >= NET_ALLOW_MAX_PENDING)
-		return -EAGAIN;
 	if (hl > CORDON_NET_HOST_MAX)
 		return -EINVAL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) < 0)
 		return -errno;
-	msg[0] = 'T';
-	msg[1] = c->nonblock ? 1 : 0;
-	msg[2] = c->domain == AF_INET6 ? 6 : 4;
+	msg[0] = kind;
+	msg[1] = (char)flags;
+	msg[2] = family == AF_INET6 ? 6 : 4;
 	msg[3] = (char)(port >> 8);
 	msg[4] = (char)port;
 	memcpy(msg + 5, host, hl);
@@ -285,9 +282,24 @@ static int start(struct net_allow *na, const struct net_call *c, const char *hos
 		return e == EAGAIN ? -EAGAIN : -ENETDOWN;
 	}
 	close(pair[1]);
+	*ret_reply = pair[0];
+	return 0;
+}
+
+/* Ask the proxy; the answer comes on a socket of this connect's own. */
+static int start(struct net_allow *na, const struct net_call *c, const char *host, uint16_t port)
+{
+	struct net_pending *p;
+	int reply, r;
+
+	if (na->n_pending >= NET_ALLOW_MAX_PENDING)
+		return -EAGAIN;
+	r = net_allow_ask(na, 'T', c->nonblock ? 1 : 0, c->domain, port, host, &reply);
+	if (r < 0)
+		return r;
 	p = &na->pending[na->n_pending++];
 	*p = (struct net_pending){ .id = c->id, .tid = c->tid, .pidfd = *c->pidfd, .sock = *c->sock, .fd = c->fd,
-				   .reply = pair[0], .nonblock = c->nonblock, .port = port, .domain = c->domain };
+				   .reply = reply, .nonblock = c->nonblock, .port = port, .domain = c->domain };
 	snprintf(p->host, sizeof(p->host), "%s", host);
 	*c->pidfd = *c->sock = -1;
 	return 1;
@@ -393,10 +405,13 @@ size_t net_allow_pollfds(struct net_allow *na, struct pollfd *fds, int *timeout_
 	fds[1] = (struct pollfd){ .fd = na->dns[1], .events = POLLIN };
 	for (size_t i = 0; i < na->n_pending; i++)
 		fds[2 + i] = (struct pollfd){ .fd = na->pending[i].reply, .events = POLLIN };
+	for (size_t i = 0; i < na->n_waits; i++)
+		fds[2 + na->n_pending + i] = (struct pollfd){ .fd = na->waits[i].reply, .events = POLLIN };
 	if (na->n_pending && (*timeout_ms < 0 || *timeout_ms > 1000))
 		*timeout_ms = 1000;
 	na->polled = na->n_pending;
-	return 2 + na->n_pending;
+	na->waits_polled = na->n_waits;
+	return 2 + na->n_pending + na->n_waits;
 }
 
 void net_allow_step(struct net_allow *na, int listener, const struct pollfd *fds, size_t n, int r)
@@ -407,6 +422,9 @@ void net_allow_step(struct net_allow *na, int listener, const struct pollfd *fds
 		else if (fds[k].revents & (POLLERR | POLLNVAL))
 			na->dns[k] = -1; /* gone: never a busy loop on it */
 	}
+	for (size_t i = na->waits_polled; i-- > 0;)
+		if (fds[2 + na->polled + i].revents)
+			net_allow_dns_looked(na, i);
 	for (size_t i = na->polled; i-- > 0;) {
 		if (fds[2 + i].revents)
 			finish(na, listener, i);

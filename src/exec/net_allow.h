@@ -41,7 +41,8 @@
 #include <sys/types.h>
 
 #define NET_ALLOW_MAX_PENDING 64
-#define NET_ALLOW_MAX_POLLFDS (2 + NET_ALLOW_MAX_PENDING) /* the resolver's two sockets, each connect waiting */
+/* the resolver's two sockets, each connect waiting, each query waiting (NET_ALLOW_DNS_WAIT_MAX) */
+#define NET_ALLOW_MAX_POLLFDS (2 + NET_ALLOW_MAX_PENDING + 32)
 #define NET_ALLOW_MAX_NAMES 16384
 
 struct exec_ctx;

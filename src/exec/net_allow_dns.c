@@ -94,18 +94,31 @@ bool net_allow_name_allowed(const struct net_allow *na, const char *name)
 	return false;
 }
 
-/* The name's index (1-based), made on first use; 0 when the table is full. */
-static size_t name_index(struct net_allow *na, const char *name)
+static void lower(const char *name, char *norm)
 {
-	char norm[CORDON_NET_HOST_MAX + 1];
 	size_t n = strlen(name);
-	char **v;
 
 	for (size_t i = 0; i <= n; i++)
 		norm[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+}
+
+/* The name's index (1-based), or 0. */
+static size_t name_find(const struct net_allow *na, const char *norm)
+{
 	for (size_t i = 0; i < na->n_names; i++)
 		if (strcmp(na->names[i], norm) == 0)
 			return i + 1;
+	return 0;
+}
+
+/* The name's index, made on first use; 0 when the table is full. */
+static size_t name_index(struct net_allow *na, const char *norm)
+{
+	size_t i = name_find(na, norm);
+	char **v;
+
+	if (i)
+		return i;
 	if (na->n_names >= NET_ALLOW_MAX_NAMES)
 		return 0;
 	v = realloc(na->names, (na->n_names + 1) * sizeof(*v));
@@ -118,11 +131,84 @@ static size_t name_index(struct net_allow *na, const char *name)
 	return ++na->n_names;
 }
 
-static int answer(struct net_allow *na, const uint8_t *req, size_t n, uint8_t *out, size_t outlen)
+/* The answer to a query for a name known to exist (or not: NXDOMAIN). */
+static int answer_name(struct net_allow *na, const struct dns_query *q, const uint8_t *req, bool exists, uint8_t *out,
+		       size_t outlen)
 {
-	struct dns_query q = {};
+	char norm[CORDON_NET_HOST_MAX + 1];
 	struct cordon_netaddr addrs[1];
 	size_t k = 0, i;
+
+	if (!exists)
+		return dns_reply_build(q, req, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, outlen);
+	lower(q->name, norm);
+	i = name_index(na, norm);
+	if (i == 0) {
+		status_denial("net-allow", "resolve", "synthetic addresses exhausted");
+		return dns_reply_build(q, req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, outlen);
+	}
+	if (q->qtype == DNS_TYPE_A || q->qtype == DNS_TYPE_AAAA)
+		synthetic_address(i, q->qtype == DNS_TYPE_A ? AF_INET : AF_INET6, &addrs[k++]);
+	/* other types (HTTPS, SVCB, SRV, ...): the name is there, no such record */
+	return dns_reply_build(q, req, DNS_RCODE_OK, addrs, k, DNS_TTL, out, outlen);
+}
+
+/* A name not known yet: the proxy looks it up (in the host's namespace)
+ * before the sandbox learns whether it exists. 1: parked. */
+static int ask(struct net_allow *na, int fd, const struct sockaddr_storage *from, socklen_t fl, const uint8_t *req,
+	       size_t n, const char *norm)
+{
+	struct net_dns_wait *w;
+	int reply;
+
+	if (na->n_waits >= NET_ALLOW_DNS_WAIT_MAX || n > NET_ALLOW_DNS_QUERY_MAX ||
+	    net_allow_ask(na, 'R', 0, AF_INET, 0, norm, &reply) < 0)
+		return -EAGAIN;
+	w = &na->waits[na->n_waits++];
+	w->reply = reply;
+	w->sock = fd;
+	memcpy(&w->from, from, fl);
+	w->fromlen = fl;
+	memcpy(w->req, req, n);
+	w->len = n;
+	return 1;
+}
+
+void net_allow_dns_looked(struct net_allow *na, size_t i)
+{
+	struct net_dns_wait *w = &na->waits[i];
+	uint8_t out[DNS_REPLY_MAX];
+	struct dns_query q = {};
+	char buf[8];
+	ssize_t n = recv(w->reply, buf, sizeof(buf), MSG_DONTWAIT);
+	int len = -1;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (dns_query_parse(w->req, w->len, &q) == 0) {
+		if (n >= 1 && buf[0] == 'O')
+			len = answer_name(na, &q, w->req, true, out, sizeof(out));
+		else if (n >= 5 && buf[0] == 'E') {
+			int32_t e;
+
+			memcpy(&e, buf + 1, sizeof(e));
+			len = e == EHOSTUNREACH ? answer_name(na, &q, w->req, false, out, sizeof(out))
+						: dns_reply_build(&q, w->req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, sizeof(out));
+		} else
+			len = dns_reply_build(&q, w->req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, sizeof(out));
+	}
+	if (len > 0)
+		(void)sendto(w->sock, out, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&w->from, w->fromlen);
+	close(w->reply);
+	na->waits[i] = na->waits[--na->n_waits];
+}
+
+/* 0: parked; >0 the answer's length; <0 nothing to say. */
+static int answer(struct net_allow *na, int fd, const struct sockaddr_storage *from, socklen_t fl, const uint8_t *req,
+		  size_t n, uint8_t *out, size_t outlen)
+{
+	char norm[CORDON_NET_HOST_MAX + 1];
+	struct dns_query q = {};
 	int r = dns_query_parse(req, n, &q);
 
 	if (r == -EBADMSG)
@@ -136,16 +222,14 @@ static int answer(struct net_allow *na, const uint8_t *req, size_t n, uint8_t *o
 		status_denial("net-allow", "resolve", q.name);
 		return dns_reply_build(&q, req, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, outlen);
 	}
-	if (q.qtype == DNS_TYPE_A || q.qtype == DNS_TYPE_AAAA) {
-		i = name_index(na, q.name);
-		if (i == 0) {
-			status_denial("net-allow", "resolve", "synthetic addresses exhausted");
-			return dns_reply_build(&q, req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, outlen);
-		}
-		synthetic_address(i, q.qtype == DNS_TYPE_A ? AF_INET : AF_INET6, &addrs[k++]);
-	}
-	/* other types (HTTPS, SVCB, SRV, ...): the name is there, no such record */
-	return dns_reply_build(&q, req, DNS_RCODE_OK, addrs, k, DNS_TTL, out, outlen);
+	lower(q.name, norm);
+	/* known to exist, or the host's services (never looked up) */
+	if (name_find(na, norm) || strcmp(norm, CORDON_NET_HOST_SERVICE) == 0)
+		return answer_name(na, &q, req, true, out, outlen);
+	r = ask(na, fd, from, fl, req, n, norm);
+	if (r > 0)
+		return 0;
+	return dns_reply_build(&q, req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, outlen);
 }
 
 void net_allow_dns_serve(struct net_allow *na, int fd)
@@ -162,7 +246,7 @@ void net_allow_dns_serve(struct net_allow *na, int fd)
 			return;
 		if ((size_t)n > DNS_MSG_MAX)
 			continue; /* larger than any query: dropped */
-		len = answer(na, req, (size_t)n, out, sizeof(out));
+		len = answer(na, fd, &from, fl, req, (size_t)n, out, sizeof(out));
 		if (len > 0)
 			(void)sendto(fd, out, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&from, fl);
 	}

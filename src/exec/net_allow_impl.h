@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "cordon/cordon.h"
@@ -26,6 +27,20 @@ struct net_pending {
 	uint16_t port;
 };
 
+/* A query for a name not yet known to exist: answered once the proxy
+ * has looked (NXDOMAIN if it found nothing). */
+#define NET_ALLOW_DNS_WAIT_MAX 32
+#define NET_ALLOW_DNS_QUERY_MAX 512
+
+struct net_dns_wait {
+	int reply;              /* the proxy's answer arrives here */
+	int sock;               /* the resolver's socket the query came on */
+	struct sockaddr_storage from;
+	socklen_t fromlen;
+	uint8_t req[NET_ALLOW_DNS_QUERY_MAX];
+	size_t len;
+};
+
 struct net_allow {
 	int proxy;              /* the control socket to the proxy */
 	int dns[2];             /* the resolver on 127.0.0.1:53, [::1]:53 (-1: none) */
@@ -34,6 +49,8 @@ struct net_allow {
 	size_t n_names;
 	struct net_pending pending[NET_ALLOW_MAX_PENDING];
 	size_t n_pending, polled;
+	struct net_dns_wait waits[NET_ALLOW_DNS_WAIT_MAX];
+	size_t n_waits, waits_polled;
 	uint64_t netns;         /* the sandbox's network namespace (inode) */
 };
 
@@ -42,5 +59,10 @@ struct net_allow {
 size_t net_allow_synthetic(const struct sockaddr *sa, socklen_t len);
 /* Answer the queries waiting on the resolver's socket fd. */
 void net_allow_dns_serve(struct net_allow *na, int fd);
+/* The proxy's word on a name of waits[i]: answer it. */
+void net_allow_dns_looked(struct net_allow *na, size_t i);
+/* net_allow.c: one request to the proxy, its answer on *ret_reply. */
+int net_allow_ask(struct net_allow *na, char kind, unsigned flags, int family, uint16_t port, const char *host,
+		  int *ret_reply);
 /* name may be reached by some port under the rules. */
 bool net_allow_name_allowed(const struct net_allow *na, const char *name);

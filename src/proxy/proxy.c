@@ -205,7 +205,7 @@ static void on_control(evutil_socket_t fd, short what, void *arg)
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n > 0 && kinds[0] == PROXY_LISTEN_TRANSPARENT && px->cfg->transparent) {
+	if (n > 0 && (kinds[0] == PROXY_LISTEN_TRANSPARENT || kinds[0] == 'R') && px->cfg->transparent) {
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		int rfd = -1;
 

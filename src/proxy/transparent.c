@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <event2/dns.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,10 +23,65 @@ static void on_init_gone(evutil_socket_t fd, short what, void *arg)
 		conn_end(c);
 }
 
+struct lookup {
+	int fd;
+};
+
+static void looked(int result, struct evutil_addrinfo *res, void *arg)
+{
+	struct lookup *l = arg;
+	char e[5] = { 'E' };
+	int32_t v = result == EVUTIL_EAI_NONAME
+#ifdef EVUTIL_EAI_NODATA
+		|| result == EVUTIL_EAI_NODATA
+#endif
+		? EHOSTUNREACH : EAGAIN;
+
+	if (result == 0 && res)
+		(void)send(l->fd, "O", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	else {
+		memcpy(e + 1, &v, sizeof(v));
+		(void)send(l->fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	if (res)
+		evutil_freeaddrinfo(res);
+	close(l->fd);
+	free(l);
+}
+
+/* "R" NAME: does the name exist (resolving it as a CONNECT would)? The
+ * sandbox's resolver answers NXDOMAIN for one that does not. Init asks
+ * only for names its rules allow. */
+static void lookup(struct proxy *px, int fd, const char *name)
+{
+	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct lookup *l = malloc(sizeof(*l));
+
+	if (!l) {
+		close(fd);
+		return;
+	}
+	l->fd = fd;
+	(void)evdns_getaddrinfo(px->dns, name, NULL, &hints, looked, l);
+}
+
 void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 {
 	struct conn *c;
 	size_t hl = n > 5 ? n - 5 : 0;
+
+	if (n >= 6 && msg[0] == 'R' && hl <= CORDON_NET_HOST_MAX) {
+		char name[CORDON_NET_HOST_MAX + 1];
+
+		memcpy(name, msg + 5, hl);
+		name[hl] = '\0';
+		if (memchr(name, '\0', hl)) {
+			close(fd);
+			return;
+		}
+		lookup(px, fd, name);
+		return;
+	}
 
 	if (n < 6 || msg[0] != 'T' || hl > CORDON_NET_HOST_MAX || px->n_conns >= px->cfg->max_conns) {
 		char e[5] = { 'E' };
