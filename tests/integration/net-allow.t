@@ -177,6 +177,46 @@ if git daemon --help >/dev/null 2>&1 || [ -x "$(git --exec-path)/git-daemon" ]; 
         rm -rf "$ws/clone"
 fi
 
+# a Go client: its own resolver (reads /etc/resolv.conf), a non-blocking
+# connect, epoll after it
+if command -v go >/dev/null; then
+        mkdir -p "$dir/go" && cat >"$dir/go/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"time"
+)
+
+func main() {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(os.Args[1], os.Args[2]), 10*time.Second)
+	if err != nil {
+		fmt.Println("dial:", err)
+		os.Exit(1)
+	}
+	c.Write([]byte("go-client"))
+	b := make([]byte, 64)
+	n, _ := c.Read(b)
+	fmt.Println(string(b[:n]))
+}
+GO
+        if (cd "$dir/go" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$dir/go/cache" GOPATH="$dir/go/path" \
+                go build -o "$ws/goclient" main.go) >"$dir/go/log" 2>&1; then
+                out=$("$CORDON" run --workspace "$ws" "${allow[@]}" -- "$ws/goclient" "$H" "$port" 2>/dev/null)
+                if [ "$out" = go-client ]; then ok "a Go client (its own resolver, non-blocking connect, epoll) reaches $H:$port"
+                else not_ok "Go client" "$out"; fi
+                out=$("$CORDON" run --workspace "$ws" "${allow[@]}" -- "$ws/goclient" "$H" "$port2" 2>/dev/null)
+                if echo "$out" | grep -q "permission denied"; then ok "the Go client is refused another port (EACCES)"
+                else not_ok "Go client, other port" "$out"; fi
+        else
+                not_ok "go build" "$(cat "$dir/go/log")"
+        fi
+else
+        skip "a Go client" "no go"
+fi
+
 # ---- refused: by name, by port, by resolved address --------------------------
 out=$(py "${allow[@]}" -- '
 import socket, sys, nal
@@ -263,12 +303,15 @@ s.sendall(b"still"); res.append(s.recv(9).decode())
 ip = socket.getaddrinfo("host.cordon.internal", 0, socket.AF_INET)[0][4][0]
 n = socket.socket()
 t("fastopen-new", lambda: n.sendto(b"x", 0x20000000, (ip, port)))
-print(" ".join(res))' "$port" "$port2" 2>&1)
-if [ "$(echo "$out" | head -1)" = "listen=EACCES bind=EACCES reconnect=EACCES unspec=EACCES fastopen=EACCES still fastopen-new=EACCES" ] &&
-        [ ! -s "$dir/log2" ]; then
+print(" ".join(res))
+# sendto with another address: TCP sends to its own peer, never elsewhere
+s.sendto(b"Z", ("127.0.0.1", port2)); print(s.recv(9).decode())' "$port" "$port2" 2>&1)
+if [ "$out" = "listen=EACCES bind=EACCES reconnect=EACCES unspec=EACCES fastopen=EACCES still fastopen-new=EACCES
+Z" ] && [ ! -s "$dir/log2" ]; then
         ok "traps on the handed-over socket: listen, bind, re-connect, connect(AF_UNSPEC), MSG_FASTOPEN all EACCES; it still works"
+        ok "sendto another address on the handed-over socket reaches only its own peer (nothing at the other server)"
 else
-        not_ok "traps" "$out" "log2: $(cat "$dir/log2")"
+        not_ok "traps" "$out" "log2: $(cat "$dir/log2")" "$(cat "$dir/stderr")"
 fi
 # the controls: the same calls on the sandbox's own sockets work
 out=$(py "${allow[@]}" -- '
