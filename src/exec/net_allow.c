@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <linux/filter.h>
 #include <linux/sockios.h>
@@ -305,39 +306,62 @@ static int start(struct net_allow *na, const struct net_call *c, const char *hos
 	return 1;
 }
 
-/* What the caller set on its socket before the connect, where it differs
- * from a fresh socket's: onto the one handed over. */
-static void copy_options(int from, int to, int domain)
-{
-	static const struct {
-		int level, name;
-	} opts[] = {
+static const struct {
+	int level, name;
+} opts[] = {
 		{ SOL_SOCKET, SO_KEEPALIVE }, { SOL_SOCKET, SO_SNDBUF },     { SOL_SOCKET, SO_RCVBUF },
 		{ SOL_SOCKET, SO_PRIORITY },  { SOL_SOCKET, SO_RCVLOWAT },   { SOL_SOCKET, SO_OOBINLINE },
 		{ IPPROTO_TCP, TCP_NODELAY }, { IPPROTO_TCP, TCP_KEEPIDLE }, { IPPROTO_TCP, TCP_KEEPINTVL },
 		{ IPPROTO_TCP, TCP_KEEPCNT }, { IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_TCP, TCP_CORK },
 		{ IPPROTO_TCP, TCP_QUICKACK }, { IPPROTO_TCP, TCP_NOTSENT_LOWAT },
-	};
-	_cleanup_close_ int fresh = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct linger lf, lc;
-	socklen_t ll = sizeof(lf);
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
+/* A fresh TCP socket's values of opts, per family (asked once). */
+static const int *fresh_options(int domain)
+{
+	static int values[2][N_OPTS];
+	static bool known[2];
+	int k = domain == AF_INET6;
+	_cleanup_close_ int fresh = -1;
+
+	if (known[k])
+		return values[k];
+	fresh = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fresh < 0)
-		return;
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		int a = 0, b = 0;
-		socklen_t la = sizeof(a), lb = sizeof(b);
+		return NULL;
+	for (size_t i = 0; i < N_OPTS; i++) {
+		socklen_t l = sizeof(int);
 
-		if (getsockopt(from, opts[i].level, opts[i].name, &a, &la) < 0 ||
-		    getsockopt(fresh, opts[i].level, opts[i].name, &b, &lb) < 0 || a == b)
+		values[k][i] = INT_MIN; /* unknown: never equal, always copied */
+		(void)getsockopt(fresh, opts[i].level, opts[i].name, &values[k][i], &l);
+	}
+	known[k] = true;
+	return values[k];
+}
+
+/* What the caller set on its socket before the connect, where it differs
+ * from a fresh socket's: onto the one handed over. */
+static void copy_options(int from, int to, int domain)
+{
+	const int *fresh = fresh_options(domain);
+	struct linger lc;
+	socklen_t ll = sizeof(lc);
+
+	if (!fresh)
+		return;
+	for (size_t i = 0; i < N_OPTS; i++) {
+		int a = 0;
+		socklen_t la = sizeof(a);
+
+		if (getsockopt(from, opts[i].level, opts[i].name, &a, &la) < 0 || a == fresh[i])
 			continue;
 		/* the kernel reports buffer sizes doubled, and doubles what is set */
 		if (opts[i].level == SOL_SOCKET && (opts[i].name == SO_SNDBUF || opts[i].name == SO_RCVBUF))
 			a /= 2;
 		(void)setsockopt(to, opts[i].level, opts[i].name, &a, sizeof(a));
 	}
-	if (getsockopt(from, SOL_SOCKET, SO_LINGER, &lc, &ll) == 0 && lc.l_onoff &&
-	    getsockopt(fresh, SOL_SOCKET, SO_LINGER, &lf, &(socklen_t){ sizeof(lf) }) == 0)
+	if (getsockopt(from, SOL_SOCKET, SO_LINGER, &lc, &ll) == 0 && lc.l_onoff)
 		(void)setsockopt(to, SOL_SOCKET, SO_LINGER, &lc, sizeof(lc));
 }
 
