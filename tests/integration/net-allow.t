@@ -355,4 +355,26 @@ except socket.gaierror:
     print("gaierror")' 2>&1)
 if echo "$out" | head -1 | grep -qx gaierror; then ok "a deny rule wins over an allow rule for the resolver"; else not_ok "deny rule" "$out"; fi
 
+# ---- a profile's network.mode "allow", explain and why ---------------------------
+printf '{"network": {"mode": "allow", "allow_domains": ["%s:%s"]}}\n' "$H" "$port" >"$dir/p.json"
+out=$("$CORDON" run --workspace "$ws" --profile "$dir/p.json" -- python3 -c 'import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10); s.sendall(b"profile"); print(s.recv(9).decode())' "$H" "$port" 2>/dev/null)
+if [ "$out" = profile ]; then ok "a profile's network.mode \"allow\" hands connections over as --net allow does"; else not_ok "profile allow" "$out"; fi
+printf '{"network": {"mode": "allw"}}\n' >"$dir/bad.json"
+out=$("$CORDON" run --workspace "$ws" --profile "$dir/bad.json" -- true 2>&1)
+if echo "$out" | grep -q 'did you mean "allow"'; then ok "a misspelt network.mode is refused, allow suggested"; else not_ok "bad mode" "$out"; fi
+out=$("$CORDON" explain --workspace "$ws" "${allow[@]}" -- true 2>&1)
+if echo "$out" | grep -q "network allow" && echo "$out" | grep -q "synthetic addresses"; then
+        ok "cordon explain says network allow and what it does"
+else
+        not_ok "explain" "$out"
+fi
+out=$("$CORDON" why "${allow[@]}" --host "$H" --port "$port" 2>&1); rc=$?
+out2=$("$CORDON" why "${allow[@]}" --host "$H" --port "$port2" 2>&1); rc2=$?
+if [ $rc -eq 0 ] && [ $rc2 -ne 0 ] && echo "$out2" | grep -q "^deny"; then
+        ok "cordon why --host decides --net allow's hosts as the proxy does"
+else
+        not_ok "why" "rc=$rc $out" "rc=$rc2 $out2"
+fi
+
 finish
