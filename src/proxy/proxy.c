@@ -100,6 +100,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	px->now = proxy_now();
 	if (px->n_conns < cfg->max_conns)
 		proxy_set_accepting(px, true);
+	transparent_ledger_tick(px);
 	for (struct conn *c = px->conns, *next; c; c = next) {
 		uint64_t in_state = px->now - c->state_since;
 
@@ -167,6 +168,9 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 	r = cordon_net_host_open(&px->here);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "cannot open the route lookup socket: %s", strerror(-r));
+	/* --net allow's ledger: its NETLINK_SOCK_DIAG socket, before confinement too */
+	if (cfg->transparent && (r = transparent_ledger_open(px)) < 0)
+		return errbuf_set(err, errlen, r, "cannot open the socket diagnostics socket: %s", strerror(-r));
 	px->tick = event_new(px->base, -1, EV_PERSIST, on_tick, px);
 	if (!px->tick || event_add(px->tick, &one) < 0)
 		return errbuf_set(err, errlen, -ENOMEM, "cannot arm the timeouts");
@@ -265,6 +269,7 @@ void proxy_done(struct proxy *px)
 		event_free(px->control_ev);
 	if (px->tick)
 		event_free(px->tick);
+	transparent_ledger_free(px);
 	if (px->dns)
 		evdns_base_free(px->dns, 0);
 	if (px->base)

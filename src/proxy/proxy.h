@@ -73,6 +73,7 @@ struct proxy {
 	uint64_t now;                   /* monotonic milliseconds, per tick and accept */
 	unsigned denials_said;          /* denial records written (capped: PROXY_STATUS_DENIALS_MAX) */
 	uint64_t denial_hash[PROXY_STATUS_DENIALS_MAX];       /* theirs, to write each refusal once */
+	struct transparent_ledger *ledger;  /* --net allow: the connections handed over (transparent.h) */
 };
 
 enum {

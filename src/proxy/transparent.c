@@ -83,7 +83,9 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 		return;
 	}
 
-	if (n < 6 || msg[0] != 'T' || hl > CORDON_NET_HOST_MAX || px->n_conns >= px->cfg->max_conns) {
+	/* the connections handed over and still open count as relayed ones do */
+	if (n < 6 || msg[0] != 'T' || hl > CORDON_NET_HOST_MAX ||
+	    px->n_conns + transparent_ledger_live(px) >= px->cfg->max_conns) {
 		char e[5] = { 'E' };
 		int32_t v = n < 6 || hl > CORDON_NET_HOST_MAX ? EINVAL : EAGAIN;
 
@@ -166,7 +168,9 @@ void transparent_deliver(struct conn *c, bool early)
 		conn_end(c);
 		return;
 	}
-	/* the audit line: the proxy sees no byte of it after this */
+	transparent_ledger_add(c->px, c->ufd, c->host, c->host_len, c->port, addr);
+	/* the audit line: the proxy sees no byte of it after this (the ledger
+	 * says its duration and bytes when it is closed) */
 	proxy_audit(c->px, "cordon-proxy: handed over %.*s:%u (%s) to the sandbox%s", (int)c->host_len, c->host, c->port,
 		    addr, early ? " (connecting)" : "");
 	c->requests++;

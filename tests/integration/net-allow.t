@@ -137,6 +137,20 @@ else
         not_ok "audit line" "$(cat "$dir/stderr")"
 fi
 
+# the ledger: once closed, the connection's duration and bytes are audited
+out=$(py "${allow[@]}" -- '
+import socket, sys, time
+s = socket.create_connection(("host.cordon.internal", int(sys.argv[1])), timeout=10)
+s.sendall(b"y" * 5000); got = 0
+while got < 5000:
+    got += len(s.recv(65536))
+time.sleep(1.5); s.close(); time.sleep(2.5); print(got)' "$port")
+if [ "$out" = 5000 ] && grep -q "^cordon-proxy: closed $H:$port (127.0.0.1) after [0-9]* s: 5000 bytes sent, 5000 received" "$dir/stderr"; then
+        ok "a handed-over connection, once closed, is audited with its duration and bytes"
+else
+        not_ok "ledger" "$out" "$(cat "$dir/stderr")"
+fi
+
 # the same with the proxy variables set, and --net proxy's way still there
 out=$(in_allow python3 -c 'import os, urllib.request; print(os.environ.get("HTTPS_PROXY"))' 2>&1)
 if [ "$out" = "http://127.0.0.1:3128" ]; then ok "--net allow keeps the proxy variables set"; else not_ok "proxy variables" "$out"; fi
