@@ -369,6 +369,30 @@ except socket.gaierror:
     print("gaierror")' 2>&1)
 if echo "$out" | head -1 | grep -qx gaierror; then ok "a deny rule wins over an allow rule for the resolver"; else not_ok "deny rule" "$out"; fi
 
+# ---- a credential host: only through the proxy variables ----------------------
+CREDTABLE_WRITER=${CREDTABLE_WRITER:-${CORDON_BUILDDIR:?}/tests/integration/credtable-writer}
+cat >"$dir/spec.json" <<EOF
+{"creds": [{"name": "t", "hosts": ["$H"], "inject": "header", "inject_name": "Authorization", "format": "Bearer {}",
+  "phantoms": ["tPHANTOMnetallow000000"], "default": "allow", "rules": [], "value_env": "CRED_T"}]}
+EOF
+if CRED_T=realVALUEnetallow "$CREDTABLE_WRITER" "$dir/spec.json" "$dir/session-ca.pem" >"$dir/table" 2>"$dir/writer.err"; then
+        : >"$dir/log"
+        out=$(cd "$ws" && "$CORDON" exec --net allow --write "$ws" --allow-domain "$H:$port" --credentials-fd 3 -- \
+                python3 -c 'import socket, sys, errno
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10); print("connected")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$H" "$port" 3<"$dir/table" 2>"$dir/err")
+        if [ "$out" = EACCES ] && grep -q "credential-host-transparent" "$dir/err" && grep -q "HTTPS_PROXY" "$dir/err" &&
+                [ ! -s "$dir/log" ]; then
+                ok "a credential host is refused on the transparent path (EACCES), the reason naming the proxy variables"
+        else
+                not_ok "credential host" "$out" "$(cat "$dir/err")"
+        fi
+else
+        not_ok "the credential table" "$(cat "$dir/writer.err")"
+fi
+
 # ---- a profile's network.mode "allow", explain and why ---------------------------
 printf '{"network": {"mode": "allow", "allow_domains": ["%s:%s"]}}\n' "$H" "$port" >"$dir/p.json"
 out=$("$CORDON" run --workspace "$ws" --profile "$dir/p.json" -- python3 -c 'import socket, sys
