@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <linux/seccomp.h>
 #include <linux/filter.h>
-#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>

@@ -145,16 +145,12 @@ int transparent_address(const struct conn *c, const struct cordon_netaddr *a, st
 void transparent_deliver(struct conn *c, bool early)
 {
 	char msg[2 + INET6_ADDRSTRLEN + 8] = { 'O', early ? '~' : ' ' }, cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct sockaddr_storage peer;
-	socklen_t pl = sizeof(peer);
 	char addr[INET6_ADDRSTRLEN] = "?";
 	struct iovec iov = { msg, 0 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	const struct cordon_netaddr *a = c->next_answer ? &c->answers.v[c->next_answer - 1] : NULL;
 
-	(void)peer;
-	(void)pl;
 	if (a)
 		inet_ntop(a->family, a->a, addr, sizeof(addr));
 	iov.iov_len = 2 + (size_t)snprintf(msg + 2, sizeof(msg) - 2, "%s", addr);

@@ -327,6 +327,27 @@ Z" ] && [ ! -s "$dir/log2" ]; then
 else
         not_ok "traps" "$out" "log2: $(cat "$dir/log2")" "$(cat "$dir/stderr")"
 fi
+# the same over IPv6: the AAAA's synthetic address, an AF_INET6 socket
+# handed over (dialled to the IPv4 answer as ::ffff:a.b.c.d), the same traps
+: >"$dir/log2"
+out=$(py "${allow[@]}" -- '
+import socket, sys, nal
+port, port2 = int(sys.argv[1]), int(sys.argv[2])
+a = socket.getaddrinfo("host.cordon.internal", port, socket.AF_INET6, socket.SOCK_STREAM)[0][4]
+s = socket.socket(socket.AF_INET6); s.settimeout(10); s.connect(a)
+s.sendall(b"six"); r = [s.recv(9).decode(), str(s.family == socket.AF_INET6)]
+for name, f in (("listen", lambda: s.listen(1)), ("reconnect", lambda: s.connect(("::1", port2))),
+                ("reconnect4", lambda: s.connect(("::ffff:127.0.0.1", port2)))):
+    try:
+        f(); r.append(name + "=ok")
+    except OSError as e:
+        r.append(name + "=" + nal.err(e))
+print(" ".join(r))' "$port" "$port2" 2>&1)
+if [ "$out" = "six True listen=EACCES reconnect=EACCES reconnect4=EACCES" ] && [ ! -s "$dir/log2" ]; then
+        ok "IPv6: the AAAA's synthetic address is handed over on an AF_INET6 socket, and its traps hold"
+else
+        not_ok "IPv6 hand-over" "$out" "$(cat "$dir/stderr")"
+fi
 # the controls: the same calls on the sandbox's own sockets work
 out=$(py "${allow[@]}" -- '
 import socket
