@@ -11,8 +11,9 @@
  *    a file naming it, the host's search and options kept): an allowed
  *    name's A/AAAA get a synthetic address (198.18.0.0/15, fd63:6f72:646f::/64),
  *    one per name for the sandbox's life, never reused, at most
- *    NET_ALLOW_MAX_NAMES; any other name is NXDOMAIN and a denial record;
- *    other query types get an empty answer (net_allow_dns.c);
+ *    NET_ALLOW_MAX_NAMES, once the proxy has looked the name up (one that
+ *    does not exist is NXDOMAIN); any other name is NXDOMAIN and a denial
+ *    record; other query types get an empty answer (net_allow_dns.c);
  *  - the gate (unix_gate.c calls net_allow_call / net_allow_early): a TCP
  *    connect to a synthetic address, or to a literal an allow rule names,
  *    is decided by name and port, then the proxy (host namespace) decides
@@ -31,7 +32,14 @@
  * registrations of the socket made before the connect keep the old
  * (sandbox) socket; a local bind to a port other than 0 is not carried;
  * getsockname shows the host's address. The proxy sees the connect (its
- * decision and audit line) but none of the bytes.
+ * decision and audit line, and the ledger's line with duration and bytes
+ * once closed: transparent.h) but none of the bytes. A non-blocking
+ * connect is answered EINPROGRESS once the proxy has resolved the name and
+ * started its connect (not before: the socket does not exist until then).
+ * Per connection the hand-over costs four wakeups (caller, init, proxy,
+ * init) and a few dozen syscalls: ~100-200 us on a busy 2-core machine
+ * (bench/proxy), more than the 50 us aimed at; the bytes after it cost
+ * nothing.
  */
 
 #include <stdbool.h>
