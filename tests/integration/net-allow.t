@@ -354,10 +354,14 @@ import socket
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(5)
 c = socket.create_connection(l.getsockname()); a, _ = l.accept(); c.sendall(b"own"); print(a.recv(9).decode())
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
-v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.sendto(b"udp", u.getsockname()); print(u.recv(9).decode())' 2>&1)
+v = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); v.sendto(b"udp", u.getsockname()); print(u.recv(9).decode())
+x = socket.socket(socket.AF_UNIX); x.bind("na.sock"); x.listen(1)
+y = socket.socket(socket.AF_UNIX); y.connect("na.sock"); b, _ = x.accept(); y.sendall(b"unix"); print(b.recv(9).decode())' 2>&1)
+rm -f "$ws/na.sock"
 if [ "$out" = "own
-udp" ]; then
-        ok "control: bind, listen, connect and UDP on the sandbox's own loopback work"
+udp
+unix" ]; then
+        ok "control: bind, listen, connect and UDP on the sandbox's own loopback work, and a unix socket by path"
 else
         not_ok "own loopback" "$out"
 fi
