@@ -53,6 +53,9 @@ enum cordon_net {
 	CORDON_NET_NONE, /* loopback only */
 	CORDON_NET_HOST, /* the host's network */
 	CORDON_NET_PROXY, /* loopback, and cordon's proxy as the one way out (host rules) */
+	/* as proxy, and any TCP client reaches an allowed host directly: init
+	 * connects for it through the proxy and hands it the socket */
+	CORDON_NET_ALLOW,
 };
 
 enum cordon_enforcement {

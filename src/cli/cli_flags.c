@@ -236,7 +236,7 @@ static int flag_net(struct cli_args *a, const struct cli_flag *f, const char *va
 {
 	(void)f;
 	if (cordon_net_from_string(value, &a->net) < 0)
-		return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host, proxy",
+		return fail(err, errlen, "--net: unknown network setting '%s': valid settings are none, host, proxy, allow",
 			    value);
 	a->net_set = true;
 	return 0;
@@ -532,8 +532,9 @@ static const struct cli_flag flags[] = {
 	  "read-only | workspace-write (default) | danger-full-access" },
 	{ "--workspace", POLICY_CMDS, true, flag_workspace, 0, CLI_SECTION_POLICY, "DIR",
 	  "the writable workspace root (default: current directory)" },
-	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host|proxy",
-	  "network access (default: none); proxy: only through\ncordon's proxy, to the hosts --allow-domain admits" },
+	{ "--net", POLICY_CMDS, true, flag_net, 0, CLI_SECTION_POLICY, "none|host|proxy|allow",
+	  "network access (default: none); proxy: only through\ncordon's proxy, to the hosts --allow-domain admits;\n"
+	  "allow: as proxy, and any TCP client reaches them\ndirectly (init connects through the proxy)" },
 	{ "--backend", POLICY_CMDS, true, flag_backend, 0, CLI_SECTION_POLICY, "B",
 	  "native | bwrap | seatbelt | unavailable (skips probing;\nCORDON_BACKEND does the same)" },
 	{ "--isolation", POLICY_CMDS, true, flag_isolation, 0, CLI_SECTION_POLICY, "full|light",

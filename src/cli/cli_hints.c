@@ -506,7 +506,7 @@ static void line_denials(struct hints *h, const struct cli_args *a, const struct
 static void net_hint(struct hints *h, const char *line, bool after_connect)
 {
 	enum cordon_net net = cordon_why_net(h->why);
-	bool proxy = net == CORDON_NET_PROXY;
+	bool proxy = net == CORDON_NET_PROXY || net == CORDON_NET_ALLOW;
 	struct cordon_origin origin;
 
 	if (h->net_said || net == CORDON_NET_HOST || cordon_why_mode(h->why) == CORDON_MODE_DANGER_FULL_ACCESS ||
@@ -517,7 +517,10 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
 		return;
 	h->net_said = true;
 	json_array_append_new(h->hints, json_string(
-		proxy ? "only cordon's proxy leads out (--net proxy): there is no resolver and no route, so a "
+		net == CORDON_NET_ALLOW
+		? "only the hosts the rules allow are reached (--net allow): other names do not resolve (NXDOMAIN) "
+		  "and a connect elsewhere is refused; `cordon why --host H --port P` says why, --allow-domain admits one"
+		: proxy ? "only cordon's proxy leads out (--net proxy): there is no resolver and no route, so a "
 			"program that ignores HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (127.0.0.1:3128, SOCKS5 :1080) "
 			"fails at once; point it at the proxy, or allow the network with --net host"
 		      : "the network is off (--net none: only the sandbox's own loopback), so name resolution and "
@@ -527,7 +530,10 @@ static void net_hint(struct hints *h, const char *line, bool after_connect)
 	json_t *o = json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:o,s:s}", "kind", "network", "path", "op", "connect", "rule",
 			      origin.pointer && origin.pointer[0] ? origin.pointer : "network.mode",
 			      "mechanism", "netns", "reason",
-			      proxy ? "network.mode is proxy: only through cordon's proxy" : "network.mode is none", "line",
+			      net == CORDON_NET_ALLOW ? "network.mode is allow: only the hosts the rules allow"
+			      : proxy		       ? "network.mode is proxy: only through cordon's proxy"
+						       : "network.mode is none",
+			      "line",
 			      cli_json_text(line, strlen(line)), "source", "output");
 	if (o)
 		json_array_append_new(h->denials, o);
@@ -646,7 +652,8 @@ int cli_hints_collect(const struct cli_args *a, const struct cordon_profile_hand
 	 * source output. */
 	bool proxy_said = false;
 	if (c->enforcement != CORDON_ENFORCEMENT_NONE &&
-	    (a->net_set ? a->net == CORDON_NET_PROXY : cordon_profile_net(prof) == CORDON_NET_PROXY)) {
+	    (a->net_set ? a->net == CORDON_NET_PROXY || a->net == CORDON_NET_ALLOW
+			: cordon_profile_net(prof) == CORDON_NET_PROXY || cordon_profile_net(prof) == CORDON_NET_ALLOW)) {
 		size_t before = json_array_size(h.denials);
 
 		if (c->status_format == CORDON_STATUS_NONE) {

@@ -68,10 +68,11 @@ static int refuse_danger_with_net(const struct cli_args *a, const struct cordon_
 		return -EINVAL;
 	}
 	cordon_profile_net_origin(prof, &o);
-	if (!a->net_set && cordon_policy_net(p) == CORDON_NET_PROXY) {
-		say("%s%s%s: network.mode \"proxy\" with --mode danger-full-access: that mode enforces nothing, so the "
+	if (!a->net_set && (cordon_policy_net(p) == CORDON_NET_PROXY || cordon_policy_net(p) == CORDON_NET_ALLOW)) {
+		say("%s%s%s: network.mode \"%s\" with --mode danger-full-access: that mode enforces nothing, so the "
 		    "command would run with the host's network; refused",
-		    o.file ? o.file : "the profile", o.pointer ? " at " : "", o.pointer ? o.pointer : "");
+		    o.file ? o.file : "the profile", o.pointer ? " at " : "", o.pointer ? o.pointer : "",
+		    cordon_net_to_string(cordon_policy_net(p)));
 		return -EINVAL;
 	}
 	return 0;

@@ -63,7 +63,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue;
 		if (env_name_is_injection(name))
 			continue;
-		if (p->net == CORDON_NET_PROXY && netproxy_env_owns(name))
+		if ((p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW) && netproxy_env_owns(name))
 			continue; /* ours win */
 		if (p->protect_git && strcmp(name, "GIT_TEMPLATE_DIR") == 0)
 			continue; /* ours wins, below */
@@ -82,7 +82,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 	if (p->protect_git)
 		envp[k++] = (char *)PROTECT_GIT_ENV;
 	envp[k] = NULL;
-	if (p->net == CORDON_NET_PROXY)
+	if (p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW)
 		k = netproxy_env_add(envp, k);
 	if (p->credentials_fd >= 0) {
 		int n;

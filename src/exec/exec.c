@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "cordon/runner.h"
+#include "net_allow.h"
 #include "netproxy.h"
 #include "trust.h"
 #include "policy.h"
@@ -144,7 +145,14 @@ _Noreturn static void run_full(struct exec_ctx *x)
 
 	if (p->credentials_fd >= 0)
 		trust_read_public(x);
-	if (p->net == CORDON_NET_PROXY)
+	if (p->net == CORDON_NET_ALLOW) {
+		char why[512] = "";
+
+		/* fail closed: without the kernel's hand-over, nothing runs */
+		if (net_allow_probe(why, sizeof(why)) < 0)
+			exec_die("net allow", "%s", why);
+	}
+	if (p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW)
 		netproxy_start(x);
 	signals_setup(x);
 	if (p->pty)
@@ -188,7 +196,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
+	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
 	char err[512];
 	int r;
 

@@ -68,7 +68,10 @@ int main(void)
 	    emit("seccomp_bpf_notify_create", NULL, NOTIFY_CREATE) < 0 ||
 	    emit("seccomp_bpf_notify_both", NULL, NOTIFY_UNIX | NOTIFY_CREATE) < 0 ||
 	    emit("seccomp_bpf_notify_create_read", NULL, NOTIFY_CREATE | NOTIFY_READ) < 0 ||
-	    emit("seccomp_bpf_notify_all", NULL, NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ) < 0)
+	    emit("seccomp_bpf_notify_all", NULL, NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ) < 0 ||
+	    emit("seccomp_bpf_notify_net", NULL, NOTIFY_UNIX | NOTIFY_NET) < 0 ||
+	    emit("seccomp_bpf_notify_net_create", NULL, NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_NET) < 0 ||
+	    emit("seccomp_bpf_notify_net_all", NULL, NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ | NOTIFY_NET) < 0)
 		return 1;
 	return fflush(stdout) == 0 ? 0 : 1;
 }

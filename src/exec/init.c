@@ -262,7 +262,9 @@ void init_fork_command(struct exec_ctx *x, size_t i)
 	else
 		held_drop(x);
 	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1,
-		       exec_gates(x) ? x->landlock_fd : -1 };
+		       exec_gates(x) ? x->landlock_fd : -1,
+		       /* and --net allow's: init's way to the proxy, its resolver */
+		       x->proxy_fd, x->net_dns[0], x->net_dns[1] };
 
 	(void)close_fds_keep(keep, ELEMENTSOF(keep));
 	x->command_pid = start_command(x, &x->gate_listener);

@@ -16,6 +16,7 @@
 
 #include "cordon/cordon.h"
 #include "errbuf.h"
+#include "net_allow.h"
 #include "netproxy.h"
 #include "netrule.h"
 #include "runner.h"
@@ -141,7 +142,7 @@ static void proxy_binary(struct exec_ctx *x)
 void netproxy_start(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	size_t n = 10 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
+	size_t n = 11 + 2 * (count(p->allow_domains) + count(p->deny_domains) + count(p->allow_addresses)), k = 0;
 	const char **argv = calloc(n, sizeof(*argv));
 	char fdnum[16], statusnum[16], credsnum[16];
 	int status = status_channel_fd();
@@ -163,6 +164,8 @@ void netproxy_start(struct exec_ctx *x)
 		argv[k++] = "--status-fd";
 		argv[k++] = statusnum;
 	}
+	if (p->net == CORDON_NET_ALLOW)
+		argv[k++] = "--transparent"; /* init asks it for connections on the control socket */
 	push_rules(argv, &k, "--deny-domain", p->deny_domains);
 	push_rules(argv, &k, "--allow-domain", p->allow_domains);
 	push_rules(argv, &k, "--allow-address", p->allow_addresses);
@@ -263,6 +266,11 @@ void netproxy_listen(struct exec_ctx *x, size_t step)
 	/* the proxy holds the only copies now: when it ends, so do they */
 	close(fds[0]);
 	close(fds[1]);
+	if (x->plan->net == CORDON_NET_ALLOW) {
+		/* init's gate asks the proxy for each connection on it */
+		net_allow_setup(x);
+		return;
+	}
 	close(x->proxy_fd);
 	x->proxy_fd = -1;
 }

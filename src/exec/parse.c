@@ -592,8 +592,9 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 			goto fail;
 		i++;
 	}
-	if ((f.allow_domain.n || f.deny_domain.n || f.allow_address.n) && f.net != CORDON_NET_PROXY) {
-		r = errbuf_set(err, errlen, -EINVAL, "--allow-domain, --deny-domain and --allow-address need --net proxy");
+	if ((f.allow_domain.n || f.deny_domain.n || f.allow_address.n) && f.net != CORDON_NET_PROXY &&
+	    f.net != CORDON_NET_ALLOW) {
+		r = errbuf_set(err, errlen, -EINVAL, "--allow-domain, --deny-domain and --allow-address need --net proxy or allow");
 		goto fail;
 	}
 	if ((f.shim.n || f.shim_path) && f.broker_fd < 0) {
@@ -608,7 +609,7 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 		r = errbuf_set(err, errlen, -EINVAL, "--broker-fd must differ from --status-fd and --exec-fd");
 		goto fail;
 	}
-	if (f.credentials_fd >= 0 && f.net != CORDON_NET_PROXY) {
+	if (f.credentials_fd >= 0 && f.net != CORDON_NET_PROXY && f.net != CORDON_NET_ALLOW) {
 		r = errbuf_set(err, errlen, -EINVAL, "--credentials-fd needs --net proxy: the proxy spends the credentials");
 		goto fail;
 	}

@@ -306,6 +306,10 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 	if (light && f->net == CORDON_NET_PROXY)
 		return errbuf_set(err, errlen, -EOPNOTSUPP,
 			    "--net proxy needs full isolation (a network namespace of the sandbox's own)");
+	if (light && f->net == CORDON_NET_ALLOW)
+		return errbuf_set(err, errlen, -EOPNOTSUPP,
+			    "--net allow needs full isolation: the connections init hands over need a network namespace "
+			    "of the sandbox's own and init's seccomp gate");
 	/* The broker's socket is the sandbox's identity only in a /run no
 	 * other sandbox shares. */
 	if (light && f->broker_fd >= 0)
@@ -470,7 +474,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 			goto fail;
 		if (f->net != CORDON_NET_HOST && (r = add_step(&p, STEP_LOOPBACK, NULL)) < 0)
 			goto fail;
-		if (f->net == CORDON_NET_PROXY && (r = add_step(&p, STEP_PROXY, NULL)) < 0)
+		if ((f->net == CORDON_NET_PROXY || f->net == CORDON_NET_ALLOW) && (r = add_step(&p, STEP_PROXY, NULL)) < 0)
 			goto fail;
 		if (f->broker_fd >= 0 && (r = add_step(&p, STEP_BROKER, BROKER_DIR)) < 0)
 			goto fail;

@@ -174,6 +174,11 @@ void describe_proxy(const struct plan *p, const struct step *s, unsigned uid, un
 	print_list(out, p->deny_domains, "nothing more");
 	fprintf(out, "; local answers allowed");
 	print_list(out, p->allow_addresses, "none");
+	if (p->net == CORDON_NET_ALLOW)
+		fprintf(out, "; and (--net allow) a resolver on 127.0.0.1:53 inside giving the allowed names synthetic "
+			     "addresses (198.18.0.0/15, fd63:6f72:646f::/64): a TCP connect to one is decided by init and the "
+			     "proxy, which dials it in the host's namespace and hands the socket to the caller (no relay; "
+			     "connect, bind, listen and Fast Open on it refused after); UDP only on the sandbox's loopback");
 	fprintf(out, "\n");
 }
 

@@ -101,6 +101,18 @@ int seccomp_precompiled_notify(unsigned which, const struct sock_filter **ret, s
 		*ret = seccomp_bpf_notify_all;
 		*ret_len = ELEMENTSOF(seccomp_bpf_notify_all);
 		return 0;
+	case NOTIFY_UNIX | NOTIFY_NET:
+		*ret = seccomp_bpf_notify_net;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_net);
+		return 0;
+	case NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_NET:
+		*ret = seccomp_bpf_notify_net_create;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_net_create);
+		return 0;
+	case NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ | NOTIFY_NET:
+		*ret = seccomp_bpf_notify_net_all;
+		*ret_len = ELEMENTSOF(seccomp_bpf_notify_net_all);
+		return 0;
 	default:
 		return -EINVAL;
 	}

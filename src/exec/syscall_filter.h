@@ -55,7 +55,8 @@ int seccomp_precompiled(const struct seccomp_opts *o, const struct sock_filter *
 enum {
 	NOTIFY_UNIX = 1 << 0,
 	NOTIFY_CREATE = 1 << 1,
-	NOTIFY_READ = 1 << 2,   /* with NOTIFY_CREATE: every open, reads too (a hidden file inside a writable root) */
+	NOTIFY_READ = 1 << 2,
+	NOTIFY_NET = 1 << 3,    /* --net allow: bind and listen too (net_allow.h) */   /* with NOTIFY_CREATE: every open, reads too (a hidden file inside a writable root) */
 };
 int seccomp_apply_notify(unsigned which, int *ret_listener, char *err, size_t errlen);
 int seccomp_build_notify(unsigned which, void **ret, char *err, size_t errlen);

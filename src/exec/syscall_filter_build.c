@@ -453,7 +453,7 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	int r, nr;
 
-	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ)) ||
+	if (!which || (which & ~(unsigned)(NOTIFY_UNIX | NOTIFY_CREATE | NOTIFY_READ | NOTIFY_NET)) ||
 	    ((which & NOTIFY_READ) && !(which & NOTIFY_CREATE)))
 		return errbuf_set(err, errlen, -EINVAL, "seccomp: no such notification filter");
 	r = new_filter(&ctx, false, err, errlen);
@@ -465,6 +465,11 @@ int seccomp_build_notify(unsigned which, scmp_filter_ctx *ret, char *err, size_t
 	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg), 0)) < 0 ||
 	     (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmmsg), 0)) < 0))
 		return errbuf_set(err, errlen, r, "seccomp: cannot add the unix gate's rules: %s", strerror(-r));
+	/* --net allow: a handed-over socket never listens nor binds unseen */
+	if ((which & NOTIFY_NET) &&
+	    ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(listen), 0)) < 0 ||
+	     (!(which & NOTIFY_CREATE) && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0)) < 0)))
+		return errbuf_set(err, errlen, r, "seccomp: cannot add --net allow's rules: %s", strerror(-r));
 	if (!(which & NOTIFY_CREATE)) {
 		*ret = TAKE_PTR(ctx);
 		return 0;

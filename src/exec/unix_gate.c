@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "create_gate.h"
 #include "gate_common.h"
+#include "net_allow.h"
 #include "errbuf.h"
 #include "pathfd.h"
 #include "runner.h"
@@ -511,6 +512,8 @@ static void handle(struct gate *g)
 	memset(&n, 0, sizeof(n)); /* the kernel insists */
 	if (ioctl(g->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0)
 		return; /* ENOENT: the caller went away before we took it */
+	if (g->net && net_allow_early(g->net, g->listener, &n))
+		return;
 	if (create_gate_nr(n.data.nr)) {
 		create_gate_handle(g->listener, g->create, &n);
 		return;
@@ -530,6 +533,19 @@ static void handle(struct gate *g)
 		op_free(op);
 		return;
 	}
+	if (r >= 0 && g->net && (op->domain == AF_INET || op->domain == AF_INET6)) {
+		const struct gate_msg *m = &op->msgs[0];
+		struct net_call c = { .id = op->id, .tid = op->tid, .nr = op->nr, .fd = (int)n.data.args[0],
+				      .pidfd = &op->pidfd, .sock = &op->sock, .domain = op->domain, .type = op->type,
+				      .protocol = op->protocol, .flags = op->flags, .nonblock = op->nonblock,
+				      .addr = &m->addr, .addrlen = op->n_msgs ? m->addrlen : 0 };
+
+		r = net_allow_call(g->net, g->listener, &c);
+		if (r > 0) {
+			op_free(op); /* taken: answered when the proxy has */
+			return;
+		}
+	}
 	if (r < 0)
 		gate_reply(g->listener, op->id, 0, r);
 	else if (op->nr == SYS_connect)
@@ -543,11 +559,11 @@ static void handle(struct gate *g)
 	op_free(op);
 }
 
-_Static_assert(UNIX_GATE_MAX_POLLFDS == 1 + GATE_MAX_PARKED, "the listener and every parked op");
+_Static_assert(UNIX_GATE_MAX_POLLFDS == 1 + GATE_MAX_PARKED + NET_ALLOW_MAX_POLLFDS, "the listener, every parked op, --net allow's");
 
 unsigned exec_gates(const struct exec_ctx *x)
 {
-	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0) |
+	return (x->plan->unix_gate ? NOTIFY_UNIX : 0) | (x->plan->net == CORDON_NET_ALLOW ? NOTIFY_UNIX | NOTIFY_NET : 0) | (create_set_active(&x->create) ? NOTIFY_CREATE : 0) |
 	       (x->create.names.read_gate ? NOTIFY_READ | NOTIFY_CREATE : 0);
 }
 
@@ -589,6 +605,7 @@ struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 {
 	const struct plan *p = x->plan;
 	struct gate *g = calloc(1, sizeof(*g));
+	bool failed;
 
 	if (!g)
 		return NULL;
@@ -601,7 +618,12 @@ struct gate *unix_gate_new(struct exec_ctx *x, int listener)
 		.host_net = p->net == CORDON_NET_HOST,
 		.create = &x->create,
 		.listening = true,
+		.net = net_allow_new(x, &failed),
 	};
+	if (failed) {
+		free(g);
+		return NULL; /* fail closed: --net allow without its gate runs nothing */
+	}
 	return g;
 }
 
@@ -615,13 +637,16 @@ size_t unix_gate_pollfds(struct gate *g, struct pollfd *fds, int *timeout_ms)
 	if (g->n_parked && (*timeout_ms < 0 || *timeout_ms > 1000))
 		*timeout_ms = 1000;
 	g->polled = g->n_parked;
-	return 1 + g->n_parked;
+	g->net_polled = g->net ? net_allow_pollfds(g->net, fds + 1 + g->n_parked, timeout_ms) : 0;
+	return 1 + g->n_parked + g->net_polled;
 }
 
 void unix_gate_step(struct gate *g, const struct pollfd *fds, int r)
 {
 	size_t n_parked = g->polled;
 
+	if (g->net)
+		net_allow_step(g->net, g->listener, fds + 1 + n_parked, g->net_polled, r);
 	if (fds[0].revents & POLLIN)
 		handle(g);
 	else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))

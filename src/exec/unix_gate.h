@@ -63,7 +63,8 @@ int unix_gate_receive(int fd, pid_t cmd, int *ret_listener);
 /* Init's side of the gates, driven by init's own loop (init.c): which
  * pollfds to wait on (at most UNIX_GATE_MAX_POLLFDS; *timeout_ms lowered
  * while a connect is parked), and what to do once poll returned r. */
-#define UNIX_GATE_MAX_POLLFDS (1 + 128) /* the listener and every parked connect (GATE_MAX_PARKED) */
+/* the listener, every parked connect (GATE_MAX_PARKED), --net allow's (net_allow.h) */
+#define UNIX_GATE_MAX_POLLFDS (1 + 128 + 98)
 
 struct gate;
 struct pollfd;

@@ -43,6 +43,8 @@ struct gate {
 	size_t parked_bytes;
 	size_t polled;                 /* parked ops the last unix_gate_pollfds listed */
 	bool listening;                /* the listener still has callers */
+	struct net_allow *net;         /* --net allow (net_allow.h), or NULL */
+	size_t net_polled;             /* pollfds it listed last */
 };
 
 int gate_diag_open(void);

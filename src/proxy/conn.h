@@ -62,6 +62,8 @@ struct conn {
 	int dns_result;
 	struct evutil_addrinfo *dns_res;
 	struct relay_dir up, down;
+	int t_family;                  /* PROXY_LISTEN_TRANSPARENT: the caller's socket's family */
+	bool t_early;                  /* ... which does not wait for the connect (transparent.h) */
 };
 
 /* conn.c */

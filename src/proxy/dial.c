@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "transparent.h"
 #include "proxy.h"
 #include "socks5.h"
 
@@ -129,7 +130,14 @@ static void dial_next(struct conn *c)
 			}
 		}
 
-		if (a->family == AF_INET) {
+		if (c->kind == PROXY_LISTEN_TRANSPARENT) {
+			unsigned tl = 0;
+			int family = transparent_address(c, a, &ss, &tl);
+
+			if (family < 0)
+				continue; /* not for the caller's socket's family */
+			sl = tl;
+		} else if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 
 			s4->sin_family = AF_INET;
@@ -144,7 +152,7 @@ static void dial_next(struct conn *c)
 			memcpy(&s6->sin6_addr, a->a, 16);
 			sl = sizeof(*s6);
 		}
-		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
 		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
@@ -159,6 +167,10 @@ static void dial_next(struct conn *c)
 		 * now: go on without a turn of the loop */
 		if (poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, 0) == 1) {
 			on_upstream(fd, EV_WRITE, c);
+			return;
+		}
+		if (c->kind == PROXY_LISTEN_TRANSPARENT && c->t_early) {
+			transparent_deliver(c, true); /* the caller does not wait: neither do we */
 			return;
 		}
 		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
@@ -280,7 +292,9 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 		dial_next(c);
 		return;
 	}
-	if (c->intercept)
+	if (c->kind == PROXY_LISTEN_TRANSPARENT)
+		transparent_deliver(c, false);
+	else if (c->intercept)
 		start_intercept(c);
 	else
 		start_relay(c);
@@ -349,6 +363,12 @@ void conn_decide(struct conn *c)
 	event_del(c->cev);
 	if (c->px->cfg->intercept && c->px->cfg->intercept->wants(c->px->cfg->intercept->state, c->host, c->host_len)) {
 		/* a credential host: only through a tunnel the proxy terminates */
+		if (c->kind == PROXY_LISTEN_TRANSPARENT) {
+			conn_refuse_request(c, 403, "credential-host-transparent",
+					    "a credential host is reached only through the proxy (HTTPS_PROXY, "
+					    "ALL_PROXY are set in the sandbox), not by a direct connection");
+			return;
+		}
 		if (c->kind == PROXY_LISTEN_SOCKS || c->forward) {
 			conn_refuse_request(c, 403, c->kind == PROXY_LISTEN_SOCKS ? "credential-host-socks" : "credential-host-plain-http",
 					    "a credential host is reached only through an HTTPS CONNECT tunnel");

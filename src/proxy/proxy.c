@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "transparent.h"
 #include "errbuf.h"
 #include "proxy.h"
 #include "request.h"
@@ -99,6 +100,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	px->now = proxy_now();
 	if (px->n_conns < cfg->max_conns)
 		proxy_set_accepting(px, true);
+	transparent_ledger_tick(px);
 	for (struct conn *c = px->conns, *next; c; c = next) {
 		uint64_t in_state = px->now - c->state_since;
 
@@ -166,6 +168,9 @@ int proxy_init(struct proxy *px, const struct proxy_config *cfg, char *err, size
 	r = cordon_net_host_open(&px->here);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "cannot open the route lookup socket: %s", strerror(-r));
+	/* --net allow's ledger: its NETLINK_SOCK_DIAG socket, before confinement too */
+	if (cfg->transparent && (r = transparent_ledger_open(px)) < 0)
+		return errbuf_set(err, errlen, r, "cannot open the socket diagnostics socket: %s", strerror(-r));
 	px->tick = event_new(px->base, -1, EV_PERSIST, on_tick, px);
 	if (!px->tick || event_add(px->tick, &one) < 0)
 		return errbuf_set(err, errlen, -ENOMEM, "cannot arm the timeouts");
@@ -197,13 +202,24 @@ int proxy_add_listener(struct proxy *px, int fd, int kind)
 static void on_control(evutil_socket_t fd, short what, void *arg)
 {
 	struct proxy *px = arg;
-	char kinds[4] = {}, cbuf[CMSG_SPACE(4 * sizeof(int))];
+	char kinds[8 + CORDON_NET_HOST_MAX] = {}, cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { kinds, sizeof(kinds) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	ssize_t n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	if (n > 0 && (kinds[0] == PROXY_LISTEN_TRANSPARENT || kinds[0] == 'R') && px->cfg->transparent) {
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		int rfd = -1;
+
+		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && !(m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+			memcpy(&rfd, CMSG_DATA(cm), sizeof(int));
+		if (rfd >= 0)
+			transparent_request(px, rfd, kinds, (size_t)n);
+		return;
+	}
 	if (n > 0)
 		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
 			size_t k;
@@ -220,7 +236,10 @@ static void on_control(evutil_socket_t fd, short what, void *arg)
 					close(lfd);
 			}
 		}
-	/* one message; then the runner's end closes */
+	/* one message; then the runner's end closes (--net allow: init's
+	 * requests follow, until it ends) */
+	if (n > 0 && px->cfg->transparent)
+		return;
 	event_del(px->control_ev);
 	close(fd);
 }
@@ -250,6 +269,7 @@ void proxy_done(struct proxy *px)
 		event_free(px->control_ev);
 	if (px->tick)
 		event_free(px->tick);
+	transparent_ledger_free(px);
 	if (px->dns)
 		evdns_base_free(px->dns, 0);
 	if (px->base)

@@ -49,6 +49,7 @@ struct proxy_config {
 	int audit_fd;                   /* refusal lines go here (-1: stderr) */
 	const struct proxy_intercept *intercept;  /* NULL: no credentials */
 	int status_fd;                  /* the runner's status channel: each refusal also as a denial record (-1: none) */
+	bool transparent;               /* --net allow: the control socket stays, init asks for connections on it */
 };
 
 /* Denial records the proxy writes on the status channel, at most (conn.c). */
@@ -72,11 +73,13 @@ struct proxy {
 	uint64_t now;                   /* monotonic milliseconds, per tick and accept */
 	unsigned denials_said;          /* denial records written (capped: PROXY_STATUS_DENIALS_MAX) */
 	uint64_t denial_hash[PROXY_STATUS_DENIALS_MAX];       /* theirs, to write each refusal once */
+	struct transparent_ledger *ledger;  /* --net allow: the connections handed over (transparent.h) */
 };
 
 enum {
 	PROXY_LISTEN_HTTP = 'H',
 	PROXY_LISTEN_SOCKS = 'S',
+	PROXY_LISTEN_TRANSPARENT = 'T', /* --net allow: init's request, answered with a socket (transparent.h) */
 };
 
 /* proxy.c */

@@ -31,7 +31,7 @@ static const char usage[] =
 	"usage: cordon proxy [--control-fd N] [--audit-fd N] [--status-fd N] [--listen-http ADDR:PORT] [--listen-socks ADDR:PORT]\n"
 	"                    [--allow-domain H]... [--deny-domain H]... [--allow-address A[/N]]...\n"
 	"                    [--max-conns N] [--head-timeout S] [--connect-timeout S] [--idle-timeout S]\n"
-	"                    [--total-timeout S] [--credentials-fd N]\n"
+	"                    [--total-timeout S] [--credentials-fd N] [--transparent]\n"
 	"Internal: the runner starts it for --net proxy.\n";
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *ret)
@@ -117,6 +117,10 @@ int cordon_proxy_main(int argc, char **argv, proxy_intercept_load_fn load)
 		if (strcmp(f, "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
+		}
+		if (strcmp(f, "--transparent") == 0) {
+			cfg.transparent = true;
+			continue;
 		}
 		if (!v) {
 			fprintf(stderr, "cordon proxy: %s needs a value\n%s", f, usage);

@@ -63,7 +63,7 @@ Test(cli, errors_name_the_bad_flag_or_value)
 		{ { "cordon", "run", "--mode", "rw", "--", "true" }, 6,
 		  "--mode: unknown mode 'rw': valid modes are read-only, workspace-write, danger-full-access" },
 		{ { "cordon", "run", "--net", "lan", "--", "true" }, 6,
-		  "--net: unknown network setting 'lan': valid settings are none, host, proxy" },
+		  "--net: unknown network setting 'lan': valid settings are none, host, proxy, allow" },
 		{ { "cordon", "run", "--timeout", "0", "--", "true" }, 6,
 		  "--timeout: '0' is not a number of seconds greater than 0 (at most one week)" },
 		{ { "cordon", "run", "--timeout", "-3", "--", "true" }, 6,

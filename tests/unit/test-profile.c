@@ -260,7 +260,7 @@ Test(profile, position_after_nested_values_with_spaces)
 	struct cordon_error e = {};
 
 	cr_assert_eq(profile_load_buffer(text, strlen(text), "p.json", &corpus_env, &p, &e), -EINVAL);
-	cr_expect_str_eq(e.message, "p.json:3:24: at /network/mode: \"bad\" is not a network mode: use none, host or proxy");
+	cr_expect_str_eq(e.message, "p.json:3:24: at /network/mode: \"bad\" is not a network mode: use none, host, proxy or allow");
 }
 
 Test(profile, raw_nul_byte_refused_with_position)

@@ -382,7 +382,7 @@ static const struct loader_case {
 	  "t.json:5:34: at /command_policies/commands/git/sandbox/fs_read/0: a path must not be empty" },
 	{ "network_mode", -EINVAL, IN_S,
 	  "{ \"network\": { \"mode\": \"bridge\" } }",
-	  "t.json:5:43: at /command_policies/commands/git/sandbox/network/mode: \"bridge\" is not a network mode: use none, host or proxy" },
+	  "t.json:5:43: at /command_policies/commands/git/sandbox/network/mode: \"bridge\" is not a network mode: use none, host, proxy or allow" },
 	{ "network_rules_mode", -EINVAL, IN_S,
 	  "{ \"network\": { \"mode\": \"host\", \"allow_domains\": [\"example.com\"] } }",
 	  "t.json:5:68: at /command_policies/commands/git/sandbox/network/allow_domains: host rules apply only through the proxy: they need network.mode \"proxy\" (the mode is \"host\")" },

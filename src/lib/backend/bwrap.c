@@ -332,6 +332,10 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 	}
 	if (p->net == CORDON_NET_PROXY)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner: the bwrap backend has no proxy");
+	if (p->net == CORDON_NET_ALLOW)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "network 'allow' needs the native runner: its init hands connections over through a "
+				 "seccomp gate and a network namespace that bwrap does not give");
 	/* bwrap has no Landlock of its own, and its nested runner is light
 	 * (no unix-socket gate) and cannot take an fd through bwrap */
 	if (*policy_needs_native(p))

@@ -116,7 +116,7 @@ CORDON_API int cordon_confine_with(const struct cordon_backend_info *backend,
 				 "the tool sandbox's broker needs a sandbox: danger-full-access has none");
 	/* Nothing is enforced, the network included: the proxy's rules could
 	 * not hold, and the command would reach the host's network. */
-	if (p->net == CORDON_NET_PROXY && p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
+	if ((p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW) && p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
 		return error_set(reterr, -EINVAL,
 				 "network 'proxy' with mode danger-full-access: that mode enforces nothing, so the "
 				 "command would run with the host's network; refused");

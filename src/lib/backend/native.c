@@ -188,6 +188,10 @@ static int native_confine(const struct cordon_backend_info *b, const char *const
 		return error_set(reterr, -EOPNOTSUPP,
 				 "network 'proxy' needs full isolation: the proxy is the only way out only from a network "
 				 "namespace of the sandbox's own");
+	if (light && p->net == CORDON_NET_ALLOW)
+		return error_set(reterr, -EOPNOTSUPP,
+				 "network 'allow' needs full isolation: its connections are handed over from the host's "
+				 "network namespace into one of the sandbox's own, through init's seccomp gate");
 	if (light && (p->exec_gate || p->deny_exec))
 		return error_set(reterr, -EOPNOTSUPP,
 				 "the execute-only gate and deny-exec need full isolation: light isolation has no "

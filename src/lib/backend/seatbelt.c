@@ -168,7 +168,7 @@ static int seatbelt_confine(const struct cordon_backend_info *b, const char *con
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL,
 				 "isolation 'light' is a mode of the native runner; seatbelt has no namespaces to drop");
-	if (p->net == CORDON_NET_PROXY)
+	if (p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW)
 		return error_set(reterr, -EOPNOTSUPP, "network 'proxy' needs the native runner (a network namespace)");
 	if (*policy_needs_native(p))
 		return error_set(reterr, -EOPNOTSUPP, "%s needs the native runner: the seatbelt backend does not enforce it",

@@ -29,6 +29,7 @@ static const char *const net_names[] = {
 	[CORDON_NET_NONE] = "none",
 	[CORDON_NET_HOST] = "host",
 	[CORDON_NET_PROXY] = "proxy",
+	[CORDON_NET_ALLOW] = "allow",
 };
 
 static const char *const enforcement_names[] = {

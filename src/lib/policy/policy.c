@@ -432,6 +432,7 @@ CORDON_API int cordon_policy_set_net(struct cordon_policy *p, enum cordon_net ne
 	case CORDON_NET_NONE:
 	case CORDON_NET_HOST:
 	case CORDON_NET_PROXY:
+	case CORDON_NET_ALLOW:
 		p->net = net;
 		return 0;
 	}

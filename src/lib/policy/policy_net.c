@@ -56,7 +56,7 @@ void policy_net_add_flags(struct strv_builder *sb, const struct cordon_policy *p
 		[CORDON_NET_ALLOW_ADDRESS] = "--allow-address",
 	};
 
-	if (p->net != CORDON_NET_PROXY)
+	if (p->net != CORDON_NET_PROXY && p->net != CORDON_NET_ALLOW)
 		return;
 	for (size_t k = 0; k < ELEMENTSOF(flag); k++)
 		STRV_FOREACH(r, p->net_rules[k])

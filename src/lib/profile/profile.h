@@ -58,6 +58,7 @@ enum profile_net {
 	PROFILE_NET_NONE,
 	PROFILE_NET_HOST,
 	PROFILE_NET_PROXY, /* only through cordon's proxy: net_rules (profile_net.c) */
+	PROFILE_NET_ALLOW, /* the proxy's rules, and any TCP client handed its connections (--net allow) */
 };
 
 /* Where a value came from: the file it was read from ("builtin:NAME" for an

@@ -34,6 +34,8 @@ const char *profile_net_to_string(enum profile_net n)
 		return "host";
 	case PROFILE_NET_PROXY:
 		return "proxy";
+	case PROFILE_NET_ALLOW:
+		return "allow";
 	}
 	return "invalid";
 }
@@ -45,6 +47,8 @@ enum cordon_net profile_net_to_public(enum profile_net n)
 		return CORDON_NET_HOST;
 	case PROFILE_NET_PROXY:
 		return CORDON_NET_PROXY;
+	case PROFILE_NET_ALLOW:
+		return CORDON_NET_ALLOW;
 	case PROFILE_NET_NONE:
 		break;
 	}

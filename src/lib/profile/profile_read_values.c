@@ -46,14 +46,16 @@ int loader_get_net_mode(struct loader *l, const struct where *w, const json_t *v
 		*ret = PROFILE_NET_HOST;
 	else if (strcmp(s, "proxy") == 0)
 		*ret = PROFILE_NET_PROXY;
+	else if (strcmp(s, "allow") == 0)
+		*ret = PROFILE_NET_ALLOW;
 	else {
-		static const char *const modes[] = { "none", "host", "proxy", NULL };
+		static const char *const modes[] = { "none", "host", "proxy", "allow", NULL };
 		const char *best = loader_closest(s, modes);
 
 		if (best)
 			return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode, did you mean \"%s\"?", s,
 					   best);
-		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host or proxy", s);
+		return loader_fail(l, -EINVAL, w, "\"%.100s\" is not a network mode: use none, host, proxy or allow", s);
 	}
 	return 0;
 }
@@ -86,7 +88,7 @@ int loader_read_net_rules(struct loader *l, const struct where *w, const json_t 
 
 int loader_check_net_rules_mode(struct loader *l, const struct where *w, enum profile_net net)
 {
-	if (net == PROFILE_NET_PROXY)
+	if (net == PROFILE_NET_PROXY || net == PROFILE_NET_ALLOW)
 		return 0;
 	return loader_fail(l, -EINVAL, w,
 			   "host rules apply only through the proxy: they need network.mode \"proxy\" (the mode is \"%s\")",

@@ -246,6 +246,7 @@ CORDON_API int cordon_why_new(const struct cordon_profile_handle *h, const struc
 	if (o.net_set) {
 		w->q.net = o.net == CORDON_NET_HOST    ? PROFILE_NET_HOST
 			   : o.net == CORDON_NET_PROXY ? PROFILE_NET_PROXY
+			   : o.net == CORDON_NET_ALLOW ? PROFILE_NET_ALLOW
 						       : PROFILE_NET_NONE;
 		w->q.net_origin = (struct profile_origin){ .file = (char *)cmdline, .pointer = (char *)"--net" };
 	}

@@ -448,7 +448,7 @@ int profile_why_host(const struct cordon_profile *p, const char *host, unsigned 
 	if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS || p->net == PROFILE_NET_HOST)
 		decide(&d, true, p->net_origin.file, p->net_origin.pointer, "network.mode is %s: %.200s port %u is allowed",
 		       p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "unconfined" : "host", host, port);
-	else if (p->net == PROFILE_NET_PROXY)
+	else if (p->net == PROFILE_NET_PROXY || p->net == PROFILE_NET_ALLOW)
 		return profile_why_proxy(p, host, port, ret);
 	else
 		decide(&d, false, p->net_origin.file, p->net_origin.pointer,

@@ -220,7 +220,7 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 	/* host rules hold only through the proxy (as the CLI's flags) */
 	if (((o->allow_domains && o->allow_domains[0]) || (o->deny_domains && o->deny_domains[0]) ||
 	     (o->allow_addresses && o->allow_addresses[0])) &&
-	    cordon_policy_net(p) != CORDON_NET_PROXY)
+	    cordon_policy_net(p) != CORDON_NET_PROXY && cordon_policy_net(p) != CORDON_NET_ALLOW)
 		return error_set(reterr, -EINVAL,
 				 "allow_domains, deny_domains and allow_addresses need the network proxy (net proxy or "
 				 "a profile's network.mode \"proxy\")");

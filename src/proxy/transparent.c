@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* --net allow: connections decided and dialled here, passed to init (see transparent.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <event2/dns.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "transparent.h"
+
+static void on_init_gone(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	char b;
+
+	/* init gave up on this connect (its caller went away) */
+	if (recv(fd, &b, 1, MSG_DONTWAIT) <= 0)
+		conn_end(c);
+}
+
+struct lookup {
+	int fd;
+};
+
+static void looked(int result, struct evutil_addrinfo *res, void *arg)
+{
+	struct lookup *l = arg;
+	char e[5] = { 'E' };
+	int32_t v = result == EVUTIL_EAI_NONAME
+#ifdef EVUTIL_EAI_NODATA
+		|| result == EVUTIL_EAI_NODATA
+#endif
+		? EHOSTUNREACH : EAGAIN;
+
+	if (result == 0 && res)
+		(void)send(l->fd, "O", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	else {
+		memcpy(e + 1, &v, sizeof(v));
+		(void)send(l->fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	if (res)
+		evutil_freeaddrinfo(res);
+	close(l->fd);
+	free(l);
+}
+
+/* "R" NAME: does the name exist (resolving it as a CONNECT would)? The
+ * sandbox's resolver answers NXDOMAIN for one that does not. Init asks
+ * only for names its rules allow. */
+static void lookup(struct proxy *px, int fd, const char *name)
+{
+	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+	struct lookup *l = malloc(sizeof(*l));
+
+	if (!l) {
+		close(fd);
+		return;
+	}
+	l->fd = fd;
+	(void)evdns_getaddrinfo(px->dns, name, NULL, &hints, looked, l);
+}
+
+void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
+{
+	struct conn *c;
+	size_t hl = n > 5 ? n - 5 : 0;
+
+	if (n >= 6 && msg[0] == 'R' && hl <= CORDON_NET_HOST_MAX) {
+		char name[CORDON_NET_HOST_MAX + 1];
+
+		memcpy(name, msg + 5, hl);
+		name[hl] = '\0';
+		if (memchr(name, '\0', hl)) {
+			close(fd);
+			return;
+		}
+		lookup(px, fd, name);
+		return;
+	}
+
+	/* the connections handed over and still open count as relayed ones do */
+	if (n < 6 || msg[0] != 'T' || hl > CORDON_NET_HOST_MAX ||
+	    px->n_conns + transparent_ledger_live(px) >= px->cfg->max_conns) {
+		char e[5] = { 'E' };
+		int32_t v = n < 6 || hl > CORDON_NET_HOST_MAX ? EINVAL : EAGAIN;
+
+		memcpy(e + 1, &v, sizeof(v));
+		(void)send(fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(fd);
+		return;
+	}
+	c = conn_new(px, fd, PROXY_LISTEN_TRANSPARENT, on_init_gone);
+	if (!c)
+		return;
+	c->t_early = msg[1] & 1;
+	c->t_family = msg[2] == 6 ? AF_INET6 : AF_INET;
+	c->port = (uint16_t)((uint8_t)msg[3] << 8 | (uint8_t)msg[4]);
+	memcpy(c->host, msg + 5, hl);
+	c->host[hl] = '\0';
+	c->host_len = hl;
+	snprintf(c->what, sizeof(c->what), "connect (--net allow)");
+	if (c->port == 0) {
+		conn_refuse_request(c, 400, "port-zero", "port 0 is no destination");
+		return;
+	}
+	conn_decide(c);
+}
+
+int transparent_address(const struct conn *c, const struct cordon_netaddr *a, struct sockaddr_storage *ss,
+			unsigned *ret_len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (c->t_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (a->family != AF_INET)
+			return -1; /* an IPv4 socket cannot take it */
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(c->port);
+		memcpy(&s4->sin_addr, a->a, 4);
+		*ret_len = sizeof(*s4);
+		return AF_INET;
+	}
+	{
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(c->port);
+		if (a->family == AF_INET) {
+			s6->sin6_addr.s6_addr[10] = 0xff;
+			s6->sin6_addr.s6_addr[11] = 0xff;
+			memcpy(&s6->sin6_addr.s6_addr[12], a->a, 4);
+		} else
+			memcpy(&s6->sin6_addr, a->a, 16);
+		*ret_len = sizeof(*s6);
+		return AF_INET6;
+	}
+}
+
+void transparent_deliver(struct conn *c, bool early)
+{
+	char msg[2 + INET6_ADDRSTRLEN + 8] = { 'O', early ? '~' : ' ' }, cbuf[CMSG_SPACE(sizeof(int))] = {};
+	char addr[INET6_ADDRSTRLEN] = "?";
+	struct iovec iov = { msg, 0 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	const struct cordon_netaddr *a = c->next_answer ? &c->answers.v[c->next_answer - 1] : NULL;
+
+	if (a)
+		inet_ntop(a->family, a->a, addr, sizeof(addr));
+	iov.iov_len = 2 + (size_t)snprintf(msg + 2, sizeof(msg) - 2, "%s", addr);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &c->ufd, sizeof(int));
+	if (c->uev)
+		event_del(c->uev);
+	if (sendmsg(c->cfd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		conn_end(c);
+		return;
+	}
+	transparent_ledger_add(c->px, c->ufd, c->host, c->host_len, c->port, addr);
+	/* the audit line: the proxy sees no byte of it after this (the ledger
+	 * says its duration and bytes when it is closed) */
+	proxy_audit(c->px, "cordon-proxy: handed over %.*s:%u (%s) to the sandbox%s", (int)c->host_len, c->host, c->port,
+		    addr, early ? " (connecting)" : "");
+	c->requests++;
+	conn_end(c);
+}
+
+static int reason_errno(const char *reason)
+{
+	if (strncmp(reason, "upstream-connect-timeout", 24) == 0 || strcmp(reason, "resolve-timeout") == 0)
+		return ETIMEDOUT;
+	if (strncmp(reason, "upstream-connect", 16) == 0)
+		return ECONNREFUSED;
+	if (strcmp(reason, "resolve-failed") == 0)
+		return EHOSTUNREACH;
+	return EACCES; /* the rules refused it */
+}
+
+void transparent_refused(struct conn *c, const char *reason, const char *detail)
+{
+	char msg[5 + 200] = { 'E' };
+	int32_t e = reason_errno(reason);
+	int k;
+
+	memcpy(msg + 1, &e, sizeof(e));
+	k = snprintf(msg + 5, sizeof(msg) - 5, "%s", reason);
+	if (k < 0 || (size_t)k >= sizeof(msg) - 5)
+		k = (int)sizeof(msg) - 6;
+	(void)detail;
+	(void)send(c->cfd, msg, 5 + (size_t)k, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
