@@ -31,6 +31,7 @@ struct cred_chan {
 	unsigned refs;          /* the loop's, and each approval in a worker */
 	unsigned pending;
 	bool dead;
+	struct value_ask *asks;  /* values waited for (the store calls back) */
 	struct cred_chan *next;
 };
 
@@ -73,10 +74,22 @@ static void chan_unref(struct cred_chan *ch)
 /* The peer is gone or misbehaved: nothing more is read or sent. */
 static void chan_close(struct cred_chan *ch)
 {
+	unsigned dropped = 0;
+
 	if (ch->dead)
 		return;
 	ch->dead = true;
-	cred_store_forget(ch->s->creds, ch);
+	/* the values it waits for: no longer (a capture running goes on for
+	 * the others who want it, and keeps its value) */
+	while (ch->asks) {
+		struct value_ask *a = ch->asks;
+
+		ch->asks = a->next;
+		cred_store_forget(ch->s->creds, a);
+		free(a);
+		ch->pending--;
+		dropped++;
+	}
 	for (struct cred_chan **p = chans(ch->s); *p; p = &(*p)->next)
 		if (*p == ch) {
 			*p = ch->next;
@@ -88,6 +101,7 @@ static void chan_close(struct cred_chan *ch)
 	ch->rd = NULL;
 	close(ch->fd);
 	ch->fd = -1;
+	ch->refs -= dropped; /* the asks' refs: never the last, the loop's is */
 	chan_unref(ch);
 }
 
@@ -146,6 +160,11 @@ static void on_value(void *ctx, int r, const struct credtable_secret *v, uint64_
 	struct value_ask *a = ctx;
 	struct cred_chan *ch = a->ch;
 
+	for (struct value_ask **p = &ch->asks; *p; p = &(*p)->next)
+		if (*p == a) {
+			*p = a->next;
+			break;
+		}
 	ch->pending--;
 	send_value(ch, a->seq, r, v, left_usec, err);
 	chan_unref(ch);
@@ -170,13 +189,15 @@ static int ask_value(struct cred_chan *ch, struct msgbuf *body)
 		return -EPERM;
 	if (!(a = calloc(1, sizeof(*a))))
 		return -ENOMEM;
-	*a = (struct value_ask){ .ch = ch, .seq = seq };
+	/* on the channel's list until answered (at once when the value is
+	 * held), forgotten by the store if the channel goes first */
+	*a = (struct value_ask){ .ch = ch, .seq = seq, .next = ch->asks };
+	ch->asks = a;
 	ch->refs++;
 	ch->pending++;
-	/* this context is forgotten with the channel: the callback holds a
-	 * ref all the same until it runs */
 	r = cred_store_want(ch->s->creds, (size_t)i, on_value, a, err, sizeof(err));
 	if (r < 0) {
+		ch->asks = a->next;
 		ch->pending--;
 		send_value(ch, seq, r, NULL, 0, err);
 		chan_unref(ch);

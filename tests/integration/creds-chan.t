@@ -139,6 +139,12 @@ cat >"$P" <<EOF
       "phantom": { "env": "EXP_TOKEN", "shape": "exp_{32}" },
       "grant_to": ["cmd.tpy"], "tls": { "ca": "$RO/ca.pem" }
     },
+    "hang": {
+      "source": "cmd://hang", "hosts": ["localhost"],
+      "inject": { "header": "X-Hang", "format": "{}" },
+      "phantom": { "env": "HANG_TOKEN", "shape": "hng_{32}" },
+      "grant_to": ["cmd.tpy"], "tls": { "ca": "$RO/ca.pem" }
+    },
     "slow": {
       "source": "cmd://slow", "hosts": ["localhost"],
       "inject": { "header": "X-Slow", "format": "{}" },
@@ -149,7 +155,8 @@ cat >"$P" <<EOF
   "credential_capture": {
     "tok": { "command": ["/bin/sh", "-c", "read -r t < $RO/src/tok && echo \$t"], "timeout": "5s", "ttl": "3s", "read": ["$RO/src"] },
     "exp": { "command": ["/bin/sh", "-c", "read -r t < $RO/src/exp && echo \$t"], "timeout": "5s", "ttl": "1h", "read": ["$RO/src"] },
-    "slow": { "command": ["$SLEEP", "3"], "timeout": "10s", "ttl": "1h" }
+    "slow": { "command": ["$SLEEP", "3"], "timeout": "10s", "ttl": "1h" },
+    "hang": { "command": ["$SLEEP", "30"], "timeout": "1s", "ttl": "1h" }
   }
 }
 EOF
@@ -266,4 +273,13 @@ oms=$(grep -o 'other-ms=[0-9]*' <<<"$OUT" | cut -d= -f2)
 expect "a capture that takes 3 s (it prints nothing: 503 after it)" eval 'st slowcap 503 && secs_ge slowcap 2.5'
 expect "... meanwhile another tool call completes promptly (${tms:-?} ms)" eval '[ -n "$tms" ] && [ "$tms" -lt 1500 ]'
 expect "... and another proxy's request too (${oms:-?} ms)" eval 'st other 200 && [ -n "$oms" ] && [ "$oms" -lt 2500 ]'
+
+# ---- a capture that times out ---------------------------------------------
+session "$(steps "hang1|GET|/repos/hang|X-Hang=\$HANG_TOKEN" "hang2|GET|/repos/hang|X-Hang=\$HANG_TOKEN")"
+expect "a capture past its timeout: 503 with the reason, after the timeout" \
+	eval 'st hang1 503 && has "$(line hang1)" "timed out" && secs_ge hang1 0.9 && secs_lt hang1 5'
+expect "... the next request tries again (and times out again)" eval 'st hang2 503 && secs_ge hang2 0.9'
+expect "... nothing reached the upstream" eval '! grep -q "/repos/hang" "$BASE/log"'
+logs=$(cat "$XDG_STATE_HOME"/cordon/audit/*.jsonl 2>/dev/null)
+expect "... each run audited as failed" eval '[ "$(grep "\"event\":\"capture_failed\"" <<<"$logs" | grep -c "\"hang\"")" = 2 ]'
 finish
