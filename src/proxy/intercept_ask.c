@@ -265,8 +265,8 @@ static void on_value(struct intercept *ic, struct msg_frame *f)
 		if (r >= 0 && c->inject == CREDTABLE_INJECT_BASIC && !ic->sc.basic_phantom[p->cred] && c->n_phantoms) {
 			struct credtable_secret ph = {};
 
-			if (subst_basic_secret(c->inject_name ? c->inject_name : "", (const unsigned char *)c->phantoms[0],
-					       strlen(c->phantoms[0]), &ph) == 0)
+			if (subst_basic_secret(c->inject_name ? c->inject_name : "",
+					       (const unsigned char *)c->phantoms[0], strlen(c->phantoms[0]), &ph) == 0)
 				ic->sc.basic_phantom[p->cred] = strndup((const char *)ph.p, ph.n);
 			credtable_secret_clear(&ph);
 		}
@@ -281,9 +281,10 @@ static void on_value(struct intercept *ic, struct msg_frame *f)
 		if (!rep.ok)
 			snprintf(why, sizeof(why), "credential %s: %s", ic->t->creds[p->cred].name, rep.reason);
 		else if (r < 0)
-			snprintf(why, sizeof(why), "credential %s: its value could not be taken (%s)", ic->t->creds[p->cred].name,
-				 strerror(-r));
-		tunnel_answered(p->t, rep.ok && r >= 0 ? 0 : 503, "credential-unavailable", rep.ok && r >= 0 ? NULL : why);
+			snprintf(why, sizeof(why), "credential %s: its value could not be taken (%s)",
+				 ic->t->creds[p->cred].name, strerror(-r));
+		tunnel_answered(p->t, rep.ok && r >= 0 ? 0 : 503, "credential-unavailable",
+				rep.ok && r >= 0 ? NULL : why);
 	}
 	pending_free(p);
 	cred_value_reply_done(&rep);
@@ -357,6 +358,25 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		chan_lost(ic, "the supervisor's frame is malformed");
 }
 
+static bool word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* The request's method, as a string of at most CRED_METHOD_MAX bytes. */
+static void method_of(const struct tunnel *t, char method[CRED_METHOD_MAX + 1])
+{
+	size_t n = t->head.method.n < CRED_METHOD_MAX ? t->head.method.n : CRED_METHOD_MAX;
+
+	memcpy(method, t->head.method.p, n);
+	method[n] = '\0';
+}
+
 int tunnel_ask(struct tunnel *t, int what)
 {
 	struct intercept *ic = t->ic;
@@ -377,10 +397,16 @@ int tunnel_ask(struct tunnel *t, int what)
 			return -ENOMEM;
 		}
 	}
-	*p = (struct ic_pending){ .seq = ++ch->seq, .what = what, .cred = (size_t)(t->out.cred - ic->t->creds), .t = t };
+	*p = (struct ic_pending){ .seq = ++ch->seq, .what = what, .cred = (size_t)(t->out.cred - ic->t->creds),
+				  .t = t };
 	if (what == SUBST_ASK_APPROVAL) {
-		snprintf(method, sizeof(method), "%.*s", (int)(t->head.method.n < CRED_METHOD_MAX ? t->head.method.n : CRED_METHOD_MAX),
-			 t->head.method.p);
+		method_of(t, method);
+		/* what the channel carries: printable words, within their caps
+		 * (else the supervisor would drop the channel) */
+		if (!word(method) || !word(t->out.path) || strlen(t->out.path) > CRED_PATH_MAX) {
+			free(p);
+			return -EBADMSG;
+		}
 		if (!(p->req.cred = strdup(t->out.cred->name)) || !(p->req.host = strdup(t->host->name)) ||
 		    !(p->req.method = strdup(method)) || !(p->req.path = strdup(t->out.path))) {
 			pending_free(p);
@@ -390,7 +416,8 @@ int tunnel_ask(struct tunnel *t, int what)
 	} else
 		r = cred_value_ask_encode(b, p->seq, t->out.cred->name);
 	if (r >= 0)
-		r = msg_frame_write(ch->fd, what == SUBST_ASK_APPROVAL ? CRED_MSG_APPROVE_ASK : CRED_MSG_VALUE_ASK, b, NULL, 0);
+		r = msg_frame_write(ch->fd, what == SUBST_ASK_APPROVAL ? CRED_MSG_APPROVE_ASK : CRED_MSG_VALUE_ASK, b,
+				    NULL, 0);
 	if (r < 0) {
 		pending_free(p);
 		return r;
@@ -410,8 +437,7 @@ bool tunnel_ask_spend(struct tunnel *t)
 		struct cred_req now = { .cred = (char *)t->out.cred->name, .host = t->host->name, .method = method,
 					.path = t->out.path };
 
-		snprintf(method, sizeof(method), "%.*s", (int)(t->head.method.n < CRED_METHOD_MAX ? t->head.method.n : CRED_METHOD_MAX),
-			 t->head.method.p);
+		method_of(t, method);
 		ok = t->ask.approved && cred_req_equal(&now, &t->ask.req);
 	}
 	t->ask.approved = false;

@@ -45,7 +45,8 @@ int intercept_chan_init(struct intercept *ic, int fd);
  * scrubber set again when values changed (and nothing is in flight). */
 int tunnel_ask_prepare(struct tunnel *t);
 /* subst_request said ask (what: SUBST_ASK_*): 0, the tunnel waits for
- * tunnel_answered; -errno: nothing could be asked. */
+ * tunnel_answered; -EBADMSG: a method or path the channel cannot carry
+ * (not printable ASCII, too long); -errno: nothing could be asked. */
 int tunnel_ask(struct tunnel *t, int what);
 /* A request about to go out: is it the one approved (when it needed an
  * approval)? Clears the approval either way: it is spent. */

@@ -94,8 +94,12 @@ static void refuse(struct tunnel *t, int status, const char *reason, const char 
 	evbuffer_add_printf(bufferevent_get_output(t->down),
 			    "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
 			    "Connection: close\r\n\r\n%s",
-			    status, status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway" : status == 503 ? "Service Unavailable" : "Bad Request", reason, b,
-			    body);
+			    status,
+			    status == 403   ? "Forbidden"
+			    : status == 502 ? "Bad Gateway"
+			    : status == 503 ? "Service Unavailable"
+					    : "Bad Request",
+			    reason, b, body);
 	close_after_flush(t);
 }
 
@@ -427,7 +431,10 @@ static void next_request(struct tunnel *t)
 	if (r == SUBST_ASK_APPROVAL || r == SUBST_ASK_VALUE) {
 		/* held (its client's reads paused) until the supervisor answers */
 		if ((r = tunnel_ask(t, r)) < 0) {
-			refuse(t, 503, "credential-channel", "the supervisor cannot be asked");
+			if (r == -EBADMSG)
+				refuse(t, 403, "path-malformed", "a method or path that cannot be asked about");
+			else
+				refuse(t, 503, "credential-channel", "the supervisor cannot be asked");
 			return;
 		}
 		t->req = TR_ASK;

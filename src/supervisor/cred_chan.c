@@ -273,7 +273,10 @@ static void on_approved(evutil_socket_t fd, short what, void *arg)
 
 	ch->s->approving--;
 	ch->pending--;
-	snprintf(why, sizeof(why), "%s (approval: %s)", j->res.reason[0] ? j->res.reason : j->res.allow ? "approved" : "not approved",
+	snprintf(why, sizeof(why), "%s (approval: %s)",
+		 j->res.reason[0] ? j->res.reason
+		 : j->res.allow	  ? "approved"
+				  : "not approved",
 		 j->res.backend[0] ? j->res.backend : j->backend);
 	if (!ch->dead)
 		answer(j, j->res.allow, approval_outcome_name(j->res.outcome), why);
@@ -331,10 +334,12 @@ static int ask_approval(struct cred_chan *ch, struct msgbuf *body)
 	/* decided again here, from the profile: an approve rule of this
 	 * credential for this consumer, or no approval at all */
 	if (r >= 0)
-		r = cred_why_spent(ch->s->tools, j->req.cred, ch->consumer, j->req.host, j->req.method, j->req.path, &a);
+		r = cred_why_spent(ch->s->tools, j->req.cred, ch->consumer, j->req.host, j->req.method, j->req.path,
+				   &a);
 	snprintf(j->rule, sizeof(j->rule), "%.250s", a.reason);
 	if (r < 0 || a.verdict != CRED_WHY_APPROVE || strcmp(a.credential, j->req.cred) != 0 || !a.backend[0]) {
-		answer(j, false, "error", r < 0 ? "the approval could not be asked" : "this request needs no approval: refused");
+		answer(j, false, "error",
+		       r < 0 ? "the approval could not be asked" : "this request needs no approval: refused");
 		goto out;
 	}
 	snprintf(j->backend, sizeof(j->backend), "%s", a.backend);

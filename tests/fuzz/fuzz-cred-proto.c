@@ -72,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		check(strlen(v.reason) <= CRED_REASON_MAX);
 		check(cred_value_reply_encode(re, &v) == 0 && cred_value_reply_decode(re, &v2) == 0);
-		check(v.seq == v2.seq && v.ok == v2.ok && v.lifetime_ms == v2.lifetime_ms && !strcmp(v.reason, v2.reason));
+		check(v.seq == v2.seq && v.ok == v2.ok && v.lifetime_ms == v2.lifetime_ms &&
+		      !strcmp(v.reason, v2.reason));
 		break;
 	case 3:
 		if (cred_decision_decode(b, &d) < 0)
@@ -80,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		req_ok(&d.req);
 		check(strlen(d.id) == CRED_ID_LEN && strspn(d.id, "0123456789abcdef") == CRED_ID_LEN);
 		check(cred_decision_encode(re, &d) == 0 && cred_decision_decode(re, &d2) == 0);
-		check(d.seq == d2.seq && d.allow == d2.allow && cred_req_equal(&d.req, &d2.req) && !strcmp(d.id, d2.id) &&
-		      !strcmp(d.reason, d2.reason) && !strcmp(d.outcome, d2.outcome));
+		check(d.seq == d2.seq && d.allow == d2.allow && cred_req_equal(&d.req, &d2.req) &&
+		      !strcmp(d.id, d2.id) && !strcmp(d.reason, d2.reason) && !strcmp(d.outcome, d2.outcome));
 		break;
 	}
 	free(name);

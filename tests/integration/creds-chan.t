@@ -213,6 +213,12 @@ expect "... each one asked again (two asks)" eval '[ "$(hooks allow)" = $((h0 + 
 expect "... and a third, denied, on the same connection: 403" st ka3 403
 expect "... each approved request reached the upstream once" eval '[ "$(grep -c "/yes/[23]" "$BASE/log")" = 2 ]'
 
+long=/yes/$(head -c 3000 /dev/zero | tr '\0' a)
+session "$(steps "long|POST|$long|$GH" "after|POST|/yes/4|$GH")"
+expect "a path too long to ask about: 403, nothing asked or forwarded" \
+	eval 'st long 403 && has "$(line long)" "error=path-malformed" && ! grep -q "/yes/aaaa" "$BASE/log"'
+expect "... and the channel still works for the next request: 200" st after 200
+
 n=$(wc -l <"$BASE/log")
 session "$(steps forge "no2|POST|/no/2|$GH")"
 expect "an approval answer forged from inside (every socket it holds): approves nothing" \

@@ -38,7 +38,8 @@ Test(cred_proto, decision_round_trip)
 
 Test(cred_proto, decision_with_a_bad_id_is_refused)
 {
-	static const char *const ids[] = { "0123456789ABCDEF0123456789ABCDEF", "0123", "0123456789abcdef0123456789abcdeg", "" };
+	static const char *const ids[] = {"0123456789ABCDEF0123456789ABCDEF", "0123",
+					  "0123456789abcdef0123456789abcdeg", ""};
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		_cleanup_msgbuf_ struct msgbuf *b = new_buf();
@@ -115,7 +116,8 @@ Test(cred_proto, requests_differ_in_any_field)
 Test(cred_proto, value_reply_round_trip)
 {
 	_cleanup_msgbuf_ struct msgbuf *b = new_buf();
-	struct cred_value_reply in = { .seq = 9, .ok = false, .lifetime_ms = 0, .reason = "capture tok: exited 1" }, out = {};
+	struct cred_value_reply in = {.seq = 9, .ok = false, .lifetime_ms = 0, .reason = "capture tok: exited 1"},
+				out = {};
 
 	cr_assert_eq(cred_value_reply_encode(b, &in), 0);
 	cr_assert_eq(cred_value_reply_decode(b, &out), 0);
