@@ -543,9 +543,9 @@ static void call_run(struct call *c)
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = c->req.argv[i];
 
-	/* the tool's proxy: what it may spend, its table written now (a
-	 * capture runs here the first time its value is needed; one that
-	 * fails refuses the call with its reason) */
+	/* the tool's proxy: what it may spend, its table written now, and its
+	 * channel (cred_chan.c: a capture's value is asked for there on its
+	 * first use, an approve rule's approval too) */
 	r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), c->req.command,
 				toolbox_creds_intercepted(cordon_toolbox_creds(s->box), c->req.command,
 							  cordon_launch_policy(launch)),
