@@ -280,7 +280,9 @@ CORDON_API int cordon_policy_set_broker(struct cordon_policy *p, const char *shi
 
 /* The sandbox consumes credentials (issue 23): its proxy (network proxy)
  * gets the session's credential table for it, which the caller writes to
- * a pipe whose read end it gives as cordon_run_opts.credentials_fd; the
+ * a pipe whose read end it gives as cordon_run_opts.credentials_fd (or to
+ * a socketpair, whose other end the proxy keeps to ask the caller for
+ * values and approvals: cordon's supervisor does); the
  * runner reads the table's public part (the session CA its trust store
  * adds) and hands the fd to the proxy. Native runner only. */
 CORDON_API int cordon_policy_set_credentials(struct cordon_policy *p);

@@ -94,7 +94,7 @@ struct cordon_run_opts {
 	 * cordon_result.terminal says which it was. */
 	bool terminal;
 	/* For a confined value with a credential table (its credentials_fd
-	 * > 2): the read end of the pipe the caller wrote the table to (dup'ed,
+	 * > 2): the read end of the pipe (or socket) the caller wrote the table to (dup'ed,
 	 * the caller keeps its own). Must be given exactly when the confined
 	 * value wants one; 0 or -1: none. */
 	int credentials_fd;

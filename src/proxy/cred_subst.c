@@ -16,7 +16,7 @@
 #define B64_LEN(n) (4 * (((n) + 2) / 3))
 
 /* base64(user ":" p[0..n)) into secure memory. */
-static int basic_secret(const char *user, const unsigned char *p, size_t n, struct credtable_secret *ret)
+int subst_basic_secret(const char *user, const unsigned char *p, size_t n, struct credtable_secret *ret)
 {
 	size_t un = strlen(user), in = un + 1 + n;
 	unsigned char *raw = OPENSSL_secure_malloc(in), *b64 = OPENSSL_secure_malloc(B64_LEN(in) + 1);
@@ -53,9 +53,9 @@ int subst_creds_init(struct subst_creds *sc, const struct credtable *t)
 
 		if (c->inject != CREDTABLE_INJECT_BASIC || !c->value.p)
 			continue;
-		r = basic_secret(user, c->value.p, c->value.n, &sc->basic_real[i]);
+		r = subst_basic_secret(user, c->value.p, c->value.n, &sc->basic_real[i]);
 		if (r == 0 && c->n_phantoms) {
-			r = basic_secret(user, (const unsigned char *)c->phantoms[0], strlen(c->phantoms[0]), &ph);
+			r = subst_basic_secret(user, (const unsigned char *)c->phantoms[0], strlen(c->phantoms[0]), &ph);
 			if (r == 0 && !(sc->basic_phantom[i] = strndup((char *)ph.p, ph.n)))
 				r = -ENOMEM;
 			credtable_secret_clear(&ph);
@@ -353,9 +353,12 @@ int subst_request(const struct subst_creds *sc, const char *host, unsigned port,
 		if (out->action == CREDTABLE_DENY)
 			return refuse(out, 403, "endpoint-denied", "%s",
 				      out->rule && out->rule->reason[0] ? out->rule->reason : "the endpoint policy denies it");
-		if (out->action == CREDTABLE_APPROVE)
-			return refuse(out, 403, "approval-unavailable", "%s",
-				      "the endpoint needs an approval, which this proxy cannot ask for: refused");
+		/* an approval asked of the supervisor, for this request */
+		if (out->action == CREDTABLE_APPROVE && !out->approved)
+			return SUBST_ASK_APPROVAL;
+		/* a capture's value, asked for on its first use */
+		if (!c->value.p)
+			return SUBST_ASK_VALUE;
 	}
 	/* the rewritten head */
 	put(out, h->method.p, h->method.n, false);

@@ -20,8 +20,11 @@
  *     or for a credential whose hosts do not include this one:
  *     credential-not-granted;
  *   - a credential is spent and its endpoint policy (on the method and the
- *     canonical path; an ambiguous path is refused) says deny, or approve
- *     (no approval round trip reaches the proxy yet: fail closed).
+ *     canonical path; an ambiguous path is refused) says deny.
+ * It is held, not forwarded, when a credential is spent and its policy says
+ * approve (SUBST_ASK_APPROVAL: the caller asks the supervisor, then decides
+ * the same request again with out->approved), or its value is not here yet
+ * (SUBST_ASK_VALUE: a capture's, asked for on its first use).
  * Otherwise it is rewritten: origin-form, Host, no hop-by-hop headers,
  * Accept-Encoding: identity (so responses can be scrubbed), the inject
  * header overwritten with its format around the real value (or the Basic
@@ -68,12 +71,22 @@ struct subst_out {
 	enum credtable_action action;
 	char path[ENDPOINT_PATH_MAX + 1];  /* canonical, for the audit line */
 	char host_line[300];
+	/* in: the supervisor approved this very request (the caller checks
+	 * that cred, method and path are the ones it asked about) */
+	bool approved;
 };
+
+#define SUBST_ASK_APPROVAL 1
+#define SUBST_ASK_VALUE 2
+
+/* base64(user ":" p[0..n)) into secure memory (a basic credential's form). */
+int subst_basic_secret(const char *user, const unsigned char *p, size_t n, struct credtable_secret *ret);
 
 /* Decide and rewrite the request head h (parsed from the tunnel with
  * http_head_parse_origin) sent to host (the CONNECT host, lower case) on
  * port. 0: forward out->piece[0..n) (they point into h's buffer, sc's
  * secrets, out itself and static strings). -1: refuse with out->status,
- * reason and detail. */
+ * reason and detail. SUBST_ASK_*: hold it (out->cred, action, rule and
+ * path say what for). */
 int subst_request(const struct subst_creds *sc, const char *host, unsigned port, const struct http_head *h,
 		  struct subst_out *out);

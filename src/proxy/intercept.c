@@ -294,9 +294,10 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 	}
 	ic->roots_fd = -1;
 	r = credtable_read(fd, &ic->t);
-	close(fd);
-	if (r < 0)
+	if (r < 0) {
+		close(fd);
 		return errbuf_set(err, errlen, r, "the credential table: %s", strerror(-r));
+	}
 	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CONFIG, NULL) != 1)
 		return ssl_err(err, errlen, "OpenSSL");
 	ic->ca = pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem));
@@ -305,8 +306,14 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 	if (!ic->ca || !ic->ca_key || !ic->leaf_key)
 		return ssl_err(err, errlen, "the session CA");
 	r = subst_creds_init(&ic->sc, ic->t);
-	if (r < 0)
+	if (r < 0) {
+		close(fd);
 		return errbuf_set(err, errlen, r, "out of secure memory");
+	}
+	/* the socket the table came on: now the channel to the supervisor */
+	r = intercept_chan_init(ic, fd);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "the credential channel: out of memory");
 	for (size_t i = 0; i < ic->t->n_creds; i++)
 		total += ic->t->creds[i].n_hosts;
 	ic->hosts = calloc(total ? total : 1, sizeof(*ic->hosts));

@@ -13,6 +13,7 @@
 #include "credtable.h"
 #include "http_body.h"
 #include "http_head.h"
+#include "intercept_ask.h"
 #include "proxy.h"
 
 struct ic_host {
@@ -34,9 +35,10 @@ struct intercept {
 	X509_STORE *roots;
 	bool roots_failed;
 	struct proxy_intercept hooks;
+	struct ic_chan *chan;               /* to the supervisor (intercept_ask.c) */
 };
 
-enum tunnel_req { TR_HEAD, TR_BODY, TR_WAIT };
+enum tunnel_req { TR_HEAD, TR_BODY, TR_WAIT, TR_ASK };
 enum tunnel_resp { TS_IDLE, TS_HEAD, TS_BODY };
 enum tunnel_framing { TF_NONE, TF_LENGTH, TF_CHUNKED, TF_EOF };
 
@@ -66,6 +68,7 @@ struct tunnel {
 	struct scrub scrub;
 	struct http_head head;
 	struct subst_out out;
+	struct tunnel_ask ask;              /* a value or an approval asked for (intercept_ask.c) */
 };
 
 struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n);
@@ -74,3 +77,6 @@ struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n)
 int intercept_roots(struct intercept *ic, struct ic_host *h);
 /* proxy_intercept.start (intercept_tunnel.c) */
 void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *host, size_t n, uint16_t port);
+/* An ask is answered (intercept_ask.c): status 0, decide the held request
+ * again; else refuse it with status, reason and detail. */
+void tunnel_answered(struct tunnel *t, int status, const char *reason, const char *detail);

@@ -45,6 +45,7 @@ static void tunnel_free(struct tunnel *t)
 	if (t->stage)
 		evbuffer_free(t->stage);
 	scrub_done(&t->scrub);
+	tunnel_ask_done(t);
 	free(t);
 }
 
@@ -96,8 +97,12 @@ static void refuse(struct tunnel *t, int status, const char *reason, const char 
 	evbuffer_add_printf(bufferevent_get_output(t->down),
 			    "HTTP/1.1 %d %s\r\nX-Cordon-Error: %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
 			    "Connection: close\r\n\r\n%s",
-			    status, status == 403 ? "Forbidden" : status == 502 ? "Bad Gateway" : "Bad Request", reason, b,
-			    body);
+			    status,
+			    status == 403   ? "Forbidden"
+			    : status == 502 ? "Bad Gateway"
+			    : status == 503 ? "Service Unavailable"
+					    : "Bad Request",
+			    reason, b, body);
 	close_after_flush(t);
 }
 
@@ -481,10 +486,32 @@ static void next_request(struct tunnel *t)
 			refuse(t, 502, "upstream-tls", t->up_err);
 		return; /* on_up_event comes back here */
 	}
-	if (subst_request(&t->ic->sc, t->host->name, t->port, &t->head, &t->out) < 0) {
+	if (tunnel_ask_prepare(t) < 0) {
+		refuse(t, 503, "out-of-memory", "the proxy is out of memory");
+		return;
+	}
+	t->out.approved = t->ask.approved;
+	r = subst_request(&t->ic->sc, t->host->name, t->port, &t->head, &t->out);
+	if (r == SUBST_ASK_APPROVAL || r == SUBST_ASK_VALUE) {
+		/* held (its client's reads paused) until the supervisor answers */
+		if ((r = tunnel_ask(t, r)) < 0) {
+			if (r == -EBADMSG)
+				refuse(t, 403, "path-malformed", "a method or path that cannot be asked about");
+			else
+				refuse(t, 503, "credential-channel", "the supervisor cannot be asked");
+			return;
+		}
+		t->req = TR_ASK;
+		bufferevent_disable(t->down, EV_READ);
+		return;
+	}
+	if (r < 0 || !tunnel_ask_spend(t)) {
 		if (t->out.cred)
 			audit_use(t);
-		refuse(t, t->out.status, t->out.reason, t->out.detail);
+		if (r >= 0)
+			refuse(t, 403, "approval-mismatch", "the approval was for another request");
+		else
+			refuse(t, t->out.status, t->out.reason, t->out.detail);
 		return;
 	}
 	if (http_body_from_head(&t->head, &t->req_body, &status, &reason) < 0) {
@@ -507,6 +534,19 @@ static void next_request(struct tunnel *t)
 		audit_refusal(t, "body-malformed", "the request body's framing is malformed");
 		tunnel_free(t);
 	}
+}
+
+void tunnel_answered(struct tunnel *t, int status, const char *reason, const char *detail)
+{
+	if (t->req != TR_ASK)
+		return;
+	t->req = TR_HEAD;
+	if (status) {
+		refuse(t, status, reason, detail);
+		return;
+	}
+	bufferevent_enable(t->down, EV_READ);
+	next_request(t);
 }
 
 static void on_down_read(struct bufferevent *bev, void *arg)

@@ -20,6 +20,7 @@
 
 #include "call_run.h"
 #include "cleanup.h"
+#include "cred_chan.h"
 #include "crypto.h"
 #include "endpoint.h"
 #include "tool_bin.h"
@@ -477,7 +478,7 @@ static void call_run(struct call *c)
 	char **env = NULL;
 	_cleanup_free_ const char **argv = NULL;
 	char why[BROKER_REASON_MAX], detail[256] = "";
-	int exe = -1, out = -1, err = -1, broker = -1, creds_fd = -1, r, owned[2] = { -1, -1 };
+	int exe = -1, out = -1, err = -1, broker = -1, creds_fd = -1, chan = -1, r, owned[2] = { -1, -1 };
 	size_t n = 0;
 
 	c->state = CALL_RUNNING;
@@ -547,13 +548,15 @@ static void call_run(struct call *c)
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = c->req.argv[i];
 
-	/* the tool's proxy: what it may spend, its table written now (a
-	 * capture runs here the first time its value is needed; one that
-	 * fails refuses the call with its reason) */
+	/* the tool's proxy: what it may spend, its table written now, and its
+	 * channel (cred_chan.c: a capture's value is asked for there on its
+	 * first use, an approve rule's approval too) */
 	r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), c->req.command,
 				toolbox_creds_intercepted(cordon_toolbox_creds(s->box), c->req.command,
 							  cordon_launch_policy(launch)),
-				&creds_fd, why, sizeof(why));
+				&creds_fd, &chan, why, sizeof(why));
+	if (r >= 0 && chan >= 0 && (r = cred_chan_new(s, chan, c->req.command)) < 0)
+		snprintf(why, sizeof(why), "the credential channel: %s", strerror(-r));
 	if (r == -ENOMEM)
 		goto oom;
 	if (r < 0)

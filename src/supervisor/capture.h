@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <event2/event.h>
+
 #include "credtable.h"
 #include "creds.h"
 
@@ -30,3 +32,14 @@ struct capture_result {
  * filled as far as the run went and no value. */
 int capture_run(const struct tool_capture *cap, const char *path_env, struct capture_result *ret, char *err,
 		size_t errlen);
+
+/* The same run driven by base's loop: the child, its stdout and its
+ * deadline are events, so the loop goes on while it runs. done(ctx, r, res,
+ * err) is called once from the loop, with capture_run's results (res's
+ * value is the callee's to keep or clear); the job may be freed there.
+ * Freeing a job before that kills its process tree. */
+struct capture_job;
+typedef void (*capture_done)(void *ctx, int r, struct capture_result *res, const char *err);
+int capture_job_start(struct event_base *base, const struct tool_capture *cap, const char *path_env, capture_done done,
+		      void *ctx, struct capture_job **ret, char *err, size_t errlen);
+struct capture_job *capture_job_free(struct capture_job *j);

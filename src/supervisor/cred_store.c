@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,14 +28,23 @@
 
 #define CRED_FILE_MAX (64 * 1024)
 
+struct waiter {
+	cred_value_cb cb;
+	void *ctx;
+	struct waiter *next;
+};
+
 struct held {
 	struct credtable_secret value; /* p NULL: none yet (a capture not run) */
 	uint64_t expires_usec;         /* monotonic; 0: never */
 	unsigned runs;                 /* captures */
+	struct capture_job *job;       /* a capture running (cred_store_want) */
+	struct waiter *waiters;        /* who wants its value once it is done */
 };
 
 struct cred_store {
 	const struct tool_creds *creds;
+	struct event_base *base;       /* captures run here (cred_store_want) */
 	char *path_env;
 	struct audit_log *audit;
 	struct held *held;             /* by credential index */
@@ -59,8 +69,16 @@ struct cred_store *cred_store_free(struct cred_store *s)
 	if (!s)
 		return NULL;
 	for (size_t i = 0; s->creds && i < s->creds->n; i++) {
-		if (s->held)
+		if (s->held) {
 			credtable_secret_clear(&s->held[i].value);
+			capture_job_free(s->held[i].job);
+			while (s->held[i].waiters) {
+				struct waiter *w = s->held[i].waiters;
+
+				s->held[i].waiters = w->next;
+				free(w);
+			}
+		}
 		if (s->tls_keys)
 			credtable_secret_clear(&s->tls_keys[i]);
 		if (s->tls_certs)
@@ -300,22 +318,39 @@ static void audit_capture(struct cred_store *s, const struct tool_capture *cap, 
 		(void)audit_write(s->audit, &e);
 }
 
+static bool fresh(const struct held *h)
+{
+	return h->value.p && (!h->expires_usec || now_usec() < h->expires_usec);
+}
+
+static uint64_t left_usec(const struct held *h)
+{
+	uint64_t now = now_usec();
+
+	return !h->expires_usec ? 0 : h->expires_usec > now ? h->expires_usec - now : 1;
+}
+
+int cred_store_index(const struct cred_store *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->creds->n; i++)
+		if (strcmp(s->creds->v[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
 int cred_store_value(struct cred_store *s, const char *name, const struct credtable_secret **ret, char *err,
 		     size_t errlen)
 {
 	const struct tool_capture *cap;
 	struct capture_result res;
 	struct held *h;
-	size_t i;
+	int i = cred_store_index(s, name);
 	int r;
 
-	for (i = 0; s && i < s->creds->n; i++)
-		if (strcmp(s->creds->v[i].name, name) == 0)
-			break;
-	if (!s || i == s->creds->n)
+	if (i < 0)
 		return errbuf_set(err, errlen, -ENOENT, "no credential %s", name);
 	h = &s->held[i];
-	if (h->value.p && (!h->expires_usec || now_usec() < h->expires_usec)) {
+	if (fresh(h)) {
 		*ret = &h->value;
 		return 0;
 	}
@@ -332,6 +367,114 @@ int cred_store_value(struct cred_store *s, const char *name, const struct credta
 	h->expires_usec = now_usec() + res.lifetime_usec;
 	*ret = &h->value;
 	return 0;
+}
+
+void cred_store_set_base(struct cred_store *s, struct event_base *base)
+{
+	if (s)
+		s->base = base;
+}
+
+struct job_ctx {
+	struct cred_store *s;
+	size_t i;
+};
+
+/* A capture ended: its value kept (or not), everyone waiting told. */
+static void on_captured(void *arg, int r, struct capture_result *res, const char *err)
+{
+	struct job_ctx *jc = arg;
+	struct cred_store *s = jc->s;
+	size_t i = jc->i;
+	struct held *h = &s->held[i];
+	const struct tool_capture *cap = tool_creds_capture(s->creds, s->creds->v[i].source_ref);
+	struct waiter *w = h->waiters;
+
+	audit_capture(s, cap, s->creds->v[i].name, res, r < 0 ? err : NULL);
+	h->job = capture_job_free(h->job);
+	free(jc);
+	if (r >= 0) {
+		credtable_secret_clear(&h->value);
+		h->value = res->value;
+		h->expires_usec = res->lifetime_usec ? now_usec() + res->lifetime_usec : 0;
+	}
+	h->waiters = NULL;
+	/* a waiter may want again (or forget) from its callback: the list
+	 * is taken first */
+	while (w) {
+		struct waiter *next = w->next;
+
+		if (r >= 0)
+			w->cb(w->ctx, 0, &h->value, left_usec(h), NULL);
+		else
+			w->cb(w->ctx, r, NULL, 0, err);
+		free(w);
+		w = next;
+	}
+}
+
+int cred_store_want(struct cred_store *s, size_t i, cred_value_cb cb, void *ctx, char *err, size_t errlen)
+{
+	struct held *h;
+	struct waiter *w;
+	const struct tool_capture *cap;
+	int r;
+
+	if (!s || i >= s->creds->n)
+		return errbuf_set(err, errlen, -ENOENT, "no such credential");
+	h = &s->held[i];
+	if (fresh(h)) {
+		cb(ctx, 0, &h->value, left_usec(h), NULL);
+		return 0;
+	}
+	cap = tool_creds_capture(s->creds, s->creds->v[i].source_ref);
+	if (s->creds->v[i].source != CRED_SOURCE_CMD || !cap || !s->base)
+		return errbuf_set(err, errlen, -ENOENT, "credential %s has no value", s->creds->v[i].name);
+	if (!(w = calloc(1, sizeof(*w))))
+		return -ENOMEM;
+	*w = (struct waiter){ .cb = cb, .ctx = ctx, .next = h->waiters };
+	if (!h->job) {
+		struct job_ctx *jc = calloc(1, sizeof(*jc));
+
+		if (!jc) {
+			free(w);
+			return -ENOMEM;
+		}
+		*jc = (struct job_ctx){ .s = s, .i = i };
+		/* one run for everyone who wants it meanwhile */
+		h->runs++;
+		r = capture_job_start(s->base, cap, s->path_env, on_captured, jc, &h->job, err, errlen);
+		if (r < 0) {
+			struct capture_result none = {};
+
+			free(jc);
+			free(w);
+			audit_capture(s, cap, s->creds->v[i].name, &none, err);
+			return r;
+		}
+	}
+	h->waiters = w;
+	return 0;
+}
+
+void cred_store_forget(struct cred_store *s, void *ctx)
+{
+	for (size_t i = 0; s && i < s->creds->n; i++)
+		for (struct waiter **pw = &s->held[i].waiters; *pw;) {
+			struct waiter *w = *pw;
+
+			if (w->ctx != ctx) {
+				pw = &w->next;
+				continue;
+			}
+			*pw = w->next;
+			free(w);
+		}
+}
+
+const struct tool_creds *cred_store_creds(const struct cred_store *s)
+{
+	return s ? s->creds : NULL;
 }
 
 unsigned cred_store_capture_runs(const struct cred_store *s, const char *name)
@@ -424,6 +567,10 @@ static int table_cred(struct cred_store *s, size_t i, const struct toolbox_creds
 
 		if ((r = push_str(&out->phantoms, &out->n_phantoms, mine)) < 0)
 			return r;
+		/* a capture's value is asked for by the proxy, on the first
+		 * request that spends it (cred_chan.c): none in the table */
+		if (c->source == CRED_SOURCE_CMD)
+			return 0;
 		if ((r = cred_store_value(s, c->name, &v, err, errlen)) < 0)
 			return r;
 		if ((r = credtable_secret_set(&out->value, v->p, v->n)) < 0)
@@ -474,43 +621,47 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 }
 
 int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
-			int *ret_fd, char *err, size_t errlen)
+			int *ret_fd, int *ret_chan, char *err, size_t errlen)
 {
 	_cleanup_(credtable_freep) struct credtable *t = NULL;
-	int pipefd[2], r;
+	int pair[2], r, big = CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + 4096;
 
-	*ret_fd = -1;
+	*ret_fd = *ret_chan = -1;
 	r = cred_store_table(s, tc, consumer, wanted, &t, err, errlen);
 	if (r < 0 || !t)
 		return r;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return errbuf_set(err, errlen, -errno, "cannot make the credential table's pipe: %m");
+	/* a socket, not a pipe: after the table it is the proxy's channel
+	 * to the supervisor (cred_chan.c), this consumer's and no other's */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+		return errbuf_set(err, errlen, -errno, "cannot make the credential channel: %m");
 	/* the whole table fits before anyone reads: written now, read when
-	 * the runner starts (a pipe holds it in the kernel, not in a file) */
-	r = fcntl(pipefd[1], F_SETPIPE_SZ, CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + (int)t->java_store_n + 4096);
-	if (r < CREDTABLE_PUBLIC_MAX + CREDTABLE_SECRET_MAX + (int)t->java_store_n + 4096) {
-		/* a write that does not fit would wait for a reader never started */
-		r = r < 0 ? -errno : -E2BIG;
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return errbuf_set(err, errlen, r, "the credential table does not fit its pipe (fs.pipe-max-size): %s",
-				  strerror(-r));
-	}
-	r = credtable_write(pipefd[1], t);
-	close(pipefd[1]);
+	 * the runner starts (the kernel holds it, not a file); a table the
+	 * socket cannot hold is an error, never a wait */
+	big += (int)t->java_store_n;
+	if (setsockopt(pair[0], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
+		(void)setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	(void)fcntl(pair[0], F_SETFL, O_NONBLOCK);
+	r = credtable_write(pair[0], t);
+	if (r == -EAGAIN)
+		r = -E2BIG; /* said below: the table is bigger than the socket holds (net.core.wmem_max) */
 	if (r < 0) {
-		close(pipefd[0]);
-		return errbuf_set(err, errlen, r, "cannot write the credential table: %s", strerror(-r));
+		close(pair[0]);
+		close(pair[1]);
+		return errbuf_set(err, errlen, r, "cannot write the credential table: %s%s", strerror(-r),
+				  r == -E2BIG ? " (the channel's socket cannot hold it before the runner reads: raise net.core.wmem_max)" : "");
 	}
 	/* above stdio: 0, 1 and 2 mean "none" to cordon_run_opts */
-	if (pipefd[0] <= 2) {
-		int fd = fcntl(pipefd[0], F_DUPFD_CLOEXEC, 3);
+	if (pair[1] <= 2) {
+		int fd = fcntl(pair[1], F_DUPFD_CLOEXEC, 3);
 
-		close(pipefd[0]);
-		if (fd < 0)
-			return errbuf_set(err, errlen, -errno, "cannot move the credential table's pipe: %m");
-		pipefd[0] = fd;
+		close(pair[1]);
+		if (fd < 0) {
+			close(pair[0]);
+			return errbuf_set(err, errlen, -errno, "cannot move the credential table's socket: %m");
+		}
+		pair[1] = fd;
 	}
-	*ret_fd = pipefd[0];
+	*ret_fd = pair[1];
+	*ret_chan = pair[0];
 	return 0;
 }

@@ -12,6 +12,7 @@
  * credential host. Each consumer's table (credtable.h) is built from it.
  * Not thread-safe: the supervisor's loop uses it.
  */
+#include <event2/event.h>
 #include <stddef.h>
 
 #include "audit.h"
@@ -31,6 +32,27 @@ struct cred_store *cred_store_free(struct cred_store *s);
  * expired). The pointer is the store's, valid until the next call. */
 int cred_store_value(struct cred_store *s, const char *name, const struct credtable_secret **ret, char *err,
 		     size_t errlen);
+/* The supervisor's loop, where cred_store_want runs its captures. */
+void cred_store_set_base(struct cred_store *s, struct event_base *base);
+/* Credential name's index, or -ENOENT. */
+int cred_store_index(const struct cred_store *s, const char *name);
+const struct tool_creds *cred_store_creds(const struct cred_store *s);
+
+/*
+ * Credential i's value, for a proxy that asks: cb(ctx, 0, value, left_usec
+ * (0: for ever), NULL) at once when it is held and fresh; else a capture
+ * runs without blocking the loop (one for every asker meanwhile; audited)
+ * and cb is called from the loop when it ends (cb(ctx, -errno, NULL, 0,
+ * why) when it failed or timed out; the next want tries again). The value
+ * is the store's, valid during cb. -errno (err set, cb not called) when
+ * it cannot even start.
+ */
+typedef void (*cred_value_cb)(void *ctx, int r, const struct credtable_secret *v, uint64_t left_usec,
+			      const char *err);
+int cred_store_want(struct cred_store *s, size_t i, cred_value_cb cb, void *ctx, char *err, size_t errlen);
+/* Drop every want of ctx (its proxy is gone). */
+void cred_store_forget(struct cred_store *s, void *ctx);
+
 /* How many times capture name has run (tests, why). */
 unsigned cred_store_capture_runs(const struct cred_store *s, const char *name);
 
@@ -41,8 +63,9 @@ unsigned cred_store_capture_runs(const struct cred_store *s, const char *name);
  * refused). *ret NULL when not wanted or the session has no credentials. */
 int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
 		     struct credtable **ret, char *err, size_t errlen);
-/* consumer's table written to a pipe: *ret_fd its read end (for
- * cordon_run_opts.credentials_fd; the caller closes it), or -1 when
- * there is none. */
+/* consumer's table written to a socket: *ret_fd the proxy's end (for
+ * cordon_run_opts.credentials_fd; the caller closes it), *ret_chan the
+ * supervisor's (non-blocking: the channel, cred_chan_new), or both -1
+ * when there is none. */
 int cred_store_table_fd(struct cred_store *s, const struct toolbox_creds *tc, const char *consumer, bool wanted,
-			int *ret_fd, char *err, size_t errlen);
+			int *ret_fd, int *ret_chan, char *err, size_t errlen);

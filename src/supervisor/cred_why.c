@@ -165,3 +165,26 @@ int cred_why(const struct cordon_tools *t, const char *consumer, const char *hos
 	*ret = a;
 	return 0;
 }
+
+int cred_why_spent(const struct cordon_tools *t, const char *cred, const char *consumer, const char *host,
+		   const char *method, const char *target, struct cred_why_answer *ret)
+{
+	const struct tool_cred *c = t && t->creds ? tool_creds_find(t->creds, cred) : NULL;
+	struct cred_why_answer a = {};
+	char path[ENDPOINT_PATH_MAX + 1];
+	const char *why = NULL;
+
+	if (!c || !tool_cred_granted(c, consumer) || !at_host(c, host))
+		return -EPERM;
+	snprintf(a.credential, sizeof(a.credential), "%s", c->name);
+	if (endpoint_canon_path(target, strlen(target), path, sizeof(path), &why) < 0) {
+		a.verdict = CRED_WHY_REFUSED;
+		snprintf(a.reason, sizeof(a.reason), "%.200s is refused before any policy: %s", target,
+			 why ? why : "path-malformed");
+		*ret = a;
+		return 0;
+	}
+	decide(c, method, path, &a);
+	*ret = a;
+	return 0;
+}

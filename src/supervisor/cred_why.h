@@ -36,3 +36,9 @@ struct cred_why_answer {
 int cred_why(const struct cordon_tools *t, const char *consumer, const char *host, const char *method,
 	     const char *target, struct cred_why_answer *ret);
 const char *cred_why_verdict_name(enum cred_why_verdict v);
+
+/* The same decision for credential cred spent by consumer at host (a
+ * proxy's request, named by the proxy: -EPERM when cred is not granted to
+ * consumer or not spent at host). */
+int cred_why_spent(const struct cordon_tools *t, const char *cred, const char *consumer, const char *host,
+		   const char *method, const char *target, struct cred_why_answer *ret);

@@ -92,6 +92,7 @@ struct supervisor {
 	char **session_shims;       /* what the session may call */
 	struct audit_log *audit;
 	struct cred_store *creds;   /* the credentials' values (cred_store.c); NULL: none */
+	struct cred_chan *cred_chans; /* each proxy's channel (cred_chan.c) */
 	bool audit_broken;          /* a record could not be written: every call is refused */
 	struct audit_seal seal;     /* the log's signed end, once the session is over */
 	struct approvals *approvals;

@@ -21,6 +21,7 @@
 #include "call_run.h"
 #include "cleanup.h"
 #include "endpoint.h"
+#include "cred_chan.h"
 #include "cred_store.h"
 #include "crypto.h"
 #include "errbuf.h"
@@ -140,6 +141,7 @@ int supervisor_new(const struct supervisor_config *cfg, struct supervisor **ret,
 		supervisor_free(s);
 		return r;
 	}
+	cred_store_set_base(s->creds, s->base);
 	/* each tool's HOME its own, made here, outside every sandbox */
 	r = tool_homes_new(s->session_id, &s->homes, &s->homes_held, err, errlen);
 	if (r >= 0 && (r = cordon_toolbox_set_homes(s->box, s->homes, &e)) < 0)
@@ -253,8 +255,12 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 
 		/* the session's policy asked for one (toolbox_creds_apply):
 		 * a consumer, or on the proxy of a session with credentials */
+		int chan = -1;
+
 		r = cred_store_table_fd(s->creds, cordon_toolbox_creds(s->box), CORDON_TOOLS_SESSION,
-					c->credentials_fd > 2, &so.credentials_fd, err, sizeof(err));
+					c->credentials_fd > 2, &so.credentials_fd, &chan, err, sizeof(err));
+		if (r >= 0 && chan >= 0 && (r = cred_chan_new(s, chan, CORDON_TOOLS_SESSION)) < 0)
+			snprintf(err, sizeof(err), "the credential channel: %s", strerror(-r));
 		if (r < 0) {
 			close(s->session_fd[1]);
 			s->session_fd[1] = -1;
@@ -308,6 +314,7 @@ struct supervisor *supervisor_free(struct supervisor *s)
 	for (int i = 0; i < 2; i++)
 		if (s->session_fd[i] >= 0)
 			close(s->session_fd[i]);
+	cred_chan_free_all(s);
 	cred_store_free(s->creds);
 	open_urls_state_free(s->open_urls);
 	s->open_urls = NULL;

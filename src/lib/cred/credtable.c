@@ -141,10 +141,12 @@ int credtable_check(const struct credtable *t, char *err, size_t errlen)
 			return errbuf_set(err, errlen, -EINVAL, "credential %s: inject names nothing", c->name);
 		if (c->inject == CREDTABLE_INJECT_HEADER && (!c->format || !strstr(c->format, "{}")))
 			return errbuf_set(err, errlen, -EINVAL, "credential %s: the format has no {}", c->name);
-		/* an entry without a value (a credential not granted here, its
-		 * hosts intercepted so its phantoms are refused) has no phantom
-		 * of its own and no client certificate */
-		if (!c->value.p && (c->n_phantoms || !empty(c->tls_cert_pem) || c->tls_key_pem.p))
+		/* an entry without a value is a credential not granted here
+		 * (its hosts intercepted so its phantoms are refused: no
+		 * phantom of its own, no client certificate), or a granted
+		 * capture whose value the proxy asks for on its first use
+		 * (its phantoms, no value yet) */
+		if (!c->value.p && !c->n_phantoms && (!empty(c->tls_cert_pem) || c->tls_key_pem.p))
 			return errbuf_set(err, errlen, -EINVAL, "credential %s: phantoms or a client certificate without a value",
 					  c->name);
 		if (c->value.p && (!c->value.n || has_ctl(c->value.p, c->value.n)))

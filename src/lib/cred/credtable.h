@@ -7,7 +7,7 @@
  * of one sandbox (which may spend only what that sandbox's consumers were
  * granted). One job: the table's shape, its wire form, its secure memory.
  *
- * Wire form (written to a pipe, read by the runner then the proxy):
+ * Wire form (written to a socket, read by the runner then the proxy):
  *
  *   public part   "CRDT" u32:version u32:len ca_cert_pem u32:ca_subject_hash
  *                 u32:len java_store (len <= CREDTABLE_STORE_MAX; 0: none)
@@ -35,14 +35,15 @@
  *   credential of the session, those its consumers were granted with their
  *   value (phantoms: theirs; others: the session's other phantoms of the
  *   credential), the others without a value (others: all its phantoms), the
- *   CA; pipe2(O_CLOEXEC); credtable_write(w); close(w);
+ *   CA; socketpair(AF_UNIX, SOCK_STREAM); credtable_write(w) (kept);
  *   clear FD_CLOEXEC on r in the child that execs the runner:
  *     cordon exec --net proxy --allow-domain HOST... --credentials-fd R -- CMD
  *   The runner reads the public part, the proxy (cordon-supervisor proxy
  *   --credentials-fd) the rest; nothing in the sandbox ever holds the fd.
- * A credential whose value is not yet captured cannot be in a table: the
- * table is written once, before the sandbox starts (a capture that needs a
- * first request is future work: the proxy would ask the supervisor).
+ * The fd is one end of a socketpair: after the table, the proxy keeps it as
+ * its channel to the supervisor (src/lib/msg/cred_proto.h). A granted
+ * credential from a capture is in the table with its phantoms and no value:
+ * the proxy asks for the value over the channel on its first use.
  */
 
 #include <stdbool.h>
