@@ -51,7 +51,6 @@
 #define NET_ALLOW_MAX_PENDING 64
 /* the resolver's two sockets, each connect waiting, each query waiting (NET_ALLOW_DNS_WAIT_MAX) */
 #define NET_ALLOW_MAX_POLLFDS (2 + NET_ALLOW_MAX_PENDING + 32)
-#define NET_ALLOW_MAX_NAMES 16384
 
 struct exec_ctx;
 struct net_allow;

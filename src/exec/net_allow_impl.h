@@ -11,6 +11,10 @@
 #include "cordon/cordon.h"
 #include "net_allow.h"
 
+/* At most this many names get a synthetic address in a sandbox's life
+ * (never reused). */
+#define NET_ALLOW_MAX_NAMES 16384
+
 /* The synthetic ranges: 198.18.0.0/15 (RFC 2544) and a ULA /64. */
 #define NET_ALLOW_V4_BASE 0xc6120000u   /* 198.18.0.0 */
 #define NET_ALLOW_V6_PREFIX { 0xfd, 0x63, 0x6f, 0x72, 0x64, 0x6f, 0x00, 0x00 } /* fd63:6f72:646f:0::/64 */
@@ -61,7 +65,7 @@ size_t net_allow_synthetic(const struct sockaddr *sa, socklen_t len);
 void net_allow_dns_serve(struct net_allow *na, int fd);
 /* The proxy's word on a name of waits[i]: answer it. */
 void net_allow_dns_looked(struct net_allow *na, size_t i);
-/* net_allow.c: one request to the proxy, its answer on *ret_reply. */
+/* net_allow_ask.c: one request to the proxy, its answer on *ret_reply. */
 int net_allow_ask(struct net_allow *na, char kind, unsigned flags, int family, uint16_t port, const char *host,
 		  int *ret_reply);
 /* name may be reached by some port under the rules. */

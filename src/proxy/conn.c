@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "transparent.h"
 #include "pipe_room.h"
 #include "proxy.h"
 #include "socks5.h"
@@ -276,8 +275,8 @@ void conn_refuse(struct conn *c, int status, const char *reason, const char *det
 
 	host_text(c, host, sizeof(host));
 	conn_audit_refusal(c, reason, detail);
-	if (c->kind == PROXY_LISTEN_TRANSPARENT) {
-		transparent_refused(c, reason, detail);
+	if (c->ops) {
+		c->ops->refused(c, reason, detail);
 	} else if (c->kind == PROXY_LISTEN_SOCKS) {
 		uint8_t rep[10];
 

@@ -28,7 +28,16 @@ enum conn_state {
 	C_CLOSING,         /* a refusal was written: drain until EOF, then close */
 };
 
+/* How a connection that carries no client's request ends (--net allow,
+ * transparent.c): its dialled socket handed over, a refusal said. The
+ * dial and the refusal call these instead of relaying or answering. */
+struct conn_ops {
+	void (*deliver)(struct conn *c, bool early); /* early: still connecting */
+	void (*refused)(struct conn *c, const char *reason, const char *detail);
+};
+
 struct conn {
+	const struct conn_ops *ops;    /* NULL: a client's HTTP or SOCKS request */
 	struct proxy *px;
 	struct conn *next, *prev;
 	int kind;                      /* PROXY_LISTEN_HTTP or _SOCKS */

@@ -19,9 +19,34 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "transparent.h"
 #include "proxy.h"
 #include "socks5.h"
+
+/* a as a socket address of family (AF_INET: a is IPv4; AF_INET6: an IPv4
+ * a is mapped, ::ffff:a.b.c.d), port in it; its length. */
+static unsigned address_in(int family, uint16_t port, const struct cordon_netaddr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, a->a, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	if (a->family == AF_INET) {
+		s6->sin6_addr.s6_addr[10] = 0xff;
+		s6->sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&s6->sin6_addr.s6_addr[12], a->a, 4);
+	} else
+		memcpy(&s6->sin6_addr, a->a, 16);
+	return sizeof(*s6);
+}
 
 static void relay_touch(void *owner)
 {
@@ -130,13 +155,12 @@ static void dial_next(struct conn *c)
 			}
 		}
 
-		if (c->kind == PROXY_LISTEN_TRANSPARENT) {
-			unsigned tl = 0;
-			int family = transparent_address(c, a, &ss, &tl);
-
-			if (family < 0)
-				continue; /* not for the caller's socket's family */
-			sl = tl;
+		if (c->ops) {
+			/* handed over: dialled in the family of init's caller's
+			 * socket (an IPv4 answer for an IPv6 socket: mapped) */
+			if (c->t_family == AF_INET && a->family != AF_INET)
+				continue; /* an IPv4 socket cannot take it */
+			sl = address_in(c->t_family, c->port, a, &ss);
 		} else if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 
@@ -169,8 +193,8 @@ static void dial_next(struct conn *c)
 			on_upstream(fd, EV_WRITE, c);
 			return;
 		}
-		if (c->kind == PROXY_LISTEN_TRANSPARENT && c->t_early) {
-			transparent_deliver(c, true); /* the caller does not wait: neither do we */
+		if (c->ops && c->t_early) {
+			c->ops->deliver(c, true); /* the caller does not wait: neither do we */
 			return;
 		}
 		c->uev = event_new(c->px->base, fd, EV_WRITE, on_upstream, c);
@@ -292,8 +316,8 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 		dial_next(c);
 		return;
 	}
-	if (c->kind == PROXY_LISTEN_TRANSPARENT)
-		transparent_deliver(c, false);
+	if (c->ops)
+		c->ops->deliver(c, false);
 	else if (c->intercept)
 		start_intercept(c);
 	else

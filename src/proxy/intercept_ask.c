@@ -30,6 +30,7 @@ struct ic_pending {
 	size_t cred;                /* the table's index */
 	struct cred_req req;        /* an approval's request */
 	struct tunnel *t;           /* NULL: its tunnel is gone */
+	tunnel_answer_fn *answered; /* how t hears the answer */
 	struct ic_pending *next;
 };
 
@@ -175,13 +176,14 @@ static void chan_lost(struct intercept *ic, const char *why)
 	while (ch->pending) {
 		struct ic_pending *p = ch->pending;
 		struct tunnel *t = p->t;
+		tunnel_answer_fn *answered = p->answered;
 
 		ch->pending = p->next;
 		if (t)
 			t->ask.pending = NULL;
 		pending_free(p);
 		if (t)
-			tunnel_answered(t, 503, "credential-channel", why);
+			answered(t, 503, "credential-channel", why);
 	}
 }
 
@@ -283,7 +285,7 @@ static void on_value(struct intercept *ic, struct msg_frame *f)
 		else if (r < 0)
 			snprintf(why, sizeof(why), "credential %s: its value could not be taken (%s)",
 				 ic->t->creds[p->cred].name, strerror(-r));
-		tunnel_answered(p->t, rep.ok && r >= 0 ? 0 : 503, "credential-unavailable",
+		p->answered(p->t, rep.ok && r >= 0 ? 0 : 503, "credential-unavailable",
 				rep.ok && r >= 0 ? NULL : why);
 	}
 	pending_free(p);
@@ -318,10 +320,10 @@ static void on_decision(struct intercept *ic, struct msg_frame *f)
 			cred_req_done(&t->ask.req);
 			t->ask.req = p->req;
 			p->req = (struct cred_req){};
-			tunnel_answered(t, 0, NULL, NULL);
+			p->answered(t, 0, NULL, NULL);
 		} else {
 			snprintf(why, sizeof(why), "%s", same ? d.reason : "the approval answered another request");
-			tunnel_answered(t, 403,
+			p->answered(t, 403,
 					!same ? "approval-mismatch"
 					: strcmp(d.outcome, "timeout") == 0 ? "approval-timeout"
 									     : "approval-denied",
@@ -377,7 +379,7 @@ static void method_of(const struct tunnel *t, char method[CRED_METHOD_MAX + 1])
 	method[n] = '\0';
 }
 
-int tunnel_ask(struct tunnel *t, int what)
+int tunnel_ask(struct tunnel *t, int what, tunnel_answer_fn *answered)
 {
 	struct intercept *ic = t->ic;
 	struct ic_chan *ch = ic->chan;
@@ -397,7 +399,7 @@ int tunnel_ask(struct tunnel *t, int what)
 			return -ENOMEM;
 		}
 	}
-	*p = (struct ic_pending){ .seq = ++ch->seq, .what = what, .cred = (size_t)(t->out.cred - ic->t->creds),
+	*p = (struct ic_pending){ .seq = ++ch->seq, .what = what, .answered = answered, .cred = (size_t)(t->out.cred - ic->t->creds),
 				  .t = t };
 	if (what == SUBST_ASK_APPROVAL) {
 		method_of(t, method);

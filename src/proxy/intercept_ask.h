@@ -38,6 +38,10 @@ struct tunnel_ask {
 	size_t n_held;
 };
 
+/* How an ask is answered (intercept_tunnel.c's tunnel_answered): status 0
+ * goes on, else the request is refused with status, reason, detail. */
+typedef void tunnel_answer_fn(struct tunnel *t, int status, const char *reason, const char *detail);
+
 /* After the table was read from fd: keep fd as the channel. */
 int intercept_chan_init(struct intercept *ic, int fd);
 
@@ -45,9 +49,9 @@ int intercept_chan_init(struct intercept *ic, int fd);
  * scrubber set again when values changed (and nothing is in flight). */
 int tunnel_ask_prepare(struct tunnel *t);
 /* subst_request said ask (what: SUBST_ASK_*): 0, the tunnel waits for
- * tunnel_answered; -EBADMSG: a method or path the channel cannot carry
+ * answered; -EBADMSG: a method or path the channel cannot carry
  * (not printable ASCII, too long); -errno: nothing could be asked. */
-int tunnel_ask(struct tunnel *t, int what);
+int tunnel_ask(struct tunnel *t, int what, tunnel_answer_fn *answered);
 /* A request about to go out: is it the one approved (when it needed an
  * approval)? Clears the approval either way: it is spent. */
 bool tunnel_ask_spend(struct tunnel *t);

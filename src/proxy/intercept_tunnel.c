@@ -494,7 +494,7 @@ static void next_request(struct tunnel *t)
 	r = subst_request(&t->ic->sc, t->host->name, t->port, &t->head, &t->out);
 	if (r == SUBST_ASK_APPROVAL || r == SUBST_ASK_VALUE) {
 		/* held (its client's reads paused) until the supervisor answers */
-		if ((r = tunnel_ask(t, r)) < 0) {
+		if ((r = tunnel_ask(t, r, tunnel_answered)) < 0) {
 			if (r == -EBADMSG)
 				refuse(t, 403, "path-malformed", "a method or path that cannot be asked about");
 			else

@@ -13,6 +13,10 @@
 #include "conn.h"
 #include "transparent.h"
 
+static void transparent_deliver(struct conn *c, bool early);
+static void transparent_refused(struct conn *c, const char *reason, const char *detail);
+static const struct conn_ops transparent_ops = { .deliver = transparent_deliver, .refused = transparent_refused };
+
 static void on_init_gone(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
@@ -95,6 +99,8 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 		return;
 	}
 	c = conn_new(px, fd, PROXY_LISTEN_TRANSPARENT, on_init_gone);
+	if (c)
+		c->ops = &transparent_ops;
 	if (!c)
 		return;
 	c->t_early = msg[1] & 1;
@@ -111,38 +117,7 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 	conn_decide(c);
 }
 
-int transparent_address(const struct conn *c, const struct cordon_netaddr *a, struct sockaddr_storage *ss,
-			unsigned *ret_len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (c->t_family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		if (a->family != AF_INET)
-			return -1; /* an IPv4 socket cannot take it */
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(c->port);
-		memcpy(&s4->sin_addr, a->a, 4);
-		*ret_len = sizeof(*s4);
-		return AF_INET;
-	}
-	{
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(c->port);
-		if (a->family == AF_INET) {
-			s6->sin6_addr.s6_addr[10] = 0xff;
-			s6->sin6_addr.s6_addr[11] = 0xff;
-			memcpy(&s6->sin6_addr.s6_addr[12], a->a, 4);
-		} else
-			memcpy(&s6->sin6_addr, a->a, 16);
-		*ret_len = sizeof(*s6);
-		return AF_INET6;
-	}
-}
-
-void transparent_deliver(struct conn *c, bool early)
+static void transparent_deliver(struct conn *c, bool early)
 {
 	char msg[2 + INET6_ADDRSTRLEN + 8] = { 'O', early ? '~' : ' ' }, cbuf[CMSG_SPACE(sizeof(int))] = {};
 	char addr[INET6_ADDRSTRLEN] = "?";
@@ -184,7 +159,7 @@ static int reason_errno(const char *reason)
 	return EACCES; /* the rules refused it */
 }
 
-void transparent_refused(struct conn *c, const char *reason, const char *detail)
+static void transparent_refused(struct conn *c, const char *reason, const char *detail)
 {
 	char msg[5 + 200] = { 'E' };
 	int32_t e = reason_errno(reason);

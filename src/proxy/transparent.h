@@ -22,13 +22,9 @@ struct cordon_netaddr;
 struct sockaddr_storage;
 
 /* A request read from the control socket (msg[0] == 'T'), with the
- * answer's socket fd (taken: closed on failure). */
+ * answer's socket fd (taken: closed on failure). Its conn's ops
+ * (conn.h) hand the dialled socket over and say a refusal as an errno. */
 void transparent_request(struct proxy *px, int fd, const char *msg, size_t n);
-/* dial.c: the socket is connected (early: still connecting, the caller
- * does not wait): hand it over, end c. */
-void transparent_deliver(struct conn *c, bool early);
-/* conn.c: a refusal, as an errno and the reason. */
-void transparent_refused(struct conn *c, const char *reason, const char *detail);
 /* transparent_ledger.c: the handed-over connections, looked at once a
  * second (the tick) until closed, then audited with duration and bytes. */
 int transparent_ledger_open(struct proxy *px);
@@ -37,7 +33,3 @@ size_t transparent_ledger_live(const struct proxy *px);
 void transparent_ledger_add(struct proxy *px, int fd, const char *host, size_t host_len, uint16_t port,
 			    const char *addr);
 void transparent_ledger_tick(struct proxy *px);
-/* dial.c: the socket to dial a with, in the family init's caller has (an
- * IPv4 answer for an IPv6 socket: mapped). -1: this answer does not fit. */
-int transparent_address(const struct conn *c, const struct cordon_netaddr *a, struct sockaddr_storage *ss,
-			unsigned *ret_len);

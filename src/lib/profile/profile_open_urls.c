@@ -165,18 +165,6 @@ int loader_read_session_open_urls(struct loader *l, const struct where *w, json_
 	return loader_read_open_urls(l, w, v, &l->tools.session_open_urls);
 }
 
-struct tool_open_urls *tool_open_urls_free(struct tool_open_urls *o)
-{
-	if (!o)
-		return NULL;
-	strv_free(o->origins);
-	strv_free(o->path_prefixes);
-	free(o->backend);
-	tool_place_clear(&o->place);
-	free(o);
-	return NULL;
-}
-
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct tool_open_urls *, tool_open_urls_free)
 
 int open_urls_compile(const struct raw_open_urls *ro, struct tool_open_urls **ret)

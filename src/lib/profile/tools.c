@@ -37,6 +37,18 @@ oom:
 	return -ENOMEM;
 }
 
+struct tool_open_urls *tool_open_urls_free(struct tool_open_urls *o)
+{
+	if (!o)
+		return NULL;
+	strv_free(o->origins);
+	strv_free(o->path_prefixes);
+	free(o->backend);
+	tool_place_clear(&o->place);
+	free(o);
+	return NULL;
+}
+
 void tool_sandbox_clear(struct tool_sandbox *sb)
 {
 	for (size_t i = 0; i < _TOOL_PATH_LISTS; i++)
