@@ -183,7 +183,7 @@ expect_completion "bash: cordon pro<TAB> offers probe and profile" "probe profil
 expect_completion "bash: cordon run --ti<TAB> offers --timeout" "--timeout" cordon run --ti
 expect_completion "bash: cordon probe --<TAB> offers only probe's flags" "--help --json --refresh" cordon probe --
 expect_completion "bash: cordon confine --ti<TAB> offers nothing (run's flag, not confine's)" "" cordon confine --ti
-expect_completion "bash: cordon run --net <TAB> offers none, host and proxy" "host none proxy" cordon run --net ""
+expect_completion "bash: cordon run --net <TAB> offers none, host, proxy and allow" "allow host none proxy" cordon run --net ""
 expect_completion "bash: cordon run --mode <TAB> offers the three modes" \
 	"danger-full-access read-only workspace-write" cordon run --mode ""
 expect_completion "bash: cordon profile <TAB> offers the actions" "diff list schema show validate" cordon profile ""
