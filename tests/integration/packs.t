@@ -364,6 +364,50 @@ expect "no staging directory is left behind" test -z "$(ls -A "$HOME/.config/cor
 expect "nothing was written outside the staging directory" test ! -e /tmp/evil.json -a ! -e "$HOME/.config/cordon/evil.json"
 "$CORDON" pack remove acme/tools >/dev/null 2>&1
 
+# ---- the system trust file is hidden from every sandbox, every user's ----
+# /etc/cordon/allowed_signers exists only in a private mount namespace (a
+# copy of /etc bound over it there), never on the host's /etc. The copy is
+# two levels below BASE: light isolation's Landlock grants the siblings of
+# what it walks to HOME's secrets (BASE/home), and a rule on the copy's own
+# inode would reach it through the bind mount too (an alias the host's real
+# /etc does not have). Inside,
+# cordon runs as uid 0 and, in a user namespace of its own, as uid 1000.
+if [ "$(id -u)" = 0 ]; then NS=(unshare -m --propagation private); else NS=(unshare -r -m --propagation private); fi
+systrust() { # systrust UID CMD...: CMD as UID (0 or 1000) where /etc/cordon/allowed_signers exists
+	local as=$1; shift
+	OUT=$("${NS[@]}" bash -c '
+		e=$BASE/sys/etc
+		mkdir -p "$e" && cp -a /etc/. "$e/" 2>/dev/null
+		mkdir -p "$e/cordon" && echo "acme namespaces=\"cordon-pack\" system-trust-marker" >"$e/cordon/allowed_signers" &&
+			mount --bind "$e" /etc || exit 90
+		as=$1; shift
+		cd "$BASE/ws" || exit 91
+		if [ "$as" = 0 ]; then exec "$@"; fi
+		exec unshare --map-user="$as" --map-group="$as" "$@"' _ "$as" "$@" 2>&1 </dev/null)
+	RC=$?
+}
+export BASE
+if ! "${NS[@]}" true 2>/dev/null; then
+	skip "the system trust file hidden" "cannot make a private mount namespace here"
+else
+	for as in 0 1000; do
+		systrust $as sh -c 'id -u; cat /etc/cordon/allowed_signers'
+		if [ "$RC" = 0 ] && has "$OUT" "system-trust-marker" && [ "$(head -1 <<<"$OUT")" = $as ]; then
+			ok "control (uid $as): /etc/cordon/allowed_signers reads unconfined"
+		else not_ok "control (uid $as): /etc/cordon/allowed_signers reads unconfined" "rc=$RC" "${OUT:0:1500}"; fi
+		for iso in full light; do
+			systrust $as "$CORDON" run --isolation $iso -- sh -c 'id -u; cat /etc/cordon/allowed_signers; echo ran'
+			if has "$OUT" "ran" && ! has "$OUT" "system-trust-marker"; then
+				ok "uid $as, isolation $iso: /etc/cordon/allowed_signers is hidden from the sandbox"
+			else not_ok "uid $as, isolation $iso: /etc/cordon/allowed_signers is hidden from the sandbox" "rc=$RC" "${OUT:0:1500}"; fi
+		done
+		systrust $as "$CORDON" run --isolation full -- sh -c 'cat /etc/cordon/../cordon/./allowed_signers; grep -r marker /etc/cordon; echo ran'
+		if has "$OUT" "ran" && ! has "$OUT" "system-trust-marker"; then
+			ok "uid $as: ... nor by another spelling or a grep of /etc/cordon"
+		else not_ok "uid $as: ... nor by another spelling or a grep of /etc/cordon" "rc=$RC" "${OUT:0:1500}"; fi
+	done
+fi
+
 # ---- from https:// on loopback, with a CA this test makes ----
 echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"
 tls=$BASE/tls
