@@ -213,6 +213,29 @@ refused "... for that run only: without the flag it is not installed" "not insta
 cp -r "$BASE/local" "$BASE/ws/local"
 refused "--insecure-local DIR inside a writable root (the workspace): refused" "inside the writable root" \
 	"$CORDON" run --insecure-local "$BASE/ws/local" --profile acme/dev/build -- true
+# ... and in (or holding) any tool sandbox's write grant of the session
+toolprof() { # toolprof FILE KEY PATH: a profile extending the local pack, whose cat tool may write PATH
+	printf '{ "extends": "acme/dev/build", "command_policies": { "commands": { "cat": {
+		"executable": "/usr/bin/cat", "sandbox": { "%s": ["%s"] },
+		"invocation_policy": { "default": "allow" } } } } }\n' "$2" "$3" >"$1"
+}
+mkdir -p "$BASE/tw/out" "$BASE/tw2/local/profiles"
+cp -r "$BASE/local" "$BASE/tw/local"
+toolprof "$BASE/tp-other.json" fs_write "$BASE/tw/out"
+works "control: --insecure-local beside a tool sandbox writing elsewhere runs" \
+	"$CORDON" run --insecure-local "$BASE/local" --profile "$BASE/tp-other.json" -- true
+toolprof "$BASE/tp-above.json" fs_write "$BASE/tw"
+refused "--insecure-local DIR inside a tool sandbox's fs_write: refused, named" "a write grant of cat's sandbox" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-above.json" -- true
+toolprof "$BASE/tp-below.json" fs_write "$BASE/tw/local/profiles"
+refused "--insecure-local DIR holding a tool sandbox's fs_write: refused, named" "it holds a write grant" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-below.json" -- true
+toolprof "$BASE/tp-file.json" fs_write_file "$BASE/tw/local/profiles/build.json"
+refused "--insecure-local DIR holding a tool sandbox's fs_write_file: refused, named" "it holds a write grant" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-file.json" -- true
+printf '{ "extends": "acme/dev/build", "filesystem": { "write": ["%s"] } }\n' "$BASE/tw/local/profiles" >"$BASE/wp.json"
+refused "--insecure-local DIR holding a writable root of the run (filesystem.write): refused" "it holds the writable root" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/wp.json" -- true
 mkpack "$BASE/local-bad" 1.0.0 none '{ "network": { "mode": "host" } }'
 sed -i 's|acme/tools|acme/dev|' "$BASE/local-bad/pack.json"
 refused "--insecure-local still refuses what a pack may not carry" "/network/mode" \
