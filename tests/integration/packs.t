@@ -429,6 +429,8 @@ else
 			ok "uid $as: ... nor by another spelling or a grep of /etc/cordon"
 		else not_ok "uid $as: ... nor by another spelling or a grep of /etc/cordon" "rc=$RC" "${OUT:0:1500}"; fi
 	done
+	systrust 0 "$CORDON" why --op read --path /etc/cordon/allowed_signers
+	expect "cordon why says the system trust file is hidden" has "$OUT" "deny: /etc/cordon/allowed_signers is hidden"
 fi
 
 # ---- from https:// on loopback, with a CA this test makes ----
