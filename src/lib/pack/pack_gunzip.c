@@ -127,10 +127,11 @@ int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, s
 	if (res->limit != CORDON_LIMIT_NONE)
 		return errbuf_set(reason, rsize, -E2BIG, "gzip was stopped by its %s limit",
 				  cordon_limit_to_string(res->limit));
+	if (res->verdict == CORDON_VERDICT_RUNNER_FAILED)
+		return errbuf_set(reason, rsize, -EOPNOTSUPP, "cannot make the sandbox gzip runs in: %.300s",
+				  res->runner_line ? res->runner_line : "the runner failed");
 	if (res->verdict != CORDON_VERDICT_OK || res->exit_code != 0) {
-		const char *why = res->stderr_output && res->stderr_output[0] ? res->stderr_output
-				  : res->runner_line				 ? res->runner_line
-										 : "";
+		const char *why = res->stderr_output ? res->stderr_output : "";
 		size_t n;
 
 		why += strspn(why, " \t\r\n"); /* its first line that says something */
