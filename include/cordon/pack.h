@@ -36,7 +36,9 @@ int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *f
 /* Install the pack in a ustar archive (.tar): unpacked (no link, device,
  * absolute or ".." path, duplicate or executable; capped) into a private
  * staging directory, installed from there as a directory is. A gzip'd
- * archive is refused with the reason. */
+ * archive (.tar.gz) is decompressed first by the host's gzip run in a
+ * cordon sandbox (no network, no writes, capped output and limits); when
+ * that sandbox cannot be made it is refused with the reason. */
 int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
 				size_t rsize);
 /* One line per installed pack: OWNER/NAME VERSION profiles... */

@@ -116,12 +116,54 @@ struct finish {
 	const struct cordon_profile_handle *prof;
 };
 
-/* --insecure-local DIR (issue 24): an unsigned pack a sandbox of this run
- * could write would choose the next run's policy. */
-static int refuse_insecure_local_in_writable(const struct cli_args *a, const struct cordon_policy *p)
+/* --insecure-local DIR (issue 24): an unsigned pack a sandbox of this
+ * session could write would choose the next run's policy: refused when DIR
+ * is in a writable root, or holds one, of the run or of any tool sandbox
+ * (every edge's fs_write and fs_write_file under command_policies). */
+static int insecure_local_meets(const char *dir, const char *root, const char *what)
+{
+	_cleanup_free_ char *c = NULL;
+
+	if (!root || root[0] != '/')
+		return 0;
+	if (cordon_canonicalize(root, &c, NULL) >= 0)
+		root = c; /* missing: its tail as written */
+	if (!path_is_under(dir, root) && !path_is_under(root, dir))
+		return 0;
+	say("--insecure-local %s: refused: %s %s %s (a sandbox could change the policy of the next run)", dir,
+	    path_is_under(dir, root) ? "it is inside" : "it holds", what, root);
+	return -EPERM;
+}
+
+static int insecure_local_in_tool_writes(const char *dir, const struct cordon_tools *t)
+{
+	const char *const *names = cordon_tools_commands(t);
+	struct cordon_tool_sandbox sb;
+	char what[200];
+	int r = 0;
+
+	for (size_t c = 0; names && names[c]; c++)
+		for (size_t k = 0; r >= 0 && (k == 0 || names[k - 1]); k++) {
+			const char *caller = k == 0 ? CORDON_TOOLS_SESSION : names[k - 1];
+
+			if (cordon_tools_sandbox(t, caller, names[c], &sb) < 0)
+				continue; /* no such edge */
+			snprintf(what, sizeof(what), "a write grant of %s's sandbox (called by %s):", names[c], caller);
+			for (const char *const *w = sb.fs_write; r >= 0 && w && *w; w++)
+				r = insecure_local_meets(dir, *w, what);
+			for (const char *const *w = sb.fs_write_file; r >= 0 && w && *w; w++)
+				r = insecure_local_meets(dir, *w, what);
+		}
+	return r;
+}
+
+static int refuse_insecure_local_in_writable(const struct cli_args *a, const struct cordon_profile_handle *prof,
+					     const struct cordon_policy *p)
 {
 	_cleanup_free_ char *dir = NULL;
 	const char *const *roots = cordon_writable_roots(p);
+	const struct cordon_tools *t = prof ? cordon_profile_tools(prof) : NULL;
+	int r = 0;
 
 	if (!a->insecure_local)
 		return 0;
@@ -130,14 +172,11 @@ static int refuse_insecure_local_in_writable(const struct cli_args *a, const str
 		say("--insecure-local %s: %s", a->insecure_local, strerror(errno));
 		return -errno;
 	}
-	for (; roots && *roots; roots++)
-		if (path_is_under(dir, *roots)) {
-			say("--insecure-local %s: refused: it is inside the writable root %s (a sandbox could change "
-			    "the policy of the next run)",
-			    dir, *roots);
-			return -EPERM;
-		}
-	return 0;
+	for (; r >= 0 && roots && *roots; roots++)
+		r = insecure_local_meets(dir, *roots, "the writable root");
+	if (r >= 0 && t)
+		r = insecure_local_in_tool_writes(dir, t);
+	return r;
 }
 
 static int finish_policy(void *userdata, struct cordon_policy *p, struct cordon_error *reterr)
@@ -152,7 +191,7 @@ static int finish_policy(void *userdata, struct cordon_policy *p, struct cordon_
 	r = refuse_danger_with_net(f->a, f->prof, p);
 	if (r < 0)
 		return r;
-	r = refuse_insecure_local_in_writable(f->a, p);
+	r = refuse_insecure_local_in_writable(f->a, f->prof, p);
 	if (r < 0)
 		return r;
 	/* the run's note: HOME cannot be hidden from a workspace that holds it */

@@ -213,6 +213,29 @@ refused "... for that run only: without the flag it is not installed" "not insta
 cp -r "$BASE/local" "$BASE/ws/local"
 refused "--insecure-local DIR inside a writable root (the workspace): refused" "inside the writable root" \
 	"$CORDON" run --insecure-local "$BASE/ws/local" --profile acme/dev/build -- true
+# ... and in (or holding) any tool sandbox's write grant of the session
+toolprof() { # toolprof FILE KEY PATH: a profile extending the local pack, whose cat tool may write PATH
+	printf '{ "extends": "acme/dev/build", "command_policies": { "commands": { "cat": {
+		"executable": "/usr/bin/cat", "sandbox": { "%s": ["%s"] },
+		"invocation_policy": { "default": "allow" } } } } }\n' "$2" "$3" >"$1"
+}
+mkdir -p "$BASE/tw/out" "$BASE/tw2/local/profiles"
+cp -r "$BASE/local" "$BASE/tw/local"
+toolprof "$BASE/tp-other.json" fs_write "$BASE/tw/out"
+works "control: --insecure-local beside a tool sandbox writing elsewhere runs" \
+	"$CORDON" run --insecure-local "$BASE/local" --profile "$BASE/tp-other.json" -- true
+toolprof "$BASE/tp-above.json" fs_write "$BASE/tw"
+refused "--insecure-local DIR inside a tool sandbox's fs_write: refused, named" "a write grant of cat's sandbox" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-above.json" -- true
+toolprof "$BASE/tp-below.json" fs_write "$BASE/tw/local/profiles"
+refused "--insecure-local DIR holding a tool sandbox's fs_write: refused, named" "it holds a write grant" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-below.json" -- true
+toolprof "$BASE/tp-file.json" fs_write_file "$BASE/tw/local/profiles/build.json"
+refused "--insecure-local DIR holding a tool sandbox's fs_write_file: refused, named" "it holds a write grant" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/tp-file.json" -- true
+printf '{ "extends": "acme/dev/build", "filesystem": { "write": ["%s"] } }\n' "$BASE/tw/local/profiles" >"$BASE/wp.json"
+refused "--insecure-local DIR holding a writable root of the run (filesystem.write): refused" "it holds the writable root" \
+	"$CORDON" run --insecure-local "$BASE/tw/local" --profile "$BASE/wp.json" -- true
 mkpack "$BASE/local-bad" 1.0.0 none '{ "network": { "mode": "host" } }'
 sed -i 's|acme/tools|acme/dev|' "$BASE/local-bad/pack.json"
 refused "--insecure-local still refuses what a pack may not carry" "/network/mode" \
@@ -286,8 +309,41 @@ mkpack "$BASE/t1" 1.0.0 ed25519
 tar --format=ustar -C "$BASE/t1" -cf "$BASE/t1.tar" . || not_ok "tar made"
 works "a signed pack installs from a .tar" "$CORDON" pack install --yes "$BASE/t1.tar"
 works "... and its profile runs" "$CORDON" run --profile acme/tools/build -- true
-gzip -k "$BASE/t1.tar"
-refused "a .tar.gz is refused with the reason (no zlib)" "gzip" "$CORDON" pack install --yes "$BASE/t1.tar.gz"
+
+# ---- from a .tar.gz: the host's gzip, run in a cordon sandbox ----
+"$CORDON" pack remove acme/tools >/dev/null 2>&1
+tar -C "$BASE/t1" -czf "$BASE/t1.tar.gz" . || not_ok "tar czf made"
+works "a signed pack installs from a .tar.gz (tar czf)" "$CORDON" pack install --yes "$BASE/t1.tar.gz"
+works "... pack verify agrees" "$CORDON" pack verify acme/tools
+works "... and its profile runs" "$CORDON" run --profile acme/tools/build -- true
+cp "$BASE/t1.tar.gz" "$BASE/t1.tgz"
+works "... and from a .tgz (same bytes) too" "$CORDON" pack install --yes "$BASE/t1.tgz"
+"$CORDON" pack remove acme/tools >/dev/null 2>&1
+# corrupt: the deflate body overwritten in the middle (the CRC cannot hold)
+cp "$BASE/t1.tar.gz" "$BASE/corrupt.tar.gz"
+sz=$(stat -c %s "$BASE/corrupt.tar.gz")
+printf 'XXXXXXXXXXXXXXXX' | dd of="$BASE/corrupt.tar.gz" bs=1 seek=$((sz / 2)) conv=notrunc status=none
+refused "a corrupt gzip stream is refused, named" "not a valid gzip stream" \
+	"$CORDON" pack install --yes "$BASE/corrupt.tar.gz"
+head -c $((sz - 20)) "$BASE/t1.tar.gz" >"$BASE/trunc.tar.gz"
+refused "a truncated gzip stream is refused, named" "not a valid gzip stream" \
+	"$CORDON" pack install --yes "$BASE/trunc.tar.gz"
+{ cat "$BASE/t1.tar.gz"; printf 'trailing garbage after the stream'; } >"$BASE/trail.tar.gz"
+refused "a gzip stream with trailing garbage is refused, named" "trailing garbage" \
+	"$CORDON" pack install --yes "$BASE/trail.tar.gz"
+head -c 200M /dev/zero | gzip >"$BASE/bomb.tar.gz"
+refused "a gzip bomb (200 MiB of zeros) is stopped at the cap, named" "more than 16777216 bytes (the cap)" \
+	"$CORDON" pack install --yes "$BASE/bomb.tar.gz"
+printf '\037\213 not gzip at all' >"$BASE/magic.tar.gz"
+refused "gzip's magic and then nonsense: refused, named" "not a valid gzip stream" \
+	"$CORDON" pack install --yes "$BASE/magic.tar.gz"
+refused "... none of those installed anything" "not installed" "$CORDON" pack verify acme/tools
+# fail closed: no runner, no sandbox, so gzip is not run at all; a .tar needs none
+refused "no sandbox for gzip (no runner): the .tar.gz is refused, named" "cannot make the sandbox gzip runs in" \
+	env CORDON_RUNNER=/nonexistent "$CORDON_BUILDDIR/src/cli/cordon-supervisor" pack install --yes "$BASE/t1.tar.gz"
+refused "... and nothing was installed" "not installed" "$CORDON" pack verify acme/tools
+works "... while a plain .tar still installs then" \
+	env CORDON_RUNNER=/nonexistent "$CORDON_BUILDDIR/src/cli/cordon-supervisor" pack install --yes "$BASE/t1.tar"
 # badtar NAME KIND: t1's entries plus one of KIND, made by Python's tarfile
 badtar() {
 	"$PY" - "$BASE/t1" "$BASE/$1.tar" "$2" <<'PYEOF'
@@ -330,6 +386,52 @@ done
 expect "no staging directory is left behind" test -z "$(ls -A "$HOME/.config/cordon/packs" | grep staging)"
 expect "nothing was written outside the staging directory" test ! -e /tmp/evil.json -a ! -e "$HOME/.config/cordon/evil.json"
 "$CORDON" pack remove acme/tools >/dev/null 2>&1
+
+# ---- the system trust file is hidden from every sandbox, every user's ----
+# /etc/cordon/allowed_signers exists only in a private mount namespace (a
+# copy of /etc bound over it there), never on the host's /etc. The copy is
+# two levels below BASE: light isolation's Landlock grants the siblings of
+# what it walks to HOME's secrets (BASE/home), and a rule on the copy's own
+# inode would reach it through the bind mount too (an alias the host's real
+# /etc does not have). Inside,
+# cordon runs as uid 0 and, in a user namespace of its own, as uid 1000.
+if [ "$(id -u)" = 0 ]; then NS=(unshare -m --propagation private); else NS=(unshare -r -m --propagation private); fi
+systrust() { # systrust UID CMD...: CMD as UID (0 or 1000) where /etc/cordon/allowed_signers exists
+	local as=$1; shift
+	OUT=$("${NS[@]}" bash -c '
+		e=$BASE/sys/etc
+		mkdir -p "$e" && cp -a /etc/. "$e/" 2>/dev/null
+		mkdir -p "$e/cordon" && echo "acme namespaces=\"cordon-pack\" system-trust-marker" >"$e/cordon/allowed_signers" &&
+			mount --bind "$e" /etc || exit 90
+		as=$1; shift
+		cd "$BASE/ws" || exit 91
+		if [ "$as" = 0 ]; then exec "$@"; fi
+		exec unshare --map-user="$as" --map-group="$as" "$@"' _ "$as" "$@" 2>&1 </dev/null)
+	RC=$?
+}
+export BASE
+if ! "${NS[@]}" true 2>/dev/null; then
+	skip "the system trust file hidden" "cannot make a private mount namespace here"
+else
+	for as in 0 1000; do
+		systrust $as sh -c 'id -u; cat /etc/cordon/allowed_signers'
+		if [ "$RC" = 0 ] && has "$OUT" "system-trust-marker" && [ "$(head -1 <<<"$OUT")" = $as ]; then
+			ok "control (uid $as): /etc/cordon/allowed_signers reads unconfined"
+		else not_ok "control (uid $as): /etc/cordon/allowed_signers reads unconfined" "rc=$RC" "${OUT:0:1500}"; fi
+		for iso in full light; do
+			systrust $as "$CORDON" run --isolation $iso -- sh -c 'id -u; cat /etc/cordon/allowed_signers; echo ran'
+			if has "$OUT" "ran" && ! has "$OUT" "system-trust-marker"; then
+				ok "uid $as, isolation $iso: /etc/cordon/allowed_signers is hidden from the sandbox"
+			else not_ok "uid $as, isolation $iso: /etc/cordon/allowed_signers is hidden from the sandbox" "rc=$RC" "${OUT:0:1500}"; fi
+		done
+		systrust $as "$CORDON" run --isolation full -- sh -c 'cat /etc/cordon/../cordon/./allowed_signers; grep -r marker /etc/cordon; echo ran'
+		if has "$OUT" "ran" && ! has "$OUT" "system-trust-marker"; then
+			ok "uid $as: ... nor by another spelling or a grep of /etc/cordon"
+		else not_ok "uid $as: ... nor by another spelling or a grep of /etc/cordon" "rc=$RC" "${OUT:0:1500}"; fi
+	done
+	systrust 0 "$CORDON" why --op read --path /etc/cordon/allowed_signers
+	expect "cordon why says the system trust file is hidden" has "$OUT" "deny: /etc/cordon/allowed_signers is hidden"
+fi
 
 # ---- from https:// on loopback, with a CA this test makes ----
 echo "acme namespaces=\"cordon-pack\" $(pub ed25519)" >"$TRUST"

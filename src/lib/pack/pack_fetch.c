@@ -6,7 +6,8 @@
  * staging directory below the store, then installed from there as a
  * directory is (read once, verified again, those bytes installed). The
  * transfer itself is the caller's (libcurl, https only, in the CLI).
- * A .tar (pack_tar.c) is unpacked into such a directory the same way.
+ * A .tar (pack_tar.c) is unpacked into such a directory the same way, and
+ * a .tar.gz once the host's gzip, confined, has decompressed it (pack_gunzip.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "dirat.h"
 #include "errbuf.h"
 #include "fileio.h"
+#include "pack_gunzip.h"
 #include "pack_image.h"
 #include "pack_tar.h"
 #include "path.h"
@@ -207,6 +209,40 @@ static int unpack_entry(void *ctx, const char *path, bool is_dir, const char *da
 	return r < 0 ? errbuf_set(u->reason, u->rsize, r, "%.200s: %s", path, strerror(-r)) : 0;
 }
 
+/* The archive's tar bytes: a .tar read as is, a gzip stream (by its magic,
+ * whatever the name) decompressed by pack_gunzip.c, each under the cap. */
+static int read_archive(const char *file, char **ret, size_t *ret_len, char *reason, size_t rsize)
+{
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	unsigned char magic[2];
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return errbuf_set(reason, rsize, -errno, "%.200s: %s", file, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errbuf_set(reason, rsize, -EINVAL, "%.200s: not a regular file", file);
+	if (st.st_size > PACK_TAR_MAX_BYTES)
+		return errbuf_set(reason, rsize, -EFBIG, "%.200s: the archive is larger than 16 MiB", file);
+	n = pread(fd, magic, sizeof(magic), 0);
+	if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		r = pack_gunzip(fd, PACK_TAR_MAX_BYTES, ret, ret_len, reason, rsize);
+		if (r < 0 && reason && rsize) {
+			char why[768];
+
+			snprintf(why, sizeof(why), "%s", reason);
+			errbuf_set(reason, rsize, r, "%.200s: %s", file, why);
+		}
+		return r;
+	}
+	r = read_fd_capped(fd, PACK_TAR_MAX_BYTES, ret, ret_len);
+	if (r < 0)
+		return errbuf_set(reason, rsize, r, "%.200s: %s", file,
+				  r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
+	return 0;
+}
+
 int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
 				size_t rsize)
 {
@@ -216,15 +252,9 @@ int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm
 	size_t len = 0;
 	int r;
 
-	r = read_file_capped(file, PACK_TAR_MAX_BYTES, true, &data, &len);
+	r = read_archive(file, &data, &len, reason, rsize);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "%.200s: %s", file,
-				  r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
-	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
-		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-				  "%.200s is gzip-compressed: cordon reads a .tar (zlib is not among its dependencies); "
-				  "gunzip it first",
-				  file);
+		return r;
 	r = pack_paths_default(&paths);
 	if (r < 0)
 		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");

@@ -143,6 +143,8 @@ int policy_resolve_home(char **ret);
  * service sockets (databases), hidden when the network is "none". */
 extern const char *const policy_default_deny_sockets[];
 extern const char *const policy_default_deny_services[];
+/* System files of cordon's own hidden from every sandbox, every user's. */
+extern const char *const policy_default_deny_system[];
 /* Does the provider hide d under p? (exists, and not a service socket under --net host) */
 bool deny_entry_applies(const struct cordon_policy *p, const struct deny_entry *d);
 /* The same, for the native runner, which also hides what does not exist yet:

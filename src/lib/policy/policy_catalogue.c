@@ -191,6 +191,14 @@ const char *const policy_root_deny_read[] = {
 	NULL,
 };
 
+/* cordon's own system-wide pack trust file (issue 24): when it exists it is
+ * the only one, so no sandbox of any user may read it to learn what the
+ * next run trusts (the user's own is in the catalogue above). */
+const char *const policy_default_deny_system[] = {
+	"/etc/cordon/allowed_signers",
+	NULL,
+};
+
 const char *const policy_default_deny_sockets[] = {
 	"/run/docker.sock",
 	"/var/run/docker.sock",

@@ -253,8 +253,9 @@ static int deny_add_lists(struct cordon_policy *p, const char *const *const *lis
 
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr)
 {
-	static const char *const *const lists[] = { policy_default_deny_sockets, policy_default_deny_services };
-	static const enum deny_origin origins[] = { DENY_DEFAULT, DENY_SERVICE };
+	static const char *const *const lists[] = { policy_default_deny_sockets, policy_default_deny_services,
+						    policy_default_deny_system };
+	static const enum deny_origin origins[] = { DENY_DEFAULT, DENY_SERVICE, DENY_DEFAULT };
 	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
 	const char *agent = secure_getenv("SSH_AUTH_SOCK");
 	int r;

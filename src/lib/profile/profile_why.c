@@ -334,6 +334,12 @@ int profile_why_path_isolation(const struct cordon_profile *p, const char *path,
 			       policy_default_deny_sockets[i]);
 			goto done;
 		}
+	for (size_t i = 0; policy_default_deny_system[i]; i++)
+		if (path_is_under(c, policy_default_deny_system[i])) {
+			decide(&d, false, "(built-in)", "", "%s is hidden: %s is cordon's own, hidden from every sandbox", c,
+			       policy_default_deny_system[i]);
+			goto done;
+		}
 	if (p->net != PROFILE_NET_HOST)
 		for (size_t i = 0; policy_default_deny_services[i]; i++)
 			if (path_is_under(c, policy_default_deny_services[i])) {
