@@ -2,12 +2,14 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cordon/cordon.h"
 
 /* A path the sandbox must not read, resolved when the policy was built. */
 struct deny_entry {
 	char *path;   /* canonical (symlinks resolved) absolute path */
+	uint32_t hash; /* deny_path_hash(path): the duplicate check compares it first */
 	bool exists;  /* false: nothing to hide; providers skip it */
 	bool is_dir;  /* directory -> empty read-only dir; else /dev/null */
 	bool only_without_net; /* a local service socket: hidden unless the network is "host" */

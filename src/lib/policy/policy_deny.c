@@ -64,6 +64,27 @@ char *policy_first_absent(const char *path)
 
 static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin,
 		       const struct policy_secret_state *known, struct cordon_error *reterr);
+
+/* FNV-1a: a launch adds some 300 entries, each checked against all before
+ * it; comparing a word first keeps that quadratic walk off strcmp. */
+static uint32_t deny_path_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct deny_entry *deny_find(const struct cordon_policy *p, const char *path)
+{
+	uint32_t h = deny_path_hash(path);
+
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (p->deny[i].hash == h && strcmp(p->deny[i].path, path) == 0)
+			return &p->deny[i];
+	return NULL;
+}
 static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
 			     const struct policy_secret_state *known, struct cordon_error *reterr);
 
@@ -78,13 +99,15 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 		return error_set(reterr, -E2BIG, "too many read-deny paths (at most %d)", POLICY_MAX_ENTRIES);
 	/* The same path named again (a profile restating the defaults) is
 	 * found before it costs a walk. */
-	if (!base && path[0] == '/')
-		for (size_t i = 0; i < p->n_deny; i++)
-			if (strcmp(p->deny[i].path, path) == 0) {
-				/* asked for by name now: no grant lifts it */
-				p->deny[i].explicit_deny |= origin == DENY_EXPLICIT;
-				return 0;
-			}
+	if (!base && path[0] == '/') {
+		struct deny_entry *d = deny_find(p, path);
+
+		if (d) {
+			/* asked for by name now: no grant lifts it */
+			d->explicit_deny |= origin == DENY_EXPLICIT;
+			return 0;
+		}
+	}
 	r = base ? canonicalize_at(base, path, &canon, reterr) : cordon_canonicalize(path, &canon, reterr);
 	return deny_add_resolved(p, r, TAKE_PTR(canon), origin, NULL, reterr);
 }
@@ -113,15 +136,16 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 	_cleanup_free_ char *canon = canon_in;
 	struct deny_entry *nd;
 	struct stat st;
+	uint32_t hash;
 	int r;
 
 	if (strcmp(canon, "/") == 0)
 		return error_set(reterr, -EINVAL, "refusing to hide '/': nothing could run");
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (strcmp(p->deny[i].path, canon) == 0) {
-			p->deny[i].explicit_deny |= origin == DENY_EXPLICIT;
-			return 0;
-		}
+	nd = deny_find(p, canon);
+	if (nd) {
+		nd->explicit_deny |= origin == DENY_EXPLICIT;
+		return 0;
+	}
 	/* A built-in entry never hides the workspace or a temp root the caller
 	 * chose (TMPDIR under /run/user, a workspace inside ~/.docker, ...). */
 	if (origin != DENY_EXPLICIT) {
@@ -135,12 +159,14 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 			return 0;
 	}
 
+	hash = deny_path_hash(canon);
 	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
 	if (!nd)
 		return -ENOMEM;
 	p->deny = nd;
 	nd = &p->deny[p->n_deny];
 	*nd = (struct deny_entry){
+		.hash = hash,
 		.path = TAKE_PTR(canon),
 		.only_without_net = origin == DENY_SERVICE,
 		.explicit_deny = origin == DENY_EXPLICIT,

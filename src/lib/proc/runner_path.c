@@ -195,7 +195,8 @@ CORDON_API const char *cordon_runner_path(void)
 
 	if (!runner[0])
 		resolve_locked();
-	memcpy(copy, runner, sizeof(copy));
+	/* the string, not the whole buffer: this is asked once per deny entry */
+	memcpy(copy, runner, strnlen(runner, sizeof(copy) - 1) + 1);
 	return copy;
 }
 
