@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "cordon/cordon.h"
 #include "errbuf.h"
 #include "net_allow.h"
@@ -128,12 +130,36 @@ _Noreturn static void exec_proxy(const char *exe, int ctl, int status, int creds
  * (exec'd as `cordon exec`), that is this very file; a runner entered
  * in-process runs in a caller's program, which is not cordon, so there it is
  * the runner binary the caller's argv named (run.c enters the runner
- * in-process only when argv[0] is cordon_runner_path()). */
-static void proxy_binary(struct exec_ctx *x)
+ * in-process only when argv[0] is cordon_runner_path()).
+ *
+ * With a credential table the proxy intercepts TLS: libssl, which only
+ * cordon-supervisor loads, so the lean binary would exec it in turn
+ * (cli_main). It is exec'd directly where the lean binary would find it
+ * (beside itself, else the installed libexec directory; the proxy gets no
+ * environment, so no CORDON_SUPERVISOR): one exec fewer at every session
+ * start with a credential. Not found: the runner's binary, which says why. */
+static void proxy_binary(struct exec_ctx *x, bool creds)
 {
 	const char *exe = x->self_is_cordon ? "/proc/self/exe" : cordon_runner_path();
-	size_t len = strlen(exe);
+	char self[PATH_MAX], sup[PATH_MAX];
+	const char *slash;
+	ssize_t l;
+	size_t len;
+	int n = -1;
 
+	if (creds && x->self_is_cordon && (l = readlink(exe, self, sizeof(self) - 1)) > 0)
+		self[l] = '\0';
+	else
+		snprintf(self, sizeof(self), "%s", creds ? exe : "");
+	slash = strrchr(self, '/');
+	if (slash)
+		n = snprintf(sup, sizeof(sup), "%.*s/cordon-supervisor", (int)(slash - self), self);
+	if (slash && n > 0 && (size_t)n < sizeof(sup) && access(sup, X_OK) == 0)
+		exe = sup;
+	else if (creds && snprintf(sup, sizeof(sup), "%s/cordon/cordon-supervisor", CORDON_LIBEXECDIR) < (int)sizeof(sup) &&
+		 access(sup, X_OK) == 0)
+		exe = sup;
+	len = strlen(exe);
 	if (len >= sizeof(x->proxy_exe))
 		exec_die("proxy", "the runner's path is too long");
 	memcpy(x->proxy_exe, exe, len + 1);
@@ -151,7 +177,7 @@ void netproxy_start(struct exec_ctx *x)
 
 	if (!argv)
 		exec_die("proxy", "out of memory");
-	proxy_binary(x);
+	proxy_binary(x, p->credentials_fd >= 0);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		exec_die("proxy", "socketpair: %m");
 	snprintf(fdnum, sizeof(fdnum), "%d", pair[0]);

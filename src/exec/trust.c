@@ -181,10 +181,12 @@ static int add_java_store(int to, const unsigned char *store, size_t n)
 	return write_all(out, (const char *)store, n);
 }
 
-/* The CA and its "HASH.N" link, N the first free one. */
-static int add_ca(int to, const char *ca, unsigned hash)
+/* The CA and its "HASH.N" link, N the first free one in the host's
+ * directory (from): the copy holds the same names, the overlay shows them. */
+static int add_ca(int from, int to, const char *ca, unsigned hash)
 {
 	_cleanup_close_ int out = openat(to, "cordon-session-ca.pem", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	struct stat st;
 	char link[32];
 	int r;
 
@@ -194,25 +196,71 @@ static int add_ca(int to, const char *ca, unsigned hash)
 		return r;
 	for (int n = 0; n < 100; n++) {
 		snprintf(link, sizeof(link), "%08x.%d", hash, n);
-		if (symlinkat("cordon-session-ca.pem", to, link) == 0)
-			return 0;
-		if (errno != EEXIST)
+		if (fstatat(from, link, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (errno != ENOENT)
 			return -errno;
+		return symlinkat("cordon-session-ca.pem", to, link) < 0 ? -errno : 0;
 	}
 	return -EEXIST;
 }
 
-/* dir, in this mount namespace: a read-only copy with the CA added.
+/* What differs from the host's directory: its bundles with the CA added,
+ * the CA and its hash link, the JVM's store. */
+static int add_ours(const struct exec_ctx *x, const char *dir, int from, int to)
+{
+	int r;
+
+	for (size_t i = 0; bundles[i]; i++) {
+		r = copy_file(from, to, bundles[i], x->trust_ca_pem);
+		if (r < 0 && r != -ENOENT)
+			return r;
+	}
+	if ((r = add_ca(from, to, x->trust_ca_pem, x->trust_ca_hash)) < 0)
+		return r;
+	if (x->trust_java_store && strcmp(dir, "/etc/ssl/certs") == 0)
+		return add_java_store(to, x->trust_java_store, x->trust_java_store_n);
+	return 0;
+}
+
+/* The tmpfs at dir (ours, read-only by now) over the host's directory: one
+ * read-only overlay, instead of a copy of every entry (some 300 links on a
+ * Debian host, each a stat, a readlink and a symlink, on every start). */
+static int overlay(const char *dir, int from, int to)
+{
+	char opts[128];
+
+	snprintf(opts, sizeof(opts), "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d", to, from);
+	return mount("overlay", dir, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0 ? -errno : 0;
+}
+
+/* The rest of the host's directory copied beside ours: where there is no
+ * overlay (an older kernel, layers stacked too deep). */
+static int copy_rest(int from, int to, const char *dir, const char *ca)
+{
+	DIR *d = fdopendir(dup(from));
+	struct dirent *e;
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while (r == 0 && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !is_bundle(e->d_name))
+			r = copy_entry(from, to, dir, e->d_name, ca);
+	closedir(d);
+	return r;
+}
+
+/* dir, in this mount namespace: the host's with the CA added, read-only.
  * done[]: the directories already treated (one reached twice through a
  * symlink is treated once). */
 static void treat_dir(const struct exec_ctx *x, const char *dir, struct stat *done, size_t *n_done)
 {
 	_cleanup_close_ int from = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int to = -1;
+	const unsigned long ro = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 	struct stat st;
-	DIR *d;
-	struct dirent *e;
-	int r = 0;
+	int r;
 
 	if (from < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -227,28 +275,26 @@ static void treat_dir(const struct exec_ctx *x, const char *dir, struct stat *do
 	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=32m") < 0)
 		exec_die("trust", "cannot mount a tmpfs on %s: %m", dir);
 	to = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* both the host's directory and ours: a later path that reaches
-	 * either (a symlink, a bound subdirectory) is not treated twice */
-	done[(*n_done)++] = st;
-	if (to < 0 || fstat(to, &done[(*n_done)++]) < 0)
+	if (to < 0)
 		exec_die("trust", "%s: %m", dir);
-	d = fdopendir(dup(from));
-	if (!d)
-		exec_die("trust", "%s: %m", dir);
-	while (r == 0 && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			r = copy_entry(from, to, dir, e->d_name, x->trust_ca_pem);
-	closedir(d);
-	if (r == 0)
-		r = add_ca(to, x->trust_ca_pem, x->trust_ca_hash);
-	if (r == 0 && x->trust_java_store && strcmp(dir, "/etc/ssl/certs") == 0)
-		r = add_java_store(to, x->trust_java_store, x->trust_java_store_n);
+	r = add_ours(x, dir, from, to);
+	if (r == 0 && mount(NULL, dir, NULL, ro, NULL) < 0)
+		r = -errno;
+	if (r == 0 && overlay(dir, from, to) < 0) {
+		/* no overlay: ours made whole, a copy */
+		if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ||
+		    (r = copy_rest(from, to, dir, x->trust_ca_pem)) < 0 || mount(NULL, dir, NULL, ro, NULL) < 0)
+			r = r < 0 ? r : -errno;
+	}
 	if (r < 0) {
 		errno = -r;
 		exec_die("trust", "cannot build %s with the session CA: %m", dir);
 	}
-	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		exec_die("trust", "cannot make %s read-only: %m", dir);
+	/* both the host's directory and what is now at dir: a later path
+	 * that reaches either (a symlink, a subdirectory) is not treated twice */
+	done[(*n_done)++] = st;
+	if (stat(dir, &done[(*n_done)++]) < 0)
+		exec_die("trust", "%s: %m", dir);
 }
 
 void trust_mount(struct exec_ctx *x, size_t step)

@@ -195,7 +195,7 @@ static int roots_open(struct intercept *ic, char *err, size_t errlen)
 	return 0;
 }
 
-int intercept_roots(struct intercept *ic, struct ic_host *h)
+static int roots_into(struct intercept *ic, struct ic_host *h)
 {
 	if (!h->system_roots || h->roots_set)
 		return 0;
@@ -227,6 +227,39 @@ int intercept_roots(struct intercept *ic, struct ic_host *h)
 		return -EIO;
 	SSL_CTX_set1_cert_store(h->up, ic->roots);
 	h->roots_set = true;
+	return 0;
+}
+
+/* The session CA (its certificate and key, from the table) and the key of
+ * every leaf, the first time a tunnel needs them. */
+static int ca_ready(struct intercept *ic, char *err, size_t errlen)
+{
+	if (ic->ca)
+		return 0;
+	ic->ca_key = ic->ca_key ? ic->ca_key : pem_key(&ic->t->ca_key_pem);
+	ic->leaf_key = ic->leaf_key ? ic->leaf_key : tls_ca_new_key();
+	if (!ic->ca_key || !ic->leaf_key)
+		return ssl_err(err, errlen, "the session CA");
+	ic->ca = pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem));
+	return ic->ca ? 0 : ssl_err(err, errlen, "the session CA");
+}
+
+int intercept_host_ready(struct intercept *ic, struct ic_host *h, char *err, size_t errlen)
+{
+	int r;
+
+	if (!h->up && (r = upstream_ctx(h, h->cred, err, errlen)) < 0) {
+		SSL_CTX_free(h->up);
+		h->up = NULL;
+		return r;
+	}
+	if (!h->down && ((r = ca_ready(ic, err, errlen)) < 0 || (r = client_ctx(ic, h, err, errlen)) < 0)) {
+		SSL_CTX_free(h->down);
+		h->down = NULL;
+		return r;
+	}
+	if (roots_into(ic, h) < 0)
+		return errbuf_set(err, errlen, -EIO, "the system's root certificates cannot be read");
 	return 0;
 }
 
@@ -300,11 +333,8 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 	}
 	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CONFIG, NULL) != 1)
 		return ssl_err(err, errlen, "OpenSSL");
-	ic->ca = pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem));
-	ic->ca_key = pem_key(&ic->t->ca_key_pem);
-	ic->leaf_key = tls_ca_new_key();
-	if (!ic->ca || !ic->ca_key || !ic->leaf_key)
-		return ssl_err(err, errlen, "the session CA");
+	if (!ic->t->ca_cert_pem || !ic->t->ca_cert_pem[0] || !ic->t->ca_key_pem.p)
+		return errbuf_set(err, errlen, -EINVAL, "the credential table holds no session CA");
 	r = subst_creds_init(&ic->sc, ic->t);
 	if (r < 0) {
 		close(fd);
@@ -327,13 +357,27 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 
 			if (!tls_ca_host_ok(c->hosts[k]))
 				return errbuf_set(err, errlen, -EINVAL, "credential %s: a bad host", c->name);
+			size_t before = ic->n_hosts;
+
 			h = host_add(ic, c->hosts[k], c);
 			/* the first credential that names a client certificate
 			 * or a CA for the host sets its upstream side */
-			if (h->up && h->cred != c && c->tls_ca_pem[0] && strcmp(h->cred->tls_ca_pem, c->tls_ca_pem) != 0)
+			if (ic->n_hosts == before && h->cred != c && c->tls_ca_pem[0] &&
+			    strcmp(h->cred->tls_ca_pem, c->tls_ca_pem) != 0)
 				return errbuf_set(err, errlen, -EINVAL, "host %s: two credentials with different tls", h->name);
-			if (!h->up && ((r = upstream_ctx(h, c, err, errlen)) < 0 || (r = client_ctx(ic, h, err, errlen)) < 0))
-				return r;
+			if (ic->n_hosts == before)
+				continue;
+			h->system_roots = !c->tls_ca_pem || !c->tls_ca_pem[0];
+			/* the TLS contexts are made at the host's first tunnel
+			 * (intercept_host_ready): two SSL_CTX_new, the CA's
+			 * certificate and key parsed, a leaf key and a leaf
+			 * signed took some 3 ms of every session start. What
+			 * the profile configured (tls.ca, a client certificate)
+			 * is checked now, its errors at start. */
+			if ((c->tls_ca_pem && c->tls_ca_pem[0]) || (c->tls_cert_pem && c->tls_cert_pem[0])) {
+				if ((r = upstream_ctx(h, c, err, errlen)) < 0)
+					return r;
+			}
 		}
 	}
 	for (size_t i = 0; i < ic->n_hosts; i++)

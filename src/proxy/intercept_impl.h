@@ -72,9 +72,10 @@ struct tunnel {
 };
 
 struct ic_host *intercept_find(struct intercept *ic, const char *host, size_t n);
-/* The system's roots into h's upstream side, parsed at the first tunnel
- * that needs them (intercept.c). -EIO: they cannot be read. */
-int intercept_roots(struct intercept *ic, struct ic_host *h);
+/* h's TLS contexts, made at its first tunnel (intercept.c): the client
+ * side's leaf, the upstream side with the system's roots (parsed at the
+ * first tunnel that needs them). < 0: they cannot be, the reason in err. */
+int intercept_host_ready(struct intercept *ic, struct ic_host *h, char *err, size_t errlen);
 /* proxy_intercept.start (intercept_tunnel.c) */
 void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *host, size_t n, uint16_t port);
 /* An ask is answered (intercept_ask.c): status 0, decide the held request

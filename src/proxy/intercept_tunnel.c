@@ -662,9 +662,8 @@ void tunnel_start(void *state, struct proxy *px, int cfd, int ufd, const char *h
 	t->px = px;
 	t->host = h;
 	t->port = port;
-	if (intercept_roots(ic, h) < 0) {
-		proxy_audit(px, "cordon-proxy: refused CONNECT %s:%u: intercept-failed: the system's root certificates "
-			    "cannot be read", h->name, port);
+	if (intercept_host_ready(ic, h, t->up_err, sizeof(t->up_err)) < 0) {
+		proxy_audit(px, "cordon-proxy: refused CONNECT %s:%u: intercept-failed: %s", h->name, port, t->up_err);
 		goto out;
 	}
 	down = SSL_new(h->down);

@@ -374,6 +374,18 @@ if echo "$out" | grep -q "^HTTP/1.1 502" && echo "$out" | grep -qx "X-Cordon-Err
 else
         not_ok "mTLS without the pair" "$out" "$(cat "$dir/err")"
 fi
+# what the profile configured for the upstream side is checked at the
+# proxy's start (the TLS contexts themselves are made at the first tunnel)
+spec "$dir/ca.pem" "$dir/cli.pem" "$dir/ca.key" >"$dir/spec-badpair.json"
+spec "$dir/cli.key" "" "" >"$dir/spec-noca.json"
+for bad in "badpair:client certificate and key" "noca:holds no certificate"; do
+        out=$(inside "$dir/spec-${bad%%:*}.json" -- sh -c 'echo ran' 2>&1)
+        if [ $? -ne 0 ] && [ "$out" != ran ] && grep -q "${bad#*:}" "$dir/err"; then
+                ok "a bad tls configuration (${bad#*:}) is refused at the start: nothing runs"
+        else
+                not_ok "${bad%%:*} at the start" "$out" "$(cat "$dir/err")"
+        fi
+done
 : >"$dir/log"
 out=$(inside "$dir/spec-sysroots.json" -- curl -sS -i -m 10 --noproxy '' -x http://127.0.0.1:3128 -H "Authorization: Bearer $P" \
         "$U/repos/o/r/issues/8" 2>&1 | tr -d '\r')

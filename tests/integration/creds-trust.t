@@ -166,6 +166,25 @@ expect "openssl s_client without -CAfile (the system paths only) verifies the se
 expect "curl without CURL_CA_BUNDLE (its built-in bundle path) trusts it: 200" has "$OUT" "curl=200"
 expect "... the upstream got the real value" eval 'grep -q "Bearer $REAL" "$BASE/log"'
 
+# the directory itself (an overlay of ours on the host's, or a copy):
+# OpenSSL's CApath lookup (HASH.N) finds the session CA; every host entry
+# is still there and readable; nothing in it can be added or replaced
+host_names=$(ls /etc/ssl/certs 2>/dev/null | wc -l)
+host_link=$(cd /etc/ssl/certs 2>/dev/null && ls | grep -E '^[0-9a-f]{8}\.0$' | head -1)
+call "echo | openssl s_client -proxy 127.0.0.1:3128 -connect localhost:$port -servername localhost -CApath /etc/ssl/certs \
+	-no-CAfile -verify_return_error -verify_hostname localhost 2>&1 | grep -E '^Verify return code|^verify error'
+echo names=\$(ls /etc/ssl/certs | wc -l)
+[ -z '$host_link' ] || openssl x509 -noout -in /etc/ssl/certs/$host_link >/dev/null && echo host-link-read
+(echo x >/etc/ssl/certs/cordon-new) 2>/dev/null && echo dir-written
+(echo x >>/etc/ssl/certs/ca-certificates.crt) 2>/dev/null && echo bundle-written
+rm -f /etc/ssl/certs/cordon-session-ca.pem 2>/dev/null; [ -e /etc/ssl/certs/cordon-session-ca.pem ] || echo ca-removed"
+expect "openssl s_client with -CApath /etc/ssl/certs only (the hash link) verifies the session CA's leaf" \
+	has "$OUT" "Verify return code: 0 (ok)"
+expect "... every host entry is there beside the CA, its link and the JVM store; a host root's hash link reads" \
+	eval 'has "$OUT" "names=$((host_names + 3))" && has "$OUT" "host-link-read"'
+expect "... nothing can be added, appended to or removed there" \
+	eval 'hasnt "$OUT" "dir-written" && hasnt "$OUT" "bundle-written" && hasnt "$OUT" "ca-removed"'
+
 # the JVM's store
 call "echo opts=\$JAVA_TOOL_OPTIONS
 ls -l $STORE
