@@ -110,6 +110,18 @@ chmod -R a+rX "$TW"
 chmod 777 "$TW/ws"
 expect_out() { if has "$out" "$2"; then ok "$1"; else not_ok "$1" "$out"; fi; }
 
+# the backend's probe judges the kernel and the runner, not the caller's
+# directory: a first run (no probe cache yet) from /tmp itself, which the
+# private /tmp hides, is refused for its directory, and the native backend
+# is not called unusable for it
+FRESH=$(mktemp -d /var/tmp/cordon-where-cache.XXXXXX) || exit 1
+_tap_extra+=("$FRESH")
+out=$(cd /tmp && XDG_CACHE_HOME=$FRESH "$CORDON" run -- true 2>&1 </dev/null)
+if ! has "$out" "backend is unusable" && has "$out" "chdir: /tmp: not the same directory"; then
+	ok "a first run from /tmp is refused for its directory, not by a probe that calls native unusable"
+else
+	not_ok "a probe run from the caller's directory /tmp" "$out"
+fi
 control=$(cat "$TW/dep/f")
 out=$(cd "$TW/ws" && "$CORDON" run --json -- sh -c 'cat ../dep/f' 2>&1 </dev/null)
 if [ "$control" = dep-text ] && ! has "$out" dep-text && has "$out" "$TW/dep" && has "$out" "--read PATH"; then

@@ -160,7 +160,7 @@ Test(failclosed, probe_cache_path_reports_a_failed_asprintf)
 
 	/* control: with the memory, the path is the variable's, whole */
 	cr_assert_eq(probe_cache_path(&path), 0);
-	cr_assert_eq(strlen(path), big + strlen("/cordon/backend"));
+	cr_assert_eq(strlen(path), big + strlen("/cordon/backend-") + 16);
 	free(path);
 	path = NULL;
 

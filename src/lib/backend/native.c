@@ -344,6 +344,10 @@ static int native_probe(int timeout_ms, struct cordon_probe_report *rep)
 	};
 	const struct spawn_opts so = {
 		.argv = argv,
+		/* from /, not the caller's directory: a probe judges the kernel and
+		 * the runner, and a caller below the private /tmp would make the
+		 * runner refuse its chdir and the probe call native unusable */
+		.cwd = "/",
 		.timeout_ms = timeout_ms,
 		.cap = 8192,
 		.capture_stdout = true,

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,18 +28,35 @@
 #define CACHE_VERSION "cordon-probe-cache 2"
 #define CACHE_MAX_BYTES 4096
 
+/* The cache is one file per runner: several cordon builds or installs
+ * (a checkout, a package, CI) used by one user would otherwise overwrite
+ * each other's answer, and each run would probe again and write the file
+ * (a disk write and ~500 system calls on the launch's path). The name
+ * holds an FNV-1a hash of the runner's path; the runner's identity inside
+ * the file is still what decides. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 int probe_cache_path(char **ret)
 {
 	const char *xdg = secure_getenv("XDG_CACHE_HOME");
 	const char *home = secure_getenv("HOME");
+	const char *runner = cordon_runner_path();
+	uint64_t h = fnv1a(runner ? runner : "");
 	char *p = NULL;
 	int n;
 
 	/* asprintf's pointer is undefined when it fails: its result decides */
 	if (xdg && xdg[0] == '/')
-		n = asprintf(&p, "%s/cordon/backend", xdg);
+		n = asprintf(&p, "%s/cordon/backend-%016" PRIx64, xdg, h);
 	else if (home && home[0] == '/')
-		n = asprintf(&p, "%s/.cache/cordon/backend", home);
+		n = asprintf(&p, "%s/.cache/cordon/backend-%016" PRIx64, home, h);
 	else
 		return -ENOENT;
 	if (n < 0)
