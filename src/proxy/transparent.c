@@ -87,7 +87,12 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 		return;
 	}
 
-	/* the connections handed over and still open count as relayed ones do */
+	/* the connections handed over and still open count as relayed ones do;
+	 * the ledger learns of closes once a second, so at the cap it looks
+	 * now (a client making many short connections is not refused for
+	 * ones it already closed) */
+	if (n >= 6 && px->n_conns + transparent_ledger_live(px) >= px->cfg->max_conns)
+		transparent_ledger_tick(px);
 	if (n < 6 || msg[0] != 'T' || hl > CORDON_NET_HOST_MAX ||
 	    px->n_conns + transparent_ledger_live(px) >= px->cfg->max_conns) {
 		char e[5] = { 'E' };
