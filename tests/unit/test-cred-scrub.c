@@ -193,5 +193,6 @@ Test(cred_scrub, memchr_and_table_scans_replace_as_a_plain_scan_does)
 			cr_assert_eq(out.n, wn, "n_creds %zu round %d", n_creds, round);
 			cr_assert_eq(memcmp(out.buf, want, wn), 0, "n_creds %zu round %d", n_creds, round);
 		}
+		subst_creds_done(&scs);
 	}
 }
