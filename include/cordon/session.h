@@ -57,7 +57,10 @@ struct cordon_session_cmd;
 
 /* Start the instance and wait until its server is confined and serving.
  * The launch must outlive the session. The session's working directory is
- * the caller's at this call. */
+ * the caller's at this call. The instance ends when the thread that called
+ * this ends (it is bound to that thread with PR_SET_PDEATHSIG, so nothing
+ * outlives a caller killed meanwhile): a threaded caller opens sessions
+ * from a thread that lives as long as they do. */
 CORDON_API int cordon_session_open(const struct cordon_launch *l, struct cordon_session **ret,
 				   struct cordon_error *reterr);
 /* Kill every command still running, end the instance (its /tmp with it),
