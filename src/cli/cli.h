@@ -120,7 +120,9 @@ struct cli_args {
 	const char *why_path;      /* --path */
 	bool op_set;
 	enum cordon_op op;         /* --op */
-	const char *why_host;      /* --host */
+	const char *why_host;      /* --host (the host part of HOST:PORT) */
+	char *why_host_own;        /* --host HOST:PORT: the host part, owned */
+	unsigned host_port;        /* --host HOST:PORT: the port part (0: none) */
 	bool port_set;
 	unsigned port;             /* --port */
 	const char *why_command;   /* --command: a command under command_policies */

@@ -165,10 +165,33 @@ static int flag_op(struct cli_args *a, const struct cli_flag *f, const char *val
 
 static int flag_host(struct cli_args *a, const struct cli_flag *f, const char *value, char *err, size_t errlen)
 {
+	const char *colon = strrchr(value, ':'), *host = value;
+	size_t hl = strlen(value);
+	uint64_t port = 0;
+
 	(void)f;
-	if (!*value || strlen(value) > 253)
+	/* HOST:PORT and [V6]:PORT say the port too; a bare IPv6 address has
+	 * more than one colon and no brackets */
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
+	    (value[0] == '[' ? colon > value && colon[-1] == ']' : strchr(value, ':') == colon)) {
+		if (parse_count(colon + 1, 1, 65535, &port) < 0)
+			return fail(err, errlen, "--host: '%.100s' has no port from 1 to 65535", value);
+		hl = (size_t)(colon - value);
+		if (value[0] == '[') {
+			host = value + 1;
+			hl -= 2;
+		}
+	}
+	if (!hl || hl > 253)
 		return fail(err, errlen, "--host: '%.100s' is not a host name or address", value);
-	a->why_host = value;
+	if (port && a->port_set && a->port != port)
+		return fail(err, errlen, "--host %.100s and --port %u name two ports", value, a->port);
+	free(a->why_host_own);
+	a->why_host_own = strndup(host, hl);
+	if (!a->why_host_own)
+		return fail(err, errlen, "--host: out of memory");
+	a->why_host = a->why_host_own;
+	a->host_port = (unsigned)port;
 	return 0;
 }
 
@@ -188,6 +211,8 @@ static int flag_port(struct cli_args *a, const struct cli_flag *f, const char *v
 	(void)f;
 	if (parse_count(value, 1, 65535, &port) < 0)
 		return fail(err, errlen, "--port: '%s' is not a port number from 1 to 65535", value);
+	if (a->host_port && a->host_port != port)
+		return fail(err, errlen, "--port %s and --host ...:%u name two ports", value, a->host_port);
 	a->port = (unsigned)port;
 	a->port_set = true;
 	return 0;

@@ -521,6 +521,12 @@ static int why_command(const struct cli_args *a)
 	return d.action == CORDON_TOOL_ALLOW ? 0 : d.action == CORDON_TOOL_DENY ? 1 : CLI_WHY_APPROVE;
 }
 
+/* The port a --host question is about: --port, or HOST:PORT's, or 443. */
+static unsigned why_port(const struct cli_args *a)
+{
+	return a->port_set ? a->port : a->host_port ? a->host_port : 443;
+}
+
 int cli_why(const struct cli_args *a)
 {
 	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *p = NULL;
@@ -551,7 +557,7 @@ int cli_why(const struct cli_args *a)
 	if (a->why_path)
 		r = cordon_why_path(w, a->why_path, a->op, &d);
 	else
-		r = cordon_why_host(w, a->why_host, a->port_set ? a->port : 443, &d);
+		r = cordon_why_host(w, a->why_host, why_port(a), &d);
 	if (r < 0) {
 		if (a->why_path)
 			say("--path %s: %s", a->why_path, strerror(-r));
@@ -575,7 +581,7 @@ int cli_why(const struct cli_args *a)
 			json_object_set_new(o, "op", json_string(cordon_op_to_string(a->op)));
 		} else {
 			json_object_set_new(o, "host", json_string(a->why_host));
-			json_object_set_new(o, "port", json_integer(a->port_set ? a->port : 443));
+			json_object_set_new(o, "port", json_integer(why_port(a)));
 		}
 		if (cli_print_json(o) < 0)
 			return CLI_EXIT_REFUSED;

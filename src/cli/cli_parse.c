@@ -107,6 +107,7 @@ void cli_args_done(struct cli_args *a)
 	cli_net_done(a);
 	strv_free(a->command);
 	strv_free(a->operands);
+	free(a->why_host_own);
 	*a = (struct cli_args){};
 }
 

@@ -250,6 +250,15 @@ if [ $rc -eq 1 ] && grep -q "^deny: network.mode is none" <<<"$out" && grep -q "
 else
         not_ok "why host" "rc=$rc" "$out"
 fi
+# HOST:PORT and [V6]:PORT say the port; two different ports are refused
+a=$("$CORDON" why --host example.com:8443 --json); b=$("$CORDON" why --host '[::1]:22' --json)
+c=$("$CORDON" why --host example.com:80 --port 81 2>&1); rc=$?
+if [ "$(j host <<<"$a")" = example.com ] && [ "$(j port <<<"$a")" = 8443 ] && [ "$(j host <<<"$b")" = ::1 ] &&
+   [ "$(j port <<<"$b")" = 22 ] && [ $rc -ne 0 ] && [ $rc -ne 1 ] && grep -q "name two ports" <<<"$c"; then
+        ok "why: --host HOST:PORT and [V6]:PORT are read as host and port; two ports are refused"
+else
+        not_ok "why --host HOST:PORT" "$a" "$b" "rc=$rc $c"
+fi
 out=$("$CORDON" why --profile "$BASE/it.json" --path private/key.txt --op read --json); rc=$?
 if [ $rc -eq 1 ] && [ "$(j file <<<"$out")" = "$BASE/it.json" ] && [ "$(j pointer <<<"$out")" = /filesystem/deny_read/0 ]; then
         ok "why: the profile's deny_read is named by file and JSON path"
