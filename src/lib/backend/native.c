@@ -46,6 +46,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "error.h"
+#include "fnv.h"
 #include "path.h"
 #include "pathfd.h"
 #include "policy.h"
@@ -102,15 +103,6 @@ static bool env_needs_setenv(const struct cordon_policy *p, const char *entry, c
 	       !env_name_matches_any((const char *const *)p->keep_env, name);
 }
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
-	return h;
-}
-
 static bool at_or_above_any(const char *d, char *const *roots)
 {
 	STRV_FOREACH(r, roots)
@@ -150,7 +142,7 @@ static int add_deny_reads(struct strv_builder *sb, const struct cordon_policy *p
 		 * gone with HOME's tmpfs and its Landlock omission already */
 		if (!d || !deny_in_reach(p, d) || (!p->deny[i].explicit_deny && policy_home_hides(p, d)))
 			continue;
-		for (k = fnv1a(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
+		for (k = fnv1a_str(d) & (cap - 1); set[k] && strcmp(set[k], d) != 0; k = (k + 1) & (cap - 1))
 			;
 		if (set[k])
 			continue; /* a repeat */

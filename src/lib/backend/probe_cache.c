@@ -23,6 +23,7 @@
 #include "cordon/cordon.h"
 #include "cleanup.h"
 #include "fileio.h"
+#include "fnv.h"
 #include "probe.h"
 
 #define CACHE_VERSION "cordon-probe-cache 2"
@@ -32,23 +33,14 @@
  * (a checkout, a package, CI) used by one user would otherwise overwrite
  * each other's answer, and each run would probe again and write the file
  * (a disk write and ~500 system calls on the launch's path). The name
- * holds an FNV-1a hash of the runner's path; the runner's identity inside
+ * holds an FNV-1a hash (fnv.h) of the runner's path; the runner's identity inside
  * the file is still what decides. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 int probe_cache_path(char **ret)
 {
 	const char *xdg = secure_getenv("XDG_CACHE_HOME");
 	const char *home = secure_getenv("HOME");
 	const char *runner = cordon_runner_path();
-	uint64_t h = fnv1a(runner ? runner : "");
+	uint64_t h = fnv1a_str(runner ? runner : "");
 	char *p = NULL;
 	int n;
 

@@ -3,22 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv.h"
 #include "hashmap.h"
 
-/* FNV-1a: keys are paths and sonames; every map is capped by its user, so
- * a crafted set of colliding names costs at most a quadratic scan of a
- * bounded table, never unbounded work. */
-static uint64_t hash_bytes(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
+/* Keys are hashed with FNV-1a (fnv.h): they are paths and sonames; every
+ * map is capped by its user, so a crafted set of colliding names costs at
+ * most a quadratic scan of a bounded table, never unbounded work. */
 
 static struct hashmap_entry *probe(struct hashmap_entry *slots, size_t cap, const void *key, size_t keylen,
 				   uint64_t hash)
@@ -57,7 +47,7 @@ static int grow(struct hashmap *m)
 
 int hashmap_put(struct hashmap *m, const void *key, size_t keylen, void *value)
 {
-	uint64_t hash = hash_bytes(key, keylen);
+	uint64_t hash = fnv1a_bytes(key, keylen);
 	struct hashmap_entry *e;
 	char *copy;
 
@@ -85,7 +75,7 @@ struct hashmap_entry *hashmap_find(const struct hashmap *m, const void *key, siz
 
 	if (m->cap == 0)
 		return NULL;
-	e = probe(m->slots, m->cap, key, keylen, hash_bytes(key, keylen));
+	e = probe(m->slots, m->cap, key, keylen, fnv1a_bytes(key, keylen));
 	return e->key ? e : NULL;
 }
 
