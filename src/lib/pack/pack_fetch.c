@@ -106,6 +106,35 @@ static void remove_staging(const char *dir)
 	(void)rmdir(dir);
 }
 
+/* The private staging directory, below the store (hidden from every
+ * sandbox), mode 0700: *ret_stage its path, *ret_fd open on it. Nothing is
+ * left behind on failure. */
+static int staging_make(const struct pack_paths *paths, char **ret_stage, int *ret_fd, char *reason, size_t rsize)
+{
+	char *stage = NULL;
+	int fd, r;
+
+	(void)mkdir(paths->store, 0700);
+	if (asprintf(&stage, "%s/.staging-XXXXXX", paths->store) < 0)
+		return -ENOMEM;
+	if (!mkdtemp(stage)) {
+		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths->store,
+			       strerror(errno));
+		free(stage);
+		return r;
+	}
+	fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		remove_staging(stage);
+		free(stage);
+		return r;
+	}
+	*ret_stage = stage;
+	*ret_fd = fd;
+	return 0;
+}
+
 int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *fctx, cordon_pack_confirm_fn confirm,
 			    void *ctx, char *reason, size_t rsize)
 {
@@ -128,25 +157,9 @@ int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *f
 	r = pack_paths_default(&paths);
 	if (r < 0)
 		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	/* the private staging directory, below the store (hidden from every
-	 * sandbox), mode 0700 */
-	(void)mkdir(paths.store, 0700);
-	if (asprintf(&stage, "%s/.staging-XXXXXX", paths.store) < 0) {
-		r = -ENOMEM;
+	r = staging_make(&paths, &stage, &dirfd, reason, rsize);
+	if (r < 0)
 		goto out;
-	}
-	if (!mkdtemp(stage)) {
-		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths.store,
-			       strerror(errno));
-		free(stage);
-		stage = NULL;
-		goto out;
-	}
-	dirfd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0) {
-		r = -errno;
-		goto out;
-	}
 	r = fetch_into(fetch, fctx, base, "pack.json", PACK_MANIFEST_MAX_BYTES, dirfd, &manifest, &manifest_len,
 		       reason, rsize);
 	if (r >= 0)
@@ -258,24 +271,9 @@ int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm
 	r = pack_paths_default(&paths);
 	if (r < 0)
 		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	(void)mkdir(paths.store, 0700);
-	if (asprintf(&stage, "%s/.staging-XXXXXX", paths.store) < 0) {
-		stage = NULL;
-		r = -ENOMEM;
+	r = staging_make(&paths, &stage, &dirfd, reason, rsize);
+	if (r < 0)
 		goto out;
-	}
-	if (!mkdtemp(stage)) {
-		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths.store,
-			       strerror(errno));
-		free(stage);
-		stage = NULL;
-		goto out;
-	}
-	dirfd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0) {
-		r = -errno;
-		goto out;
-	}
 	r = pack_tar_walk(data, len, unpack_entry, &(struct unpack){ dirfd, reason, rsize }, reason, rsize);
 	if (r >= 0)
 		r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
