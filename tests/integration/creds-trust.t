@@ -14,52 +14,13 @@
 # The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
 tap_base creds-trust
-if ! command -v openssl >/dev/null || ! command -v curl >/dev/null; then
-	skip "the sandbox's trust in the session CA" "needs openssl and curl"
+if ! command -v curl >/dev/null; then
+	skip "the sandbox's trust in the session CA" "needs curl"
 	finish
 	exit
 fi
-export HOME=$BASE/home XDG_STATE_HOME=$BASE/state
-WS=$BASE/ws BIN=$BASE/bin RO=$BASE/ro
-mkdir -p "$HOME" "$XDG_STATE_HOME" "$WS" "$BIN" "$RO"
-chmod 755 "$HOME" "$WS" "$BIN" "$RO"
-mk() { openssl "$@" >/dev/null 2>&1; }
-mk req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=cordon-trust-ca -keyout "$BASE/ca.key" -out "$RO/ca.pem" &&
-	mk req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout "$BASE/srv.key" -out "$BASE/srv.csr" &&
-	printf 'subjectAltName=DNS:localhost\n' >"$BASE/ext" &&
-	mk x509 -req -in "$BASE/srv.csr" -CA "$RO/ca.pem" -CAkey "$BASE/ca.key" -CAcreateserial -days 1 \
-		-extfile "$BASE/ext" -out "$BASE/srv.pem" || { skip "the sandbox's trust in the session CA" "openssl cannot make a CA"; finish; exit; }
-chmod 644 "$RO/ca.pem"
-
-cat >"$BASE/upstream.py" <<'PY'
-import http.server, socketserver, ssl, sys, json, os
-portfile, log, cert, key = sys.argv[1:5]
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        with open(log, "a") as f:
-            f.write(json.dumps({"p": self.path, "auth": self.headers.get("Authorization", "")}) + "\n")
-        body = b"hello from upstream\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a): pass
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(cert, key)
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(portfile + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(portfile + ".tmp", portfile)
-s.serve_forever()
-PY
-"$PY" "$BASE/upstream.py" "$BASE/port" "$BASE/log" "$BASE/srv.pem" "$BASE/srv.key" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$BASE/port" ] && break; sleep 0.1; done
-port=$(cat "$BASE/port")
-U=https://localhost:$port
+# the test CA, WS BIN RO, $BIN/tpy and the recording TLS upstream on $port ($U)
+. "$(dirname "$0")/creds-lib.sh"
 
 # Java: through the proxy named explicitly (the JVM's nonProxyHosts names
 # localhost, the sandbox's own), trusting what javax.net.ssl.* says; the
