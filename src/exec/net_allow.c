@@ -250,25 +250,6 @@ static void pending_drop(struct net_allow *na, size_t i)
 	na->pending[i] = na->pending[--na->n_pending];
 }
 
-/* Ask the proxy; the answer comes on a socket of this connect's own. */
-static int start(struct net_allow *na, const struct net_call *c, const char *host, uint16_t port)
-{
-	struct net_pending *p;
-	int reply, r;
-
-	if (na->n_pending >= NET_ALLOW_MAX_PENDING)
-		return -EAGAIN;
-	r = net_allow_ask(na, 'T', c->nonblock ? 1 : 0, c->domain, port, host, &reply);
-	if (r < 0)
-		return r;
-	p = &na->pending[na->n_pending++];
-	*p = (struct net_pending){ .id = c->id, .tid = c->tid, .pidfd = *c->pidfd, .sock = *c->sock, .fd = c->fd,
-				   .reply = reply, .nonblock = c->nonblock, .port = port, .domain = c->domain };
-	snprintf(p->host, sizeof(p->host), "%s", host);
-	*c->pidfd = *c->sock = -1;
-	return 1;
-}
-
 static const struct {
 	int level, name;
 } opts[] = {
@@ -279,6 +260,7 @@ static const struct {
 		{ IPPROTO_TCP, TCP_QUICKACK }, { IPPROTO_TCP, TCP_NOTSENT_LOWAT },
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+_Static_assert(N_OPTS == NET_ALLOW_OPTS, "net_pending has room for each option");
 
 /* A fresh TCP socket's values of opts, per family (asked once). */
 static const int *fresh_options(int domain)
@@ -304,12 +286,11 @@ static const int *fresh_options(int domain)
 }
 
 /* What the caller set on its socket before the connect, where it differs
- * from a fresh socket's: onto the one handed over. */
-static void copy_options(int from, int to, int domain)
+ * from a fresh socket's: noted, for the socket handed over. */
+static void note_options(struct net_pending *p)
 {
-	const int *fresh = fresh_options(domain);
-	struct linger lc;
-	socklen_t ll = sizeof(lc);
+	const int *fresh = fresh_options(p->domain);
+	socklen_t ll = sizeof(p->linger);
 
 	if (!fresh)
 		return;
@@ -317,15 +298,25 @@ static void copy_options(int from, int to, int domain)
 		int a = 0;
 		socklen_t la = sizeof(a);
 
-		if (getsockopt(from, opts[i].level, opts[i].name, &a, &la) < 0 || a == fresh[i])
+		if (getsockopt(p->sock, opts[i].level, opts[i].name, &a, &la) < 0 || a == fresh[i])
 			continue;
 		/* the kernel reports buffer sizes doubled, and doubles what is set */
 		if (opts[i].level == SOL_SOCKET && (opts[i].name == SO_SNDBUF || opts[i].name == SO_RCVBUF))
 			a /= 2;
-		(void)setsockopt(to, opts[i].level, opts[i].name, &a, sizeof(a));
+		p->value[i] = a;
+		p->differs |= 1u << i;
 	}
-	if (getsockopt(from, SOL_SOCKET, SO_LINGER, &lc, &ll) == 0 && lc.l_onoff)
-		(void)setsockopt(to, SOL_SOCKET, SO_LINGER, &lc, sizeof(lc));
+	if (getsockopt(p->sock, SOL_SOCKET, SO_LINGER, &p->linger, &ll) < 0)
+		p->linger.l_onoff = 0;
+}
+
+static void copy_options(const struct net_pending *p, int to)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (p->differs & (1u << i))
+			(void)setsockopt(to, opts[i].level, opts[i].name, &p->value[i], sizeof(int));
+	if (p->linger.l_onoff)
+		(void)setsockopt(to, SOL_SOCKET, SO_LINGER, &p->linger, sizeof(p->linger));
 }
 
 /* The caller's fd flags (close-on-exec), from its fdinfo. */
@@ -343,6 +334,32 @@ static unsigned caller_fd_flags(pid_t tid, int fd)
 	buf[n] = '\0';
 	s = strstr(buf, "flags:");
 	return s && (strtoul(s + 6, NULL, 8) & O_CLOEXEC) ? O_CLOEXEC : 0;
+}
+
+/* Ask the proxy; the answer comes on a socket of this connect's own.
+ * While the proxy resolves and dials, init reads what the answer will
+ * need from the caller's socket (its options, its fd flags): once the
+ * socket arrives, only the writes stand between it and the caller. The
+ * caller is blocked in connect meanwhile; another of its threads could
+ * change an option in between, as it could after the old read too. */
+static int start(struct net_allow *na, const struct net_call *c, const char *host, uint16_t port)
+{
+	struct net_pending *p;
+	int reply, r;
+
+	if (na->n_pending >= NET_ALLOW_MAX_PENDING)
+		return -EAGAIN;
+	r = net_allow_ask(na, 'T', c->nonblock ? 1 : 0, c->domain, port, host, &reply);
+	if (r < 0)
+		return r;
+	p = &na->pending[na->n_pending++];
+	*p = (struct net_pending){ .id = c->id, .tid = c->tid, .pidfd = *c->pidfd, .sock = *c->sock, .fd = c->fd,
+				   .reply = reply, .nonblock = c->nonblock, .port = port, .domain = c->domain };
+	snprintf(p->host, sizeof(p->host), "%s", host);
+	*c->pidfd = *c->sock = -1;
+	note_options(p);
+	p->fd_flags = caller_fd_flags(p->tid, p->fd);
+	return 1;
 }
 
 static void finish(struct net_allow *na, int listener, size_t i)
@@ -366,15 +383,19 @@ static void finish(struct net_allow *na, int listener, size_t i)
 		memcpy(&e, buf + 1, sizeof(e));
 		error = e > 0 && e < 4096 ? -e : -ECONNREFUSED;
 	} else if (n >= 1 && buf[0] == 'O' && fd >= 0) {
+		/* SETFD, then the answer on its own: ADDFD's FLAG_SEND would
+		 * answer in the same call, but with the fd number as the
+		 * result (the call returns 3, not 0), which no connect may
+		 * return */
 		struct seccomp_notif_addfd add = {
 			.id = p->id, .flags = SECCOMP_ADDFD_FLAG_SETFD, .srcfd = (uint32_t)fd, .newfd = (uint32_t)p->fd,
-			.newfd_flags = caller_fd_flags(p->tid, p->fd),
+			.newfd_flags = p->fd_flags,
 		};
-		int fl = fcntl(p->sock, F_GETFL);
 
-		copy_options(p->sock, fd, p->domain);
-		if (fl >= 0)
-			(void)fcntl(fd, F_SETFL, (fcntl(fd, F_GETFL) & ~O_NONBLOCK) | (fl & O_NONBLOCK));
+		copy_options(p, fd);
+		/* blocking or not as the caller's socket was (set whatever
+		 * the proxy's socket is: one call, no read) */
+		(void)fcntl(fd, F_SETFL, p->nonblock ? O_NONBLOCK : 0);
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
 			pending_drop(na, i); /* the caller is gone */
 			return;

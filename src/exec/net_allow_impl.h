@@ -19,6 +19,9 @@
 #define NET_ALLOW_V4_BASE 0xc6120000u   /* 198.18.0.0 */
 #define NET_ALLOW_V6_PREFIX { 0xfd, 0x63, 0x6f, 0x72, 0x64, 0x6f, 0x00, 0x00 } /* fd63:6f72:646f:0::/64 */
 
+/* The socket options carried onto a handed-over socket (net_allow.c's opts). */
+#define NET_ALLOW_OPTS 14
+
 struct net_pending {
 	uint64_t id;
 	pid_t tid;
@@ -29,6 +32,12 @@ struct net_pending {
 	int domain;
 	char host[CORDON_NET_HOST_MAX + 1];
 	uint16_t port;
+	/* read from the caller's socket while the proxy dials, so the
+	 * answer needs only the writes: */
+	unsigned fd_flags;      /* the caller's close-on-exec */
+	uint32_t differs;       /* bit i: opts[i] is not a fresh socket's, value[i] */
+	int value[NET_ALLOW_OPTS];
+	struct linger linger;   /* l_onoff: the caller set SO_LINGER */
 };
 
 /* A query for a name not yet known to exist: answered once the proxy
