@@ -147,7 +147,8 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 }
 
 /* A new client connection on fd, of kind, read by on_read until its request
- * is in; linked into the proxy's list. NULL (fd closed) when out of memory. */
+ * is in (NULL: its request is in already, --net allow's); linked into the
+ * proxy's list. NULL (fd closed) when out of memory. */
 struct conn *conn_new(struct proxy *px, int fd, int kind, event_callback_fn on_read)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -163,9 +164,10 @@ struct conn *conn_new(struct proxy *px, int fd, int kind, event_callback_fn on_r
 		px->conns->prev = c;
 	px->conns = c;
 	px->n_conns++;
-	c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, on_read, c);
+	if (on_read)
+		c->cev = event_new(px->base, fd, EV_READ | EV_PERSIST, on_read, c);
 	c->reap = event_new(px->base, -1, 0, on_reap, c);
-	if (!c->cev || !c->reap || event_add(c->cev, NULL) < 0) {
+	if ((on_read && (!c->cev || event_add(c->cev, NULL) < 0)) || !c->reap) {
 		conn_free(c);
 		return NULL;
 	}
@@ -328,7 +330,8 @@ void conn_close_after_answer(struct conn *c)
 	relay_stop(&c->down);
 	c->state = C_CLOSING;
 	c->state_since = proxy_now();
-	event_free(c->cev);
+	if (c->cev)
+		event_free(c->cev);
 	c->cev = event_new(c->px->base, c->cfd, EV_READ | EV_PERSIST, on_client_drain, c);
 	if (!c->cev || event_add(c->cev, NULL) < 0)
 		conn_end(c);

@@ -82,7 +82,8 @@ uint64_t proxy_now(void);
 /* Take new connections, or stop until one ends (a cap, or out of fds). */
 void proxy_set_accepting(struct proxy *px, bool on);
 /* A new client connection on fd, of kind, read by on_read until its request
- * is in; linked into the proxy's list. NULL (fd closed) when out of memory. */
+ * is in (NULL: its request is in already, --net allow's); linked into the
+ * proxy's list. NULL (fd closed) when out of memory. */
 struct conn *conn_new(struct proxy *px, int fd, int kind, event_callback_fn on_read);
 /* Unlink and free now (the proxy's end; otherwise conn_end). */
 void conn_free(struct conn *c);

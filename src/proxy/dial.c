@@ -131,6 +131,7 @@ static const struct relay_hooks relay_hooks = {
 };
 
 static void on_upstream(evutil_socket_t fd, short what, void *arg);
+static void upstream_connected(struct conn *c);
 
 static void dial_next(struct conn *c)
 {
@@ -189,8 +190,15 @@ static void dial_next(struct conn *c)
 		c->state_since = proxy_now();
 		/* a loopback (or otherwise instant) handshake is complete by
 		 * now: go on without a turn of the loop */
-		if (poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, 0) == 1) {
-			on_upstream(fd, EV_WRITE, c);
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&pf, 1, 0) == 1) {
+			/* writable with no error or hang-up: connected (no
+			 * SO_ERROR to read) */
+			if (pf.revents == POLLOUT)
+				upstream_connected(c);
+			else
+				on_upstream(fd, EV_WRITE, c);
 			return;
 		}
 		if (c->ops && c->t_early) {
@@ -316,6 +324,11 @@ static void on_upstream(evutil_socket_t fd, short what, void *arg)
 		dial_next(c);
 		return;
 	}
+	upstream_connected(c);
+}
+
+static void upstream_connected(struct conn *c)
+{
 	if (c->ops)
 		c->ops->deliver(c, false);
 	else if (c->intercept)
@@ -384,7 +397,8 @@ void conn_decide(struct conn *c)
 	struct evdns_getaddrinfo_request *q;
 	char name[CORDON_NET_HOST_MAX + 3];
 
-	event_del(c->cev);
+	if (c->cev)
+		event_del(c->cev);
 	if (c->px->cfg->intercept && c->px->cfg->intercept->wants(c->px->cfg->intercept->state, c->host, c->host_len)) {
 		/* a credential host: only through a tunnel the proxy terminates */
 		if (c->kind == PROXY_LISTEN_TRANSPARENT) {

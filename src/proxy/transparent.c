@@ -17,16 +17,6 @@ static void transparent_deliver(struct conn *c, bool early);
 static void transparent_refused(struct conn *c, const char *reason, const char *detail);
 static const struct conn_ops transparent_ops = { .deliver = transparent_deliver, .refused = transparent_refused };
 
-static void on_init_gone(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn *c = arg;
-	char b;
-
-	/* init gave up on this connect (its caller went away) */
-	if (recv(fd, &b, 1, MSG_DONTWAIT) <= 0)
-		conn_end(c);
-}
-
 struct lookup {
 	int fd;
 };
@@ -103,7 +93,10 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 		close(fd);
 		return;
 	}
-	c = conn_new(px, fd, PROXY_LISTEN_TRANSPARENT, on_init_gone);
+	/* no read event on init's socket: the request is in, and the answer
+	 * goes on it within this call unless the name must be looked up
+	 * (two epoll_ctl calls a connect fewer) */
+	c = conn_new(px, fd, PROXY_LISTEN_TRANSPARENT, NULL);
 	if (c)
 		c->ops = &transparent_ops;
 	if (!c)
