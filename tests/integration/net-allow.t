@@ -174,6 +174,35 @@ else
         not_ok "non-blocking connect" "$out"
 fi
 
+# a blocking connect: what init read from the caller's socket while the
+# proxy dialled arrives on the socket handed over: blocking stays blocking,
+# SO_RCVBUF and SO_LINGER carried, close-on-exec as the caller had it (an
+# inheritable socket stays inheritable, a default one does not become so);
+# the control is each option on a fresh socket, unchanged
+out=$(py "${allow[@]}" -- '
+import fcntl, os, socket, struct, sys
+ip = socket.getaddrinfo("host.cordon.internal", 0, socket.AF_INET)[0][4][0]
+fresh = socket.socket()
+base = fresh.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+res = []
+for inherit in (True, False):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 3 * base)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 7))
+    s.set_inheritable(inherit)
+    s.connect((ip, int(sys.argv[1])))
+    lg = struct.unpack("ii", s.getsockopt(socket.SOL_SOCKET, socket.SO_LINGER, 8))
+    res += [s.getpeername()[0], s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) > 2 * base,
+            lg == (1, 7), fcntl.fcntl(s, fcntl.F_GETFL) & os.O_NONBLOCK == 0, os.get_inheritable(s.fileno()) == inherit]
+    s.sendall(b"bl"); res.append(s.recv(9).decode())
+lg = struct.unpack("ii", fresh.getsockopt(socket.SOL_SOCKET, socket.SO_LINGER, 8))
+print(*res, lg[0], os.get_inheritable(fresh.fileno()))' "$port" 2>&1)
+if [ "$out" = "127.0.0.1 True True True True bl 127.0.0.1 True True True True bl 0 False" ]; then
+        ok "a blocking connect: handed over blocking, SO_RCVBUF, SO_LINGER and close-on-exec (set or not) carried over"
+else
+        not_ok "blocking connect's options" "$out"
+fi
+
 # git over its own TCP protocol (git://), a client no proxy variable steers
 if git daemon --help >/dev/null 2>&1 || [ -x "$(git --exec-path)/git-daemon" ]; then
         mkdir -p "$dir/git/repo.git" && git -C "$dir/git/repo.git" init -q --bare &&
