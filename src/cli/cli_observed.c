@@ -55,6 +55,12 @@ static json_t *kernel_denial(const struct cordon_why *why, const char *mechanism
 
 	if (strncmp(target, "tcp:", 4) == 0)
 		return tcp_denial(target, mechanism);
+	if (strcmp(op_name, "resolve") == 0 && strchr(target, ' ') == NULL)
+		/* --net allow's resolver: a name the policy does not allow */
+		return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:s,s:s}", "kind", "network", "path", "op", "resolve", "rule",
+				 "--allow-domain / network.allow_domains", "mechanism", mechanism, "reason",
+				 "the sandbox's resolver answers only names the policy allows (NXDOMAIN)", "host", target,
+				 "source", "kernel");
 	if (target[0] != '/')
 		return NULL;
 	if (strcmp(op_name, "connect") == 0) {
