@@ -151,6 +151,30 @@ else
         not_ok "ledger" "$out" "$(cat "$dir/stderr")"
 fi
 
+# bytes at close, however short: the kernel's destroy notification carries
+# the socket's last counts (a look once a second would find it gone); over
+# an AF_INET socket and an AF_INET6 one (the AAAA's synthetic address), the
+# second with the sandbox's command exiting right after its close
+for fam in 4 6; do
+        out=$(py "${allow[@]}" -- '
+import socket, sys, time
+t = time.monotonic()
+fam = socket.AF_INET if sys.argv[2] == "4" else socket.AF_INET6
+a = socket.getaddrinfo("host.cordon.internal", int(sys.argv[1]), fam, socket.SOCK_STREAM)[0][4]
+s = socket.socket(fam); s.settimeout(10); s.connect(a)
+s.sendall(b"q" * 70000); got = 0
+while got < 70000:
+    got += len(s.recv(65536))
+s.close(); print(got, time.monotonic() - t < 1)
+if fam == socket.AF_INET:
+    time.sleep(0.3)' "$port" "$fam")
+        if [ "$out" = "70000 True" ] && grep -q "^cordon-proxy: closed $H:$port (127.0.0.1) after 0 s: 70000 bytes sent, 70000 received$" "$dir/stderr"; then
+                ok "IPv$fam: a connection of 70,000 bytes each way closed in under a second is audited with its bytes at close"
+        else
+                not_ok "short connection's bytes (IPv$fam)" "$out" "$(cat "$dir/stderr")"
+        fi
+done
+
 # the same with the proxy variables set, and --net proxy's way still there
 out=$(in_allow python3 -c 'import os, urllib.request; print(os.environ.get("HTTPS_PROXY"))' 2>&1)
 if [ "$out" = "http://127.0.0.1:3128" ]; then ok "--net allow keeps the proxy variables set"; else not_ok "proxy variables" "$out"; fi
