@@ -120,6 +120,73 @@ else
         not_ok "resolver" "$out" "$(cat "$dir/stderr")"
 fi
 
+# ---- the host's resolv.conf: search domains, ndots, a symlink into /run -------
+# This host's /etc/resolv.conf has no search list and is no symlink: the
+# cases are made in a mount namespace of the test's own (and a user
+# namespace mapping only the test's user when not root), where
+# /etc/resolv.conf is a file the test wrote, or a symlink (an overlay on
+# /etc) into a tmpfs /run, and cordon runs inside it.
+resolv_ns=$(cd "$(dirname "$0")" && pwd)/resolv-ns.py
+ns_run() { # MODE TEXT [LINK] -- CORDON-RUN-ARGS...: --json's result in $dir/ns.json, the output printed
+        python3 "$resolv_ns" "$(mktemp -d "$dir/ns.XXXXXX")" "$@" 2>"$dir/ns.err" >"$dir/ns.json"
+        # (the output without the proxy's audit lines, which --json merges in)
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print("\n".join(l for l in r["output"].strip().split("\n") if not l.startswith("cordon-proxy: ")))' "$dir/ns.json" 2>&1 ||
+                cat "$dir/ns.err"
+}
+ns_denied() { # NAME: the last run's result lists a resolve denial of NAME
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(0 if any(d.get("op") == "resolve" and d.get("host") == sys.argv[2] for d in r["denials"]) else 1)' "$dir/ns.json" "$1"
+}
+nsrun=("$CORDON" run --json --workspace "$ws" "${allow[@]}" --)
+connect_py='import socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10); s.sendall(b"by-" + sys.argv[1].encode()); print(s.recv(64).decode())
+except OSError as e:
+    print(type(e).__name__)'
+grep '^nameserver' /etc/resolv.conf >"$dir/resolv.search"
+printf 'search example.test cordon.internal\n' >>"$dir/resolv.search"
+cp "$dir/resolv.search" "$dir/resolv.ndots"
+printf 'options ndots:3\n' >>"$dir/resolv.ndots"
+
+out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" sh -c 'grep -v "^#" /etc/resolv.conf; python3 -c "$1" host "$2"' sh "$connect_py" "$port")
+if [ "$out" = "nameserver 127.0.0.1
+search example.test cordon.internal
+by-host" ] && ns_denied host.example.test; then
+        ok "search domains: the short name host reaches $H:$port as the system resolver would (host.example.test refused first, then $H)"
+else
+        not_ok "search domains" "$out" "$(cat "$dir/ns.err")"
+fi
+: >"$dir/log"
+out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" python3 -c "$connect_py" api "$port")
+if [ "$out" = gaierror ] && ns_denied api.example.test && ns_denied api.cordon.internal && [ ! -s "$dir/log" ]; then
+        ok "search domains: a short name whose expansions are not allowed does not resolve, each expansion a denial"
+else
+        not_ok "search domains, a refused short name" "$out" "$(cat "$dir/ns.err")"
+fi
+out=$(ns_run file "$dir/resolv.ndots" -- "${nsrun[@]}" python3 -c "$connect_py" "$H" "$port")
+if [ "$out" = "by-$H" ] && ns_denied "$H.example.test"; then
+        out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" python3 -c "$connect_py" "$H" "$port")
+        if [ "$out" = "by-$H" ] && ! ns_denied "$H.example.test"; then
+                ok "ndots: with ndots:3 the two-dot $H is tried with the search list first, with the default as it is"
+        else
+                not_ok "ndots (the default)" "$out"
+        fi
+else
+        not_ok "ndots:3" "$out" "$(cat "$dir/ns.err")"
+fi
+for link in ../run/cordon-test-resolve/stub-resolv.conf /run/cordon-test-resolve/resolv.conf; do
+        out=$(ns_run link "$dir/resolv.search" "$link" -- sh -c 'before=$(cat /etc/resolv.conf); "$@"; [ "$(cat /etc/resolv.conf)" = "$before" ] && echo host-unchanged >&2' sh \
+                "${nsrun[@]}" sh -c 'readlink /etc/resolv.conf; grep "^nameserver" /etc/resolv.conf; python3 -c "$1" host "$2"' sh "$connect_py" "$port")
+        if [ "$out" = "$link
+nameserver 127.0.0.1
+by-host" ] && grep -q "host-unchanged" "$dir/ns.err"; then
+                ok "/etc/resolv.conf a symlink to $link, absent from the sandbox's /run: made there, and the names resolve"
+        else
+                not_ok "resolv.conf symlink $link" "$out" "$(cat "$dir/ns.err")"
+        fi
+done
+
 # ---- a raw TCP client that ignores the proxy variables ----------------------
 : >"$dir/log"
 out=$(py "${allow[@]}" -- '
