@@ -285,6 +285,31 @@ static int dns_socket(int family)
 	return fd;
 }
 
+/* The sandbox's resolver answers over UDP only (its answers are one
+ * record, never truncated): an options line loses "use-vc", which would
+ * send every query over TCP, where nothing listens. */
+static void drop_use_vc(char *line, size_t size)
+{
+	char out[512];
+	size_t n = 0;
+
+	for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t t = strlen(tok);
+
+		if (strcmp(tok, "use-vc") == 0)
+			continue;
+		if (n + t + 3 > sizeof(out) || n + t + 3 > size)
+			break;
+		if (n)
+			out[n++] = ' ';
+		memcpy(out + n, tok, t);
+		n += t;
+	}
+	out[n++] = '\n';
+	out[n] = '\0';
+	memcpy(line, out, n + 1);
+}
+
 /* Our one server, then the host's search list and options (ndots...):
  * read by the runner before the namespaces, where the host's file is
  * still in sight (a link into /run reaches a /run the sandbox has not). */
@@ -306,6 +331,9 @@ void net_allow_resolv_read(struct exec_ctx *x)
 			continue;
 		if (l == 0 || line[l - 1] != '\n' || n + l >= size)
 			continue;
+		if (strncmp(line, "options", 7) == 0)
+			drop_use_vc(line, sizeof(line));
+		l = strlen(line);
 		memcpy(buf + n, line, l);
 		n += l;
 	}

@@ -175,6 +175,17 @@ if [ "$out" = "by-$H" ] && ns_denied "$H.example.test"; then
 else
         not_ok "ndots:3" "$out" "$(cat "$dir/ns.err")"
 fi
+# use-vc would send every query over TCP, which the resolver does not
+# answer: dropped from the options, the rest kept
+grep '^nameserver' /etc/resolv.conf >"$dir/resolv.vc"
+printf 'options ndots:1 use-vc timeout:2\n' >>"$dir/resolv.vc"
+out=$(ns_run file "$dir/resolv.vc" -- "${nsrun[@]}" sh -c 'grep "^options" /etc/resolv.conf; python3 -c "$1" "$2" "$3"' sh "$connect_py" "$H" "$port")
+if [ "$out" = "options ndots:1 timeout:2
+by-$H" ]; then
+        ok "options use-vc is dropped from the sandbox's resolv.conf (the resolver answers UDP), the other options kept"
+else
+        not_ok "options use-vc" "$out" "$(cat "$dir/ns.err")"
+fi
 for link in ../run/cordon-test-resolve/stub-resolv.conf /run/cordon-test-resolve/resolv.conf; do
         out=$(ns_run link "$dir/resolv.search" "$link" -- sh -c 'before=$(cat /etc/resolv.conf); "$@"; [ "$(cat /etc/resolv.conf)" = "$before" ] && echo host-unchanged >&2' sh \
                 "${nsrun[@]}" sh -c 'readlink /etc/resolv.conf; grep "^nameserver" /etc/resolv.conf; python3 -c "$1" host "$2"' sh "$connect_py" "$port")
@@ -186,6 +197,26 @@ by-host" ] && grep -q "host-unchanged" "$dir/ns.err"; then
                 not_ok "resolv.conf symlink $link" "$out" "$(cat "$dir/ns.err")"
         fi
 done
+
+# DNS over TCP: refused at once (nothing listens on the resolver's TCP
+# port), beside the same question over UDP, answered; no answer is
+# truncated (TC), so no client has a reason to retry over TCP
+out=$(py "${allow[@]}" -- '
+import socket, struct, time, nal
+t = time.monotonic()
+q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0) + b"\x04host\x06cordon\x08internal\x00" + struct.pack(">HH", 1, 1)
+try:
+    s = socket.create_connection(("127.0.0.1", 53), timeout=5); s.sendall(struct.pack(">H", len(q)) + q); print("tcp", s.recv(2))
+except OSError as e:
+    print("tcp", nal.err(e), time.monotonic() - t < 1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5); u.sendto(q, ("127.0.0.1", 53)); r = u.recv(600)
+print("udp", r[3] & 15, struct.unpack(">H", r[6:8])[0], bool(r[2] & 2))' 2>&1)
+if [ "$out" = "tcp ECONNREFUSED True
+udp 0 1 False" ]; then
+        ok "DNS over TCP to the resolver is refused at once (ECONNREFUSED); over UDP the same question is answered, not truncated"
+else
+        not_ok "DNS over TCP" "$out"
+fi
 
 # ---- a raw TCP client that ignores the proxy variables ----------------------
 : >"$dir/log"
