@@ -32,7 +32,8 @@ other=$(free_port)
 
 ssh-keygen -q -t ed25519 -N '' -C cordon-test-host -f "$dir/hostkey"
 ssh-keygen -q -t ed25519 -N '' -C cordon-test-client -f "$keys/key"
-cp "$keys/key.pub" "$dir/authorized_keys"
+ssh-keygen -q -t ed25519 -N '' -C cordon-test-agent -f "$keys/agentkey"
+cat "$keys/key.pub" "$keys/agentkey.pub" >"$dir/authorized_keys"
 echo "cordon-test-sshd $(cut -d' ' -f1,2 "$dir/hostkey.pub")" >"$keys/known_hosts"
 cat >"$dir/sshd_config" <<EOF
 ListenAddress 127.0.0.1:$port
@@ -137,6 +138,30 @@ else
         not_ok "ssh without the grant" "$out"
 fi
 
+# an agent instead of a key file: the test's own ssh-agent (never the
+# caller's SSH_AUTH_SOCK, which cordon hides), its socket in the hidden
+# /tmp, granted with --allow-unix-socket and --read; the agent's key is
+# the only one ssh has
+ssh-agent -D -a "$keys/agent.sock" >/dev/null 2>&1 & pids+=($!)
+for _ in $(seq 50); do [ -S "$keys/agent.sock" ] && break; sleep 0.1; done
+SSH_AUTH_SOCK="$keys/agent.sock" ssh-add -q "$keys/agentkey" 2>/dev/null
+agentopts="-F none -o IdentityAgent=$keys/agent.sock -o UserKnownHostsFile=$keys/known_hosts -o GlobalKnownHostsFile=/dev/null
+ -o HostKeyAlias=cordon-test-sshd -o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=10 -o LogLevel=ERROR -l $user"
+agentopts=$(echo $agentopts)
+agrant=(--allow-unix-socket "$keys/agent.sock" --read "$keys/agent.sock" --read "$keys/known_hosts")
+out=$(env -u SSH_AUTH_SOCK "$CORDON" run --workspace "$ws" "${allow[@]}" "${agrant[@]}" -- ssh $agentopts -p "$port" "$H" 'echo by-agent' 2>&1)
+if [ "$(echo "$out" | grep -v '^cordon-proxy: ')" = by-agent ] && grep -q "Accepted publickey.*$(ssh-keygen -lf "$keys/agentkey.pub" | cut -d' ' -f2)" "$dir/sshd.log"; then
+        ok "ssh with the test's own agent, its socket granted, logs in with the agent's key under --net allow"
+else
+        not_ok "ssh with a granted agent" "$out" "sshd: $(tail -5 "$dir/sshd.log")"
+fi
+out=$(env -u SSH_AUTH_SOCK "$CORDON" run --workspace "$ws" "${allow[@]}" --read "$keys/known_hosts" -- ssh $agentopts -p "$port" "$H" 'echo by-agent' 2>&1)
+if ! echo "$out" | grep -q by-agent; then
+        ok "without the agent socket's grant the same ssh fails (the agent is not reachable)"
+else
+        not_ok "ssh with an agent not granted" "$out"
+fi
+
 # ---- refused: by name, by port -----------------------------------------------
 n=$(grep -c "Accepted publickey" "$dir/sshd.log")
 out=$(in_sb "${allow[@]}" "${grant[@]}" -- ssh $sshopts -p "$port" other.test 'echo through-ssh')
@@ -187,6 +212,16 @@ rc=0" ] && [ "$(git -C "$dir/srv/repo.git" show main:g 2>&1)" = pushed ]; then
         ok "git clone $url and git push to it work under --net allow"
 else
         not_ok "git over ssh://" "$out" "sshd: $(tail -5 "$dir/sshd.log")"
+fi
+rm -rf "$ws/clone"
+# git@host:path, the scp-like form most remotes use (the port in the ssh command)
+out=$(in_sb "${allow[@]}" "${grant[@]}" -- sh -c 'export GIT_SSH_COMMAND="$1"
+git clone -q "$2" clone && git -C clone show HEAD:g' sh "$gitssh -p $port" "$user@$H:$dir/srv/repo.git")
+if [ "$(echo "$out" | head -2)" = "pushed
+rc=0" ]; then
+        ok "git clone $user@$H:PATH (the scp-like form) works under --net allow"
+else
+        not_ok "git scp-like remote" "$out"
 fi
 rm -rf "$ws/clone"
 before=$(git -C "$dir/srv/repo.git" rev-parse main)
