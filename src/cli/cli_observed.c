@@ -28,19 +28,23 @@ static size_t fields(char *rec, char **v, size_t max)
 	return n;
 }
 
-/* "tcp:ADDRESS:PORT", the unix gate's refused TCP connect. */
+/* "tcp:ADDRESS:PORT", the unix gate's refused TCP connect (light
+ * isolation), or --net allow's gate refusing a host and port by its rules. */
 static json_t *tcp_denial(const char *target, const char *mechanism)
 {
 	const char *addr = target + 4, *colon = strrchr(addr, ':');
+	bool allow = strcmp(mechanism, "net-allow") == 0;
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : -1;
 
 	if (!colon || !end || *end || port < 0 || port > 65535)
 		return NULL;
 	return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:s%,s:i,s:s}", "kind", "network", "path", "op", "connect", "rule",
-			 "--isolation light (no network namespace: TCP is refused)", "mechanism", mechanism, "reason",
-			 "the sandbox shares the host's network: TCP connections are refused", "host", addr,
-			 (size_t)(colon - addr), "port", (int)port, "source", "kernel");
+			 allow ? "--allow-domain / network.allow_domains" : "--isolation light (no network namespace: TCP is refused)",
+			 "mechanism", mechanism, "reason",
+			 allow ? "--net allow's rules do not admit this host and port"
+			       : "the sandbox shares the host's network: TCP connections are refused",
+			 "host", addr, (size_t)(colon - addr), "port", (int)port, "source", "kernel");
 }
 
 /* "MECHANISM OP PATH" from init's gates: why's rule where it denies the

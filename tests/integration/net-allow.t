@@ -376,6 +376,21 @@ else
         not_ok "by port" "$out"
 fi
 
+# the refusal in --json's denials: --net allow's rule, not light isolation's
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- python3 -c 'import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+except OSError:
+    pass' "$H" "$port2" >"$dir/deny.json" 2>/dev/null
+out=$(python3 -c 'import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x.get("op") == "connect"]
+print(len(d), d[0]["mechanism"], d[0]["host"], d[0]["port"], d[0]["rule"]) if d else print("none")' "$dir/deny.json" 2>&1)
+if [ "$out" = "1 net-allow $H $port2 --allow-domain / network.allow_domains" ]; then
+        ok "the refusal by port is one denial in --json, naming --net allow's rule"
+else
+        not_ok "denial by port in --json" "$out" "$(cat "$dir/deny.json")"
+fi
+
 # localhost: the proxy resolves it (the host's /etc/hosts) to loopback
 lo_try() {
         py --net allow --allow-domain "localhost:$port" "$@" -- '
