@@ -123,6 +123,8 @@ void transparent_ledger_free(struct proxy *px)
 
 	if (!l)
 		return;
+	/* the sandbox has ended: the closes the kernel has told of, audited */
+	transparent_ledger_tick(px);
 	if (l->destroyed_ev)
 		event_free(l->destroyed_ev);
 	if (l->destroyed >= 0)
