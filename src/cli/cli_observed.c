@@ -28,19 +28,23 @@ static size_t fields(char *rec, char **v, size_t max)
 	return n;
 }
 
-/* "tcp:ADDRESS:PORT", the unix gate's refused TCP connect. */
+/* "tcp:ADDRESS:PORT", the unix gate's refused TCP connect (light
+ * isolation), or --net allow's gate refusing a host and port by its rules. */
 static json_t *tcp_denial(const char *target, const char *mechanism)
 {
 	const char *addr = target + 4, *colon = strrchr(addr, ':');
+	bool allow = strcmp(mechanism, "net-allow") == 0;
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : -1;
 
 	if (!colon || !end || *end || port < 0 || port > 65535)
 		return NULL;
 	return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:s%,s:i,s:s}", "kind", "network", "path", "op", "connect", "rule",
-			 "--isolation light (no network namespace: TCP is refused)", "mechanism", mechanism, "reason",
-			 "the sandbox shares the host's network: TCP connections are refused", "host", addr,
-			 (size_t)(colon - addr), "port", (int)port, "source", "kernel");
+			 allow ? "--allow-domain / network.allow_domains" : "--isolation light (no network namespace: TCP is refused)",
+			 "mechanism", mechanism, "reason",
+			 allow ? "--net allow's rules do not admit this host and port"
+			       : "the sandbox shares the host's network: TCP connections are refused",
+			 "host", addr, (size_t)(colon - addr), "port", (int)port, "source", "kernel");
 }
 
 /* "MECHANISM OP PATH" from init's gates: why's rule where it denies the
@@ -55,6 +59,12 @@ static json_t *kernel_denial(const struct cordon_why *why, const char *mechanism
 
 	if (strncmp(target, "tcp:", 4) == 0)
 		return tcp_denial(target, mechanism);
+	if (strcmp(op_name, "resolve") == 0 && strchr(target, ' ') == NULL)
+		/* --net allow's resolver: a name the policy does not allow */
+		return json_pack("{s:s,s:n,s:s,s:s,s:s,s:s,s:s,s:s}", "kind", "network", "path", "op", "resolve", "rule",
+				 "--allow-domain / network.allow_domains", "mechanism", mechanism, "reason",
+				 "the sandbox's resolver answers only names the policy allows (NXDOMAIN)", "host", target,
+				 "source", "kernel");
 	if (target[0] != '/')
 		return NULL;
 	if (strcmp(op_name, "connect") == 0) {

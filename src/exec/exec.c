@@ -151,6 +151,7 @@ _Noreturn static void run_full(struct exec_ctx *x)
 		/* fail closed: without the kernel's hand-over, nothing runs */
 		if (net_allow_probe(why, sizeof(why)) < 0)
 			exec_die("net allow", "%s", why);
+		net_allow_resolv_read(x);
 	}
 	if (p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW)
 		netproxy_start(x);

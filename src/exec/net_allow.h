@@ -80,6 +80,10 @@ int net_allow_probe(char *err, size_t errlen);
  * for the hand-overs): the resolver's sockets and /etc/resolv.conf. Dies
  * on failure. */
 void net_allow_setup(struct exec_ctx *x);
+/* Runner, before the namespaces (net_allow_dns.c): the host's resolv.conf
+ * search and options lines, with the sandbox's server, into x->net_resolv
+ * for net_allow_setup. Dies on failure. */
+void net_allow_resolv_read(struct exec_ctx *x);
 
 /* Init's gate: NULL unless --net allow (or out of memory: errno set). */
 struct net_allow *net_allow_new(struct exec_ctx *x, bool *ret_failed);

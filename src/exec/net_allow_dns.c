@@ -18,10 +18,13 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cleanup.h"
 #include "dns_msg.h"
+#include "mount_fd.h"
 #include "net_allow_impl.h"
 #include "netrule.h"
 #include "runner.h"
@@ -282,14 +285,43 @@ static int dns_socket(int family)
 	return fd;
 }
 
-/* The host's search list and options (ndots...), then our one server. */
-static size_t resolv_text(char *buf, size_t size)
+/* The sandbox's resolver answers over UDP only (its answers are one
+ * record, never truncated): an options line loses "use-vc", which would
+ * send every query over TCP, where nothing listens. */
+static void drop_use_vc(char *line, size_t size)
+{
+	char out[512];
+	size_t n = 0;
+
+	for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t t = strlen(tok);
+
+		if (strcmp(tok, "use-vc") == 0)
+			continue;
+		if (n + t + 3 > sizeof(out) || n + t + 3 > size)
+			break;
+		if (n)
+			out[n++] = ' ';
+		memcpy(out + n, tok, t);
+		n += t;
+	}
+	out[n++] = '\n';
+	out[n] = '\0';
+	memcpy(line, out, n + 1);
+}
+
+/* Our one server, then the host's search list and options (ndots...):
+ * read by the runner before the namespaces, where the host's file is
+ * still in sight (a link into /run reaches a /run the sandbox has not). */
+void net_allow_resolv_read(struct exec_ctx *x)
 {
 	_cleanup_fclose_ FILE *f = fopen("/etc/resolv.conf", "re");
-	char line[512];
-	size_t n = 0;
+	char line[512], *buf = malloc(RESOLV_MAX);
+	size_t n = 0, size = RESOLV_MAX;
 	int k;
 
+	if (!buf)
+		exec_die("net allow", "cannot read resolv.conf: %s", strerror(ENOMEM));
 	k = snprintf(buf, size, "# cordon --net allow: the sandbox's resolver (init)\nnameserver 127.0.0.1\n");
 	n = (size_t)k;
 	while (f && fgets(line, sizeof(line), f)) {
@@ -299,43 +331,55 @@ static size_t resolv_text(char *buf, size_t size)
 			continue;
 		if (l == 0 || line[l - 1] != '\n' || n + l >= size)
 			continue;
+		if (strncmp(line, "options", 7) == 0)
+			drop_use_vc(line, sizeof(line));
+		l = strlen(line);
 		memcpy(buf + n, line, l);
 		n += l;
 	}
 	buf[n] = '\0';
-	return n;
+	x->net_resolv = buf;
 }
 
-/* Where the file goes: /etc/resolv.conf itself, or what it links to (made
- * when the sandbox's /run has not got it). */
+/* Where the file goes: /etc/resolv.conf itself, or where its links lead
+ * (absolute or relative, as systemd-resolved's ../run/systemd/resolve/...;
+ * made when the sandbox's /run has not got it). */
 static void resolv_target(char *path, size_t size)
 {
-	char link[PATH_MAX - 8];
-	ssize_t n = readlink("/etc/resolv.conf", link, sizeof(link) - 1);
+	struct cordon_error e = {};
+	_cleanup_free_ char *canon = NULL;
+	struct statvfs vfs;
 	struct stat st;
+	bool ro;
+	int fd, r = canonicalize_n("/etc/resolv.conf", strlen("/etc/resolv.conf"), &canon, &e);
 
-	snprintf(path, size, "/etc/resolv.conf");
-	if (n <= 0)
-		return;
-	link[n] = '\0';
-	if (link[0] == '/')
-		snprintf(path, size, "%s", link);
-	else
-		snprintf(path, size, "/etc/%s", link);
+	if (r < 0)
+		exec_die("net allow", "cannot resolve /etc/resolv.conf: %s", e.message[0] ? e.message : strerror(-r));
+	if (strlen(canon) >= size)
+		exec_die("net allow", "/etc/resolv.conf leads to a path too long: %s", canon);
+	snprintf(path, size, "%s", canon);
 	if (stat(path, &st) == 0 || strncmp(path, "/run/", 5) != 0)
 		return;
-	/* a target in /run the sandbox's /run lacks: made there */
+	/* a target in /run the sandbox's /run lacks: made there, /run
+	 * writable for that moment if it is sealed already */
+	ro = statvfs("/run", &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	if (ro && (r = mount_set_attr(AT_FDCWD, "/run", 0, 0, MOUNT_ATTR_RDONLY)) < 0) {
+		errno = -r;
+		exec_die("net allow", "cannot make the sandbox's /run writable for %s: %m", path);
+	}
 	for (char *s = path + 5; (s = strchr(s, '/')); s++) {
 		*s = '\0';
-		(void)mkdir(path, 0755);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			exec_die("net allow", "cannot make %s for the sandbox's resolver: %m", path);
 		*s = '/';
 	}
-	{
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			exec_die("net allow", "cannot make %s for the sandbox's resolver: %m", path);
-		close(fd);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		exec_die("net allow", "cannot make %s for the sandbox's resolver: %m", path);
+	close(fd);
+	if (ro && (r = mount_set_attr(AT_FDCWD, "/run", 0, MOUNT_ATTR_RDONLY, 0)) < 0) {
+		errno = -r;
+		exec_die("net allow", "cannot seal the sandbox's /run again: %m");
 	}
 }
 
@@ -363,8 +407,7 @@ static void bind_resolv(const char *text, size_t len, const char *target)
 
 void net_allow_setup(struct exec_ctx *x)
 {
-	char text[RESOLV_MAX], target[PATH_MAX];
-	size_t len = resolv_text(text, sizeof(text));
+	char target[PATH_MAX];
 
 	x->net_dns[0] = dns_socket(AF_INET);
 	if (x->net_dns[0] < 0) {
@@ -372,6 +415,10 @@ void net_allow_setup(struct exec_ctx *x)
 		exec_die("net allow", "cannot listen on the sandbox's 127.0.0.1:53: %m");
 	}
 	x->net_dns[1] = dns_socket(AF_INET6); /* no IPv6 on lo: the IPv4 one serves */
+	if (!x->net_resolv)
+		exec_die("net allow", "the host's resolv.conf was not read");
 	resolv_target(target, sizeof(target));
-	bind_resolv(text, len, target);
+	bind_resolv(x->net_resolv, strlen(x->net_resolv), target);
+	free(x->net_resolv);
+	x->net_resolv = NULL;
 }

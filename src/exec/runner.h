@@ -68,6 +68,7 @@ struct exec_ctx {
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */
 	int net_dns[2];                 /* --net allow: init's resolver sockets (net_allow.h), or -1 */
+	char *net_resolv;               /* --net allow: the sandbox's resolv.conf, read from the host's (net_allow.h) */
 
 	struct exec_terminal tty;       /* --pty (terminal.h) */
 	bool self_is_cordon;            /* this program is the cordon binary (exec'd as the runner) */

@@ -2,15 +2,20 @@
 /*
  * --net allow: the connections handed over, after the hand-over (see
  * transparent.h). The proxy keeps no copy of a handed-over socket (one
- * would hold it open after the sandbox closed it); it looks each one up
- * once a second by its 4-tuple and cookie (NETLINK_SOCK_DIAG in the host's
- * namespace, opened before the proxy confines itself), remembers the
- * byte counts seen last, and when the socket is closing or gone writes the
- * audit line: name, address, port, duration, bytes. The live ones count
+ * would hold it open after the sandbox closed it). Two NETLINK_SOCK_DIAG
+ * sockets in the host's namespace, opened before the proxy confines
+ * itself, say what becomes of it: the kernel's destroy notifications
+ * (SKNLGRP_INET{,6}_TCP_DESTROY) carry each socket's last tcp_info when it
+ * is freed, so the audit line (name, address, port, duration, bytes) has
+ * the bytes at close however short the connection; and a look by 4-tuple
+ * and cookie once a second keeps the counts seen last, for a socket whose
+ * notification was lost (the notification socket's buffer overran) or
+ * where the kernel sends none; that line says so. The live ones count
  * against --max-conns, as relayed connections do.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <event2/event.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -32,6 +37,8 @@ enum {
 	ST_SYN_SENT = 2,
 	ST_SYN_RECV = 3,
 	ST_CLOSE_WAIT = 8,
+	ST_LAST_ACK = 9,
+	ST_CLOSING = 11,
 };
 
 struct handed {
@@ -46,9 +53,39 @@ struct handed {
 
 struct transparent_ledger {
 	int diag;
+	int destroyed; /* the destroy notifications, or -1 */
+	struct event *destroyed_ev;
 	struct handed *v;
 	size_t n, size;
 };
+
+/* Room for the notifications of every TCP socket of the host's namespace
+ * freed between two turns of the loop; SO_RCVBUFFORCE where the proxy may,
+ * else what rmem_max allows. */
+#define DESTROYED_RCVBUF (4 << 20)
+
+static void on_destroyed(evutil_socket_t fd, short what, void *arg);
+
+/* The notification socket: -errno when the kernel will not send them. */
+static int destroyed_open(void)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK,
+				  .nl_groups = 1u << (SKNLGRP_INET_TCP_DESTROY - 1) |
+					       1u << (SKNLGRP_INET6_TCP_DESTROY - 1) };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_SOCK_DIAG), size = DESTROYED_RCVBUF;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
 
 int transparent_ledger_open(struct proxy *px)
 {
@@ -63,6 +100,19 @@ int transparent_ledger_open(struct proxy *px)
 		free(l);
 		return e;
 	}
+	/* without them (an old kernel): the looks alone, their lines say so */
+	l->destroyed = destroyed_open();
+	if (l->destroyed >= 0) {
+		l->destroyed_ev = event_new(px->base, l->destroyed, EV_READ | EV_PERSIST, on_destroyed, px);
+		if (!l->destroyed_ev || event_add(l->destroyed_ev, NULL) < 0) {
+			if (l->destroyed_ev)
+				event_free(l->destroyed_ev);
+			close(l->destroyed);
+			close(l->diag);
+			free(l);
+			return -ENOMEM;
+		}
+	}
 	px->ledger = l;
 	return 0;
 }
@@ -73,6 +123,12 @@ void transparent_ledger_free(struct proxy *px)
 
 	if (!l)
 		return;
+	/* the sandbox has ended: the closes the kernel has told of, audited */
+	transparent_ledger_tick(px);
+	if (l->destroyed_ev)
+		event_free(l->destroyed_ev);
+	if (l->destroyed >= 0)
+		close(l->destroyed);
 	close(l->diag);
 	free(l->v);
 	free(l);
@@ -112,7 +168,77 @@ void transparent_ledger_add(struct proxy *px, int fd, const char *host, size_t h
 	l->v[l->n++] = h;
 }
 
-/* Where h is now: 1 still open (counts updated), 0 closing or gone. */
+/* h's byte counts from a diag message's INET_DIAG_INFO, if it has one
+ * (true): the payload bytes sent (sent less retransmitted: no SYN, no FIN)
+ * and received. bytes_received counts the peer's FIN as one: one less
+ * when it came (freed: normally; a connection reset without one is said
+ * one byte short). */
+static bool counts(const struct inet_diag_msg *m, size_t len, struct handed *h, bool fin_received)
+{
+	size_t left = len - sizeof(*m);
+
+	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+		struct tcp_info ti = {};
+
+		if (a->rta_type != INET_DIAG_INFO ||
+		    RTA_PAYLOAD(a) < offsetof(struct tcp_info, tcpi_bytes_retrans) + sizeof(ti.tcpi_bytes_retrans))
+			continue;
+		memcpy(&ti, RTA_DATA(a), RTA_PAYLOAD(a) < sizeof(ti) ? RTA_PAYLOAD(a) : sizeof(ti));
+		h->sent = ti.tcpi_bytes_sent >= ti.tcpi_bytes_retrans ? ti.tcpi_bytes_sent - ti.tcpi_bytes_retrans : 0;
+		h->received = ti.tcpi_bytes_received;
+		if (fin_received && h->received)
+			h->received--;
+		return true;
+	}
+	return false;
+}
+
+static void audit_closed(struct proxy *px, const struct handed *h, bool at_close)
+{
+	proxy_audit(px, "cordon-proxy: closed %s:%u (%s) after %llu s: %llu bytes sent, %llu received%s", h->host,
+		    h->port, h->addr, (unsigned long long)((px->now - h->started) / 1000), (unsigned long long)h->sent,
+		    (unsigned long long)h->received, at_close ? "" : " (as last seen, once a second)");
+}
+
+/* The kernel's notifications of sockets freed: ours audited with their
+ * counts at close, the rest (any TCP socket of the host's) ignored. */
+static void on_destroyed(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *px = arg;
+	struct transparent_ledger *l = px->ledger;
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+	(void)what;
+	for (int turn = 0; turn < 64; turn++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		/* ENOBUFS: some were lost; the looks find those */
+		if (n < 0 && errno == ENOBUFS)
+			continue;
+		if (n < (ssize_t)sizeof(struct nlmsghdr))
+			return;
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			const struct inet_diag_msg *m = NLMSG_DATA(nh);
+			uint64_t cookie;
+
+			if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY || nh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				continue;
+			memcpy(&cookie, m->id.idiag_cookie, sizeof(cookie));
+			for (size_t i = 0; cookie && i < l->n; i++) {
+				if (l->v[i].cookie != cookie)
+					continue;
+				counts(m, nh->nlmsg_len - NLMSG_LENGTH(0), &l->v[i], true);
+				audit_closed(px, &l->v[i], true);
+				l->v[i] = l->v[--l->n];
+				break;
+			}
+		}
+	}
+}
+
+/* Where h is now: 1 still open (counts updated); 0 closed by the sandbox,
+ * its counts at close (FIN_WAIT, LAST_ACK, CLOSING: nothing more moves);
+ * -1 gone, or freed into TIME_WAIT (no counts: as last seen). */
 static int look(struct transparent_ledger *l, struct handed *h)
 {
 	struct {
@@ -156,30 +282,24 @@ static int look(struct transparent_ledger *l, struct handed *h)
 		return 1;
 	for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
 		struct inet_diag_msg *m = NLMSG_DATA(nh);
-		size_t left;
 
 		if (nh->nlmsg_type == NLMSG_ERROR)
-			return ((struct nlmsgerr *)NLMSG_DATA(nh))->error == -ENOENT ? 0 : 1;
+			return ((struct nlmsgerr *)NLMSG_DATA(nh))->error == -ENOENT ? -1 : 1;
 		if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY || nh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
 			continue;
-		left = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
-		for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left))
-			if (a->rta_type == INET_DIAG_INFO && RTA_PAYLOAD(a) >= offsetof(struct tcp_info, tcpi_bytes_received) + 8) {
-				struct tcp_info ti = {};
-
-				memcpy(&ti, RTA_DATA(a), RTA_PAYLOAD(a) < sizeof(ti) ? RTA_PAYLOAD(a) : sizeof(ti));
-				/* acked counts our SYN as one byte */
-				h->sent = ti.tcpi_bytes_acked ? ti.tcpi_bytes_acked - 1 : 0;
-				h->received = ti.tcpi_bytes_received;
-			}
 		switch (m->idiag_state) {
 		case ST_ESTABLISHED:
 		case ST_SYN_SENT:
 		case ST_SYN_RECV:
 		case ST_CLOSE_WAIT:
+			(void)counts(m, nh->nlmsg_len - NLMSG_LENGTH(0), h, false);
 			return 1;
 		default:
-			return 0; /* the sandbox closed it (FIN_WAIT, TIME_WAIT, ...) */
+			/* the sandbox closed it (FIN_WAIT, TIME_WAIT, ...) */
+			return counts(m, nh->nlmsg_len - NLMSG_LENGTH(0), h,
+				      m->idiag_state == ST_LAST_ACK || m->idiag_state == ST_CLOSING)
+				       ? 0
+				       : -1;
 		}
 	}
 	return 1;
@@ -189,15 +309,17 @@ void transparent_ledger_tick(struct proxy *px)
 {
 	struct transparent_ledger *l = px->ledger;
 
+	/* the notifications queued first: a socket freed is audited with its
+	 * counts at close, not as last seen */
+	if (l && l->destroyed >= 0)
+		on_destroyed(l->destroyed, EV_READ, px);
 	for (size_t i = l ? l->n : 0; i-- > 0;) {
 		struct handed *h = &l->v[i];
+		int r = look(l, h);
 
-		if (look(l, h))
+		if (r > 0)
 			continue;
-		proxy_audit(px, "cordon-proxy: closed %s:%u (%s) after %llu s: %llu bytes sent, %llu received (as last "
-			    "seen, once a second)", h->host,
-			    h->port, h->addr, (unsigned long long)((px->now - h->started) / 1000),
-			    (unsigned long long)h->sent, (unsigned long long)h->received);
+		audit_closed(px, h, r == 0);
 		l->v[i] = l->v[--l->n];
 	}
 }

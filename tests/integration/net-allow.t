@@ -120,6 +120,104 @@ else
         not_ok "resolver" "$out" "$(cat "$dir/stderr")"
 fi
 
+# ---- the host's resolv.conf: search domains, ndots, a symlink into /run -------
+# This host's /etc/resolv.conf has no search list and is no symlink: the
+# cases are made in a mount namespace of the test's own (and a user
+# namespace mapping only the test's user when not root), where
+# /etc/resolv.conf is a file the test wrote, or a symlink (an overlay on
+# /etc) into a tmpfs /run, and cordon runs inside it.
+resolv_ns=$(cd "$(dirname "$0")" && pwd)/resolv-ns.py
+ns_run() { # MODE TEXT [LINK] -- CORDON-RUN-ARGS...: --json's result in $dir/ns.json, the output printed
+        python3 "$resolv_ns" "$(mktemp -d "$dir/ns.XXXXXX")" "$@" 2>"$dir/ns.err" >"$dir/ns.json"
+        # (the output without the proxy's audit lines, which --json merges in)
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print("\n".join(l for l in r["output"].strip().split("\n") if not l.startswith("cordon-proxy: ")))' "$dir/ns.json" 2>&1 ||
+                cat "$dir/ns.err"
+}
+ns_denied() { # NAME: the last run's result lists a resolve denial of NAME
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(0 if any(d.get("op") == "resolve" and d.get("host") == sys.argv[2] for d in r["denials"]) else 1)' "$dir/ns.json" "$1"
+}
+nsrun=("$CORDON" run --json --workspace "$ws" "${allow[@]}" --)
+connect_py='import socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10); s.sendall(b"by-" + sys.argv[1].encode()); print(s.recv(64).decode())
+except OSError as e:
+    print(type(e).__name__)'
+grep '^nameserver' /etc/resolv.conf >"$dir/resolv.search"
+printf 'search example.test cordon.internal\n' >>"$dir/resolv.search"
+cp "$dir/resolv.search" "$dir/resolv.ndots"
+printf 'options ndots:3\n' >>"$dir/resolv.ndots"
+
+out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" sh -c 'grep -v "^#" /etc/resolv.conf; python3 -c "$1" host "$2"' sh "$connect_py" "$port")
+if [ "$out" = "nameserver 127.0.0.1
+search example.test cordon.internal
+by-host" ] && ns_denied host.example.test; then
+        ok "search domains: the short name host reaches $H:$port as the system resolver would (host.example.test refused first, then $H)"
+else
+        not_ok "search domains" "$out" "$(cat "$dir/ns.err")"
+fi
+: >"$dir/log"
+out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" python3 -c "$connect_py" api "$port")
+if [ "$out" = gaierror ] && ns_denied api.example.test && ns_denied api.cordon.internal && [ ! -s "$dir/log" ]; then
+        ok "search domains: a short name whose expansions are not allowed does not resolve, each expansion a denial"
+else
+        not_ok "search domains, a refused short name" "$out" "$(cat "$dir/ns.err")"
+fi
+out=$(ns_run file "$dir/resolv.ndots" -- "${nsrun[@]}" python3 -c "$connect_py" "$H" "$port")
+if [ "$out" = "by-$H" ] && ns_denied "$H.example.test"; then
+        out=$(ns_run file "$dir/resolv.search" -- "${nsrun[@]}" python3 -c "$connect_py" "$H" "$port")
+        if [ "$out" = "by-$H" ] && ! ns_denied "$H.example.test"; then
+                ok "ndots: with ndots:3 the two-dot $H is tried with the search list first, with the default as it is"
+        else
+                not_ok "ndots (the default)" "$out"
+        fi
+else
+        not_ok "ndots:3" "$out" "$(cat "$dir/ns.err")"
+fi
+# use-vc would send every query over TCP, which the resolver does not
+# answer: dropped from the options, the rest kept
+grep '^nameserver' /etc/resolv.conf >"$dir/resolv.vc"
+printf 'options ndots:1 use-vc timeout:2\n' >>"$dir/resolv.vc"
+out=$(ns_run file "$dir/resolv.vc" -- "${nsrun[@]}" sh -c 'grep "^options" /etc/resolv.conf; python3 -c "$1" "$2" "$3"' sh "$connect_py" "$H" "$port")
+if [ "$out" = "options ndots:1 timeout:2
+by-$H" ]; then
+        ok "options use-vc is dropped from the sandbox's resolv.conf (the resolver answers UDP), the other options kept"
+else
+        not_ok "options use-vc" "$out" "$(cat "$dir/ns.err")"
+fi
+for link in ../run/cordon-test-resolve/stub-resolv.conf /run/cordon-test-resolve/resolv.conf; do
+        out=$(ns_run link "$dir/resolv.search" "$link" -- sh -c 'before=$(cat /etc/resolv.conf); "$@"; [ "$(cat /etc/resolv.conf)" = "$before" ] && echo host-unchanged >&2' sh \
+                "${nsrun[@]}" sh -c 'readlink /etc/resolv.conf; grep "^nameserver" /etc/resolv.conf; python3 -c "$1" host "$2"' sh "$connect_py" "$port")
+        if [ "$out" = "$link
+nameserver 127.0.0.1
+by-host" ] && grep -q "host-unchanged" "$dir/ns.err"; then
+                ok "/etc/resolv.conf a symlink to $link, absent from the sandbox's /run: made there, and the names resolve"
+        else
+                not_ok "resolv.conf symlink $link" "$out" "$(cat "$dir/ns.err")"
+        fi
+done
+
+# DNS over TCP: refused at once (nothing listens on the resolver's TCP
+# port), beside the same question over UDP, answered; no answer is
+# truncated (TC), so no client has a reason to retry over TCP
+out=$(py "${allow[@]}" -- '
+import socket, struct, time, nal
+t = time.monotonic()
+q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0) + b"\x04host\x06cordon\x08internal\x00" + struct.pack(">HH", 1, 1)
+try:
+    s = socket.create_connection(("127.0.0.1", 53), timeout=5); s.sendall(struct.pack(">H", len(q)) + q); print("tcp", s.recv(2))
+except OSError as e:
+    print("tcp", nal.err(e), time.monotonic() - t < 1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5); u.sendto(q, ("127.0.0.1", 53)); r = u.recv(600)
+print("udp", r[3] & 15, struct.unpack(">H", r[6:8])[0], bool(r[2] & 2))' 2>&1)
+if [ "$out" = "tcp ECONNREFUSED True
+udp 0 1 False" ]; then
+        ok "DNS over TCP to the resolver is refused at once (ECONNREFUSED); over UDP the same question is answered, not truncated"
+else
+        not_ok "DNS over TCP" "$out"
+fi
+
 # ---- a raw TCP client that ignores the proxy variables ----------------------
 : >"$dir/log"
 out=$(py "${allow[@]}" -- '
@@ -150,6 +248,30 @@ if [ "$out" = 5000 ] && grep -q "^cordon-proxy: closed $H:$port (127.0.0.1) afte
 else
         not_ok "ledger" "$out" "$(cat "$dir/stderr")"
 fi
+
+# bytes at close, however short: the kernel's destroy notification carries
+# the socket's last counts (a look once a second would find it gone); over
+# an AF_INET socket and an AF_INET6 one (the AAAA's synthetic address), the
+# second with the sandbox's command exiting right after its close
+for fam in 4 6; do
+        out=$(py "${allow[@]}" -- '
+import socket, sys, time
+t = time.monotonic()
+fam = socket.AF_INET if sys.argv[2] == "4" else socket.AF_INET6
+a = socket.getaddrinfo("host.cordon.internal", int(sys.argv[1]), fam, socket.SOCK_STREAM)[0][4]
+s = socket.socket(fam); s.settimeout(10); s.connect(a)
+s.sendall(b"q" * 70000); got = 0
+while got < 70000:
+    got += len(s.recv(65536))
+s.close(); print(got, time.monotonic() - t < 1)
+if fam == socket.AF_INET:
+    time.sleep(0.3)' "$port" "$fam")
+        if [ "$out" = "70000 True" ] && grep -q "^cordon-proxy: closed $H:$port (127.0.0.1) after 0 s: 70000 bytes sent, 70000 received$" "$dir/stderr"; then
+                ok "IPv$fam: a connection of 70,000 bytes each way closed in under a second is audited with its bytes at close"
+        else
+                not_ok "short connection's bytes (IPv$fam)" "$out" "$(cat "$dir/stderr")"
+        fi
+done
 
 # the same with the proxy variables set, and --net proxy's way still there
 out=$(in_allow python3 -c 'import os, urllib.request; print(os.environ.get("HTTPS_PROXY"))' 2>&1)
@@ -281,6 +403,21 @@ if echo "$out" | head -1 | grep -qx EACCES && [ ! -s "$dir/log2" ]; then
         ok "refused by port: host.cordon.internal:$port2 is not the allowed port (EACCES, no connection)"
 else
         not_ok "by port" "$out"
+fi
+
+# the refusal in --json's denials: --net allow's rule, not light isolation's
+"$CORDON" run --json --workspace "$ws" "${allow[@]}" -- python3 -c 'import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+except OSError:
+    pass' "$H" "$port2" >"$dir/deny.json" 2>/dev/null
+out=$(python3 -c 'import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x.get("op") == "connect"]
+print(len(d), d[0]["mechanism"], d[0]["host"], d[0]["port"], d[0]["rule"]) if d else print("none")' "$dir/deny.json" 2>&1)
+if [ "$out" = "1 net-allow $H $port2 --allow-domain / network.allow_domains" ]; then
+        ok "the refusal by port is one denial in --json, naming --net allow's rule"
+else
+        not_ok "denial by port in --json" "$out" "$(cat "$dir/deny.json")"
 fi
 
 # localhost: the proxy resolves it (the host's /etc/hosts) to loopback
