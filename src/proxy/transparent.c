@@ -78,7 +78,8 @@ void transparent_request(struct proxy *px, int fd, const char *msg, size_t n)
 	}
 
 	/* the connections handed over and still open count as relayed ones do;
-	 * the ledger learns of closes once a second, so at the cap it looks
+	 * the ledger learns of closes from the kernel's destroy notices, read
+	 * on its own event, which may not have run yet: at the cap it looks
 	 * now (a client making many short connections is not refused for
 	 * ones it already closed) */
 	if (n >= 6 && px->n_conns + transparent_ledger_live(px) >= px->cfg->max_conns)
