@@ -198,10 +198,11 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 		close(cgroup_procs);
 	}
 	/* A Landlock domain of the command's own, nested in the server's
-	 * with the same rules: the command (and this reaper) can neither
-	 * trace nor take the fds of the server or of another command, nor
-	 * signal them (Landlock's signal scope), as two `cordon run`s could
-	 * not; what it may touch is unchanged. */
+	 * (serve_main made its ruleset, which adds no rule): the command (and
+	 * this reaper) can neither trace nor take the fds of the server or of
+	 * another command, nor signal them (Landlock's signal scope), as two
+	 * `cordon run`s could not; what it may touch is the server's rules,
+	 * unchanged. */
 	char why[512] = "";
 
 	if (x->landlock_fd > 2) {
@@ -299,6 +300,20 @@ _Noreturn void serve_main(struct exec_ctx *x)
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		exec_die("serve", "signalfd: %m");
+	/* Each command's domain nests in this one with a ruleset of no rule
+	 * (landlock_prepare_layer): the same rules in force, without merging
+	 * all of them into a new domain at every command. Where the kernel
+	 * refuses that ruleset, the server's own ruleset again (the same
+	 * confinement, at the old price). */
+	if (x->landlock_fd > 2) {
+		char why[256];
+		int layer = -1;
+
+		if (landlock_prepare_layer(&layer, why, sizeof(why)) == 0) {
+			close(x->landlock_fd);
+			x->landlock_fd = layer;
+		}
+	}
 	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0 || msg_frame_write(sock, SERVE_MSG_READY, NULL, NULL, 0) < 0)
 		exec_die("serve", "the front end's socket: %m");
 	/* The commands share this process's uid and Landlock domain, which
