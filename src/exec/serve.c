@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +221,8 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 		exec_die("serve", "vfork: %m");
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
+	bool alone = false; /* no child left: no descendant either */
+
 	for (;;) {
 		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = fds[3], .events = POLLIN } };
 		struct signalfd_siginfo si;
@@ -241,14 +244,27 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 				status = st;
 				cmd = -1;
 			}
+		alone = w < 0 && errno == ECHILD;
 		if (cmd < 0)
 			break;
 	}
-	/* nothing outlives the command, as nothing outlives `cordon run` */
-	(void)cordon_kill_descendants(getpid());
+	/* Nothing outlives the command, as nothing outlives `cordon run`.
+	 * A subreaper without a child has no descendant at all (an orphan
+	 * is reparented to it before its parent can be reaped): then there
+	 * is no tree to walk in /proc, the common case of a command that
+	 * started nothing that outlived it. */
+	if (!alone)
+		(void)cordon_kill_descendants(getpid());
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
-	dprintf(fds[3], "=%d\n", status);
+	char word[32];
+	int n = snprintf(word, sizeof(word), "=%d\n", status);
+
+	(void)!write(fds[3], word, (size_t)n);
+	/* the status is the last word: the end of the channel now, not
+	 * when this process has finished exiting (the front end waits for
+	 * it); the command's tree, which shared the socket, is gone */
+	(void)shutdown(fds[3], SHUT_WR);
 	_exit(0);
 }
 
