@@ -15,6 +15,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -376,6 +377,25 @@ print(f"getfd={got} {k}")
     s.send({"id": "after", "argv": ["echo", "still"]})
     got = s.result("after")
     ok(got and got.get("output") == "still\n", "the session goes on after bad lines")
+
+    # a command's end ends what it started, as `cordon run`'s does: a
+    # background child, an orphan reparented to the command's reaper, and
+    # a grandchild whose parent still lives (the reaper then has a child
+    # left, and walks the tree); unconfined, each one outlives its shell
+    for k, what, script in ((3031, "a background child", "sleep 3031 >/dev/null 2>&1 & echo started"),
+                            (3032, "an orphan in a session of its own",
+                             "(setsid sleep 3032 >/dev/null 2>&1 &); echo started"),
+                            (3033, "a grandchild under a living parent",
+                             "sh -c 'sleep 3033; true' >/dev/null 2>&1 & echo started")):
+        subprocess.run(["sh", "-c", script], cwd=ws, capture_output=True, timeout=30)
+        time.sleep(0.2)
+        left = pids_with(f"sleep {k}")
+        for pid in left:
+            os.kill(int(pid), signal.SIGKILL)
+        s.send({"id": f"outlive-{k}", "argv": ["sh", "-c", script]})
+        got = s.result(f"outlive-{k}")
+        ok(len(left) >= 1 and got and got.get("output") == "started\n" and not pids_with(f"sleep {k}"),
+           f"a command's end kills what it started ({what}); unconfined it outlives its shell (control)", f"control left {left}; now {pids_with(f'sleep {k}')} {json.dumps(got)[:300]}")
 
     # the end of stdin ends the session and everything in it
     s.send({"id": "bg", "argv": ["sh", "-c", "sleep 3017 & sleep 3017"]})
