@@ -219,8 +219,12 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	cmd = start_command(x, q, envp, fds);
 	if (cmd < 0)
 		exec_die("serve", "vfork: %m");
-	for (int i = 0; i < 3; i++)
-		close(fds[i]);
+	/* stdin goes; stdout and stderr stay open here until the status is
+	 * said, so that the front end sees the three ends at once (one
+	 * wake-up, not one for the pipes and one for the status): nothing
+	 * is written to them here, and the command's tree, which could
+	 * keep them open, is gone by then all the same */
+	close(fds[0]);
 	bool alone = false; /* no child left: no descendant either */
 
 	for (;;) {
@@ -260,6 +264,8 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	char word[32];
 	int n = snprintf(word, sizeof(word), "=%d\n", status);
 
+	close(fds[1]);
+	close(fds[2]);
 	(void)!write(fds[3], word, (size_t)n);
 	/* the status is the last word: the end of the channel now, not
 	 * when this process has finished exiting (the front end waits for
