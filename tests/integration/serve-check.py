@@ -359,6 +359,10 @@ print(f"getfd={got} {k}")
     s.send({"id": "cwd-rel", "argv": ["pwd"], "cwd": "relative"})
     got = s.result("cwd-rel")
     ok(got and "error" in got, "cwd: a relative path is refused", json.dumps(got)[:300])
+    s.send({"id": "cwd-file", "argv": ["pwd"], "cwd": f"{ws}/.git/config"})
+    got = s.result("cwd-file")
+    ok(got and "error" in got and "Not a directory" in got["error"]["message"], "cwd: a file is refused",
+       json.dumps(got)[:300])
     s.send({"id": "cwd-tmp", "argv": ["pwd"], "cwd": "/tmp"})
     got = s.result("cwd-tmp")
     ok(got and got.get("verdict") == "runner_failed" and "chdir" in (got.get("runner_line") or ""),

@@ -284,13 +284,15 @@ CORDON_API const struct cordon_confined *cordon_session_confined(const struct co
  * again (src/exec/serve.c); what the sandbox cannot see is refused there. */
 static int check_cwd(const char *cwd, struct stat *ret, struct cordon_error *reterr)
 {
-	_cleanup_close_ int fd = -1;
+	struct stat st;
 
 	if (cwd[0] != '/')
 		return error_set(reterr, -EINVAL, "cwd: %s is not an absolute path", cwd);
-	fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, ret) < 0)
+	if (stat(cwd, &st) < 0)
 		return error_set(reterr, -errno, "cwd: %s: %m", cwd);
+	if (!S_ISDIR(st.st_mode))
+		return error_set(reterr, -ENOTDIR, "cwd: %s: %s", cwd, strerror(ENOTDIR));
+	*ret = st;
 	return 0;
 }
 
@@ -325,7 +327,7 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 	int out[2] = { -1, -1 }, er[2] = { -1, -1 }, ctl[2] = { -1, -1 }, r;
 	uint64_t cap = s && s->l->max_output ? s->l->max_output : SESSION_DEFAULT_MAX_OUTPUT;
 	struct cordon_session_cmd *c;
-	struct stat st;
+	struct stat st = {};
 
 	if (!s || !argv || !argv[0] || !argv[0][0] || !ret)
 		return error_set(reterr, -EINVAL, "no session, no command or no place for it");
