@@ -328,6 +328,29 @@ print(f"getfd={got} {k}")
     ok(got and got.get("output", "").startswith("getfd=0 signal-ok"),
        "a command signals its own child (control); pidfd_getfd stays refused even there", json.dumps(got)[:500])
 
+    # nor read what only a process of its domain (or a tracer) may: another
+    # command's /proc/PID/environ (Landlock's ptrace rule between domains;
+    # the command's own domain adds no rule of its own); its own child's it
+    # reads (control)
+    peek = os.path.join(ws, "peek.py")
+    with open(peek, "w") as f:
+        f.write("""import sys
+try:
+    open(f"/proc/{sys.argv[1]}/environ", "rb").read(); print("environ-ok")
+except OSError as e:
+    print(f"environ-{e.errno}")
+""")
+    s.send({"id": "peek-a", "argv": ["sh", "-c", "echo $$; exec sleep 30"]})
+    ev = s.wait_for(lambda m: m.get("id") == "peek-a" and m.get("stream") == "stdout")
+    s.send({"id": "peek-b", "argv": ["python3", peek, ev["data"].strip() if ev else "1"]})
+    got = s.result("peek-b")
+    ok(got and got.get("output") == "environ-13\n", "a command cannot read another command's /proc/PID/environ",
+       json.dumps(got)[:500])
+    s.send({"id": "peek-self", "argv": ["sh", "-c", f"sleep 5 & python3 {peek} $!"]})
+    got = s.result("peek-self")
+    ok(got and got.get("output") == "environ-ok\n", "a command reads its own child's /proc/PID/environ (control)",
+       json.dumps(got)[:500])
+
     # the session's private /tmp is shared by its commands, never the host's
     s.send({"id": "t1", "argv": ["sh", "-c", "echo shared > /tmp/cordon-serve-shared"]})
     s.result("t1")
