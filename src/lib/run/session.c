@@ -420,7 +420,9 @@ CORDON_API void cordon_session_cmd_kill(struct cordon_session_cmd *c)
 	if (!c || c->killed || c->ctl < 0)
 		return;
 	c->killed = true;
-	(void)!write(c->ctl, "K", 1);
+	/* the reaper may have said its last word and gone already: no
+	 * SIGPIPE for the program that holds the session */
+	(void)!send(c->ctl, "K", 1, MSG_NOSIGNAL);
 }
 
 CORDON_API size_t cordon_session_cmd_pollfds(struct cordon_session_cmd *c, struct pollfd *pfd, int *timeout_ms)
