@@ -650,6 +650,22 @@ int landlock_restrict(int ruleset_fd, char *err, size_t errlen)
 	return 0;
 }
 
+int landlock_prepare_layer(int *ret_fd, char *err, size_t errlen)
+{
+	struct ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK };
+	int abi = landlock_get_abi(), fd;
+
+	if (abi < 1)
+		return errbuf_set(err, errlen, -EOPNOTSUPP, "landlock: no Landlock to nest a domain in");
+	if (abi >= 6)
+		attr.scoped = SCOPE_ALL;
+	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return errbuf_set(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
+	*ret_fd = fd;
+	return 0;
+}
+
 int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, char *err, size_t errlen)
 {
 	struct landlock_report report;

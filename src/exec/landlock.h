@@ -136,3 +136,15 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep, int *ret_fd, char *err,
 		     size_t errlen);
 int landlock_restrict(int ruleset_fd, char *err, size_t errlen);
+
+/* A ruleset for a domain nested in the one the caller already enforces,
+ * with no rule of its own: the parent's rules stay in force unchanged, and
+ * the nesting alone gives the new domain its own place in Landlock's
+ * hierarchy (no trace of a process outside it; from ABI 6, with both
+ * scopes, no signal to it nor its abstract unix sockets). It handles
+ * MAKE_BLOCK, which no ruleset here ever grants (FS_WRITE_NEVER), so that
+ * it is a valid ruleset on every ABI and denies nothing more. Enforcing it
+ * costs one copy of the parent's rules, where enforcing the parent's own
+ * ruleset again merges every rule a second time (cordon serve's commands,
+ * serve.c). 0 and the fd (close-on-exec) in *ret_fd, or -errno and err. */
+int landlock_prepare_layer(int *ret_fd, char *err, size_t errlen);

@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,10 +199,11 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 		close(cgroup_procs);
 	}
 	/* A Landlock domain of the command's own, nested in the server's
-	 * with the same rules: the command (and this reaper) can neither
-	 * trace nor take the fds of the server or of another command, nor
-	 * signal them (Landlock's signal scope), as two `cordon run`s could
-	 * not; what it may touch is unchanged. */
+	 * (serve_main made its ruleset, which adds no rule): the command (and
+	 * this reaper) can neither trace nor take the fds of the server or of
+	 * another command, nor signal them (Landlock's signal scope), as two
+	 * `cordon run`s could not; what it may touch is the server's rules,
+	 * unchanged. */
 	char why[512] = "";
 
 	if (x->landlock_fd > 2) {
@@ -217,8 +219,14 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 	cmd = start_command(x, q, envp, fds);
 	if (cmd < 0)
 		exec_die("serve", "vfork: %m");
-	for (int i = 0; i < 3; i++)
-		close(fds[i]);
+	/* stdin goes; stdout and stderr stay open here until the status is
+	 * said, so that the front end sees the three ends at once (one
+	 * wake-up, not one for the pipes and one for the status): nothing
+	 * is written to them here, and the command's tree, which could
+	 * keep them open, is gone by then all the same */
+	close(fds[0]);
+	bool alone = false; /* no child left: no descendant either */
+
 	for (;;) {
 		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = fds[3], .events = POLLIN } };
 		struct signalfd_siginfo si;
@@ -240,14 +248,29 @@ _Noreturn static void reaper(struct exec_ctx *x, const struct serve_req *q, char
 				status = st;
 				cmd = -1;
 			}
+		alone = w < 0 && errno == ECHILD;
 		if (cmd < 0)
 			break;
 	}
-	/* nothing outlives the command, as nothing outlives `cordon run` */
-	(void)cordon_kill_descendants(getpid());
+	/* Nothing outlives the command, as nothing outlives `cordon run`.
+	 * A subreaper without a child has no descendant at all (an orphan
+	 * is reparented to it before its parent can be reaped): then there
+	 * is no tree to walk in /proc, the common case of a command that
+	 * started nothing that outlived it. */
+	if (!alone)
+		(void)cordon_kill_descendants(getpid());
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
-	dprintf(fds[3], "=%d\n", status);
+	char word[32];
+	int n = snprintf(word, sizeof(word), "=%d\n", status);
+
+	close(fds[1]);
+	close(fds[2]);
+	(void)!write(fds[3], word, (size_t)n);
+	/* the status is the last word: the end of the channel now, not
+	 * when this process has finished exiting (the front end waits for
+	 * it); the command's tree, which shared the socket, is gone */
+	(void)shutdown(fds[3], SHUT_WR);
 	_exit(0);
 }
 
@@ -299,6 +322,20 @@ _Noreturn void serve_main(struct exec_ctx *x)
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		exec_die("serve", "signalfd: %m");
+	/* Each command's domain nests in this one with a ruleset of no rule
+	 * (landlock_prepare_layer): the same rules in force, without merging
+	 * all of them into a new domain at every command. Where the kernel
+	 * refuses that ruleset, the server's own ruleset again (the same
+	 * confinement, at the old price). */
+	if (x->landlock_fd > 2) {
+		char why[256];
+		int layer = -1;
+
+		if (landlock_prepare_layer(&layer, why, sizeof(why)) == 0) {
+			close(x->landlock_fd);
+			x->landlock_fd = layer;
+		}
+	}
 	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0 || msg_frame_write(sock, SERVE_MSG_READY, NULL, NULL, 0) < 0)
 		exec_die("serve", "the front end's socket: %m");
 	/* The commands share this process's uid and Landlock domain, which

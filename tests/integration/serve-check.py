@@ -15,6 +15,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -327,6 +328,29 @@ print(f"getfd={got} {k}")
     ok(got and got.get("output", "").startswith("getfd=0 signal-ok"),
        "a command signals its own child (control); pidfd_getfd stays refused even there", json.dumps(got)[:500])
 
+    # nor read what only a process of its domain (or a tracer) may: another
+    # command's /proc/PID/environ (Landlock's ptrace rule between domains;
+    # the command's own domain adds no rule of its own); its own child's it
+    # reads (control)
+    peek = os.path.join(ws, "peek.py")
+    with open(peek, "w") as f:
+        f.write("""import sys
+try:
+    open(f"/proc/{sys.argv[1]}/environ", "rb").read(); print("environ-ok")
+except OSError as e:
+    print(f"environ-{e.errno}")
+""")
+    s.send({"id": "peek-a", "argv": ["sh", "-c", "echo $$; exec sleep 30"]})
+    ev = s.wait_for(lambda m: m.get("id") == "peek-a" and m.get("stream") == "stdout")
+    s.send({"id": "peek-b", "argv": ["python3", peek, ev["data"].strip() if ev else "1"]})
+    got = s.result("peek-b")
+    ok(got and got.get("output") == "environ-13\n", "a command cannot read another command's /proc/PID/environ",
+       json.dumps(got)[:500])
+    s.send({"id": "peek-self", "argv": ["sh", "-c", f"sleep 5 & python3 {peek} $!"]})
+    got = s.result("peek-self")
+    ok(got and got.get("output") == "environ-ok\n", "a command reads its own child's /proc/PID/environ (control)",
+       json.dumps(got)[:500])
+
     # the session's private /tmp is shared by its commands, never the host's
     s.send({"id": "t1", "argv": ["sh", "-c", "echo shared > /tmp/cordon-serve-shared"]})
     s.result("t1")
@@ -358,6 +382,10 @@ print(f"getfd={got} {k}")
     s.send({"id": "cwd-rel", "argv": ["pwd"], "cwd": "relative"})
     got = s.result("cwd-rel")
     ok(got and "error" in got, "cwd: a relative path is refused", json.dumps(got)[:300])
+    s.send({"id": "cwd-file", "argv": ["pwd"], "cwd": f"{ws}/.git/config"})
+    got = s.result("cwd-file")
+    ok(got and "error" in got and "Not a directory" in got["error"]["message"], "cwd: a file is refused",
+       json.dumps(got)[:300])
     s.send({"id": "cwd-tmp", "argv": ["pwd"], "cwd": "/tmp"})
     got = s.result("cwd-tmp")
     ok(got and got.get("verdict") == "runner_failed" and "chdir" in (got.get("runner_line") or ""),
@@ -376,6 +404,25 @@ print(f"getfd={got} {k}")
     s.send({"id": "after", "argv": ["echo", "still"]})
     got = s.result("after")
     ok(got and got.get("output") == "still\n", "the session goes on after bad lines")
+
+    # a command's end ends what it started, as `cordon run`'s does: a
+    # background child, an orphan reparented to the command's reaper, and
+    # a grandchild whose parent still lives (the reaper then has a child
+    # left, and walks the tree); unconfined, each one outlives its shell
+    for k, what, script in ((3031, "a background child", "sleep 3031 >/dev/null 2>&1 & echo started"),
+                            (3032, "an orphan in a session of its own",
+                             "(setsid sleep 3032 >/dev/null 2>&1 &); echo started"),
+                            (3033, "a grandchild under a living parent",
+                             "sh -c 'sleep 3033; true' >/dev/null 2>&1 & echo started")):
+        subprocess.run(["sh", "-c", script], cwd=ws, capture_output=True, timeout=30)
+        time.sleep(0.2)
+        left = pids_with(f"sleep {k}")
+        for pid in left:
+            os.kill(int(pid), signal.SIGKILL)
+        s.send({"id": f"outlive-{k}", "argv": ["sh", "-c", script]})
+        got = s.result(f"outlive-{k}")
+        ok(len(left) >= 1 and got and got.get("output") == "started\n" and not pids_with(f"sleep {k}"),
+           f"a command's end kills what it started ({what}); unconfined it outlives its shell (control)", f"control left {left}; now {pids_with(f'sleep {k}')} {json.dumps(got)[:300]}")
 
     # the end of stdin ends the session and everything in it
     s.send({"id": "bg", "argv": ["sh", "-c", "sleep 3017 & sleep 3017"]})

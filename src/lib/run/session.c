@@ -45,6 +45,7 @@ struct cordon_session {
 	struct cordon_confined *c;
 	pid_t runner;
 	int sock, status_r;
+	int null;                        /* /dev/null, every command's stdin without one of its own */
 	char cwd[PATH_MAX];
 	size_t n_rl;
 	int rl_res[SERVE_RLIMITS_MAX];
@@ -62,8 +63,8 @@ struct cordon_session_cmd {
 	char *output;
 	size_t output_len;
 	uint64_t output_total, max_output;
-	char ctl_buf[SESSION_CTL_MAX];
-	size_t ctl_len;
+	char *ctl_buf;                /* the status records, up to SESSION_CTL_MAX */
+	size_t ctl_len, ctl_size;
 	int timeout_ms;
 	uint64_t start_us, deadline_us;
 	bool timed_out, output_killed, killed, ended, collected;
@@ -227,6 +228,7 @@ CORDON_API struct cordon_session *cordon_session_close(struct cordon_session *s)
 		while (waitpid(s->runner, &st, 0) < 0 && errno == EINTR)
 			;
 	close_fd(&s->status_r);
+	close_fd(&s->null);
 	session_host_done(&s->host);
 	cordon_confined_free(s->c);
 	free(s);
@@ -248,9 +250,12 @@ CORDON_API int cordon_session_open(const struct cordon_launch *l, struct cordon_
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	*s = (struct cordon_session){ .l = l, .runner = -1, .sock = -1, .status_r = -1 };
+	*s = (struct cordon_session){ .l = l, .runner = -1, .sock = -1, .status_r = -1, .null = -1 };
 	if (!getcwd(s->cwd, sizeof(s->cwd)))
 		return error_set(reterr, -errno, "cannot read the working directory: %m");
+	s->null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (s->null < 0)
+		return error_set(reterr, -errno, "/dev/null: %m");
 	if ((r = session_limits(s, reterr)) < 0 || (r = cordon_launch_confine(l, stand_in, &s->c, reterr)) < 0 ||
 	    (r = session_host_snapshot(&s->host, cordon_launch_policy(l), reterr)) < 0)
 		return r;
@@ -279,13 +284,15 @@ CORDON_API const struct cordon_confined *cordon_session_confined(const struct co
  * again (src/exec/serve.c); what the sandbox cannot see is refused there. */
 static int check_cwd(const char *cwd, struct stat *ret, struct cordon_error *reterr)
 {
-	_cleanup_close_ int fd = -1;
+	struct stat st;
 
 	if (cwd[0] != '/')
 		return error_set(reterr, -EINVAL, "cwd: %s is not an absolute path", cwd);
-	fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, ret) < 0)
+	if (stat(cwd, &st) < 0)
 		return error_set(reterr, -errno, "cwd: %s: %m", cwd);
+	if (!S_ISDIR(st.st_mode))
+		return error_set(reterr, -ENOTDIR, "cwd: %s: %s", cwd, strerror(ENOTDIR));
+	*ret = st;
 	return 0;
 }
 
@@ -305,6 +312,7 @@ CORDON_API struct cordon_session_cmd *cordon_session_cmd_free(struct cordon_sess
 	/* whatever the command left in its cgroup goes now */
 	limits_cgroup_destroy(&c->cgroup);
 	free(c->output);
+	free(c->ctl_buf);
 	free(c);
 	return NULL;
 }
@@ -316,11 +324,10 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 				    struct cordon_error *reterr)
 {
 	struct cordon_session_cmd_opts o = CORDON_SESSION_CMD_OPTS_INIT;
-	_cleanup_close_ int in_null = -1;
 	int out[2] = { -1, -1 }, er[2] = { -1, -1 }, ctl[2] = { -1, -1 }, r;
 	uint64_t cap = s && s->l->max_output ? s->l->max_output : SESSION_DEFAULT_MAX_OUTPUT;
 	struct cordon_session_cmd *c;
-	struct stat st;
+	struct stat st = {};
 
 	if (!s || !argv || !argv[0] || !argv[0][0] || !ret)
 		return error_set(reterr, -EINVAL, "no session, no command or no place for it");
@@ -337,8 +344,6 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 				 (unsigned long long)o.max_output, (unsigned long long)cap);
 	if ((r = check_cwd(o.cwd ? o.cwd : s->cwd, &st, reterr)) < 0 || (r = session_host_check(&s->host, reterr)) < 0)
 		return r;
-	if (o.stdin_fd < 0 && (in_null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
-		return error_set(reterr, -errno, "/dev/null: %m");
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -373,7 +378,7 @@ CORDON_API int cordon_session_spawn(struct cordon_session *s, const char *const 
 		.cwd_dev = st.st_dev,
 		.cwd_ino = st.st_ino,
 		.n_rlimits = s->n_rl,
-		.stdio = { o.stdin_fd >= 0 ? o.stdin_fd : in_null, out[1], er[1] },
+		.stdio = { o.stdin_fd >= 0 ? o.stdin_fd : s->null, out[1], er[1] },
 		.ctl = ctl[1],
 		.cgroup_procs = cg_procs,
 	};
@@ -415,7 +420,9 @@ CORDON_API void cordon_session_cmd_kill(struct cordon_session_cmd *c)
 	if (!c || c->killed || c->ctl < 0)
 		return;
 	c->killed = true;
-	(void)!write(c->ctl, "K", 1);
+	/* the reaper may have said its last word and gone already: no
+	 * SIGPIPE for the program that holds the session */
+	(void)!send(c->ctl, "K", 1, MSG_NOSIGNAL);
 }
 
 CORDON_API size_t cordon_session_cmd_pollfds(struct cordon_session_cmd *c, struct pollfd *pfd, int *timeout_ms)
@@ -480,18 +487,33 @@ static void cmd_read(struct cordon_session_cmd *c, int *fd, int stream)
 		close_fd(fd);
 }
 
+/* The records up to SESSION_CTL_MAX, the rest dropped; read until the
+ * channel is empty (the reaper's last word and the channel's end come
+ * together). */
 static void cmd_read_ctl(struct cordon_session_cmd *c)
 {
 	char buf[4096];
-	ssize_t n = read(c->ctl, buf, sizeof(buf));
+	ssize_t n;
 
-	if (n > 0) {
-		size_t room = sizeof(c->ctl_buf) - 1 - c->ctl_len, keep = (size_t)n < room ? (size_t)n : room;
+	while ((n = read(c->ctl, buf, sizeof(buf))) > 0) {
+		size_t room = SESSION_CTL_MAX - 1 - c->ctl_len, keep = (size_t)n < room ? (size_t)n : room;
 
+		if (!keep)
+			continue;
+		if (c->ctl_len + keep + 1 > c->ctl_size) {
+			size_t size = c->ctl_len + keep + 1 < 256 ? 256 : c->ctl_len + keep + 1;
+			char *b = realloc(c->ctl_buf, size);
+
+			if (!b)
+				continue; /* short of memory: these records go */
+			c->ctl_buf = b;
+			c->ctl_size = size;
+		}
 		memcpy(c->ctl_buf + c->ctl_len, buf, keep);
 		c->ctl_len += keep;
 		c->ctl_buf[c->ctl_len] = '\0';
-	} else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+	}
+	if (n == 0 || (errno != EAGAIN && errno != EINTR))
 		close_fd(&c->ctl);
 }
 
