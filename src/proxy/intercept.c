@@ -6,7 +6,6 @@
  * tunnels themselves are intercept_tunnel.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <openssl/decoder.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -17,9 +16,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cordon/policy.h"
 #include "errbuf.h"
 #include "intercept.h"
 #include "intercept_impl.h"
@@ -188,36 +187,14 @@ static int client_ctx(struct intercept *ic, struct ic_host *h, char *err, size_t
  * its bytes costs a few tens of microseconds. */
 static int roots_read(struct intercept *ic, char *err, size_t errlen)
 {
-	static const char *const fallback[] = { "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt" };
-	struct stat st;
-	size_t got = 0;
-	int fd, r = 0;
+	const char *const paths[] = { X509_get_default_cert_file(), "/etc/ssl/certs/ca-certificates.crt",
+				      "/etc/pki/tls/certs/ca-bundle.crt" };
+	int r = -ENOENT;
 
-	fd = open(X509_get_default_cert_file(), O_RDONLY | O_CLOEXEC);
-	for (size_t i = 0; fd < 0 && i < sizeof(fallback) / sizeof(fallback[0]); i++)
-		fd = open(fallback[i], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errbuf_set(err, errlen, -errno, "the system's root certificates: %s", strerror(errno));
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > INTERCEPT_ROOTS_MAX)
-		r = -EFBIG;
-	else if (!(ic->roots_pem = malloc((size_t)st.st_size)))
-		r = -ENOMEM;
-	while (r == 0 && got < (size_t)st.st_size) {
-		ssize_t n = read(fd, ic->roots_pem + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			r = n < 0 ? -errno : -EIO;
-		else
-			got += (size_t)n;
-	}
-	close(fd);
+	for (size_t i = 0; r == -ENOENT && i < sizeof(paths) / sizeof(paths[0]); i++)
+		r = cordon_read_file(paths[i], INTERCEPT_ROOTS_MAX, &ic->roots_pem, &ic->roots_n);
 	if (r < 0)
 		return errbuf_set(err, errlen, r, "the system's root certificates cannot be read: %s", strerror(-r));
-	ic->roots_n = got;
 	return 0;
 }
 
