@@ -64,7 +64,7 @@ static PKCS12_SAFEBAG *der_cert_bag(const unsigned char *der, long len)
 }
 
 /* The DER of the PEM block's base64 body b64[0..n), decoded by OpenSSL
- * in one block once the line breaks are out (EVP_DecodeUpdate, which
+ * in one block once the line breaks (and blanks) are out (EVP_DecodeUpdate, which
  * looks at every character for line ends, took twice as long); NULL when
  * it does not decode. */
 static unsigned char *b64_der(const char *b64, size_t n, int *ret_len)
@@ -77,7 +77,7 @@ static unsigned char *b64_der(const char *b64, size_t n, int *ret_len)
 	if (!flat)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (b64[i] != '\n' && b64[i] != '\r')
+		if (b64[i] != '\n' && b64[i] != '\r' && b64[i] != ' ' && b64[i] != '\t')
 			flat[k++] = b64[i];
 	while (pad < 2 && k > pad && flat[k - 1 - pad] == '=')
 		pad++;
@@ -177,7 +177,7 @@ int trust_store_make(const char *bundle, const char *ca_pem, unsigned char **ret
 		unsigned char *cert = b64_der(b64, b64_n, &len);
 
 		if (!cert)
-			continue; /* a block that does not decode: skipped, as OpenSSL would */
+			continue; /* a block that does not decode: skipped (PEM_read_bio stopped there) */
 		if (++n > TRUST_STORE_CERTS_MAX)
 			r = -E2BIG;
 		else {
