@@ -64,10 +64,14 @@ Test(trust_store, every_certificate_trusted_for_java)
 	for (int i = 0; i < 2; i++) {
 		/* between the two: what a bundle may hold beside certificates,
 		 * each skipped (a TRUSTED CERTIFICATE's block, a block that is
-		 * not base64, an unterminated BEGIN's text, comments) */
+		 * not base64, certificate blocks whose bytes are not one whole
+		 * DER SEQUENCE, an unterminated BEGIN's text, comments) */
 		static const char other[] = "# a comment\n-----BEGIN TRUSTED CERTIFICATE-----\nMAo=\n"
 					    "-----END TRUSTED CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\n"
-					    "not base64 at all!\n-----END CERTIFICATE-----\n-----BEGIN X509 CRL-----\n";
+					    "not base64 at all!\n-----END CERTIFICATE-----\n"
+					    "-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n"
+					    "-----BEGIN CERTIFICATE-----\nMAo=\n-----END CERTIFICATE-----\n"
+					    "-----BEGIN X509 CRL-----\n";
 
 		p = pem_of(roots[i]);
 		cr_assert_eq(write(fd, p, strlen(p)), (ssize_t)strlen(p));

@@ -47,6 +47,21 @@ static int push_trusted(STACK_OF(PKCS12_SAFEBAG) **bags, PKCS12_SAFEBAG *bag, co
  * tens of milliseconds (each public key through its decoders), at every
  * session start, for bytes the bag only copies. An ASN1_ANY of type
  * SEQUENCE is encoded as its content, the whole DER. */
+/* der[0..len) is one DER SEQUENCE, whole (OpenSSL reads its header): what
+ * a bag may carry as it is. A block that is not (a corrupt bundle) would
+ * make a store the JVM cannot read at all. */
+static bool der_one_sequence(const unsigned char *der, long len)
+{
+	const unsigned char *p = der;
+	long plen = 0;
+	int tag = 0, class = 0;
+
+	if (len <= 0 || (ASN1_get_object(&p, &plen, &tag, &class, len) & 0x80) || tag != V_ASN1_SEQUENCE ||
+	    class != V_ASN1_UNIVERSAL)
+		return false;
+	return p + plen == der + len;
+}
+
 static PKCS12_SAFEBAG *der_cert_bag(const unsigned char *der, long len)
 {
 	ASN1_TYPE *t = ASN1_TYPE_new();
@@ -176,8 +191,13 @@ int trust_store_make(const char *bundle, const char *ca_pem, unsigned char **ret
 	while (pem && next_cert(pem, pem_n, &off, &b64, &b64_n)) {
 		unsigned char *cert = b64_der(b64, b64_n, &len);
 
-		if (!cert)
-			continue; /* a block that does not decode: skipped (PEM_read_bio stopped there) */
+		/* a block that does not decode, or not to one DER SEQUENCE:
+		 * skipped (PEM_read_bio stopped there; a bag of it failed
+		 * the whole store) */
+		if (!cert || !der_one_sequence(cert, len)) {
+			free(cert);
+			continue;
+		}
 		if (++n > TRUST_STORE_CERTS_MAX)
 			r = -E2BIG;
 		else {
@@ -188,6 +208,7 @@ int trust_store_make(const char *bundle, const char *ca_pem, unsigned char **ret
 		if (r < 0)
 			goto out;
 	}
+	ERR_clear_error(); /* what a skipped block's header left */
 	/* the CA as its DER too: decoding it into an X509 (its public key
 	 * through OpenSSL 3's decoders) was a tenth of the store's time */
 	in = BIO_new_mem_buf(ca_pem, -1);
