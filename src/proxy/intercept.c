@@ -6,7 +6,7 @@
  * tunnels themselves are intercept_tunnel.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <openssl/decoder.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cordon/policy.h"
 #include "errbuf.h"
 #include "intercept.h"
 #include "intercept_impl.h"
@@ -180,18 +181,20 @@ static int client_ctx(struct intercept *ic, struct ic_host *h, char *err, size_t
 	return 0;
 }
 
-/* The system's bundle, opened now (the proxy opens no file once confined)
+/* The system's bundle, read now (the proxy opens no file once confined)
  * and parsed at the first tunnel that needs it: parsing its ~150
- * certificates took 10-30 ms, which every session start paid. */
-static int roots_open(struct intercept *ic, char *err, size_t errlen)
+ * certificates took 10-30 ms, which every session start paid. Reading
+ * its bytes costs a few tens of microseconds. */
+static int roots_read(struct intercept *ic, char *err, size_t errlen)
 {
-	static const char *const fallback[] = { "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt" };
+	const char *const paths[] = { X509_get_default_cert_file(), "/etc/ssl/certs/ca-certificates.crt",
+				      "/etc/pki/tls/certs/ca-bundle.crt" };
+	int r = -ENOENT;
 
-	ic->roots_fd = open(X509_get_default_cert_file(), O_RDONLY | O_CLOEXEC);
-	for (size_t i = 0; ic->roots_fd < 0 && i < sizeof(fallback) / sizeof(fallback[0]); i++)
-		ic->roots_fd = open(fallback[i], O_RDONLY | O_CLOEXEC);
-	if (ic->roots_fd < 0)
-		return errbuf_set(err, errlen, -errno, "the system's root certificates: %s", strerror(errno));
+	for (size_t i = 0; r == -ENOENT && i < sizeof(paths) / sizeof(paths[0]); i++)
+		r = cordon_read_file(paths[i], INTERCEPT_ROOTS_MAX, &ic->roots_pem, &ic->roots_n);
+	if (r < 0)
+		return errbuf_set(err, errlen, r, "the system's root certificates cannot be read: %s", strerror(-r));
 	return 0;
 }
 
@@ -201,7 +204,7 @@ static int roots_into(struct intercept *ic, struct ic_host *h)
 		return 0;
 	if (!ic->roots && !ic->roots_failed) {
 		X509_STORE *store = X509_STORE_new();
-		BIO *b = store && lseek(ic->roots_fd, 0, SEEK_SET) == 0 ? BIO_new_fd(ic->roots_fd, BIO_NOCLOSE) : NULL;
+		BIO *b = store && ic->roots_pem ? BIO_new_mem_buf(ic->roots_pem, (int)ic->roots_n) : NULL;
 		STACK_OF(X509_INFO) *info = b ? PEM_X509_INFO_read_bio(b, NULL, NULL, NULL) : NULL;
 		int n = 0;
 
@@ -230,18 +233,37 @@ static int roots_into(struct intercept *ic, struct ic_host *h)
 	return 0;
 }
 
-/* The session CA (its certificate and key, from the table) and the key of
- * every leaf, the first time a tunnel needs them. */
-static int ca_ready(struct intercept *ic, char *err, size_t errlen)
+/* The session CA's certificate and key, from the table, parsed at start,
+ * before the proxy confines itself: a table whose CA does not parse stops
+ * the proxy there, not at a tunnel. */
+static int ca_parse(struct intercept *ic, char *err, size_t errlen)
 {
-	if (ic->ca)
-		return 0;
-	ic->ca_key = ic->ca_key ? ic->ca_key : pem_key(&ic->t->ca_key_pem);
-	ic->leaf_key = ic->leaf_key ? ic->leaf_key : tls_ca_new_key();
-	if (!ic->ca_key || !ic->leaf_key)
+	/* the session CA's key is always an EC key in a PKCS#8 PEM
+	 * (tls_ca_make): a decoder for that alone, not OpenSSL's search of
+	 * every decoder of every key type, a third of the parse's time */
+	const unsigned char *p = (const unsigned char *)ic->t->ca_key_pem.p;
+	size_t n = ic->t->ca_key_pem.n;
+	OSSL_DECODER_CTX *d = OSSL_DECODER_CTX_new_for_pkey(&ic->ca_key, "PEM", "PrivateKeyInfo", "EC",
+							    OSSL_KEYMGMT_SELECT_KEYPAIR, NULL, NULL);
+
+	if (!d || OSSL_DECODER_from_data(d, &p, &n) != 1) {
+		OSSL_DECODER_CTX_free(d);
+		return ssl_err(err, errlen, "the session CA's key");
+	}
+	OSSL_DECODER_CTX_free(d);
+	ic->ca = ic->ca_key ? pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem)) : NULL;
+	if (!ic->ca || X509_check_private_key(ic->ca, ic->ca_key) != 1)
 		return ssl_err(err, errlen, "the session CA");
-	ic->ca = pem_cert(ic->t->ca_cert_pem, strlen(ic->t->ca_cert_pem));
-	return ic->ca ? 0 : ssl_err(err, errlen, "the session CA");
+	return 0;
+}
+
+/* The key of every leaf, made the first time a tunnel needs it (a key
+ * generated, not anything read). */
+static int leaf_key_ready(struct intercept *ic, char *err, size_t errlen)
+{
+	if (!ic->leaf_key && !(ic->leaf_key = tls_ca_new_key()))
+		return ssl_err(err, errlen, "the leaves' key");
+	return 0;
 }
 
 int intercept_host_ready(struct intercept *ic, struct ic_host *h, char *err, size_t errlen)
@@ -253,7 +275,7 @@ int intercept_host_ready(struct intercept *ic, struct ic_host *h, char *err, siz
 		h->up = NULL;
 		return r;
 	}
-	if (!h->down && ((r = ca_ready(ic, err, errlen)) < 0 || (r = client_ctx(ic, h, err, errlen)) < 0)) {
+	if (!h->down && ((r = leaf_key_ready(ic, err, errlen)) < 0 || (r = client_ctx(ic, h, err, errlen)) < 0)) {
 		SSL_CTX_free(h->down);
 		h->down = NULL;
 		return r;
@@ -325,16 +347,20 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 		close(fd);
 		return -ENOMEM;
 	}
-	ic->roots_fd = -1;
 	r = credtable_read(fd, &ic->t);
 	if (r < 0) {
 		close(fd);
 		return errbuf_set(err, errlen, r, "the credential table: %s", strerror(-r));
 	}
-	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CONFIG, NULL) != 1)
+	/* not /etc/ssl/openssl.cnf: the proxy's TLS is what this file sets,
+	 * whatever the host's configuration says (and reading it was a tenth
+	 * of the proxy's start) */
+	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
 		return ssl_err(err, errlen, "OpenSSL");
 	if (!ic->t->ca_cert_pem || !ic->t->ca_cert_pem[0] || !ic->t->ca_key_pem.p)
 		return errbuf_set(err, errlen, -EINVAL, "the credential table holds no session CA");
+	if ((r = ca_parse(ic, err, errlen)) < 0)
+		return r;
 	r = subst_creds_init(&ic->sc, ic->t);
 	if (r < 0) {
 		close(fd);
@@ -369,11 +395,11 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 				continue;
 			h->system_roots = !c->tls_ca_pem || !c->tls_ca_pem[0];
 			/* the TLS contexts are made at the host's first tunnel
-			 * (intercept_host_ready): two SSL_CTX_new, the CA's
-			 * certificate and key parsed, a leaf key and a leaf
-			 * signed took some 3 ms of every session start. What
-			 * the profile configured (tls.ca, a client certificate)
-			 * is checked now, its errors at start. */
+			 * (intercept_host_ready): two SSL_CTX_new, a leaf key
+			 * made and a leaf signed took some 2 ms of every
+			 * session start. What the profile configured (tls.ca,
+			 * a client certificate) is parsed now, its errors at
+			 * start, like the session CA above. */
 			if ((c->tls_ca_pem && c->tls_ca_pem[0]) || (c->tls_cert_pem && c->tls_cert_pem[0])) {
 				if ((r = upstream_ctx(h, c, err, errlen)) < 0)
 					return r;
@@ -381,7 +407,7 @@ int intercept_load(int fd, const struct proxy_intercept **ret, char *err, size_t
 		}
 	}
 	for (size_t i = 0; i < ic->n_hosts; i++)
-		if (ic->hosts[i].system_roots && ic->roots_fd < 0 && (r = roots_open(ic, err, errlen)) < 0)
+		if (ic->hosts[i].system_roots && !ic->roots_pem && (r = roots_read(ic, err, errlen)) < 0)
 			return r;
 	ic->hooks = (struct proxy_intercept){ .state = ic, .wants = ic_wants, .start = tunnel_start };
 	*ret = &ic->hooks;

@@ -24,6 +24,9 @@ struct ic_host {
 	bool system_roots, roots_set;       /* verified against the system's roots; they are in up's store */
 };
 
+/* the system's bundle, read whole at start (Debian's: ~220 KB) */
+#define INTERCEPT_ROOTS_MAX (16 * 1024 * 1024)
+
 struct intercept {
 	struct credtable *t;
 	struct subst_creds sc;
@@ -31,7 +34,8 @@ struct intercept {
 	EVP_PKEY *ca_key, *leaf_key;
 	struct ic_host *hosts;
 	size_t n_hosts;
-	int roots_fd;                       /* the system's bundle, opened at start, parsed at first use */
+	char *roots_pem;                    /* the system's bundle, read at start, parsed at first use */
+	size_t roots_n;
 	X509_STORE *roots;
 	bool roots_failed;
 	struct proxy_intercept hooks;

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/crypto.h>
+#include <pthread.h>
+#include <signal.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -48,6 +50,13 @@ struct cred_store {
 	char *path_env;
 	struct audit_log *audit;
 	struct held *held;             /* by credential index */
+	/* the session CA and the JVM's trust store, made by the maker
+	 * thread while the session starts (maker_join before any use) */
+	pthread_t maker;
+	bool maker_running;
+	int maker_r;                   /* < 0: what failed, maker_what */
+	const char *maker_what;
+	char **hosts;                  /* every credential's hosts: the CA's names */
 	char *ca_pem;
 	struct credtable_secret ca_key;
 	unsigned char *java_store;     /* the JVM's trust store (trust_store.h) */
@@ -64,10 +73,42 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* The session CA (ECDSA P-256, its certificate signed) and the JVM's
+ * trust store (the host's ~150 roots): ~2 ms of CPU, the first use of
+ * OpenSSL's providers in this process with them, which no consumer needs
+ * before its first sandbox starts. Made on a thread of their own from
+ * cred_store_new, so that the session's start goes on beside them; joined
+ * before the first table (maker_join), whose failure they then are. */
+static void *maker_main(void *arg)
+{
+	struct cred_store *s = arg;
+
+	s->maker_what = "cannot make the session CA";
+	s->maker_r = tls_ca_make(s->hosts, strv_length(s->hosts), &s->ca_pem, &s->ca_key);
+	if (s->maker_r >= 0) {
+		s->maker_what = "cannot make the JVM's trust store";
+		s->maker_r = trust_store_make(NULL, s->ca_pem, &s->java_store, &s->java_store_n);
+	}
+	return NULL;
+}
+
+static int maker_join(struct cred_store *s, char *err, size_t errlen)
+{
+	if (s->maker_running) {
+		(void)pthread_join(s->maker, NULL);
+		s->maker_running = false;
+	}
+	if (s->maker_r < 0)
+		return errbuf_set(err, errlen, s->maker_r, "%s: %s", s->maker_what, strerror(-s->maker_r));
+	return 0;
+}
+
 struct cred_store *cred_store_free(struct cred_store *s)
 {
 	if (!s)
 		return NULL;
+	(void)maker_join(s, NULL, 0);
+	strv_free(s->hosts);
 	for (size_t i = 0; s->creds && i < s->creds->n; i++) {
 		if (s->held) {
 			credtable_secret_clear(&s->held[i].value);
@@ -255,7 +296,7 @@ int cred_store_new(const struct tool_creds *creds, const char *path_env, struct 
 		   struct cred_store **ret, char *err, size_t errlen)
 {
 	_cleanup_(cred_store_freep) struct cred_store *s = NULL;
-	_cleanup_strv_free_ char **hosts = NULL;
+	sigset_t all, old;
 	int r;
 
 	*ret = NULL;
@@ -278,21 +319,31 @@ int cred_store_new(const struct tool_creds *creds, const char *path_env, struct 
 	if ((path_env && !(s->path_env = strdup(path_env))) || !(s->held = calloc(creds->n, sizeof(*s->held))) ||
 	    !(s->tls_keys = calloc(creds->n, sizeof(*s->tls_keys))) ||
 	    !(s->tls_certs = calloc(creds->n, sizeof(*s->tls_certs))) ||
-	    !(s->tls_cas = calloc(creds->n, sizeof(*s->tls_cas))) || !(hosts = calloc(1, sizeof(char *))))
+	    !(s->tls_cas = calloc(creds->n, sizeof(*s->tls_cas))) || !(s->hosts = calloc(1, sizeof(char *))))
 		return -ENOMEM;
 	for (size_t i = 0; i < creds->n; i++) {
 		if ((r = read_source(s, i, err, errlen)) < 0 || (r = read_tls(s, i, err, errlen)) < 0)
 			return r;
 		for (char **h = creds->v[i].hosts; *h; h++)
-			if ((r = strv_push_unique(&hosts, *h)) < 0)
+			if ((r = strv_push_unique(&s->hosts, *h)) < 0)
 				return r;
 	}
-	r = tls_ca_make(hosts, strv_length(hosts), &s->ca_pem, &s->ca_key);
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "cannot make the session CA: %s", strerror(-r));
-	r = trust_store_make(NULL, s->ca_pem, &s->java_store, &s->java_store_n);
-	if (r < 0)
-		return errbuf_set(err, errlen, r, "cannot make the JVM's trust store: %s", strerror(-r));
+	/* every name the CA will constrain itself to is checked now: what
+	 * the maker can still fail on is memory, or the host's bundle */
+	for (char **h = s->hosts; *h; h++)
+		if (!tls_ca_host_ok(*h))
+			return errbuf_set(err, errlen, -EINVAL, "cannot make the session CA: a bad host name '%s'", *h);
+	/* the thread with every signal blocked: the process's signals stay
+	 * the main thread's (its loop, signalfd) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->maker_running = pthread_create(&s->maker, NULL, maker_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->maker_running) {
+		(void)maker_main(s); /* no thread: made here */
+		if ((r = maker_join(s, err, errlen)) < 0)
+			return r;
+	}
 	*ret = TAKE_PTR(s);
 	return 0;
 }
@@ -588,6 +639,8 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 	*ret = NULL;
 	if (!s || !wanted)
 		return 0;
+	if ((r = maker_join(s, err, errlen)) < 0)
+		return r;
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->ca_cert_pem = strdup(s->ca_pem)) || !(t->creds = calloc(s->creds->n, sizeof(*t->creds))))
 		return -ENOMEM;

@@ -413,6 +413,26 @@ else
         skip "the secure heap fails closed" "no setpriv"
 fi
 
+# ---- the session CA is parsed at the proxy's start ---------------------------
+# before it confines itself: a table whose CA key is not the CA's (another
+# CA's key) stops the proxy at its start, and the command never runs; the
+# same table with its own key (the control) runs it
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ca_key_mismatch"]=True; json.dump(d, open(sys.argv[2], "w"))' \
+        "$dir/spec.json" "$dir/spec-badca.json"
+for which in badca good; do
+        s=$dir/spec-badca.json
+        [ $which = good ] && s=$dir/spec.json
+        "$CREDTABLE_WRITER" "$s" "$dir/session-ca.pem" >"$dir/table"
+        out=$(cd "$ws" && "$CORDON" exec --net proxy --write "$ws" --allow-domain localhost --allow-address 127.0.0.1 \
+                --credentials-fd 3 -- echo RAN 3<"$dir/table" 2>&1)
+        eval "out_$which=\$out"
+done
+if ! echo "$out_badca" | grep -q RAN && echo "$out_badca" | grep -q "the session CA" && echo "$out_good" | grep -qx RAN; then
+        ok "a session CA whose key does not match: the proxy refuses at its start (no command runs); the matching one runs"
+else
+        not_ok "the session CA is checked at start" "bad: $out_badca" "good: $out_good"
+fi
+
 # ---- other hosts are tunnelled untouched ------------------------------------
 # a table whose only credential host is elsewhere.test: localhost's tunnel
 # is not intercepted (the test CA's own certificate reaches the client, the

@@ -10,7 +10,9 @@
  *   "inject_name", "format", "shape_prefix", "shape_len", "phantoms": [...],
  *   "others": [...], "default": "deny"|"allow"|"approve",
  *   "rules": [[action, method, path, reason]...], "tls_ca_file",
- *   "tls_cert_file", "tls_key_file", "value_env": VAR}]}
+ *   "tls_cert_file", "tls_key_file", "value_env": VAR}],
+ *   "ca_key_mismatch": true (optional: the table's CA key is another CA's,
+ *   which the proxy must refuse at its start)}
  * The real value comes from the environment variable value_env, never
  * from the command line.
  */
@@ -141,6 +143,18 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "credtable-writer: the CA: %d\n", r);
 		return 1;
+	}
+	if (json_is_true(json_object_get(spec, "ca_key_mismatch"))) {
+		char *other_pem = NULL;
+		struct credtable_secret other = {};
+
+		r = tls_ca_make(all_hosts, n_all, &other_pem, &other);
+		if (r < 0 || credtable_secret_set(&t.ca_key_pem, other.p, other.n) < 0) {
+			fprintf(stderr, "credtable-writer: the other CA: %d\n", r);
+			return 1;
+		}
+		free(other_pem);
+		credtable_secret_clear(&other);
 	}
 	if (credtable_check(&t, err, sizeof(err)) < 0) {
 		fprintf(stderr, "credtable-writer: %s\n", err);
