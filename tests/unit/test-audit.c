@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "audit.h"
 #include "audit_read.h"
 #include "crypto.h"
@@ -28,9 +29,8 @@ static const char *const env_names[] = {"HOME", "MY_PRIVATE_VARNAME", NULL};
 
 static char *make_tmpdir(void)
 {
-	char *d = strdup("/tmp/cordon-test-audit-XXXXXX");
+	char *d = test_tmpdir("/tmp", "cordon-test-audit");
 
-	cr_assert(d && mkdtemp(d));
 	cr_assert_eq(chmod(d, 0700), 0);
 	return d;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "cordon/cordon.h"
 
 static char ws[PATH_MAX], ws2[PATH_MAX], canon_ws[PATH_MAX], canon_ws2[PATH_MAX], file[PATH_MAX + 32],
@@ -35,10 +36,12 @@ static void write_profile(const char *text)
 
 static void setup(void)
 {
-	snprintf(ws, sizeof(ws), "/tmp/cordon-launch-XXXXXX");
-	snprintf(ws2, sizeof(ws2), "/tmp/cordon-launch2-XXXXXX");
-	cr_assert_not_null(mkdtemp(ws));
-	cr_assert_not_null(mkdtemp(ws2));
+	char *d = test_tmpdir("/tmp", "cordon-launch"), *d2 = test_tmpdir("/tmp", "cordon-launch2");
+
+	snprintf(ws, sizeof(ws), "%s", d);
+	snprintf(ws2, sizeof(ws2), "%s", d2);
+	free(d);
+	free(d2);
 	canon(ws, canon_ws);
 	canon(ws2, canon_ws2);
 	snprintf(file, sizeof(file), "%s/p.json", ws);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "cordon/cordon.h"
 
 static char ws[PATH_MAX], canon_ws[PATH_MAX], file[PATH_MAX + 32];
@@ -26,8 +27,10 @@ static void setup(void)
 {
 	char *c = NULL;
 
-	snprintf(ws, sizeof(ws), "/tmp/cordon-profile-api-XXXXXX");
-	cr_assert_not_null(mkdtemp(ws));
+	char *d = test_tmpdir("/tmp", "cordon-profile-api");
+
+	snprintf(ws, sizeof(ws), "%s", d);
+	free(d);
 	cr_assert_eq(cordon_canonicalize(ws, &c, NULL), 0);
 	snprintf(canon_ws, sizeof(canon_ws), "%s", c);
 	free(c);

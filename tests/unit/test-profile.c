@@ -15,6 +15,7 @@
 #include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "common.h"
 #include "policy.h"
 #include "profile.h"
 #include "spell.h"
@@ -75,11 +76,7 @@ static void write_file(const char *path, const char *text)
  * about. */
 static char *make_tmpdir(void)
 {
-	char tmpl[] = "/var/tmp/cordon-profile-XXXXXX";
-	char *d = mkdtemp(tmpl);
-
-	cr_assert_not_null(d);
-	return strdup(d);
+	return test_tmpdir("/var/tmp", "cordon-profile");
 }
 
 static char *join(const char *a, const char *b)
