@@ -379,19 +379,29 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 
 static void apply_dev(struct held_trees *h)
 {
+	_cleanup_close_ int dev = -1;
 	char path[64];
 	int r;
 
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) < 0)
 		exec_die("dev", "cannot mount a tmpfs on /dev: %m");
+	/* The fresh tmpfs is init's alone: each node's mount point is made
+	 * and the node moved onto it by name below one fd of it (3 calls a
+	 * node, not 11 walking from / each time). */
+	dev = path_open_nofollow(AT_FDCWD, "/dev", O_DIRECTORY);
+	if (dev < 0) {
+		errno = -dev;
+		exec_die("dev", "cannot open the new /dev: %m");
+	}
 	for (size_t i = 0; dev_nodes[i]; i++) {
-		if (h->dev[i] < 0)
+		_cleanup_close_ int held = TAKE_FD(h->dev[i]);
+
+		if (held < 0)
 			continue;
-		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		r = mount_attach_held(&h->dev[i], path, false);
+		r = mknodat(dev, dev_nodes[i], S_IFREG | 0644, 0) < 0 ? -errno : mount_attach_name(held, dev, dev_nodes[i]);
 		if (r < 0) {
 			errno = -r;
-			exec_die("dev", "%s: %m", path);
+			exec_die("dev", "/dev/%s: %m", dev_nodes[i]);
 		}
 	}
 	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
