@@ -238,11 +238,14 @@ etc_created() { # etc_created DESC ISO...
         fi
         rm -rf "${made[@]}"
 }
-if [ "$(id -u)" = 0 ] && [ -d /etc/ssh ] && [ -d /etc/ssl/private ] && [ -s /etc/hostname ]; then
-        etc_created "as root, full"
-        etc_created "as root, light" --isolation light
-else
-        skip "files made in /etc during the run" "needs root (to write /etc), /etc/ssh, /etc/ssl/private and /etc/hostname"
+# (as root only, as the system secrets above: no one else can write /etc)
+if [ "$(id -u)" = 0 ]; then
+        if [ -d /etc/ssh ] && [ -d /etc/ssl/private ] && [ -s /etc/hostname ]; then
+                etc_created "as root, full"
+                etc_created "as root, light" --isolation light
+        else
+                skip "files made in /etc during the run" "needs /etc/ssh, /etc/ssl/private and /etc/hostname"
+        fi
 fi
 
 # cordon why answers as a run does, for the paths above
