@@ -379,19 +379,29 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 
 static void apply_dev(struct held_trees *h)
 {
+	_cleanup_close_ int dev = -1;
 	char path[64];
 	int r;
 
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) < 0)
 		exec_die("dev", "cannot mount a tmpfs on /dev: %m");
+	/* The fresh tmpfs is init's alone: each node's mount point is made
+	 * and the node moved onto it by name below one fd of it (3 calls a
+	 * node, not 11 walking from / each time). */
+	dev = path_open_nofollow(AT_FDCWD, "/dev", O_DIRECTORY);
+	if (dev < 0) {
+		errno = -dev;
+		exec_die("dev", "cannot open the new /dev: %m");
+	}
 	for (size_t i = 0; dev_nodes[i]; i++) {
-		if (h->dev[i] < 0)
+		_cleanup_close_ int held = TAKE_FD(h->dev[i]);
+
+		if (held < 0)
 			continue;
-		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		r = mount_attach_held(&h->dev[i], path, false);
+		r = mknodat(dev, dev_nodes[i], S_IFREG | 0644, 0) < 0 ? -errno : mount_attach_name(held, dev, dev_nodes[i]);
 		if (r < 0) {
 			errno = -r;
-			exec_die("dev", "%s: %m", path);
+			exec_die("dev", "/dev/%s: %m", dev_nodes[i]);
 		}
 	}
 	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
@@ -448,7 +458,9 @@ static void apply_tmpfs(const struct plan *p, const char *path, struct held_tree
 
 /* A detached, read-only tmpfs holding "d" (a directory) and "f" (a file),
  * both mode 000: the stand-ins for hidden paths. Detached, so it is nowhere
- * in the sandbox's tree but where it is bound. */
+ * in the sandbox's tree but where it is bound (and, once a directory is
+ * hidden, under that directory's stand-in: see mount_hide). Its root is
+ * mode 000 too. */
 static int make_hide_store(void)
 {
 	_cleanup_close_ int fs = -1, mnt = -1, f = -1;
@@ -458,6 +470,7 @@ static int make_hide_store(void)
 	if (fs < 0)
 		exec_die("hide", "fsopen tmpfs: %m");
 	if (syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
+	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "4", 0) < 0 ||
 	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		exec_die("hide", "cannot configure a tmpfs: %m");
@@ -582,6 +595,7 @@ static void noexec_denied(const struct plan *p)
 struct mount_state {
 	struct held_trees h;
 	int hide_store;         /* the stand-ins for hidden paths, made at the first STEP_HIDE */
+	bool store_attached;    /* hide_store is in the tree (under a directory's stand-in) */
 	bool have_dev;
 	size_t target;          /* the next of x->targets (protect.c) to bind */
 };
@@ -712,7 +726,17 @@ void mount_hide(struct exec_ctx *x, size_t i)
 	 * EACCES, a denial a person (and classify) can read. */
 	if (x->mounts->hide_store < 0)
 		x->mounts->hide_store = make_hide_store();
-	r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", at);
+	/* The store itself goes under the first directory's stand-in, out of
+	 * sight: closing a detached mount dissolves it, and that waits for an
+	 * expedited RCU grace period (a millisecond or more on a busy host) on
+	 * the way to the command's exec; attached, it goes with the namespace. */
+	r = 0;
+	if (S_ISDIR(st.st_mode) && !x->mounts->store_attached) {
+		r = mount_attach_at(x->mounts->hide_store, at);
+		x->mounts->store_attached = r == 0;
+	}
+	if (r == 0)
+		r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", at);
 	if (r < 0) {
 		errno = -r;
 		exec_die("hide", "%s: %m", path);

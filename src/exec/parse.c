@@ -15,6 +15,7 @@
 #include "broker_proto.h"
 #include "cordon/runner.h"
 #include "errbuf.h"
+#include "fnv.h"
 #include "netproxy.h"
 #include "parse.h"
 #include "policy.h"
@@ -171,20 +172,51 @@ enum {
 	SEEN_PTY = 1u << 10,
 };
 
-static bool list_contains(const struct exec_list *l, const char *s)
+/* What the lists hold, by (list, value): a repeat is found in one probe or
+ * two, not by comparing with every entry of its list (the default plan
+ * has ~80 --deny-read-absent and ~60 --protect values: thousands of
+ * strcmp a launch). Open addressing, at most half full: a slot per
+ * argument, twice over. */
+struct exec_seen {
+	size_t mask;
+	struct {
+		const struct exec_list *l;
+		const char *s;
+	} slot[];
+};
+
+static size_t seen_capacity(int argc)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
+	size_t cap = 64;
+
+	while (cap < 2 * ((size_t)argc + 1))
+		cap *= 2;
+	return cap;
+}
+
+/* true when l holds s already; otherwise s is noted as l's */
+static bool seen_add(struct exec_seen *t, const struct exec_list *l, const char *s)
+{
+	size_t i = (size_t)(fnv1a_str(s) ^ ((uintptr_t)l * 0x9e3779b97f4a7c15ull)) & t->mask;
+
+	for (; t->slot[i].s; i = (i + 1) & t->mask)
+		if (t->slot[i].l == l && strcmp(t->slot[i].s, s) == 0)
 			return true;
+	t->slot[i].l = l;
+	t->slot[i].s = s;
 	return false;
 }
 
 static int list_add(struct exec_list *l, const char *flag, const char *s, char *err, size_t errlen)
 {
-	if (list_contains(l, s))
-		return 0; /* a repeat changes nothing */
-	if (l->n >= EXEC_MAX_LIST)
+	if (l->n >= EXEC_MAX_LIST) {
+		for (size_t i = 0; i < l->n; i++)
+			if (strcmp(l->v[i], s) == 0)
+				return 0; /* a repeat changes nothing */
 		return errbuf_set(err, errlen, -E2BIG, "%s: too many (at most %d)", flag, EXEC_MAX_LIST);
+	}
+	if (seen_add(l->seen, l, s))
+		return 0; /* a repeat changes nothing */
 	l->v[l->n++] = s;
 	l->v[l->n] = NULL; /* room: a list holds at most one entry per argument */
 	return 0;
@@ -501,7 +533,8 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host,
 				      &f.deny_absent,  &f.home_hide,   &f.home_grant,    &f.home_link,
 				      &f.home_filtered };
-	size_t per_list;
+	size_t per_list, n_slots, cap;
+	struct exec_seen *table;
 	unsigned seen = 0;
 	bool dashdash = false;
 	const char **slots;
@@ -517,15 +550,23 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 	 * of ~400 slots for the default policy's plan): each list is kept
 	 * NULL-terminated as it grows, so only the slots used are touched. */
 	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
-	slots = malloc(per_list * (sizeof(lists) / sizeof(lists[0])) * sizeof(char *));
+	n_slots = per_list * (sizeof(lists) / sizeof(lists[0]));
+	cap = seen_capacity(argc);
+	/* the table of what the lists hold after the slots, zeroed: the same
+	 * allocation, freed with them */
+	slots = malloc(n_slots * sizeof(char *) + sizeof(struct exec_seen) + cap * sizeof(table->slot[0]));
 	if (!slots) {
 		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1,
 					     .credentials_fd = -1 };
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	}
+	table = (struct exec_seen *)(slots + n_slots);
+	memset(table, 0, sizeof(*table) + cap * sizeof(table->slot[0]));
+	table->mask = cap - 1;
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		lists[l]->v = slots + l * per_list;
 		lists[l]->v[0] = NULL;
+		lists[l]->seen = table;
 	}
 	f.storage = slots;
 

@@ -20,9 +20,12 @@
 #define EXEC_MAX_NAME   256             /* bytes in one variable name */
 #define EXEC_MAX_STATUS_FD 65535        /* highest --status-fd and --exec-fd */
 
+struct exec_seen;
+
 struct exec_list {
 	const char **v;                 /* NULL-terminated; points into argv */
 	size_t n;
+	struct exec_seen *seen;         /* the parse's table of what every list holds (parse.c) */
 };
 
 struct exec_flags {

@@ -211,6 +211,43 @@ if [ "$(id -u)" = 0 ]; then
         done
 fi
 
+# --- system files the host makes during the run ------------------------------
+# /etc holds denied paths (shadow, the host keys, ssl/private), so Landlock
+# grants its entries one by one as the run starts: what the host makes
+# there later (a new file in /etc, in /etc/ssh, in /etc/ssl beside the
+# denied private/, a new directory) has no rule and cannot be read, while
+# the entries that were there read as ever (the control, in the same run).
+etc_created() { # etc_created DESC ISO...
+        local desc=$1 tag made
+        shift
+        tag=cordon-secrets-$$-$RANDOM
+        made=("/etc/$tag" "/etc/ssh/$tag" "/etc/ssl/$tag" "/etc/$tag.d")
+        EXTRA+=("${made[@]}")
+        ( sleep 0.6
+          echo etc-created-1 > "/etc/$tag"
+          echo etc-created-2 > "/etc/ssh/$tag"
+          echo etc-created-3 > "/etc/ssl/$tag"
+          mkdir "/etc/$tag.d" && echo etc-created-4 > "/etc/$tag.d/f" ) &
+        j=$(crun "$@" -- sh -c "sleep 1.5; cat /etc/hostname; cat /etc/$tag /etc/ssh/$tag /etc/ssl/$tag /etc/$tag.d/f")
+        wait
+        if [ "$(cat "/etc/$tag" "/etc/ssh/$tag" "/etc/ssl/$tag" "/etc/$tag.d/f" 2>/dev/null | grep -c etc-created-)" = 4 ] &&
+           grep -qF "$(head -n 1 /etc/hostname)" <<<"$(field output <<<"$j")"; then
+                expect_unreadable "$desc: files the host makes in /etc, /etc/ssh, /etc/ssl and a new /etc dir during the run (/etc/hostname reads)" "$j" "etc-created-"
+        else
+                not_ok "control: the host made the files and /etc/hostname read in the sandbox" "$j"
+        fi
+        rm -rf "${made[@]}"
+}
+# (as root only, as the system secrets above: no one else can write /etc)
+if [ "$(id -u)" = 0 ]; then
+        if [ -d /etc/ssh ] && [ -d /etc/ssl/private ] && [ -s /etc/hostname ]; then
+                etc_created "as root, full"
+                etc_created "as root, light" --isolation light
+        else
+                skip "files made in /etc during the run" "needs /etc/ssh, /etc/ssl/private and /etc/hostname"
+        fi
+fi
+
 # cordon why answers as a run does, for the paths above
 why_deny() { # why_deny DESC PATH OP: exit 1 and the word deny
         if out=$("$CORDON" why --path "$2" --op "$3" 2>&1); then

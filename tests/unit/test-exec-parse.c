@@ -97,6 +97,45 @@ Test(exec_parse, private_tmp_and_repeats_that_change_nothing)
 	exec_flags_done(&f);
 }
 
+/* Repeats are found by (list, value): the same value in two lists is in
+ * each, and among many values only the repeats go (the table the parser
+ * keeps, not a scan of the list). */
+Test(exec_parse, repeats_are_per_list_among_many)
+{
+	enum { N = 300 };
+	static char vals[N][32];
+	const char *argv[3 * N + 16];
+	struct exec_flags f;
+	int argc = 0;
+
+	argv[argc++] = "cordon-exec";
+	for (int i = 0; i < N; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "/p/%d", i);
+		argv[argc++] = "--deny-read-absent";
+		argv[argc++] = vals[i];
+	}
+	/* every tenth again, and one of them as a --write and a --protect too */
+	for (int i = 0; i < N; i += 10) {
+		argv[argc++] = "--deny-read-absent";
+		argv[argc++] = vals[i];
+	}
+	argv[argc++] = "--write";
+	argv[argc++] = vals[7];
+	argv[argc++] = "--protect";
+	argv[argc++] = vals[7];
+	argv[argc++] = "--";
+	argv[argc++] = "x";
+	argv[argc] = NULL;
+	cr_assert_eq(parse(argc, (char *const *)argv, &f), 0, "%s", err);
+	cr_assert_eq(f.deny_absent.n, N);
+	for (int i = 0; i < N; i++)
+		cr_assert_str_eq(f.deny_absent.v[i], vals[i]); /* in order, each once */
+	cr_assert_eq(f.write.n, 1);
+	cr_assert_str_eq(f.write.v[0], vals[7]);
+	cr_assert_eq(f.protect.n, 1);
+	exec_flags_done(&f);
+}
+
 Test(exec_parse, unknown_flag_is_named)
 {
 	PARSE_FAILS(-EINVAL, "--writable", "--writable", "/ws", "--", "x");
