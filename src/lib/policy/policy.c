@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "dirat.h"
 #include "error.h"
+#include "statmemo.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -291,7 +292,22 @@ CORDON_API int cordon_policy_new(enum cordon_mode mode, const char *workspace_ro
 	return policy_new_internal(mode, workspace_root, 0, ret, reterr);
 }
 
+static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
+			struct cordon_error *reterr);
+
+/* The build looks at each path once (statmemo.h), unless the caller
+ * (cordon_launch_new) opened the memo for more than this. */
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
+			struct cordon_error *reterr)
+{
+	bool opened = statmemo_open();
+	int r = policy_build(m, workspace_root, flags, ret, reterr);
+
+	statmemo_close(opened);
+	return r;
+}
+
+static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr)
 {
 	bool tool = flags & POLICY_NEW_TOOL;

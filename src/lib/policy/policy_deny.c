@@ -18,6 +18,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "error.h"
+#include "statmemo.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -43,6 +44,7 @@ char *policy_first_absent(const char *path)
 	_cleanup_free_ char *buf = strdup(path);
 	char *slash;
 	struct stat st;
+	int r;
 
 	if (!buf)
 		return NULL;
@@ -51,13 +53,14 @@ char *policy_first_absent(const char *path)
 		if (!slash || slash == buf)
 			return NULL;
 		*slash = '\0';
-		if (lstat(buf, &st) == 0) {
+		r = statmemo_lstat(buf, &st);
+		if (r == 0) {
 			if (!S_ISDIR(st.st_mode))
 				return NULL; /* below a file: nothing can be created there */
 			*slash = '/';
 			return TAKE_PTR(buf);
 		}
-		if (errno != ENOENT)
+		if (r != -ENOENT)
 			return NULL;
 	}
 }
@@ -178,10 +181,10 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 			free(nd->path);
 			return -ENOMEM;
 		}
-	} else if (stat(nd->path, &st) == 0) {
+	} else if ((r = statmemo_stat(nd->path, &st)) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);
-	} else if (errno == ENOENT) {
+	} else if ((errno = -r) == ENOENT) {
 		/* the first missing component is what the runner hides */
 		nd->absent_at = policy_first_absent(nd->path);
 	} else if (errno != ENOTDIR && errno != EACCES) {

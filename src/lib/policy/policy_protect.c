@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "git_config.h"
 #include "policy.h"
+#include "statmemo.h"
 #include "strv.h"
 
 /* A cap on what one directory listing adds (policy.c caps each list alike). */
@@ -44,7 +45,7 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 			*c = '/';
 			continue;
 		}
-		if (lstat(prefix, &st) < 0)
+		if (statmemo_lstat(prefix, &st) < 0)
 			return 0;
 		if (S_ISLNK(st.st_mode))
 			return strv_push_unique(&p->protect_links, prefix);

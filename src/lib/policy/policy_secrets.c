@@ -29,6 +29,7 @@
 #include "cleanup.h"
 #include "path.h"
 #include "policy.h"
+#include "statmemo.h"
 
 #define MEMO_HOMES 2         /* HOME and the passwd home */
 #define LISTED_MAX 32        /* directories listed for one home */
@@ -239,10 +240,9 @@ static int follow_listed(struct lister *l, const char *home, const char *rel, co
 
 	if (!at)
 		return -ENOMEM;
-	n = hops < 8 ? readlink(at, target, sizeof(target) - 1) : -1;
+	n = hops < 8 ? statmemo_readlink(at, target, sizeof(target)) : -1;
 	if (n <= 0)
 		return resolve_walked(home, rel, st);
-	target[n] = '\0';
 	slash = strrchr(at, '/');
 	if (target[0] == '/' ? asprintf(&next, "%s/%s", target, rest) < 0 :
 			       asprintf(&next, "%.*s/%s/%s", (int)(slash - at), at, target, rest) < 0)
