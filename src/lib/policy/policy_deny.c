@@ -17,6 +17,7 @@
 #include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "error.h"
 #include "statmemo.h"
 #include "policy.h"
@@ -337,10 +338,31 @@ int policy_deny_home_secrets(struct cordon_policy *p, const char *home, struct c
 	return r < 0 ? r : 0;
 }
 
+struct host_keys {
+	struct cordon_policy *p;
+	struct cordon_error *reterr;
+	int err;
+};
+
+static int deny_host_key(const char *name, unsigned char type, void *data)
+{
+	struct host_keys *k = data;
+	size_t n = strlen(name);
+	char path[300];
+	int r;
+
+	(void)type;
+	if (strncmp(name, "ssh_host_", 9) != 0 || n < 4 || strcmp(name + n - 4, "_key") != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/etc/ssh/%s", name);
+	r = policy_deny_add(k->p, path, DENY_DEFAULT, k->reterr);
+	return r < 0 ? (k->err = r) : 0;
+}
+
 /* The host keys' private halves, whatever their algorithms are called. */
 int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reterr)
 {
-	DIR *d;
+	struct host_keys k = { .p = p, .reterr = reterr };
 	int r;
 
 	for (size_t i = 0; policy_root_deny_read[i]; i++) {
@@ -348,21 +370,8 @@ int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 		if (r < 0)
 			return r;
 	}
-	d = opendir("/etc/ssh");
-	if (!d)
-		return 0;
-	r = 0;
-	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
-		size_t n = strlen(de->d_name);
-		char path[300];
-
-		if (strncmp(de->d_name, "ssh_host_", 9) != 0 || n < 4 || strcmp(de->d_name + n - 4, "_key") != 0)
-			continue;
-		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
-		r = policy_deny_add(p, path, DENY_DEFAULT, reterr);
-	}
-	closedir(d);
-	return r;
+	(void)dirlist_path("/etc/ssh", 0, deny_host_key, &k);
+	return k.err;
 }
 
 /* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's
