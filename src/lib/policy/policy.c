@@ -145,13 +145,19 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 {
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		_cleanup_free_ char *name = NULL;
+		_cleanup_free_ char *long_name = NULL;
+		char short_name[128];
+		const char *name = short_name;
 		int r;
 
 		if (!eq || eq == *e)
 			continue;
-		name = strndup(*e, (size_t)(eq - *e));
-		if (!name)
+		/* called once per default pattern for every variable: the
+		 * usual short name is copied on the stack, not allocated */
+		if ((size_t)(eq - *e) < sizeof(short_name)) {
+			memcpy(short_name, *e, (size_t)(eq - *e));
+			short_name[eq - *e] = '\0';
+		} else if (!(name = long_name = strndup(*e, (size_t)(eq - *e))))
 			return -ENOMEM;
 		if (!env_name_matches(pattern, name) || env_name_is_injection(name) || env_name_is_cordon_owned(name))
 			continue;

@@ -260,9 +260,16 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 	size_t base = strcmp(home, "/") == 0 ? 1 : strlen(home) + 1; /* where rel starts in path */
 	size_t dirlen = base == 1 ? 1 : base - 1;
 	const char *comp = rel;
+	size_t rl = strlen(rel);
 
-	if (asprintf(&path, "%s%s%s", home, base == 1 ? "" : "/", rel) < 0)
+	/* home, a '/' unless home is "/", rel (no asprintf: this runs for
+	 * each of some 160 catalogue entries) */
+	path = malloc(base + rl + 1);
+	if (!path)
 		return -ENOMEM;
+	memcpy(path, home, base - 1);
+	path[base - 1] = '/';
+	memcpy(path + base, rel, rl + 1);
 	for (;;) {
 		size_t clen = strcspn(comp, "/");
 		bool last = comp[clen] == '\0';
