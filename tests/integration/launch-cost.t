@@ -16,7 +16,7 @@
 # Needs: strace (scripts/install-deps installs it), git.
 . "$(dirname "$0")/tap.sh"
 
-MAX_CALLS=${CORDON_TEST_MAX_CALLS:-2300}
+MAX_CALLS=${CORDON_TEST_MAX_CALLS:-2200}
 MAX_FAILED=${CORDON_TEST_MAX_FAILED:-300}
 
 unset TMPDIR

@@ -352,7 +352,7 @@ static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned
 		/* The rules by name, the persistence paths and a process's
 		 * working directory all live below a workspace: a file has no
 		 * below. (A writable file is cordon_policy_add_writable's.) */
-		if (stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
+		if (statmemo_stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
 			return error_set(reterr, -ENOTDIR, "workspace root %s is not a directory", p->workspace);
 	}
 
