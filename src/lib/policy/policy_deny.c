@@ -84,6 +84,10 @@ static struct deny_entry *deny_find(const struct cordon_policy *p, const char *p
 {
 	uint32_t h = deny_path_hash(path);
 
+	/* most paths are new: their bit is clear, and the walk is skipped */
+	if (!(p->deny_seen[(h >> 6) % 64] & (1ull << (h % 64))))
+		return NULL;
+
 	for (size_t i = 0; i < p->n_deny; i++)
 		if (p->deny[i].hash == h && strcmp(p->deny[i].path, path) == 0)
 			return &p->deny[i];
@@ -164,10 +168,15 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 	}
 
 	hash = deny_path_hash(canon);
-	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
-	if (!nd)
-		return -ENOMEM;
-	p->deny = nd;
+	if (p->n_deny >= p->deny_cap) {
+		size_t cap = p->deny_cap ? 2 * p->deny_cap : 64;
+
+		nd = reallocarray(p->deny, cap, sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		p->deny = nd;
+		p->deny_cap = cap;
+	}
 	nd = &p->deny[p->n_deny];
 	*nd = (struct deny_entry){
 		.hash = hash,
@@ -194,6 +203,7 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 		free(nd->path);
 		return r;
 	}
+	p->deny_seen[(hash >> 6) % 64] |= 1ull << (hash % 64);
 	p->n_deny++;
 	return 0;
 }
