@@ -15,7 +15,7 @@
 #include "statmemo.h"
 
 /* A launch looks at a few hundred paths; past this many, ask each time. */
-#define STATMEMO_SLOTS 1024u
+#define STATMEMO_SLOTS	  1024u
 #define STATMEMO_MAX_KEPT (STATMEMO_SLOTS * 3 / 4)
 
 enum memo_kind { MEMO_LSTAT = 1, MEMO_STAT, MEMO_READLINK };
@@ -23,9 +23,9 @@ enum memo_kind { MEMO_LSTAT = 1, MEMO_STAT, MEMO_READLINK };
 struct memo_entry {
 	uint64_t hash;
 	enum memo_kind kind;
-	int err;	  /* 0 or -errno */
-	struct stat st;	  /* MEMO_LSTAT, MEMO_STAT */
-	char *target;	  /* MEMO_READLINK, when err is 0 */
+	int err;	/* 0 or -errno */
+	struct stat st; /* MEMO_LSTAT, MEMO_STAT */
+	char *target;	/* MEMO_READLINK, when err is 0 */
 	char path[];
 };
 
@@ -34,7 +34,7 @@ struct statmemo {
 	size_t kept;
 };
 
-static __thread struct statmemo *memo;
+static _Thread_local struct statmemo *memo;
 
 bool statmemo_open(void)
 {
