@@ -96,14 +96,19 @@ int strv_extend_strv(char ***v, const char *const *other)
 	return 0;
 }
 
+/* One allocation for the vector: a runner's argv is some 350 strings, and
+ * a push at a time (a length walk and a realloc each) made its copy
+ * quadratic. */
 char **strv_copy(const char *const *v)
 {
-	char **c = calloc(1, sizeof(char *));
+	size_t n = strv_length((char *const *)v);
+	char **c = calloc(n + 1, sizeof(char *));
 
 	if (!c)
 		return NULL;
-	if (strv_extend_strv(&c, v) < 0)
-		return strv_free(c);
+	for (size_t i = 0; i < n; i++)
+		if (!(c[i] = strdup(v[i])))
+			return strv_free(c);
 	return c;
 }
 

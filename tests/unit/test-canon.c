@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "statmemo.h"
 
 static char dir[] = "/tmp/cordon-canon-XXXXXX";
 static char *real_dir;
@@ -203,4 +205,68 @@ Test(canon, grant_refuses_a_link_inside_a_root)
 	free(c);
 	cr_assert_eq(canonicalize_grant(at("ws/build"), NULL, &c, &e), 0, "%s", e.message);
 	free(c);
+}
+
+/* statmemo: within one open memo a path is looked at once; the answer is
+ * kept (even when the file goes meanwhile), and nothing is kept past it. */
+Test(statmemo, one_look_per_path_while_open, .init = setup, .fini = teardown)
+{
+	struct stat st;
+	char buf[64];
+	bool opened;
+	int fd;
+
+	fd = open(at("f"), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(symlink("f", at("l")), 0);
+
+	opened = statmemo_open();
+	cr_assert(opened);
+	cr_assert_not(statmemo_open(), "a second open nests into the first");
+	cr_assert_eq(statmemo_lstat(at("f"), &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+	cr_assert_eq(statmemo_lstat(at("gone"), &st), -ENOENT);
+	cr_assert_eq(statmemo_lstat(at("l"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert_eq(statmemo_readlink(at("l"), buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "f");
+	cr_assert_eq(statmemo_readlink(at("l"), buf, 1), -EINVAL);
+	cr_assert_eq(statmemo_readlink(at("l"), buf, 2), 1);
+	cr_assert_eq(symlink("abc", at("l3")), 0);
+	cr_assert_eq(statmemo_readlink(at("l3"), buf, 3), -ENAMETOOLONG);
+	cr_assert_eq(statmemo_readlink(at("l3"), buf, 4), 3);
+
+	/* the host changes: the open memo keeps the first answers */
+	cr_assert_eq(unlink(at("f")), 0);
+	cr_assert_eq(rename(at("l"), at("gone")), 0);
+	cr_assert_eq(statmemo_lstat(at("f"), &st), 0);
+	cr_assert_eq(statmemo_lstat(at("gone"), &st), -ENOENT);
+	cr_assert_eq(statmemo_readlink(at("l"), buf, sizeof(buf)), 1);
+	/* stat of a kept symlink is never taken from its lstat */
+	cr_assert_eq(statmemo_stat(at("l"), &st), -ENOENT);
+	statmemo_close(opened);
+
+	/* closed: each call asks the kernel */
+	cr_assert_eq(statmemo_lstat(at("f"), &st), -ENOENT);
+	cr_assert_eq(statmemo_lstat(at("gone"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert_eq(statmemo_readlink(at("l"), buf, sizeof(buf)), -ENOENT);
+}
+
+/* canonicalisation inside an open memo gives what it gives outside */
+Test(statmemo, canon_same_inside, .init = setup, .fini = teardown)
+{
+	_cleanup_free_ char *outside = NULL, *inside = NULL, *again = NULL;
+	bool opened;
+
+	cr_assert_eq(mkdir(at("d"), 0700), 0);
+	cr_assert_eq(symlink("d", at("s")), 0);
+	outside = canon_ok(at("s/x/y"));
+	opened = statmemo_open();
+	inside = canon_ok(at("s/x/y"));
+	again = canon_ok(at("s/x/y"));
+	statmemo_close(opened);
+	cr_assert_str_eq(inside, outside);
+	cr_assert_str_eq(again, outside);
 }

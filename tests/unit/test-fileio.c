@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "cordon/cordon.h"
+#include "dirlist.h"
 #include "fileio.h"
 
 static char dir[] = "/tmp/cordon-fileio-XXXXXX";
@@ -125,4 +128,45 @@ Test(fileio, cordon_read_file_caps_and_reads_standard_input)
 	cr_expect_eq(len, 10);
 	cr_expect_str_eq(buf, "from stdin");
 	free(buf);
+}
+
+struct seen {
+	unsigned n, dots, regular;
+	unsigned stop_after;
+};
+
+static int note_entry(const char *name, unsigned char type, void *data)
+{
+	struct seen *s = data;
+
+	s->n++;
+	s->dots += strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+	s->regular += type == DT_REG;
+	return s->stop_after && s->n == s->stop_after ? 42 : 0;
+}
+
+/* dirlist: every entry but "." and "..", with its type; a nonzero return
+ * stops it; a file or a missing path is refused as open(2) refuses it. */
+Test(fileio, dirlist_entries)
+{
+	struct seen s = {};
+	char p[256];
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), "%s/entry-with-a-longish-name-%03d", dir, i);
+		write_file(p, 1);
+	}
+	cr_assert_eq(dirlist_path(dir, O_NOFOLLOW, note_entry, &s), 0);
+	cr_assert_eq(s.n, 300, "%u entries", s.n);
+	cr_assert_eq(s.dots, 0);
+	cr_assert_eq(s.regular, 300);
+
+	s = (struct seen){ .stop_after = 7 };
+	cr_assert_eq(dirlist_path(dir, 0, note_entry, &s), 42);
+	cr_assert_eq(s.n, 7);
+
+	snprintf(p, sizeof(p), "%s/entry-with-a-longish-name-000", dir);
+	cr_assert_eq(dirlist_path(p, 0, note_entry, &s), -ENOTDIR);
+	snprintf(p, sizeof(p), "%s/none", dir);
+	cr_assert_eq(dirlist_path(p, 0, note_entry, &s), -ENOENT);
 }

@@ -15,6 +15,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "error.h"
+#include "statmemo.h"
 #include "strv.h"
 
 /* The unresolved remainder may grow with each symlink; bound it. */
@@ -95,12 +96,13 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 
 		if (missing)
 			continue; /* below a missing component: nothing to look at */
-		if (lstat(resolved, &st) < 0) {
-			if (errno == ENOENT || errno == ENOTDIR) {
+		r = statmemo_lstat(resolved, &st);
+		if (r < 0) {
+			if (r == -ENOENT || r == -ENOTDIR) {
 				missing = true;
 				continue; /* a missing tail is kept verbatim */
 			}
-			return error_set(reterr, -errno, "cannot inspect '%s': %m", resolved);
+			return error_set(reterr, r, "cannot inspect '%s': %s", resolved, strerror(-r));
 		}
 		if (!S_ISLNK(st.st_mode))
 			continue;
@@ -113,12 +115,11 @@ static int canon_walk(const char *start, char *pending_in, const char *path, siz
 					 CANON_MAX_SYMLINKS, (int)len, path);
 
 		char target[PATH_MAX];
-		ssize_t tl = readlink(resolved, target, sizeof(target) - 1);
-		if (tl < 0)
-			return error_set(reterr, -errno, "cannot read symlink '%s': %m", resolved);
-		if ((size_t)tl >= sizeof(target) - 1)
+		ssize_t tl = statmemo_readlink(resolved, target, sizeof(target));
+		if (tl == -ENAMETOOLONG)
 			return error_set(reterr, -ENAMETOOLONG, "symlink '%s' has a target that is too long", resolved);
-		target[tl] = '\0';
+		if (tl < 0)
+			return error_set(reterr, (int)tl, "cannot read symlink '%s': %s", resolved, strerror((int)-tl));
 
 		/* Replace the link with its target, then walk the target's components. */
 		pop_component(resolved, &rlen);

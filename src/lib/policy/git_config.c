@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "git_config.h"
 #include "git_config_parse.h"
+#include "statmemo.h"
 #include "strv.h"
 
 #define GIT_CONFIG_MAX_FILES 64
@@ -206,12 +207,12 @@ static int git_find_repo(const char *dir, char **ret_worktree, char **ret_gitdir
 
 		if (!dot)
 			return -ENOMEM;
-		if (lstat(dot, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (statmemo_lstat(dot, &st) == 0 && S_ISDIR(st.st_mode)) {
 			*ret_worktree = TAKE_PTR(d);
 			*ret_gitdir = TAKE_PTR(dot);
 			return 0;
 		}
-		if (lstat(dot, &st) == 0 && S_ISREG(st.st_mode) &&
+		if (statmemo_lstat(dot, &st) == 0 && S_ISREG(st.st_mode) &&
 		    read_file_capped(dot, 4096, true, &text, &len) == 0 && strncmp(text, "gitdir:", 7) == 0) {
 			char *v = text + 7;
 

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "dirat.h"
 #include "error.h"
+#include "statmemo.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -144,13 +145,19 @@ static int env_snapshot_matching(char ***env, const char *pattern)
 {
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		_cleanup_free_ char *name = NULL;
+		_cleanup_free_ char *long_name = NULL;
+		char short_name[128];
+		const char *name = short_name;
 		int r;
 
 		if (!eq || eq == *e)
 			continue;
-		name = strndup(*e, (size_t)(eq - *e));
-		if (!name)
+		/* called once per default pattern for every variable: the
+		 * usual short name is copied on the stack, not allocated */
+		if ((size_t)(eq - *e) < sizeof(short_name)) {
+			memcpy(short_name, *e, (size_t)(eq - *e));
+			short_name[eq - *e] = '\0';
+		} else if (!(name = long_name = strndup(*e, (size_t)(eq - *e))))
 			return -ENOMEM;
 		if (!env_name_matches(pattern, name) || env_name_is_injection(name) || env_name_is_cordon_owned(name))
 			continue;
@@ -291,7 +298,22 @@ CORDON_API int cordon_policy_new(enum cordon_mode mode, const char *workspace_ro
 	return policy_new_internal(mode, workspace_root, 0, ret, reterr);
 }
 
+static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
+			struct cordon_error *reterr);
+
+/* The build looks at each path once (statmemo.h), unless the caller
+ * (cordon_launch_new) opened the memo for more than this. */
 int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
+			struct cordon_error *reterr)
+{
+	bool opened = statmemo_open();
+	int r = policy_build(m, workspace_root, flags, ret, reterr);
+
+	statmemo_close(opened);
+	return r;
+}
+
+static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned flags, struct cordon_policy **ret,
 			struct cordon_error *reterr)
 {
 	bool tool = flags & POLICY_NEW_TOOL;
@@ -330,7 +352,7 @@ int policy_new_internal(enum cordon_mode m, const char *workspace_root, unsigned
 		/* The rules by name, the persistence paths and a process's
 		 * working directory all live below a workspace: a file has no
 		 * below. (A writable file is cordon_policy_add_writable's.) */
-		if (stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
+		if (statmemo_stat(p->workspace, &st) == 0 && !S_ISDIR(st.st_mode))
 			return error_set(reterr, -ENOTDIR, "workspace root %s is not a directory", p->workspace);
 	}
 

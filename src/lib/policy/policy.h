@@ -49,6 +49,9 @@ struct cordon_policy {
 	char **writable_roots;     /* NULL-terminated; empty for read-only */
 	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
 	size_t n_deny;
+	size_t deny_cap;           /* entries allocated (policy_deny.c grows it by doubling) */
+	uint64_t deny_seen[64];    /* a bit per hash of every path deny_insert added (a superset
+				    * after removals): a clear bit means "not there" without a walk */
 	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
 	char **protect_files;      /* existing non-directories on the way to a protected path
 				    * (a worktree's .git file), noted when it was added: bwrap

@@ -17,7 +17,9 @@
 #include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "error.h"
+#include "statmemo.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -43,6 +45,7 @@ char *policy_first_absent(const char *path)
 	_cleanup_free_ char *buf = strdup(path);
 	char *slash;
 	struct stat st;
+	int r;
 
 	if (!buf)
 		return NULL;
@@ -51,13 +54,14 @@ char *policy_first_absent(const char *path)
 		if (!slash || slash == buf)
 			return NULL;
 		*slash = '\0';
-		if (lstat(buf, &st) == 0) {
+		r = statmemo_lstat(buf, &st);
+		if (r == 0) {
 			if (!S_ISDIR(st.st_mode))
 				return NULL; /* below a file: nothing can be created there */
 			*slash = '/';
 			return TAKE_PTR(buf);
 		}
-		if (errno != ENOENT)
+		if (r != -ENOENT)
 			return NULL;
 	}
 }
@@ -79,6 +83,10 @@ static uint32_t deny_path_hash(const char *s)
 static struct deny_entry *deny_find(const struct cordon_policy *p, const char *path)
 {
 	uint32_t h = deny_path_hash(path);
+
+	/* most paths are new: their bit is clear, and the walk is skipped */
+	if (!(p->deny_seen[(h >> 6) % 64] & (1ull << (h % 64))))
+		return NULL;
 
 	for (size_t i = 0; i < p->n_deny; i++)
 		if (p->deny[i].hash == h && strcmp(p->deny[i].path, path) == 0)
@@ -160,10 +168,15 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 	}
 
 	hash = deny_path_hash(canon);
-	nd = realloc(p->deny, (p->n_deny + 1) * sizeof(*nd));
-	if (!nd)
-		return -ENOMEM;
-	p->deny = nd;
+	if (p->n_deny >= p->deny_cap) {
+		size_t cap = p->deny_cap ? 2 * p->deny_cap : 64;
+
+		nd = reallocarray(p->deny, cap, sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		p->deny = nd;
+		p->deny_cap = cap;
+	}
 	nd = &p->deny[p->n_deny];
 	*nd = (struct deny_entry){
 		.hash = hash,
@@ -178,10 +191,10 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 			free(nd->path);
 			return -ENOMEM;
 		}
-	} else if (stat(nd->path, &st) == 0) {
+	} else if ((r = statmemo_stat(nd->path, &st)) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);
-	} else if (errno == ENOENT) {
+	} else if ((errno = -r) == ENOENT) {
 		/* the first missing component is what the runner hides */
 		nd->absent_at = policy_first_absent(nd->path);
 	} else if (errno != ENOTDIR && errno != EACCES) {
@@ -190,6 +203,7 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 		free(nd->path);
 		return r;
 	}
+	p->deny_seen[(hash >> 6) % 64] |= 1ull << (hash % 64);
 	p->n_deny++;
 	return 0;
 }
@@ -334,10 +348,31 @@ int policy_deny_home_secrets(struct cordon_policy *p, const char *home, struct c
 	return r < 0 ? r : 0;
 }
 
+struct host_keys {
+	struct cordon_policy *p;
+	struct cordon_error *reterr;
+	int err;
+};
+
+static int deny_host_key(const char *name, unsigned char type, void *data)
+{
+	struct host_keys *k = data;
+	size_t n = strlen(name);
+	char path[300];
+	int r;
+
+	(void)type;
+	if (strncmp(name, "ssh_host_", 9) != 0 || n < 4 || strcmp(name + n - 4, "_key") != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/etc/ssh/%s", name);
+	r = policy_deny_add(k->p, path, DENY_DEFAULT, k->reterr);
+	return r < 0 ? (k->err = r) : 0;
+}
+
 /* The host keys' private halves, whatever their algorithms are called. */
 int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reterr)
 {
-	DIR *d;
+	struct host_keys k = { .p = p, .reterr = reterr };
 	int r;
 
 	for (size_t i = 0; policy_root_deny_read[i]; i++) {
@@ -345,21 +380,8 @@ int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 		if (r < 0)
 			return r;
 	}
-	d = opendir("/etc/ssh");
-	if (!d)
-		return 0;
-	r = 0;
-	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
-		size_t n = strlen(de->d_name);
-		char path[300];
-
-		if (strncmp(de->d_name, "ssh_host_", 9) != 0 || n < 4 || strcmp(de->d_name + n - 4, "_key") != 0)
-			continue;
-		snprintf(path, sizeof(path), "/etc/ssh/%s", de->d_name);
-		r = policy_deny_add(p, path, DENY_DEFAULT, reterr);
-	}
-	closedir(d);
-	return r;
+	(void)dirlist_path("/etc/ssh", 0, deny_host_key, &k);
+	return k.err;
 }
 
 /* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's

@@ -32,6 +32,7 @@
 #include "pathfd.h"
 #include "policy.h"
 #include "provider.h"
+#include "statmemo.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
@@ -128,10 +129,13 @@ static bool related_to_any(const char *c, char *const *dirs)
  * /home/NAME that points at /data/NAME), never a system directory. */
 static int hide(struct cordon_policy *p, const char *path)
 {
-	_cleanup_free_ char *c = realpath(path, NULL);
+	_cleanup_free_ char *c = NULL;
 	struct stat st;
 
-	if (!c || strcmp(c, "/") == 0 || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) || related_to_any(c, p->home_hidden))
+	/* canonical as realpath(3) has it (a missing path fails the stat),
+	 * through the launch's memo: /home, /root are looked at already */
+	if (cordon_canonicalize(path, &c, NULL) < 0 || strcmp(c, "/") == 0 || statmemo_stat(c, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || related_to_any(c, p->home_hidden))
 		return 0;
 	for (size_t k = 0; never_hidden[k]; k++)
 		if (path_is_under(c, never_hidden[k]) || path_is_under(never_hidden[k], c))
@@ -292,7 +296,7 @@ static int scan_links(struct cordon_policy *p, const char *home, const char *dir
 			/* a sibling that is no link itself: its canonical
 			 * path is the directory's, then its name */
 			if (fstatat(dirfd(d), target, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode)) {
-				if (!cdir && !(cdir = realpath(dir, NULL)))
+				if (!cdir && cordon_canonicalize(dir, &cdir, NULL) < 0)
 					return 0;
 				_cleanup_free_ char *g = NULL;
 
@@ -428,7 +432,11 @@ static int home_resolve(struct cordon_policy *p)
 
 	if (!p->home)
 		return 0;
-	if ((r = policy_other_home(p->home, &other)) < 0)
+	/* a policy built for the allowlist has looked the passwd home up */
+	if (p->home_catalogue_lazy) {
+		if (p->home_other && !(other = strdup(p->home_other)))
+			return -ENOMEM;
+	} else if ((r = policy_other_home(p->home, &other)) < 0)
 		return r;
 	if ((r = strv_push_unique(&p->home_hidden, p->home)) < 0 || (other && (r = hide(p, other)) < 0))
 		return r;

@@ -16,8 +16,10 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "git_config.h"
 #include "policy.h"
+#include "statmemo.h"
 #include "strv.h"
 
 /* A cap on what one directory listing adds (policy.c caps each list alike). */
@@ -44,7 +46,7 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 			*c = '/';
 			continue;
 		}
-		if (lstat(prefix, &st) < 0)
+		if (statmemo_lstat(prefix, &st) < 0)
 			return 0;
 		if (S_ISLNK(st.st_mode))
 			return strv_push_unique(&p->protect_links, prefix);
@@ -60,46 +62,46 @@ static int note_protect_file(struct cordon_policy *p, const char *path)
 
 /* A prefix pattern ("DIR/.cordon*"): list the entries of DIR that match
  * now, each noted like a protected path. Those made later are not listed. */
+struct pattern_walk {
+	struct cordon_policy *p;
+	const char *dir, *prefix;
+	size_t plen;
+	int err; /* the first failure of ours, which stops the listing */
+};
+
+static int note_protect_match(const char *name, unsigned char type, void *data)
+{
+	struct pattern_walk *w = data;
+	char *path;
+	int r;
+
+	(void)type;
+	if (strncmp(name, w->prefix, w->plen) != 0)
+		return 0;
+	if (strv_length(w->p->protect_expanded) >= PROTECT_MAX_EXPANDED)
+		return (w->err = -E2BIG);
+	path = path_join(w->dir, name);
+	if (!path)
+		return (w->err = -ENOMEM);
+	r = strv_consume(&w->p->protect_expanded, path);
+	if (r >= 0)
+		r = note_protect_file(w->p, path);
+	return r < 0 ? (w->err = r) : 0;
+}
+
 static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
 {
 	const char *slash = strrchr(pattern, '/');
 	_cleanup_free_ char *dir = slash ? strndup(pattern, slash == pattern ? 1 : (size_t)(slash - pattern)) : NULL;
-	size_t plen = slash ? strlen(slash + 1) - 1 : 0; /* without the '*' */
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
+	struct pattern_walk w = { .p = p, .dir = dir, .prefix = slash ? slash + 1 : NULL,
+				  .plen = slash ? strlen(slash + 1) - 1 : 0 /* without the '*' */ };
 
 	if (!dir)
 		return slash ? -ENOMEM : 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* nothing there yet */
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while (r >= 0 && (de = readdir(d))) {
-		char *path;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    strncmp(de->d_name, slash + 1, plen) != 0)
-			continue;
-		if (strv_length(p->protect_expanded) >= PROTECT_MAX_EXPANDED) {
-			r = -E2BIG;
-			break;
-		}
-		path = path_join(dir, de->d_name);
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		r = strv_consume(&p->protect_expanded, path);
-		if (r >= 0)
-			r = note_protect_file(p, path);
-	}
-	closedir(d);
-	return r;
+	/* nothing there yet, or a listing that failed part-way: what it did
+	 * not show was not there to protect, as before */
+	(void)dirlist_path(dir, 0, note_protect_match, &w);
+	return w.err;
 }
 
 int policy_note_protect(struct cordon_policy *p, const char *path)

@@ -27,8 +27,10 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "path.h"
 #include "policy.h"
+#include "statmemo.h"
 
 #define MEMO_HOMES 2         /* HOME and the passwd home */
 #define LISTED_MAX 32        /* directories listed for one home */
@@ -124,50 +126,40 @@ static void lister_done(struct lister *l)
 	l->n = 0;
 }
 
+struct list_into {
+	struct listing *d;
+	size_t cap;
+};
+
+static int list_one(const char *name, unsigned char type, void *data)
+{
+	struct list_into *li = data;
+	struct listing *d = li->d;
+
+	if (d->n >= LISTING_MAX)
+		return -E2BIG;
+	if (d->n == li->cap) {
+		size_t nc = li->cap ? li->cap * 2 : 64;
+		struct listed *g = reallocarray(d->v, nc, sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		d->v = g;
+		li->cap = nc;
+	}
+	d->v[d->n].name = strdup(name);
+	if (!d->v[d->n].name)
+		return -ENOMEM;
+	d->v[d->n++].type = type;
+	return 0;
+}
+
 /* Read dir's entries into d (d->path set). */
 static int list_dir(struct listing *d)
 {
-	int fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	size_t cap = 0;
-	DIR *dir;
-	int r = 0;
+	struct list_into li = { .d = d };
+	int r = dirlist_path(d->path, O_NOFOLLOW, list_one, &li);
 
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	for (struct dirent *de; (errno = 0, de = readdir(dir));) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (d->n >= LISTING_MAX) {
-			r = -E2BIG;
-			break;
-		}
-		if (d->n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct listed *g = reallocarray(d->v, nc, sizeof(*g));
-
-			if (!g) {
-				r = -ENOMEM;
-				break;
-			}
-			d->v = g;
-			cap = nc;
-		}
-		d->v[d->n].name = strdup(de->d_name);
-		if (!d->v[d->n].name) {
-			r = -ENOMEM;
-			break;
-		}
-		d->v[d->n++].type = de->d_type;
-	}
-	if (r == 0 && errno)
-		r = -errno;
-	closedir(dir);
 	if (r == 0 && d->n)
 		qsort(d->v, d->n, sizeof(*d->v), listed_cmp);
 	return r;
@@ -239,10 +231,9 @@ static int follow_listed(struct lister *l, const char *home, const char *rel, co
 
 	if (!at)
 		return -ENOMEM;
-	n = hops < 8 ? readlink(at, target, sizeof(target) - 1) : -1;
+	n = hops < 8 ? statmemo_readlink(at, target, sizeof(target)) : -1;
 	if (n <= 0)
 		return resolve_walked(home, rel, st);
-	target[n] = '\0';
 	slash = strrchr(at, '/');
 	if (target[0] == '/' ? asprintf(&next, "%s/%s", target, rest) < 0 :
 			       asprintf(&next, "%.*s/%s/%s", (int)(slash - at), at, target, rest) < 0)
@@ -269,9 +260,16 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 	size_t base = strcmp(home, "/") == 0 ? 1 : strlen(home) + 1; /* where rel starts in path */
 	size_t dirlen = base == 1 ? 1 : base - 1;
 	const char *comp = rel;
+	size_t rl = strlen(rel);
 
-	if (asprintf(&path, "%s%s%s", home, base == 1 ? "" : "/", rel) < 0)
+	/* home, a '/' unless home is "/", rel (no asprintf: this runs for
+	 * each of some 160 catalogue entries) */
+	path = malloc(base + rl + 1);
+	if (!path)
 		return -ENOMEM;
+	memcpy(path, home, base - 1);
+	path[base - 1] = '/';
+	memcpy(path + base, rel, rl + 1);
 	for (;;) {
 		size_t clen = strcspn(comp, "/");
 		bool last = comp[clen] == '\0';

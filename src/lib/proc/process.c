@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "dirlist.h"
 #include "runlimits.h"
 #include "process.h"
 #include "strv.h"
@@ -37,19 +38,20 @@ uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+static int count_entry(const char *name, unsigned char type, void *data)
+{
+	(void)name;
+	(void)type;
+	(*(int *)data)++;
+	return 0;
+}
+
 int process_count_threads(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
 	int n = 0;
+	int r = dirlist_path("/proc/self/task", 0, count_entry, &n);
 
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	return r < 0 ? r : n;
 }
 
 int find_executable(const char *name, char **ret)
@@ -143,46 +145,48 @@ static int read_whole(int fd, char **ret)
 	return 0;
 }
 
+struct task_walk {
+	char dpath[64];
+	struct pid_list *out;
+	int err;
+};
+
+static int collect_task_children(const char *name, unsigned char type, void *data)
+{
+	struct task_walk *w = data;
+	_cleanup_free_ char *buf = NULL;
+	char cpath[384];
+	int fd, r;
+
+	(void)type;
+	snprintf(cpath, sizeof(cpath), "%s/%s/children", w->dpath, name);
+	fd = open(cpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = read_whole(fd, &buf);
+	close(fd);
+	if (r == -ENOMEM)
+		return (w->err = r);
+	for (char *s = buf, *end; s && *s; s = end) {
+		long c = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (c > 0 && (r = pid_list_push(w->out, (pid_t)c)) < 0)
+			return (w->err = r);
+	}
+	return 0;
+}
+
 /* Append the children of every thread of pid to out. A process that is
  * gone has none; only running out of memory is an error. */
 static int collect_children(pid_t pid, struct pid_list *out)
 {
-	char dpath[64];
-	DIR *d;
-	struct dirent *de;
-	int r = 0;
+	struct task_walk w = { .out = out };
 
-	snprintf(dpath, sizeof(dpath), "/proc/%d/task", (int)pid);
-	d = opendir(dpath);
-	if (!d)
-		return 0;
-	while (r >= 0 && (de = readdir(d))) {
-		_cleanup_free_ char *buf = NULL;
-		char cpath[384];
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(cpath, sizeof(cpath), "%s/%s/children", dpath, de->d_name);
-		fd = open(cpath, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		r = read_whole(fd, &buf);
-		close(fd);
-		if (r == -ENOMEM)
-			break;
-		r = 0;
-		for (char *s = buf, *end; s && *s; s = end) {
-			long c = strtol(s, &end, 10);
-
-			if (end == s)
-				break;
-			if (c > 0 && (r = pid_list_push(out, (pid_t)c)) < 0)
-				break;
-		}
-	}
-	closedir(d);
-	return r;
+	snprintf(w.dpath, sizeof(w.dpath), "/proc/%d/task", (int)pid);
+	(void)dirlist_path(w.dpath, 0, collect_task_children, &w);
+	return w.err;
 }
 
 /* Stop and kill every descendant of pid, leaves first. Out of memory, it

@@ -18,6 +18,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "error.h"
+#include "statmemo.h"
 #include "launch.h"
 #include "opts_size.h"
 #include "policy.h"
@@ -307,7 +308,10 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
 	if (r < 0)
 		return r;
+	/* each path the build looks at, once (statmemo.h) */
+	bool memo = statmemo_open();
 	r = launch_build(profile, o, &stage, ret, reterr);
+	statmemo_close(memo);
 	if (r < 0 && o->failed_stage)
 		*o->failed_stage = stage;
 	return r;
