@@ -16,6 +16,7 @@ if [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/
         exit
 fi
 
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d /var/tmp/cordon-it-netssh.XXXXXX)
 ws=$(mktemp -d /var/tmp/cordon-it-netsshw.XXXXXX)
 keys=$(mktemp -d /tmp/cordon-it-netsshk.XXXXXX)
@@ -56,39 +57,7 @@ EOF
 # namespace mapping only that user and a copy of /etc/passwd bound over the
 # real one that gives the user a shell (a service account's nologin would
 # refuse every command)
-cat >"$dir/sshd-ns.py" <<'PY'
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-def check(r, what):
-    if r != 0:
-        e = ctypes.get_errno(); raise OSError(e, what + ": " + os.strerror(e))
-def mount(src, tgt, fs, flags, data=None):
-    check(libc.mount(src and src.encode(), tgt.encode(), fs and fs.encode(), ctypes.c_ulong(flags),
-                     data and data.encode()), "mount " + tgt)
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
-d, conf = sys.argv[1], sys.argv[2]
-uid, gid = os.getuid(), os.getgid()
-if uid == 0:
-    check(libc.unshare(0x20000), "unshare")
-    mount(None, "/", None, MS_REC | MS_PRIVATE)
-    mount("tmpfs", "/run", "tmpfs", 0, "mode=0755")
-    os.mkdir("/run/sshd", 0o755)
-else:
-    check(libc.unshare(0x10000000 | 0x20000), "unshare")
-    open("/proc/self/uid_map", "w").write("%d %d 1" % (uid, uid))
-    open("/proc/self/setgroups", "w").write("deny")
-    open("/proc/self/gid_map", "w").write("%d %d 1" % (gid, gid))
-    mount(None, "/", None, MS_REC | MS_PRIVATE)
-    with open("/etc/passwd") as f, open(d + "/passwd", "w") as out:
-        for line in f:
-            p = line.rstrip("\n").split(":")
-            if len(p) == 7 and p[2] == str(uid):
-                p[6] = "/bin/sh"
-            out.write(":".join(p) + "\n")
-    mount(d + "/passwd", "/etc/passwd", None, MS_BIND)
-os.execv("/usr/sbin/sshd", ["/usr/sbin/sshd", "-D", "-e", "-f", conf])
-PY
-python3 "$dir/sshd-ns.py" "$dir" "$dir/sshd_config" 2>"$dir/sshd.log" & pids+=($!)
+python3 "$here/sshd-ns.py" "$dir" "$dir/sshd_config" 2>"$dir/sshd.log" & pids+=($!)
 for _ in $(seq 50); do grep -q "Server listening" "$dir/sshd.log" && break; sleep 0.1; done
 
 # the client's options: the granted key and known_hosts only, no user config
