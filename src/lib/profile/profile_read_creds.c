@@ -116,7 +116,7 @@ static int read_source(struct loader *l, const struct where *w, json_t *v, const
 
 static int check_host(struct loader *l, const struct where *w, const char *s, intptr_t unused)
 {
-	char why[300];
+	struct cordon_error why;
 
 	if (strchr(s, '*'))
 		return loader_fail(l, -EINVAL, w,
@@ -124,8 +124,8 @@ static int check_host(struct loader *l, const struct where *w, const char *s, in
 	for (const char *c = s; *c; c++)
 		if (isupper((unsigned char)*c))
 			return loader_fail(l, -EINVAL, w, "\"%.100s\": write host names in lower case", s);
-	if (profile_net_rule_check(CORDON_NET_ALLOW_DOMAIN, s, why, sizeof(why)) < 0)
-		return loader_fail(l, -EINVAL, w, "%s", why);
+	if (profile_net_rule_check(CORDON_NET_ALLOW_DOMAIN, s, &why) < 0)
+		return loader_fail(l, -EINVAL, w, "%s", why.message);
 	return 0;
 }
 
