@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 	struct credtable t = {};
 	json_error_t jerr;
 	json_t *spec, *creds;
-	char **all_hosts = NULL, err[256];
+	char **all_hosts = NULL;
+	struct cordon_error err;
 	size_t n_all = 0;
 	FILE *ca;
 	int r;
@@ -142,8 +143,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "credtable-writer: the CA: %d\n", r);
 		return 1;
 	}
-	if (credtable_check(&t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "credtable-writer: %s\n", err);
+	if (credtable_check(&t, &err) < 0) {
+		fprintf(stderr, "credtable-writer: %s\n", err.message);
 		return 1;
 	}
 	ca = fopen(argv[2], "we");
