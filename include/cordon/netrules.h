@@ -58,6 +58,10 @@ CORDON_API struct cordon_netrules *cordon_netrules_free(struct cordon_netrules *
  * past CORDON_NET_MAX_RULES. */
 CORDON_API int cordon_netrules_add(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
 				   char *err, size_t errlen);
+/* The same, with the reason in reterr (may be NULL), the library's carrier
+ * (cordon/common.h). */
+CORDON_API int cordon_netrules_add_rule(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
+					struct cordon_error *reterr);
 
 struct cordon_net_verdict {
 	bool allowed;

@@ -6,7 +6,3 @@
 /* Format a one-line reason into err[0..errlen) (either may be NULL/0) and
  * return r, a -errno: the runner's modules report failures this way. */
 int errbuf_set(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/* Copy src into dst[0..size), cut short when it does not fit; always
- * terminated (size 0: nothing written). */
-void text_copy(char *dst, size_t size, const char *src);

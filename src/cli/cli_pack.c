@@ -65,8 +65,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
  * to https, no proxy from the environment's netrc, peer and host
  * verified (CURL_CA_BUNDLE names another CA file, as for curl(1)), the
  * body capped. */
-static int fetch_https(void *ctx, const char *url, size_t max, char **ret, size_t *ret_len, char *reason, size_t rsize)
+static int fetch_https(void *ctx, const char *url, size_t max, char **ret, size_t *ret_len, struct cordon_error *reterr)
 {
+	char *reason = reterr ? reterr->message : NULL;
+	size_t rsize = reterr ? sizeof(reterr->message) : 0;
 	char err[CURL_ERROR_SIZE] = "", dlerr[256] = "";
 	const struct curl_dl *dl = curl_dl_get(dlerr, sizeof(dlerr));
 	const char *ca = secure_getenv("CURL_CA_BUNDLE");
@@ -138,11 +140,11 @@ static int fetch_https(void *ctx, const char *url, size_t max, char **ret, size_
 
 int cli_pack_insecure_local(const char *dir, char *name, size_t size)
 {
-	char reason[1024] = "";
-	int r = cordon_pack_insecure_local(dir, name, size, reason, sizeof(reason));
+	struct cordon_error reason = {};
+	int r = cordon_pack_insecure_local(dir, name, size, &reason);
 
 	if (r < 0)
-		cli_say("--insecure-local %s: %s", dir, reason[0] ? reason : strerror(-r));
+		cli_say("--insecure-local %s: %s", dir, reason.message[0] ? reason.message : strerror(-r));
 	return r;
 }
 
@@ -158,30 +160,30 @@ int cli_pack(const struct cli_args *a)
 {
 	_cleanup_free_ char *text = NULL;
 	const char *operand = a->operands ? a->operands[0] : NULL;
-	char reason[1024] = "";
+	struct cordon_error reason = {};
 	bool yes = a->yes;
 	int r = -EINVAL;
 
 	switch (a->pack_action) {
 	case CLI_PACK_INSTALL:
 		if (strncmp(operand, "https://", 8) == 0)
-			r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, reason, sizeof(reason));
+			r = cordon_pack_install_url(operand, fetch_https, NULL, confirm, &yes, &reason);
 		else if (is_archive(operand))
-			r = cordon_pack_install_archive(operand, confirm, &yes, reason, sizeof(reason));
+			r = cordon_pack_install_archive(operand, confirm, &yes, &reason);
 		else
-			r = cordon_pack_install(operand, confirm, &yes, reason, sizeof(reason));
+			r = cordon_pack_install(operand, confirm, &yes, &reason);
 		break;
 	case CLI_PACK_LIST:
-		r = cordon_pack_list(&text, reason, sizeof(reason));
+		r = cordon_pack_list(&text, &reason);
 		break;
 	case CLI_PACK_SHOW:
-		r = cordon_pack_show(operand, &text, reason, sizeof(reason));
+		r = cordon_pack_show(operand, &text, &reason);
 		break;
 	case CLI_PACK_VERIFY:
-		r = cordon_pack_verify(operand, &text, reason, sizeof(reason));
+		r = cordon_pack_verify(operand, &text, &reason);
 		break;
 	case CLI_PACK_REMOVE:
-		r = cordon_pack_remove(operand, reason, sizeof(reason));
+		r = cordon_pack_remove(operand, &reason);
 		break;
 	case CLI_PACK_NONE:
 		break;
@@ -189,7 +191,7 @@ int cli_pack(const struct cli_args *a)
 	if (text)
 		fputs(text, stdout);
 	if (r < 0) {
-		cli_say("%s", reason[0] ? reason : strerror(-r));
+		cli_say("%s", reason.message[0] ? reason.message : strerror(-r));
 		return CLI_EXIT_REFUSED;
 	}
 	if (a->pack_action == CLI_PACK_INSTALL)

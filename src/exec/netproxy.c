@@ -68,16 +68,16 @@ size_t netproxy_env_add(char **envp, size_t k)
 int netproxy_check_rule(const char *flag, const char *value, char *err, size_t errlen)
 {
 	struct cordon_netrules scratch = {};
-	char why[300] = "";
+	struct cordon_error why;
 	int r;
 
 	if (strcmp(flag, "--allow-address") == 0)
-		r = netrules_add_address(&scratch, value, why, sizeof(why));
+		r = netrules_add_address(&scratch, value, &why);
 	else
-		r = netrules_add_host(&scratch, false, value, why, sizeof(why));
+		r = netrules_add_host(&scratch, false, value, &why);
 	netrules_done(&scratch);
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "%s: %s", flag, why);
+		return errbuf_set(err, errlen, r, "%s: %s", flag, why.message);
 	return 0;
 }
 

@@ -134,7 +134,7 @@ static int conclude(const struct tool_capture *cap, int r, const struct cordon_r
 		    size_t n, bool timed_out, bool over, struct capture_result *out, char *err, size_t errlen)
 {
 	struct capture_value v;
-	char why[200];
+	struct cordon_error why;
 
 	out->bytes = n;
 	out->timed_out = timed_out;
@@ -154,9 +154,9 @@ static int conclude(const struct tool_capture *cap, int r, const struct cordon_r
 		return errbuf_set(err, errlen, -EIO, "capture %s: exited %d%s%s", cap->name, res->exit_code,
 				  res->signal ? " by signal " : "",
 				  res->signal ? sigabbrev_np(res->signal) ?: "?" : "");
-	r = capture_output_parse((char *)buf, n, &v, why, sizeof(why));
+	r = capture_output_parse((char *)buf, n, &v, &why);
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "capture %s: %s", cap->name, why);
+		return errbuf_set(err, errlen, r, "capture %s: %s", cap->name, why.message);
 	if (v.has_expiry) {
 		int64_t left = v.expires_at - (int64_t)time(NULL);
 

@@ -634,6 +634,7 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 		     struct credtable **ret, char *err, size_t errlen)
 {
 	_cleanup_(credtable_freep) struct credtable *t = NULL;
+	struct cordon_error e;
 	int r;
 
 	*ret = NULL;
@@ -666,9 +667,9 @@ int cred_store_table(struct cred_store *s, const struct toolbox_creds *tc, const
 			if (r < 0)
 				return r;
 		}
-	r = credtable_check(t, err, errlen);
+	r = credtable_check(t, &e);
 	if (r < 0)
-		return r;
+		return errbuf_set(err, errlen, r, "%s", e.message);
 	*ret = TAKE_PTR(t);
 	return 0;
 }

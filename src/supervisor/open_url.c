@@ -453,7 +453,8 @@ static void decide(struct call *c, const char *raw)
 	struct supervisor *s = c->s;
 	const struct tool_open_urls *pol = tools_open_urls(s->tools, c->caller);
 	_cleanup_free_ struct url_parsed *u = malloc(sizeof(*u));
-	char why[BROKER_REASON_MAX], what[256] = "";
+	char why[BROKER_REASON_MAX];
+	struct cordon_error what = {};
 	bool under = false;
 
 	snprintf(c->decision.rule, sizeof(c->decision.rule), "open_urls");
@@ -473,8 +474,8 @@ static void decide(struct call *c, const char *raw)
 		snprintf(c->decision.file, sizeof(c->decision.file), "%s", pol->place.file);
 	if (pol->place.pointer)
 		snprintf(c->decision.rule, sizeof(c->decision.rule), "%s", pol->place.pointer);
-	if (url_parse(raw, strlen(raw), u, what, sizeof(what)) < 0) {
-		snprintf(why, sizeof(why), "the URL is refused: %s", what);
+	if (url_parse(raw, strlen(raw), u, &what) < 0) {
+		snprintf(why, sizeof(why), "the URL is refused: %s", what.message);
 		call_deny(c, "url_denied", why);
 		return;
 	}

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct capture_value v;
-	char why[200];
+	struct cordon_error why;
 	char *buf;
 
 	if (size > CAPTURE_OUTPUT_MAX + 16)
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	if (capture_output_parse(buf, size, &v, why, sizeof(why)) == 0) {
+	if (capture_output_parse(buf, size, &v, &why) == 0) {
 		if (v.len == 0 || v.off > size || v.len > size - v.off)
 			abort();
 		for (size_t i = 0; i < v.len; i++)

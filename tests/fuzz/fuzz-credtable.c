@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool init;
 	struct credtable *t = NULL;
-	char out[ENDPOINT_PATH_MAX + 1], err[256];
+	char out[ENDPOINT_PATH_MAX + 1];
 	const char *why = NULL;
 
 	if (!init) {
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] & 1) {
 		if (credtable_decode(data + 1, size - 1, &t) == 0) {
-			CHECK(credtable_check(t, err, sizeof(err)) == 0);
+			CHECK(credtable_check(t, NULL) == 0);
 			credtable_free(t);
 		}
 		return 0;

@@ -34,10 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status = 0, r;
 
 	if (!ready) {
-		CHECK(netrules_add_host(&rules, false, "*.example.com", NULL, 0) == 0);
-		CHECK(netrules_add_host(&rules, true, "bad.example.com:443", NULL, 0) == 0);
-		CHECK(netrules_add_host(&rules, false, "[::1]:8080", NULL, 0) == 0);
-		CHECK(netrules_add_address(&rules, "10.0.0.0/8", NULL, 0) == 0);
+		CHECK(netrules_add_host(&rules, false, "*.example.com", NULL) == 0);
+		CHECK(netrules_add_host(&rules, true, "bad.example.com:443", NULL) == 0);
+		CHECK(netrules_add_host(&rules, false, "[::1]:8080", NULL) == 0);
+		CHECK(netrules_add_address(&rules, "10.0.0.0/8", NULL) == 0);
 		ready = true;
 	}
 	r = http_head_parse(buf, size, &h, &status, &reason);

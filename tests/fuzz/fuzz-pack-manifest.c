@@ -16,10 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pack_manifest *m = NULL;
-	char why[256];
+	struct cordon_error why;
 
-	(void)pack_rules_check((const char *)data, size, "acme", "tools", why, sizeof(why));
-	if (pack_manifest_parse((const char *)data, size, &m, why, sizeof(why)) < 0)
+	(void)pack_rules_check((const char *)data, size, "acme", "tools", &why);
+	if (pack_manifest_parse((const char *)data, size, &m, &why) < 0)
 		return 0;
 	for (size_t i = 0; i < m->n_files; i++)
 		if (m->files[i].path[0] == '/' || strstr(m->files[i].path, ".."))

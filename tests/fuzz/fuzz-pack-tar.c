@@ -31,10 +31,10 @@ static int entry(void *ctx, const char *path, bool is_dir, const char *d, size_t
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why[256];
+	struct cordon_error why;
 
 	base = (const char *)data;
 	base_len = size;
-	(void)pack_tar_walk((const char *)data, size, entry, NULL, why, sizeof(why));
+	(void)pack_tar_walk((const char *)data, size, entry, NULL, &why);
 	return 0;
 }

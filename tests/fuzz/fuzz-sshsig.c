@@ -14,11 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sshsig *sig = NULL;
-	char why[256];
+	struct cordon_error why;
 
-	if (sshsig_parse((const char *)data, size, &sig, why, sizeof(why)) < 0)
+	if (sshsig_parse((const char *)data, size, &sig, &why) < 0)
 		return 0;
-	if (sshsig_verify(sig, "cordon-pack", "fuzz", 4, why, sizeof(why)) == 0)
+	if (sshsig_verify(sig, "cordon-pack", "fuzz", 4, &why) == 0)
 		abort();
 	sshsig_free(sig);
 	return 0;

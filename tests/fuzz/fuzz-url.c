@@ -22,11 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct url_parsed u, again;
-	char why[256] = "";
-	int r = url_parse((const char *)data, size, &u, why, sizeof(why));
+	struct cordon_error why = {};
+	int r = url_parse((const char *)data, size, &u, &why);
 
 	if (r < 0) {
-		CHECK(why[0]);
+		CHECK(why.message[0]);
 		return 0;
 	}
 	CHECK(u.len <= URL_MAX_BYTES + 1 && u.len == strlen(u.url));
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(u.url[u.path_off] == '/');
 	CHECK(u.path_off + u.path_len + u.query_len + u.fragment_len == u.len);
 	if (u.len <= URL_MAX_BYTES) {
-		CHECK(url_parse(u.url, u.len, &again, why, sizeof(why)) == 0);
+		CHECK(url_parse(u.url, u.len, &again, &why) == 0);
 		CHECK(again.len == u.len && memcmp(again.url, u.url, u.len) == 0);
 		CHECK(strcmp(again.origin, u.origin) == 0);
 	}

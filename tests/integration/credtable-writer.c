@@ -69,7 +69,8 @@ int main(int argc, char **argv)
 	struct credtable t = {};
 	json_error_t jerr;
 	json_t *spec, *creds;
-	char **all_hosts = NULL, err[256];
+	char **all_hosts = NULL;
+	struct cordon_error err;
 	size_t n_all = 0;
 	FILE *ca;
 	int r;
@@ -156,8 +157,8 @@ int main(int argc, char **argv)
 		free(other_pem);
 		credtable_secret_clear(&other);
 	}
-	if (credtable_check(&t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "credtable-writer: %s\n", err);
+	if (credtable_check(&t, &err) < 0) {
+		fprintf(stderr, "credtable-writer: %s\n", err.message);
 		return 1;
 	}
 	ca = fopen(argv[2], "we");

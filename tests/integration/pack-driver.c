@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	struct allowed_signers *signers = NULL;
 	struct sshsig *sig = NULL;
 	size_t trust_len, msg_len, sig_len;
-	char reason[512] = "";
+	struct cordon_error reason = {};
 	int r;
 
 	if (argc != 7 || strcmp(argv[1], "verify") != 0) {
@@ -44,18 +44,17 @@ int main(int argc, char **argv)
 	trust = slurp(argv[2], &trust_len);
 	msg = slurp(argv[5], &msg_len);
 	sigtext = slurp(argv[6], &sig_len);
-	r = allowed_signers_parse(trust, trust_len, &signers, reason, sizeof(reason));
+	r = allowed_signers_parse(trust, trust_len, &signers, &reason);
 	if (r >= 0)
-		r = sshsig_parse(sigtext, sig_len, &sig, reason, sizeof(reason));
+		r = sshsig_parse(sigtext, sig_len, &sig, &reason);
 	if (r >= 0)
-		r = sshsig_verify(sig, argv[4], msg, msg_len, reason, sizeof(reason));
+		r = sshsig_verify(sig, argv[4], msg, msg_len, &reason);
 	if (r >= 0)
-		r = allowed_signers_check(signers, argv[3], sig->pubkey, sig->pubkey_len, argv[4], time(NULL), reason,
-					  sizeof(reason));
+		r = allowed_signers_check(signers, argv[3], sig->pubkey, sig->pubkey_len, argv[4], time(NULL), &reason);
 	sshsig_free(sig);
 	allowed_signers_free(signers);
 	if (r < 0) {
-		fprintf(stderr, "refused: %s\n", reason);
+		fprintf(stderr, "refused: %s\n", reason.message);
 		return 1;
 	}
 	printf("good\n");

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,11 @@ static int parse(const char *text, char *buf, struct capture_value *v, char *why
 	size_t n = strlen(text);
 
 	memcpy(buf, text, n + 1);
-	return capture_output_parse(buf, n, v, why, 200);
+	struct cordon_error e = {};
+	int r = capture_output_parse(buf, n, v, &e);
+
+	snprintf(why, 200, "%.199s", e.message);
+	return r;
 }
 
 #define VALUE(buf, v) ((int)(v).len), ((buf) + (v).off)
@@ -88,14 +93,15 @@ Test(capture_output, refused_without_quoting)
 Test(capture_output, caps)
 {
 	size_t n = CAPTURE_OUTPUT_MAX + 1;
-	char *big = malloc(n + 1), why[200];
+	char *big = malloc(n + 1);
+	struct cordon_error e;
 	struct capture_value v;
 
 	cr_assert_not_null(big);
 	memset(big, 'a', n);
 	big[n] = '\0';
-	cr_expect_eq(capture_output_parse(big, n, &v, why, sizeof(why)), -E2BIG);
-	cr_expect_eq(capture_output_parse(big, CAPTURE_VALUE_MAX + 1, &v, why, sizeof(why)), -E2BIG);
-	cr_expect_eq(capture_output_parse(big, CAPTURE_VALUE_MAX, &v, why, sizeof(why)), 0);
+	cr_expect_eq(capture_output_parse(big, n, &v, &e), -E2BIG);
+	cr_expect_eq(capture_output_parse(big, CAPTURE_VALUE_MAX + 1, &v, &e), -E2BIG);
+	cr_expect_eq(capture_output_parse(big, CAPTURE_VALUE_MAX, &v, &e), 0);
 	free(big);
 }

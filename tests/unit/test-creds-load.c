@@ -208,32 +208,32 @@ Test(creds_load, two_phantoms_one_variable)
 Test(creds_load, shape)
 {
 	struct cred_shape s = {};
-	char why[200];
+	struct cordon_error why;
 
-	cr_assert_eq(cred_shape_parse("ghp_{36}", &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cred_shape_parse("ghp_{36}", &s, &why), 0, "%s", why.message);
 	cr_expect_str_eq(s.prefix, "ghp_");
 	cr_expect_eq(s.len, 36);
 	cr_expect_eq(s.alphabet, CRED_ALPHA_BASE62);
 	cr_expect_geq(cred_shape_bits(&s), 128);
 	cred_shape_clear(&s);
-	cr_assert_eq(cred_shape_parse("sk-ant-api03-{95}", &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cred_shape_parse("sk-ant-api03-{95}", &s, &why), 0, "%s", why.message);
 	cr_expect_eq(s.len, 95);
 	cred_shape_clear(&s);
-	cr_assert_eq(cred_shape_parse("{32:hex}", &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cred_shape_parse("{32:hex}", &s, &why), 0, "%s", why.message);
 	cr_expect_str_eq(s.prefix, "");
 	cr_expect_eq(cred_shape_bits(&s), 128);
 	cred_shape_clear(&s);
-	cr_assert_eq(cred_shape_parse("x{22}", &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cred_shape_parse("x{22}", &s, &why), 0, "%s", why.message);
 	cr_expect_eq(cred_shape_bits(&s), 130);
 	cred_shape_clear(&s);
-	cr_assert_eq(cred_shape_parse("x{21}", &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cred_shape_parse("x{21}", &s, &why), 0, "%s", why.message);
 	cr_expect_lt(cred_shape_bits(&s), 128);
 	cred_shape_clear(&s);
-	cr_expect_eq(cred_shape_parse("x{0}", &s, why, sizeof(why)), -EINVAL);
-	cr_expect_eq(cred_shape_parse("x{99999}", &s, why, sizeof(why)), -ERANGE);
-	cr_expect_eq(cred_shape_parse("a b{40}", &s, why, sizeof(why)), -EINVAL);
-	cr_expect_eq(cred_shape_parse("x{40:}", &s, why, sizeof(why)), -EINVAL);
-	cr_expect_eq(cred_shape_parse("x{40", &s, why, sizeof(why)), -EINVAL);
+	cr_expect_eq(cred_shape_parse("x{0}", &s, &why), -EINVAL);
+	cr_expect_eq(cred_shape_parse("x{99999}", &s, &why), -ERANGE);
+	cr_expect_eq(cred_shape_parse("a b{40}", &s, &why), -EINVAL);
+	cr_expect_eq(cred_shape_parse("x{40:}", &s, &why), -EINVAL);
+	cr_expect_eq(cred_shape_parse("x{40", &s, &why), -EINVAL);
 }
 
 /* A profile with credentials and no command_policies is still the

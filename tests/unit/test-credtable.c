@@ -102,21 +102,21 @@ Test(credtable, round_trip_through_a_pipe)
 Test(credtable, refuses_an_incoherent_table)
 {
 	struct credtable *t = sample();
-	char err[256];
+	struct cordon_error err;
 	int p[2];
 
 	credtable_secret_clear(&t->creds[0].value);
 	cr_assert_eq(credtable_secret_set(&t->creds[0].value, "a\r\nb", 4), 0);
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "a value with CR LF is refused");
+	cr_assert_eq(credtable_check(t, &err), -EINVAL, "a value with CR LF is refused");
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_assert_eq(credtable_write(p[1], t), -EINVAL);
 	credtable_secret_clear(&t->creds[0].value);
 	cr_assert_eq(credtable_secret_set(&t->creds[0].value, "v", 1), 0);
 	cr_assert_eq(credtable_secret_set(&t->creds[0].tls_key_pem, "k", 1), 0);
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "a key without its certificate is refused");
+	cr_assert_eq(credtable_check(t, &err), -EINVAL, "a key without its certificate is refused");
 	credtable_secret_clear(&t->creds[0].tls_key_pem);
 	credtable_secret_clear(&t->ca_key_pem);
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "no CA: refused");
+	cr_assert_eq(credtable_check(t, &err), -EINVAL, "no CA: refused");
 	close(p[0]);
 	close(p[1]);
 	credtable_free(t);
@@ -130,13 +130,13 @@ Test(credtable, an_entry_without_a_value)
 {
 	struct credtable *t = sample(), *u = NULL;
 	struct credtable_cred *c = &t->creds[0];
-	char err[256];
+	struct cordon_error err;
 	int p[2];
 
 	credtable_secret_clear(&c->value);
 	/* a granted capture's entry: its phantom, its value asked for by the
 	 * proxy on first use */
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), 0, "no value, a phantom of its own (a capture's): %s", err);
+	cr_assert_eq(credtable_check(t, &err), 0, "no value, a phantom of its own (a capture's): %s", err.message);
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_assert_eq(credtable_write(p[1], t), 0);
 	close(p[1]);
@@ -149,7 +149,7 @@ Test(credtable, an_entry_without_a_value)
 	free(c->phantoms[0]);
 	c->phantoms[0] = NULL;
 	c->n_phantoms = 0;
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(credtable_check(t, &err), 0, "%s", err.message);
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_assert_eq(credtable_write(p[1], t), 0);
 	close(p[1]);
@@ -164,12 +164,12 @@ Test(credtable, an_entry_without_a_value)
 	cr_assert_eq(credtable_secret_set(&c->tls_key_pem, "k", 1), 0);
 	free(c->tls_cert_pem);
 	c->tls_cert_pem = strdup("cert");
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "no value, a client certificate: refused");
+	cr_assert_eq(credtable_check(t, &err), -EINVAL, "no value, a client certificate: refused");
 	credtable_secret_clear(&c->tls_key_pem);
 	free(c->tls_cert_pem);
 	c->tls_cert_pem = strdup("");
 	cr_assert_eq(credtable_secret_set(&c->value, "", 0), 0);
-	cr_assert_eq(credtable_check(t, err, sizeof(err)), -EINVAL, "an empty value is not the absence of one");
+	cr_assert_eq(credtable_check(t, &err), -EINVAL, "an empty value is not the absence of one");
 	credtable_free(t);
 }
 

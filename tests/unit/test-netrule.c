@@ -11,16 +11,16 @@ static struct cordon_netrules rules;
 
 static void add(bool deny, const char *spec)
 {
-	char err[256] = "";
+	struct cordon_error err = {};
 
-	cr_assert_eq(netrules_add_host(&rules, deny, spec, err, sizeof(err)), 0, "%s: %s", spec, err);
+	cr_assert_eq(netrules_add_host(&rules, deny, spec, &err), 0, "%s: %s", spec, err.message);
 }
 
 static void add_addr(const char *spec)
 {
-	char err[256] = "";
+	struct cordon_error err = {};
 
-	cr_assert_eq(netrules_add_address(&rules, spec, err, sizeof(err)), 0, "%s: %s", spec, err);
+	cr_assert_eq(netrules_add_address(&rules, spec, &err), 0, "%s: %s", spec, err.message);
 }
 
 static void teardown(void)
@@ -111,15 +111,15 @@ Test(netrule, port_rules)
  * exactly that name and port; never resolved, never reached otherwise. */
 Test(netrule, host_service_name_is_the_hosts_loopback_for_its_port)
 {
-	char err[256];
+	struct cordon_error err;
 	struct cordon_net_verdict v;
 
 	assert_refused(name("host.cordon.internal", 5432), "host-not-allowed");
 	add(false, "*.cordon.internal");
 	add(false, "*.internal");
 	assert_refused(name("host.cordon.internal", 5432), "host-not-allowed");
-	cr_assert_eq(netrules_add_host(&rules, false, "host.cordon.internal", err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "host.cordon.internal:PORT"), "%s", err);
+	cr_assert_eq(netrules_add_host(&rules, false, "host.cordon.internal", &err), -EINVAL);
+	cr_assert(strstr(err.message, "host.cordon.internal:PORT"), "%s", err.message);
 	add(false, "host.cordon.internal:5432");
 	v = name("HOST.cordon.internal.", 5432);
 	assert_allowed(v);
@@ -384,14 +384,12 @@ Test(netrule, rule_syntax)
 		"", "*.", "*.1.2.3.4", "a:0", "a:65536", "a:x", "[::1", "[::1]x", "a..b", "*.*.a", "a b", "*",
 	};
 	static const char *const bad_addrs[] = { "", "1.2.3", "1.2.3.4/33", "::1/129", "1.2.3.4/", "1.2.3.4/x", "host" };
-	char err[256];
+	struct cordon_error err;
 
 	for (size_t i = 0; i < sizeof(bad_hosts) / sizeof(bad_hosts[0]); i++)
-		cr_expect_eq(netrules_add_host(&rules, false, bad_hosts[i], err, sizeof(err)), -EINVAL, "%s",
-			     bad_hosts[i]);
+		cr_expect_eq(netrules_add_host(&rules, false, bad_hosts[i], &err), -EINVAL, "%s", bad_hosts[i]);
 	for (size_t i = 0; i < sizeof(bad_addrs) / sizeof(bad_addrs[0]); i++)
-		cr_expect_eq(netrules_add_address(&rules, bad_addrs[i], err, sizeof(err)), -EINVAL, "%s",
-			     bad_addrs[i]);
+		cr_expect_eq(netrules_add_address(&rules, bad_addrs[i], &err), -EINVAL, "%s", bad_addrs[i]);
 	cr_assert_eq(rules.n_allow + rules.n_addresses, 0);
 	add_addr("10.0.0.0/8");
 	add_addr("fd00::/8");
@@ -467,4 +465,23 @@ Test(netrule, public_api_by_kind)
 	cr_assert(v.allowed, "%s", v.detail);
 	cr_assert_null(cordon_netrules_free(r));
 	cr_assert_null(cordon_netrules_free(NULL));
+}
+
+/* cordon_netrules_add_rule: the reason in the library's carrier, the same
+ * text the char-buffer form gives; NULL for no reason. */
+Test(netrule, public_api_reason_in_cordon_error)
+{
+	struct cordon_netrules *r = NULL;
+	struct cordon_error e = {};
+	char err[256] = "";
+
+	cr_assert_eq(cordon_netrules_new(&r), 0);
+	cr_assert_eq(cordon_netrules_add_rule(r, CORDON_NET_ALLOW_DOMAIN, "*.example.com", &e), 0, "%s", e.message);
+	cr_assert_eq(cordon_netrules_add_rule(r, CORDON_NET_ALLOW_ADDRESS, "10.0.0.0/33", &e), -EINVAL);
+	cr_assert(strstr(e.message, "the prefix is not 0-32"), "%s", e.message);
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_ADDRESS, "10.0.0.0/33", err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, e.message);
+	cr_assert_eq(cordon_netrules_add_rule(r, CORDON_NET_ALLOW_DOMAIN, "a b", NULL), -EINVAL);
+	cr_assert_eq(cordon_netrules_add(r, CORDON_NET_ALLOW_DOMAIN, "a b", NULL, 0), -EINVAL);
+	cr_assert_null(cordon_netrules_free(r));
 }

@@ -24,13 +24,13 @@ static const char sig_text[] = "-----BEGIN SSH SIGNATURE-----\n"
 			       "+n4cscI64Ei0BwaJXBYzrJWuQjXkXaAQ==\n"
 			       "-----END SSH SIGNATURE-----\n";
 
-static char why[512];
+static struct cordon_error why;
 
 static struct sshsig *parse_ok(const char *text)
 {
 	struct sshsig *s = NULL;
 
-	cr_assert_eq(sshsig_parse(text, strlen(text), &s, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(sshsig_parse(text, strlen(text), &s, &why), 0, "%s", why.message);
 	return s;
 }
 
@@ -40,7 +40,7 @@ Test(sshsig, good_signature_verifies)
 
 	cr_assert_str_eq(s->namespace, "cordon-pack");
 	cr_assert_str_eq(s->hash_alg, "sha512");
-	cr_assert_eq(sshsig_verify(s, "cordon-pack", MSG, strlen(MSG), why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(sshsig_verify(s, "cordon-pack", MSG, strlen(MSG), &why), 0, "%s", why.message);
 	sshsig_free(s);
 }
 
@@ -48,9 +48,9 @@ Test(sshsig, changed_message_wrong_namespace_refused)
 {
 	struct sshsig *s = parse_ok(sig_text);
 
-	cr_assert_eq(sshsig_verify(s, "cordon-pack", MSG "!", strlen(MSG) + 1, why, sizeof(why)), -EKEYREJECTED);
-	cr_assert_eq(sshsig_verify(s, "git", MSG, strlen(MSG), why, sizeof(why)), -EKEYREJECTED);
-	cr_assert(strstr(why, "namespace"));
+	cr_assert_eq(sshsig_verify(s, "cordon-pack", MSG "!", strlen(MSG) + 1, &why), -EKEYREJECTED);
+	cr_assert_eq(sshsig_verify(s, "git", MSG, strlen(MSG), &why), -EKEYREJECTED);
+	cr_assert(strstr(why.message, "namespace"));
 	sshsig_free(s);
 }
 
@@ -63,7 +63,7 @@ Test(sshsig, a_flipped_signature_byte_refused)
 	/* a base64 digit inside the signature value */
 	text[strlen(text) - strlen("Q==\n-----END SSH SIGNATURE-----\n") - 3] ^= 1;
 	s = parse_ok(text);
-	cr_assert_neq(sshsig_verify(s, "cordon-pack", MSG, strlen(MSG), why, sizeof(why)), 0);
+	cr_assert_neq(sshsig_verify(s, "cordon-pack", MSG, strlen(MSG), &why), 0);
 	sshsig_free(s);
 }
 
@@ -80,12 +80,12 @@ Test(sshsig, malformed_refused)
 	struct sshsig *s = NULL;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_lt(sshsig_parse(bad[i], strlen(bad[i]), &s, why, sizeof(why)), 0, "%zu", i);
+		cr_assert_lt(sshsig_parse(bad[i], strlen(bad[i]), &s, &why), 0, "%zu", i);
 	{
 		char trailing[sizeof(sig_text) + 8];
 
 		snprintf(trailing, sizeof(trailing), "%sextra", sig_text);
-		cr_assert_lt(sshsig_parse(trailing, strlen(trailing), &s, why, sizeof(why)), 0);
+		cr_assert_lt(sshsig_parse(trailing, strlen(trailing), &s, &why), 0);
 	}
 }
 
@@ -99,12 +99,12 @@ Test(sshsig, key_types)
 	const char *ed = "AAAAC3NzaC1lZDI1NTE5AAAAIABRD6SJ6llp0rixGWXLHep3+bTKt7C03X+xX8acQbtX";
 
 	cr_assert_eq(ssh_base64_decode(sk, strlen(sk), 4096, &blob, &len), 0);
-	cr_assert_eq(sshkey_blob_check(blob, len, NULL, why, sizeof(why)), -EPROTONOSUPPORT);
-	cr_assert(strstr(why, "security-key"), "%s", why);
+	cr_assert_eq(sshkey_blob_check(blob, len, NULL, &why), -EPROTONOSUPPORT);
+	cr_assert(strstr(why.message, "security-key"), "%s", why.message);
 	free(blob);
 	cr_assert_eq(ssh_base64_decode(ed, strlen(ed), 4096, &blob, &len), 0);
-	cr_assert_eq(sshkey_blob_check(blob, len, NULL, why, sizeof(why)), 0, "%s", why);
-	cr_assert_lt(sshkey_blob_check(blob, len - 1, NULL, why, sizeof(why)), 0);
+	cr_assert_eq(sshkey_blob_check(blob, len, NULL, &why), 0, "%s", why.message);
+	cr_assert_lt(sshkey_blob_check(blob, len - 1, NULL, &why), 0);
 	free(blob);
 }
 
@@ -112,11 +112,10 @@ static int trust(const char *text, const char *principal, time_t now)
 {
 	struct allowed_signers *s = NULL;
 	struct sshsig *sig = parse_ok(sig_text);
-	int r = allowed_signers_parse(text, strlen(text), &s, why, sizeof(why));
+	int r = allowed_signers_parse(text, strlen(text), &s, &why);
 
 	if (r == 0)
-		r = allowed_signers_check(s, principal, sig->pubkey, sig->pubkey_len, "cordon-pack", now, why,
-					  sizeof(why));
+		r = allowed_signers_check(s, principal, sig->pubkey, sig->pubkey_len, "cordon-pack", now, &why);
 	allowed_signers_free(s);
 	sshsig_free(sig);
 	return r;
@@ -126,9 +125,9 @@ Test(allowed_signers, exact_principal_namespace_and_time)
 {
 	time_t now = 1800000000; /* 2027-01-15 */
 
-	cr_assert_eq(trust("acme namespaces=\"cordon-pack\" " KEY "\n", "acme", now), 0, "%s", why);
-	cr_assert_eq(trust("# c\n\nother,acme namespaces=\"git,cordon-pack\" " KEY " comment\n", "acme", now), 0,
-		     "%s", why);
+	cr_assert_eq(trust("acme namespaces=\"cordon-pack\" " KEY "\n", "acme", now), 0, "%s", why.message);
+	cr_assert_eq(trust("# c\n\nother,acme namespaces=\"git,cordon-pack\" " KEY " comment\n", "acme", now), 0, "%s",
+		     why.message);
 	cr_assert_eq(trust("acme namespaces=\"cordon-pack\" " KEY "\n", "acm", now), -EKEYREJECTED);
 	cr_assert_eq(trust("acme namespaces=\"git\" " KEY "\n", "acme", now), -EKEYREJECTED);
 	cr_assert_eq(trust("acme " KEY "\n", "acme", now), -EKEYREJECTED); /* no namespaces= */
@@ -139,7 +138,7 @@ Test(allowed_signers, exact_principal_namespace_and_time)
 	cr_assert_eq(trust("acme namespaces=\"cordon-pack\",valid-after=\"20260101\",valid-before=\"20280101\" " KEY
 			   "\n",
 			   "acme", now),
-		     0, "%s", why);
+		     0, "%s", why.message);
 	cr_assert_eq(trust("", "acme", now), -EKEYREJECTED);
 }
 
@@ -160,7 +159,7 @@ Test(allowed_signers, strictness)
 	struct allowed_signers *s = NULL;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_lt(allowed_signers_parse(bad[i], strlen(bad[i]), &s, why, sizeof(why)), 0, "%zu", i);
+		cr_assert_lt(allowed_signers_parse(bad[i], strlen(bad[i]), &s, &why), 0, "%zu", i);
 }
 
 static const char manifest_fmt[] = "{\"name\":\"%s\",\"version\":\"%s\",\"description\":\"d\","
@@ -173,14 +172,14 @@ static int manifest(const char *name, const char *version, const char *prof, con
 	int r;
 
 	snprintf(text, sizeof(text), manifest_fmt, name, version, prof, file, 0);
-	r = pack_manifest_parse(text, strlen(text), &m, why, sizeof(why));
+	r = pack_manifest_parse(text, strlen(text), &m, &why);
 	pack_manifest_free(m);
 	return r;
 }
 
 Test(pack_manifest, names_paths_versions)
 {
-	cr_assert_eq(manifest("acme/tools", "1.2.3", "p/build.json", "p/build.json"), 0, "%s", why);
+	cr_assert_eq(manifest("acme/tools", "1.2.3", "p/build.json", "p/build.json"), 0, "%s", why.message);
 	cr_assert_lt(manifest("acme", "1.2.3", "p/build.json", "p/build.json"), 0);
 	cr_assert_lt(manifest("Acme/tools", "1.2.3", "p/build.json", "p/build.json"), 0);
 	cr_assert_lt(manifest("acme/tools/x", "1.2.3", "p/build.json", "p/build.json"), 0);
@@ -202,8 +201,8 @@ Test(pack_manifest, version_order)
 			 "\"0000000000000000000000000000000000000000000000000000000000000000\"}}";
 	struct pack_manifest *a = NULL, *b = NULL;
 
-	cr_assert_eq(pack_manifest_parse(t1, strlen(t1), &a, why, sizeof(why)), 0, "%s", why);
-	cr_assert_eq(pack_manifest_parse(t2, strlen(t2), &b, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(pack_manifest_parse(t1, strlen(t1), &a, &why), 0, "%s", why.message);
+	cr_assert_eq(pack_manifest_parse(t2, strlen(t2), &b, &why), 0, "%s", why.message);
 	cr_assert_gt(pack_version_cmp(a, b), 0);
 	cr_assert_lt(pack_version_cmp(b, a), 0);
 	pack_manifest_free(a);
@@ -212,17 +211,18 @@ Test(pack_manifest, version_order)
 
 static int rules(const char *json)
 {
-	return pack_rules_check(json, strlen(json), "acme", "tools", why, sizeof(why));
+	return pack_rules_check(json, strlen(json), "acme", "tools", &why);
 }
 
 Test(pack_rules, what_a_pack_may_carry)
 {
 	cr_assert_eq(rules("{\"extends\":\"workspace-write\",\"filesystem\":{\"read\":[\"/opt\"],\"write\":["
 			   "\"$WORKSPACE/out\",\"build\"]}}"),
-		     0, "%s", why);
-	cr_assert_eq(rules("{\"extends\":\"acme/tools/base\"}"), 0, "%s", why);
-	cr_assert_eq(rules("{\"command_policies\":{\"commands\":{\"git\":{\"sandbox\":{\"fs_write\":[\"$WORKSPACE\"]}}}}}"),
-		     0, "%s", why);
+		     0, "%s", why.message);
+	cr_assert_eq(rules("{\"extends\":\"acme/tools/base\"}"), 0, "%s", why.message);
+	cr_assert_eq(
+		rules("{\"command_policies\":{\"commands\":{\"git\":{\"sandbox\":{\"fs_write\":[\"$WORKSPACE\"]}}}}}"),
+		0, "%s", why.message);
 }
 
 Test(pack_rules, refused_each_by_its_key)
@@ -257,7 +257,7 @@ Test(pack_rules, refused_each_by_its_key)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cr_assert_eq(rules(bad[i].json), -EPERM, "%zu: %s", i, bad[i].json);
-		cr_assert(strstr(why, bad[i].pointer), "%zu: %s", i, why);
+		cr_assert(strstr(why.message, bad[i].pointer), "%zu: %s", i, why.message);
 	}
 }
 
@@ -288,8 +288,8 @@ static int signed_with(struct pack_paths *paths)
 	uint8_t *signer = NULL;
 	size_t signer_len = 0;
 	char *trust_file = NULL;
-	int r = pack_signed_manifest(paths, signed_manifest, strlen(signed_manifest), manifest_sig, strlen(manifest_sig),
-				     &m, &signer, &signer_len, &trust_file, why, sizeof(why));
+	int r = pack_signed_manifest(paths, signed_manifest, strlen(signed_manifest), manifest_sig,
+				     strlen(manifest_sig), &m, &signer, &signer_len, &trust_file, &why);
 
 	pack_manifest_free(m);
 	free(signer);
@@ -308,16 +308,16 @@ Test(pack_trust, the_system_file_when_it_exists_is_the_only_one)
 	paths = (struct pack_paths){ .trust_system = sys_file, .trust_user = user_file, .store = dir };
 
 	cr_assert_eq(signed_with(&paths), -EKEYREJECTED);
-	cr_assert(strstr(why, "no trust file"), "%s", why);
+	cr_assert(strstr(why.message, "no trust file"), "%s", why.message);
 	write_text(user_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
-	cr_assert_eq(signed_with(&paths), 0, "%s", why);
+	cr_assert_eq(signed_with(&paths), 0, "%s", why.message);
 	write_text(sys_file, "");
 	cr_assert_eq(signed_with(&paths), -EKEYREJECTED, "an empty system file still rules");
-	cr_assert(strstr(why, "lists no signer"), "%s", why);
+	cr_assert(strstr(why.message, "lists no signer"), "%s", why.message);
 	write_text(sys_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
-	cr_assert_eq(signed_with(&paths), 0, "%s", why);
+	cr_assert_eq(signed_with(&paths), 0, "%s", why.message);
 	write_text(user_file, "");
-	cr_assert_eq(signed_with(&paths), 0, "the user's file is not read then: %s", why);
+	cr_assert_eq(signed_with(&paths), 0, "the user's file is not read then: %s", why.message);
 	write_text(sys_file, "other namespaces=\"cordon-pack\" " KEY "\n");
 	write_text(user_file, "acme namespaces=\"cordon-pack\" " KEY "\n");
 	cr_assert_eq(signed_with(&paths), -EKEYREJECTED, "the user's file cannot add a signer");
@@ -343,7 +343,7 @@ Test(pack_trust, the_manifest_is_signed_bytes)
 	memcpy(changed, signed_manifest, sizeof(changed));
 	changed[strstr(changed, "1.0.0") - changed] = '9';
 	cr_assert_eq(pack_signed_manifest(&paths, changed, strlen(changed), manifest_sig, strlen(manifest_sig), &m,
-					  &signer, &signer_len, &trust_file, why, sizeof(why)),
+					  &signer, &signer_len, &trust_file, &why),
 		     -EKEYREJECTED);
 	cr_assert_null(m);
 	unlink(user_file);

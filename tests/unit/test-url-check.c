@@ -91,10 +91,10 @@ static const struct {
 Test(url_check, taken_as_a_browser_serialises_them)
 {
 	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
-		char why[256] = "";
+		struct cordon_error why = {};
 
-		cr_assert_eq(url_parse(taken[i].in, strlen(taken[i].in), &u, why, sizeof(why)), 0, "%s: %s",
-			     taken[i].in, why);
+		cr_assert_eq(url_parse(taken[i].in, strlen(taken[i].in), &u, &why), 0, "%s: %s", taken[i].in,
+			     why.message);
 		cr_expect_str_eq(u.url, taken[i].url, "%s", taken[i].in);
 		cr_expect_eq(u.len, strlen(taken[i].url));
 		cr_expect_str_eq(u.origin, taken[i].origin, "%s", taken[i].in);
@@ -106,54 +106,55 @@ Test(url_check, taken_as_a_browser_serialises_them)
 Test(url_check, refused_with_the_rule)
 {
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		char why[256] = "";
+		struct cordon_error why = {};
 
-		cr_expect_lt(url_parse(refused[i].in, strlen(refused[i].in), &u, why, sizeof(why)), 0, "%s was taken",
+		cr_expect_lt(url_parse(refused[i].in, strlen(refused[i].in), &u, &why), 0, "%s was taken",
 			     refused[i].in);
-		cr_expect(strstr(why, refused[i].why), "%s: \"%s\" does not say %s", refused[i].in, why,
+		cr_expect(strstr(why.message, refused[i].why), "%s: \"%s\" does not say %s", refused[i].in, why.message,
 			  refused[i].why);
 	}
 }
 
 Test(url_check, nul_and_size_cap)
 {
-	char why[256] = "";
+	struct cordon_error why = {};
 	size_t n = URL_MAX_BYTES + 1;
 	char *big = malloc(n + 1);
 
-	cr_assert_lt(url_parse("https://github.com/\0x", 21, &u, why, sizeof(why)), 0);
-	cr_expect(strstr(why, "NUL"));
+	cr_assert_lt(url_parse("https://github.com/\0x", 21, &u, &why), 0);
+	cr_expect(strstr(why.message, "NUL"));
 	cr_assert(big);
 	memcpy(big, "https://github.com/", 19);
 	memset(big + 19, 'a', n - 19);
 	big[n] = '\0';
-	cr_expect_eq(url_parse(big, n, &u, why, sizeof(why)), -E2BIG);
-	cr_expect_eq(url_parse(big, n - 1, &u, why, sizeof(why)), 0, "%s", why);
+	cr_expect_eq(url_parse(big, n, &u, &why), -E2BIG);
+	cr_expect_eq(url_parse(big, n - 1, &u, &why), 0, "%s", why.message);
 	free(big);
 }
 
 Test(url_check, origins_for_a_profile)
 {
-	char o[URL_ORIGIN_MAX], why[256];
+	char o[URL_ORIGIN_MAX];
+	struct cordon_error why;
 
-	cr_expect_eq(url_origin_check("https://github.com", o, why, sizeof(why)), 0);
+	cr_expect_eq(url_origin_check("https://github.com", o, &why), 0);
 	cr_expect_str_eq(o, "https://github.com");
-	cr_expect_eq(url_origin_check("https://example.com:8443", o, why, sizeof(why)), 0);
+	cr_expect_eq(url_origin_check("https://example.com:8443", o, &why), 0);
 	cr_expect_str_eq(o, "https://example.com:8443");
-	cr_expect_lt(url_origin_check("https://github.com/", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("http://github.com", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("https://GitHub.com", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("https://github.com:443", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("https://127.0.0.1", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("https://github.com.", o, why, sizeof(why)), 0);
-	cr_expect_lt(url_origin_check("github.com", o, why, sizeof(why)), 0);
+	cr_expect_lt(url_origin_check("https://github.com/", o, &why), 0);
+	cr_expect_lt(url_origin_check("http://github.com", o, &why), 0);
+	cr_expect_lt(url_origin_check("https://GitHub.com", o, &why), 0);
+	cr_expect_lt(url_origin_check("https://github.com:443", o, &why), 0);
+	cr_expect_lt(url_origin_check("https://127.0.0.1", o, &why), 0);
+	cr_expect_lt(url_origin_check("https://github.com.", o, &why), 0);
+	cr_expect_lt(url_origin_check("github.com", o, &why), 0);
 }
 
 Test(url_check, path_prefixes)
 {
-	char why[256];
+	struct cordon_error why;
 
-	cr_assert_eq(url_parse("https://github.com/login/device?x", 33, &u, why, sizeof(why)), 0);
+	cr_assert_eq(url_parse("https://github.com/login/device?x", 33, &u, &why), 0);
 	cr_expect(url_path_under(&u, "/login"));
 	cr_expect(url_path_under(&u, "/login/"));
 	cr_expect(url_path_under(&u, "/login/device"));
@@ -161,8 +162,8 @@ Test(url_check, path_prefixes)
 	cr_expect_not(url_path_under(&u, "/log"));
 	cr_expect_not(url_path_under(&u, "/login/device/"));
 	cr_expect_not(url_path_under(&u, "/other"));
-	cr_expect_eq(url_path_prefix_check("/login/", why, sizeof(why)), 0);
-	cr_expect_lt(url_path_prefix_check("login", why, sizeof(why)), 0);
-	cr_expect_lt(url_path_prefix_check("/a/../b", why, sizeof(why)), 0);
-	cr_expect_lt(url_path_prefix_check("/a?b", why, sizeof(why)), 0);
+	cr_expect_eq(url_path_prefix_check("/login/", &why), 0);
+	cr_expect_lt(url_path_prefix_check("login", &why), 0);
+	cr_expect_lt(url_path_prefix_check("/a/../b", &why), 0);
+	cr_expect_lt(url_path_prefix_check("/a?b", &why), 0);
 }

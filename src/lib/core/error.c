@@ -18,3 +18,21 @@ int error_set(struct cordon_error *reterr, int r, const char *fmt, ...)
 	va_end(ap);
 	return r;
 }
+
+int error_prefix(struct cordon_error *reterr, int r, const char *fmt, ...)
+{
+	char reason[sizeof(reterr->message)];
+	va_list ap;
+	int n;
+
+	if (!reterr)
+		return r;
+	memcpy(reason, reterr->message, sizeof(reason));
+	reason[sizeof(reason) - 1] = '\0';
+	va_start(ap, fmt);
+	n = vsnprintf(reterr->message, sizeof(reterr->message), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(reterr->message) - 1 && reason[0])
+		snprintf(reterr->message + n, sizeof(reterr->message) - (size_t)n, ": %s", reason);
+	return r;
+}

@@ -6,7 +6,6 @@
 
 #include "cordon/cordon.h"
 #include "cleanup.h"
-#include "errbuf.h"
 
 /* A name table per enum: index is the enum value. */
 static int lookup(const char *const *names, size_t n, const char *s)

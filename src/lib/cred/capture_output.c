@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "capture_output.h"
-#include "errbuf.h"
+#include "error.h"
 
 static bool is_space(char c)
 {
@@ -243,41 +243,41 @@ int capture_parse_rfc3339(const char *s, size_t n, int64_t *ret)
 }
 
 /* {"token": ..., "expires_at": ...} at r->p. */
-static int read_object(struct reader *r, char *buf, struct capture_value *v, char *why, size_t whylen)
+static int read_object(struct reader *r, char *buf, struct capture_value *v, struct cordon_error *reterr)
 {
 	bool token = false, expiry = false;
 
 	r->p++; /* '{' */
 	skip_ws(r);
 	if (r->p < r->end && *r->p == '}')
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed an object without a \"token\"");
+		return error_set(reterr, -EINVAL, "the capture printed an object without a \"token\"");
 	for (;;) {
 		char *key, *s;
 		size_t kn, sn;
 
 		skip_ws(r);
 		if (read_string(r, &key, &kn) < 0)
-			return errbuf_set(why, whylen, -EINVAL, "the capture printed malformed JSON (a key)");
+			return error_set(reterr, -EINVAL, "the capture printed malformed JSON (a key)");
 		skip_ws(r);
 		if (r->p >= r->end || *r->p++ != ':')
-			return errbuf_set(why, whylen, -EINVAL, "the capture printed malformed JSON (no ':')");
+			return error_set(reterr, -EINVAL, "the capture printed malformed JSON (no ':')");
 		skip_ws(r);
 		if (kn == 5 && memcmp(key, "token", 5) == 0) {
 			if (token)
-				return errbuf_set(why, whylen, -EINVAL, "the capture printed \"token\" twice");
+				return error_set(reterr, -EINVAL, "the capture printed \"token\" twice");
 			if (read_string(r, &s, &sn) < 0)
-				return errbuf_set(why, whylen, -EINVAL, "the capture's \"token\" is not a JSON string");
+				return error_set(reterr, -EINVAL, "the capture's \"token\" is not a JSON string");
 			v->off = (size_t)(s - buf);
 			v->len = sn;
 			token = true;
 		} else if (kn == 10 && memcmp(key, "expires_at", 10) == 0) {
 			if (expiry)
-				return errbuf_set(why, whylen, -EINVAL, "the capture printed \"expires_at\" twice");
+				return error_set(reterr, -EINVAL, "the capture printed \"expires_at\" twice");
 			if (r->p < r->end && *r->p == '"') {
 				size_t nd = 0;
 
 				if (read_string(r, &s, &sn) < 0)
-					return errbuf_set(why, whylen, -EINVAL, "the capture's \"expires_at\" is malformed");
+					return error_set(reterr, -EINVAL, "the capture's \"expires_at\" is malformed");
 				while (nd < sn && s[nd] >= '0' && s[nd] <= '9')
 					nd++;
 				if (sn > 0 && sn <= 12 && nd == sn) {
@@ -287,19 +287,19 @@ static int read_object(struct reader *r, char *buf, struct capture_value *v, cha
 						e = e * 10 + (s[i] - '0');
 					v->expires_at = e;
 				} else if (capture_parse_rfc3339(s, sn, &v->expires_at) < 0)
-					return errbuf_set(why, whylen, -EINVAL,
-							  "the capture's \"expires_at\" is neither RFC 3339 nor epoch seconds");
+					return error_set(reterr, -EINVAL,
+							 "the capture's \"expires_at\" is neither RFC 3339 nor epoch seconds");
 			} else {
 				bool integer = false;
 
 				if (read_number(r, &v->expires_at, &integer) < 0)
-					return errbuf_set(why, whylen, -EINVAL,
-							  "the capture's \"expires_at\" is neither RFC 3339 nor epoch seconds");
+					return error_set(reterr, -EINVAL,
+							 "the capture's \"expires_at\" is neither RFC 3339 nor epoch seconds");
 			}
 			v->has_expiry = expiry = true;
 		} else if (skip_value(r) < 0)
-			return errbuf_set(why, whylen, -EINVAL,
-					  "the capture printed malformed JSON (values are strings, numbers, true, false, null)");
+			return error_set(reterr, -EINVAL,
+					 "the capture printed malformed JSON (values are strings, numbers, true, false, null)");
 		skip_ws(r);
 		if (r->p < r->end && *r->p == ',') {
 			r->p++;
@@ -309,46 +309,46 @@ static int read_object(struct reader *r, char *buf, struct capture_value *v, cha
 			r->p++;
 			break;
 		}
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed malformed JSON (no ',' or '}')");
+		return error_set(reterr, -EINVAL, "the capture printed malformed JSON (no ',' or '}')");
 	}
 	skip_ws(r);
 	if (r->p != r->end)
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed something after its JSON object");
+		return error_set(reterr, -EINVAL, "the capture printed something after its JSON object");
 	if (!token)
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed an object without a \"token\"");
+		return error_set(reterr, -EINVAL, "the capture printed an object without a \"token\"");
 	return 0;
 }
 
-int capture_output_parse(char *buf, size_t n, struct capture_value *ret, char *why, size_t whylen)
+int capture_output_parse(char *buf, size_t n, struct capture_value *ret, struct cordon_error *reterr)
 {
 	struct capture_value v = {};
 	struct reader r = { buf, buf + n };
 	int e;
 
 	if (n > CAPTURE_OUTPUT_MAX)
-		return errbuf_set(why, whylen, -E2BIG, "the capture printed more than %d bytes", CAPTURE_OUTPUT_MAX);
+		return error_set(reterr, -E2BIG, "the capture printed more than %d bytes", CAPTURE_OUTPUT_MAX);
 	skip_ws(&r);
 	while (r.end > r.p && is_space(r.end[-1]))
 		r.end--;
 	if (r.p == r.end)
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed nothing");
+		return error_set(reterr, -EINVAL, "the capture printed nothing");
 	if (*r.p == '{') {
-		e = read_object(&r, buf, &v, why, whylen);
+		e = read_object(&r, buf, &v, reterr);
 		if (e < 0)
 			return e;
 	} else {
 		v.off = (size_t)(r.p - buf);
 		v.len = (size_t)(r.end - r.p);
 		if (memchr(r.p, '\n', v.len))
-			return errbuf_set(why, whylen, -EINVAL, "the capture printed more than one line");
+			return error_set(reterr, -EINVAL, "the capture printed more than one line");
 	}
 	if (v.len > CAPTURE_VALUE_MAX)
-		return errbuf_set(why, whylen, -E2BIG, "the capture's value is longer than %d bytes", CAPTURE_VALUE_MAX);
+		return error_set(reterr, -E2BIG, "the capture's value is longer than %d bytes", CAPTURE_VALUE_MAX);
 	if (v.len == 0)
-		return errbuf_set(why, whylen, -EINVAL, "the capture printed an empty value");
+		return error_set(reterr, -EINVAL, "the capture printed an empty value");
 	if (!value_ok(buf + v.off, v.len))
-		return errbuf_set(why, whylen, -EINVAL,
-				  "the capture's value has a space, a control character or a byte outside ASCII");
+		return error_set(reterr, -EINVAL,
+				 "the capture's value has a space, a control character or a byte outside ASCII");
 	*ret = v;
 	return 0;
 }

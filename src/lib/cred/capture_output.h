@@ -13,12 +13,15 @@
  *                             string of digits); other keys are ignored
  *
  * An empty value, a second line, a control character, a value already
- * expired, a malformed object: -EINVAL with why (which never quotes the
+ * expired, a malformed object: -EINVAL with the reason in reterr (which
+ * never quotes the
  * output: it may be the secret).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cordon/common.h"
 
 #define CAPTURE_OUTPUT_MAX (64 * 1024)
 #define CAPTURE_VALUE_MAX (16 * 1024)
@@ -31,6 +34,6 @@ struct capture_value {
 
 /* buf[0..n) (modified in place: escapes undone). -E2BIG past
  * CAPTURE_OUTPUT_MAX or a value past CAPTURE_VALUE_MAX; -EINVAL. */
-int capture_output_parse(char *buf, size_t n, struct capture_value *ret, char *why, size_t whylen);
+int capture_output_parse(char *buf, size_t n, struct capture_value *ret, struct cordon_error *reterr);
 /* RFC 3339 date-time s[0..n) to epoch seconds (fraction dropped). */
 int capture_parse_rfc3339(const char *s, size_t n, int64_t *ret);

@@ -12,7 +12,6 @@
 
 #include "capture_sandbox.h"
 #include "cleanup.h"
-#include "errbuf.h"
 #include "error.h"
 #include "exec_closure.h"
 #include "launch.h"
@@ -56,7 +55,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct exec_closure *, exec_closure_free)
 
 static int capture_launch(const struct tool_capture *cap, const char *exe, const char *path_env,
-			  struct cordon_launch **ret, char *err, size_t errlen)
+			  struct cordon_launch **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
 	_cleanup_(exec_closure_freep) struct exec_closure *closure = NULL;
@@ -69,36 +68,37 @@ static int capture_launch(const struct tool_capture *cap, const char *exe, const
 	{
 		char cwd[4096];
 
-		r = cordon_policy_new_tool(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, "/") != 0 ? NULL : "/tmp", &p, &e);
+		r = cordon_policy_new_tool(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, "/") != 0 ? NULL : "/tmp", &p,
+					   reterr);
 	}
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "%s", e.message);
+		return r;
 	for (char **s = cap->read; *s; s++)
-		if ((r = cordon_policy_restrict_read(p, *s, &e)) < 0)
-			return errbuf_set(err, errlen, r, "%s", e.message);
+		if ((r = cordon_policy_restrict_read(p, *s, reterr)) < 0)
+			return r;
 	if ((r = exec_closure_new(&closure)) < 0 ||
 	    (r = exec_closure_of(closure, exe, path_env, &files, &e)) < 0)
-		return errbuf_set(err, errlen, r, "%s: %s", exe, e.message[0] ? e.message : strerror(-r));
+		return error_set(reterr, r, "%s: %s", exe, e.message[0] ? e.message : strerror(-r));
 	for (char **s = files; *s; s++)
-		if ((r = cordon_policy_allow_exec(p, *s, &e)) < 0)
-			return errbuf_set(err, errlen, r, "%s", e.message);
+		if ((r = cordon_policy_allow_exec(p, *s, reterr)) < 0)
+			return r;
 	if ((r = cordon_policy_set_net(p, profile_net_to_public(cap->net))) < 0)
-		return errbuf_set(err, errlen, r, "not a network mode");
+		return error_set(reterr, r, "not a network mode");
 	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS; k++)
 		for (char **s = cap->net_rules[k]; *s; s++)
-			if ((r = cordon_policy_add_net_rule(p, (enum cordon_net_rule)k, *s, &e)) < 0)
-				return errbuf_set(err, errlen, r, "%s", e.message);
+			if ((r = cordon_policy_add_net_rule(p, (enum cordon_net_rule)k, *s, reterr)) < 0)
+				return r;
 	for (size_t i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
-		if ((r = cordon_policy_withhold_env(p, proxy_vars[i], &e)) < 0)
-			return errbuf_set(err, errlen, r, "%s", e.message);
+		if ((r = cordon_policy_withhold_env(p, proxy_vars[i], reterr)) < 0)
+			return r;
 	{
 		/* no limits of its own: the supervisor ends it at its timeout */
 		struct cordon_profile_limits none = {};
 
-		r = launch_new_from_policy(TAKE_PTR(p), &none, ret, &e);
+		r = launch_new_from_policy(TAKE_PTR(p), &none, ret, reterr);
 	}
 	if (r < 0)
-		return errbuf_set(err, errlen, r, "%s", e.message);
+		return r;
 	return 0;
 }
 
@@ -106,15 +106,14 @@ int capture_sandbox_new(const struct tool_capture *cap, const char *path_env, ch
 			struct cordon_launch **ret, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *exe = NULL;
-	char err[512];
 	int r;
 
 	r = find_command(cap->command[0], path_env, &exe);
 	if (r < 0)
 		return error_set(reterr, r, "%s is not found", cap->command[0]);
-	r = capture_launch(cap, exe, path_env, ret, err, sizeof(err));
+	r = capture_launch(cap, exe, path_env, ret, reterr);
 	if (r < 0)
-		return error_set(reterr, r, "%s", err);
+		return r;
 	*ret_exe = TAKE_PTR(exe);
 	return 0;
 }

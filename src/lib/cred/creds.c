@@ -13,7 +13,7 @@
 
 #include "cleanup.h"
 #include "creds.h"
-#include "errbuf.h"
+#include "error.h"
 #include "strv.h"
 
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -163,28 +163,28 @@ const char *cred_action_name(enum cred_action a)
 
 /* ---- the phantom's shape --------------------------------------------------------- */
 
-int cred_shape_parse(const char *s, struct cred_shape *ret, char *why, size_t whylen)
+int cred_shape_parse(const char *s, struct cred_shape *ret, struct cordon_error *reterr)
 {
 	const char *open = strchr(s, '{'), *p;
 	struct cred_shape sh = {};
 	uint64_t n = 0;
 
 	if (!open)
-		return errbuf_set(why, whylen, -EINVAL,
-				  "\"%.100s\" has no {N}: write the prefix then the random part, as ghp_{36} or "
-				  "sk-{48:base62}", s);
+		return error_set(reterr, -EINVAL,
+				 "\"%.100s\" has no {N}: write the prefix then the random part, as ghp_{36} or "
+				 "sk-{48:base62}", s);
 	for (p = s; p < open; p++)
 		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '}')
-			return errbuf_set(why, whylen, -EINVAL,
-					  "\"%.100s\": the prefix is printable ASCII without spaces or braces", s);
+			return error_set(reterr, -EINVAL,
+					 "\"%.100s\": the prefix is printable ASCII without spaces or braces", s);
 	p = open + 1;
 	if (*p < '1' || *p > '9')
-		return errbuf_set(why, whylen, -EINVAL, "\"%.100s\": {N} starts with a digit from 1", s);
+		return error_set(reterr, -EINVAL, "\"%.100s\": {N} starts with a digit from 1", s);
 	for (; *p >= '0' && *p <= '9'; p++) {
 		n = n * 10 + (uint64_t)(*p - '0');
 		if (n > CREDS_SHAPE_MAX)
-			return errbuf_set(why, whylen, -ERANGE, "\"%.100s\": a phantom is at most %d characters", s,
-					  CREDS_SHAPE_MAX);
+			return error_set(reterr, -ERANGE, "\"%.100s\": a phantom is at most %d characters", s,
+					 CREDS_SHAPE_MAX);
 	}
 	sh.alphabet = CRED_ALPHA_BASE62;
 	if (*p == ':') {
@@ -192,7 +192,7 @@ int cred_shape_parse(const char *s, struct cred_shape *ret, char *why, size_t wh
 		bool found = false;
 
 		if (!end)
-			return errbuf_set(why, whylen, -EINVAL, "\"%.100s\": {N:alphabet} is not closed", s);
+			return error_set(reterr, -EINVAL, "\"%.100s\": {N:alphabet} is not closed", s);
 		for (size_t a = 0; a < _CRED_ALPHAS; a++)
 			if (strlen(alphabet_names[a]) == (size_t)(end - name) &&
 			    strncmp(alphabet_names[a], name, (size_t)(end - name)) == 0) {
@@ -200,18 +200,18 @@ int cred_shape_parse(const char *s, struct cred_shape *ret, char *why, size_t wh
 				found = true;
 			}
 		if (!found)
-			return errbuf_set(why, whylen, -EINVAL,
-					  "\"%.100s\": the alphabet is base62, hex, base64url or alnum_lower", s);
+			return error_set(reterr, -EINVAL,
+					 "\"%.100s\": the alphabet is base62, hex, base64url or alnum_lower", s);
 		p = end;
 	}
 	if (*p != '}')
-		return errbuf_set(why, whylen, -EINVAL, "\"%.100s\": write {N} or {N:alphabet}", s);
+		return error_set(reterr, -EINVAL, "\"%.100s\": write {N} or {N:alphabet}", s);
 	if (p[1] != '\0')
-		return errbuf_set(why, whylen, -EINVAL,
-				  "\"%.100s\": the random part ends the phantom (nothing after the braces)", s);
+		return error_set(reterr, -EINVAL,
+				 "\"%.100s\": the random part ends the phantom (nothing after the braces)", s);
 	if ((size_t)(open - s) + n > CREDS_SHAPE_MAX)
-		return errbuf_set(why, whylen, -ERANGE, "\"%.100s\": a phantom is at most %d characters", s,
-				  CREDS_SHAPE_MAX);
+		return error_set(reterr, -ERANGE, "\"%.100s\": a phantom is at most %d characters", s,
+				 CREDS_SHAPE_MAX);
 	sh.len = (uint32_t)n;
 	if (!(sh.prefix = strndup(s, (size_t)(open - s))))
 		return -ENOMEM;

@@ -130,9 +130,9 @@ const char *cred_alphabet_name(enum cred_alphabet a);
 const char *cred_alphabet_chars(enum cred_alphabet a);
 /* Parse "prefix{N}" or "prefix{N:alphabet}" (pure): the prefix printable
  * ASCII without braces, N from 1, the whole at most CREDS_SHAPE_MAX; the
- * alphabet base62 unless named. why gets a sentence on -EINVAL. The caller
+ * alphabet base62 unless named. reterr gets a sentence on -EINVAL. The caller
  * checks the randomness (cred_shape_bits). */
-int cred_shape_parse(const char *s, struct cred_shape *ret, char *why, size_t whylen);
+int cred_shape_parse(const char *s, struct cred_shape *ret, struct cordon_error *reterr);
 void cred_shape_clear(struct cred_shape *s);
 /* Bits of randomness the shape carries (rounded down). */
 unsigned cred_shape_bits(const struct cred_shape *s);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "credtable.h"
-#include "errbuf.h"
+#include "error.h"
 
 int credtable_secure_init(void)
 {
@@ -118,52 +118,52 @@ static bool empty(const char *s)
 	return !s || !s[0];
 }
 
-int credtable_check(const struct credtable *t, char *err, size_t errlen)
+int credtable_check(const struct credtable *t, struct cordon_error *reterr)
 {
 	if (empty(t->ca_cert_pem) || !t->ca_key_pem.p)
-		return errbuf_set(err, errlen, -EINVAL, "the table has no session CA");
+		return error_set(reterr, -EINVAL, "the table has no session CA");
 	if (t->n_creds > CREDTABLE_CREDS_MAX)
-		return errbuf_set(err, errlen, -EINVAL, "more than %d credentials", CREDTABLE_CREDS_MAX);
+		return error_set(reterr, -EINVAL, "more than %d credentials", CREDTABLE_CREDS_MAX);
 	for (size_t i = 0; i < t->n_creds; i++) {
 		const struct credtable_cred *c = &t->creds[i];
 
 		if (empty(c->name))
-			return errbuf_set(err, errlen, -EINVAL, "credential %zu has no name", i);
+			return error_set(reterr, -EINVAL, "credential %zu has no name", i);
 		if (!c->n_hosts || c->n_hosts > CREDTABLE_HOSTS_MAX)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: no hosts, or too many", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: no hosts, or too many", c->name);
 		for (size_t h = 0; h < c->n_hosts; h++)
 			if (empty(c->hosts[h]))
-				return errbuf_set(err, errlen, -EINVAL, "credential %s: an empty host", c->name);
+				return error_set(reterr, -EINVAL, "credential %s: an empty host", c->name);
 		if (c->inject != CREDTABLE_INJECT_HEADER && c->inject != CREDTABLE_INJECT_BASIC &&
 		    c->inject != CREDTABLE_INJECT_QUERY)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: no inject kind", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: no inject kind", c->name);
 		if (empty(c->inject_name) && c->inject != CREDTABLE_INJECT_BASIC)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: inject names nothing", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: inject names nothing", c->name);
 		if (c->inject == CREDTABLE_INJECT_HEADER && (!c->format || !strstr(c->format, "{}")))
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: the format has no {}", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: the format has no {}", c->name);
 		/* an entry without a value is a credential not granted here
 		 * (its hosts intercepted so its phantoms are refused: no
 		 * phantom of its own, no client certificate), or a granted
 		 * capture whose value the proxy asks for on its first use
 		 * (its phantoms, no value yet) */
 		if (!c->value.p && !c->n_phantoms && (!empty(c->tls_cert_pem) || c->tls_key_pem.p))
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: phantoms or a client certificate without a value",
-					  c->name);
+			return error_set(reterr, -EINVAL, "credential %s: phantoms or a client certificate without a value",
+					 c->name);
 		if (c->value.p && (!c->value.n || has_ctl(c->value.p, c->value.n)))
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: the value is empty or holds CR, LF or NUL",
-					  c->name);
+			return error_set(reterr, -EINVAL, "credential %s: the value is empty or holds CR, LF or NUL",
+					 c->name);
 		if (empty(c->tls_cert_pem) != !c->tls_key_pem.p)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: a client certificate without its key, or the reverse",
-					  c->name);
+			return error_set(reterr, -EINVAL, "credential %s: a client certificate without its key, or the reverse",
+					 c->name);
 		if (c->n_phantoms > CREDTABLE_PHANTOMS_MAX || c->n_others > CREDTABLE_PHANTOMS_MAX ||
 		    c->policy.n_rules > CREDTABLE_RULES_MAX)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: too many phantoms or rules", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: too many phantoms or rules", c->name);
 		if (c->policy.dflt < CREDTABLE_DENY || c->policy.dflt > CREDTABLE_ALLOW)
-			return errbuf_set(err, errlen, -EINVAL, "credential %s: no default action", c->name);
+			return error_set(reterr, -EINVAL, "credential %s: no default action", c->name);
 		for (size_t r = 0; r < c->policy.n_rules; r++)
 			if (c->policy.rules[r].action < CREDTABLE_DENY || c->policy.rules[r].action > CREDTABLE_ALLOW ||
 			    empty(c->policy.rules[r].method) || empty(c->policy.rules[r].path))
-				return errbuf_set(err, errlen, -EINVAL, "credential %s: rule %zu is incomplete", c->name, r);
+				return error_set(reterr, -EINVAL, "credential %s: rule %zu is incomplete", c->name, r);
 	}
 	return 0;
 }
@@ -327,10 +327,9 @@ int credtable_write(int fd, const struct credtable *t)
 	uint32_t hash = 0;
 	struct wr w = { .fd = fd };
 	size_t len = 0, ca = strlen(t->ca_cert_pem ? t->ca_cert_pem : "");
-	char err[256];
 	int r;
 
-	r = credtable_check(t, err, sizeof(err));
+	r = credtable_check(t, NULL);
 	if (r < 0)
 		return r;
 	if (ca > CREDTABLE_PUBLIC_MAX || t->java_store_n > CREDTABLE_STORE_MAX)
@@ -492,7 +491,6 @@ int credtable_decode(const unsigned char *body, size_t n, struct credtable **ret
 	struct credtable *t = calloc(1, sizeof(*t));
 	struct rd r = { .p = body, .n = n };
 	uint32_t k;
-	char err[256];
 
 	if (!t)
 		return -ENOMEM;
@@ -513,7 +511,7 @@ int credtable_decode(const unsigned char *body, size_t n, struct credtable **ret
 		t->n_creds = k;
 	for (size_t i = 0; !r.bad && i < t->n_creds; i++)
 		rd_cred(&r, &t->creds[i]);
-	if (r.bad || r.off != n || credtable_check(t, err, sizeof(err)) < 0) {
+	if (r.bad || r.off != n || credtable_check(t, NULL) < 0) {
 		credtable_free(t);
 		return -EBADMSG;
 	}

@@ -50,6 +50,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon/common.h"
+
 #define CREDTABLE_MAGIC "CRDT"
 #define CREDTABLE_VERSION 2
 #define CREDTABLE_PUBLIC_MAX (64 * 1024)   /* the CA certificate's PEM */
@@ -166,8 +168,8 @@ static inline void credtable_freep(struct credtable **t)
 /* Whether t is coherent: every credential has a name, a host, an inject
  * kind and a value without CR, LF or NUL, or no value, no phantom and no
  * client certificate (not granted here); a client certificate and key come
- * together; the CA is there. -EINVAL with why in err. */
-int credtable_check(const struct credtable *t, char *err, size_t errlen);
+ * together; the CA is there. -EINVAL with why in reterr (may be NULL). */
+int credtable_check(const struct credtable *t, struct cordon_error *reterr);
 
 /* Write t to fd (blocking; a pipe): the public part, then the secret part,
  * in pieces (writev), secrets straight from their secure memory. -errno. */

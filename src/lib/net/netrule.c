@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "error.h"
 #include "netrule.h"
 
 enum host_kind {
@@ -127,7 +127,7 @@ static int parse_port(const char *s, uint16_t *ret)
 	return 0;
 }
 
-int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, char *err, size_t errlen)
+int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, struct cordon_error *reterr)
 {
 	char host[CORDON_NET_HOST_MAX + 3], norm[CORDON_NET_HOST_MAX + 1];
 	const char *colon = NULL, *why;
@@ -137,48 +137,48 @@ int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, ch
 	int k;
 
 	if (r->n_allow + r->n_deny >= NETRULE_MAX_RULES)
-		return errbuf_set(err, errlen, -E2BIG, "more than %d host rules", NETRULE_MAX_RULES);
+		return error_set(reterr, -E2BIG, "more than %d host rules", NETRULE_MAX_RULES);
 	if (spec[0] == '[') {
 		const char *close = strchr(spec, ']');
 
 		if (!close)
-			return errbuf_set(err, errlen, -EINVAL, "'%.100s': a '[' without its ']'", spec);
+			return error_set(reterr, -EINVAL, "'%.100s': a '[' without its ']'", spec);
 		if (close[1] == ':')
 			colon = close + 1;
 		else if (close[1])
-			return errbuf_set(err, errlen, -EINVAL, "'%.100s': only ':PORT' may follow ']'", spec);
+			return error_set(reterr, -EINVAL, "'%.100s': only ':PORT' may follow ']'", spec);
 	} else if (strchr(spec, ':') == strrchr(spec, ':'))
 		colon = strchr(spec, ':'); /* at most one ':': host:port */
 	hl = colon ? (size_t)(colon - spec) : n;
 	if (colon && parse_port(colon + 1, &rule.port) < 0)
-		return errbuf_set(err, errlen, -EINVAL, "'%.100s': the port is not 1-65535", spec);
+		return error_set(reterr, -EINVAL, "'%.100s': the port is not 1-65535", spec);
 	if (strncmp(spec, "*.", 2) == 0) {
 		rule.wildcard = true;
 		spec += 2;
 		hl -= 2;
 	}
 	if (hl > sizeof(host) - 1)
-		return errbuf_set(err, errlen, -EINVAL, "'%.100s...': a name longer than 253 bytes", spec);
+		return error_set(reterr, -EINVAL, "'%.100s...': a name longer than 253 bytes", spec);
 	memcpy(host, spec, hl);
 	host[hl] = '\0';
 	k = classify_host(host, hl, norm, &lit, &why);
 	if (k < 0)
-		return errbuf_set(err, errlen, -EINVAL, "'%.100s' is not a host name: %s", host, why);
+		return error_set(reterr, -EINVAL, "'%.100s' is not a host name: %s", host, why);
 	if (k == HOST_LITERAL && rule.wildcard)
-		return errbuf_set(err, errlen, -EINVAL, "'*.%.100s': a wildcard takes a name, not an address", host);
+		return error_set(reterr, -EINVAL, "'*.%.100s': a wildcard takes a name, not an address", host);
 	if (strcmp(norm, CORDON_NET_HOST_SERVICE) == 0 && (rule.wildcard || !rule.port) && !deny)
-		return errbuf_set(err, errlen, -EINVAL,
-			    "'%.100s': the host's services are reached one port at a time: name "
-			    CORDON_NET_HOST_SERVICE ":PORT", spec);
+		return error_set(reterr, -EINVAL,
+				 "'%.100s': the host's services are reached one port at a time: name "
+				 CORDON_NET_HOST_SERVICE ":PORT", spec);
 	rule.literal = k == HOST_LITERAL;
 	rule.addr = lit;
 	rule.host = strdup(norm);
 	if (!rule.host)
-		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+		return error_set(reterr, -ENOMEM, "out of memory");
 	v = realloc(deny ? r->deny : r->allow, ((deny ? r->n_deny : r->n_allow) + 1) * sizeof(*v));
 	if (!v) {
 		free(rule.host);
-		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+		return error_set(reterr, -ENOMEM, "out of memory");
 	}
 	if (deny) {
 		r->deny = v;
@@ -204,7 +204,7 @@ int netaddr_parse(const char *s, struct cordon_netaddr *ret)
 	return 0;
 }
 
-int netrules_add_address(struct cordon_netrules *r, const char *spec, char *err, size_t errlen)
+int netrules_add_address(struct cordon_netrules *r, const char *spec, struct cordon_error *reterr)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	struct addr_rule rule = {};
@@ -212,15 +212,15 @@ int netrules_add_address(struct cordon_netrules *r, const char *spec, char *err,
 	char *slash;
 
 	if (r->n_addresses >= NETRULE_MAX_RULES)
-		return errbuf_set(err, errlen, -E2BIG, "more than %d address rules", NETRULE_MAX_RULES);
+		return error_set(reterr, -E2BIG, "more than %d address rules", NETRULE_MAX_RULES);
 	if (strlen(spec) >= sizeof(buf))
-		return errbuf_set(err, errlen, -EINVAL, "'%.60s...' is not an address or a CIDR range", spec);
+		return error_set(reterr, -EINVAL, "'%.60s...' is not an address or a CIDR range", spec);
 	strcpy(buf, spec);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
 	if (netaddr_parse(buf, &rule.addr) < 0)
-		return errbuf_set(err, errlen, -EINVAL, "'%.60s' is not an address or a CIDR range", spec);
+		return error_set(reterr, -EINVAL, "'%.60s' is not an address or a CIDR range", spec);
 	rule.prefix = rule.addr.family == AF_INET ? 32 : 128;
 	if (slash) {
 		char *end;
@@ -229,12 +229,12 @@ int netrules_add_address(struct cordon_netrules *r, const char *spec, char *err,
 		errno = 0;
 		p = strtoul(slash + 1, &end, 10);
 		if (errno || *end || slash[1] < '0' || slash[1] > '9' || p > rule.prefix)
-			return errbuf_set(err, errlen, -EINVAL, "'%.60s': the prefix is not 0-%u", spec, rule.prefix);
+			return error_set(reterr, -EINVAL, "'%.60s': the prefix is not 0-%u", spec, rule.prefix);
 		rule.prefix = (unsigned)p;
 	}
 	v = realloc(r->addresses, (r->n_addresses + 1) * sizeof(*v));
 	if (!v)
-		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
+		return error_set(reterr, -ENOMEM, "out of memory");
 	r->addresses = v;
 	r->addresses[r->n_addresses++] = rule;
 	return 0;
@@ -267,19 +267,31 @@ CORDON_API struct cordon_netrules *cordon_netrules_free(struct cordon_netrules *
 	return NULL;
 }
 
-CORDON_API int cordon_netrules_add(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
-				   char *err, size_t errlen)
+CORDON_API int cordon_netrules_add_rule(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
+					struct cordon_error *reterr)
 {
 	if (!r || !spec)
-		return errbuf_set(err, errlen, -EINVAL, "no rule");
+		return error_set(reterr, -EINVAL, "no rule");
 	switch (kind) {
 	case CORDON_NET_ALLOW_DOMAIN:
 	case CORDON_NET_DENY_DOMAIN:
-		return netrules_add_host(r, kind == CORDON_NET_DENY_DOMAIN, spec, err, errlen);
+		return netrules_add_host(r, kind == CORDON_NET_DENY_DOMAIN, spec, reterr);
 	case CORDON_NET_ALLOW_ADDRESS:
-		return netrules_add_address(r, spec, err, errlen);
+		return netrules_add_address(r, spec, reterr);
 	}
-	return errbuf_set(err, errlen, -EINVAL, "unknown kind of network rule %d", (int)kind);
+	return error_set(reterr, -EINVAL, "unknown kind of network rule %d", (int)kind);
+}
+
+CORDON_API int cordon_netrules_add(struct cordon_netrules *r, enum cordon_net_rule kind, const char *spec,
+				   char *err, size_t errlen)
+{
+	struct cordon_error e;
+	int k;
+
+	k = cordon_netrules_add_rule(r, kind, spec, err && errlen ? &e : NULL);
+	if (k < 0 && err && errlen)
+		snprintf(err, errlen, "%s", e.message);
+	return k;
 }
 
 void netaddr_format(const struct cordon_netaddr *a, char *buf, size_t len)

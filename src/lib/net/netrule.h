@@ -38,10 +38,11 @@ struct cordon_netrules {
 };
 
 /* "host", "*.suffix", "host:port", "[v6]:port", "1.2.3.4:443". deny: to
- * the deny list. -EINVAL with a reason in err for a malformed rule. */
-int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, char *err, size_t errlen);
+ * the deny list. -EINVAL with a reason in reterr (may be NULL) for a
+ * malformed rule. */
+int netrules_add_host(struct cordon_netrules *r, bool deny, const char *spec, struct cordon_error *reterr);
 /* "1.2.3.4", "10.0.0.0/8", "::1", "fd00::/8". */
-int netrules_add_address(struct cordon_netrules *r, const char *spec, char *err, size_t errlen);
+int netrules_add_address(struct cordon_netrules *r, const char *spec, struct cordon_error *reterr);
 void netrules_done(struct cordon_netrules *r);
 
 /* The class of one address, when it needs allow_addresses: a reason token

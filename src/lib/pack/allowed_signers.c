@@ -13,7 +13,7 @@
 
 #include "allowed_signers.h"
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "sshsig.h"
 #include "strv.h"
 
@@ -132,7 +132,7 @@ static int split_names(const char *s, char ***ret)
 	return 0;
 }
 
-static int parse_options(char *opts, struct allowed_signer *e, char *reason, size_t rsize)
+static int parse_options(char *opts, struct allowed_signer *e, struct cordon_error *reterr)
 {
 	char *p = opts;
 
@@ -148,33 +148,31 @@ static int parse_options(char *opts, struct allowed_signer *e, char *reason, siz
 		if (*p)
 			*p++ = '\0';
 		if (strcasecmp(o, "cert-authority") == 0)
-			return errbuf_set(reason, rsize, -EBADMSG,
-					  "line %u: cert-authority is not accepted (a pack is signed by a key, not a "
-					  "certificate)",
-					  e->line);
+			return error_set(reterr, -EBADMSG,
+					 "line %u: cert-authority is not accepted (a pack is signed by a key, not a "
+					 "certificate)",
+					 e->line);
 		if (strncasecmp(o, "namespaces=", 11) == 0) {
 			int r;
 
 			if (e->namespaces || !(value = option_value(o, 10)))
-				return errbuf_set(reason, rsize, -EBADMSG, "line %u: namespaces= is malformed",
-						  e->line);
+				return error_set(reterr, -EBADMSG, "line %u: namespaces= is malformed", e->line);
 			r = split_names(value, &e->namespaces);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0)
-				return errbuf_set(reason, rsize, -EBADMSG,
-						  "line %u: namespaces= must list exact names (no patterns)", e->line);
+				return error_set(reterr, -EBADMSG,
+						 "line %u: namespaces= must list exact names (no patterns)", e->line);
 		} else if (strncasecmp(o, "valid-after=", 12) == 0 || strncasecmp(o, "valid-before=", 13) == 0) {
 			bool after = strncasecmp(o, "valid-after=", 12) == 0;
 			int64_t *t = after ? &e->valid_after : &e->valid_before;
 
 			if (!(value = option_value(o, after ? 11 : 12)) || *t || parse_time(value, t) < 0)
-				return errbuf_set(reason, rsize, -EBADMSG,
-						  "line %u: %s= is not a time (YYYYMMDD[HHMM[SS]][Z], quoted)", e->line,
-						  after ? "valid-after" : "valid-before");
+				return error_set(reterr, -EBADMSG,
+						 "line %u: %s= is not a time (YYYYMMDD[HHMM[SS]][Z], quoted)", e->line,
+						 after ? "valid-after" : "valid-before");
 		} else
-			return errbuf_set(reason, rsize, -EBADMSG, "line %u: the option \"%.40s\" is not accepted",
-					  e->line, o);
+			return error_set(reterr, -EBADMSG, "line %u: the option \"%.40s\" is not accepted", e->line, o);
 	}
 	return 0;
 }
@@ -187,7 +185,7 @@ static bool is_key_type(const char *t)
 	       strstr(t, "-cert-v01@openssh.com");
 }
 
-static int parse_line(const char *line, const char *end, struct allowed_signer *e, char *reason, size_t rsize)
+static int parse_line(const char *line, const char *end, struct allowed_signer *e, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *tok = malloc(TOKEN_MAX);
 	_cleanup_free_ char *type = NULL;
@@ -199,57 +197,53 @@ static int parse_line(const char *line, const char *end, struct allowed_signer *
 	if (!tok)
 		return -ENOMEM;
 	if (!next_token(&p, end, tok, TOKEN_MAX, &too_long))
-		return too_long ? errbuf_set(reason, rsize, -EBADMSG, "line %u: too long", e->line) : 0;
+		return too_long ? error_set(reterr, -EBADMSG, "line %u: too long", e->line) : 0;
 	r = split_names(tok, &e->principals);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return errbuf_set(reason, rsize, -EBADMSG,
-				  "line %u: principals must be exact names (\"%.60s\" has a pattern or negation)",
-				  e->line, tok);
+		return error_set(reterr, -EBADMSG,
+				 "line %u: principals must be exact names (\"%.60s\" has a pattern or negation)",
+				 e->line, tok);
 	if (!next_token(&p, end, tok, TOKEN_MAX, &too_long))
-		return errbuf_set(reason, rsize, -EBADMSG, "line %u: no key after the principals", e->line);
+		return error_set(reterr, -EBADMSG, "line %u: no key after the principals", e->line);
 	if (!is_key_type(tok)) {
-		r = parse_options(tok, e, reason, rsize);
+		r = parse_options(tok, e, reterr);
 		if (r < 0)
 			return r;
 		if (!next_token(&p, end, tok, TOKEN_MAX, &too_long))
-			return errbuf_set(reason, rsize, -EBADMSG, "line %u: no key after the options", e->line);
+			return error_set(reterr, -EBADMSG, "line %u: no key after the options", e->line);
 	}
 	type = strdup(tok);
 	if (!type)
 		return -ENOMEM;
 	if (!next_token(&p, end, tok, TOKEN_MAX, &too_long))
-		return errbuf_set(reason, rsize, -EBADMSG, "line %u: no base64 key after \"%.40s\"", e->line, type);
+		return error_set(reterr, -EBADMSG, "line %u: no base64 key after \"%.40s\"", e->line, type);
 	r = ssh_base64_decode(tok, strlen(tok), SSHSIG_MAX_BLOB, &e->key, &e->key_len);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "line %u: the key is not valid base64", e->line);
-	r = sshkey_blob_check(e->key, e->key_len, type_name, reason, rsize);
-	if (r < 0) {
-		char why[200];
-
-		text_copy(why, sizeof(why), reason);
-		return errbuf_set(reason, rsize, r, "line %u: %s", e->line, why);
-	}
+		return error_set(reterr, -EBADMSG, "line %u: the key is not valid base64", e->line);
+	r = sshkey_blob_check(e->key, e->key_len, type_name, reterr);
+	if (r < 0)
+		return error_prefix(reterr, r, "line %u", e->line);
 	if (strcmp(type_name, type) != 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "line %u: the key is a %s key, the line says %.40s",
-				  e->line, type_name, type);
+		return error_set(reterr, -EBADMSG, "line %u: the key is a %s key, the line says %.40s", e->line,
+				 type_name, type);
 	/* the rest is a comment */
 	return 1;
 }
 
-int allowed_signers_parse(const char *text, size_t len, struct allowed_signers **ret, char *reason, size_t rsize)
+int allowed_signers_parse(const char *text, size_t len, struct allowed_signers **ret, struct cordon_error *reterr)
 {
 	struct allowed_signers *s;
 	const char *p = text, *end = text + len;
 	unsigned line = 0;
 
 	if (len > ALLOWED_SIGNERS_MAX_BYTES)
-		return errbuf_set(reason, rsize, -EBADMSG, "larger than %d bytes", ALLOWED_SIGNERS_MAX_BYTES);
+		return error_set(reterr, -EBADMSG, "larger than %d bytes", ALLOWED_SIGNERS_MAX_BYTES);
 	if (memchr(text, '\0', len))
-		return errbuf_set(reason, rsize, -EBADMSG, "holds a NUL byte");
+		return error_set(reterr, -EBADMSG, "holds a NUL byte");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -265,9 +259,9 @@ int allowed_signers_parse(const char *text, size_t len, struct allowed_signers *
 		p = nl ? nl + 1 : end;
 		if (q == le || *q == '#')
 			continue;
-		r = parse_line(q, le, &e, reason, rsize);
+		r = parse_line(q, le, &e, reterr);
 		if (r > 0 && s->n >= ALLOWED_SIGNERS_MAX_ENTRIES)
-			r = errbuf_set(reason, rsize, -EBADMSG, "more than %d entries", ALLOWED_SIGNERS_MAX_ENTRIES);
+			r = error_set(reterr, -EBADMSG, "more than %d entries", ALLOWED_SIGNERS_MAX_ENTRIES);
 		if (r > 0) {
 			struct allowed_signer *v = reallocarray(s->v, s->n + 1, sizeof(*v));
 
@@ -289,13 +283,13 @@ int allowed_signers_parse(const char *text, size_t len, struct allowed_signers *
 }
 
 int allowed_signers_check(const struct allowed_signers *s, const char *principal, const uint8_t *key, size_t key_len,
-			  const char *namespace, time_t now, char *reason, size_t rsize)
+			  const char *namespace, time_t now, struct cordon_error *reterr)
 {
 	const char *why = NULL;
 	unsigned why_line = 0;
 
 	if (!s || s->n == 0)
-		return errbuf_set(reason, rsize, -EKEYREJECTED, "the trust file lists no signer");
+		return error_set(reterr, -EKEYREJECTED, "the trust file lists no signer");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct allowed_signer *e = &s->v[i];
 
@@ -322,6 +316,6 @@ int allowed_signers_check(const struct allowed_signers *s, const char *principal
 		return 0;
 	}
 	if (why)
-		return errbuf_set(reason, rsize, -EKEYREJECTED, "%s: line %u of the trust file", why, why_line);
-	return errbuf_set(reason, rsize, -EKEYREJECTED, "the signing key is not in the trust file");
+		return error_set(reterr, -EKEYREJECTED, "%s: line %u of the trust file", why, why_line);
+	return error_set(reterr, -EKEYREJECTED, "the signing key is not in the trust file");
 }

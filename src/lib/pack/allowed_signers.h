@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cordon/common.h"
+
 #define ALLOWED_SIGNERS_MAX_BYTES (64 * 1024)
 #define ALLOWED_SIGNERS_MAX_ENTRIES 256
 
@@ -31,11 +33,11 @@ struct allowed_signers {
 
 void allowed_signers_free(struct allowed_signers *s);
 
-/* Parse text; -EBADMSG with "line N: why" in reason. An empty file (no
+/* Parse text; -EBADMSG with "line N: why" in reterr. An empty file (no
  * entries) parses; trust_check refuses it. */
-int allowed_signers_parse(const char *text, size_t len, struct allowed_signers **ret, char *reason, size_t rsize);
+int allowed_signers_parse(const char *text, size_t len, struct allowed_signers **ret, struct cordon_error *reterr);
 
 /* 0 if an entry names exactly principal, has the key blob, lists namespace
  * and is valid at now; else -EKEYREJECTED and the reason. */
 int allowed_signers_check(const struct allowed_signers *s, const char *principal, const uint8_t *key, size_t key_len,
-			  const char *namespace, time_t now, char *reason, size_t rsize);
+			  const char *namespace, time_t now, struct cordon_error *reterr);

@@ -22,7 +22,7 @@
 #include "cleanup.h"
 #include "cordon/pack.h"
 #include "dirat.h"
-#include "errbuf.h"
+#include "error.h"
 #include "fileio.h"
 #include "pack_gunzip.h"
 #include "pack_image.h"
@@ -51,8 +51,8 @@ static int write_new(int dirfd, const char *name, const char *data, size_t len)
 	return 0;
 }
 
-static int fetch_into(cordon_pack_fetch_fn fetch, void *fctx, const char *base, const char *rel, size_t max,
-		      int dirfd, char **ret, size_t *ret_len, char *reason, size_t rsize)
+static int fetch_into(cordon_pack_fetch_fn fetch, void *fctx, const char *base, const char *rel, size_t max, int dirfd,
+		      char **ret, size_t *ret_len, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *url = NULL, *data = NULL;
 	const char *slash = strrchr(rel, '/');
@@ -62,17 +62,17 @@ static int fetch_into(cordon_pack_fetch_fn fetch, void *fctx, const char *base, 
 
 	if (asprintf(&url, "%s/%s", base, rel) < 0)
 		return -ENOMEM;
-	r = fetch(fctx, url, max, &data, &len, reason, rsize);
+	r = fetch(fctx, url, max, &data, &len, reterr);
 	if (r < 0)
 		return r;
 	if (slash) {
 		sub = dir_make_open_at(dirfd, rel, (size_t)(slash - rel), 0700);
 		if (sub < 0)
-			return errbuf_set(reason, rsize, sub, "staging %s: %s", rel, strerror(-sub));
+			return error_set(reterr, sub, "staging %s: %s", rel, strerror(-sub));
 	}
 	r = write_new(slash ? sub : dirfd, slash ? slash + 1 : rel, data, len);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "staging %s: %s", rel, strerror(-r));
+		return error_set(reterr, r, "staging %s: %s", rel, strerror(-r));
 	if (ret) {
 		*ret = TAKE_PTR(data);
 		*ret_len = len;
@@ -109,7 +109,7 @@ static void remove_staging(const char *dir)
 /* The private staging directory, below the store (hidden from every
  * sandbox), mode 0700: *ret_stage its path, *ret_fd open on it. Nothing is
  * left behind on failure. */
-static int staging_make(const struct pack_paths *paths, char **ret_stage, int *ret_fd, char *reason, size_t rsize)
+static int staging_make(const struct pack_paths *paths, char **ret_stage, int *ret_fd, struct cordon_error *reterr)
 {
 	char *stage = NULL;
 	int fd, r;
@@ -118,8 +118,8 @@ static int staging_make(const struct pack_paths *paths, char **ret_stage, int *r
 	if (asprintf(&stage, "%s/.staging-XXXXXX", paths->store) < 0)
 		return -ENOMEM;
 	if (!mkdtemp(stage)) {
-		r = errbuf_set(reason, rsize, -errno, "cannot make a staging directory in %s: %s", paths->store,
-			       strerror(errno));
+		r = error_set(reterr, -errno, "cannot make a staging directory in %s: %s", paths->store,
+			      strerror(errno));
 		free(stage);
 		return r;
 	}
@@ -136,7 +136,7 @@ static int staging_make(const struct pack_paths *paths, char **ret_stage, int *r
 }
 
 int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *fctx, cordon_pack_confirm_fn confirm,
-			    void *ctx, char *reason, size_t rsize)
+			    void *ctx, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *base = NULL, *stage = NULL, *manifest = NULL, *sig = NULL, *signer = NULL, *trust = NULL;
 	_cleanup_close_ int dirfd = -1;
@@ -146,9 +146,9 @@ int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *f
 	int r;
 
 	if (strncmp(url, "https://", 8) != 0 || strlen(url) > URL_MAX || strpbrk(url, "?#\\ \t\r\n"))
-		return errbuf_set(reason, rsize, -EINVAL,
-				  "a pack's URL is https://HOST/PATH (the directory holding pack.json), at most %d bytes",
-				  URL_MAX);
+		return error_set(reterr, -EINVAL,
+				 "a pack's URL is https://HOST/PATH (the directory holding pack.json), at most %d bytes",
+				 URL_MAX);
 	base = strdup(url);
 	if (!base)
 		return -ENOMEM;
@@ -156,38 +156,36 @@ int cordon_pack_install_url(const char *url, cordon_pack_fetch_fn fetch, void *f
 		base[strlen(base) - 1] = '\0';
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	r = staging_make(&paths, &stage, &dirfd, reason, rsize);
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
+	r = staging_make(&paths, &stage, &dirfd, reterr);
 	if (r < 0)
 		goto out;
 	r = fetch_into(fetch, fctx, base, "pack.json", PACK_MANIFEST_MAX_BYTES, dirfd, &manifest, &manifest_len,
-		       reason, rsize);
+		       reterr);
 	if (r >= 0)
-		r = fetch_into(fetch, fctx, base, "pack.json.sig", SSHSIG_MAX_ARMORED, dirfd, &sig, &sig_len, reason,
-			       rsize);
+		r = fetch_into(fetch, fctx, base, "pack.json.sig", SSHSIG_MAX_ARMORED, dirfd, &sig, &sig_len, reterr);
 	if (r < 0)
 		goto out;
 	/* nothing more is fetched before the manifest's signature holds */
 	r = pack_signed_manifest(&paths, manifest, manifest_len, sig, sig_len, &m, (uint8_t **)&signer, &signer_len,
-				 &trust, reason, rsize);
+				 &trust, reterr);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < m->n_files; i++) {
 		_cleanup_free_ char *data = NULL;
 		size_t len = 0;
 
-		r = fetch_into(fetch, fctx, base, m->files[i].path, PACK_MAX_FILE_BYTES, dirfd, &data, &len, reason,
-			       rsize);
+		r = fetch_into(fetch, fctx, base, m->files[i].path, PACK_MAX_FILE_BYTES, dirfd, &data, &len, reterr);
 		if (r < 0)
 			goto out;
 		total += len;
 		if (total > PACK_MAX_TOTAL_BYTES) {
-			r = errbuf_set(reason, rsize, -EFBIG, "the pack's files are larger than %d bytes together",
-				       PACK_MAX_TOTAL_BYTES);
+			r = error_set(reterr, -EFBIG, "the pack's files are larger than %d bytes together",
+				      PACK_MAX_TOTAL_BYTES);
 			goto out;
 		}
 	}
-	r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
+	r = cordon_pack_install(stage, confirm, ctx, reterr);
 out:
 	if (stage)
 		remove_staging(stage);
@@ -198,8 +196,7 @@ out:
 
 struct unpack {
 	int dirfd;
-	char *reason;
-	size_t rsize;
+	struct cordon_error *reterr;
 };
 
 static int unpack_entry(void *ctx, const char *path, bool is_dir, const char *data, size_t len)
@@ -211,20 +208,20 @@ static int unpack_entry(void *ctx, const char *path, bool is_dir, const char *da
 
 	if (is_dir) {
 		sub = dir_make_open_at(u->dirfd, path, strlen(path), 0700);
-		return sub < 0 ? errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub)) : 0;
+		return sub < 0 ? error_set(u->reterr, sub, "%.200s: %s", path, strerror(-sub)) : 0;
 	}
 	if (slash) {
 		sub = dir_make_open_at(u->dirfd, path, (size_t)(slash - path), 0700);
 		if (sub < 0)
-			return errbuf_set(u->reason, u->rsize, sub, "%.200s: %s", path, strerror(-sub));
+			return error_set(u->reterr, sub, "%.200s: %s", path, strerror(-sub));
 	}
 	r = write_new(slash ? sub : u->dirfd, slash ? slash + 1 : path, data, len);
-	return r < 0 ? errbuf_set(u->reason, u->rsize, r, "%.200s: %s", path, strerror(-r)) : 0;
+	return r < 0 ? error_set(u->reterr, r, "%.200s: %s", path, strerror(-r)) : 0;
 }
 
 /* The archive's tar bytes: a .tar read as is, a gzip stream (by its magic,
  * whatever the name) decompressed by pack_gunzip.c, each under the cap. */
-static int read_archive(const char *file, char **ret, size_t *ret_len, char *reason, size_t rsize)
+static int read_archive(const char *file, char **ret, size_t *ret_len, struct cordon_error *reterr)
 {
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	unsigned char magic[2];
@@ -233,31 +230,25 @@ static int read_archive(const char *file, char **ret, size_t *ret_len, char *rea
 	int r;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return errbuf_set(reason, rsize, -errno, "%.200s: %s", file, strerror(errno));
+		return error_set(reterr, -errno, "%.200s: %s", file, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return errbuf_set(reason, rsize, -EINVAL, "%.200s: not a regular file", file);
+		return error_set(reterr, -EINVAL, "%.200s: not a regular file", file);
 	if (st.st_size > PACK_TAR_MAX_BYTES)
-		return errbuf_set(reason, rsize, -EFBIG, "%.200s: the archive is larger than 16 MiB", file);
+		return error_set(reterr, -EFBIG, "%.200s: the archive is larger than 16 MiB", file);
 	n = pread(fd, magic, sizeof(magic), 0);
 	if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		r = pack_gunzip(fd, PACK_TAR_MAX_BYTES, ret, ret_len, reason, rsize);
-		if (r < 0 && reason && rsize) {
-			char why[768];
-
-			snprintf(why, sizeof(why), "%s", reason);
-			errbuf_set(reason, rsize, r, "%.200s: %s", file, why);
-		}
-		return r;
+		r = pack_gunzip(fd, PACK_TAR_MAX_BYTES, ret, ret_len, reterr);
+		return r < 0 ? error_prefix(reterr, r, "%.200s", file) : r;
 	}
 	r = read_fd_capped(fd, PACK_TAR_MAX_BYTES, ret, ret_len);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "%.200s: %s", file,
-				  r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
+		return error_set(reterr, r, "%.200s: %s", file,
+				 r == -EFBIG ? "the archive is larger than 16 MiB" : strerror(-r));
 	return 0;
 }
 
-int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx, char *reason,
-				size_t rsize)
+int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm, void *ctx,
+				struct cordon_error *reterr)
 {
 	_cleanup_free_ char *data = NULL, *stage = NULL;
 	_cleanup_close_ int dirfd = -1;
@@ -265,18 +256,18 @@ int cordon_pack_install_archive(const char *file, cordon_pack_confirm_fn confirm
 	size_t len = 0;
 	int r;
 
-	r = read_archive(file, &data, &len, reason, rsize);
+	r = read_archive(file, &data, &len, reterr);
 	if (r < 0)
 		return r;
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	r = staging_make(&paths, &stage, &dirfd, reason, rsize);
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
+	r = staging_make(&paths, &stage, &dirfd, reterr);
 	if (r < 0)
 		goto out;
-	r = pack_tar_walk(data, len, unpack_entry, &(struct unpack){ dirfd, reason, rsize }, reason, rsize);
+	r = pack_tar_walk(data, len, unpack_entry, &(struct unpack){ dirfd, reterr }, reterr);
 	if (r >= 0)
-		r = cordon_pack_install(stage, confirm, ctx, reason, rsize);
+		r = cordon_pack_install(stage, confirm, ctx, reterr);
 out:
 	if (stage)
 		remove_staging(stage);

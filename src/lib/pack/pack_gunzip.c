@@ -19,7 +19,7 @@
 
 #include "cleanup.h"
 #include "cordon/cordon.h"
-#include "errbuf.h"
+#include "error.h"
 #include "exec_closure.h"
 #include "pack_gunzip.h"
 
@@ -46,7 +46,7 @@ static const char *find_gzip(void)
 }
 
 /* The sandbox gzip runs in; every failure is the reason the archive is refused. */
-static int gunzip_confined(const char *gzip, struct cordon_confined **ret, char *reason, size_t rsize)
+static int gunzip_confined(const char *gzip, struct cordon_confined **ret, struct cordon_error *reterr)
 {
 	_cleanup_(exec_closure_freep) struct exec_closure *clo = NULL;
 	_cleanup_(cordon_strv_freep) char **files = NULL;
@@ -74,12 +74,12 @@ static int gunzip_confined(const char *gzip, struct cordon_confined **ret, char 
 	if (r >= 0)
 		r = cordon_confine(argv, p, ret, &err);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "cannot make the sandbox gzip runs in: %s",
-				  err.message[0] ? err.message : strerror(-r));
+		return error_set(reterr, r, "cannot make the sandbox gzip runs in: %s",
+				 err.message[0] ? err.message : strerror(-r));
 	return 0;
 }
 
-int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, size_t rsize)
+int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_confined_freep) struct cordon_confined *confined = NULL;
 	_cleanup_(cordon_child_freep) struct cordon_child *child = NULL;
@@ -97,8 +97,8 @@ int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, s
 	int r;
 
 	if (!gzip)
-		return errbuf_set(reason, rsize, -ENOENT, "no gzip on this host (/usr/bin/gzip, /bin/gzip)");
-	r = gunzip_confined(gzip, &confined, reason, rsize);
+		return error_set(reterr, -ENOENT, "no gzip on this host (/usr/bin/gzip, /bin/gzip)");
+	r = gunzip_confined(gzip, &confined, reterr);
 	if (r < 0)
 		return r;
 	/* No pids cgroup for an unprivileged caller (and RLIMIT_NPROC counts
@@ -119,17 +119,17 @@ int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, s
 	if (r >= 0)
 		r = cordon_wait(child, &res);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "cannot run gzip in its sandbox: %s",
-				  err.message[0] ? err.message : strerror(-r));
+		return error_set(reterr, r, "cannot run gzip in its sandbox: %s",
+				 err.message[0] ? err.message : strerror(-r));
 	if (res->output_total > cap || res->limit == CORDON_LIMIT_OUTPUT)
-		return errbuf_set(reason, rsize, -EFBIG,
-				  "the archive decompresses to more than %zu bytes (the cap): gzip was stopped", cap);
+		return error_set(reterr, -EFBIG,
+				 "the archive decompresses to more than %zu bytes (the cap): gzip was stopped", cap);
 	if (res->limit != CORDON_LIMIT_NONE)
-		return errbuf_set(reason, rsize, -E2BIG, "gzip was stopped by its %s limit",
-				  cordon_limit_to_string(res->limit));
+		return error_set(reterr, -E2BIG, "gzip was stopped by its %s limit",
+				 cordon_limit_to_string(res->limit));
 	if (res->verdict == CORDON_VERDICT_RUNNER_FAILED)
-		return errbuf_set(reason, rsize, -EOPNOTSUPP, "cannot make the sandbox gzip runs in: %.300s",
-				  res->runner_line ? res->runner_line : "the runner failed");
+		return error_set(reterr, -EOPNOTSUPP, "cannot make the sandbox gzip runs in: %.300s",
+				 res->runner_line ? res->runner_line : "the runner failed");
 	if (res->verdict != CORDON_VERDICT_OK || res->exit_code != 0) {
 		const char *why = res->stderr_output ? res->stderr_output : "";
 		size_t n;
@@ -137,8 +137,8 @@ int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, s
 		why += strspn(why, " \t\r\n"); /* its first line that says something */
 		n = strcspn(why, "\n");
 
-		return errbuf_set(reason, rsize, -EBADMSG, "not a valid gzip stream (gzip exited %d%s%.*s)",
-				  res->exit_code, n ? ": " : "", (int)(n > 300 ? 300 : n), why);
+		return error_set(reterr, -EBADMSG, "not a valid gzip stream (gzip exited %d%s%.*s)", res->exit_code,
+				 n ? ": " : "", (int)(n > 300 ? 300 : n), why);
 	}
 	out = malloc(res->output_len + 1);
 	if (!out)

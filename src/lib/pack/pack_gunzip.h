@@ -9,9 +9,11 @@
  */
 #include <stddef.h>
 
+#include "cordon/common.h"
+
 /* fd: the archive, read from its current offset (gzip's stdin). 0 with
  * the decompressed bytes (NUL-terminated, *ret_len of them, at most cap);
  * else -errno with the reason: -EFBIG past the cap, -EBADMSG a corrupt,
  * truncated or trailing-garbage stream, -E2BIG another limit, any other
  * when the sandbox cannot be made or run (gzip is then not run). */
-int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, char *reason, size_t rsize);
+int pack_gunzip(int fd, size_t cap, char **ret, size_t *ret_len, struct cordon_error *reterr);

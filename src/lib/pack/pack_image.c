@@ -19,7 +19,7 @@
 
 #include "allowed_signers.h"
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "fileio.h"
 #include "pack_image.h"
 #include "path.h"
@@ -107,13 +107,12 @@ static int read_beneath(int dirfd, const char *rel, size_t max, char **ret, size
 
 /* The trust file: the system's if it exists (an administrator's choice),
  * else the user's; missing or empty refuses. */
-static int read_trust(const struct pack_paths *paths, struct allowed_signers **ret, char **ret_file, char *reason,
-		      size_t rsize)
+static int read_trust(const struct pack_paths *paths, struct allowed_signers **ret, char **ret_file,
+		      struct cordon_error *reterr)
 {
 	_cleanup_free_ char *text = NULL;
 	const char *file = paths->trust_system;
 	size_t len = 0;
-	char why[400];
 	int r;
 
 	r = read_file_capped(file, ALLOWED_SIGNERS_MAX_BYTES, true, &text, &len);
@@ -122,20 +121,19 @@ static int read_trust(const struct pack_paths *paths, struct allowed_signers **r
 		r = read_file_capped(file, ALLOWED_SIGNERS_MAX_BYTES, true, &text, &len);
 	}
 	if (r == -ENOENT)
-		return errbuf_set(reason, rsize, -EKEYREJECTED,
-				  "no trust file (%s, else %s): no pack can be verified", paths->trust_system,
-				  paths->trust_user);
+		return error_set(reterr, -EKEYREJECTED, "no trust file (%s, else %s): no pack can be verified",
+				 paths->trust_system, paths->trust_user);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "the trust file %s cannot be read: %s", file, strerror(-r));
-	r = allowed_signers_parse(text, len, ret, why, sizeof(why));
+		return error_set(reterr, r, "the trust file %s cannot be read: %s", file, strerror(-r));
+	r = allowed_signers_parse(text, len, ret, reterr);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return errbuf_set(reason, rsize, -EKEYREJECTED, "the trust file %s is refused: %s", file, why);
+		return error_prefix(reterr, -EKEYREJECTED, "the trust file %s is refused", file);
 	if ((*ret)->n == 0) {
 		allowed_signers_free(*ret);
 		*ret = NULL;
-		return errbuf_set(reason, rsize, -EKEYREJECTED, "the trust file %s lists no signer", file);
+		return error_set(reterr, -EKEYREJECTED, "the trust file %s lists no signer", file);
 	}
 	*ret_file = strdup(file);
 	if (!*ret_file) {
@@ -154,7 +152,7 @@ static bool is_listed(const struct pack_manifest *m, const char *rel)
 /* Nothing in the tree at dirfd but directories and the listed regular,
  * non-executable files. */
 static int scan_strict(int at, const char *prefix, const struct pack_manifest *m, unsigned depth, size_t *count,
-		       char *reason, size_t rsize)
+		       struct cordon_error *reterr)
 {
 	_cleanup_close_ int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -164,7 +162,7 @@ static int scan_strict(int at, const char *prefix, const struct pack_manifest *m
 	if (fd < 0)
 		return -errno;
 	if (depth > 8)
-		return errbuf_set(reason, rsize, -EPERM, "the pack's directories are nested deeper than 8");
+		return error_set(reterr, -EPERM, "the pack's directories are nested deeper than 8");
 	d = fdopendir(fd);
 	if (!d)
 		return -errno;
@@ -176,7 +174,7 @@ static int scan_strict(int at, const char *prefix, const struct pack_manifest *m
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++*count > PACK_MAX_ENTRIES) {
-			r = errbuf_set(reason, rsize, -EPERM, "the pack holds more than %d entries", PACK_MAX_ENTRIES);
+			r = error_set(reterr, -EPERM, "the pack holds more than %d entries", PACK_MAX_ENTRIES);
 			break;
 		}
 		snprintf(rel, sizeof(rel), "%s%s%s", prefix, prefix[0] ? "/" : "", de->d_name);
@@ -188,51 +186,49 @@ static int scan_strict(int at, const char *prefix, const struct pack_manifest *m
 			_cleanup_close_ int sub =
 				openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			r = sub < 0 ? -errno : scan_strict(sub, rel, m, depth + 1, count, reason, rsize);
+			r = sub < 0 ? -errno : scan_strict(sub, rel, m, depth + 1, count, reterr);
 		} else if (!S_ISREG(st.st_mode))
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: a pack holds regular files only (%s)", rel,
-				       S_ISLNK(st.st_mode) ? "a symbolic link" : "a device, FIFO or socket");
+			r = error_set(reterr, -EPERM, "%.200s: a pack holds regular files only (%s)", rel,
+				      S_ISLNK(st.st_mode) ? "a symbolic link" : "a device, FIFO or socket");
 		else if (st.st_mode & 0111)
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: a pack may not ship executables", rel);
+			r = error_set(reterr, -EPERM, "%.200s: a pack may not ship executables", rel);
 		else if (st.st_nlink > 1)
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: a pack's file may not be a hard link", rel);
+			r = error_set(reterr, -EPERM, "%.200s: a pack's file may not be a hard link", rel);
 		else if (!is_listed(m, rel))
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: not listed in pack.json's \"files\"", rel);
+			r = error_set(reterr, -EPERM, "%.200s: not listed in pack.json's \"files\"", rel);
 	}
 	closedir(d);
 	return r;
 }
 
-int pack_signed_manifest(const struct pack_paths *paths, const char *manifest, size_t manifest_len, const char *sig_text,
-			 size_t sig_len, struct pack_manifest **ret, uint8_t **ret_signer, size_t *ret_signer_len,
-			 char **ret_trust_file, char *reason, size_t rsize)
+int pack_signed_manifest(const struct pack_paths *paths, const char *manifest, size_t manifest_len,
+			 const char *sig_text, size_t sig_len, struct pack_manifest **ret, uint8_t **ret_signer,
+			 size_t *ret_signer_len, char **ret_trust_file, struct cordon_error *reterr)
 {
 	struct allowed_signers *trust = NULL;
 	struct sshsig *sig = NULL;
 	struct pack_manifest *m = NULL;
 	char *trust_file = NULL;
-	char why[400];
 	int r;
 
-	r = read_trust(paths, &trust, &trust_file, reason, rsize);
+	r = read_trust(paths, &trust, &trust_file, reterr);
 	if (r < 0)
 		return r;
-	r = sshsig_parse(sig_text, sig_len, &sig, why, sizeof(why));
+	r = sshsig_parse(sig_text, sig_len, &sig, reterr);
 	if (r >= 0)
-		r = sshsig_verify(sig, PACK_NAMESPACE, manifest, manifest_len, why, sizeof(why));
+		r = sshsig_verify(sig, PACK_NAMESPACE, manifest, manifest_len, reterr);
 	if (r < 0) {
-		r = r == -ENOMEM ? r : errbuf_set(reason, rsize, -EKEYREJECTED, "pack.json.sig: %s", why);
+		r = r == -ENOMEM ? r : error_prefix(reterr, -EKEYREJECTED, "pack.json.sig");
 		goto out;
 	}
 	/* the manifest is parsed only once its signature holds */
-	r = pack_manifest_parse(manifest, manifest_len, &m, reason, rsize);
+	r = pack_manifest_parse(manifest, manifest_len, &m, reterr);
 	if (r < 0)
 		goto out;
-	r = allowed_signers_check(trust, m->owner, sig->pubkey, sig->pubkey_len, PACK_NAMESPACE, time(NULL), why,
-				  sizeof(why));
+	r = allowed_signers_check(trust, m->owner, sig->pubkey, sig->pubkey_len, PACK_NAMESPACE, time(NULL), reterr);
 	if (r < 0) {
-		r = errbuf_set(reason, rsize, -EKEYREJECTED, "the signer of %s/%s is not trusted for the owner \"%s\": %s",
-			       m->owner, m->name, m->owner, why);
+		r = error_prefix(reterr, -EKEYREJECTED, "the signer of %s/%s is not trusted for the owner \"%s\"",
+				 m->owner, m->name, m->owner);
 		goto out;
 	}
 	*ret_signer = malloc(sig->pubkey_len);
@@ -253,8 +249,8 @@ out:
 	return r;
 }
 
-int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret, char *reason,
-		    size_t rsize)
+int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret,
+		    struct cordon_error *reterr)
 {
 	struct pack_image *img;
 	char hex[65];
@@ -266,25 +262,26 @@ int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, stru
 		return -ENOMEM;
 	r = read_beneath(dirfd, "pack.json", PACK_MANIFEST_MAX_BYTES, &img->manifest_text, &img->manifest_len);
 	if (r < 0) {
-		r = errbuf_set(reason, rsize, r == -ENOMEM ? r : -ENOENT, "pack.json cannot be read: %s",
-			       r == -EFBIG ? "too large" : strerror(-r));
+		r = error_set(reterr, r == -ENOMEM ? r : -ENOENT, "pack.json cannot be read: %s",
+			      r == -EFBIG ? "too large" : strerror(-r));
 		goto out;
 	}
 	if (!paths) {
 		/* --insecure-local: no signature, no trust, said by the caller */
-		r = pack_manifest_parse(img->manifest_text, img->manifest_len, &img->m, reason, rsize);
+		r = pack_manifest_parse(img->manifest_text, img->manifest_len, &img->m, reterr);
 		if (r < 0)
 			goto out;
 		goto files;
 	}
 	r = read_beneath(dirfd, "pack.json.sig", SSHSIG_MAX_ARMORED, &img->sig_text, &img->sig_len);
 	if (r < 0) {
-		r = errbuf_set(reason, rsize, r == -ENOMEM ? r : -EKEYREJECTED,
-			       "no signature: pack.json.sig cannot be read: %s", r == -EFBIG ? "too large" : strerror(-r));
+		r = error_set(reterr, r == -ENOMEM ? r : -EKEYREJECTED,
+			      "no signature: pack.json.sig cannot be read: %s",
+			      r == -EFBIG ? "too large" : strerror(-r));
 		goto out;
 	}
 	r = pack_signed_manifest(paths, img->manifest_text, img->manifest_len, img->sig_text, img->sig_len, &img->m,
-				 &img->signer, &img->signer_len, &img->trust_file, reason, rsize);
+				 &img->signer, &img->signer_len, &img->trust_file, reterr);
 	if (r < 0)
 		goto out;
 files:
@@ -294,7 +291,7 @@ files:
 		EVP_Digest(img->manifest_text, img->manifest_len, img->manifest_sha256, &n, EVP_sha256(), NULL);
 	}
 	if (strict) {
-		r = scan_strict(dirfd, "", img->m, 0, &count, reason, rsize);
+		r = scan_strict(dirfd, "", img->m, 0, &count, reterr);
 		if (r < 0)
 			goto out;
 	}
@@ -310,23 +307,24 @@ files:
 
 		r = read_beneath(dirfd, f->path, PACK_MAX_FILE_BYTES, &img->file_text[i], &img->file_len[i]);
 		if (r < 0) {
-			r = r == -ENOMEM ? r : errbuf_set(reason, rsize, -EPERM, "%.200s cannot be read: %s", f->path,
-							 r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+			r = r == -ENOMEM ? r
+					 : error_set(reterr, -EPERM, "%.200s cannot be read: %s", f->path,
+						     r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
 			goto out;
 		}
 		total += img->file_len[i];
 		if (total > PACK_MAX_TOTAL_BYTES) {
-			r = errbuf_set(reason, rsize, -EPERM, "the pack's files are larger than %d bytes together",
-				       PACK_MAX_TOTAL_BYTES);
+			r = error_set(reterr, -EPERM, "the pack's files are larger than %d bytes together",
+				      PACK_MAX_TOTAL_BYTES);
 			goto out;
 		}
 		pack_sha256_hex(img->file_text[i], img->file_len[i], hex);
 		for (size_t k = 0; k < 32; k++)
 			snprintf(want + 2 * k, 3, "%02x", f->sha256[k]);
 		if (strcmp(hex, want) != 0) {
-			r = errbuf_set(reason, rsize, -EPERM,
-				       "%.200s does not match its SHA-256 in pack.json (it was changed after signing)",
-				       f->path);
+			r = error_set(reterr, -EPERM,
+				      "%.200s does not match its SHA-256 in pack.json (it was changed after signing)",
+				      f->path);
 			goto out;
 		}
 	}

@@ -46,15 +46,15 @@ void pack_image_free(struct pack_image *img);
  * case; the hashes still checked). strict (an install's source): nothing else may be
  * there (no symlink, device, executable, unlisted file). Refusals:
  * -EKEYREJECTED, -EBADMSG, -EPERM, -ENOENT with the reason. */
-int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret, char *reason,
-		    size_t rsize);
+int pack_image_read(int dirfd, const struct pack_paths *paths, bool strict, struct pack_image **ret,
+		    struct cordon_error *reterr);
 
 /* pack.json's bytes checked against their signature by a key the trust
  * file allows for the pack's owner, and only then parsed: the manifest,
  * the signer's key blob and the trust file's path. */
-int pack_signed_manifest(const struct pack_paths *paths, const char *manifest, size_t manifest_len, const char *sig_text,
-			 size_t sig_len, struct pack_manifest **ret, uint8_t **ret_signer, size_t *ret_signer_len,
-			 char **ret_trust_file, char *reason, size_t rsize);
+int pack_signed_manifest(const struct pack_paths *paths, const char *manifest, size_t manifest_len,
+			 const char *sig_text, size_t sig_len, struct pack_manifest **ret, uint8_t **ret_signer,
+			 size_t *ret_signer_len, char **ret_trust_file, struct cordon_error *reterr);
 
 /* The bytes of profile name in img (NULL: none). */
 const char *pack_image_profile(const struct pack_image *img, const char *name, size_t *ret_len);

@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "hex.h"
 #include "pack_manifest.h"
 #include "profile_find.h"
@@ -90,15 +90,15 @@ static int parse_version(const char *v, unsigned parts[3])
 	return 0;
 }
 
-static int parse_files(json_t *files, struct pack_manifest *m, char *reason, size_t rsize)
+static int parse_files(json_t *files, struct pack_manifest *m, struct cordon_error *reterr)
 {
 	const char *path;
 	json_t *v;
 
 	if (!json_is_object(files) || json_object_size(files) == 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json: \"files\" must be an object of path: sha256");
+		return error_set(reterr, -EBADMSG, "pack.json: \"files\" must be an object of path: sha256");
 	if (json_object_size(files) > PACK_MAX_FILES)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json: more than %d files", PACK_MAX_FILES);
+		return error_set(reterr, -EBADMSG, "pack.json: more than %d files", PACK_MAX_FILES);
 	m->files = calloc(json_object_size(files), sizeof(*m->files));
 	if (!m->files)
 		return -ENOMEM;
@@ -107,18 +107,18 @@ static int parse_files(json_t *files, struct pack_manifest *m, char *reason, siz
 		const char *h = json_string_value(v);
 
 		if (!file_path_ok(path))
-			return errbuf_set(reason, rsize, -EBADMSG,
-					  "pack.json: the file \"%.100s\" is not a plain relative path", path);
+			return error_set(reterr, -EBADMSG,
+					 "pack.json: the file \"%.100s\" is not a plain relative path", path);
 		if (!h || strlen(h) != 64)
-			return errbuf_set(reason, rsize, -EBADMSG, "pack.json: the hash of \"%.100s\" is not 64 hex digits",
-					  path);
+			return error_set(reterr, -EBADMSG, "pack.json: the hash of \"%.100s\" is not 64 hex digits",
+					 path);
 		for (size_t i = 0; i < 32; i++) {
 			int hi = hex_digit_value(h[2 * i]), lo = hex_digit_value(h[2 * i + 1]);
 
 			if (hi < 0 || lo < 0 || (h[2 * i] >= 'A' && h[2 * i] <= 'F') ||
 			    (h[2 * i + 1] >= 'A' && h[2 * i + 1] <= 'F'))
-				return errbuf_set(reason, rsize, -EBADMSG,
-						  "pack.json: the hash of \"%.100s\" is not lowercase hex", path);
+				return error_set(reterr, -EBADMSG,
+						 "pack.json: the hash of \"%.100s\" is not lowercase hex", path);
 			f->sha256[i] = (uint8_t)(hi << 4 | lo);
 		}
 		if (!(f->path = strdup(path)))
@@ -128,13 +128,13 @@ static int parse_files(json_t *files, struct pack_manifest *m, char *reason, siz
 	return 0;
 }
 
-static int parse_profiles(json_t *profiles, struct pack_manifest *m, char *reason, size_t rsize)
+static int parse_profiles(json_t *profiles, struct pack_manifest *m, struct cordon_error *reterr)
 {
 	const char *name;
 	json_t *v;
 
 	if (!json_is_object(profiles) || json_object_size(profiles) == 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json: \"profiles\" must be an object of name: file");
+		return error_set(reterr, -EBADMSG, "pack.json: \"profiles\" must be an object of name: file");
 	m->profiles = calloc(json_object_size(profiles), sizeof(*m->profiles));
 	if (!m->profiles)
 		return -ENOMEM;
@@ -143,11 +143,11 @@ static int parse_profiles(json_t *profiles, struct pack_manifest *m, char *reaso
 		const char *file = json_string_value(v);
 
 		if (!pack_name_ok(name))
-			return errbuf_set(reason, rsize, -EBADMSG,
-					  "pack.json: the profile name \"%.64s\" is not [a-z0-9][a-z0-9._-]*", name);
+			return error_set(reterr, -EBADMSG,
+					 "pack.json: the profile name \"%.64s\" is not [a-z0-9][a-z0-9._-]*", name);
 		if (!file || !pack_manifest_file(m, file))
-			return errbuf_set(reason, rsize, -EBADMSG,
-					  "pack.json: the profile \"%s\" names a file \"files\" does not list", name);
+			return error_set(reterr, -EBADMSG,
+					 "pack.json: the profile \"%s\" names a file \"files\" does not list", name);
 		e->name = strdup(name);
 		e->file = strdup(file);
 		if (!e->name || !e->file)
@@ -157,7 +157,7 @@ static int parse_profiles(json_t *profiles, struct pack_manifest *m, char *reaso
 	return 0;
 }
 
-int pack_manifest_parse(const char *text, size_t len, struct pack_manifest **ret, char *reason, size_t rsize)
+int pack_manifest_parse(const char *text, size_t len, struct pack_manifest **ret, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *root = NULL;
 	struct pack_manifest *m;
@@ -167,38 +167,39 @@ int pack_manifest_parse(const char *text, size_t len, struct pack_manifest **ret
 	int r;
 
 	if (len > PACK_MANIFEST_MAX_BYTES)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json is larger than %d bytes", PACK_MANIFEST_MAX_BYTES);
+		return error_set(reterr, -EBADMSG, "pack.json is larger than %d bytes", PACK_MANIFEST_MAX_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json:%d:%d: %s", jerr.line, jerr.column, jerr.text);
+		return error_set(reterr, -EBADMSG, "pack.json:%d:%d: %s", jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(root))
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json is not a JSON object");
-	json_object_foreach(root, key, v)
-		if (strcmp(key, "name") && strcmp(key, "version") && strcmp(key, "description") &&
-		    strcmp(key, "profiles") && strcmp(key, "files"))
-			return errbuf_set(reason, rsize, -EBADMSG, "pack.json: unknown key \"%.64s\"", key);
+		return error_set(reterr, -EBADMSG, "pack.json is not a JSON object");
+	json_object_foreach(root, key, v) if (strcmp(key, "name") && strcmp(key, "version") &&
+					      strcmp(key, "description") && strcmp(key, "profiles") &&
+					      strcmp(key, "files")) return error_set(reterr, -EBADMSG,
+										     "pack.json: unknown key \"%.64s\"",
+										     key);
 	name = json_string_value(json_object_get(root, "name"));
 	version = json_string_value(json_object_get(root, "version"));
 	description = json_string_value(json_object_get(root, "description"));
 	if (!name || !(slash = strchr(name, '/')) || (size_t)(slash - name) > PACK_NAME_MAX ||
 	    strlen(slash + 1) > PACK_NAME_MAX)
-		return errbuf_set(reason, rsize, -EBADMSG, "pack.json: \"name\" must be \"OWNER/NAME\"");
+		return error_set(reterr, -EBADMSG, "pack.json: \"name\" must be \"OWNER/NAME\"");
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	memcpy(m->owner, name, (size_t)(slash - name));
 	snprintf(m->name, sizeof(m->name), "%s", slash + 1);
 	if (!pack_name_ok(m->owner) || !pack_name_ok(m->name))
-		r = errbuf_set(reason, rsize, -EBADMSG,
-			       "pack.json: \"name\" must be \"OWNER/NAME\", each [a-z0-9][a-z0-9._-]*");
+		r = error_set(reterr, -EBADMSG,
+			      "pack.json: \"name\" must be \"OWNER/NAME\", each [a-z0-9][a-z0-9._-]*");
 	else if (!version || parse_version(version, m->version_parts) < 0)
-		r = errbuf_set(reason, rsize, -EBADMSG, "pack.json: \"version\" must be MAJOR.MINOR.PATCH");
+		r = error_set(reterr, -EBADMSG, "pack.json: \"version\" must be MAJOR.MINOR.PATCH");
 	else if (description && strlen(description) > 1024)
-		r = errbuf_set(reason, rsize, -EBADMSG, "pack.json: \"description\" is longer than 1024 bytes");
+		r = error_set(reterr, -EBADMSG, "pack.json: \"description\" is longer than 1024 bytes");
 	else if (!(m->version = strdup(version)) || !(m->description = strdup(description ? description : "")))
 		r = -ENOMEM;
-	else if ((r = parse_files(json_object_get(root, "files"), m, reason, rsize)) >= 0)
-		r = parse_profiles(json_object_get(root, "profiles"), m, reason, rsize);
+	else if ((r = parse_files(json_object_get(root, "files"), m, reterr)) >= 0)
+		r = parse_profiles(json_object_get(root, "profiles"), m, reterr);
 	if (r < 0) {
 		pack_manifest_free(m);
 		return r;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon/common.h"
+
 #define PACK_MANIFEST_MAX_BYTES (256 * 1024)
 #define PACK_MAX_FILES 256
 #define PACK_MAX_FILE_BYTES (1024 * 1024) /* a profile's own cap */
@@ -42,7 +44,7 @@ struct pack_manifest {
 void pack_manifest_free(struct pack_manifest *m);
 
 /* Parse pack.json's bytes; -EBADMSG with the reason. */
-int pack_manifest_parse(const char *text, size_t len, struct pack_manifest **ret, char *reason, size_t rsize);
+int pack_manifest_parse(const char *text, size_t len, struct pack_manifest **ret, struct cordon_error *reterr);
 
 /* A name part of OWNER/NAME or a profile's name: [a-z0-9][a-z0-9._-]*. */
 bool pack_name_ok(const char *s);

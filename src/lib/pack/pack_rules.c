@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "pack_manifest.h"
 #include "pack_rules.h"
 #include "profile.h"
@@ -78,8 +78,7 @@ static bool extends_ok(const char *target, const char *owner, const char *name)
 
 struct walk {
 	const char *owner, *name;
-	char *reason;
-	size_t rsize;
+	struct cordon_error *reterr;
 };
 
 static int walk(const struct walk *w, json_t *v, const char *parent, char *ptr, size_t ptr_len, size_t cap,
@@ -89,7 +88,7 @@ static int walk(const struct walk *w, json_t *v, const char *parent, char *ptr, 
 	json_t *child;
 
 	if (depth > 32)
-		return errbuf_set(w->reason, w->rsize, -EPERM, "%s: nested too deep", ptr);
+		return error_set(w->reterr, -EPERM, "%s: nested too deep", ptr);
 	if (json_is_array(v)) {
 		size_t i;
 
@@ -97,7 +96,7 @@ static int walk(const struct walk *w, json_t *v, const char *parent, char *ptr, 
 			int n = snprintf(ptr + ptr_len, cap - ptr_len, "/%zu", i), r;
 
 			if (n < 0 || (size_t)n >= cap - ptr_len)
-				return errbuf_set(w->reason, w->rsize, -EPERM, "a key's path is too long");
+				return error_set(w->reterr, -EPERM, "a key's path is too long");
 			r = walk(w, child, parent, ptr, ptr_len + (size_t)n, cap, depth + 1);
 			ptr[ptr_len] = '\0';
 			if (r < 0)
@@ -111,37 +110,37 @@ static int walk(const struct walk *w, json_t *v, const char *parent, char *ptr, 
 		int n = snprintf(ptr + ptr_len, cap - ptr_len, "/%s", key), r = 0;
 
 		if (n < 0 || (size_t)n >= cap - ptr_len)
-			return errbuf_set(w->reason, w->rsize, -EPERM, "a key's path is too long");
+			return error_set(w->reterr, -EPERM, "a key's path is too long");
 		for (size_t i = 0; i < sizeof(refused_keys) / sizeof(refused_keys[0]); i++)
 			if (strcmp(key, refused_keys[i].key) == 0)
-				return errbuf_set(w->reason, w->rsize, -EPERM, "%s: %s", ptr, refused_keys[i].why);
+				return error_set(w->reterr, -EPERM, "%s: %s", ptr, refused_keys[i].why);
 		if (strcmp(key, "mode") == 0 && json_is_string(child) &&
 		    (strcmp(json_string_value(child), "danger-full-access") == 0 ||
 		     (strcmp(parent, "network") == 0 && strcmp(json_string_value(child), "host") == 0)))
-			return errbuf_set(w->reason, w->rsize, -EPERM, "%s: a pack may not grant \"%s\"", ptr,
-					  json_string_value(child));
+			return error_set(w->reterr, -EPERM, "%s: a pack may not grant \"%s\"", ptr,
+					 json_string_value(child));
 		if (strcmp(key, "extends") == 0 && (!json_is_string(child) ||
 						    !extends_ok(json_string_value(child), w->owner, w->name)))
-			return errbuf_set(w->reason, w->rsize, -EPERM,
-					  "%s: a pack's profile extends only built-in profiles or its own pack's "
-					  "(\"%s/%s/PROFILE\")",
-					  ptr, w->owner, w->name);
+			return error_set(w->reterr, -EPERM,
+					 "%s: a pack's profile extends only built-in profiles or its own pack's "
+					 "(\"%s/%s/PROFILE\")",
+					 ptr, w->owner, w->name);
 		if (is_write_key(parent, key)) {
 			json_t *items = json_is_array(child) ? child : NULL;
 			size_t i;
 			json_t *item;
 
 			if (!items)
-				return errbuf_set(w->reason, w->rsize, -EPERM, "%s: expected a list of paths", ptr);
+				return error_set(w->reterr, -EPERM, "%s: expected a list of paths", ptr);
 			json_array_foreach(items, i, item) {
 				const char *s = json_is_string(item) ? json_string_value(item) :
 						json_string_value(json_object_get(item, "path"));
 
 				if (!s || !write_inside_workspace(s))
-					return errbuf_set(w->reason, w->rsize, -EPERM,
-							  "%s/%zu: a pack may write only inside the workspace "
-							  "($WORKSPACE/...)",
-							  ptr, i);
+					return error_set(w->reterr, -EPERM,
+							 "%s/%zu: a pack may write only inside the workspace "
+							 "($WORKSPACE/...)",
+							 ptr, i);
 			}
 		}
 		r = walk(w, child, key, ptr, ptr_len + (size_t)n, cap, depth + 1);
@@ -152,18 +151,18 @@ static int walk(const struct walk *w, json_t *v, const char *parent, char *ptr, 
 	return 0;
 }
 
-int pack_rules_check(const char *text, size_t len, const char *owner, const char *name, char *reason, size_t rsize)
+int pack_rules_check(const char *text, size_t len, const char *owner, const char *name, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *root = NULL;
-	struct walk w = { owner, name, reason, rsize };
+	struct walk w = {owner, name, reterr};
 	json_error_t jerr;
 	char ptr[1024] = "";
 
 	if (len > PROFILE_MAX_BYTES)
-		return errbuf_set(reason, rsize, -EBADMSG, "larger than %zu bytes", (size_t)PROFILE_MAX_BYTES);
+		return error_set(reterr, -EBADMSG, "larger than %zu bytes", (size_t)PROFILE_MAX_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root || !json_is_object(root))
-		return errbuf_set(reason, rsize, -EBADMSG, "%d:%d: not a JSON object: %s", jerr.line, jerr.column,
-				  root ? "" : jerr.text);
+		return error_set(reterr, -EBADMSG, "%d:%d: not a JSON object: %s", jerr.line, jerr.column,
+				 root ? "" : jerr.text);
 	return walk(&w, root, "", ptr, 0, sizeof(ptr), 0);
 }

@@ -12,7 +12,9 @@
  */
 #include <stddef.h>
 
+#include "cordon/common.h"
+
 /* text: the profile's bytes; owner/name: its pack's. 0, or -EPERM with
- * the key named ("/command_policies/approval_backends: ...") in reason
+ * the key named ("/command_policies/approval_backends: ...") in reterr
  * (-EBADMSG if it is not a JSON object). */
-int pack_rules_check(const char *text, size_t len, const char *owner, const char *name, char *reason, size_t rsize);
+int pack_rules_check(const char *text, size_t len, const char *owner, const char *name, struct cordon_error *reterr);

@@ -22,7 +22,7 @@
 #include "cleanup.h"
 #include "cordon/pack.h"
 #include "dirat.h"
-#include "errbuf.h"
+#include "error.h"
 #include "fileio.h"
 #include "pack_image.h"
 #include "pack_rules.h"
@@ -187,8 +187,8 @@ static int split_name(const char *full, char owner[65], char name[65], char prof
 
 /* Read the installed pack owner/name and check it against the lock: the
  * verification every use makes. */
-static int installed_image(const struct pack_paths *paths, const char *owner, const char *name,
-			   struct pack_image **ret, char *reason, size_t rsize)
+static int installed_image(const struct pack_paths *paths, const char *owner, const char *name, struct pack_image **ret,
+			   struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *lock = NULL;
 	_cleanup_free_ char *signer = NULL;
@@ -201,17 +201,16 @@ static int installed_image(const struct pack_paths *paths, const char *owner, co
 	snprintf(full, sizeof(full), "%s/%s", owner, name);
 	r = lock_read(paths, &lock);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r == -ENOMEM ? r : -EBADMSG, "the pack lock cannot be read: %s",
-				  strerror(-r));
+		return error_set(reterr, r == -ENOMEM ? r : -EBADMSG, "the pack lock cannot be read: %s", strerror(-r));
 	e = json_object_get(lock, full);
 	if (!e)
-		return errbuf_set(reason, rsize, -ENOENT, "the pack %s is not installed (cordon pack install)", full);
+		return error_set(reterr, -ENOENT, "the pack %s is not installed (cordon pack install)", full);
 	store = store_open(paths, false);
 	snprintf(rel, sizeof(rel), "%s/%s", owner, name);
 	dir = store < 0 ? store : openat(store, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir < 0)
-		return errbuf_set(reason, rsize, -ENOENT, "the pack %s is in the lock but not in the store", full);
-	r = pack_image_read(dir, paths, true, &img, reason, rsize);
+		return error_set(reterr, -ENOENT, "the pack %s is in the lock but not in the store", full);
+	r = pack_image_read(dir, paths, true, &img, reterr);
 	if (r < 0)
 		return r;
 	signer = b64(img->signer, img->signer_len);
@@ -221,28 +220,27 @@ static int installed_image(const struct pack_paths *paths, const char *owner, co
 	if (!signer)
 		r = -ENOMEM;
 	else if (strcmp(img->m->owner, owner) || strcmp(img->m->name, name))
-		r = errbuf_set(reason, rsize, -EPERM, "the store's %s holds the pack %s/%s", full, img->m->owner,
-			       img->m->name);
+		r = error_set(reterr, -EPERM, "the store's %s holds the pack %s/%s", full, img->m->owner, img->m->name);
 	else if (!json_is_string(json_object_get(e, "signer")) ||
 		 strcmp(json_string_value(json_object_get(e, "signer")), signer) != 0)
-		r = errbuf_set(reason, rsize, -EKEYREJECTED,
-			       "%s is signed by another key than the one its install accepted (cordon pack install, on "
-			       "a terminal, accepts a new key)",
-			       full);
+		r = error_set(reterr, -EKEYREJECTED,
+			      "%s is signed by another key than the one its install accepted (cordon pack install, on "
+			      "a terminal, accepts a new key)",
+			      full);
 	else if (!json_is_string(json_object_get(e, "manifest_sha256")) ||
 		 strcmp(json_string_value(json_object_get(e, "manifest_sha256")), hex) != 0 ||
 		 !json_is_string(json_object_get(e, "version")) ||
 		 strcmp(json_string_value(json_object_get(e, "version")), img->m->version) != 0)
-		r = errbuf_set(reason, rsize, -EPERM, "%s's pack.json is not the one the lock pins", full);
+		r = error_set(reterr, -EPERM, "%s's pack.json is not the one the lock pins", full);
 	else if (!json_is_object(files) || json_object_size(files) != img->m->n_files)
-		r = errbuf_set(reason, rsize, -EPERM, "%s's files are not the ones the lock pins", full);
+		r = error_set(reterr, -EPERM, "%s's files are not the ones the lock pins", full);
 	for (size_t i = 0; r >= 0 && i < img->m->n_files; i++) {
 		const char *want = json_string_value(json_object_get(files, img->m->files[i].path));
 
 		pack_sha256_hex(img->file_text[i], img->file_len[i], hex);
 		if (!want || strcmp(want, hex) != 0)
-			r = errbuf_set(reason, rsize, -EPERM, "%s: %.200s is not the file the lock pins", full,
-				       img->m->files[i].path);
+			r = error_set(reterr, -EPERM, "%s: %.200s is not the file the lock pins", full,
+				      img->m->files[i].path);
 	}
 	if (r < 0) {
 		pack_image_free(img);
@@ -252,7 +250,7 @@ static int installed_image(const struct pack_paths *paths, const char *owner, co
 	return 0;
 }
 
-static int resolve(const char *full, char **ret_text, size_t *ret_len, char *reason, size_t rsize)
+static int resolve(const char *full, char **ret_text, size_t *ret_len, struct cordon_error *reterr)
 {
 	struct pack_paths paths = {};
 	struct pack_image *img = NULL;
@@ -263,30 +261,30 @@ static int resolve(const char *full, char **ret_text, size_t *ret_len, char *rea
 	int r;
 
 	if (split_name(full, owner, name, profile, true) < 0)
-		return errbuf_set(reason, rsize, -EINVAL, "not OWNER/NAME/PROFILE");
+		return error_set(reterr, -EINVAL, "not OWNER/NAME/PROFILE");
 	from = staged;
 	if (insecure && strcmp(insecure->m->owner, owner) == 0 && strcmp(insecure->m->name, name) == 0)
 		from = insecure;
 	if (from && strcmp(from->m->owner, owner) == 0 && strcmp(from->m->name, name) == 0) {
 		text = pack_image_profile(from, profile, &len);
 		if (!text)
-			return errbuf_set(reason, rsize, -ENOENT, "the pack has no profile \"%s\"", profile);
+			return error_set(reterr, -ENOENT, "the pack has no profile \"%s\"", profile);
 		*ret_text = strndup(text, len);
 		*ret_len = len;
 		return *ret_text ? 0 : -ENOMEM;
 	}
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	r = installed_image(&paths, owner, name, &img, reason, rsize);
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
+	r = installed_image(&paths, owner, name, &img, reterr);
 	pack_paths_done(&paths);
 	if (r < 0)
 		return r;
 	text = pack_image_profile(img, profile, &len);
 	if (!text)
-		r = errbuf_set(reason, rsize, -ENOENT, "the pack %s/%s has no profile \"%s\"", owner, name, profile);
+		r = error_set(reterr, -ENOENT, "the pack %s/%s has no profile \"%s\"", owner, name, profile);
 	else
-		r = pack_rules_check(text, len, owner, name, reason, rsize);
+		r = pack_rules_check(text, len, owner, name, reterr);
 	if (r >= 0) {
 		*ret_text = malloc(len + 1);
 		if (!*ret_text)
@@ -308,36 +306,36 @@ void cordon_pack_enable(void)
 
 /* ---- install ------------------------------------------------------------- */
 
-static int check_profiles(const struct pack_image *img, char *reason, size_t rsize)
+static int check_profiles(const struct pack_image *img, struct cordon_error *reterr)
 {
 	for (size_t i = 0; i < img->m->n_profiles; i++) {
 		const char *pname = img->m->profiles[i].name, *text;
 		struct profile_env env = { .inspect = true, .data_profile_dir = "", .user_profile_dir = "" };
 		struct cordon_profile *p = NULL;
 		struct cordon_error e = {};
-		char why[400], full[200];
+		char full[200];
 		size_t len = 0;
 		int r;
 
 		text = pack_image_profile(img, pname, &len);
-		r = pack_rules_check(text, len, img->m->owner, img->m->name, why, sizeof(why));
+		r = pack_rules_check(text, len, img->m->owner, img->m->name, reterr);
 		if (r < 0)
-			return errbuf_set(reason, rsize, r, "the profile \"%s\" is refused: %s", pname, why);
+			return error_prefix(reterr, r, "the profile \"%s\" is refused", pname);
 		/* the profile loader reads it as every use will: a valid profile */
 		snprintf(full, sizeof(full), "%s/%s/%s", img->m->owner, img->m->name, pname);
 		staged = img;
 		r = profile_load(full, &env, &p, &e);
 		staged = NULL;
 		if (r < 0)
-			return errbuf_set(reason, rsize, r == -ENOMEM ? r : -EINVAL, "the profile \"%s\" is refused: %s",
-					  pname, e.message);
+			return error_set(reterr, r == -ENOMEM ? r : -EINVAL, "the profile \"%s\" is refused: %s", pname,
+					 e.message);
 		if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS || p->lift_credentials.n || p->bypass_credentials.n ||
 		    p->bypass_persistence.n || p->bypass_system_write.n || p->allow_unix_sockets.n ||
 		    p->net == PROFILE_NET_HOST || p->net_rules[CORDON_NET_ALLOW_ADDRESS])
-			r = errbuf_set(reason, rsize, -EPERM,
-				       "the profile \"%s\" is refused: it grants what a pack may not (danger-full-access, "
-				       "network host, addresses, unix sockets, bypass or lift)",
-				       pname);
+			r = error_set(reterr, -EPERM,
+				      "the profile \"%s\" is refused: it grants what a pack may not (danger-full-access, "
+				      "network host, addresses, unix sockets, bypass or lift)",
+				      pname);
 		profile_free(p);
 		if (r < 0)
 			return r;
@@ -426,18 +424,18 @@ static int store_write(const struct pack_paths *paths, const struct pack_image *
 	return r;
 }
 
-int cordon_pack_insecure_local(const char *dir, char *name, size_t size, char *reason, size_t rsize)
+int cordon_pack_insecure_local(const char *dir, char *name, size_t size, struct cordon_error *reterr)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct pack_image *img = NULL;
 	int r;
 
 	if (fd < 0)
-		return errbuf_set(reason, rsize, -errno, "not a pack directory: %s", strerror(errno));
-	r = pack_image_read(fd, NULL, true, &img, reason, rsize);
+		return error_set(reterr, -errno, "not a pack directory: %s", strerror(errno));
+	r = pack_image_read(fd, NULL, true, &img, reterr);
 	if (r < 0)
 		return r;
-	r = check_profiles(img, reason, rsize);
+	r = check_profiles(img, reterr);
 	if (r < 0) {
 		pack_image_free(img);
 		return r;
@@ -448,7 +446,7 @@ int cordon_pack_insecure_local(const char *dir, char *name, size_t size, char *r
 	return 0;
 }
 
-int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *ctx, char *reason, size_t rsize)
+int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *ctx, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *lock = NULL;
 	_cleanup_free_ char *now = NULL, *before = NULL, *text = NULL, *signer = NULL;
@@ -456,31 +454,32 @@ int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *c
 	struct pack_paths paths = {};
 	struct pack_image *img = NULL, *old = NULL;
 	bool needs_terminal = false;
-	char full[140], why[512] = "";
+	struct cordon_error why = {};
+	char full[140];
 	size_t size = 0;
 	FILE *f = NULL;
 	json_t *e;
 	int r;
 
 	if (strstr(src, "://"))
-		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-				  "%.100s: a pack is installed from a directory or an https:// URL only", src);
+		return error_set(reterr, -EPROTONOSUPPORT,
+				 "%.100s: a pack is installed from a directory or an https:// URL only", src);
 	dir = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
-		return errbuf_set(reason, rsize, -errno, "%s: not a pack directory: %s", src, strerror(errno));
+		return error_set(reterr, -errno, "%s: not a pack directory: %s", src, strerror(errno));
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	r = pack_image_read(dir, &paths, true, &img, reason, rsize);
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
+	r = pack_image_read(dir, &paths, true, &img, reterr);
 	if (r < 0)
 		goto out;
-	r = check_profiles(img, reason, rsize);
+	r = check_profiles(img, reterr);
 	if (r < 0)
 		goto out;
 	snprintf(full, sizeof(full), "%s/%s", img->m->owner, img->m->name);
 	r = lock_read(&paths, &lock);
 	if (r < 0) {
-		r = errbuf_set(reason, rsize, r, "the pack lock cannot be read: %s", strerror(-r));
+		r = error_set(reterr, r, "the pack lock cannot be read: %s", strerror(-r));
 		goto out;
 	}
 	r = pack_summary(img, &now);
@@ -499,14 +498,14 @@ int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *c
 		const char *k = json_string_value(json_object_get(e, "signer"));
 		struct pack_manifest cmp = {};
 
-		if (installed_image(&paths, img->m->owner, img->m->name, &old, why, sizeof(why)) >= 0 &&
+		if (installed_image(&paths, img->m->owner, img->m->name, &old, &why) >= 0 &&
 		    pack_summary(old, &before) >= 0) {
 			fprintf(f, "replaces version %s; what the grants change:\n", old->m->version);
 			pack_summary_diff(f, now, before, '-');
 			pack_summary_diff(f, before, now, '+');
 		} else
-			fprintf(f, "replaces version %s (which does not verify: %s); it grants:\n%s", v ? v : "?", why,
-				now);
+			fprintf(f, "replaces version %s (which does not verify: %s); it grants:\n%s", v ? v : "?",
+				why.message, now);
 		if (v && sscanf(v, "%u.%u.%u", &cmp.version_parts[0], &cmp.version_parts[1],
 				&cmp.version_parts[2]) == 3 &&
 		    pack_version_cmp(img->m, &cmp) < 0) {
@@ -526,13 +525,14 @@ int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *c
 	}
 	f = NULL;
 	if (!confirm || !confirm(ctx, text, needs_terminal)) {
-		r = errbuf_set(reason, rsize, -ECANCELED, "%s was not installed: not confirmed%s", full,
-			       needs_terminal ? " (a lower version or a new signer key is accepted only on a terminal)" : "");
+		r = error_set(reterr, -ECANCELED, "%s was not installed: not confirmed%s", full,
+			      needs_terminal ? " (a lower version or a new signer key is accepted only on a terminal)"
+					     : "");
 		goto out;
 	}
 	r = store_write(&paths, img);
 	if (r < 0) {
-		r = errbuf_set(reason, rsize, r, "%s cannot be written to %s: %s", full, paths.store, strerror(-r));
+		r = error_set(reterr, r, "%s cannot be written to %s: %s", full, paths.store, strerror(-r));
 		goto out;
 	}
 	e = lock_entry_new(img);
@@ -542,7 +542,7 @@ int cordon_pack_install(const char *src, cordon_pack_confirm_fn confirm, void *c
 	}
 	r = lock_write(&paths, lock);
 	if (r < 0)
-		r = errbuf_set(reason, rsize, r, "the pack lock cannot be written: %s", strerror(-r));
+		r = error_set(reterr, r, "the pack lock cannot be written: %s", strerror(-r));
 out:
 	if (f)
 		fclose(f);
@@ -552,7 +552,7 @@ out:
 	return r;
 }
 
-int cordon_pack_list(char **ret_text, char *reason, size_t rsize)
+int cordon_pack_list(char **ret_text, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *lock = NULL;
 	struct pack_paths paths = {};
@@ -565,11 +565,11 @@ int cordon_pack_list(char **ret_text, char *reason, size_t rsize)
 
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
 	r = lock_read(&paths, &lock);
 	pack_paths_done(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "the pack lock cannot be read: %s", strerror(-r));
+		return error_set(reterr, r, "the pack lock cannot be read: %s", strerror(-r));
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return -ENOMEM;
@@ -583,7 +583,7 @@ int cordon_pack_list(char **ret_text, char *reason, size_t rsize)
 	return 0;
 }
 
-int cordon_pack_show(const char *full, char **ret_text, char *reason, size_t rsize)
+int cordon_pack_show(const char *full, char **ret_text, struct cordon_error *reterr)
 {
 	struct pack_paths paths = {};
 	struct pack_image *img = NULL;
@@ -591,11 +591,11 @@ int cordon_pack_show(const char *full, char **ret_text, char *reason, size_t rsi
 	int r;
 
 	if (split_name(full, owner, name, NULL, false) < 0)
-		return errbuf_set(reason, rsize, -EINVAL, "\"%.100s\" is not OWNER/NAME", full);
+		return error_set(reterr, -EINVAL, "\"%.100s\" is not OWNER/NAME", full);
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
-	r = installed_image(&paths, owner, name, &img, reason, rsize);
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
+	r = installed_image(&paths, owner, name, &img, reterr);
 	pack_paths_done(&paths);
 	if (r < 0)
 		return r;
@@ -604,7 +604,7 @@ int cordon_pack_show(const char *full, char **ret_text, char *reason, size_t rsi
 	return r;
 }
 
-int cordon_pack_verify(const char *full, char **ret_text, char *reason, size_t rsize)
+int cordon_pack_verify(const char *full, char **ret_text, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *lock = NULL;
 	struct pack_paths paths = {};
@@ -617,15 +617,15 @@ int cordon_pack_verify(const char *full, char **ret_text, char *reason, size_t r
 
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
 	r = lock_read(&paths, &lock);
 	if (r < 0) {
 		pack_paths_done(&paths);
-		return errbuf_set(reason, rsize, r, "the pack lock cannot be read: %s", strerror(-r));
+		return error_set(reterr, r, "the pack lock cannot be read: %s", strerror(-r));
 	}
 	if (full && !json_object_get(lock, full)) {
 		pack_paths_done(&paths);
-		return errbuf_set(reason, rsize, -ENOENT, "the pack %.100s is not installed", full);
+		return error_set(reterr, -ENOENT, "the pack %.100s is not installed", full);
 	}
 	f = open_memstream(&buf, &size);
 	if (!f) {
@@ -634,20 +634,21 @@ int cordon_pack_verify(const char *full, char **ret_text, char *reason, size_t r
 	}
 	json_object_foreach(lock, key, e) {
 		struct pack_image *img = NULL;
-		char owner[65], name[65], why[512];
+		struct cordon_error why = {};
+		char owner[65], name[65];
 
 		if (full && strcmp(full, key) != 0)
 			continue;
 		if (split_name(key, owner, name, NULL, false) < 0)
-			r = errbuf_set(why, sizeof(why), -EBADMSG, "not OWNER/NAME in the lock");
+			r = error_set(&why, -EBADMSG, "not OWNER/NAME in the lock");
 		else
-			r = installed_image(&paths, owner, name, &img, why, sizeof(why));
+			r = installed_image(&paths, owner, name, &img, &why);
 		pack_image_free(img);
 		if (r < 0 && worst == 0) {
 			worst = r;
-			errbuf_set(reason, rsize, r, "%s: %s", key, why);
+			error_set(reterr, r, "%s: %s", key, why.message);
 		}
-		fprintf(f, "%s: %s\n", key, r < 0 ? why : "verified");
+		fprintf(f, "%s: %s\n", key, r < 0 ? why.message : "verified");
 	}
 	pack_paths_done(&paths);
 	if (fclose(f) != 0) {
@@ -658,7 +659,7 @@ int cordon_pack_verify(const char *full, char **ret_text, char *reason, size_t r
 	return worst;
 }
 
-int cordon_pack_remove(const char *full, char *reason, size_t rsize)
+int cordon_pack_remove(const char *full, struct cordon_error *reterr)
 {
 	_cleanup_(json_decrefp) json_t *lock = NULL;
 	_cleanup_close_ int store = -1, owner_fd = -1;
@@ -667,13 +668,13 @@ int cordon_pack_remove(const char *full, char *reason, size_t rsize)
 	int r;
 
 	if (split_name(full, owner, name, NULL, false) < 0)
-		return errbuf_set(reason, rsize, -EINVAL, "\"%.100s\" is not OWNER/NAME", full);
+		return error_set(reterr, -EINVAL, "\"%.100s\" is not OWNER/NAME", full);
 	r = pack_paths_default(&paths);
 	if (r < 0)
-		return errbuf_set(reason, rsize, r, "no HOME: the pack store cannot be found");
+		return error_set(reterr, r, "no HOME: the pack store cannot be found");
 	r = lock_read(&paths, &lock);
 	if (r >= 0 && json_object_del(lock, full) < 0)
-		r = errbuf_set(reason, rsize, -ENOENT, "the pack %s is not installed", full);
+		r = error_set(reterr, -ENOENT, "the pack %s is not installed", full);
 	else if (r >= 0)
 		r = lock_write(&paths, lock);
 	if (r >= 0 && (store = store_open(&paths, false)) >= 0 &&

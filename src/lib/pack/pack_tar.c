@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "error.h"
 #include "pack_image.h"
 #include "pack_tar.h"
 
@@ -106,14 +106,14 @@ static const char *kind_name(char t)
 	}
 }
 
-int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx, char *reason, size_t rsize)
+int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx, struct cordon_error *reterr)
 {
 	char (*seen)[256 + 2] = NULL;
 	size_t n_seen = 0, off = 0, total = 0;
 	int r = 0;
 
 	if (len > PACK_TAR_MAX_BYTES)
-		return errbuf_set(reason, rsize, -EBADMSG, "the archive is larger than %d bytes", PACK_TAR_MAX_BYTES);
+		return error_set(reterr, -EBADMSG, "the archive is larger than %d bytes", PACK_TAR_MAX_BYTES);
 	seen = calloc(PACK_MAX_ENTRIES, sizeof(*seen));
 	if (!seen)
 		return -ENOMEM;
@@ -125,20 +125,20 @@ int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx,
 		char type;
 
 		if (len - off < BLOCK) {
-			r = errbuf_set(reason, rsize, -EBADMSG, "the archive ends inside a header (no end blocks)");
+			r = error_set(reterr, -EBADMSG, "the archive ends inside a header (no end blocks)");
 			break;
 		}
 		if (h[0] == '\0') {
 			/* the end: a zero block (all of it) */
 			for (size_t i = 0; i < BLOCK; i++)
 				if (h[i]) {
-					r = errbuf_set(reason, rsize, -EBADMSG, "a header with an empty name");
+					r = error_set(reterr, -EBADMSG, "a header with an empty name");
 					break;
 				}
 			break;
 		}
 		if (memcmp(h + 257, "ustar", 5) != 0 || !checksum_ok(h)) {
-			r = errbuf_set(reason, rsize, -EBADMSG, "not a ustar archive, or a header's checksum is wrong");
+			r = error_set(reterr, -EBADMSG, "not a ustar archive, or a header's checksum is wrong");
 			break;
 		}
 		type = (char)h[156];
@@ -155,12 +155,12 @@ int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx,
 		if (type == '5' && path_len && path[path_len - 1] == '/')
 			path[--path_len] = '\0';
 		if (octal((const char *)h + 124, 12, &size) < 0 || octal((const char *)h + 100, 8, &mode) < 0) {
-			r = errbuf_set(reason, rsize, -EBADMSG, "%.100s: a header's size or mode is not octal", path);
+			r = error_set(reterr, -EBADMSG, "%.100s: a header's size or mode is not octal", path);
 			break;
 		}
 		if (type != '0' && type != '\0' && type != '5') {
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: a pack holds regular files only (%s)", path,
-				       kind_name(type));
+			r = error_set(reterr, -EPERM, "%.200s: a pack holds regular files only (%s)", path,
+				      kind_name(type));
 			break;
 		}
 		if (path_len == 0 && type == '5') {
@@ -169,53 +169,51 @@ int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx,
 			continue;
 		}
 		if (!path_ok(path)) {
-			r = errbuf_set(reason, rsize, -EPERM,
-				       "%.200s: not a plain relative path (absolute, \"..\", \".\" or odd characters)",
-				       path);
+			r = error_set(reterr, -EPERM,
+				      "%.200s: not a plain relative path (absolute, \"..\", \".\" or odd characters)",
+				      path);
 			break;
 		}
 		if (type != '5' && (mode & 0111)) {
-			r = errbuf_set(reason, rsize, -EPERM, "%.200s: a pack may not ship executables", path);
+			r = error_set(reterr, -EPERM, "%.200s: a pack may not ship executables", path);
 			break;
 		}
 		for (size_t i = 0; i < n_seen; i++)
 			if (strcmp(seen[i], path) == 0) {
-				r = errbuf_set(reason, rsize, -EPERM, "%.200s: appears twice in the archive", path);
+				r = error_set(reterr, -EPERM, "%.200s: appears twice in the archive", path);
 				break;
 			}
 		if (r < 0)
 			break;
 		if (n_seen >= PACK_MAX_ENTRIES) {
-			r = errbuf_set(reason, rsize, -EPERM, "the archive holds more than %d entries",
-				       PACK_MAX_ENTRIES);
+			r = error_set(reterr, -EPERM, "the archive holds more than %d entries", PACK_MAX_ENTRIES);
 			break;
 		}
 		memcpy(seen[n_seen++], path, path_len + 1);
 		off += BLOCK;
 		if (type == '5') {
 			if (size != 0) {
-				r = errbuf_set(reason, rsize, -EBADMSG, "%.200s: a directory with a size", path);
+				r = error_set(reterr, -EBADMSG, "%.200s: a directory with a size", path);
 				break;
 			}
 			r = fn(ctx, path, true, NULL, 0);
 			continue;
 		}
 		if (size > PACK_MAX_FILE_BYTES || size > len - off) {
-			r = errbuf_set(reason, rsize, size > PACK_MAX_FILE_BYTES ? -EPERM : -EBADMSG,
-				       "%.200s: %s", path,
-				       size > PACK_MAX_FILE_BYTES ? "larger than 1 MiB" : "the archive ends inside it");
+			r = error_set(reterr, size > PACK_MAX_FILE_BYTES ? -EPERM : -EBADMSG, "%.200s: %s", path,
+				      size > PACK_MAX_FILE_BYTES ? "larger than 1 MiB" : "the archive ends inside it");
 			break;
 		}
 		total += size;
 		if (total > PACK_MAX_TOTAL_BYTES) {
-			r = errbuf_set(reason, rsize, -EPERM, "the archive's files are larger than %d bytes together",
-				       PACK_MAX_TOTAL_BYTES);
+			r = error_set(reterr, -EPERM, "the archive's files are larger than %d bytes together",
+				      PACK_MAX_TOTAL_BYTES);
 			break;
 		}
 		r = fn(ctx, path, false, data + off, size);
 		off += (size + BLOCK - 1) / BLOCK * BLOCK;
 		if (off > len) {
-			r = errbuf_set(reason, rsize, -EBADMSG, "the archive ends inside a file's last block");
+			r = error_set(reterr, -EBADMSG, "the archive ends inside a file's last block");
 			break;
 		}
 	}

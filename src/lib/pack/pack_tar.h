@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cordon/common.h"
+
 #define PACK_TAR_MAX_BYTES (16 * 1024 * 1024)
 
 /* path: the entry's relative path; is_dir: a directory (data NULL). A
@@ -19,4 +21,4 @@
 typedef int (*pack_tar_entry_fn)(void *ctx, const char *path, bool is_dir, const char *data, size_t len);
 
 /* 0, or -EBADMSG / -EPERM with the reason (the callback's -errno as is). */
-int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx, char *reason, size_t rsize);
+int pack_tar_walk(const char *data, size_t len, pack_tar_entry_fn fn, void *ctx, struct cordon_error *reterr);

@@ -16,7 +16,7 @@
 #include <openssl/param_build.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "sshsig.h"
 
 #define ARMOR_BEGIN "-----BEGIN SSH SIGNATURE-----"
@@ -140,7 +140,7 @@ static uint8_t *dup_bytes(const uint8_t *s, size_t n)
 }
 
 /* The base64 between the armor lines, whitespace dropped, into b64. */
-static int unarmor(const char *text, size_t len, char *b64, size_t cap, size_t *ret_len, char *reason, size_t rsize)
+static int unarmor(const char *text, size_t len, char *b64, size_t cap, size_t *ret_len, struct cordon_error *reterr)
 {
 	const char *p = text, *end = text + len, *body, *stop;
 	size_t n = 0;
@@ -148,19 +148,19 @@ static int unarmor(const char *text, size_t len, char *b64, size_t cap, size_t *
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	if ((size_t)(end - p) < strlen(ARMOR_BEGIN) || memcmp(p, ARMOR_BEGIN, strlen(ARMOR_BEGIN)) != 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "not an SSH signature (no \"%s\" line)", ARMOR_BEGIN);
+		return error_set(reterr, -EBADMSG, "not an SSH signature (no \"%s\" line)", ARMOR_BEGIN);
 	body = p + strlen(ARMOR_BEGIN);
 	stop = memmem(body, (size_t)(end - body), ARMOR_END, strlen(ARMOR_END));
 	if (!stop)
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature has no \"%s\" line", ARMOR_END);
+		return error_set(reterr, -EBADMSG, "the SSH signature has no \"%s\" line", ARMOR_END);
 	for (p = stop + strlen(ARMOR_END); p < end; p++)
 		if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
-			return errbuf_set(reason, rsize, -EBADMSG, "text after the SSH signature's end line");
+			return error_set(reterr, -EBADMSG, "text after the SSH signature's end line");
 	for (p = body; p < stop; p++) {
 		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 			continue;
 		if (n + 1 >= cap)
-			return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature is too long");
+			return error_set(reterr, -EBADMSG, "the SSH signature is too long");
 		b64[n++] = *p;
 	}
 	b64[n] = '\0';
@@ -168,7 +168,7 @@ static int unarmor(const char *text, size_t len, char *b64, size_t cap, size_t *
 	return 0;
 }
 
-int sshsig_parse(const char *text, size_t len, struct sshsig **ret, char *reason, size_t rsize)
+int sshsig_parse(const char *text, size_t len, struct sshsig **ret, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *b64 = NULL;
 	_cleanup_free_ uint8_t *blob = NULL;
@@ -180,36 +180,34 @@ int sshsig_parse(const char *text, size_t len, struct sshsig **ret, char *reason
 	int r;
 
 	if (len > SSHSIG_MAX_ARMORED)
-		return errbuf_set(reason, rsize, -EBADMSG, "the signature file is larger than %d bytes",
-				  SSHSIG_MAX_ARMORED);
+		return error_set(reterr, -EBADMSG, "the signature file is larger than %d bytes", SSHSIG_MAX_ARMORED);
 	b64 = malloc(len + 1);
 	if (!b64)
 		return -ENOMEM;
-	r = unarmor(text, len, b64, len + 1, &b64_len, reason, rsize);
+	r = unarmor(text, len, b64, len + 1, &b64_len, reterr);
 	if (r < 0)
 		return r;
 	r = ssh_base64_decode(b64, b64_len, SSHSIG_MAX_BLOB, &blob, &blob_len);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature is not valid base64");
+		return error_set(reterr, -EBADMSG, "the SSH signature is not valid base64");
 	w = (struct wire){ blob, blob_len };
 	if (w.left < 6 || memcmp(w.p, MAGIC, 6) != 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "the signature does not start with \"SSHSIG\"");
+		return error_set(reterr, -EBADMSG, "the signature does not start with \"SSHSIG\"");
 	w.p += 6;
 	w.left -= 6;
 	if (wire_u32(&w, &version) < 0 || version != 1)
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature's version is not 1");
+		return error_set(reterr, -EBADMSG, "the SSH signature's version is not 1");
 	if (wire_string(&w, &pk, &pk_len) < 0 || wire_string(&w, &ns, &ns_len) < 0 ||
 	    wire_string(&w, &reserved, &reserved_len) < 0 || wire_string(&w, &alg, &alg_len) < 0 ||
 	    wire_string(&w, &sig, &sig_len) < 0 || w.left != 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature is truncated or has bytes after its end");
+		return error_set(reterr, -EBADMSG, "the SSH signature is truncated or has bytes after its end");
 	(void)reserved;
 	if (reserved_len != 0)
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature's reserved field is not empty");
+		return error_set(reterr, -EBADMSG, "the SSH signature's reserved field is not empty");
 	if (!wire_name_is(alg, alg_len, "sha512") && !wire_name_is(alg, alg_len, "sha256"))
-		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-				  "the SSH signature's hash is neither sha512 nor sha256");
+		return error_set(reterr, -EPROTONOSUPPORT, "the SSH signature's hash is neither sha512 nor sha256");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -225,7 +223,7 @@ int sshsig_parse(const char *text, size_t len, struct sshsig **ret, char *reason
 	}
 	if (!s->namespace) {
 		sshsig_free(s);
-		return errbuf_set(reason, rsize, -EBADMSG, "the SSH signature's namespace holds a NUL");
+		return error_set(reterr, -EBADMSG, "the SSH signature's namespace holds a NUL");
 	}
 	*ret = s;
 	return 0;
@@ -257,7 +255,7 @@ static int pkey_fromdata(const char *alg, OSSL_PARAM_BLD *bld, EVP_PKEY **ret)
 
 /* The key in blob, as OpenSSL's; its kind. Refusals say the type's name. */
 static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum key_kind *ret_kind, char *type_name,
-			 char *reason, size_t rsize)
+			 struct cordon_error *reterr)
 {
 	struct wire w = { blob, len };
 	const uint8_t *type;
@@ -265,23 +263,23 @@ static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum k
 	int r;
 
 	if (wire_string(&w, &type, &type_len) < 0 || type_len == 0 || type_len > 64)
-		return errbuf_set(reason, rsize, -EBADMSG, "the public key is malformed");
+		return error_set(reterr, -EBADMSG, "the public key is malformed");
 	if (type_name)
 		snprintf(type_name, 32, "%.*s", (int)(type_len < 31 ? type_len : 31), (const char *)type);
 	if (type_len >= 3 && memcmp(type, "sk-", 3) == 0)
-		return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-				  "security-key signatures (%.*s) are not accepted: only Ed25519, ECDSA P-256 and RSA",
-				  (int)type_len, (const char *)type);
+		return error_set(reterr, -EPROTONOSUPPORT,
+				 "security-key signatures (%.*s) are not accepted: only Ed25519, ECDSA P-256 and RSA",
+				 (int)type_len, (const char *)type);
 	if (wire_name_is(type, type_len, "ssh-ed25519")) {
 		const uint8_t *pk;
 		size_t pk_len;
 
 		if (wire_string(&w, &pk, &pk_len) < 0 || pk_len != 32 || w.left)
-			return errbuf_set(reason, rsize, -EBADMSG, "the Ed25519 public key is malformed");
+			return error_set(reterr, -EBADMSG, "the Ed25519 public key is malformed");
 		if (ret) {
 			*ret = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pk, 32);
 			if (!*ret)
-				return errbuf_set(reason, rsize, -EBADMSG, "the Ed25519 public key is not valid");
+				return error_set(reterr, -EBADMSG, "the Ed25519 public key is not valid");
 		}
 		*ret_kind = KEY_ED25519;
 		return 0;
@@ -293,7 +291,7 @@ static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum k
 
 		if (wire_string(&w, &curve, &curve_len) < 0 || !wire_name_is(curve, curve_len, "nistp256") ||
 		    wire_string(&w, &q, &q_len) < 0 || q_len != 65 || q[0] != 0x04 || w.left)
-			return errbuf_set(reason, rsize, -EBADMSG, "the ECDSA P-256 public key is malformed");
+			return error_set(reterr, -EBADMSG, "the ECDSA P-256 public key is malformed");
 		if (ret) {
 			bld = OSSL_PARAM_BLD_new();
 			if (!bld || !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
@@ -301,7 +299,7 @@ static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum k
 				return -ENOMEM;
 			r = pkey_fromdata("EC", bld, ret);
 			if (r < 0)
-				return errbuf_set(reason, rsize, r, "the ECDSA P-256 public key is not a point on the curve");
+				return error_set(reterr, r, "the ECDSA P-256 public key is not a point on the curve");
 		}
 		*ret_kind = KEY_ECDSA_P256;
 		return 0;
@@ -311,11 +309,10 @@ static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum k
 		_cleanup_(BN_freep) BIGNUM *e = NULL, *n = NULL;
 
 		if (wire_mpint(&w, &e) < 0 || wire_mpint(&w, &n) < 0 || w.left)
-			return errbuf_set(reason, rsize, -EBADMSG, "the RSA public key is malformed");
+			return error_set(reterr, -EBADMSG, "the RSA public key is malformed");
 		if (BN_num_bits(n) < RSA_MIN_BITS || BN_num_bits(n) > 8192)
-			return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-					  "the RSA key has %d bits: %d to 8192 are accepted", BN_num_bits(n),
-					  RSA_MIN_BITS);
+			return error_set(reterr, -EPROTONOSUPPORT, "the RSA key has %d bits: %d to 8192 are accepted",
+					 BN_num_bits(n), RSA_MIN_BITS);
 		if (ret) {
 			bld = OSSL_PARAM_BLD_new();
 			if (!bld || !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
@@ -323,21 +320,21 @@ static int key_from_blob(const uint8_t *blob, size_t len, EVP_PKEY **ret, enum k
 				return -ENOMEM;
 			r = pkey_fromdata("RSA", bld, ret);
 			if (r < 0)
-				return errbuf_set(reason, rsize, r, "the RSA public key is not valid");
+				return error_set(reterr, r, "the RSA public key is not valid");
 		}
 		*ret_kind = KEY_RSA;
 		return 0;
 	}
-	return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-			  "keys of type \"%.*s\" are not accepted: only ssh-ed25519, ecdsa-sha2-nistp256 and ssh-rsa",
-			  (int)(type_len < 64 ? type_len : 64), (const char *)type);
+	return error_set(reterr, -EPROTONOSUPPORT,
+			 "keys of type \"%.*s\" are not accepted: only ssh-ed25519, ecdsa-sha2-nistp256 and ssh-rsa",
+			 (int)(type_len < 64 ? type_len : 64), (const char *)type);
 }
 
-int sshkey_blob_check(const uint8_t *blob, size_t len, char *type_name, char *reason, size_t rsize)
+int sshkey_blob_check(const uint8_t *blob, size_t len, char *type_name, struct cordon_error *reterr)
 {
 	enum key_kind kind;
 
-	return key_from_blob(blob, len, NULL, &kind, type_name, reason, rsize);
+	return key_from_blob(blob, len, NULL, &kind, type_name, reterr);
 }
 
 /* The ECDSA signature (mpint r, mpint s) as DER, which OpenSSL verifies. */
@@ -409,8 +406,8 @@ static int signed_data(const struct sshsig *sig, const char *ns, const void *msg
 	return 0;
 }
 
-int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *msg, size_t msg_len, char *reason,
-		  size_t rsize)
+int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *msg, size_t msg_len,
+		  struct cordon_error *reterr)
 {
 	_cleanup_(EVP_PKEY_freep) EVP_PKEY *key = NULL;
 	_cleanup_(EVP_MD_CTX_freep) EVP_MD_CTX *ctx = NULL;
@@ -423,26 +420,26 @@ int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *m
 	int r;
 
 	if (strcmp(sig->namespace, namespace) != 0)
-		return errbuf_set(reason, rsize, -EKEYREJECTED,
-				  "the signature is for the namespace \"%.64s\", not \"%s\"", sig->namespace, namespace);
-	r = key_from_blob(sig->pubkey, sig->pubkey_len, &key, &kind, NULL, reason, rsize);
+		return error_set(reterr, -EKEYREJECTED, "the signature is for the namespace \"%.64s\", not \"%s\"",
+				 sig->namespace, namespace);
+	r = key_from_blob(sig->pubkey, sig->pubkey_len, &key, &kind, NULL, reterr);
 	if (r < 0)
 		return r;
 	if (wire_string(&w, &type, &type_len) < 0 || wire_string(&w, &raw, &raw_len) < 0 || w.left)
-		return errbuf_set(reason, rsize, -EBADMSG, "the signature value is malformed");
+		return error_set(reterr, -EBADMSG, "the signature value is malformed");
 	switch (kind) {
 	case KEY_ED25519:
 		if (!wire_name_is(type, type_len, "ssh-ed25519") || raw_len != 64)
-			return errbuf_set(reason, rsize, -EBADMSG, "the Ed25519 signature is malformed");
+			return error_set(reterr, -EBADMSG, "the Ed25519 signature is malformed");
 		break;
 	case KEY_ECDSA_P256:
 		if (!wire_name_is(type, type_len, "ecdsa-sha2-nistp256"))
-			return errbuf_set(reason, rsize, -EBADMSG, "the ECDSA signature is malformed");
+			return error_set(reterr, -EBADMSG, "the ECDSA signature is malformed");
 		r = ecdsa_sig_der(raw, raw_len, &der, &der_len);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
-			return errbuf_set(reason, rsize, r, "the ECDSA signature is malformed");
+			return error_set(reterr, r, "the ECDSA signature is malformed");
 		raw = der;
 		raw_len = der_len;
 		md = EVP_sha256();
@@ -453,10 +450,10 @@ int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *m
 		else if (wire_name_is(type, type_len, "rsa-sha2-256"))
 			md = EVP_sha256();
 		else
-			return errbuf_set(reason, rsize, -EPROTONOSUPPORT,
-					  "RSA signatures of type \"%.*s\" are not accepted (SHA-1): only rsa-sha2-512 "
-					  "and rsa-sha2-256",
-					  (int)(type_len < 64 ? type_len : 64), (const char *)type);
+			return error_set(reterr, -EPROTONOSUPPORT,
+					 "RSA signatures of type \"%.*s\" are not accepted (SHA-1): only rsa-sha2-512 "
+					 "and rsa-sha2-256",
+					 (int)(type_len < 64 ? type_len : 64), (const char *)type);
 		break;
 	}
 	r = signed_data(sig, namespace, msg, msg_len, &data, &data_len);
@@ -466,9 +463,9 @@ int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *m
 	if (!ctx)
 		return -ENOMEM;
 	if (EVP_DigestVerifyInit(ctx, NULL, md, NULL, key) <= 0)
-		return errbuf_set(reason, rsize, -EKEYREJECTED, "the signature cannot be checked with this key");
+		return error_set(reterr, -EKEYREJECTED, "the signature cannot be checked with this key");
 	if (EVP_DigestVerify(ctx, raw, raw_len, data, data_len) != 1)
-		return errbuf_set(reason, rsize, -EKEYREJECTED,
-				  "the signature does not match: the signed file was changed or another key signed it");
+		return error_set(reterr, -EKEYREJECTED,
+				 "the signature does not match: the signed file was changed or another key signed it");
 	return 0;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon/common.h"
+
 /* Caps on what an untrusted signature file may make us hold. */
 #define SSHSIG_MAX_ARMORED (16 * 1024)
 #define SSHSIG_MAX_BLOB (8 * 1024)
@@ -28,16 +30,16 @@ struct sshsig {
 void sshsig_free(struct sshsig *s);
 
 /* Parse an armored SSH signature; -EBADMSG (reason set) if malformed. */
-int sshsig_parse(const char *text, size_t len, struct sshsig **ret, char *reason, size_t rsize);
+int sshsig_parse(const char *text, size_t len, struct sshsig **ret, struct cordon_error *reterr);
 
 /* Whether sig is a valid signature by its own key over msg in namespace:
  * 0 if so, -EBADMSG / -EKEYREJECTED / -EPROTONOSUPPORT with the reason. */
-int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *msg, size_t msg_len, char *reason,
-		  size_t rsize);
+int sshsig_verify(const struct sshsig *sig, const char *namespace, const void *msg, size_t msg_len,
+		  struct cordon_error *reterr);
 
 /* Whether a public key blob is of a type cordon accepts (0), else the
  * reason. Its type name into type_name (at most 32 bytes) if not NULL. */
-int sshkey_blob_check(const uint8_t *blob, size_t len, char *type_name, char *reason, size_t rsize);
+int sshkey_blob_check(const uint8_t *blob, size_t len, char *type_name, struct cordon_error *reterr);
 
 /* Base64 (no whitespace) decoded into a new buffer of at most cap bytes. */
 int ssh_base64_decode(const char *s, size_t len, size_t cap, uint8_t **ret, size_t *ret_len);

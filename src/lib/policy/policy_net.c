@@ -14,7 +14,6 @@ CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_n
 					  struct cordon_error *reterr)
 {
 	struct cordon_netrules scratch = {};
-	char why[300] = "";
 	int r;
 
 	if (!p || !rule)
@@ -22,17 +21,17 @@ CORDON_API int cordon_policy_add_net_rule(struct cordon_policy *p, enum cordon_n
 	switch (kind) {
 	case CORDON_NET_ALLOW_DOMAIN:
 	case CORDON_NET_DENY_DOMAIN:
-		r = netrules_add_host(&scratch, false, rule, why, sizeof(why));
+		r = netrules_add_host(&scratch, false, rule, reterr);
 		break;
 	case CORDON_NET_ALLOW_ADDRESS:
-		r = netrules_add_address(&scratch, rule, why, sizeof(why));
+		r = netrules_add_address(&scratch, rule, reterr);
 		break;
 	default:
 		return error_set(reterr, -EINVAL, "unknown kind of network rule");
 	}
 	netrules_done(&scratch);
 	if (r < 0)
-		return error_set(reterr, r, "%s", why);
+		return r;
 	if (strv_length(p->net_rules[kind]) >= NETRULE_MAX_RULES)
 		return error_set(reterr, -E2BIG, "more than %d network rules of one kind", NETRULE_MAX_RULES);
 	r = strv_push_unique(&p->net_rules[kind], rule);

@@ -292,7 +292,7 @@ int profile_parse_size(const char *s, uint64_t *ret);
 
 /* profile_net.c: network.mode "proxy" */
 struct json_t;
-int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen);
+int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, struct cordon_error *reterr);
 int profile_net_apply(const struct cordon_profile *p, struct cordon_policy *pol, struct cordon_error *reterr);
 int profile_net_json(const struct cordon_profile *p, struct json_t *net);
 int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned port, struct profile_decision *ret);

@@ -18,6 +18,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "config.h"
+#include "error.h"
 #include "fileio.h"
 #include "profile_find.h"
 #include "profile_loader.h"
@@ -65,19 +66,20 @@ static int pack_doc(struct loader *l, const char *name, const struct doc *from, 
 		    struct doc **ret)
 {
 	_cleanup_free_ char *text = NULL, *ident = NULL;
-	char reason[512] = "";
+	struct cordon_error reason = {};
 	size_t len = 0;
 	int r;
 
 	if (!pack_resolver)
-		r = -ENOPKG, snprintf(reason, sizeof(reason), "a pack's profile is verified by cordon-supervisor");
+		r = error_set(&reason, -ENOPKG, "a pack's profile is verified by cordon-supervisor");
 	else
-		r = pack_resolver(name, &text, &len, reason, sizeof(reason));
+		r = pack_resolver(name, &text, &len, &reason);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return from ? loader_fail(l, r, from_where, "the pack profile \"%.200s\" is refused: %s", name, reason)
-			    : loader_fail_file(l, r, name, 0, 0, "the pack profile is refused: %s", reason);
+		return from ? loader_fail(l, r, from_where, "the pack profile \"%.200s\" is refused: %s", name,
+					  reason.message)
+			    : loader_fail_file(l, r, name, 0, 0, "the pack profile is refused: %s", reason.message);
 	if (asprintf(&ident, "pack:%s", name) < 0)
 		return -ENOMEM;
 	/* no dir: it extends by name only (built-in or pack), never a path */

@@ -21,6 +21,6 @@ int loader_find_doc(struct loader *l, const char *name, const struct doc *from, 
  * profile's verified bytes (text malloc'd; -errno and the reason). */
 bool profile_name_is_pack(const char *name);
 bool profile_pack_part_ok(const char *s, size_t n);
-typedef int (*profile_pack_resolver_fn)(const char *name, char **ret_text, size_t *ret_len, char *reason,
-					size_t rsize);
+typedef int (*profile_pack_resolver_fn)(const char *name, char **ret_text, size_t *ret_len,
+					struct cordon_error *reterr);
 void profile_set_pack_resolver(profile_pack_resolver_fn fn);

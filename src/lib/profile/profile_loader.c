@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
 #include "json_pos.h"
 #include "profile_loader.h"
 #include "spell.h"
 #include "strv.h"
+#include "text.h"
 
 const char *const builtin_group_names[_GROUP_MAX + 1] = {
 	[GROUP_CREDENTIALS] = "credentials",

@@ -55,15 +55,15 @@ enum cordon_net profile_net_to_public(enum profile_net n)
 	return CORDON_NET_NONE;
 }
 
-int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, char *why, size_t whylen)
+int profile_net_rule_check(enum cordon_net_rule kind, const char *rule, struct cordon_error *reterr)
 {
 	struct cordon_netrules scratch = {};
 	int r;
 
 	if (kind == CORDON_NET_ALLOW_ADDRESS)
-		r = netrules_add_address(&scratch, rule, why, whylen);
+		r = netrules_add_address(&scratch, rule, reterr);
 	else
-		r = netrules_add_host(&scratch, false, rule, why, whylen);
+		r = netrules_add_host(&scratch, false, rule, reterr);
 	netrules_done(&scratch);
 	return r;
 }
@@ -149,8 +149,9 @@ int profile_why_proxy(const struct cordon_profile *p, const char *host, unsigned
 
 	for (size_t k = 0; k < PROFILE_NET_RULE_KINDS && r >= 0; k++)
 		STRV_FOREACH(s, p->net_rules[k]) {
-			r = k == CORDON_NET_ALLOW_ADDRESS ? netrules_add_address(&rules, *s, NULL, 0)
-							  : netrules_add_host(&rules, k == CORDON_NET_DENY_DOMAIN, *s, NULL, 0);
+			r = k == CORDON_NET_ALLOW_ADDRESS
+				    ? netrules_add_address(&rules, *s, NULL)
+				    : netrules_add_host(&rules, k == CORDON_NET_DENY_DOMAIN, *s, NULL);
 			if (r < 0)
 				break;
 		}

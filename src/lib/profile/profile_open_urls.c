@@ -43,19 +43,20 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct raw_open_urls *, raw_open_urls_free)
 
 static int check_origin(struct loader *l, const struct where *w, const char *s, intptr_t unused)
 {
-	char o[URL_ORIGIN_MAX], why[256];
+	char o[URL_ORIGIN_MAX];
+	struct cordon_error why;
 
-	if (url_origin_check(s, o, why, sizeof(why)) < 0)
-		return loader_fail(l, -EINVAL, w, "\"%.200s\": %s", s, why);
+	if (url_origin_check(s, o, &why) < 0)
+		return loader_fail(l, -EINVAL, w, "\"%.200s\": %s", s, why.message);
 	return 0;
 }
 
 static int check_prefix(struct loader *l, const struct where *w, const char *s, intptr_t unused)
 {
-	char why[256];
+	struct cordon_error why;
 
-	if (url_path_prefix_check(s, why, sizeof(why)) < 0)
-		return loader_fail(l, -EINVAL, w, "\"%.200s\": %s", s, why);
+	if (url_path_prefix_check(s, &why) < 0)
+		return loader_fail(l, -EINVAL, w, "\"%.200s\": %s", s, why.message);
 	return 0;
 }
 

@@ -116,7 +116,7 @@ static int read_source(struct loader *l, const struct where *w, json_t *v, const
 
 static int check_host(struct loader *l, const struct where *w, const char *s, intptr_t unused)
 {
-	char why[300];
+	struct cordon_error why;
 
 	if (strchr(s, '*'))
 		return loader_fail(l, -EINVAL, w,
@@ -124,8 +124,8 @@ static int check_host(struct loader *l, const struct where *w, const char *s, in
 	for (const char *c = s; *c; c++)
 		if (isupper((unsigned char)*c))
 			return loader_fail(l, -EINVAL, w, "\"%.100s\": write host names in lower case", s);
-	if (profile_net_rule_check(CORDON_NET_ALLOW_DOMAIN, s, why, sizeof(why)) < 0)
-		return loader_fail(l, -EINVAL, w, "%s", why);
+	if (profile_net_rule_check(CORDON_NET_ALLOW_DOMAIN, s, &why) < 0)
+		return loader_fail(l, -EINVAL, w, "%s", why.message);
 	return 0;
 }
 
@@ -279,7 +279,7 @@ static int read_phantom(struct loader *l, const struct where *w, json_t *v, cons
 	json_t *env = json_object_get(v, "env"), *shape = json_object_get(v, "shape");
 	struct where we = where_child(w, "env", 0), ws = where_child(w, "shape", 1);
 	struct cred_shape sh = {};
-	char why[300];
+	struct cordon_error why;
 	unsigned bits;
 	int r;
 
@@ -292,11 +292,11 @@ static int read_phantom(struct loader *l, const struct where *w, json_t *v, cons
 		return loader_fail(l, -EINVAL, &we, "\"%.100s\" is not a variable name", c->phantom_env);
 	if ((r = loader_get_string(l, &ws, shape, CREDS_SHAPE_MAX + 32, &c->phantom_shape)) < 0)
 		return r;
-	r = cred_shape_parse(c->phantom_shape, &sh, why, sizeof(why));
+	r = cred_shape_parse(c->phantom_shape, &sh, &why);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return loader_fail(l, r, &ws, "%s", why);
+		return loader_fail(l, r, &ws, "%s", why.message);
 	bits = cred_shape_bits(&sh);
 	cred_shape_clear(&sh);
 	if (bits < CREDS_PHANTOM_MIN_BITS)

@@ -70,13 +70,13 @@ int loader_read_net_rules(struct loader *l, const struct where *w, const json_t 
 	json_array_foreach(v, i, e) {
 		struct where we = where_child(w, NULL, i);
 		const char *s;
-		char why[300];
+		struct cordon_error why;
 
 		r = loader_get_string(l, &we, e, 260, &s);
 		if (r < 0)
 			return r;
-		if (profile_net_rule_check(kind, s, why, sizeof(why)) < 0)
-			return loader_fail(l, -EINVAL, &we, "%s", why);
+		if (profile_net_rule_check(kind, s, &why) < 0)
+			return loader_fail(l, -EINVAL, &we, "%s", why.message);
 		r = loader_count_rule(l, &we);
 		if (r < 0)
 			return r;

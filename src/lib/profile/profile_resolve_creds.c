@@ -119,7 +119,7 @@ static int cmp_rule_action(const void *a, const void *b)
 
 static int compile_cred(struct loader *l, struct cordon_profile *p, const struct raw_cred *rc, struct tool_cred *c)
 {
-	char why[300];
+	struct cordon_error why;
 	int r;
 
 	if (!(c->name = strdup(rc->name)) || !(c->hosts = calloc(1, sizeof(char *))) ||
@@ -165,9 +165,9 @@ static int compile_cred(struct loader *l, struct cordon_profile *p, const struct
 	    env_name_is_injection(c->phantom_env))
 		return loader_fail(l, -EINVAL, &rc->phantom_where,
 				   "phantom.env %s is a variable cordon or the loader owns: name another", c->phantom_env);
-	r = cred_shape_parse(rc->phantom_shape, &c->shape, why, sizeof(why));
+	r = cred_shape_parse(rc->phantom_shape, &c->shape, &why);
 	if (r < 0)
-		return r == -ENOMEM ? r : loader_fail(l, r, &rc->phantom_where, "%s", why);
+		return r == -ENOMEM ? r : loader_fail(l, r, &rc->phantom_where, "%s", why.message);
 	c->policy.set = rc->policy_set;
 	c->policy.default_action = rc->policy_set ? (enum cred_action)rc->policy_default : CRED_ALLOW;
 	if (rc->policy_set && (r = place_of(&rc->policy_where, &c->policy.place)) < 0)

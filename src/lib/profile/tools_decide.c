@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
 #include "strv.h"
+#include "text.h"
 #include "tools.h"
 
 #define COMMANDS_POINTER "/command_policies/commands"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "errbuf.h"
+#include "error.h"
 #include "url_check.h"
 
 static bool is_lower(char c)
@@ -28,39 +28,39 @@ static bool is_hex(char c)
 }
 
 /* The host: lower-case labels of a-z 0-9 '-', or exactly 127.0.0.1. */
-static int check_host(const char *h, size_t n, struct url_parsed *u, char *why, size_t whylen)
+static int check_host(const char *h, size_t n, struct url_parsed *u, struct cordon_error *reterr)
 {
 	size_t label = 0, last = 0;
 	bool last_numeric;
 
 	if (n == 0)
-		return errbuf_set(why, whylen, -EINVAL, "no host");
+		return error_set(reterr, -EINVAL, "no host");
 	if (n > URL_HOST_MAX)
-		return errbuf_set(why, whylen, -EINVAL, "the host is longer than %d bytes", URL_HOST_MAX);
+		return error_set(reterr, -EINVAL, "the host is longer than %d bytes", URL_HOST_MAX);
 	if (h[0] == '[')
-		return errbuf_set(why, whylen, -EINVAL, "a numeric host (an IPv6 literal): name the host");
+		return error_set(reterr, -EINVAL, "a numeric host (an IPv6 literal): name the host");
 	for (size_t i = 0; i < n; i++) {
 		char c = h[i];
 
 		if (c == '.') {
 			if (label == 0)
-				return errbuf_set(why, whylen, -EINVAL,
-						  "an empty label in the host (a leading, doubled or trailing dot)");
+				return error_set(reterr, -EINVAL,
+						 "an empty label in the host (a leading, doubled or trailing dot)");
 			label = 0;
 			last = i + 1;
 			continue;
 		}
 		if (c == '%')
-			return errbuf_set(why, whylen, -EINVAL, "a percent-encoded host");
+			return error_set(reterr, -EINVAL, "a percent-encoded host");
 		if (c >= 'A' && c <= 'Z')
-			return errbuf_set(why, whylen, -EINVAL, "the host is not in lower case (not canonical)");
+			return error_set(reterr, -EINVAL, "the host is not in lower case (not canonical)");
 		if (!is_lower(c) && !is_digit(c) && c != '-')
-			return errbuf_set(why, whylen, -EINVAL, "the character '%c' in the host", c);
+			return error_set(reterr, -EINVAL, "the character '%c' in the host", c);
 		if (++label > 63)
-			return errbuf_set(why, whylen, -EINVAL, "a label of the host is longer than 63 bytes");
+			return error_set(reterr, -EINVAL, "a label of the host is longer than 63 bytes");
 	}
 	if (label == 0)
-		return errbuf_set(why, whylen, -EINVAL, "a trailing dot in the host (not canonical)");
+		return error_set(reterr, -EINVAL, "a trailing dot in the host (not canonical)");
 	/* WHATWG reads a host whose last label is a number (decimal, 0x hex,
 	 * octal) as an IPv4 address, whatever the labels before it are */
 	last_numeric = true;
@@ -73,38 +73,38 @@ static int check_host(const char *h, size_t n, struct url_parsed *u, char *why, 
 	u->host[n] = '\0';
 	if (last_numeric) {
 		if (strcmp(u->host, "127.0.0.1") != 0)
-			return errbuf_set(why, whylen, -EINVAL,
-					  "a numeric host (an IPv4 address in any of its forms): name the host");
+			return error_set(reterr, -EINVAL,
+					 "a numeric host (an IPv4 address in any of its forms): name the host");
 		u->numeric_host = true;
 	}
 	return 0;
 }
 
-static int check_port(const char *p, size_t n, struct url_parsed *u, char *why, size_t whylen)
+static int check_port(const char *p, size_t n, struct url_parsed *u, struct cordon_error *reterr)
 {
 	unsigned v = 0;
 
 	if (n == 0)
-		return errbuf_set(why, whylen, -EINVAL, "an empty port (not canonical)");
+		return error_set(reterr, -EINVAL, "an empty port (not canonical)");
 	if (p[0] == '0')
-		return errbuf_set(why, whylen, -EINVAL, "a port with a leading zero (not canonical)");
+		return error_set(reterr, -EINVAL, "a port with a leading zero (not canonical)");
 	if (n > 5)
-		return errbuf_set(why, whylen, -EINVAL, "a port over 65535");
+		return error_set(reterr, -EINVAL, "a port over 65535");
 	for (size_t i = 0; i < n; i++) {
 		if (!is_digit(p[i]))
-			return errbuf_set(why, whylen, -EINVAL, "a port that is not a number");
+			return error_set(reterr, -EINVAL, "a port that is not a number");
 		v = v * 10 + (unsigned)(p[i] - '0');
 	}
 	if (v > 65535)
-		return errbuf_set(why, whylen, -EINVAL, "a port over 65535");
+		return error_set(reterr, -EINVAL, "a port over 65535");
 	if ((u->https && v == 443) || (!u->https && v == 80))
-		return errbuf_set(why, whylen, -EINVAL, "the scheme's default port written out (not canonical)");
+		return error_set(reterr, -EINVAL, "the scheme's default port written out (not canonical)");
 	u->port = (uint16_t)v;
 	return 0;
 }
 
 /* The path: "/" then segments, none "." or ".."; no encoded '.', '/', '\'. */
-static int check_path(const char *p, size_t n, char *why, size_t whylen)
+static int check_path(const char *p, size_t n, struct cordon_error *reterr)
 {
 	size_t seg = 1;
 
@@ -115,38 +115,37 @@ static int check_path(const char *p, size_t n, char *why, size_t whylen)
 			size_t len = i - seg;
 
 			if (i > 0 && ((len == 1 && p[seg] == '.') || (len == 2 && p[seg] == '.' && p[seg + 1] == '.')))
-				return errbuf_set(why, whylen, -EINVAL, "a \".\" or \"..\" path segment (not canonical)");
+				return error_set(reterr, -EINVAL, "a \".\" or \"..\" path segment (not canonical)");
 			seg = i + 1;
 			continue;
 		}
 		if (strchr("\"<>`{}", c))
-			return errbuf_set(why, whylen, -EINVAL, "the character '%c' in the path (not canonical)", c);
+			return error_set(reterr, -EINVAL, "the character '%c' in the path (not canonical)", c);
 		if (c == '%') {
 			if (i + 2 >= n || !is_hex(p[i + 1]) || !is_hex(p[i + 2]))
-				return errbuf_set(why, whylen, -EINVAL, "a '%%' not followed by two hex digits");
+				return error_set(reterr, -EINVAL, "a '%%' not followed by two hex digits");
 			if (strncasecmp(p + i, "%2e", 3) == 0 || strncasecmp(p + i, "%2f", 3) == 0 ||
 			    strncasecmp(p + i, "%5c", 3) == 0)
-				return errbuf_set(why, whylen, -EINVAL,
-						  "an encoded '.', '/' or '\\' in the path (%%2e, %%2f, %%5c)");
+				return error_set(reterr, -EINVAL,
+						 "an encoded '.', '/' or '\\' in the path (%%2e, %%2f, %%5c)");
 		}
 	}
 	return 0;
 }
 
 /* The query or the fragment (s[0] is its '?' or '#'). */
-static int check_rest(const char *s, size_t n, const char *refused, const char *what, char *why, size_t whylen)
+static int check_rest(const char *s, size_t n, const char *refused, const char *what, struct cordon_error *reterr)
 {
 	for (size_t i = 1; i < n; i++) {
 		if (strchr(refused, s[i]))
-			return errbuf_set(why, whylen, -EINVAL, "the character '%c' in the %s (not canonical)", s[i],
-					  what);
+			return error_set(reterr, -EINVAL, "the character '%c' in the %s (not canonical)", s[i], what);
 		if (s[i] == '%' && (i + 2 >= n || !is_hex(s[i + 1]) || !is_hex(s[i + 2])))
-			return errbuf_set(why, whylen, -EINVAL, "a '%%' not followed by two hex digits");
+			return error_set(reterr, -EINVAL, "a '%%' not followed by two hex digits");
 	}
 	return 0;
 }
 
-int url_parse(const char *s, size_t len, struct url_parsed *ret, char *why, size_t whylen)
+int url_parse(const char *s, size_t len, struct url_parsed *ret, struct cordon_error *reterr)
 {
 	struct url_parsed *u = ret;
 	size_t i, at, host_end, path_end, query_end;
@@ -154,50 +153,52 @@ int url_parse(const char *s, size_t len, struct url_parsed *ret, char *why, size
 	int r;
 
 	if (!s || !ret)
-		return errbuf_set(why, whylen, -EINVAL, "no URL");
+		return error_set(reterr, -EINVAL, "no URL");
 	if (len > URL_MAX_BYTES)
-		return errbuf_set(why, whylen, -E2BIG, "longer than %d bytes", URL_MAX_BYTES);
+		return error_set(reterr, -E2BIG, "longer than %d bytes", URL_MAX_BYTES);
 	memset(u, 0, sizeof(*u));
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c <= 0x20 || c >= 0x7f)
-			return errbuf_set(why, whylen, -EINVAL,
-					  c == 0 ? "a NUL byte"
-					  : c == ' ' ? "a space (not canonical)"
-					  : c >= 0x80 ? "a byte outside ASCII (not canonical: percent-encode it)"
-						      : "a control character (a tab, a newline, ...)");
+			return error_set(reterr, -EINVAL,
+					 c == 0	     ? "a NUL byte"
+					 : c == ' '  ? "a space (not canonical)"
+					 : c >= 0x80 ? "a byte outside ASCII (not canonical: percent-encode it)"
+						     : "a control character (a tab, a newline, ...)");
 		if (c == '\\')
-			return errbuf_set(why, whylen, -EINVAL, "a backslash (a browser reads it as '/')");
+			return error_set(reterr, -EINVAL, "a backslash (a browser reads it as '/')");
 	}
 	/* the scheme */
 	colon = memchr(s, ':', len);
 	if (!colon || colon == s)
-		return errbuf_set(why, whylen, -EINVAL, "no scheme");
+		return error_set(reterr, -EINVAL, "no scheme");
 	for (const char *p = s; p < colon; p++)
 		if (*p >= 'A' && *p <= 'Z')
-			return errbuf_set(why, whylen, -EINVAL, "the scheme is not in lower case (not canonical)");
+			return error_set(reterr, -EINVAL, "the scheme is not in lower case (not canonical)");
 	if ((size_t)(colon - s) == 5 && memcmp(s, "https", 5) == 0)
 		u->https = true;
 	else if (!((size_t)(colon - s) == 4 && memcmp(s, "http", 4) == 0))
-		return errbuf_set(why, whylen, -EINVAL, "the scheme \"%.*s\": only https (and http to an allowed "
-				  "localhost port)", (int)(colon - s < 16 ? colon - s : 16), s);
+		return error_set(reterr, -EINVAL,
+				 "the scheme \"%.*s\": only https (and http to an allowed "
+				 "localhost port)",
+				 (int)(colon - s < 16 ? colon - s : 16), s);
 	i = (size_t)(colon - s) + 1;
 	if (len - i < 2 || s[i] != '/' || s[i + 1] != '/')
-		return errbuf_set(why, whylen, -EINVAL, "no \"//\" after the scheme (not canonical)");
+		return error_set(reterr, -EINVAL, "no \"//\" after the scheme (not canonical)");
 	i += 2;
 	/* the authority: host [":" port], no userinfo */
 	at = i;
 	while (at < len && s[at] != '/' && s[at] != '?' && s[at] != '#')
 		at++;
 	if (memchr(s + i, '@', at - i))
-		return errbuf_set(why, whylen, -EINVAL, "userinfo (a name or password before '@')");
+		return error_set(reterr, -EINVAL, "userinfo (a name or password before '@')");
 	host_end = i;
 	while (host_end < at && s[host_end] != ':')
 		host_end++;
-	if ((r = check_host(s + i, host_end - i, u, why, whylen)) < 0)
+	if ((r = check_host(s + i, host_end - i, u, reterr)) < 0)
 		return r;
-	if (host_end < at && (r = check_port(s + host_end + 1, at - host_end - 1, u, why, whylen)) < 0)
+	if (host_end < at && (r = check_port(s + host_end + 1, at - host_end - 1, u, reterr)) < 0)
 		return r;
 	/* path, query, fragment */
 	path_end = at;
@@ -207,12 +208,11 @@ int url_parse(const char *s, size_t len, struct url_parsed *ret, char *why, size
 	if (query_end < len && s[query_end] == '?')
 		while (query_end < len && s[query_end] != '#')
 			query_end++;
-	if (path_end > at && (r = check_path(s + at, path_end - at, why, whylen)) < 0)
+	if (path_end > at && (r = check_path(s + at, path_end - at, reterr)) < 0)
 		return r;
-	if (query_end > path_end && (r = check_rest(s + path_end, query_end - path_end, "\"<>'", "query", why,
-						  whylen)) < 0)
+	if (query_end > path_end && (r = check_rest(s + path_end, query_end - path_end, "\"<>'", "query", reterr)) < 0)
 		return r;
-	if (len > query_end && (r = check_rest(s + query_end, len - query_end, "\"<>`", "fragment", why, whylen)) < 0)
+	if (len > query_end && (r = check_rest(s + query_end, len - query_end, "\"<>`", "fragment", reterr)) < 0)
 		return r;
 	/* the serialisation: the input, with "/" for an empty path */
 	u->path_written = path_end > at;
@@ -234,47 +234,46 @@ int url_parse(const char *s, size_t len, struct url_parsed *ret, char *why, size
 	return 0;
 }
 
-int url_origin_check(const char *s, char *ret, char *why, size_t whylen)
+int url_origin_check(const char *s, char *ret, struct cordon_error *reterr)
 {
 	/* 8 KiB: on the heap, never on a small stack */
 	_cleanup_free_ struct url_parsed *p = malloc(sizeof(*p));
-	char w[200];
 	int r;
 
 	if (!s)
-		return errbuf_set(why, whylen, -EINVAL, "no origin");
+		return error_set(reterr, -EINVAL, "no origin");
 	if (!p)
 		return -ENOMEM;
-	r = url_parse(s, strlen(s), p, w, sizeof(w));
+	r = url_parse(s, strlen(s), p, reterr);
 	if (r < 0)
-		return errbuf_set(why, whylen, -EINVAL, "not a canonical origin: %s", w);
+		return error_prefix(reterr, -EINVAL, "not a canonical origin");
 	if (!p->https)
-		return errbuf_set(why, whylen, -EINVAL,
-				  "an http origin: https only (http only to localhost, with allow_localhost_ports)");
+		return error_set(reterr, -EINVAL,
+				 "an http origin: https only (http only to localhost, with allow_localhost_ports)");
 	if (p->numeric_host)
-		return errbuf_set(why, whylen, -EINVAL, "a numeric host (use allow_localhost_ports for 127.0.0.1)");
+		return error_set(reterr, -EINVAL, "a numeric host (use allow_localhost_ports for 127.0.0.1)");
 	if (p->path_written || p->query_len || p->fragment_len)
-		return errbuf_set(why, whylen, -EINVAL,
-				  "an origin is scheme://host[:port], without a path (path_prefixes narrows the path)");
+		return error_set(reterr, -EINVAL,
+				 "an origin is scheme://host[:port], without a path (path_prefixes narrows the path)");
 	memcpy(ret, p->origin, strlen(p->origin) + 1);
 	return 0;
 }
 
-int url_path_prefix_check(const char *s, char *why, size_t whylen)
+int url_path_prefix_check(const char *s, struct cordon_error *reterr)
 {
 	size_t n = s ? strlen(s) : 0;
 
 	if (n == 0 || s[0] != '/')
-		return errbuf_set(why, whylen, -EINVAL, "a path prefix starts with '/'");
+		return error_set(reterr, -EINVAL, "a path prefix starts with '/'");
 	if (n > 1024)
-		return errbuf_set(why, whylen, -EINVAL, "a path prefix longer than 1024 bytes");
+		return error_set(reterr, -EINVAL, "a path prefix longer than 1024 bytes");
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f || s[i] == '\\' || s[i] == '?' ||
 		    s[i] == '#')
-			return errbuf_set(why, whylen, -EINVAL,
-					  "a path prefix is a canonical path: no space, control, non-ASCII, '\\', "
-					  "'?' or '#'");
-	return check_path(s, n, why, whylen);
+			return error_set(reterr, -EINVAL,
+					 "a path prefix is a canonical path: no space, control, non-ASCII, '\\', "
+					 "'?' or '#'");
+	return check_path(s, n, reterr);
 }
 
 bool url_path_under(const struct url_parsed *u, const char *prefix)

@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cordon/common.h"
+
 /* The longest URL taken (the cap), in bytes. */
 #define URL_MAX_BYTES 8192
 /* A DNS name at most; "https://" + name + ":65535" fits the origin. */
@@ -54,18 +56,18 @@ struct url_parsed {
 };
 
 /* Parse s[0..len). 0 and *ret filled, or -EINVAL (-E2BIG over the cap)
- * with why (one line, at most whylen bytes, may be NULL) saying which rule
+ * with reterr (may be NULL) saying which rule
  * refused it. *ret may be written on failure too. */
-int url_parse(const char *s, size_t len, struct url_parsed *ret, char *why, size_t whylen);
+int url_parse(const char *s, size_t len, struct url_parsed *ret, struct cordon_error *reterr);
 
 /* A profile's origin ("https://github.com", "https://example.com:8443"):
  * canonical, https, not numeric, no path, query or fragment. The origin
- * into ret (URL_ORIGIN_MAX) or -EINVAL with why. */
-int url_origin_check(const char *s, char *ret, char *why, size_t whylen);
+ * into ret (URL_ORIGIN_MAX) or -EINVAL with the reason in reterr. */
+int url_origin_check(const char *s, char *ret, struct cordon_error *reterr);
 
 /* A profile's path prefix: starts with '/', and is a canonical path
  * (url_parse's rules for a path, no query or fragment). */
-int url_path_prefix_check(const char *s, char *why, size_t whylen);
+int url_path_prefix_check(const char *s, struct cordon_error *reterr);
 
 /* Does the parsed URL's path fall under prefix? The path equals it, or
  * continues it after a '/' (the prefix's own, or the next byte): "/login"
