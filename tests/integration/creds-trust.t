@@ -68,10 +68,11 @@ req.end();
 EOF
 # one request over TLS through the proxy, the phantom in its place:
 # raw.sh TAG PORT HOST (the Host header's value; empty: none) S_CLIENT-OPTIONS...
+# (the target is /TAG, or $TARGET)
 cat >"$RO/raw.sh" <<'EOF'
 tag=$1 port=$2 host=$3
 shift 3
-{ printf 'GET /%s HTTP/1.1\r\n' "$tag"
+{ printf 'GET %s HTTP/1.1\r\n' "${TARGET:-/$tag}"
   [ -z "$host" ] || printf 'Host: %s\r\n' "$host"
   printf 'Authorization: Bearer %s\r\nConnection: close\r\n\r\n' "$GH_TOKEN"; } |
 	openssl s_client -quiet -proxy 127.0.0.1:3128 -connect "localhost:$port" "$@" 2>&1 | tr -d '\r' | sed "s/^/$tag: /"
@@ -150,6 +151,7 @@ sh $RO/raw.sh s2 $port localhost -noservername
 sh $RO/raw.sh s3 $port elsewhere.test:$port -noservername
 sh $RO/raw.sh s4 $port localhost:1 -noservername
 sh $RO/raw.sh s5 $port '' -noservername
+TARGET=https://elsewhere.test/s8 sh $RO/raw.sh s8 $port localhost:$port -noservername
 sh $RO/raw.sh s6 $port localhost:$port -servername elsewhere.test
 sh $RO/raw.sh s7 $port elsewhere.test:$port -servername elsewhere.test
 echo | openssl s_client -proxy 127.0.0.1:3128 -connect localhost:$port -noservername \
@@ -165,6 +167,8 @@ expect "no SNI, Host of the CONNECT host on another port: 403 host-mismatch, not
 	eval 'has "$OUT" "s4: HTTP/1.1 403" && has "$OUT" "s4: X-Cordon-Error: host-mismatch" && ! grep -q "\"/s4\"" "$BASE/log"'
 expect "no SNI and no Host header: 403 host-mismatch, nothing upstream" \
 	eval 'has "$OUT" "s5: HTTP/1.1 403" && has "$OUT" "s5: X-Cordon-Error: host-mismatch" && ! grep -q "\"/s5\"" "$BASE/log"'
+expect "no SNI, the CONNECT host in Host but another host in an absolute-form target: 400, nothing upstream" \
+	eval 'has "$OUT" "s8: HTTP/1.1 400" && has "$OUT" "s8: X-Cordon-Error: absolute-form-in-tunnel" && ! grep -q "s8" "$BASE/log"'
 expect "an SNI of another host is refused at the handshake (Host the CONNECT host's or the SNI's), nothing upstream" \
 	eval 'hasnt "$OUT" "s6: HTTP/" && hasnt "$OUT" "s7: HTTP/" && ! grep -qE "\"/s[67]\"" "$BASE/log" &&
 		[ "$(grep -c "sni-mismatch" <<<"$ERR")" -ge 2 ]'
