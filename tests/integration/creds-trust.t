@@ -15,8 +15,9 @@
 # host: without SNI a Host of another host, or of another port, or none,
 # is refused with nothing upstream, and an SNI of another host is refused
 # at the handshake); Node trusts it through NODE_EXTRA_CA_CERTS, and
-# without it does not; Node 24's fetch goes through the proxy because
-# cordon sets NODE_USE_ENV_PROXY=1 (a caller's 0 does not get in), where
+# without it does not; Node 24's fetch, in a tool and in the session,
+# goes through the proxy because cordon sets NODE_USE_ENV_PROXY=1 (a
+# caller's 0 or a tool's set_vars does not get in), where
 # fetch with the variable at 0, or Node 20's fetch, reaches nothing.
 # The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
@@ -49,8 +50,8 @@ public class Get {
     }
 }
 EOF
-# Node: a CONNECT through the proxy, then TLS over it (its fetch reads no
-# proxy variable before Node 24), trusting its roots and NODE_EXTRA_CA_CERTS
+# Node: a CONNECT through the proxy, then TLS over it (any Node: Node 20's
+# fetch reads no proxy variable), trusting its roots and NODE_EXTRA_CA_CERTS
 cat >"$RO/get.js" <<'EOF'
 const http = require("http"), tls = require("tls");
 const [host, port, path] = process.argv.slice(2);
@@ -96,6 +97,8 @@ P=$BASE/p.json
 cat >"$P" <<EOF
 {
   "workspace": "$WS",
+  "filesystem": { "read": ["$RO"$node_exec] },
+  "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] },
   "command_policies": {
     "commands": {
       "tsh": { "executable": "$BIN/tsh",
@@ -114,7 +117,7 @@ cat >"$P" <<EOF
       "hosts": ["localhost"],
       "inject": { "header": "Authorization", "format": "Bearer {}" },
       "phantom": { "env": "GH_TOKEN", "shape": "ghp_{36}" },
-      "grant_to": ["cmd.tsh", "cmd.tsh0"],
+      "grant_to": ["cmd.tsh", "cmd.tsh0", "session"],
       "tls": { "ca": "$RO/ca.pem" }
     }
   }
@@ -254,6 +257,18 @@ NODE_USE_ENV_PROXY=0 $NODE24 $RO/fetch.js $U/f2 fetch0"
 		expect "... the control: Node $(node --version)'s fetch reads no proxy variable: fails, nothing upstream" \
 			eval 'has "$OUT" "fetch20-failed=" && ! grep -q "\"/f3\"" "$BASE/log"'
 	fi
+	# the session as the consumer (its own sandbox, the same variables)
+	: >"$BASE/log"
+	(cd "$WS" && CORDON_TRUST_REAL=$REAL "$CORDON" run --profile "$P" -- sh -c "unset NO_PROXY no_proxy
+echo use=\$NODE_USE_ENV_PROXY phantom=\$GH_TOKEN; $NODE24 $RO/fetch.js $U/f6 fetch; NODE_USE_ENV_PROXY=0 $NODE24 $RO/fetch.js $U/f7 fetch0" \
+		>"$BASE/out" 2>"$BASE/err" </dev/null)
+	OUT=$(cat "$BASE/out")
+	ph=$(sed -n 's/^use=.* phantom=//p' <<<"$OUT")
+	expect "the session as the consumer: NODE_USE_ENV_PROXY=1, Node 24's fetch 200, the real value upstream, only the phantom inside" \
+		eval 'has "$OUT" "use=1 phantom=ghp_" && has "$OUT" "fetch=200 echo auth=Bearer $ph" && hasnt "$OUT" "$REAL" &&
+			grep "\"/f6\"" "$BASE/log" | grep -q "Bearer $REAL"'
+	expect "... the control: with NODE_USE_ENV_PROXY=0 it fails; nothing upstream" \
+		eval 'has "$OUT" "fetch0-failed=" && ! grep -q "\"/f7\"" "$BASE/log"'
 	# the variable is cordon's: a caller's value (allow_vars names it) and
 	# a policy's set_vars do not replace it
 	NODE_USE_ENV_PROXY=0 call "echo use=\$NODE_USE_ENV_PROXY; $NODE24 $RO/fetch.js $U/f4 fetch"
