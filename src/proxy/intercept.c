@@ -31,16 +31,23 @@ static const unsigned char alpn_http11[] = "\x08http/1.1";
  * hardware) keeps it. */
 static const char suites[] = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 
-/* The client's SNI must be the CONNECT host (no domain fronting). */
+/* The client's SNI, when it sends one, must be the CONNECT host (no
+ * domain fronting). A ClientHello without one names no other host: it
+ * gets the CONNECT host's leaf, and each request's Host header must still
+ * be that host (cred_subst.c), so the three names stay one. Java sends
+ * none for a name without a dot (localhost, an intranet "gitlab"). OpenSSL
+ * calls this for every ClientHello, with or without the extension. */
 static int on_servername(SSL *ssl, int *alert, void *arg)
 {
 	struct ic_host *h = arg;
 	struct tunnel *t = SSL_get_app_data(ssl);
 	const char *sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
 
-	if (!sni || strcasecmp(sni, h->name) != 0) {
+	if (!sni)
+		return SSL_TLSEXT_ERR_OK;
+	if (strcasecmp(sni, h->name) != 0) {
 		if (t)
-			t->why = sni ? "sni-mismatch" : "sni-missing";
+			t->why = "sni-mismatch";
 		*alert = SSL_AD_UNRECOGNIZED_NAME;
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	}

@@ -9,8 +9,8 @@
  * upstream's roots loaded into memory: after confinement the proxy opens
  * no file), and terminates each CONNECT tunnel to a credential host:
  *
- *   client --TLS (leaf from the session CA; SNI == CONNECT host; ALPN
- *   http/1.1)--> proxy: each request decided and rewritten (cred_subst.c)
+ *   client --TLS (leaf from the session CA; SNI, if any, == CONNECT host;
+ *   ALPN http/1.1)--> proxy: each request decided and rewritten (cred_subst.c)
  *   --TLS (verified: system roots or the credential's CA; SNI, hostname;
  *   the client certificate when given)--> upstream; each response
  *   scrubbed (cred_scrub.c) on its way back.

@@ -10,7 +10,15 @@
 # with Oracle's trusted key usage attribute, read-only, named by
 # JAVA_TOOL_OPTIONS beside the proxy's options; a Java HttpsURLConnection
 # trusts the CA through it, where the JDK's own store (the control) does
-# not; Node trusts it through NODE_EXTRA_CA_CERTS, and without it does not.
+# not, though the JDK sends no SNI for "localhost" (a ClientHello without
+# SNI gets the CONNECT host's leaf; the Host header must still be that
+# host: without SNI a Host of another host, or of another port, or none,
+# is refused with nothing upstream, and an SNI of another host is refused
+# at the handshake); Node trusts it through NODE_EXTRA_CA_CERTS, and
+# without it does not; Node 24's fetch, in a tool and in the session,
+# goes through the proxy because cordon sets NODE_USE_ENV_PROXY=1 (a
+# caller's 0 or a tool's set_vars does not get in), where
+# fetch with the variable at 0, or Node 20's fetch, reaches nothing.
 # The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
 tap_base creds-trust
@@ -24,35 +32,15 @@ fi
 
 # Java: through the proxy named explicitly (the JVM's nonProxyHosts names
 # localhost, the sandbox's own), trusting what javax.net.ssl.* says; the
-# JDK sends no SNI for a name without a dot, which the proxy requires (the
-# TLS name is the CONNECT host's): set here
+# JDK's own socket factory, which sends no SNI for a name without a dot
 cat >"$RO/Get.java" <<'EOF'
 import java.net.*;
 import java.io.*;
-import java.util.List;
 import javax.net.ssl.*;
 public class Get {
-    static class Sni extends SSLSocketFactory {
-        final SSLSocketFactory d = (SSLSocketFactory) SSLSocketFactory.getDefault();
-        Socket sni(Socket s, String host) {
-            SSLSocket t = (SSLSocket) s;
-            SSLParameters p = t.getSSLParameters();
-            p.setServerNames(List.of(new SNIHostName(host)));
-            t.setSSLParameters(p);
-            return t;
-        }
-        public Socket createSocket(Socket s, String h, int p, boolean c) throws IOException { return sni(d.createSocket(s, h, p, c), h); }
-        public Socket createSocket(String h, int p) throws IOException { return sni(d.createSocket(h, p), h); }
-        public Socket createSocket(String h, int p, InetAddress l, int lp) throws IOException { return sni(d.createSocket(h, p, l, lp), h); }
-        public Socket createSocket(InetAddress h, int p) throws IOException { return d.createSocket(h, p); }
-        public Socket createSocket(InetAddress h, int p, InetAddress l, int lp) throws IOException { return d.createSocket(h, p, l, lp); }
-        public String[] getDefaultCipherSuites() { return d.getDefaultCipherSuites(); }
-        public String[] getSupportedCipherSuites() { return d.getSupportedCipherSuites(); }
-    }
     public static void main(String[] a) throws Exception {
         HttpsURLConnection c = (HttpsURLConnection) new URL(a[0]).openConnection(
             new Proxy(Proxy.Type.HTTP, new InetSocketAddress("127.0.0.1", 3128)));
-        c.setSSLSocketFactory(new Sni());
         c.setRequestProperty("Authorization", "Bearer " + System.getenv("GH_TOKEN"));
         try {
             System.out.println("status=" + c.getResponseCode());
@@ -62,8 +50,8 @@ public class Get {
     }
 }
 EOF
-# Node: a CONNECT through the proxy, then TLS over it (its fetch reads no
-# proxy variable before Node 24), trusting its roots and NODE_EXTRA_CA_CERTS
+# Node: a CONNECT through the proxy, then TLS over it (any Node: Node 20's
+# fetch reads no proxy variable), trusting its roots and NODE_EXTRA_CA_CERTS
 cat >"$RO/get.js" <<'EOF'
 const http = require("http"), tls = require("tls");
 const [host, port, path] = process.argv.slice(2);
@@ -79,6 +67,28 @@ req.on("connect", (res, sock) => {
 req.on("error", (e) => console.log("node-failed=" + e.code));
 req.end();
 EOF
+# one request over TLS through the proxy, the phantom in its place:
+# raw.sh TAG PORT HOST (the Host header's value; empty: none) S_CLIENT-OPTIONS...
+# (the target is /TAG, or $TARGET)
+cat >"$RO/raw.sh" <<'EOF'
+tag=$1 port=$2 host=$3
+shift 3
+{ printf 'GET %s HTTP/1.1\r\n' "${TARGET:-/$tag}"
+  [ -z "$host" ] || printf 'Host: %s\r\n' "$host"
+  printf 'Authorization: Bearer %s\r\nConnection: close\r\n\r\n' "$GH_TOKEN"; } |
+	openssl s_client -quiet -proxy 127.0.0.1:3128 -connect "localhost:$port" "$@" 2>&1 | tr -d '\r' | sed "s/^/$tag: /"
+EOF
+# Node's fetch (undici): through HTTPS_PROXY only when NODE_USE_ENV_PROXY=1
+cat >"$RO/fetch.js" <<'EOF'
+const [url, tag] = process.argv.slice(2);
+fetch(url, { headers: { Authorization: "Bearer " + process.env.GH_TOKEN } })
+  .then(async (r) => console.log(tag + "=" + r.status + " " + (await r.text()).trim()))
+  .catch((e) => console.log(tag + "-failed=" + ((e.cause && (e.cause.code || e.cause.message)) || e.message)));
+EOF
+# the Node 24 scripts/install-deps installs (Debian 12's is 20)
+NODE24=/opt/cordon-test-node/node_modules/.bin/node
+node_exec=
+[ ! -d /opt/cordon-test-node ] || node_exec=', "/opt/cordon-test-node"'
 printf '#!/bin/sh\nunset NO_PROXY no_proxy\nexec sh -c "$@"\n' >"$BIN/tsh"
 chmod 755 "$BIN/tsh"
 chmod -R a+rX "$RO"
@@ -87,10 +97,17 @@ P=$BASE/p.json
 cat >"$P" <<EOF
 {
   "workspace": "$WS",
+  "filesystem": { "read": ["$RO"$node_exec] },
+  "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] },
   "command_policies": {
     "commands": {
       "tsh": { "executable": "$BIN/tsh",
-               "sandbox": { "exec_paths": ["/usr/bin", "/bin", "/usr/lib/jvm"], "fs_read": ["$RO"],
+               "sandbox": { "exec_paths": ["/usr/bin", "/bin", "/usr/lib/jvm"$node_exec], "fs_read": ["$RO"],
+                            "environment": { "allow_vars": ["NODE_USE_ENV_PROXY"] },
+                            "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } },
+      "tsh0": { "executable": "$BIN/tsh",
+               "sandbox": { "exec_paths": ["/usr/bin", "/bin"$node_exec], "fs_read": ["$RO"],
+                            "environment": { "set_vars": { "NODE_USE_ENV_PROXY": "0" } },
                             "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } }
     }
   },
@@ -100,14 +117,14 @@ cat >"$P" <<EOF
       "hosts": ["localhost"],
       "inject": { "header": "Authorization", "format": "Bearer {}" },
       "phantom": { "env": "GH_TOKEN", "shape": "ghp_{36}" },
-      "grant_to": ["cmd.tsh"],
+      "grant_to": ["cmd.tsh", "cmd.tsh0", "session"],
       "tls": { "ca": "$RO/ca.pem" }
     }
   }
 }
 EOF
-call() { # call SCRIPT: the tool runs SCRIPT with sh; OUT, ERR, RC
-	(cd "$WS" && CORDON_TRUST_REAL=$REAL "$CORDON" run --profile "$P" -- tsh "$1" \
+call() { # call SCRIPT [TOOL]: the tool (tsh) runs SCRIPT with sh; OUT, ERR, RC
+	(cd "$WS" && CORDON_TRUST_REAL=$REAL "$CORDON" run --profile "$P" -- "${2:-tsh}" "$1" \
 		>"$BASE/out" 2>"$BASE/err" </dev/null)
 	RC=$?
 	OUT=$(cat "$BASE/out")
@@ -126,6 +143,38 @@ expect "openssl s_client without -CAfile (the system paths only) verifies the se
 	has "$OUT" "Verify return code: 0 (ok)"
 expect "curl without CURL_CA_BUNDLE (its built-in bundle path) trusts it: 200" has "$OUT" "curl=200"
 expect "... the upstream got the real value" eval 'grep -q "Bearer $REAL" "$BASE/log"'
+
+# One host, one request, without SNI (what the JDK sends for a name with
+# no dot): the hello gets the CONNECT host's leaf, and the Host header must
+# still be the CONNECT host (with its port, or none), so nothing is
+# fronted; an SNI of another host is refused at the handshake
+: >"$BASE/log"
+call "sh $RO/raw.sh s1 $port localhost:$port -noservername
+sh $RO/raw.sh s2 $port localhost -noservername
+sh $RO/raw.sh s3 $port elsewhere.test:$port -noservername
+sh $RO/raw.sh s4 $port localhost:1 -noservername
+sh $RO/raw.sh s5 $port '' -noservername
+TARGET=https://elsewhere.test/s8 sh $RO/raw.sh s8 $port localhost:$port -noservername
+sh $RO/raw.sh s6 $port localhost:$port -servername elsewhere.test
+sh $RO/raw.sh s7 $port elsewhere.test:$port -servername elsewhere.test
+echo | openssl s_client -proxy 127.0.0.1:3128 -connect localhost:$port -noservername \
+	-verify_return_error -verify_hostname localhost 2>&1 | grep -E '^Verified peername|^Verify return code|^verify error'"
+expect "no SNI, Host = the CONNECT host and port: 200, the upstream got the real value" \
+	eval 'has "$OUT" "s1: HTTP/1.1 200" && grep "\"/s1\"" "$BASE/log" | grep -q "Bearer $REAL"'
+expect "... Host = the CONNECT host without the port: 200" eval 'has "$OUT" "s2: HTTP/1.1 200" && grep -q "\"/s2\"" "$BASE/log"'
+expect "... the leaf it gets is the CONNECT host's (verifies for localhost)" \
+	eval 'has "$OUT" "Verified peername: localhost" && has "$OUT" "Verify return code: 0 (ok)"'
+expect "no SNI, Host of another host: 403 host-mismatch, nothing upstream" \
+	eval 'has "$OUT" "s3: HTTP/1.1 403" && has "$OUT" "s3: X-Cordon-Error: host-mismatch" && ! grep -q "\"/s3\"" "$BASE/log"'
+expect "no SNI, Host of the CONNECT host on another port: 403 host-mismatch, nothing upstream" \
+	eval 'has "$OUT" "s4: HTTP/1.1 403" && has "$OUT" "s4: X-Cordon-Error: host-mismatch" && ! grep -q "\"/s4\"" "$BASE/log"'
+expect "no SNI and no Host header: 403 host-mismatch, nothing upstream" \
+	eval 'has "$OUT" "s5: HTTP/1.1 403" && has "$OUT" "s5: X-Cordon-Error: host-mismatch" && ! grep -q "\"/s5\"" "$BASE/log"'
+expect "no SNI, the CONNECT host in Host but another host in an absolute-form target: 400, nothing upstream" \
+	eval 'has "$OUT" "s8: HTTP/1.1 400" && has "$OUT" "s8: X-Cordon-Error: absolute-form-in-tunnel" && ! grep -q "s8" "$BASE/log"'
+expect "an SNI of another host is refused at the handshake (Host the CONNECT host's or the SNI's), nothing upstream" \
+	eval 'hasnt "$OUT" "s6: HTTP/" && hasnt "$OUT" "s7: HTTP/" && ! grep -qE "\"/s[67]\"" "$BASE/log" &&
+		[ "$(grep -c "sni-mismatch" <<<"$ERR")" -ge 2 ]'
 
 # the directory itself (an overlay of ours on the host's, or a copy):
 # OpenSSL's CApath lookup (HASH.N) finds the session CA; every host entry
@@ -170,7 +219,7 @@ expect "... every certificate with Java's trusted key usage attribute (an OBJECT
 
 if command -v java >/dev/null && java -version >/dev/null 2>&1; then
 	call "java $RO/Get.java $U/j1; java -Djavax.net.ssl.trustStore= -Djavax.net.ssl.trustStorePassword= $RO/Get.java $U/j2"
-	expect "a Java HttpsURLConnection through the proxy trusts the session CA: 200" \
+	expect "a Java HttpsURLConnection through the proxy (the JDK's socket factory: no SNI for localhost) trusts the session CA: 200" \
 		eval '[ "$(grep -c "^status=200" <<<"$OUT")" = 1 ] && grep "/j1" "$BASE/log" | grep -q "Bearer $REAL"'
 	expect "... the control: the JDK's own store does not (PKIX), nothing reached the upstream" \
 		eval 'grep -q "^failed=.*PKIX" <<<"$OUT" && ! grep -q "/j2" "$BASE/log"'
@@ -186,6 +235,50 @@ if command -v node >/dev/null; then
 		eval 'has "$OUT" "node-failed=" && ! grep -q "/n2" "$BASE/log"'
 else
 	diag "no node here (scripts/install-deps installs none): Node is not checked"
+fi
+
+# Node's fetch, which reads HTTPS_PROXY only under NODE_USE_ENV_PROXY=1
+# (Node 24.5 and later)
+if "$NODE24" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 24 || (a === 24 && b >= 5) ? 0 : 1)' 2>/dev/null; then
+	: >"$BASE/log"
+	call "echo use=\$NODE_USE_ENV_PROXY phantom=\$GH_TOKEN
+$NODE24 $RO/fetch.js $U/f1 fetch
+NODE_USE_ENV_PROXY=0 $NODE24 $RO/fetch.js $U/f2 fetch0"
+	ph=$(sed -n 's/^use=.* phantom=//p' <<<"$OUT")
+	expect "cordon sets NODE_USE_ENV_PROXY=1 for the consumer" has "$OUT" "use=1 "
+	expect "Node 24's fetch reaches the credential host through the proxy: 200, the upstream got the real value" \
+		eval 'has "$OUT" "fetch=200 echo auth=Bearer $ph" && grep "\"/f1\"" "$BASE/log" | grep -q "Bearer $REAL"'
+	expect "... the consumer saw only the phantom (in its environment and in the echoed header)" \
+		eval '[[ $ph == ghp_* ]] && [ ${#ph} = 40 ] && hasnt "$OUT" "$REAL"'
+	expect "... the control: with NODE_USE_ENV_PROXY=0 its fetch goes to the sandbox's own loopback and fails; nothing upstream" \
+		eval 'has "$OUT" "fetch0-failed=" && ! grep -q "\"/f2\"" "$BASE/log"'
+	if command -v node >/dev/null && ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 24 || (a === 24 && b >= 5) || (a === 22 && b >= 21) ? 0 : 1)'; then
+		call "node $RO/fetch.js $U/f3 fetch20"
+		expect "... the control: Node $(node --version)'s fetch reads no proxy variable: fails, nothing upstream" \
+			eval 'has "$OUT" "fetch20-failed=" && ! grep -q "\"/f3\"" "$BASE/log"'
+	fi
+	# the session as the consumer (its own sandbox, the same variables)
+	: >"$BASE/log"
+	(cd "$WS" && CORDON_TRUST_REAL=$REAL "$CORDON" run --profile "$P" -- sh -c "unset NO_PROXY no_proxy
+echo use=\$NODE_USE_ENV_PROXY phantom=\$GH_TOKEN; $NODE24 $RO/fetch.js $U/f6 fetch; NODE_USE_ENV_PROXY=0 $NODE24 $RO/fetch.js $U/f7 fetch0" \
+		>"$BASE/out" 2>"$BASE/err" </dev/null)
+	OUT=$(cat "$BASE/out")
+	ph=$(sed -n 's/^use=.* phantom=//p' <<<"$OUT")
+	expect "the session as the consumer: NODE_USE_ENV_PROXY=1, Node 24's fetch 200, the real value upstream, only the phantom inside" \
+		eval 'has "$OUT" "use=1 phantom=ghp_" && has "$OUT" "fetch=200 echo auth=Bearer $ph" && hasnt "$OUT" "$REAL" &&
+			grep "\"/f6\"" "$BASE/log" | grep -q "Bearer $REAL"'
+	expect "... the control: with NODE_USE_ENV_PROXY=0 it fails; nothing upstream" \
+		eval 'has "$OUT" "fetch0-failed=" && ! grep -q "\"/f7\"" "$BASE/log"'
+	# the variable is cordon's: a caller's value (allow_vars names it) and
+	# a policy's set_vars do not replace it
+	NODE_USE_ENV_PROXY=0 call "echo use=\$NODE_USE_ENV_PROXY; $NODE24 $RO/fetch.js $U/f4 fetch"
+	expect "a caller's NODE_USE_ENV_PROXY=0 (allow_vars names it) does not get in: fetch still 200 through the proxy" \
+		eval 'has "$OUT" "use=1" && has "$OUT" "fetch=200" && grep -q "\"/f4\"" "$BASE/log"'
+	call "echo use=\$NODE_USE_ENV_PROXY; $NODE24 $RO/fetch.js $U/f5 fetch" tsh0
+	expect "a tool's set_vars NODE_USE_ENV_PROXY=0 does not replace it either" \
+		eval 'has "$OUT" "use=1" && has "$OUT" "fetch=200" && grep -q "\"/f5\"" "$BASE/log"'
+else
+	skip "Node 24's fetch through the proxy" "no Node >= 24.5 at $NODE24 (scripts/install-deps installs it)"
 fi
 
 expect "the host's trust store is unchanged" eval '[ "$(cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null | sha256sum)" = "$host_before" ] &&

@@ -230,6 +230,7 @@ Test(session, env_cannot_override_cordons_own, .timeout = 60)
 	env_refused(s, "CORDON_SANDBOX=0");
 	env_refused(s, "CORDON_ANYTHING=1");
 	env_refused(s, "HTTPS_PROXY=http://127.0.0.1:1");
+	env_refused(s, "NODE_USE_ENV_PROXY=0");
 	env_refused(s, "LD_PRELOAD=/tmp/x.so");
 	env_refused(s, "POLICYVAR=mine");
 	/* control: a name the policy lets through is set */
