@@ -12,14 +12,9 @@
 #include <string.h>
 
 #include "cordon/cordon.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,14 +16,9 @@
 #include "cred_scrub.h"
 #include "cred_subst.h"
 #include "credtable.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 #define REAL "gho_REALsecretVALUE0123456789abcdefghijk"
 #define PHANTOM "ghp_PHANTOMaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

@@ -13,14 +13,9 @@
 
 #include "credtable.h"
 #include "cred_endpoint.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,14 +14,9 @@
 
 #include "http_body.h"
 #include "http_head.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 #define FRAMING_INPUT_MAX (64 * 1024)
 

@@ -11,14 +11,9 @@
 
 #include "http_head.h"
 #include "netrule.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 static bool inside(const struct http_span *s, const char *buf, size_t len)
 {

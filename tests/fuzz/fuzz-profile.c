@@ -15,14 +15,9 @@
 #include "cordon/cordon.h"
 #include "profile.h"
 #include "tools.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 static const struct profile_env env = {
 	.workspace = "/nonexistent/cordon-fuzz/ws",

@@ -18,14 +18,9 @@
 #include "credtable.h"
 #include "tls_ca.h"
 #include "trust_store.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                  \
-	do {                      \
-		if (!(x))         \
-			abort();  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

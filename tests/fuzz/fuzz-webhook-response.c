@@ -18,14 +18,9 @@
 
 #include "approve_message.h"
 #include "approve_text.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x)                                                                                                       \
-	do {                                                                                                           \
-		if (!(x))                                                                                              \
-			abort();                                                                                       \
-	} while (0)
 
 #define ID     "0123456789abcdef0123456789abcdef"
 #define DIGEST "abababababababababababababababababababababababababababababababab"
