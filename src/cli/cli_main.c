@@ -156,6 +156,7 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		r = CLI_EXIT_REFUSED;
 		break;
 	}
-	cli_args_done(&a);
+	if (CLI_FREE_BEFORE_EXIT || a.sub != CLI_RUN)
+		cli_args_done(&a);
 	return r;
 }
