@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -63,6 +64,13 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		}
 		return cordon_proxy_main(argc - 1, argv + 1, ops ? ops->proxy_intercept_load : NULL);
 	}
+
+	/* jansson seeds its hash tables on first use by opening and reading
+	 * /dev/urandom: one getrandom instead, as random (it falls back to
+	 * its own way when this fails) */
+	size_t seed = 0;
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed) && seed)
+		json_object_seed(seed);
 
 	/* No fd the CLI makes may pose as its stdio (the runner and the
 	 * proxy, above, see to their own). */
@@ -156,6 +164,7 @@ int cli_main(int argc, char **argv, const struct cli_supervisor_ops *ops)
 		r = CLI_EXIT_REFUSED;
 		break;
 	}
-	cli_args_done(&a);
+	if (CLI_FREE_BEFORE_EXIT || a.sub != CLI_RUN)
+		cli_args_done(&a);
 	return r;
 }

@@ -47,6 +47,31 @@ static void cli_session_freep(struct cli_session **s)
 		cli_supervisor()->session->session_free(*s);
 }
 
+/* What cli_run holds lives until exit (CLI_FREE_BEFORE_EXIT says why). */
+static void run_profile_drop(struct cordon_profile_handle **p)
+{
+	if (CLI_FREE_BEFORE_EXIT)
+		cordon_profile_freep(p);
+}
+
+static void run_launch_drop(struct cordon_launch **l)
+{
+	if (CLI_FREE_BEFORE_EXIT)
+		cordon_launch_freep(l);
+}
+
+static void run_confined_drop(struct cordon_confined **c)
+{
+	if (CLI_FREE_BEFORE_EXIT)
+		cordon_confined_freep(c);
+}
+
+static void run_result_drop(struct cordon_result **r)
+{
+	if (CLI_FREE_BEFORE_EXIT)
+		cordon_result_freep(r);
+}
+
 static int exit_status_of(const struct cordon_result *res)
 {
 	if (res->verdict == CORDON_VERDICT_TIMEOUT)
@@ -100,13 +125,13 @@ static void on_stop_signal(int sig)
 
 int cli_run(const struct cli_args *a)
 {
-	_cleanup_(cordon_confined_freep) struct cordon_confined *c = NULL;
-	_cleanup_(cordon_result_freep) struct cordon_result *res = NULL;
+	_cleanup_(run_confined_drop) struct cordon_confined *c = NULL;
+	_cleanup_(run_result_drop) struct cordon_result *res = NULL;
 	struct cordon_backend_info info;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit, old_term, old_hup;
 	struct sigaction stop = { .sa_handler = on_stop_signal }; /* no SA_RESTART: poll wakes */
-	_cleanup_(cordon_profile_freep) struct cordon_profile_handle *prof = NULL;
-	_cleanup_(cordon_launch_freep) struct cordon_launch *launch = NULL;
+	_cleanup_(run_profile_drop) struct cordon_profile_handle *prof = NULL;
+	_cleanup_(run_launch_drop) struct cordon_launch *launch = NULL;
 	struct cli_args eff = *a;
 	_cleanup_(cli_session_freep) struct cli_session *session = NULL;
 	const char *kind;

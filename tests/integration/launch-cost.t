@@ -101,6 +101,27 @@ fi
 # fd-relative path either, except below the sandbox's own fresh mounts
 # (the stand-ins, /dev's nodes), which the trace cannot tell apart: those
 # are checked by name.
+# The command must start with default signal dispositions; the runner
+# resets only the ones that are not (read from /proc/self/status), not all
+# 62 one rt_sigaction at a time. The CLI's own handlers and their restore
+# are 8; the bound leaves room for a few more, not for a loop over signals.
+MAX_SIGACTION=${CORDON_TEST_MAX_SIGACTION:-30}
+sigactions() { grep -cE '^[0-9]+ +rt_sigaction\(' "$1"; }
+(cd "$WS" && strace -f -o "$BASE/sig" -e trace=rt_sigaction -qq "$CORDON" run --backend native -- true) >/dev/null 2>&1
+n=$(sigactions "$BASE/sig")
+if [ "$n" -le "$MAX_SIGACTION" ]; then
+        ok "one run sets a signal disposition $n times (at most $MAX_SIGACTION: no reset of every signal)"
+else
+        not_ok "one run sets a signal disposition $n times, more than $MAX_SIGACTION" "$(head -20 "$BASE/sig")"
+fi
+(cd "$WS" && strace -f -o "$BASE/sig2" -e trace=rt_sigaction -qq \
+        sh -c 'for i in $(seq 1 31); do trap "" $i 2>/dev/null; trap - $i 2>/dev/null; done') >/dev/null 2>&1
+if [ "$(sigactions "$BASE/sig2")" -gt "$MAX_SIGACTION" ]; then
+        ok "control: a shell resetting every classic signal counts $(sigactions "$BASE/sig2"), above the bound"
+else
+        not_ok "control: the per-signal loop counted only $(sigactions "$BASE/sig2")"
+fi
+
 host_writes() { # host_writes TRACE: the offending lines
         grep -E '^[0-9]+ +(open|openat|openat2|creat|mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|symlink|symlinkat|link|linkat|truncate|mknod|mknodat)\(' "$1" |
                 grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|^[0-9]+ +(creat|mkdir|unlink|rename|symlink|link|truncate|mknod)' |

@@ -71,6 +71,24 @@ for mode in native-full native-light; do
         check "$iso: ^C ends sh -c 'sleep 100; echo after' at once, as a terminal would (${t}s)" \
                 "$PY" -c "import sys; sys.exit(0 if float('$t') < 3 and 'after\n' not in '''$out''' else 1)"
 done
+# The command starts with every disposition at SIG_DFL, whatever its caller
+# ignored and whatever handlers cordon installed for itself (SIGINT, SIGTERM,
+# SIGHUP); the runner resets only the ones /proc/self/status lists as not
+# SIG_DFL. The caller here ignores a classic signal and a real-time one.
+masks() { grep -E '^Sig(Ign|Cgt):' | tr -s '\t\n' '  '; }
+for mode in native-full native-light; do
+        iso=${mode#native-}
+        for json in "" --json; do
+                out=$(cd "$BASE" && bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec \"\$@\"" sh \
+                        "$CORDON" run $json --backend native --isolation "$iso" -- cat /proc/self/status)
+                [ -n "$json" ] && out=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["output"])' <<<"$out")
+                check "$iso${json:+ $json}: the command starts with no ignored and no caught signal ($(masks <<<"$out"))" \
+                        grep -qx 'SigIgn: 0000000000000000 SigCgt: 0000000000000000 ' <<<"$(masks <<<"$out")"
+        done
+done
+out=$(bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec cat /proc/self/status")
+check "control: unconfined, the same caller's command starts with those signals ignored" \
+        grep -q 'SigIgn: 0000008000005207 ' <<<"$(masks <<<"$out")"
 out=$(cd "$BASE" && "$PY" on_pty.py sh -c "$PY counter.py; echo after")
 check "control: unconfined, the shell's child counts one ^C too" grep -q "total 1" <<<"$out"
 out=$(cd "$BASE" && "$PY" on_pty.py sh -c 'echo ready; sleep 100; echo after')

@@ -141,49 +141,93 @@ bool env_name_valid(const char *name, bool allow_glob)
 
 /* ---- environment ---- */
 
-static int env_snapshot_matching(char ***env, const char *pattern)
+/* Does the name n bytes long at name match pattern (a name, or a prefix
+ * ending in '*')? name need not end there (a "NAME=value" entry). */
+static bool env_name_n_matches(const char *pattern, const char *name, size_t n)
 {
+	size_t pl = strlen(pattern);
+
+	if (pl > 0 && pattern[pl - 1] == '*')
+		return n >= pl - 1 && memcmp(pattern, name, pl - 1) == 0;
+	return pl == n && memcmp(pattern, name, n) == 0;
+}
+
+/* The index of the first of patterns that the name n bytes long at name
+ * matches, or the number of patterns. */
+static size_t env_first_match(const char *const *patterns, const char *name, size_t n)
+{
+	size_t i = 0;
+
+	while (patterns[i] && !env_name_n_matches(patterns[i], name, n))
+		i++;
+	return i;
+}
+
+/* Append to *env the entries of environ whose names match one of patterns,
+ * in the patterns' order and then environ's; a name already in *env, or
+ * set twice, keeps its first place and takes the last value. One pass over
+ * environ, not one per pattern. */
+static int env_snapshot_matching(char ***env, const char *const *patterns)
+{
+	struct env_kept {
+		const char *entry;
+		size_t name_len, pattern;
+	};
+	_cleanup_free_ struct env_kept *kept = NULL;
+	size_t n_environ = 0, n_kept = 0, n_patterns = 0;
+	int r;
+
+	while (patterns[n_patterns])
+		n_patterns++;
+	for (char **e = environ; e && *e; e++)
+		n_environ++;
+	if (n_environ == 0)
+		return 0;
+	kept = calloc(n_environ, sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		_cleanup_free_ char *long_name = NULL;
-		char short_name[128];
-		const char *name = short_name;
-		int r;
+		size_t nl, i;
 
 		if (!eq || eq == *e)
 			continue;
-		/* called once per default pattern for every variable: the
-		 * usual short name is copied on the stack, not allocated */
-		if ((size_t)(eq - *e) < sizeof(short_name)) {
-			memcpy(short_name, *e, (size_t)(eq - *e));
-			short_name[eq - *e] = '\0';
-		} else if (!(name = long_name = strndup(*e, (size_t)(eq - *e))))
-			return -ENOMEM;
-		if (!env_name_matches(pattern, name) || env_name_is_injection(name) || env_name_is_cordon_owned(name))
+		nl = (size_t)(eq - *e);
+		i = env_first_match(patterns, *e, nl);
+		if (!patterns[i] || injection_env[env_first_match(injection_env, *e, nl)] ||
+		    env_name_is_cordon_owned(*e))
 			continue;
 		if (strlen(eq + 1) > ENV_VALUE_MAX)
 			continue;
-		/* replace an earlier value for the same name */
-		size_t nl = strlen(name);
-		bool replaced = false;
-		for (char **x = *env; x && *x; x++)
-			if (strncmp(*x, name, nl) == 0 && (*x)[nl] == '=') {
-				char *c = strdup(*e);
-				if (!c)
-					return -ENOMEM;
-				free(*x);
-				*x = c;
-				replaced = true;
-				break;
-			}
-		if (replaced)
-			continue;
-		if (strv_length(*env) >= POLICY_MAX_ENTRIES)
-			return -E2BIG;
-		r = strv_push(env, *e);
-		if (r < 0)
-			return r;
+		kept[n_kept++] = (struct env_kept){ .entry = *e, .name_len = nl, .pattern = i };
 	}
+	for (size_t i = 0; i < n_patterns; i++)
+		for (size_t k = 0; k < n_kept; k++) {
+			const char *e = kept[k].entry;
+			size_t nl = kept[k].name_len;
+			bool replaced = false;
+
+			if (kept[k].pattern != i)
+				continue;
+			/* replace an earlier value for the same name */
+			for (char **x = *env; x && *x; x++)
+				if (strncmp(*x, e, nl) == 0 && (*x)[nl] == '=') {
+					char *c = strdup(e);
+					if (!c)
+						return -ENOMEM;
+					free(*x);
+					*x = c;
+					replaced = true;
+					break;
+				}
+			if (replaced)
+				continue;
+			if (strv_length(*env) >= POLICY_MAX_ENTRIES)
+				return -E2BIG;
+			r = strv_push(env, e);
+			if (r < 0)
+				return r;
+		}
 	return 0;
 }
 
@@ -395,11 +439,9 @@ static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned
 	p->env = calloc(1, sizeof(char *));
 	if (!p->env)
 		return -ENOMEM;
-	for (size_t i = 0; policy_default_env[i]; i++) {
-		r = env_snapshot_matching(&p->env, policy_default_env[i]);
-		if (r < 0)
-			return error_set(reterr, r, "cannot snapshot the environment");
-	}
+	r = env_snapshot_matching(&p->env, policy_default_env);
+	if (r < 0)
+		return error_set(reterr, r, "cannot snapshot the environment");
 	if (m != CORDON_MODE_DANGER_FULL_ACCESS) {
 		char *mode = NULL;
 
@@ -497,7 +539,7 @@ CORDON_API int cordon_policy_keep_env(struct cordon_policy *p, const char *name,
 	r = strv_push_unique(&p->keep_env, name);
 	if (r < 0)
 		return r;
-	return env_snapshot_matching(&p->env, name);
+	return env_snapshot_matching(&p->env, (const char *const[]){ name, NULL });
 }
 
 CORDON_API int cordon_policy_withhold_env(struct cordon_policy *p, const char *name, struct cordon_error *reterr)

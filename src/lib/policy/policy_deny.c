@@ -67,7 +67,7 @@ char *policy_first_absent(const char *path)
 }
 
 static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin,
-		       const struct policy_secret_state *known, struct cordon_error *reterr);
+		       struct policy_secret_state *known, struct cordon_error *reterr);
 
 /* FNV-1a: a launch adds some 300 entries, each checked against all before
  * it; comparing a word first keeps that quadratic walk off strcmp. */
@@ -94,7 +94,7 @@ static struct deny_entry *deny_find(const struct cordon_policy *p, const char *p
 	return NULL;
 }
 static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
-			     const struct policy_secret_state *known, struct cordon_error *reterr);
+			     struct policy_secret_state *known, struct cordon_error *reterr);
 
 /* base: NULL, or a canonical directory that path (then relative) lies below. */
 static int deny_add_at(struct cordon_policy *p, const char *base, const char *path, enum deny_origin origin,
@@ -121,9 +121,10 @@ static int deny_add_at(struct cordon_policy *p, const char *base, const char *pa
 }
 
 /* r and canon (taken): how canonicalising an entry went; known: what
- * exists of it, when the catalogue's listings said (else it is looked at). */
+ * exists of it, when the catalogue's listings said (else it is looked at);
+ * its absent_at is taken too. */
 static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum deny_origin origin,
-			     const struct policy_secret_state *known, struct cordon_error *reterr)
+			     struct policy_secret_state *known, struct cordon_error *reterr)
 {
 	/* A built-in entry we cannot even look at (another user's passwd home
 	 * inside a user namespace) is out of the sandbox's reach as well. */
@@ -139,7 +140,7 @@ static int deny_add_resolved(struct cordon_policy *p, int r, char *canon, enum d
 
 /* canon (taken): a canonical path, into the read-deny set. */
 static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin origin,
-		       const struct policy_secret_state *known, struct cordon_error *reterr)
+		       struct policy_secret_state *known, struct cordon_error *reterr)
 {
 	_cleanup_free_ char *canon = canon_in;
 	struct deny_entry *nd;
@@ -187,10 +188,9 @@ static int deny_insert(struct cordon_policy *p, char *canon_in, enum deny_origin
 	if (known && known->known) {
 		nd->exists = known->exists;
 		nd->is_dir = known->is_dir;
-		if (!known->exists && known->absent_at && !(nd->absent_at = strdup(known->absent_at))) {
-			free(nd->path);
-			return -ENOMEM;
-		}
+		/* taken, not copied: ~150 fewer allocations a launch */
+		if (!known->exists)
+			nd->absent_at = TAKE_PTR(known->absent_at);
 	} else if ((r = statmemo_stat(nd->path, &st)) == 0) {
 		nd->exists = true;
 		nd->is_dir = S_ISDIR(st.st_mode);

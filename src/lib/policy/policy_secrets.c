@@ -36,15 +36,20 @@
 #define LISTED_MAX 32        /* directories listed for one home */
 #define LISTING_MAX 65536    /* entries read of one directory; beyond, walk */
 
-/* One directory's entries, read once, sorted by name. */
+/* One directory's entries, read once: the names in one block, not one
+ * allocation each, and unsorted. A lookup compares lengths first, so it
+ * costs a few instructions an entry; a directory gets a handful of lookups
+ * (/tmp, with hundreds of entries, one or two), where sorting cost more. */
 struct listing {
 	char *path;             /* canonical */
 	int err;                /* 0, or why it could not be listed (-errno) */
 	size_t n;
 	struct listed {
-		char *name;
+		uint32_t off;       /* the name is names + off, len bytes */
+		uint16_t len;
 		unsigned char type; /* DT_* */
 	} *v;
+	char *names;
 };
 
 struct lister {
@@ -110,17 +115,11 @@ struct policy_secret_memo *policy_secret_memo_use(struct policy_secret_memo *m)
 	return prev;
 }
 
-static int listed_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct listed *)a)->name, ((const struct listed *)b)->name);
-}
-
 static void lister_done(struct lister *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		for (size_t j = 0; j < l->d[i].n; j++)
-			free(l->d[i].v[j].name);
 		free(l->d[i].v);
+		free(l->d[i].names);
 		free(l->d[i].path);
 	}
 	l->n = 0;
@@ -128,15 +127,17 @@ static void lister_done(struct lister *l)
 
 struct list_into {
 	struct listing *d;
-	size_t cap;
+	size_t cap, names_len, names_cap;
 };
 
 static int list_one(const char *name, unsigned char type, void *data)
 {
 	struct list_into *li = data;
 	struct listing *d = li->d;
+	size_t len = strlen(name);
 
-	if (d->n >= LISTING_MAX)
+	/* at most 65,536 names of at most 255 bytes: offsets fit 32 bits */
+	if (d->n >= LISTING_MAX || len > NAME_MAX)
 		return -E2BIG;
 	if (d->n == li->cap) {
 		size_t nc = li->cap ? li->cap * 2 : 64;
@@ -147,10 +148,21 @@ static int list_one(const char *name, unsigned char type, void *data)
 		d->v = g;
 		li->cap = nc;
 	}
-	d->v[d->n].name = strdup(name);
-	if (!d->v[d->n].name)
-		return -ENOMEM;
-	d->v[d->n++].type = type;
+	if (li->names_len + len > li->names_cap) {
+		size_t nc = li->names_cap ? li->names_cap * 2 : 2048;
+		char *g;
+
+		while (nc < li->names_len + len)
+			nc *= 2;
+		g = realloc(d->names, nc);
+		if (!g)
+			return -ENOMEM;
+		d->names = g;
+		li->names_cap = nc;
+	}
+	memcpy(d->names + li->names_len, name, len);
+	d->v[d->n++] = (struct listed){ .off = (uint32_t)li->names_len, .len = (uint16_t)len, .type = type };
+	li->names_len += len;
 	return 0;
 }
 
@@ -158,11 +170,8 @@ static int list_one(const char *name, unsigned char type, void *data)
 static int list_dir(struct listing *d)
 {
 	struct list_into li = { .d = d };
-	int r = dirlist_path(d->path, O_NOFOLLOW, list_one, &li);
 
-	if (r == 0 && d->n)
-		qsort(d->v, d->n, sizeof(*d->v), listed_cmp);
-	return r;
+	return dirlist_path(d->path, O_NOFOLLOW, list_one, &li);
 }
 
 /* The listing of path (canonical), read the first time it is asked for;
@@ -185,18 +194,13 @@ static struct listing *lister_get(struct lister *l, const char *path, size_t len
 	return d;
 }
 
-/* The type of name in d, or -1 when it is not there. */
+/* The type of name (len bytes) in d, or -1 when it is not there. */
 static int listed_type(const struct listing *d, const char *name, size_t len)
 {
-	char buf[NAME_MAX + 1];
-	struct listed key = { .name = buf }, *hit;
-
-	if (len > NAME_MAX)
-		return -1;
-	memcpy(buf, name, len);
-	buf[len] = '\0';
-	hit = d->n ? bsearch(&key, d->v, d->n, sizeof(*d->v), listed_cmp) : NULL;
-	return hit ? hit->type : -1;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].len == len && memcmp(d->names + d->v[i].off, name, len) == 0)
+			return d->v[i].type;
+	return -1;
 }
 
 /* The walk, as before: canonicalize_at, then what exists of the result

@@ -52,12 +52,12 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-int runner_plan_pack(char ***argv, int *ret_fd)
+int runner_plan_pack(const char *const *v, char ***ret_argv, int *ret_fd)
 {
-	char **v = *argv, **nv = NULL;
+	char **nv = NULL;
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	size_t n = strv_length(v), dashdash = 0, size = 0, k = 0;
+	size_t n = strv_length((char *const *)v), dashdash = 0, size = 0, k = 0;
 	int r;
 
 	/* [RUNNER, "exec", FLAG..., "--", COMMAND...]: the provider's values
@@ -121,8 +121,7 @@ int runner_plan_pack(char ***argv, int *ret_fd)
 		strv_free(nv);
 		return r;
 	}
-	strv_free(v);
-	*argv = nv;
+	*ret_argv = nv;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }

@@ -16,10 +16,10 @@
 /* the largest plan the runner reads */
 #define RUNNER_PLAN_MAX (4u << 20)
 
-/* *argv ([RUNNER, "exec", FLAG..., "--", COMMAND...]) becomes [RUNNER,
- * "exec", "--status-fd", N, "--plan-fd", RUNNER_PLAN_FD_STR, "--",
- * COMMAND...] (the old vector freed) and *ret_fd the sealed memfd (close
+/* From argv ([RUNNER, "exec", FLAG..., "--", COMMAND...], only read): a
+ * new *ret_argv [RUNNER, "exec", "--status-fd", N, "--plan-fd",
+ * RUNNER_PLAN_FD_STR, "--", COMMAND...] and *ret_fd the sealed memfd (close
  * on exec; the caller puts it at RUNNER_PLAN_FD in the child and closes
- * it after the start). -errno, *argv untouched: memfd_create refused (a
+ * it after the start). -errno, nothing written: memfd_create refused (a
  * seccomp filter), no flags, or none of memory. */
-int runner_plan_pack(char ***argv, int *ret_fd);
+int runner_plan_pack(const char *const *argv, char ***ret_argv, int *ret_fd);

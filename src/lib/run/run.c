@@ -200,21 +200,13 @@ static bool runs_our_runner(char **argv)
 	return argv[0] && argv[1] && strcmp(argv[1], "exec") == 0 && strcmp(argv[0], cordon_runner_path()) == 0;
 }
 
-/* A runner flag, right after "exec": before "--" and the command. */
-static int runner_flag(char ***argv, const char *flag)
+/* A runner flag, right after "exec": before "--" and the command. v (n
+ * entries, at least RUNNER and "exec") has room for one more and the NULL. */
+static void runner_flag(const char **v, size_t *n, const char *flag)
 {
-	size_t n;
-	char *s;
-	int r;
-
-	r = strv_push(argv, flag);
-	if (r < 0)
-		return r;
-	n = strv_length(*argv);
-	s = (*argv)[n - 1];
-	memmove(*argv + 3, *argv + 2, (n - 3) * sizeof(char *));
-	(*argv)[2] = s;
-	return 0;
+	memmove(v + 3, v + 2, (*n - 2) * sizeof(*v));
+	v[2] = flag;
+	v[++*n] = NULL;
 }
 
 /* stdin, stdout and stderr are one terminal, and we are in its
@@ -307,6 +299,9 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	_cleanup_(cordon_child_freep) struct cordon_child *c = NULL;
 	struct limits_spawn ls = {};
 	bool caller_stdio = stdio && (stdio->in >= 0 || stdio->out >= 0 || stdio->err >= 0);
+	_cleanup_free_ const char **argv = NULL;
+	size_t n_argv;
+	bool ours;
 	int r;
 
 	c = calloc(1, sizeof(*c));
@@ -354,16 +349,21 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
-	c->argv = strv_copy((const char *const *)confined->argv);
-	if (!c->argv)
+	/* The runner's argv as it will be, its strings borrowed from confined
+	 * (and the flags below, literals): they are copied once, into the
+	 * plan or into c->argv, not first into a copy the plan then frees. */
+	n_argv = strv_length(confined->argv);
+	argv = calloc(n_argv + 3, sizeof(*argv)); /* two flags, the NULL */
+	if (!argv)
 		return -ENOMEM;
+	memcpy(argv, confined->argv, n_argv * sizeof(*argv));
+	ours = runs_our_runner(confined->argv);
 
 	/* Interactive runs keep the terminal's stdin/stdout and the caller's
 	 * process group (so ^C reaches the command); stderr is relayed as it
 	 * arrives and kept for classification. Captured runs get their own
 	 * process group so a timeout can kill it whole. */
 	c->so = (struct spawn_opts){
-		.argv = (const char *const *)c->argv,
 		.envp = confined->envp,
 		.status_fd = confined->status_format != CORDON_STATUS_NONE ? confined->status_fd : 0,
 		/* the runner nested in bwrap reports on the next fd, into the same pipe */
@@ -400,14 +400,14 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	/* In-process only where the fork copies no other thread's locks
 	 * half-held: a multi-threaded caller execs the runner instead (the
 	 * runner would refuse to run in it anyway). */
-	if (c->o.runner_main && runs_our_runner(c->argv) && process_count_threads() == 1) {
+	if (c->o.runner_main && ours && process_count_threads() == 1) {
 		c->so.child_main = c->o.runner_main;
 		c->so.child_argv_skip = 1;
 	}
 	/* A terminal of its own: the runner holds the pty's master and relays
 	 * everything the command writes to the terminal on its stderr, which
 	 * we scan and relay (capped) as ever; the command never has ours. */
-	c->pty = c->o.terminal && c->o.passthrough && !caller_stdio && runs_our_runner(c->argv) && on_one_terminal();
+	c->pty = c->o.terminal && c->o.passthrough && !caller_stdio && ours && on_one_terminal();
 	c->so.restore_terminal = c->pty;
 	/* Output beyond the cap: counted and dropped, or the tree is ended.
 	 * Interactive runs with a cap relay stdout through a pipe of ours. */
@@ -426,22 +426,16 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		c->so.relay_stdin = isatty(STDIN_FILENO);
 	/* ... and the native runner takes away write access to every
 	 * terminal device (the caller's pty is reachable by path) */
-	if (c->so.relay_stdin && runs_our_runner(c->argv)) {
-		r = runner_flag(&c->argv, "--no-terminal");
-		if (r < 0)
-			return r;
-	}
-	if (c->pty) {
-		r = runner_flag(&c->argv, "--pty");
-		if (r < 0)
-			return r;
-	}
+	if (c->so.relay_stdin && ours)
+		runner_flag(argv, &n_argv, "--no-terminal");
+	if (c->pty)
+		runner_flag(argv, &n_argv, "--pty");
 	/* The plan by fd: the runner's flags (hundreds of paths) leave its
 	 * command line for a sealed memfd. Where memfd_create is refused (a
 	 * sandbox's seccomp filter, for cordon nested in one) the flags stay
 	 * in argv, which the runner reads as ever. */
-	if (runs_our_runner(c->argv) && c->so.n_pass < SPAWN_PASS_MAX) {
-		r = runner_plan_pack(&c->argv, &c->plan_fd);
+	if (ours && c->so.n_pass < SPAWN_PASS_MAX) {
+		r = runner_plan_pack(argv, &c->argv, &c->plan_fd);
 		if (r == -ENOMEM)
 			return r;
 		if (r >= 0) {
@@ -449,6 +443,8 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 			c->so.pass_fd[c->so.n_pass++] = c->plan_fd;
 		}
 	}
+	if (!c->argv && !(c->argv = strv_copy(argv)))
+		return -ENOMEM;
 	c->so.argv = (const char *const *)c->argv;
 
 	if (c->o.env) {
