@@ -282,6 +282,12 @@ bool env_name_is_cordon_owned(const char *name);
 /* Letters, digits and '_', not starting with a digit, at most 256 bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);
+/* Values in a policy's environment: at most this many bytes. */
+#define POLICY_ENV_VALUE_MAX (128 * 1024)
+/* Append to *env (NAME=VALUE strings) the variables of the process's
+ * environment whose names one of patterns matches, leaving out injection
+ * names; one walk (policy_env.c says the order). */
+int policy_env_snapshot(char ***env, const char *const *patterns);
 /* True if NAME matches PATTERN (exact, or PREFIX* when PATTERN ends in '*'). */
 bool env_name_matches(const char *pattern, const char *name);
 /* One of patterns (NULL-terminated; NULL: none) matches name. */
