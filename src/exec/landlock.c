@@ -103,6 +103,53 @@ enum {
 	HONOUR_EXEC = 1u << 1, /* deny_exec: EXECUTE withheld */
 };
 
+/* The fds of the walk's granted entries, closed together: opened one after
+ * another, they are mostly consecutive, and one close_range takes a run of
+ * them (/etc alone is ~140 entries: 140 closes become a few). One batch for
+ * the whole walk, not one per level, and emptied at once when an open finds
+ * no free fd: the walk never holds more than its own path's directories
+ * beside it, so a low RLIMIT_NOFILE does not fail a launch. */
+struct fd_batch {
+	int fd[64];
+	size_t n;
+};
+
+static void batch_flush(struct fd_batch *fb)
+{
+	/* ascending (insertion sort: nearly sorted already), then runs */
+	for (size_t i = 1; i < fb->n; i++)
+		for (size_t k = i; k > 0 && fb->fd[k - 1] > fb->fd[k]; k--) {
+			int t = fb->fd[k];
+
+			fb->fd[k] = fb->fd[k - 1];
+			fb->fd[k - 1] = t;
+		}
+	for (size_t i = 0; i < fb->n;) {
+		size_t k = i;
+
+		while (k + 1 < fb->n && fb->fd[k + 1] == fb->fd[k] + 1)
+			k++;
+		if (k == i)
+			close(fb->fd[i]);
+		else
+			(void)close_range((unsigned)fb->fd[i], (unsigned)fb->fd[k], 0);
+		i = k + 1;
+	}
+	fb->n = 0;
+}
+
+static inline void batch_flushp(struct fd_batch *fb)
+{
+	batch_flush(fb);
+}
+
+static void batch_add(struct fd_batch *fb, int fd)
+{
+	if (fb->n == ELEMENTSOF(fb->fd))
+		batch_flush(fb);
+	fb->fd[fb->n++] = fd;
+}
+
 struct builder {
 	struct landlock_held *held;
 	size_t n_held;
@@ -112,6 +159,7 @@ struct builder {
 	const struct denied *denied;
 	size_t n_denied;
 	bool list_walked;
+	struct fd_batch *done; /* granted entries' fds, to close */
 	char *err;
 	size_t errlen;
 };
@@ -234,50 +282,6 @@ static mode_t dtype_to_mode(unsigned char t)
 static int grant(struct builder *b, int fd, bool listable, mode_t type, const char *path, uint64_t allowed,
 		 unsigned honour);
 
-/* The fds of one listing's granted entries, closed together: opened one
- * after another, they are mostly consecutive, and one close_range takes a
- * run of them (/etc alone is ~140 entries: 140 closes become a few). */
-struct fd_batch {
-	int fd[64];
-	size_t n;
-};
-
-static void batch_flush(struct fd_batch *fb)
-{
-	/* ascending (insertion sort: nearly sorted already), then runs */
-	for (size_t i = 1; i < fb->n; i++)
-		for (size_t k = i; k > 0 && fb->fd[k - 1] > fb->fd[k]; k--) {
-			int t = fb->fd[k];
-
-			fb->fd[k] = fb->fd[k - 1];
-			fb->fd[k - 1] = t;
-		}
-	for (size_t i = 0; i < fb->n;) {
-		size_t k = i;
-
-		while (k + 1 < fb->n && fb->fd[k + 1] == fb->fd[k] + 1)
-			k++;
-		if (k == i)
-			close(fb->fd[i]);
-		else
-			(void)close_range((unsigned)fb->fd[i], (unsigned)fb->fd[k], 0);
-		i = k + 1;
-	}
-	fb->n = 0;
-}
-
-static inline void batch_flushp(struct fd_batch *fb)
-{
-	batch_flush(fb);
-}
-
-static void batch_add(struct fd_batch *fb, int fd)
-{
-	if (fb->n == ELEMENTSOF(fb->fd))
-		batch_flush(fb);
-	fb->fd[fb->n++] = fd;
-}
-
 /* An entry of a walked directory to walk on: a directory is opened for
  * reading right away (its rule and its listing then share one fd); what is
  * no directory now, or cannot be read, as O_PATH. O_NOFOLLOW: a symlink
@@ -308,7 +312,6 @@ static int open_entry(int dfd, const char *name, unsigned char d_type, bool walk
 static int grant_entries(struct builder *b, int fd, bool listable, const char *dir, uint64_t split,
 			 unsigned honour, const struct below *below, size_t n_below)
 {
-	_cleanup_(batch_flushp) struct fd_batch done = { .n = 0 };
 	_cleanup_close_ int owned = -1;
 	_cleanup_free_ char *buf = NULL;
 	const size_t size = 32768;
@@ -349,6 +352,10 @@ static int grant_entries(struct builder *b, int fd, bool listable, const char *d
 			if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
 				continue;
 			efd = open_entry(dfd, de->d_name, de->d_type, kind == ENTRY_WALK, &efd_listable);
+			if (efd == -EMFILE && b->done->n > 0) {
+				batch_flush(b->done);
+				efd = open_entry(dfd, de->d_name, de->d_type, kind == ENTRY_WALK, &efd_listable);
+			}
 			if (efd < 0) {
 				if (efd == -ENOENT)
 					continue; /* removed since it was listed */
@@ -374,7 +381,7 @@ static int grant_entries(struct builder *b, int fd, bool listable, const char *d
 			r = add_fd_rule_typed(b, efd, dtype_to_mode(de->d_type), split, dir, de->d_name);
 			if (r == -EINVAL)
 				r = add_fd_rule(b, efd, split, dir, de->d_name);
-			batch_add(&done, efd);
+			batch_add(b->done, efd);
 			if (r < 0)
 				return r;
 		}
@@ -585,6 +592,7 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 	size_t n_denied = 0;
 	uint64_t fs = FS_ALL, net = NET_ALL, scoped = SCOPE_ALL, gated;
 	_cleanup_close_ int ruleset_fd = -1;
+	_cleanup_(batch_flushp) struct fd_batch done = { .n = 0 };
 	struct builder b;
 	int abi, k;
 
@@ -688,6 +696,7 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		.denied = denied,
 		.n_denied = n_denied,
 		.list_walked = r->list_walked,
+		.done = &done,
 		.err = err,
 		.errlen = errlen,
 	};
