@@ -74,21 +74,35 @@ done
 # The command starts with every disposition at SIG_DFL, whatever its caller
 # ignored and whatever handlers cordon installed for itself (SIGINT, SIGTERM,
 # SIGHUP); the runner resets only the ones /proc/self/status lists as not
-# SIG_DFL. The caller here ignores a classic signal and a real-time one.
+# SIG_DFL. The caller here ignores classic signals and a real-time one, and
+# 32, one of the two glibc keeps for itself (its sigaction refuses them, so
+# the runner resets those through the kernel's call); whatever the test's
+# own caller left ignored (a CI harness may leave 32 so) is reset as well.
 masks() { grep -E '^Sig(Ign|Cgt):' | tr -s '\t\n' '  '; }
+# ign32 COMMAND...: COMMAND with signal 32 ignored, set through the
+# kernel's call as glibc's sigaction (and bash's trap) cannot (x86-64's
+# rt_sigaction number; elsewhere it leaves 32 as it is)
+ign32() {
+        "$PY" -c 'import ctypes, os, platform, sys
+if platform.machine() == "x86_64":
+    k = (ctypes.c_ulong * 4)(1, 0, 0, 0)  # SIG_IGN, flags, restorer, mask
+    ctypes.CDLL(None, use_errno=True).syscall(13, 32, ctypes.byref(k), None, 8)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
 for mode in native-full native-light; do
         iso=${mode#native-}
         for json in "" --json; do
-                out=$(cd "$BASE" && bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec \"\$@\"" sh \
+                out=$(cd "$BASE" && ign32 bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec \"\$@\"" sh \
                         "$CORDON" run $json --backend native --isolation "$iso" -- cat /proc/self/status)
                 [ -n "$json" ] && out=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["output"])' <<<"$out")
                 check "$iso${json:+ $json}: the command starts with no ignored and no caught signal ($(masks <<<"$out"))" \
                         grep -qx 'SigIgn: 0000000000000000 SigCgt: 0000000000000000 ' <<<"$(masks <<<"$out")"
         done
 done
-out=$(bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec cat /proc/self/status")
-check "control: unconfined, the same caller's command starts with those signals ignored" \
-        grep -q 'SigIgn: 0000008000005207 ' <<<"$(masks <<<"$out")"
+out=$(ign32 bash -c "trap '' PIPE USR1 INT QUIT TERM HUP 40; exec cat /proc/self/status")
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' <<<"$out")
+check "control: unconfined, the same caller's command starts with those signals ignored (SigIgn: $ign)" \
+        "$PY" -c "import sys; sys.exit(0 if int('$ign', 16) & 0x8080005207 == 0x8080005207 else 1)"
 out=$(cd "$BASE" && "$PY" on_pty.py sh -c "$PY counter.py; echo after")
 check "control: unconfined, the shell's child counts one ^C too" grep -q "total 1" <<<"$out"
 out=$(cd "$BASE" && "$PY" on_pty.py sh -c 'echo ready; sleep 100; echo after')

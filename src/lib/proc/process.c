@@ -294,10 +294,29 @@ static bool status_mask(const char *text, const char *line, uint64_t *ret)
 	return true;
 }
 
+/* SIG_DFL for sig through the kernel's own call: glibc's sigaction refuses
+ * the two real-time signals it keeps for itself (32 and 33: thread
+ * cancellation, set*id), yet a caller may have left them ignored, and an
+ * ignored signal stays ignored across exec. The kernel's struct: handler,
+ * flags, restorer, mask (x86-64 and arm64 alike); SIG_DFL needs no
+ * restorer. */
+static void signal_default_raw(int sig)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} k = { NULL, 0, NULL, 0 };
+
+	(void)syscall(SYS_rt_sigaction, sig, &k, NULL, sizeof(k.mask));
+}
+
 /* Every signal's disposition back to SIG_DFL (an ignored one too), as the
  * command expects. Only those not at SIG_DFL already, as /proc/self/status
  * lists them (3 system calls instead of 62 on every launch); every one when
  * it cannot be read. SIGCHLD always: a SA_NOCLDWAIT on it is in no mask.
+ * glibc's own two through the kernel's call (signal_default_raw).
  * Async-signal-safe. */
 static void reset_signal_dispositions(void)
 {
@@ -318,8 +337,9 @@ static void reset_signal_dispositions(void)
 			set = ign | cgt;
 	}
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && (sig == SIGCHLD || ((set >> (sig - 1)) & 1)))
-			(void)sigaction(sig, &dfl, NULL);
+		if (sig != SIGKILL && sig != SIGSTOP && (sig == SIGCHLD || ((set >> (sig - 1)) & 1)) &&
+		    sigaction(sig, &dfl, NULL) < 0 && errno == EINVAL)
+			signal_default_raw(sig);
 }
 
 /* The child of start_exec: system calls only, then exec. */
