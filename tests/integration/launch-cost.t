@@ -22,11 +22,7 @@
 MAX_CALLS=${CORDON_TEST_MAX_CALLS:-1900}
 MAX_FAILED=${CORDON_TEST_MAX_FAILED:-300}
 
-unset TMPDIR
-BASE=$(mktemp -d /var/tmp/cordon-cost.XXXXXX)
-chmod 755 "$BASE"
-cleanup() { rm -rf "$BASE"; }
-trap cleanup EXIT
+tap_base cost
 H=$BASE/home
 WS=$BASE/ws
 mkdir -p "$H/.ssh" "$H/.config/gh" "$H/.local/share" "$H/.cargo" "$WS"

@@ -14,11 +14,7 @@
 # Needs: strace (scripts/install-deps installs it), git.
 . "$(dirname "$0")/tap.sh"
 
-unset TMPDIR
-BASE=$(mktemp -d /var/tmp/cordon-repeat.XXXXXX)
-chmod 755 "$BASE"
-cleanup() { rm -rf "$BASE"; }
-trap cleanup EXIT
+tap_base repeat
 H=$BASE/home
 WS=$BASE/ws
 mkdir -p "$H/.ssh" "$H/.config/gh" "$H/.local/share" "$H/bin" "$WS"

@@ -17,13 +17,12 @@ if [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/
 fi
 
 here=$(cd "$(dirname "$0")" && pwd)
-dir=$(mktemp -d /var/tmp/cordon-it-netssh.XXXXXX)
-ws=$(mktemp -d /var/tmp/cordon-it-netsshw.XXXXXX)
 keys=$(mktemp -d /tmp/cordon-it-netsshk.XXXXXX)
-chmod 755 "$dir" "$ws"
+tap_base it-netssh "$keys"
+dir=$BASE/sshd
+ws=$BASE/ws
+mkdir -m 755 "$dir" "$ws"
 cd "$ws" || exit 1
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir" "$ws" "$keys"' EXIT
 
 user=$(id -un)
 H=host.cordon.internal
@@ -57,7 +56,7 @@ EOF
 # namespace mapping only that user and a copy of /etc/passwd bound over the
 # real one that gives the user a shell (a service account's nologin would
 # refuse every command)
-python3 "$here/sshd-ns.py" "$dir" "$dir/sshd_config" 2>"$dir/sshd.log" & pids+=($!)
+python3 "$here/sshd-ns.py" "$dir" "$dir/sshd_config" 2>"$dir/sshd.log" & PIDS+=($!)
 for _ in $(seq 50); do grep -q "Server listening" "$dir/sshd.log" && break; sleep 0.1; done
 
 # the client's options: the granted key and known_hosts only, no user config
@@ -111,7 +110,7 @@ fi
 # caller's SSH_AUTH_SOCK, which cordon hides), its socket in the hidden
 # /tmp, granted with --allow-unix-socket and --read; the agent's key is
 # the only one ssh has
-ssh-agent -D -a "$keys/agent.sock" >/dev/null 2>&1 & pids+=($!)
+ssh-agent -D -a "$keys/agent.sock" >/dev/null 2>&1 & PIDS+=($!)
 for _ in $(seq 50); do [ -S "$keys/agent.sock" ] && break; sleep 0.1; done
 SSH_AUTH_SOCK="$keys/agent.sock" ssh-add -q "$keys/agentkey" 2>/dev/null
 agentopts="-F none -o IdentityAgent=$keys/agent.sock -o UserKnownHostsFile=$keys/known_hosts -o GlobalKnownHostsFile=/dev/null
