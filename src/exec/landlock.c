@@ -15,6 +15,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "errbuf.h"
 #include "landlock.h"
 #include "landlock_internal.h"
@@ -305,87 +306,86 @@ static int open_entry(int dfd, const char *name, unsigned char d_type, bool walk
 	return fd < 0 ? -errno : fd;
 }
 
+/* One listing of grant_entries: what each entry is decided against, and
+ * the first failure (already reported into b->err). */
+struct entries_walk {
+	struct builder *b;
+	int dfd;
+	const char *dir;
+	uint64_t split;
+	unsigned honour;
+	const struct below *below;
+	size_t n_below;
+	int r;
+};
+
+static int grant_entry(const char *name, unsigned char d_type, void *data)
+{
+	struct entries_walk *w = data;
+	struct builder *b = w->b;
+	_cleanup_free_ char *child = NULL;
+	enum entry_kind kind = classify_entry(w->below, w->n_below, name, w->split);
+	bool efd_listable;
+	int efd, r;
+
+	/* A symlink gets no rule (what it points at is granted or not on its
+	 * own): no need to open it. /usr/bin is a quarter links. */
+	if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && d_type == DT_LNK))
+		return 0;
+	efd = open_entry(w->dfd, name, d_type, kind == ENTRY_WALK, &efd_listable);
+	if (efd == -EMFILE && b->done->n > 0) {
+		batch_flush(b->done);
+		efd = open_entry(w->dfd, name, d_type, kind == ENTRY_WALK, &efd_listable);
+	}
+	if (efd < 0) {
+		if (efd == -ENOENT)
+			return 0; /* removed since it was listed */
+		return (w->r = errbuf_set(b->err, b->errlen, efd, "landlock: cannot open %s/%s: %s", w->dir, name,
+					  strerror(-efd)));
+	}
+	if (kind == ENTRY_WALK) {
+		r = join_path(w->dir, name, &child);
+		if (r < 0) {
+			close(efd);
+			return (w->r = errbuf_set(b->err, b->errlen, r, "landlock: out of memory"));
+		}
+		r = grant(b, efd, efd_listable, dtype_to_mode(d_type), child, w->split, w->honour);
+		return r < 0 ? (w->r = r) : 0;
+	}
+	/* d_type saves an fstat per entry; O_PATH|O_NOFOLLOW opened this very
+	 * entry, and a swap since makes at worst a rule on what the name is
+	 * now (a directory's rights on a file are refused by the kernel: then
+	 * we look again) */
+	r = add_fd_rule_typed(b, efd, dtype_to_mode(d_type), w->split, w->dir, name);
+	if (r == -EINVAL)
+		r = add_fd_rule(b, efd, w->split, w->dir, name);
+	batch_add(b->done, efd);
+	return r < 0 ? (w->r = r) : 0;
+}
+
 /* The entries of DIR (open as FD; LISTABLE: open for reading, else O_PATH),
  * each given SPLIT, or walked on; BELOW the honoured denied paths beneath
- * DIR. Listed with getdents64 on one fd: no fdopendir (its fstat and two
- * fcntl), and no second open when the walk opened DIR for reading. */
+ * DIR. Listed with dirlist_fd (getdents64 on one fd: no fdopendir, its
+ * fstat and two fcntl), and no second open when the walk opened DIR for
+ * reading. */
 static int grant_entries(struct builder *b, int fd, bool listable, const char *dir, uint64_t split,
 			 unsigned honour, const struct below *below, size_t n_below)
 {
+	struct entries_walk w = { b, fd, dir, split, honour, below, n_below, 0 };
 	_cleanup_close_ int owned = -1;
-	_cleanup_free_ char *buf = NULL;
-	const size_t size = 32768;
-	int dfd = fd, r;
+	int r;
 
 	if (!listable) {
 		owned = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (owned < 0)
 			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot list %s: %s", dir,
 					  strerror(errno));
-		dfd = owned;
+		w.dfd = owned;
 	}
-	buf = malloc(size);
-	if (!buf)
-		return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
-	for (;;) {
-		ssize_t n = getdents64(dfd, buf, size);
-
-		if (n < 0)
-			return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot list %s: %s", dir,
-					  strerror(errno));
-		if (n == 0)
-			return 0;
-		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *de = (struct dirent64 *)(buf + off);
-			_cleanup_free_ char *child = NULL;
-			enum entry_kind kind;
-			bool efd_listable;
-			int efd;
-
-			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			kind = classify_entry(below, n_below, de->d_name, split);
-			/* A symlink gets no rule (what it points at is granted
-			 * or not on its own): no need to open it. /usr/bin is
-			 * a quarter links. */
-			if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && de->d_type == DT_LNK))
-				continue;
-			efd = open_entry(dfd, de->d_name, de->d_type, kind == ENTRY_WALK, &efd_listable);
-			if (efd == -EMFILE && b->done->n > 0) {
-				batch_flush(b->done);
-				efd = open_entry(dfd, de->d_name, de->d_type, kind == ENTRY_WALK, &efd_listable);
-			}
-			if (efd < 0) {
-				if (efd == -ENOENT)
-					continue; /* removed since it was listed */
-				return errbuf_set(b->err, b->errlen, efd, "landlock: cannot open %s/%s: %s", dir,
-						  de->d_name, strerror(-efd));
-			}
-			if (kind == ENTRY_WALK) {
-				r = join_path(dir, de->d_name, &child);
-				if (r < 0) {
-					close(efd);
-					return errbuf_set(b->err, b->errlen, r, "landlock: out of memory");
-				}
-				r = grant(b, efd, efd_listable, dtype_to_mode(de->d_type), child, split, honour);
-				if (r < 0)
-					return r;
-				continue;
-			}
-			/* d_type saves an fstat per entry; O_PATH|O_NOFOLLOW
-			 * opened this very entry, and a swap since makes at
-			 * worst a rule on what the name is now (a directory's
-			 * rights on a file are refused by the kernel: then we
-			 * look again) */
-			r = add_fd_rule_typed(b, efd, dtype_to_mode(de->d_type), split, dir, de->d_name);
-			if (r == -EINVAL)
-				r = add_fd_rule(b, efd, split, dir, de->d_name);
-			batch_add(b->done, efd);
-			if (r < 0)
-				return r;
-		}
-	}
+	r = dirlist_fd(w.dfd, grant_entry, &w);
+	if (r < 0 && w.r == 0) /* the listing's own failure */
+		return errbuf_set(b->err, b->errlen, r, "landlock: cannot list %s: %s", dir, strerror(-r));
+	return r < 0 ? r : 0;
 }
 
 /* Grant ALLOWED on PATH (canonical, open as FD, taken over: with O_PATH,
