@@ -102,17 +102,19 @@ else
         not_ok "net none: only loopback" "$(cat "$tmp/o.json")"
 fi
 
-# Timeout: 124 within 3 s, nothing left behind.
+# Timeout: 124 within 3 s, nothing left behind (a mark of this test's own:
+# pgrep and pkill see every process of the user, other tests' too).
+mark=7177$$
 start=$(date +%s%N)
-"$CORDON" run --backend bwrap --workspace "$ws" --timeout 1 -- sh -c 'sleep 31.7177 & sleep 30.7177'
+"$CORDON" run --backend bwrap --workspace "$ws" --timeout 1 -- sh -c "sleep 31.$mark & sleep 30.$mark"
 rc=$?
 elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 sleep 0.2
-if [ $rc -eq 124 ] && [ $elapsed -lt 3000 ] && ! pgrep -f 7177 >/dev/null; then
+if [ $rc -eq 124 ] && [ $elapsed -lt 3000 ] && ! pgrep -f "sleep 3[01]\.$mark" >/dev/null; then
         ok "--timeout 1 returns 124 in ${elapsed} ms with no process left"
 else
-        not_ok "--timeout 1 returns 124 quickly, nothing left" "rc=$rc elapsed=${elapsed}ms" "$(pgrep -af 7177)"
-        pkill -9 -f 7177
+        not_ok "--timeout 1 returns 124 quickly, nothing left" "rc=$rc elapsed=${elapsed}ms" "$(pgrep -af "sleep 3[01]\.$mark")"
+        pkill -9 -f "sleep 3[01]\.$mark"
 fi
 
 # Interactive: the command's exit code is cordon's.

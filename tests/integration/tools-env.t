@@ -120,14 +120,14 @@ expect "... and its temporary directory its private /tmp" has "$OUT" "GETTEMPDIR
 # ---- a supervisor killed with SIGKILL: the next session removes its homes ----
 # (a live session's directory, held by its flock, stays)
 # (cordon run holds the session: it is the supervisor)
-(cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c 'tpy -c "import time; time.sleep(60)"' >/dev/null 2>&1 </dev/null) &
+(cd "$WS" && exec "$CORDON" run --profile "$P" -- sh -c "tpy -c 'import time; time.sleep(60.$$)'" >/dev/null 2>&1 </dev/null) &
 bg=$!
 for _ in $(seq 100); do [ -n "$(ls -A "$TOOLS_HOMES")" ] && break; sleep 0.1; done
 killed=$(ls -A "$TOOLS_HOMES")
 sup=$bg
 kill -9 $bg
 wait $bg 2>/dev/null
-pkill -9 -f "time.sleep\(60\)" 2>/dev/null
+pkill -9 -f "time.sleep\(60\.$$\)" 2>/dev/null # this test's own, not another's
 # the killed session's last processes (its tool) go away; until then its
 # directory is still held
 for _ in $(seq 100); do flock -n "$TOOLS_HOMES/$killed" true 2>/dev/null && break; sleep 0.1; done
