@@ -722,28 +722,46 @@ s = socket.create_connection(("127.0.0.1", px), timeout=30)
 s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\n\r\n" % ls.getsockname()[1])
 head = b""
 while not head.endswith(b"\r\n\r\n"):
-    head += s.recv(1)
-def roundtrip(n):
+    b = s.recv(1)
+    if not b:
+        sys.exit("the proxy closed before its answer's end: %r" % head)
+    head += b
+def roundtrip(n, what):
     data = os.urandom(n)
-    sender = threading.Thread(target=s.sendall, args=(data,))
+    sent = []
+    def send():
+        try:
+            s.sendall(data)
+            sent.append(n)
+        except OSError as e:
+            sent.append(e)
+    sender = threading.Thread(target=send)
     sender.start()
     got = bytearray()
-    while len(got) < n:
-        b = s.recv(1 << 20)
-        if not b:
-            break
-        got += b
+    t0 = time.monotonic()
+    try:
+        while len(got) < n:
+            b = s.recv(1 << 20)
+            if not b:
+                break
+            got += b
+    except OSError as e:
+        print("%s: %r after %d of %d bytes back in %.1f s" % (what, e, len(got), n, time.monotonic() - t0))
     sender.join()
-    return hashlib.sha256(got).digest() == hashlib.sha256(data).digest()
-first = roundtrip(8 << 20)
+    if got != data:
+        # what went wrong, for the log: short, or where the bytes differ
+        at = next((i for i in range(min(len(got), n)) if got[i] != data[i]), min(len(got), n))
+        print("%s: %d of %d bytes back, first difference at %d, sender: %r" % (what, len(got), n, at, sent))
+    return got == data
+first = roundtrip(8 << 20, "first")
 time.sleep(3)
-second = roundtrip(8 << 20)
+second = roundtrip(8 << 20, "second")
 print(head.split(b"\r\n")[0].decode(), "first=%s second=%s" % (first, second))
 PY
 "$CORDON" proxy --listen-http 127.0.0.1:0 --allow-domain localhost --allow-address 127.0.0.1 \
         >"$dir/bulk-px.out" 2>"$dir/bulk-px.err" &
 pids+=($!)
-for _ in $(seq 50); do grep -q "listening http" "$dir/bulk-px.out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 200); do grep -q "listening http" "$dir/bulk-px.out" 2>/dev/null && break; sleep 0.1; done
 out=$(python3 "$dir/bulk.py" "$(awk '/listening http/ {print $4}' "$dir/bulk-px.out")" 2>&1)
 if [ "$out" = "HTTP/1.1 200 Connection established first=True second=True" ]; then
         ok "8 MiB each way through a tunnel arrive intact, and again after the relay was idle"
