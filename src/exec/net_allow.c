@@ -400,7 +400,12 @@ static void finish(struct net_allow *na, int listener, size_t i)
 			pending_drop(na, i); /* the caller is gone */
 			return;
 		}
-		error = buf[0] == 'O' && p->nonblock && n >= 2 && buf[1] == '~' ? -EINPROGRESS : 0;
+		/* non-blocking: EINPROGRESS, as the kernel answers every
+		 * non-blocking TCP connect (even one to its own loopback,
+		 * complete by the time it returns), whether the proxy's
+		 * connect is complete, going on ("O~"), or failed at once
+		 * ("O~" too: its SO_ERROR says why); blocking: 0, connected */
+		error = p->nonblock ? -EINPROGRESS : 0;
 	} else if (n == 0 || n < 0)
 		error = -ENETDOWN; /* the proxy ended: the run ends too */
 	gate_reply(listener, p->id, 0, error);

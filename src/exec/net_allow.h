@@ -34,10 +34,20 @@
  * getsockname shows the host's address. The proxy sees the connect (its
  * decision and audit line, and the ledger's line with duration and bytes
  * once closed: transparent.h) but none of the bytes. A non-blocking
- * connect is answered EINPROGRESS once the proxy has resolved the name and
- * started its connect (not before: the socket does not exist until then,
- * and a socket handed over unconnected would poll writable with SO_ERROR 0
- * before the proxy's connect began: a caller would take it for connected).
+ * connect is answered EINPROGRESS (always, as the kernel's own are) once
+ * the proxy has started its connect, the socket still connecting or
+ * refused already: its SO_ERROR says which. Not before: the socket does
+ * not exist until then, and a socket handed over unconnected would poll
+ * writable before the proxy's connect began (a caller would take it for
+ * connected). The wait is one round trip when the name was queried here
+ * within the last seconds: the resolver's query had the proxy look it up,
+ * and the proxy dials from that answer (src/proxy/transparent.h: its
+ * bounds, why it grants nothing a fresh lookup would refuse, rebinding).
+ * Otherwise (the answer expired; a name never queried) the proxy looks the
+ * name up again and the answer waits for the lookup. A proxy's connect
+ * that fails at once moves on to the name's next address, if any, before
+ * the answer; one that fails later is the caller's to see in SO_ERROR
+ * (the proxy tries no other address for a caller that did not wait).
  *
  * Per connection the hand-over costs six wake-ups: caller to init (the
  * notification), init to proxy (the request), proxy to init (the socket),

@@ -21,6 +21,7 @@
 #include "conn.h"
 #include "proxy.h"
 #include "socks5.h"
+#include "transparent.h"
 
 /* a as a socket address of family (AF_INET: a is IPv4; AF_INET6: an IPv4
  * a is mapped, ::ffff:a.b.c.d), port in it; its length. */
@@ -133,6 +134,15 @@ static const struct relay_hooks relay_hooks = {
 static void on_upstream(evutil_socket_t fd, short what, void *arg);
 static void upstream_connected(struct conn *c);
 
+/* An answer after the one being dialled that the connection could dial. */
+static bool more_to_dial(const struct conn *c)
+{
+	for (size_t i = c->next_answer; i < c->answers.n; i++)
+		if (!c->ops || c->t_family == AF_INET6 || c->answers.v[i].family == AF_INET)
+			return true;
+	return false;
+}
+
 static void dial_next(struct conn *c)
 {
 	struct sockaddr_storage ss = {};
@@ -197,6 +207,12 @@ static void dial_next(struct conn *c)
 			 * SO_ERROR to read) */
 			if (pf.revents == POLLOUT)
 				upstream_connected(c);
+			else if (c->ops && c->t_early && !more_to_dial(c))
+				/* refused at once, and no other address to try:
+				 * a caller that does not wait reads why in
+				 * SO_ERROR, as from a connect of its own (its
+				 * error is still on the socket, unread) */
+				c->ops->deliver(c, true);
 			else
 				on_upstream(fd, EV_WRITE, c);
 			return;
@@ -337,10 +353,25 @@ static void upstream_connected(struct conn *c)
 		start_relay(c);
 }
 
-/* The answers are in: decide on every one of them, then dial. */
-static void resolved(struct conn *c)
+/* c->answers are in (a lookup's, or a kept one's): decide on every one
+ * of them, then dial. */
+static void dial_answers(struct conn *c)
 {
 	struct cordon_net_verdict v;
+
+	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, c->px->here, &v);
+	if (!v.allowed) {
+		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
+		conn_refuse_request(c, 403, v.reason, v.detail);
+		return;
+	}
+	c->next_answer = 0;
+	dial_next(c);
+}
+
+/* The lookup is done. */
+static void resolved(struct conn *c)
+{
 	struct cordon_netaddr *list;
 	size_t n = 0;
 
@@ -359,17 +390,12 @@ static void resolved(struct conn *c)
 	for (struct evutil_addrinfo *ai = c->dns_res; ai && n < CORDON_NET_MAX_ANSWERS; ai = ai->ai_next)
 		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
 			cordon_netaddr_from_sockaddr(ai->ai_addr, &list[n++]);
+	if (c->kind == PROXY_LISTEN_TRANSPARENT)
+		transparent_cache_put(c->px, c->host, c->host_len, c->dns_res); /* the next connect's */
 	evutil_freeaddrinfo(c->dns_res);
 	c->dns_res = NULL;
 	c->answers = (struct cordon_netaddr_list){ .v = list, .n = n };
-	cordon_net_decide(c->px->cfg->rules, c->host, c->host_len, c->port, &c->answers, c->px->here, &v);
-	if (!v.allowed) {
-		snprintf(c->rule, sizeof(c->rule), "%s", v.rule);
-		conn_refuse_request(c, 403, v.reason, v.detail);
-		return;
-	}
-	c->next_answer = 0;
-	dial_next(c);
+	dial_answers(c);
 }
 
 static void on_dns(int result, struct evutil_addrinfo *res, void *arg)
@@ -434,6 +460,23 @@ void conn_decide(struct conn *c)
 	/* exactly the name the rules decided: lower case, no trailing dot
 	 * (no other spelling of it reaches the resolver) */
 	snprintf(name, sizeof(name), "%s", v.name);
+	/* --net allow: the sandbox's resolver had the name looked up moments
+	 * ago (transparent_cache.c): dialled from that answer at once. Its
+	 * addresses are decided in dial_answers exactly as a fresh lookup's,
+	 * against the rules and this host's addresses as they are now: the
+	 * cache saves the lookup, never a decision (transparent.h) */
+	if (c->kind == PROXY_LISTEN_TRANSPARENT) {
+		int r = transparent_cache_get(c->px, name, strlen(name), &c->answers);
+
+		if (r < 0) {
+			conn_end(c);
+			return;
+		}
+		if (r > 0) {
+			dial_answers(c);
+			return;
+		}
+	}
 	c->state = C_RESOLVING;
 	c->state_since = proxy_now();
 	c->dns_sync = true;

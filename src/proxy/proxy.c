@@ -270,6 +270,7 @@ void proxy_done(struct proxy *px)
 	if (px->tick)
 		event_free(px->tick);
 	transparent_ledger_free(px);
+	transparent_cache_free(px);
 	if (px->dns)
 		evdns_base_free(px->dns, 0);
 	if (px->base)

@@ -74,6 +74,7 @@ struct proxy {
 	unsigned denials_said;          /* denial records written (capped: PROXY_STATUS_DENIALS_MAX) */
 	uint64_t denial_hash[PROXY_STATUS_DENIALS_MAX];       /* theirs, to write each refusal once */
 	struct transparent_ledger *ledger;  /* --net allow: the connections handed over (transparent.h) */
+	struct transparent_cache *dns_cache; /* --net allow: the latest lookups' answers (transparent.h) */
 };
 
 enum {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <event2/dns.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,10 @@ static void transparent_refused(struct conn *c, const char *reason, const char *
 static const struct conn_ops transparent_ops = { .deliver = transparent_deliver, .refused = transparent_refused };
 
 struct lookup {
+	struct proxy *px;
 	int fd;
+	size_t len;
+	char name[];
 };
 
 static void looked(int result, struct evutil_addrinfo *res, void *arg)
@@ -31,9 +35,11 @@ static void looked(int result, struct evutil_addrinfo *res, void *arg)
 #endif
 		? EHOSTUNREACH : EAGAIN;
 
-	if (result == 0 && res)
+	if (result == 0 && res) {
+		/* the connect that usually follows dials from this answer */
+		transparent_cache_put(l->px, l->name, l->len, res);
 		(void)send(l->fd, "O", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	else {
+	} else {
 		memcpy(e + 1, &v, sizeof(v));
 		(void)send(l->fd, e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
@@ -45,17 +51,20 @@ static void looked(int result, struct evutil_addrinfo *res, void *arg)
 
 /* "R" NAME: does the name exist (resolving it as a CONNECT would)? The
  * sandbox's resolver answers NXDOMAIN for one that does not. Init asks
- * only for names its rules allow. */
+ * only for names its rules allow. The answer is kept for the connect
+ * (transparent_cache.c). */
 static void lookup(struct proxy *px, int fd, const char *name)
 {
 	struct evutil_addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
-	struct lookup *l = malloc(sizeof(*l));
+	size_t len = strlen(name);
+	struct lookup *l = malloc(sizeof(*l) + len + 1);
 
 	if (!l) {
 		close(fd);
 		return;
 	}
-	l->fd = fd;
+	*l = (struct lookup){ .px = px, .fd = fd, .len = len };
+	memcpy(l->name, name, len + 1);
 	(void)evdns_getaddrinfo(px->dns, name, NULL, &hints, looked, l);
 }
 
@@ -124,6 +133,10 @@ static void transparent_deliver(struct conn *c, bool early)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	const struct cordon_netaddr *a = c->next_answer ? &c->answers.v[c->next_answer - 1] : NULL;
+	struct pollfd pf = { .fd = c->ufd, .events = POLLOUT };
+	/* early, and refused already (dial.c hands such a socket to a caller
+	 * that does not wait: its SO_ERROR, unread, says why) */
+	bool failed = early && poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP));
 
 	if (a)
 		inet_ntop(a->family, a->a, addr, sizeof(addr));
@@ -138,11 +151,12 @@ static void transparent_deliver(struct conn *c, bool early)
 		conn_end(c);
 		return;
 	}
-	transparent_ledger_add(c->px, c->ufd, c->host, c->host_len, c->port, addr);
+	if (!failed)
+		transparent_ledger_add(c->px, c->ufd, c->host, c->host_len, c->port, addr);
 	/* the audit line: the proxy sees no byte of it after this (the ledger
 	 * says its duration and bytes when it is closed) */
 	proxy_audit(c->px, "cordon-proxy: handed over %.*s:%u (%s) to the sandbox%s", (int)c->host_len, c->host, c->port,
-		    addr, early ? " (connecting)" : "");
+		    addr, failed ? " (its connect failed: the caller reads why in SO_ERROR)" : early ? " (connecting)" : "");
 	c->requests++;
 	conn_end(c);
 }
