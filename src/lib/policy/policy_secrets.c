@@ -8,6 +8,15 @@
  * failed). A name that is a symlink, or whose type the listing does not
  * say, is walked as before (canonicalize_at).
  *
+ * A listing is not free either: on ext4 even a one-block directory is read
+ * through its hash tree, so listing /etc (some 150 entries) for the one
+ * name /etc/cordon cost about 80 us where an lstat costs 1. A directory is
+ * therefore listed only once LIST_AFTER different names have been asked of
+ * it (HOME and ~/.config, with some 90 and 45); the names asked before
+ * that, and every name in a directory asked fewer, are looked at with one
+ * lstat each (statmemo.h), which says the same: there, of which type, or
+ * not (ENOENT).
+ *
  * A session start reads the catalogue up to three times (the profile's
  * group checks, a credential lift, the policy's read-deny set); a memo
  * carried from the profile's load to the first policy built from it
@@ -28,6 +37,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "dirlist.h"
+#include "fnv.h"
 #include "path.h"
 #include "policy.h"
 #include "statmemo.h"
@@ -35,6 +45,7 @@
 #define MEMO_HOMES 2         /* HOME and the passwd home */
 #define LISTED_MAX 32        /* directories listed for one home */
 #define LISTING_MAX 65536    /* entries read of one directory; beyond, walk */
+#define LIST_AFTER 8         /* different names asked of a directory before it is listed */
 
 /* One directory's entries, read once: the names in one block, not one
  * allocation each, and unsorted. A lookup compares lengths first, so it
@@ -42,6 +53,9 @@
  * (/tmp, with hundreds of entries, one or two), where sorting cost more. */
 struct listing {
 	char *path;             /* canonical */
+	bool listed;            /* read: err, n, v and names say what is there */
+	unsigned n_asked;       /* until then: the different names asked, */
+	uint64_t asked[LIST_AFTER - 1]; /* by their hashes (a collision only lists later) */
 	int err;                /* 0, or why it could not be listed (-errno) */
 	size_t n;
 	struct listed {
@@ -174,8 +188,9 @@ static int list_dir(struct listing *d)
 	return dirlist_path(d->path, O_NOFOLLOW, list_one, &li);
 }
 
-/* The listing of path (canonical), read the first time it is asked for;
- * NULL when there is no room left (the caller walks instead). */
+/* The directory path (canonical, len bytes), not listed yet the first
+ * time it is asked for; NULL when there is no room left (the caller walks
+ * instead). */
 static struct listing *lister_get(struct lister *l, const char *path, size_t len)
 {
 	struct listing *d;
@@ -189,7 +204,6 @@ static struct listing *lister_get(struct lister *l, const char *path, size_t len
 	*d = (struct listing){ .path = strndup(path, len) };
 	if (!d->path)
 		return NULL;
-	d->err = list_dir(d);
 	l->n++;
 	return d;
 }
@@ -201,6 +215,36 @@ static int listed_type(const struct listing *d, const char *name, size_t len)
 		if (d->v[i].len == len && memcmp(d->names + d->v[i].off, name, len) == 0)
 			return d->v[i].type;
 	return -1;
+}
+
+/* Whether name (len bytes) is the LIST_AFTER-th different name asked of
+ * d, which is then worth listing; else it is noted as asked. */
+static bool worth_listing(struct listing *d, const char *name, size_t len)
+{
+	uint64_t h = fnv1a_bytes(name, len);
+
+	for (unsigned i = 0; i < d->n_asked; i++)
+		if (d->asked[i] == h)
+			return false;
+	if (d->n_asked + 1 >= LIST_AFTER)
+		return true;
+	d->asked[d->n_asked++] = h;
+	return false;
+}
+
+/* The type of the entry at path (NUL-terminated there) by one lstat, as a
+ * listing would give it: DT_*, -1 when it is not there, -2 when the look
+ * failed otherwise (the caller walks, as for a listing that failed). */
+static int looked_type(const char *path)
+{
+	struct stat st;
+	int r = statmemo_lstat(path, &st);
+
+	if (r == -ENOENT)
+		return -1;
+	if (r < 0)
+		return -2;
+	return IFTODT(st.st_mode);
 }
 
 /* The walk, as before: canonicalize_at, then what exists of the result
@@ -280,13 +324,29 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 		struct listing *d = lister_get(l, path, dirlen);
 		int type;
 
-		if (!d)
+		if (!d || clen == 0)
 			return resolve_walked(home, rel, st);
-		/* not listable (a home with search but not read permission):
-		 * the walk says what is there, or that it is out of reach */
-		if (d->err < 0 || clen == 0)
-			return resolve_walked(home, rel, st);
-		type = listed_type(d, comp, clen);
+		if (!d->listed && worth_listing(d, comp, clen)) {
+			d->err = list_dir(d);
+			d->listed = true;
+		}
+		if (d->listed) {
+			/* not listable (a home with search but not read
+			 * permission): the walk says what is there, or that it
+			 * is out of reach */
+			if (d->err < 0)
+				return resolve_walked(home, rel, st);
+			type = listed_type(d, comp, clen);
+		} else {
+			size_t end = base + (size_t)(comp - rel) + clen;
+			char was = path[end];
+
+			path[end] = '\0';
+			type = looked_type(path);
+			path[end] = was;
+			if (type == -2)
+				return resolve_walked(home, rel, st);
+		}
 		if (type < 0) {
 			/* not there: the tail is kept verbatim (no link to follow) */
 			st->known = true;
