@@ -14,7 +14,7 @@
 struct strarena_block {
 	struct strarena_block *next;
 	size_t used, size;
-	char data[];
+	_Alignas(STRARENA_ALIGN) char data[];
 };
 
 static struct strarena_block *block_new(struct strarena *a, size_t size)
@@ -38,17 +38,19 @@ static struct strarena_block *block_new(struct strarena *a, size_t size)
 char *strarena_alloc(struct strarena *a, size_t n)
 {
 	struct strarena_block *b = a->blocks;
-	char *out;
+	size_t at = b ? (b->used + STRARENA_ALIGN - 1) & ~(size_t)(STRARENA_ALIGN - 1) : 0;
 
-	if (n > BLOCK_BYTES / 4)
+	if (n > BLOCK_BYTES / 4) {
 		b = block_new(a, n);
-	else if (!b || b->size - b->used < n)
+		at = 0;
+	} else if (!b || at > b->size || b->size - at < n) {
 		b = block_new(a, BLOCK_BYTES);
+		at = 0;
+	}
 	if (!b)
 		return NULL;
-	out = b->data + b->used;
-	b->used += n;
-	return out;
+	b->used = at + n;
+	return b->data + at;
 }
 
 char *strarena_ndup(struct strarena *a, const char *s, size_t n)
