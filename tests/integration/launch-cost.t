@@ -91,6 +91,32 @@ else
         not_ok "control: two runs counted ${calls2:-?}, not above 1.5 x $calls"
 fi
 
+# The CLI lists a directory for the catalogue only when many of its names
+# are asked (HOME, ~/.config, /run); one asked for a name or two is looked
+# at by lstat: listing /etc for the one name /etc/cordon cost ~80 us, 80
+# lstats' worth. Traced without -f: the CLI alone, before and after its
+# fork, not the runner (whose Landlock walk lists what it grants).
+listed() { # listed TRACE DIR...: the directories of DIR... the trace opened as such
+        for d in "${@:2}"; do
+                grep -E "^open(at)?\((AT_FDCWD, )?\"$d\", [^)]*O_DIRECTORY" "$1" >/dev/null && echo "$d"
+        done
+}
+few="/etc / /var /run/systemd $H/.cargo $H/.local"
+(cd "$WS" && strace -o "$BASE/opens" -e trace=open,openat -qq "$CORDON" run --backend native -- true) >/dev/null 2>&1
+l=$(listed "$BASE/opens" $few)
+if [ -s "$BASE/opens" ] && [ -z "$l" ]; then
+        ok "no directory listed for a name or two of the catalogue (/etc, /, /var, ~/.cargo ...)"
+else
+        not_ok "directories listed for a name or two" "${l:-no trace}"
+fi
+# control: the same check sees a listing of /etc
+(cd "$WS" && strace -o "$BASE/opens2" -e trace=open,openat -qq ls /etc) >/dev/null 2>&1
+if [ -n "$(listed "$BASE/opens2" /etc)" ]; then
+        ok "control: the same check sees ls list /etc"
+else
+        not_ok "control: the listing detector missed ls /etc" "$(grep etc "$BASE/opens2" | head -5)"
+fi
+
 # No write to the host's disk: no file opened for writing or made, removed
 # or renamed by an absolute path outside /dev and /proc (the sandbox's
 # /dev is its own tmpfs; uid_map and the like are /proc), and none by an

@@ -609,3 +609,72 @@ Test(policy, canonical_setters_match_the_public_ones)
 	cordon_policy_free(b);
 	cordon_policy_free(ro);
 }
+
+/* The catalogue is resolved by listing a directory many of its names are
+ * asked of (HOME, ~/.config) and by one lstat a name elsewhere (~/.m2,
+ * ~/.cargo); either way every entry below HOME must say what is there:
+ * exists and is_dir as stat says, and for a missing one, absent_at the
+ * first missing component of its canonical path. A directory on the way
+ * that is a symlink (~/.m2 here) is resolved to its target. */
+Test(policy, catalogue_by_listing_and_by_lstat_agree)
+{
+	_cleanup_free_ char *real_home = NULL, *m2 = NULL;
+	char path[700], target[300];
+	struct cordon_policy *p;
+	bool saw_m2 = false, saw_cargo = false, saw_gh = false;
+
+	snprintf(path, sizeof(path), "%s/.config", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.config/gh", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.cargo", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.cargo/credentials.toml", home);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	/* not in the workspace: a built-in entry never hides that */
+	snprintf(target, sizeof(target), "%s/data", home);
+	cr_assert_eq(mkdir(target, 0700), 0);
+	snprintf(target, sizeof(target), "%s/data/m2-real", home);
+	cr_assert_eq(mkdir(target, 0700), 0);
+	snprintf(path, sizeof(path), "%s/settings.xml", target);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	snprintf(path, sizeof(path), "%s/.m2", home);
+	cr_assert_eq(symlink(target, path), 0);
+	real_home = realpath(home, NULL);
+	m2 = realpath(target, NULL);
+	cr_assert(real_home && m2);
+
+	p = policy_ok("read-only", ws);
+	for (size_t i = 0; i < p->n_deny; i++) {
+		const struct deny_entry *d = &p->deny[i];
+		struct stat st;
+		bool in_home = strncmp(d->path, real_home, strlen(real_home)) == 0, in_m2 = strncmp(d->path, m2, strlen(m2)) == 0;
+
+		if (!in_home && !in_m2)
+			continue;
+		if (d->exists) {
+			cr_assert_eq(stat(d->path, &st), 0, "%s said to exist", d->path);
+			cr_assert_eq(d->is_dir, S_ISDIR(st.st_mode), "%s", d->path);
+		} else {
+			size_t n;
+
+			cr_assert_neq(lstat(d->path, &st), 0, "%s said to be missing", d->path);
+			cr_assert_not_null(d->absent_at, "%s", d->path);
+			n = strlen(d->absent_at);
+			cr_assert(strncmp(d->path, d->absent_at, n) == 0 && (d->path[n] == '/' || !d->path[n]), "%s at %s",
+				  d->path, d->absent_at);
+			cr_assert_neq(lstat(d->absent_at, &st), 0, "%s", d->absent_at);
+			snprintf(path, sizeof(path), "%.*s", (int)(strrchr(d->absent_at, '/') - d->absent_at), d->absent_at);
+			cr_assert_eq(stat(path, &st), 0, "%s", path);
+			cr_assert(S_ISDIR(st.st_mode), "%s", path);
+		}
+		snprintf(path, sizeof(path), "%s/settings.xml", m2);
+		saw_m2 |= strcmp(d->path, path) == 0 && d->exists && !d->is_dir;
+		snprintf(path, sizeof(path), "%s/.cargo/credentials.toml", real_home);
+		saw_cargo |= strcmp(d->path, path) == 0 && d->exists && !d->is_dir;
+		snprintf(path, sizeof(path), "%s/.config/gh", real_home);
+		saw_gh |= strcmp(d->path, path) == 0 && d->exists && d->is_dir;
+	}
+	cr_assert(saw_m2 && saw_cargo && saw_gh, "m2 %d cargo %d gh %d", saw_m2, saw_cargo, saw_gh);
+	cordon_policy_free(p);
+}

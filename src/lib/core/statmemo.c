@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "fnv.h"
 #include "statmemo.h"
+#include "strarena.h"
 
 /* A launch looks at a few hundred paths; past this many, ask each time. */
 #define STATMEMO_SLOTS	  1024u
@@ -32,7 +33,10 @@ struct memo_entry {
 struct statmemo {
 	struct memo_entry *slot[STATMEMO_SLOTS];
 	size_t kept;
+	struct strarena mem; /* the entries and targets: a few hundred a launch, freed at once */
 };
+
+_Static_assert(_Alignof(struct memo_entry) <= STRARENA_ALIGN, "memo entries live in a strarena");
 
 static _Thread_local struct statmemo *memo;
 
@@ -48,11 +52,7 @@ void statmemo_close(bool opened)
 {
 	if (!opened || !memo)
 		return;
-	for (size_t i = 0; i < STATMEMO_SLOTS; i++)
-		if (memo->slot[i]) {
-			free(memo->slot[i]->target);
-			free(memo->slot[i]);
-		}
+	strarena_free(&memo->mem);
 	free(memo);
 	memo = NULL;
 }
@@ -89,8 +89,9 @@ static struct memo_entry *memo_keep(struct memo_entry **slot, enum memo_kind kin
 	size_t n = strlen(path) + 1;
 	struct memo_entry *e;
 
-	if (!slot || !(e = calloc(1, sizeof(*e) + n)))
+	if (!slot || !(e = (struct memo_entry *)strarena_alloc(&memo->mem, sizeof(*e) + n)))
 		return NULL;
+	memset(e, 0, sizeof(*e));
 	e->hash = hash;
 	e->kind = kind;
 	e->err = err;
@@ -168,9 +169,9 @@ ssize_t statmemo_readlink(const char *path, char *buf, size_t size)
 			return err;
 		}
 		/* kept only with its target (else asked again next time) */
-		_cleanup_free_ char *copy = slot ? strdup(target) : NULL;
+		char *copy = slot ? strarena_dup(&memo->mem, target) : NULL;
 		if (copy && (e = memo_keep(slot, MEMO_READLINK, path, h, 0)))
-			e->target = TAKE_PTR(copy);
+			e->target = copy;
 	}
 	n = (ssize_t)strlen(t);
 	if ((size_t)n >= size)

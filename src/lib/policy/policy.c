@@ -84,10 +84,7 @@ CORDON_API struct cordon_policy *cordon_policy_free(struct cordon_policy *p)
 	free(p->workspace);
 	free(p->home);
 	strv_free(p->writable_roots);
-	for (size_t i = 0; i < p->n_deny; i++) {
-		free(p->deny[i].path);
-		free(p->deny[i].absent_at);
-	}
+	strarena_free(&p->deny_strs);
 	free(p->deny);
 	strv_free(p->protect);
 	strv_free(p->protect_files);
@@ -541,8 +538,11 @@ int policy_add_writable_dir_canonical(struct cordon_policy *p, const char *canon
 		 * runner hides the first component still missing */
 		for (size_t i = 0; i < p->n_deny; i++)
 			if (!p->deny[i].exists && p->deny[i].absent_at && path_is_under(canon, p->deny[i].absent_at)) {
-				free(p->deny[i].absent_at);
-				p->deny[i].absent_at = policy_first_absent(p->deny[i].path);
+				_cleanup_free_ char *at = policy_first_absent(p->deny[i].path);
+
+				p->deny[i].absent_at = at ? strarena_dup(&p->deny_strs, at) : NULL;
+				if (at && !p->deny[i].absent_at)
+					return -ENOMEM;
 			}
 	}
 	return policy_add_writable_canonical(p, canon, reterr);

@@ -5,8 +5,10 @@
 #include <stdint.h>
 
 #include "cordon/cordon.h"
+#include "strarena.h"
 
-/* A path the sandbox must not read, resolved when the policy was built. */
+/* A path the sandbox must not read, resolved when the policy was built.
+ * Its strings live in the policy's deny_strs: never freed one by one. */
 struct deny_entry {
 	char *path;   /* canonical (symlinks resolved) absolute path */
 	uint32_t hash; /* deny_path_hash(path): the duplicate check compares it first */
@@ -50,6 +52,8 @@ struct cordon_policy {
 	struct deny_entry *deny;   /* default credential set + cordon_policy_deny_read */
 	size_t n_deny;
 	size_t deny_cap;           /* entries allocated (policy_deny.c grows it by doubling) */
+	struct strarena deny_strs; /* every deny entry's path and absent_at: some 300 strings a
+				    * launch, one allocation per block instead of one each */
 	uint64_t deny_seen[64];    /* a bit per hash of every path deny_insert added (a superset
 				    * after removals): a clear bit means "not there" without a walk */
 	char **protect;            /* absolute paths, lexically normalised; may not exist yet */
@@ -117,20 +121,28 @@ int policy_other_home(const char *home, char **ret);
 int policy_secret_canonical(const char *home, size_t i, char **ret, struct cordon_error *reterr);
 /* Catalogue entry i below a home, as policy_secrets_resolve found it. */
 struct policy_secret_state {
-	char *canon;     /* canonical; NULL when err says why not */
-	char *absent_at; /* known && !exists: its first component that does not exist */
+	const char *canon;     /* canonical; NULL when err says why not */
+	const char *absent_at; /* known && !exists: its first component that does not exist */
 	int err;         /* 0, or the walk's -errno (EACCES: out of reach) */
 	bool known;      /* exists, is_dir and absent_at were read from the listings */
 	bool exists, is_dir;
 };
+/* One resolution: n states, their strings in strs (freed together). */
+struct policy_secret_set {
+	size_t n;
+	struct policy_secret_state *v;
+	struct strarena strs;
+};
+void policy_secret_set_done(struct policy_secret_set *s);
 /* The whole catalogue below home (canonical), listing the directories it
- * lives in once (policy_secret_count() entries; the memo's, when there is
- * one); free with policy_secret_states_free. */
-int policy_secrets_resolve(const char *home, struct policy_secret_state **ret);
-void policy_secret_states_free(struct policy_secret_state *v, size_t n);
+ * lives in once (policy_secret_count() entries): *ret points into the
+ * memo's resolution when there is one (valid while the memo is), else into
+ * *owned, which the caller empties with policy_secret_set_done. */
+int policy_secrets_resolve(const char *home, struct policy_secret_set *owned,
+			   const struct policy_secret_state **ret);
 /* The same for a NULL-terminated list of absolute paths (the sockets and
  * services that lead out), below "/": one entry each in *ret. */
-int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret);
+int policy_paths_resolve(const char *const *paths, struct policy_secret_set *ret);
 size_t policy_secret_count(void);
 /* A session start's memo of the catalogue (policy_secret_canonical):
  * made at a profile's load, used until the first policy built from it. */

@@ -8,6 +8,15 @@
  * failed). A name that is a symlink, or whose type the listing does not
  * say, is walked as before (canonicalize_at).
  *
+ * A listing is not free either: on ext4 even a one-block directory is read
+ * through its hash tree, so listing /etc (some 150 entries) for the one
+ * name /etc/cordon cost about 80 us where an lstat costs 1. A directory is
+ * therefore listed only once LIST_AFTER different names have been asked of
+ * it (HOME and ~/.config, with some 90 and 45); the names asked before
+ * that, and every name in a directory asked fewer, are looked at with one
+ * lstat each (statmemo.h), which says the same: there, of which type, or
+ * not (ENOENT).
+ *
  * A session start reads the catalogue up to three times (the profile's
  * group checks, a credential lift, the policy's read-deny set); a memo
  * carried from the profile's load to the first policy built from it
@@ -28,13 +37,16 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "dirlist.h"
+#include "fnv.h"
 #include "path.h"
 #include "policy.h"
 #include "statmemo.h"
+#include "strarena.h"
 
 #define MEMO_HOMES 2         /* HOME and the passwd home */
 #define LISTED_MAX 32        /* directories listed for one home */
 #define LISTING_MAX 65536    /* entries read of one directory; beyond, walk */
+#define LIST_AFTER 8         /* different names asked of a directory before it is listed */
 
 /* One directory's entries, read once: the names in one block, not one
  * allocation each, and unsorted. A lookup compares lengths first, so it
@@ -42,6 +54,9 @@
  * (/tmp, with hundreds of entries, one or two), where sorting cost more. */
 struct listing {
 	char *path;             /* canonical */
+	bool listed;            /* read: err, n, v and names say what is there */
+	unsigned n_asked;       /* until then: the different names asked, */
+	uint64_t asked[LIST_AFTER - 1]; /* by their hashes (a collision only lists later) */
 	int err;                /* 0, or why it could not be listed (-errno) */
 	size_t n;
 	struct listed {
@@ -55,12 +70,13 @@ struct listing {
 struct lister {
 	size_t n;
 	struct listing d[LISTED_MAX];
+	struct strarena *strs; /* where the states' strings go */
 };
 
 struct policy_secret_memo {
 	size_t n;                                  /* entries in the catalogue */
 	char *home[MEMO_HOMES];                    /* NULL: slot free */
-	struct policy_secret_state *st[MEMO_HOMES]; /* n each; NULL: not resolved (yet, or it failed) */
+	struct policy_secret_set st[MEMO_HOMES];   /* n each; v NULL: not resolved (yet, or it failed) */
 };
 
 /* The memo the current thread's session start uses, or NULL. */
@@ -75,13 +91,18 @@ size_t policy_secret_count(void)
 	return n;
 }
 
-void policy_secret_states_free(struct policy_secret_state *v, size_t n)
+void policy_secret_set_done(struct policy_secret_set *s)
 {
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].canon);
-		free(v[i].absent_at);
-	}
-	free(v);
+	free(s->v);
+	strarena_free(&s->strs);
+	*s = (struct policy_secret_set){};
+}
+
+/* s, empty, with room for n states. */
+static int set_init(struct policy_secret_set *s, size_t n)
+{
+	*s = (struct policy_secret_set){ .n = n, .v = calloc(n ? n : 1, sizeof(*s->v)) };
+	return s->v ? 0 : -ENOMEM;
 }
 
 int policy_secret_memo_new(struct policy_secret_memo **ret)
@@ -100,7 +121,7 @@ struct policy_secret_memo *policy_secret_memo_free(struct policy_secret_memo *m)
 	if (!m)
 		return NULL;
 	for (size_t h = 0; h < MEMO_HOMES; h++) {
-		policy_secret_states_free(m->st[h], m->n);
+		policy_secret_set_done(&m->st[h]);
 		free(m->home[h]);
 	}
 	free(m);
@@ -174,8 +195,9 @@ static int list_dir(struct listing *d)
 	return dirlist_path(d->path, O_NOFOLLOW, list_one, &li);
 }
 
-/* The listing of path (canonical), read the first time it is asked for;
- * NULL when there is no room left (the caller walks instead). */
+/* The directory path (canonical, len bytes), not listed yet the first
+ * time it is asked for; NULL when there is no room left (the caller walks
+ * instead). */
 static struct listing *lister_get(struct lister *l, const char *path, size_t len)
 {
 	struct listing *d;
@@ -189,7 +211,6 @@ static struct listing *lister_get(struct lister *l, const char *path, size_t len
 	*d = (struct listing){ .path = strndup(path, len) };
 	if (!d->path)
 		return NULL;
-	d->err = list_dir(d);
 	l->n++;
 	return d;
 }
@@ -203,18 +224,51 @@ static int listed_type(const struct listing *d, const char *name, size_t len)
 	return -1;
 }
 
+/* Whether name (len bytes) is the LIST_AFTER-th different name asked of
+ * d, which is then worth listing; else it is noted as asked. */
+static bool worth_listing(struct listing *d, const char *name, size_t len)
+{
+	uint64_t h = fnv1a_bytes(name, len);
+
+	for (unsigned i = 0; i < d->n_asked; i++)
+		if (d->asked[i] == h)
+			return false;
+	if (d->n_asked + 1 >= LIST_AFTER)
+		return true;
+	d->asked[d->n_asked++] = h;
+	return false;
+}
+
+/* The type of the entry at path (NUL-terminated there) by one lstat, as a
+ * listing would give it: DT_*, -1 when it is not there, -2 when the look
+ * failed otherwise (the caller walks, as for a listing that failed). */
+static int looked_type(const char *path)
+{
+	struct stat st;
+	int r = statmemo_lstat(path, &st);
+
+	if (r == -ENOENT)
+		return -1;
+	if (r < 0)
+		return -2;
+	return IFTODT(st.st_mode);
+}
+
 /* The walk, as before: canonicalize_at, then what exists of the result
  * is left to the reader (known stays false). */
-static int resolve_walked(const char *home, const char *rel, struct policy_secret_state *st)
+static int resolve_walked(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st)
 {
+	_cleanup_free_ char *canon = NULL;
 	struct cordon_error e = {};
-	int r = canonicalize_at(home, rel, &st->canon, &e);
+	int r = canonicalize_at(home, rel, &canon, &e);
 
 	if (r < 0) {
 		st->err = r;
 		st->canon = NULL;
+		return 0;
 	}
-	return 0;
+	st->canon = strarena_dup(l->strs, canon);
+	return st->canon ? 0 : -ENOMEM;
 }
 
 static int resolve_listed_hops(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st,
@@ -237,13 +291,13 @@ static int follow_listed(struct lister *l, const char *home, const char *rel, co
 		return -ENOMEM;
 	n = hops < 8 ? statmemo_readlink(at, target, sizeof(target)) : -1;
 	if (n <= 0)
-		return resolve_walked(home, rel, st);
+		return resolve_walked(l, home, rel, st);
 	slash = strrchr(at, '/');
 	if (target[0] == '/' ? asprintf(&next, "%s/%s", target, rest) < 0 :
 			       asprintf(&next, "%.*s/%s/%s", (int)(slash - at), at, target, rest) < 0)
 		return -ENOMEM;
 	if (!path_is_plain_absolute(next))
-		return resolve_walked(home, rel, st);
+		return resolve_walked(l, home, rel, st);
 	return resolve_listed_hops(l, "/", next + 1, st, hops + 1);
 }
 
@@ -260,15 +314,16 @@ static int resolve_listed(struct lister *l, const char *home, const char *rel, s
 static int resolve_listed_hops(struct lister *l, const char *home, const char *rel, struct policy_secret_state *st,
 			       unsigned hops)
 {
-	_cleanup_free_ char *path = NULL;
+	char *path;
 	size_t base = strcmp(home, "/") == 0 ? 1 : strlen(home) + 1; /* where rel starts in path */
 	size_t dirlen = base == 1 ? 1 : base - 1;
 	const char *comp = rel;
 	size_t rl = strlen(rel);
 
-	/* home, a '/' unless home is "/", rel (no asprintf: this runs for
-	 * each of some 160 catalogue entries) */
-	path = malloc(base + rl + 1);
+	/* home, a '/' unless home is "/", rel: built in the arena, where it
+	 * stays as the entry's canonical path (this runs for each of some 160
+	 * catalogue entries; a walk leaves its bytes unused there) */
+	path = strarena_alloc(l->strs, base + rl + 1);
 	if (!path)
 		return -ENOMEM;
 	memcpy(path, home, base - 1);
@@ -280,32 +335,48 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 		struct listing *d = lister_get(l, path, dirlen);
 		int type;
 
-		if (!d)
-			return resolve_walked(home, rel, st);
-		/* not listable (a home with search but not read permission):
-		 * the walk says what is there, or that it is out of reach */
-		if (d->err < 0 || clen == 0)
-			return resolve_walked(home, rel, st);
-		type = listed_type(d, comp, clen);
+		if (!d || clen == 0)
+			return resolve_walked(l, home, rel, st);
+		if (!d->listed && worth_listing(d, comp, clen)) {
+			d->err = list_dir(d);
+			d->listed = true;
+		}
+		if (d->listed) {
+			/* not listable (a home with search but not read
+			 * permission): the walk says what is there, or that it
+			 * is out of reach */
+			if (d->err < 0)
+				return resolve_walked(l, home, rel, st);
+			type = listed_type(d, comp, clen);
+		} else {
+			size_t end = base + (size_t)(comp - rel) + clen;
+			char was = path[end];
+
+			path[end] = '\0';
+			type = looked_type(path);
+			path[end] = was;
+			if (type == -2)
+				return resolve_walked(l, home, rel, st);
+		}
 		if (type < 0) {
 			/* not there: the tail is kept verbatim (no link to follow) */
 			st->known = true;
-			st->absent_at = strndup(path, base + (size_t)(comp - rel) + clen);
+			st->absent_at = strarena_ndup(l->strs, path, base + (size_t)(comp - rel) + clen);
 			if (!st->absent_at)
 				return -ENOMEM;
-			st->canon = TAKE_PTR(path);
+			st->canon = path;
 			return 0;
 		}
 		if (type == DT_LNK && !last)
 			return follow_listed(l, home, rel, path, base + (size_t)(comp - rel) + clen, comp + clen + 1, st,
 					     hops);
 		if (type == DT_LNK || type == DT_UNKNOWN || (!last && type != DT_DIR))
-			return resolve_walked(home, rel, st);
+			return resolve_walked(l, home, rel, st);
 		if (last) {
 			st->known = true;
 			st->exists = true;
 			st->is_dir = type == DT_DIR;
-			st->canon = TAKE_PTR(path);
+			st->canon = path;
 			return 0;
 		}
 		dirlen = base + (size_t)(comp - rel) + clen;
@@ -313,35 +384,19 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 	}
 }
 
-/* The whole catalogue below home, by listing, into v (n entries). */
-static int resolve_home(const char *home, struct policy_secret_state *v, size_t n)
+/* The whole catalogue below home, by listing, into set (empty). */
+static int resolve_home(const char *home, struct policy_secret_set *set)
 {
-	struct lister l = {};
-	int r = 0;
+	struct lister l = { .strs = &set->strs };
+	size_t n = policy_secret_count();
+	int r = set_init(set, n);
 
 	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = resolve_listed(&l, home, policy_default_deny_read[i].path, &v[i]);
+		r = resolve_listed(&l, home, policy_default_deny_read[i].path, &set->v[i]);
 	lister_done(&l);
+	if (r < 0)
+		policy_secret_set_done(set);
 	return r;
-}
-
-static int states_copy(const struct policy_secret_state *src, size_t n, struct policy_secret_state **ret)
-{
-	struct policy_secret_state *v = calloc(n ? n : 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		v[i] = src[i];
-		v[i].canon = src[i].canon ? strdup(src[i].canon) : NULL;
-		v[i].absent_at = src[i].absent_at ? strdup(src[i].absent_at) : NULL;
-		if ((src[i].canon && !v[i].canon) || (src[i].absent_at && !v[i].absent_at)) {
-			policy_secret_states_free(v, i + 1);
-			return -ENOMEM;
-		}
-	}
-	*ret = v;
-	return 0;
 }
 
 /* The memo's resolution of home: resolved now if it is not there yet.
@@ -350,65 +405,56 @@ static const struct policy_secret_state *memo_states(struct policy_secret_memo *
 {
 	for (size_t h = 0; m && h < MEMO_HOMES; h++) {
 		if (m->home[h] && strcmp(m->home[h], home) == 0)
-			return m->st[h];
+			return m->st[h].v;
 		if (!m->home[h]) {
-			struct policy_secret_state *v = calloc(m->n ? m->n : 1, sizeof(*v));
-
 			m->home[h] = strdup(home);
-			if (!v || !m->home[h] || resolve_home(home, v, m->n) < 0) {
-				policy_secret_states_free(v, m->n);
+			if (!m->home[h] || resolve_home(home, &m->st[h]) < 0) {
 				free(m->home[h]);
 				m->home[h] = NULL;
 				return NULL;
 			}
-			m->st[h] = v;
-			return v;
+			return m->st[h].v;
 		}
 	}
 	return NULL;
 }
 
-int policy_secrets_resolve(const char *home, struct policy_secret_state **ret)
+int policy_secrets_resolve(const char *home, struct policy_secret_set *owned, const struct policy_secret_state **ret)
 {
 	const struct policy_secret_state *memo = memo_states(active, home);
-	size_t n = policy_secret_count();
-	struct policy_secret_state *v;
 	int r;
 
-	if (memo)
-		return states_copy(memo, n, ret);
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r = resolve_home(home, v, n);
-	if (r < 0) {
-		policy_secret_states_free(v, n);
-		return r;
+	*owned = (struct policy_secret_set){};
+	if (memo) {
+		/* read in place: no copy of the memo's some 300 strings */
+		*ret = memo;
+		return 0;
 	}
-	*ret = v;
+	r = resolve_home(home, owned);
+	if (r < 0)
+		return r;
+	*ret = owned->v;
 	return 0;
 }
 
-int policy_paths_resolve(const char *const *paths, struct policy_secret_state **ret)
+int policy_paths_resolve(const char *const *paths, struct policy_secret_set *ret)
 {
-	struct lister l = {};
-	struct policy_secret_state *v;
+	struct policy_secret_set set;
+	struct lister l = { .strs = &set.strs };
 	size_t n = 0;
-	int r = 0;
+	int r;
 
 	while (paths[n])
 		n++;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	r = set_init(&set, n);
 	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = paths[i][0] == '/' && paths[i][1] ? resolve_listed(&l, "/", paths[i] + 1, &v[i]) : -EINVAL;
+		r = paths[i][0] == '/' && paths[i][1] ? resolve_listed(&l, "/", paths[i] + 1, &set.v[i]) : -EINVAL;
 	lister_done(&l);
 	if (r < 0) {
-		policy_secret_states_free(v, n);
+		policy_secret_set_done(&set);
 		return r;
 	}
-	*ret = v;
+	*ret = set;
 	return 0;
 }
 

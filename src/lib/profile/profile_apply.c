@@ -54,8 +54,7 @@ static void undeny(struct cordon_policy *pol, const struct profile_rules *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		for (size_t j = 0; j < pol->n_deny; j++)
 			if (strcmp(pol->deny[j].path, rs->v[i].path) == 0) {
-				free(pol->deny[j].path);
-				free(pol->deny[j].absent_at);
+				/* its strings stay in pol->deny_strs until the free */
 				memmove(&pol->deny[j], &pol->deny[j + 1], (pol->n_deny - j - 1) * sizeof(pol->deny[0]));
 				pol->n_deny--;
 				break;
