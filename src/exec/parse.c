@@ -367,6 +367,9 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EPERM,
 				    "--setenv: refusing %s: it makes a loader or interpreter run code chosen from outside",
 				    value);
+		if (env_name_is_proxy(value))
+			return errbuf_set(err, errlen, -EPERM, "--setenv: refusing %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
+					  value, value);
 		return list_add(&f->setenv, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--status-fd") == 0) {
