@@ -43,7 +43,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 	while (environ_in && environ_in[n_env])
 		n_env++;
-	envp = calloc(n_env + 3 + NETPROXY_ENV_MAX + TRUST_ENV_MAX + CRED_ENV_MAX, sizeof(char *));
+	envp = calloc(n_env + 3 + POLICY_PROXY_ENV_MAX + TRUST_ENV_MAX + CRED_ENV_MAX, sizeof(char *));
 	if (!envp)
 		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 
@@ -63,7 +63,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue;
 		if (env_name_is_injection(name))
 			continue;
-		if ((p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW) && netproxy_env_owns(name))
+		if ((p->net == CORDON_NET_PROXY || p->net == CORDON_NET_ALLOW) && env_name_is_proxy(name))
 			continue; /* ours win */
 		if (p->protect_git && strcmp(name, "GIT_TEMPLATE_DIR") == 0)
 			continue; /* ours wins, below */
@@ -135,8 +135,8 @@ const char *env_request_refused(const struct plan *p, const char *name)
 		return "it makes a loader or interpreter run code chosen from outside";
 	if (strncmp(name, "CORDON_", 7) == 0 || env_name_is_cordon_owned(name))
 		return "cordon's own variable";
-	if (netproxy_env_owns(name))
-		return "a proxy variable: the network route is the policy's";
+	if (env_name_is_proxy(name))
+		return "cordon sets it itself: a proxy variable leads to cordon's proxy, and the network route is the policy's";
 	if (is_setenv_name(p, name))
 		return "set by the policy (--setenv)";
 	if (!env_name_matches_any(policy_default_env, name) && !env_name_matches_any(p->keep_env, name))

@@ -208,8 +208,10 @@ static int add_fd_rule_typed(struct builder *b, int fd, mode_t type, uint64_t al
 		return 0;
 	if (b->n_rules >= LANDLOCK_MAX_RULES)
 		return errbuf_set(b->err, b->errlen, -E2BIG,
-			    "landlock: more than %d rules needed (deny_read or deny_exec splits a directory with too many "
-			    "entries near %s)",
+			    "landlock: more than %d rules needed: a hidden path (deny_read or deny_exec) splits a "
+			    "directory with too many entries near %s, and each entry beside it is granted one by one; "
+			    "move that directory's entries into subdirectories, or make the readable root above it "
+			    "narrower",
 			    LANDLOCK_MAX_RULES, path);
 	attr.allowed_access = allowed;
 	attr.parent_fd = fd;

@@ -21,46 +21,16 @@
 #include "net_allow.h"
 #include "netproxy.h"
 #include "netrule.h"
+#include "policy.h"
 #include "runner.h"
 
-#define HTTP_URL "http://127.0.0.1:3128"
-#define SOCKS_URL "socks5h://127.0.0.1:1080"
-/* the sandbox's own loopback stays direct: it is not the host's */
-#define LOCAL "localhost,127.0.0.1,::1"
-
-const char *const netproxy_env[] = {
-	"HTTP_PROXY=" HTTP_URL,
-	"HTTPS_PROXY=" HTTP_URL,
-	"ALL_PROXY=" SOCKS_URL,
-	"NO_PROXY=" LOCAL,
-	"http_proxy=" HTTP_URL,
-	"https_proxy=" HTTP_URL,
-	"all_proxy=" SOCKS_URL,
-	"no_proxy=" LOCAL,
-	/* Node's built-in fetch reads the variables only when told to */
-	"NODE_USE_ENV_PROXY=1",
-	/* the JVM reads none of them */
-	"JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
-	"-Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.0.0.1",
-	NULL,
-};
-
-_Static_assert(sizeof(netproxy_env) / sizeof(netproxy_env[0]) <= NETPROXY_ENV_MAX, "room for the variables");
-
-bool netproxy_env_owns(const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = 0; netproxy_env[i]; i++)
-		if (strncmp(netproxy_env[i], name, n) == 0 && netproxy_env[i][n] == '=')
-			return true;
-	return false;
-}
+_Static_assert(NETPROXY_HTTP_PORT == POLICY_PROXY_HTTP_PORT && NETPROXY_SOCKS_PORT == POLICY_PROXY_SOCKS_PORT,
+	       "the proxy variables name the listeners' ports");
 
 size_t netproxy_env_add(char **envp, size_t k)
 {
-	for (size_t i = 0; netproxy_env[i]; i++)
-		envp[k++] = (char *)netproxy_env[i];
+	for (size_t i = 0; policy_proxy_env[i]; i++)
+		envp[k++] = (char *)policy_proxy_env[i];
 	envp[k] = NULL;
 	return k;
 }

@@ -24,7 +24,6 @@
 
 #define NETPROXY_HTTP_PORT 3128
 #define NETPROXY_SOCKS_PORT 1080
-#define NETPROXY_ENV_MAX 16
 /* What the proxy says on its control socket once it is set up and
  * confined; init waits for it (NETPROXY_READY_MS) before it hands over
  * the listeners: a program that is not cordon's proxy never gets them. */
@@ -38,11 +37,9 @@ struct plan;
  * (--allow-address) is well formed; pure. -EINVAL with why in err. */
 int netproxy_check_rule(const char *flag, const char *value, char *err, size_t errlen);
 
-/* The command's proxy variables ("NAME=value"), NULL-terminated. */
-extern const char *const netproxy_env[];
-/* NAME is one of them: the command's own value is dropped, ours set. */
-bool netproxy_env_owns(const char *name);
-/* Append netproxy_env to envp[k..]; returns the new k (room: NETPROXY_ENV_MAX). */
+/* Append the command's proxy variables (policy_proxy_env, the library's
+ * one list; env_name_is_proxy says which names they are) to envp[k..];
+ * returns the new k (room: POLICY_PROXY_ENV_MAX). */
 size_t netproxy_env_add(char **envp, size_t k);
 
 /* Runner, before the clone: start the proxy (x->proxy_pid), keep init's

@@ -367,6 +367,9 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EPERM,
 				    "--setenv: refusing %s: it makes a loader or interpreter run code chosen from outside",
 				    value);
+		if (env_name_is_proxy(value))
+			return errbuf_set(err, errlen, -EPERM, "--setenv: refusing %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
+					  value, value);
 		return list_add(&f->setenv, flag, value, err, errlen);
 	}
 	if (strcmp(flag, "--status-fd") == 0) {
@@ -501,7 +504,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 		err[0] = '\0';
 	r = plan_fd_splice(argc, argv, pos, &line, err, errlen);
 	if (r < 0) {
-		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1 };
+		*ret = (struct exec_flags){ .status_fd = status_fd_scan(argc, argv), .exec_fd = -1, .broker_fd = -1,
+					     .credentials_fd = -1 };
 		return r;
 	}
 	r = parse_line(line.argc, line.argv, ret, err, errlen);
@@ -513,7 +517,8 @@ int exec_parse(int argc, char *const *argv, struct exec_flags *ret, char *err, s
 			exec_flags_done(ret);
 		free(line.argv);
 		free(line.buf);
-		*ret = (struct exec_flags){ .status_fd = status_fd, .exec_fd = -1, .broker_fd = -1, .help = r >= 0 };
+		*ret = (struct exec_flags){ .status_fd = status_fd, .exec_fd = -1, .broker_fd = -1, .credentials_fd = -1,
+					     .help = r >= 0 };
 		return r;
 	}
 	ret->plan_argv = line.argv;

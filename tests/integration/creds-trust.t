@@ -17,7 +17,7 @@
 # at the handshake); Node trusts it through NODE_EXTRA_CA_CERTS, and
 # without it does not; Node 24's fetch, in a tool and in the session,
 # goes through the proxy because cordon sets NODE_USE_ENV_PROXY=1 (a
-# caller's 0 or a tool's set_vars does not get in), where
+# caller's 0 does not get in; a set_vars naming it is refused), where
 # fetch with the variable at 0, or Node 20's fetch, reaches nothing.
 # The host's trust store is unchanged after the runs.
 . "$(dirname "$0")/tap.sh"
@@ -107,7 +107,6 @@ cat >"$P" <<EOF
                             "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } },
       "tsh0": { "executable": "$BIN/tsh",
                "sandbox": { "exec_paths": ["/usr/bin", "/bin"$node_exec], "fs_read": ["$RO"],
-                            "environment": { "set_vars": { "NODE_USE_ENV_PROXY": "0" } },
                             "network": { "mode": "proxy", "allow_domains": ["localhost"], "allow_addresses": ["127.0.0.1"] } } }
     }
   },
@@ -269,13 +268,14 @@ echo use=\$NODE_USE_ENV_PROXY phantom=\$GH_TOKEN; $NODE24 $RO/fetch.js $U/f6 fet
 			grep "\"/f6\"" "$BASE/log" | grep -q "Bearer $REAL"'
 	expect "... the control: with NODE_USE_ENV_PROXY=0 it fails; nothing upstream" \
 		eval 'has "$OUT" "fetch0-failed=" && ! grep -q "\"/f7\"" "$BASE/log"'
-	# the variable is cordon's: a caller's value (allow_vars names it) and
-	# a policy's set_vars do not replace it
+	# the variable is cordon's: a caller's value (allow_vars names it) does
+	# not replace it, and a policy's set_vars naming it is refused at load
+	# (env-owned.t)
 	NODE_USE_ENV_PROXY=0 call "echo use=\$NODE_USE_ENV_PROXY; $NODE24 $RO/fetch.js $U/f4 fetch"
 	expect "a caller's NODE_USE_ENV_PROXY=0 (allow_vars names it) does not get in: fetch still 200 through the proxy" \
 		eval 'has "$OUT" "use=1" && has "$OUT" "fetch=200" && grep -q "\"/f4\"" "$BASE/log"'
 	call "echo use=\$NODE_USE_ENV_PROXY; $NODE24 $RO/fetch.js $U/f5 fetch" tsh0
-	expect "a tool's set_vars NODE_USE_ENV_PROXY=0 does not replace it either" \
+	expect "a tool that names no NODE_USE_ENV_PROXY gets cordon's 1 too" \
 		eval 'has "$OUT" "use=1" && has "$OUT" "fetch=200" && grep -q "\"/f5\"" "$BASE/log"'
 else
 	skip "Node 24's fetch through the proxy" "no Node >= 24.5 at $NODE24 (scripts/install-deps installs it)"

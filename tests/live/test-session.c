@@ -231,6 +231,7 @@ Test(session, env_cannot_override_cordons_own, .timeout = 60)
 	env_refused(s, "CORDON_ANYTHING=1");
 	env_refused(s, "HTTPS_PROXY=http://127.0.0.1:1");
 	env_refused(s, "NODE_USE_ENV_PROXY=0");
+	env_refused(s, "Http_Proxy=http://127.0.0.1:1");
 	env_refused(s, "LD_PRELOAD=/tmp/x.so");
 	env_refused(s, "POLICYVAR=mine");
 	/* control: a name the policy lets through is set */

@@ -153,6 +153,8 @@ Test(creds_load, every_rule)
 		  -EINVAL, 10, "nothing after the braces" },
 		{ "phantom_env_owned", PROFILE("{ " SRC ", " HOSTS ", " INJ ", \"phantom\": { \"env\": \"HOME\", \"shape\": \"x{40}\" }, " GR " }", ""),
 		  -EINVAL, 10, "a variable cordon or the loader owns" },
+		{ "phantom_env_proxy", PROFILE("{ " SRC ", " HOSTS ", " INJ ", \"phantom\": { \"env\": \"Https_Proxy\", \"shape\": \"x{40}\" }, " GR " }", ""),
+		  -EINVAL, 10, "a variable cordon or the loader owns" },
 		{ "tls_half_pair", PROFILE("{ " SRC ", " HOSTS ", " INJ ", " PH ", " GR ", \"tls\": { \"client_cert\": \"/c.pem\" } }", ""),
 		  -EINVAL, 10, "both client_cert and client_key, or neither" },
 		{ "tls_key_alone", PROFILE("{ " SRC ", " HOSTS ", " INJ ", " PH ", " GR ", \"tls\": { \"client_key\": \"/k.pem\" } }", ""),

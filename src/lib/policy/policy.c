@@ -364,6 +364,9 @@ CORDON_API int cordon_policy_set_env(struct cordon_policy *p, const char *name, 
 				 name);
 	if (env_name_is_cordon_owned(name))
 		return error_set(reterr, -EPERM, "refusing to set %s: cordon sets it in the sandbox", name);
+	if (env_name_is_proxy(name))
+		return error_set(reterr, -EPERM, "refusing to set %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY, name,
+				 name);
 	if (!value || strlen(value) > POLICY_ENV_VALUE_MAX)
 		return error_set(reterr, -EINVAL, "value for %s is missing or longer than %d bytes", name, POLICY_ENV_VALUE_MAX);
 	if (asprintf(&entry, "%s=%s", name, value) < 0)

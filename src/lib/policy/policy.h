@@ -291,6 +291,20 @@ extern const char *const policy_tool_owned_env[];
 /* True if cordon sets NAME (or the name of NAME=VALUE) in every sandbox
  * (CORDON_SANDBOX...): never kept from outside nor set by a caller. */
 bool env_name_is_cordon_owned(const char *name);
+/* The proxy variables ("NAME=value", NULL-terminated, at most
+ * POLICY_PROXY_ENV_MAX with the NULL) the runner sets in a sandbox whose
+ * way out is cordon's proxy (127.0.0.1:POLICY_PROXY_HTTP_PORT, SOCKS5 on
+ * POLICY_PROXY_SOCKS_PORT): the one list. */
+#define POLICY_PROXY_HTTP_PORT 3128
+#define POLICY_PROXY_SOCKS_PORT 1080
+#define POLICY_PROXY_ENV_MAX 16
+extern const char *const policy_proxy_env[];
+/* True if NAME (or the name of NAME=VALUE), in any case, is one of them:
+ * cordon sets it itself, so no profile, caller or request may. */
+bool env_name_is_proxy(const char *name);
+/* Why, for a refusal: "cordon sets NAME itself: " POLICY_PROXY_ENV_WHY. */
+#define POLICY_PROXY_ENV_WHY \
+	"the proxy variables name cordon's proxy, the sandbox's way out (--net proxy); where it may lead is the network rules' to say"
 /* Letters, digits and '_', not starting with a digit, at most 256 bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy's environment: which names a caller may never set (loader and
- * interpreter injection), which cordon owns, what a valid name is, and the
- * snapshot of the caller's environment a policy keeps, taken in one walk.
+ * interpreter injection), which cordon owns (its proxy variables among
+ * them), what a valid name is, and the snapshot of the caller's environment
+ * a policy keeps, taken in one walk.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cordon/cordon.h"
 #include "policy.h"
@@ -72,6 +74,50 @@ static const char *const owned_env[] = {
 	"CORDON_SANDBOX_MODE",
 	NULL,
 };
+
+/* The proxy's addresses inside the sandbox, as the runner's listeners
+ * bind them (netproxy.h); the sandbox's own loopback stays direct: it is
+ * not the host's. */
+#define PROXY_STR_(x) #x
+#define PROXY_STR(x) PROXY_STR_(x)
+#define PROXY_PORT PROXY_STR(POLICY_PROXY_HTTP_PORT)
+#define HTTP_URL "http://127.0.0.1:" PROXY_PORT
+#define SOCKS_URL "socks5h://127.0.0.1:" PROXY_STR(POLICY_PROXY_SOCKS_PORT)
+#define LOCAL "localhost,127.0.0.1,::1"
+
+/* The one list of proxy variables: the runner sets each (netproxy_env_add)
+ * in a sandbox whose way out is cordon's proxy, and neither a profile nor a
+ * caller may set one (env_name_is_proxy). */
+const char *const policy_proxy_env[] = {
+	"HTTP_PROXY=" HTTP_URL,
+	"HTTPS_PROXY=" HTTP_URL,
+	"ALL_PROXY=" SOCKS_URL,
+	"NO_PROXY=" LOCAL,
+	"http_proxy=" HTTP_URL,
+	"https_proxy=" HTTP_URL,
+	"all_proxy=" SOCKS_URL,
+	"no_proxy=" LOCAL,
+	/* Node's built-in fetch reads the variables only when told to */
+	"NODE_USE_ENV_PROXY=1",
+	/* the JVM reads none of them */
+	"JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" PROXY_PORT " -Dhttps.proxyHost=127.0.0.1 "
+	"-Dhttps.proxyPort=" PROXY_PORT " -Dhttp.nonProxyHosts=localhost|127.0.0.1",
+	NULL,
+};
+
+_Static_assert(sizeof(policy_proxy_env) / sizeof(policy_proxy_env[0]) <= POLICY_PROXY_ENV_MAX,
+	       "room for the variables");
+
+/* In any case: Python's urllib reads Http_Proxy as http_proxy. */
+bool env_name_is_proxy(const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	for (size_t i = 0; policy_proxy_env[i]; i++)
+		if (strncasecmp(policy_proxy_env[i], name, n) == 0 && policy_proxy_env[i][n] == '=')
+			return true;
+	return false;
+}
 
 bool env_name_matches(const char *pattern, const char *name)
 {

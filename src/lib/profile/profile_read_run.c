@@ -82,6 +82,11 @@ static int read_set_var(struct loader *l, const struct where *wk, const struct w
 	if (env_name_is_injection(name))
 		return loader_fail(l, -EPERM, wk,
 				   "refusing to set %s: it makes a loader or interpreter run code chosen from outside", name);
+	if (env_name_is_proxy(name))
+		return loader_fail(l, -EPERM, wk, "refusing to set %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
+				   name, name);
+	if (env_name_is_cordon_owned(name) || strncmp(name, "CORDON_", 7) == 0)
+		return loader_fail(l, -EPERM, wk, "refusing to set %s: cordon sets its own variables itself", name);
 	if (l->run && env_name_is_tool_owned(name))
 		return loader_fail(l, -EPERM, wk,
 				   "%s is cordon's for a tool: HOME, TMPDIR and XDG_* are the tool's own private "

@@ -162,7 +162,7 @@ static int compile_cred(struct loader *l, struct cordon_profile *p, const struct
 	    !(c->phantom_env = strdup(rc->phantom_env)))
 		return -ENOMEM;
 	if (env_name_is_tool_owned(c->phantom_env) || env_name_is_cordon_owned(c->phantom_env) ||
-	    env_name_is_injection(c->phantom_env))
+	    env_name_is_injection(c->phantom_env) || env_name_is_proxy(c->phantom_env))
 		return loader_fail(l, -EINVAL, &rc->phantom_where,
 				   "phantom.env %s is a variable cordon or the loader owns: name another", c->phantom_env);
 	r = cred_shape_parse(rc->phantom_shape, &c->shape, &why);
