@@ -233,17 +233,28 @@ void harden_landlock(struct exec_ctx *x, size_t i)
 		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 }
 
+/* With gates, their notification filter is loaded first and its listener
+ * offered to init, which takes it (pidfd_getfd) while this process loads
+ * the main filter; the wait for init's word comes after, mostly over by
+ * then. The order changes no verdict: the kernel runs every filter and
+ * keeps the strictest action, the main filter's EPERM or kill over the
+ * gates' notification whichever was loaded last; between the two loads
+ * this process makes no call the gates' filter sends to init. */
 void harden_seccomp(struct exec_ctx *x, size_t i)
 {
 	char err[512] = "";
-	int r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
+	int listener = -1, r = 0;
 
+	if (exec_gates(x)) {
+		r = unix_gate_offer(x->gate_fd, exec_gates(x), &listener, err, sizeof(err));
+		if (r < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
+	}
+	r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
 	if (r < 0)
 		exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
-	/* after the main filter: its EPERM outranks the gates' notification */
 	if (exec_gates(x)) {
-		err[0] = '\0';
-		r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
+		r = unix_gate_handed(x->gate_fd, listener, err, sizeof(err));
 		if (r < 0)
 			exec_die("gate", "%s", err[0] ? err : strerror(-r));
 	}
