@@ -110,8 +110,10 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 	size_t n = 0;
 
 	if (p->isolation != CORDON_ISOLATION_LIGHT && x->init_ruleset) {
-		/* init built it and enforces it already: the same rules, a
-		 * domain of the command's own nested inside init's */
+		/* init built it and enforces it already: a domain of the
+		 * command's own nested inside init's, its rules in force (the
+		 * fd is a layer of no rule, init.c's nest_layer, or init's
+		 * ruleset itself) */
 		int r = landlock_restrict(x->landlock_fd, err, errlen);
 
 		/* cordon serve's server keeps it: each command nests a domain

@@ -425,8 +425,9 @@ int seccomp_build(const struct seccomp_opts *o, scmp_filter_ctx *ret, char *err,
 }
 
 /*
- * The notification filter (loaded after the main one, so the main one's
- * EPERM wins), the union of the gates asked for in `which`; the pid-1 init
+ * The notification filter (loaded before the main one, harden.c; the
+ * order does not matter: the kernel keeps the strictest action of all
+ * filters, so the main one's EPERM wins), the union of the gates asked for in `which`; the pid-1 init
  * answers each call (unix_gate.c dispatches by syscall number).
  *
  * NOTIFY_UNIX: every call that names a destination address. sendto only
