@@ -294,6 +294,29 @@ else
         not_ok "control: reopen a child's fds through /proc unconfined"
 fi
 
+# ---- many existing protected names ---------------------------------------------
+# Forty existing .cordon* files: each is bound read-only (the runner's table
+# of them grows as it finds them), none can be written from inside, and a
+# file beside them can.
+WSM=$BASE/many
+mkdir -p "$WSM"
+for i in $(seq 1 40); do echo orig > "$WSM/.cordon-$i"; done
+echo orig > "$WSM/plain"
+cp -a "$WSM" "$BASE/many.ctl"
+if (cd "$BASE/many.ctl" && for i in $(seq 1 40); do echo x >> ".cordon-$i" || exit 1; done) 2>/dev/null; then
+        j=$(crun "$WSM" -- sh -c 'n=0; for i in $(seq 1 40); do echo x >> ".cordon-$i" 2>/dev/null && n=$((n+1)); done; echo "written $n"; echo x >> plain && echo plain-ok')
+        out=$(field output <<<"$j")
+        changed=$(for i in $(seq 1 40); do [ "$(cat "$WSM/.cordon-$i")" = orig ] || echo "$i"; done)
+        if grep -q "written 0" <<<"$out" && grep -q plain-ok <<<"$out" && [ -z "$changed" ] &&
+                [ "$(tail -1 "$WSM/plain")" = x ]; then
+                ok "40 existing .cordon* files: none written from inside, a file beside them is"
+        else
+                not_ok "40 existing .cordon* files read-only inside" "$out; changed: $changed"
+        fi
+else
+        not_ok "control: appending to 40 .cordon* files unconfined"
+fi
+
 # ---- what explain says --------------------------------------------------------
 ex=$(cd "$WS" && HOME=$H "$CORDON" explain --backend native -- true 2>&1)
 grep -q "creation gate" <<<"$ex" && ! grep -qi "stub" <<<"$ex" && ok "explain names the creation gate, no stubs" ||
