@@ -110,8 +110,10 @@ static int apply_landlock(struct exec_ctx *x, char *err, size_t errlen)
 	size_t n = 0;
 
 	if (p->isolation != CORDON_ISOLATION_LIGHT && x->init_ruleset) {
-		/* init built it and enforces it already: the same rules, a
-		 * domain of the command's own nested inside init's */
+		/* init built it and enforces it already: a domain of the
+		 * command's own nested inside init's, its rules in force (the
+		 * fd is a layer of no rule, init.c's nest_layer, or init's
+		 * ruleset itself) */
 		int r = landlock_restrict(x->landlock_fd, err, errlen);
 
 		/* cordon serve's server keeps it: each command nests a domain
@@ -233,17 +235,28 @@ void harden_landlock(struct exec_ctx *x, size_t i)
 		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 }
 
+/* With gates, their notification filter is loaded first and its listener
+ * offered to init, which takes it (pidfd_getfd) while this process loads
+ * the main filter; the wait for init's word comes after, mostly over by
+ * then. The order changes no verdict: the kernel runs every filter and
+ * keeps the strictest action, the main filter's EPERM or kill over the
+ * gates' notification whichever was loaded last; between the two loads
+ * this process makes no call the gates' filter sends to init. */
 void harden_seccomp(struct exec_ctx *x, size_t i)
 {
 	char err[512] = "";
-	int r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
+	int listener = -1, r = 0;
 
+	if (exec_gates(x)) {
+		r = unix_gate_offer(x->gate_fd, exec_gates(x), &listener, err, sizeof(err));
+		if (r < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
+	}
+	r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
 	if (r < 0)
 		exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
-	/* after the main filter: its EPERM outranks the gates' notification */
 	if (exec_gates(x)) {
-		err[0] = '\0';
-		r = unix_gate_install(x->gate_fd, exec_gates(x), err, sizeof(err));
+		r = unix_gate_handed(x->gate_fd, listener, err, sizeof(err));
 		if (r < 0)
 			exec_die("gate", "%s", err[0] ? err : strerror(-r));
 	}

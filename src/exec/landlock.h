@@ -139,9 +139,10 @@ int landlock_apply(const struct landlock_rules *r, struct landlock_report *rep, 
 
 /* landlock_apply in two halves: build the ruleset (0 and its fd in *ret_fd,
  * -1 when the kernel has no Landlock; rep as above), then enforce it on the
- * calling thread. One ruleset enforced by two processes gives each a domain
- * with the same rules, the second nested in the first, for the price of
- * one build (init and the command, see create_gate.h). */
+ * calling thread. One build serves two processes: init enforces the
+ * ruleset, and the command nests a domain of its own in init's, with
+ * landlock_prepare_layer below (or the same ruleset again where that layer
+ * would be stricter; see create_gate.h and init.c). */
 int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep, int *ret_fd, char *err,
 		     size_t errlen);
 int landlock_restrict(int ruleset_fd, char *err, size_t errlen);

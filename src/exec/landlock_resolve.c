@@ -42,14 +42,16 @@ static int resolve_absent(const char *path, char **ret)
 /* Resolving every denied path with realpath(3) costs a lstat and a
  * readlink per component: with the credential catalogue that was a
  * thousand syscalls a launch. The paths share a few parents (HOME,
- * ~/.config, ...): each parent is resolved once, and the entry itself is
- * looked at with one lstat (realpath only when it is a symlink). */
+ * ~/.config, ...): each directory is made canonical once, from its own
+ * parent's canonical form and one lstat of its last component (realpath
+ * only where that is a symlink), and the entry itself is looked at with
+ * one lstat (realpath only when it is a symlink). */
 #define PARENT_CACHE_MAX 256
 
 struct parent_cache {
 	size_t n;
 	struct {
-		char *raw;      /* the parent as written */
+		char *raw;      /* the directory as written */
 		char *canon;    /* realpath of it, or NULL */
 		int err;        /* why not (-errno) */
 	} v[PARENT_CACHE_MAX];
@@ -64,12 +66,25 @@ static void parent_cache_done(struct parent_cache *pc)
 	pc->n = 0;
 }
 
-/* The canonical parent of path (absolute), memoised; -errno if it has none. */
-static int cached_parent(struct parent_cache *pc, const char *path, const char **ret)
+/* An empty, "." or ".." component in path[0..len): realpath's business. */
+static bool has_dots(const char *path, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	size_t len = slash == path ? 1 : (size_t)(slash - path);
-	char *raw, *canon;
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/' && (i + 1 == len || path[i + 1] == '/' ||
+				       (path[i + 1] == '.' && (i + 2 == len || path[i + 2] == '/' ||
+							      (path[i + 2] == '.' && (i + 3 == len || path[i + 3] == '/'))))))
+			return true;
+	return false;
+}
+
+/* path[0..len) (absolute) made canonical as realpath(3) would, memoised:
+ * its parent's canonical form (memoised too) and one lstat of its last
+ * component, followed by realpath only when that is a symlink. */
+static int canon_dir(struct parent_cache *pc, const char *path, size_t len, const char **ret)
+{
+	const char *parent = NULL, *slash;
+	char *raw, *canon = NULL;
+	struct stat st;
 	int err = 0;
 
 	for (size_t i = 0; i < pc->n; i++)
@@ -82,9 +97,40 @@ static int cached_parent(struct parent_cache *pc, const char *path, const char *
 	raw = strndup(path, len);
 	if (!raw)
 		return -ENOMEM;
-	canon = realpath(raw, NULL);
-	if (!canon)
-		err = -errno;
+	if (len == 1 || has_dots(raw, len)) {
+		canon = realpath(raw, NULL);
+		err = canon ? 0 : -errno;
+	} else {
+		slash = memrchr(raw, '/', len);
+		err = canon_dir(pc, raw, slash == raw ? 1 : (size_t)(slash - raw), &parent);
+		if (err == -E2BIG || err == -ENOMEM) {
+			free(raw);
+			return err;
+		}
+		if (err == 0 && asprintf(&canon, "%s%s", strcmp(parent, "/") == 0 ? "" : parent, slash) < 0) {
+			free(raw);
+			return -ENOMEM;
+		}
+		if (err == 0 && lstat(canon, &st) < 0)
+			err = -errno;
+		else if (err == 0 && S_ISLNK(st.st_mode)) {
+			char *real = realpath(canon, NULL);
+
+			err = real ? 0 : -errno;
+			free(canon);
+			canon = real;
+		}
+		if (err < 0) {
+			free(canon);
+			canon = NULL;
+		}
+	}
+	if (pc->n >= PARENT_CACHE_MAX) {
+		/* the recursion filled it */
+		free(raw);
+		free(canon);
+		return -E2BIG;
+	}
 	pc->v[pc->n].raw = raw;
 	pc->v[pc->n].canon = canon;
 	pc->v[pc->n].err = err;
@@ -93,9 +139,18 @@ static int cached_parent(struct parent_cache *pc, const char *path, const char *
 	return err;
 }
 
+/* The canonical parent of path (absolute), memoised; -errno if it has none. */
+static int cached_parent(struct parent_cache *pc, const char *path, const char **ret)
+{
+	const char *slash = strrchr(path, '/');
+
+	return canon_dir(pc, path, slash == path ? 1 : (size_t)(slash - path), ret);
+}
+
 /* A denied path resolved as realpath would (ENOENT: absent, then the
  * canonical parent joined with its name, as resolve_absent gives). */
-static int resolve_cached(struct parent_cache *pc, const char *path, char **ret, bool *ret_absent)
+static int resolve_cached(struct parent_cache *pc, const char *path, char **ret, bool *ret_absent,
+			  struct stat *ret_st, bool *ret_have_st)
 {
 	const char *parent = NULL, *base = strrchr(path, '/') + 1;
 	struct stat st;
@@ -140,13 +195,17 @@ static int resolve_cached(struct parent_cache *pc, const char *path, char **ret,
 		if (r < 0)
 			return r;
 		joined = canon;
+	} else {
+		/* the entry itself, not a link: what stat would say */
+		*ret_st = st;
+		*ret_have_st = true;
 	}
 	*ret = joined;
 	return 0;
 }
 
 /* The writable roots, canonical: only the ones that exist. */
-static char **canonical_roots(const char *const *list)
+static char **canonical_roots(struct parent_cache *pc, const char *const *list)
 {
 	size_t n = 0, k = 0;
 	char **v;
@@ -154,9 +213,17 @@ static char **canonical_roots(const char *const *list)
 	while (list && list[n])
 		n++;
 	v = calloc(n + 1, sizeof(char *));
-	for (size_t i = 0; v && i < n; i++)
-		if ((v[k] = realpath(list[i], NULL)))
+	for (size_t i = 0; v && i < n; i++) {
+		const char *c = NULL;
+		int r = list[i][0] == '/' ? canon_dir(pc, list[i], strlen(list[i]), &c) : -E2BIG;
+
+		if (r == -E2BIG || r == -ENOMEM)
+			v[k] = realpath(list[i], NULL);
+		else
+			v[k] = r == 0 ? strdup(c) : NULL;
+		if (v[k])
 			k++;
+	}
 	return v;
 }
 
@@ -229,9 +296,10 @@ static int resolve_list(struct parent_cache *pc, const char *const *list, bool e
 {
 	for (size_t i = 0; list && list[i]; i++) {
 		_cleanup_free_ char *canon = NULL;
-		bool absent = said_absent;
+		bool absent = said_absent, have_st = false;
 		struct stat st;
-		int r = said_absent ? resolve_said_absent(pc, list[i], &canon) : resolve_cached(pc, list[i], &canon, &absent);
+		int r = said_absent ? resolve_said_absent(pc, list[i], &canon)
+				    : resolve_cached(pc, list[i], &canon, &absent, &st, &have_st);
 
 		/* EACCES: below a hidden directory (mode 000), out of the
 		 * command's reach as much as ours */
@@ -241,14 +309,14 @@ static int resolve_list(struct parent_cache *pc, const char *const *list, bool e
 			return errbuf_set(err, errlen, r, "landlock: cannot resolve %s path %s: %s",
 					  exec_only ? "deny_exec" : "deny_read", list[i], strerror(-r));
 		if (absent && !exec_only) {
-			if (!*writable && !(*writable = canonical_roots(writable_list)))
+			if (!*writable && !(*writable = canonical_roots(pc, writable_list)))
 				return errbuf_set(err, errlen, -ENOMEM, "landlock: out of memory");
 			if (path_under_any(canon, (const char *const *)*writable))
 				continue;
 		}
 		if (absent)
 			st.st_mode = S_IFDIR; /* unknown: the stricter reading */
-		else if (stat(canon, &st) < 0)
+		else if (!have_st && stat(canon, &st) < 0)
 			return errbuf_set(err, errlen, -errno, "landlock: cannot stat %s path %s: %s",
 					  exec_only ? "deny_exec" : "deny_read", list[i], strerror(errno));
 		r = denied_push(l, canon, S_ISDIR(st.st_mode), exec_only);

@@ -71,6 +71,16 @@ static int add_target(struct exec_ctx *x, size_t step, const char *path)
 
 	if (x->n_targets >= MAX_TARGETS)
 		return -E2BIG;
+	/* grown by doubling: a workspace has a few existing protected
+	 * paths, and a table for the most (64 KiB) cost a page fault a
+	 * page in init */
+	if ((x->n_targets & (x->n_targets - 1)) == 0 && x->n_targets >= 8) {
+		struct protect_target *grown = reallocarray(x->targets, 2 * x->n_targets, sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		x->targets = grown;
+	}
 	c = realpath(path, NULL);
 	if (!c)
 		return -errno;
@@ -232,7 +242,7 @@ int protect_prepare(struct exec_ctx *x)
 		n += p->steps[i].kind == STEP_PROTECT;
 	if (n == 0)
 		return 0;
-	x->targets = calloc(MAX_TARGETS, sizeof(*x->targets));
+	x->targets = calloc(8, sizeof(*x->targets));
 	if (!x->targets)
 		return -ENOMEM;
 

@@ -79,19 +79,33 @@ int unix_gate_pair(int ret[2])
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ret) < 0 ? -errno : 0;
 }
 
-int unix_gate_install(int fd, unsigned which, char *err, size_t errlen)
+int unix_gate_offer(int fd, unsigned which, int *ret_listener, char *err, size_t errlen)
 {
-	_cleanup_close_ int listener = -EBADF, sock = fd;
-	char ack = 0;
+	_cleanup_close_ int listener = -EBADF;
 	int r;
 
 	r = seccomp_apply_notify(which, &listener, err, errlen);
 	if (r < 0)
 		return r;
 	/* write/read are not gated: no sendmsg here, it would wait on init */
-	if (write(sock, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
+	if (write(fd, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
 		return errbuf_set(err, errlen, -EIO, "gate: cannot tell init the listener: %s", strerror(errno));
-	if (read(sock, &ack, 1) != 1 || ack != 1)
+	*ret_listener = TAKE_FD(listener);
+	return 0;
+}
+
+int unix_gate_handed(int fd, int listener, char *err, size_t errlen)
+{
+	_cleanup_close_ int sock = fd, ours = listener;
+	char ack = 0;
+	ssize_t n;
+
+	/* held open until init has its copy: pidfd_getfd reads this
+	 * process's table, and the listener is close-on-exec */
+	do
+		n = read(sock, &ack, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || ack != 1)
 		return errbuf_set(err, errlen, -EIO, "gate: init did not take the listener");
 	return 0;
 }

@@ -48,12 +48,17 @@ int unix_gate_pin(struct exec_ctx *x, char *err, size_t errlen);
  * over; ret[0] stays in init, ret[1] goes to the command. */
 int unix_gate_pair(int ret[2]);
 
-/* The command, right after the main seccomp filter: load the
- * notification filter of the gates in `which` (NOTIFY_*), tell init the
- * listener's number on fd, wait until init holds it, close both. 0 or
- * -errno with a reason in err. The same handoff and loop serve the
- * creation gate (create_gate.h): one filter, one listener. */
-int unix_gate_install(int fd, unsigned which, char *err, size_t errlen);
+/* The command, in two halves around its main seccomp filter, so that init
+ * takes the listener (pidfd_getfd) while the main filter loads instead of
+ * the command waiting for it: unix_gate_offer loads the notification
+ * filter of the gates in `which` (NOTIFY_*) and tells init the listener's
+ * number on fd (0 and the listener in *ret_listener); unix_gate_handed
+ * waits until init holds it and closes both (the listener is taken, so it
+ * closes fd and listener on failure too). 0 or -errno with a reason in
+ * err. The same handoff and loop serve the creation gate (create_gate.h):
+ * one filter, one listener. */
+int unix_gate_offer(int fd, unsigned which, int *ret_listener, char *err, size_t errlen);
+int unix_gate_handed(int fd, int listener, char *err, size_t errlen);
 
 /* Init, after the fork: take the listener from the command (cmd). 0 and
  * *ret_listener >= 0; 0 and -1 when the command ended before handing it

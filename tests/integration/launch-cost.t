@@ -144,6 +144,29 @@ else
         not_ok "control: the per-signal loop counted only $(sigactions "$BASE/sig2")"
 fi
 
+# No path made canonical over and over: the runner resolves each denied
+# path's parent from its own parent's canonical form, memoised, one lstat a
+# component, instead of realpath(3)'s readlink of every component for
+# every path (one run made 64 readlink before, 26 now here; /root, /var
+# and /dev were each read up to eight times).
+MAX_READLINK=${CORDON_TEST_MAX_READLINK:-40}
+readlinks() { grep -cE '^[0-9]+ +readlink(at)?\(' "$1"; }
+(cd "$WS" && strace -f -o "$BASE/rl" -e trace=readlink,readlinkat -qq "$CORDON" run --backend native -- true) >/dev/null 2>&1
+n=$(readlinks "$BASE/rl")
+if [ "$n" -le "$MAX_READLINK" ]; then
+        ok "one run reads a symlink $n times (at most $MAX_READLINK: no realpath per denied path)"
+else
+        not_ok "one run reads a symlink $n times, more than $MAX_READLINK" "$(grep -E 'readlink' "$BASE/rl" | head -40)"
+fi
+# control: the count sees a realpath per component of each of a few paths
+(cd "$WS" && strace -f -o "$BASE/rl2" -e trace=readlink,readlinkat -qq \
+        sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11; do realpath "$HOME/.config/gh" "$HOME/.local/share" "$HOME/.cargo" "$PWD" >/dev/null; done') >/dev/null 2>&1
+if [ "$(readlinks "$BASE/rl2")" -gt "$MAX_READLINK" ]; then
+        ok "control: eleven realpath(1) of four paths count $(readlinks "$BASE/rl2"), above the bound"
+else
+        not_ok "control: realpath(1) counted only $(readlinks "$BASE/rl2")"
+fi
+
 host_writes() { # host_writes TRACE: the offending lines
         grep -E '^[0-9]+ +(open|openat|openat2|creat|mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|symlink|symlinkat|link|linkat|truncate|mknod|mknodat)\(' "$1" |
                 grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|^[0-9]+ +(creat|mkdir|unlink|rename|symlink|link|truncate|mknod)' |

@@ -558,6 +558,45 @@ Test(landlock, deny_read_hides_file)
 	cr_expect_eq(run(&rules, try_system_files, NULL), 0, "the rest of the system");
 }
 
+/* Denied paths named through a symlinked parent, a chain of them, a ".."
+ * and a link as the entry itself: each made canonical (landlock_resolve.c
+ * memoises the parents, one lstat a component), so the file the name
+ * reaches is the one hidden, and its siblings stay readable. */
+Test(landlock, deny_read_through_symlinked_parents)
+{
+	const char *d[] = { T("r/via2/secret"), T("r/x/../real/secret2"), T("r/via/inner/key"), T("r/real/alias"),
+			    T("r/gone/whatever"), NULL };
+	struct landlock_rules rules = { .readable = root_only, .deny_read = d };
+
+	skip_unless_abi(1);
+	mkdirs("r/real/inner");
+	mkdirs("r/x");
+	plant("r/real/secret", "s");
+	plant("r/real/secret2", "s");
+	plant("r/real/inner/key", "k");
+	plant("r/real/target", "t");
+	plant("r/real/ok", "ok");
+	plant("r/real/inner/ok", "ok");
+	cr_assert_eq(symlink("real", T("r/via")), 0);
+	cr_assert_eq(symlink("via", T("r/via2")), 0);
+	cr_assert_eq(symlink("target", T("r/real/alias")), 0);
+	cr_assert_eq(symlink("nowhere", T("r/gone")), 0);
+
+	cr_expect_eq(run(NULL, try_read, T("r/real/secret")), 0, "control");
+	cr_expect_eq(run(NULL, try_read, T("r/real/secret2")), 0, "control");
+	cr_expect_eq(run(NULL, try_read, T("r/real/inner/key")), 0, "control");
+	cr_expect_eq(run(NULL, try_read, T("r/real/target")), 0, "control");
+
+	cr_expect_eq(run(&rules, try_read, T("r/real/secret")), EACCES, "named through a chain of two links");
+	cr_expect_eq(run(&rules, try_read, T("r/via/secret")), EACCES, "and read through one");
+	cr_expect_eq(run(&rules, try_read, T("r/real/secret2")), EACCES, "named with ..");
+	cr_expect_eq(run(&rules, try_read, T("r/real/inner/key")), EACCES, "a link two levels up");
+	cr_expect_eq(run(&rules, try_read, T("r/real/target")), EACCES, "a link as the entry: its target");
+	cr_expect_eq(run(&rules, try_read, T("r/real/ok")), 0, "a sibling");
+	cr_expect_eq(run(&rules, try_read, T("r/real/inner/ok")), 0, "a sibling below");
+	cr_expect_eq(run(&rules, try_system_files, NULL), 0, "the rest of the system");
+}
+
 Test(landlock, deny_read_under_writable)
 {
 	const char *w[] = { T("w"), NULL };
