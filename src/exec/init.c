@@ -81,7 +81,7 @@ static void landlock_build(struct exec_ctx *x)
 	r = landlock_prepare(&rules, &x->landlock, &x->landlock_fd, err, sizeof(err));
 	held_drop(x);
 	if (r < 0)
-		exec_die("landlock", "init: %s", err[0] ? err : strerror(-r));
+		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 }
 
 /* The command's own domain nests in init's with a ruleset of no rule
@@ -115,7 +115,7 @@ static void confine_init(struct exec_ctx *x)
 		exec_die("init", "no_new_privs: %m");
 	r = landlock_restrict(x->landlock_fd, err, sizeof(err));
 	if (r < 0)
-		exec_die("landlock", "init: %s", err[0] ? err : strerror(-r));
+		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 	x->init_ruleset = true;
 	nest_layer(x);
 }

@@ -88,6 +88,17 @@ static void status_record(const char *step, int err, const char *line)
 	(void)!write(status_fd, rec, (size_t)n);
 }
 
+/* "cordon: STEP: STEP: why" (a reason that names its step itself, as the
+ * modules' own messages do) reads "cordon: STEP: why". */
+static void drop_repeated_step(char *line, const char *step)
+{
+	size_t sl = strlen(step), head = strlen("cordon: ") + sl + 2;
+	char *again = line + head;
+
+	if (strlen(line) >= head + sl + 2 && strncmp(again, step, sl) == 0 && again[sl] == ':' && again[sl + 1] == ' ')
+		memmove(again, again + sl + 2, strlen(again + sl + 2) + 1);
+}
+
 static void vsay(const char *step, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void vsay(const char *step, const char *fmt, va_list ap)
@@ -105,6 +116,8 @@ static void vsay(const char *step, const char *fmt, va_list ap)
 	if ((size_t)n > sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n] = '\0';
+	drop_repeated_step(line, step);
+	n = (int)strlen(line);
 	name_denial_errnos(line);
 	memcpy(last_line, line, sizeof(last_line));
 	n = (int)strlen(line);

@@ -68,8 +68,8 @@ fi
 # ---- beyond the bound: refused, saying what to do ----------------------------------
 out=$(cd "$WS" && "$CORDON" run --isolation light --deny-read "$BIG/f0" -- sh -c "echo RAN; cat $BIG/f0" 2>&1); rc=$?
 if [ $rc = 125 ] && hasnt "$out" RAN && has "$out" "rules needed" && has "$out" "near $BIG" &&
-   has "$out" "subdirectories"; then
-	ok "70,000 entries: the launch is refused (125), naming the directory and what to do"
+   has "$out" "subdirectories" && has "$out" "cordon: landlock: more than" && hasnt "$out" "landlock: landlock:"; then
+	ok "70,000 entries: the launch is refused (125), naming the directory and what to do, its step named once"
 else
 	not_ok "beyond the bound" "rc=$rc" "${out:0:2000}"
 fi
