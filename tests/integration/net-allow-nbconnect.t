@@ -24,32 +24,13 @@ H=host.cordon.internal
 DELAY=0.3
 LIFETIME=5 # the proxy's TRANSPARENT_CACHE_LIFETIME_MS, in seconds
 
-# A TCP echo server on the host's 127.0.0.1 only (127.0.0.2, also the
-# host's loopback, refuses the same port), each connection a line in log.
-cat >"$dir/echo.py" <<'PY'
-import os, socket, sys, threading
-portfile, log = sys.argv[1], sys.argv[2]
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0)); s.listen(64)
-def h(c):
-    with open(log, "a") as f:
-        f.write("conn\n")
-    while True:
-        d = c.recv(65536)
-        if not d:
-            break
-        c.sendall(d)
-    c.close()
-open(portfile + ".tmp", "w").write(str(s.getsockname()[1])); os.rename(portfile + ".tmp", portfile)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=h, args=(c,), daemon=True).start()
-PY
 spec='{"slow.test": [["127.0.0.1"]], "late.test": [["127.0.0.1"]], "lo.test": [["127.0.0.1"]],
        "multi.test": [["127.0.0.2", "127.0.0.1"]], "flip.test": [["127.0.0.1"], ["127.0.0.2"]]}'
 : >"$dir/log"
 : >"$dir/dnslog"
-python3 "$dir/echo.py" "$dir/port" "$dir/log" & PIDS+=($!)
+# A TCP echo server on the host's 127.0.0.1 only (127.0.0.2, also the
+# host's loopback, refuses the same port), each connection a line in log.
+python3 "$here/echo-logged.py" "$dir/port" "$dir/log" & PIDS+=($!)
 python3 "$here/net-allow-dns.py" "$dir/dnsport" "$dir/dnslog" "$DELAY" "$spec" & PIDS+=($!)
 for _ in $(seq 50); do [ -s "$dir/port" ] && [ -s "$dir/dnsport" ] && break; sleep 0.1; done
 port=$(cat "$dir/port")

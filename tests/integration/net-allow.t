@@ -16,28 +16,8 @@ chmod 755 "$dir" "$ws"
 cd "$ws" || exit 1
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$dir" "$ws"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
 
-# A TCP echo server; each connection logged as "conn" in the log.
-cat >"$dir/echo.py" <<'PY'
-import socket, sys, threading
-portfile, log = sys.argv[1], sys.argv[2]
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0)); s.listen(64)
-def h(c):
-    with open(log, "a") as f:
-        f.write("conn\n")
-    while True:
-        d = c.recv(65536)
-        if not d:
-            break
-        c.sendall(d)
-    c.close()
-open(portfile + ".tmp", "w").write(str(s.getsockname()[1]))
-import os; os.rename(portfile + ".tmp", portfile)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=h, args=(c,), daemon=True).start()
-PY
 # The client library the sandboxed scripts import: a raw DNS query to the
 # resolver named in /etc/resolv.conf, and errno names.
 cat >"$ws/nal.py" <<'PY'
@@ -62,9 +42,10 @@ def err(e):
     return errno.errorcode.get(e.errno, str(e.errno))
 PY
 
-python3 "$dir/echo.py" "$dir/port" "$dir/log" & pids+=($!)
+# TCP echo servers on the host's 127.0.0.1, each connection a line in its log
+python3 "$here/echo-logged.py" "$dir/port" "$dir/log" & pids+=($!)
 : >"$dir/stderr.all"
-python3 "$dir/echo.py" "$dir/port2" "$dir/log2" & pids+=($!)
+python3 "$here/echo-logged.py" "$dir/port2" "$dir/log2" & pids+=($!)
 for _ in $(seq 50); do [ -s "$dir/port" ] && [ -s "$dir/port2" ] && break; sleep 0.1; done
 port=$(cat "$dir/port")
 port2=$(cat "$dir/port2")
