@@ -43,8 +43,12 @@
  * within the last seconds: the resolver's query had the proxy look it up,
  * and the proxy dials from that answer (src/proxy/transparent.h: its
  * bounds, why it grants nothing a fresh lookup would refuse, rebinding).
- * Otherwise (the answer expired; a name never queried) the proxy looks the
- * name up again and the answer waits for the lookup. A proxy's connect
+ * The resolver's answers carry a TTL of that lifetime
+ * (NET_ALLOW_NAME_FRESH_MS), and a query for a name looked up longer ago
+ * has the proxy look it up again before the answer, so a client that asks
+ * again when its TTL says so always connects from a fresh answer.
+ * Otherwise (a client that kept the synthetic address longer) the proxy
+ * looks the name up at the connect, and the answer waits for the lookup. A proxy's connect
  * that fails at once moves on to the name's next address, if any, before
  * the answer; one that fails later is the caller's to see in SO_ERROR
  * (the proxy tries no other address for a caller that did not wait).
@@ -72,6 +76,12 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+/* How long the proxy dials from the answer of a lookup the resolver asked
+ * for (transparent_cache.c), and so how long the resolver answers a known
+ * name before asking the proxy again (net_allow_dns.c), and the TTL of its
+ * answers: a client that asks again when the TTL says so connects from a
+ * fresh lookup, and its non-blocking connect is answered at once. */
+#define NET_ALLOW_NAME_FRESH_MS 5000
 #define NET_ALLOW_MAX_PENDING 64
 /* the resolver's two sockets, each connect waiting, each query waiting (NET_ALLOW_DNS_WAIT_MAX) */
 #define NET_ALLOW_MAX_POLLFDS (2 + NET_ALLOW_MAX_PENDING + 32)

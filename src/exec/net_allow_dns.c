@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "canon.h"
@@ -29,7 +30,7 @@
 #include "netrule.h"
 #include "runner.h"
 
-#define DNS_TTL 300
+#define DNS_TTL (NET_ALLOW_NAME_FRESH_MS / 1000)
 #define RESOLV_MAX 4096
 #define RESOLV_TMP "/tmp" /* a mount point for a moment, before the command exists */
 
@@ -114,16 +115,30 @@ static size_t name_find(const struct net_allow *na, const char *norm)
 	return 0;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* The name's index, made on first use; 0 when the table is full. */
 static size_t name_index(struct net_allow *na, const char *norm)
 {
 	size_t i = name_find(na, norm);
+	uint64_t *t;
 	char **v;
 
 	if (i)
 		return i;
 	if (na->n_names >= NET_ALLOW_MAX_NAMES)
 		return 0;
+	t = realloc(na->looked, (na->n_names + 1) * sizeof(*t));
+	if (!t)
+		return 0;
+	na->looked = t;
+	t[na->n_names] = 0;
 	v = realloc(na->names, (na->n_names + 1) * sizeof(*v));
 	if (!v)
 		return 0;
@@ -189,8 +204,15 @@ void net_allow_dns_looked(struct net_allow *na, size_t i)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (dns_query_parse(w->req, w->len, &q) == 0) {
-		if (n >= 1 && buf[0] == 'O')
+		if (n >= 1 && buf[0] == 'O') {
+			char norm[CORDON_NET_HOST_MAX + 1];
+			size_t k;
+
 			len = answer_name(na, &q, w->req, true, out, sizeof(out));
+			lower(q.name, norm);
+			if ((k = name_find(na, norm)))
+				na->looked[k - 1] = now_ms(); /* the proxy holds this answer now */
+		}
 		else if (n >= 5 && buf[0] == 'E') {
 			int32_t e;
 
@@ -213,6 +235,7 @@ static int answer(struct net_allow *na, int fd, const struct sockaddr_storage *f
 	char norm[CORDON_NET_HOST_MAX + 1];
 	struct dns_query q = {};
 	int r = dns_query_parse(req, n, &q);
+	size_t k;
 
 	if (r == -EBADMSG)
 		return r;
@@ -226,12 +249,19 @@ static int answer(struct net_allow *na, int fd, const struct sockaddr_storage *f
 		return dns_reply_build(&q, req, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, outlen);
 	}
 	lower(q.name, norm);
-	/* known to exist, or the host's services (never looked up) */
-	if (name_find(na, norm) || strcmp(norm, CORDON_NET_HOST_SERVICE) == 0)
+	/* the host's services (never looked up), or a name the proxy looked up
+	 * moments ago: it dials a connect to it from that answer, at once */
+	k = name_find(na, norm);
+	if (strcmp(norm, CORDON_NET_HOST_SERVICE) == 0 || (k && now_ms() - na->looked[k - 1] < NET_ALLOW_NAME_FRESH_MS))
 		return answer_name(na, &q, req, true, out, outlen);
+	/* new, or looked up longer ago: the proxy looks it up (again), so the
+	 * connect that follows the answer finds it fresh. A name that stops
+	 * existing gets NXDOMAIN; its synthetic address stays its own. */
 	r = ask(na, fd, from, fl, req, n, norm);
 	if (r > 0)
 		return 0;
+	if (k) /* no room to ask: the known answer, the connect looks it up */
+		return answer_name(na, &q, req, true, out, outlen);
 	return dns_reply_build(&q, req, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, outlen);
 }
 

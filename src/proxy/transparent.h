@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net_allow.h"
+
 struct proxy;
 struct conn;
 struct cordon_netaddr;
@@ -57,7 +59,7 @@ void transparent_ledger_tick(struct proxy *px);
 
 /* transparent_cache.c: the lookups' answers, per name. */
 #define TRANSPARENT_CACHE_MAX 64
-#define TRANSPARENT_CACHE_LIFETIME_MS 5000
+#define TRANSPARENT_CACHE_LIFETIME_MS NET_ALLOW_NAME_FRESH_MS /* the resolver asks again after it */
 /* res, the answer of a lookup of name[0..len) just made (getaddrinfo's
  * list): kept for the lifetime (nothing kept when it has no address). */
 void transparent_cache_put(struct proxy *px, const char *name, size_t len, const struct evutil_addrinfo *res);

@@ -24,7 +24,7 @@ H=host.cordon.internal
 DELAY=0.3
 LIFETIME=5 # the proxy's TRANSPARENT_CACHE_LIFETIME_MS, in seconds
 
-spec='{"slow.test": [["127.0.0.1"]], "late.test": [["127.0.0.1"]], "lo.test": [["127.0.0.1"]],
+spec='{"slow.test": [["127.0.0.1"]], "late.test": [["127.0.0.1"]], "again.test": [["127.0.0.1"]], "lo.test": [["127.0.0.1"]],
        "multi.test": [["127.0.0.2", "127.0.0.1"]], "flip.test": [["127.0.0.1"], ["127.0.0.2"]]}'
 : >"$dir/log"
 : >"$dir/dnslog"
@@ -40,7 +40,7 @@ free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 printf 'nameserver 127.0.0.1:%s\n' "$dnsport" >"$dir/resolv"
 
 lo=(--allow-address 127.0.0.1)
-names=(--net allow --allow-domain slow.test --allow-domain late.test --allow-domain lo.test
+names=(--net allow --allow-domain slow.test --allow-domain late.test --allow-domain again.test --allow-domain lo.test
        --allow-domain multi.test --allow-domain flip.test --allow-domain "$H:$port" --allow-domain "$H:$free")
 # The sandboxed python's helpers: a timed non-blocking connect, its
 # SO_ERROR once writable, and an echo over it.
@@ -150,6 +150,23 @@ if [ "$out" = "EINPROGRESS True 0 nb EINPROGRESS True 0 nb" ] && [ "$(a_queries 
         ok "that connect's lookup is kept in turn: the next non-blocking connect is answered at once"
 else
         not_ok "expired answer" "$out" "A queries: $(a_queries late.test)" "$(cat "$dir/stderr")"
+fi
+# a client that asks again when its TTL (the same lifetime) says so: the
+# resolver has the proxy look the name up again before answering (that
+# query pays the delay), and the connect after it is at once
+: >"$dir/dnslog"
+out=$(run "${names[@]}" "${lo[@]}" -- '
+p = int(sys.argv[1])
+a, _ = resolve("again.test")
+time.sleep(float(sys.argv[2]))
+a2, res2 = resolve("again.test")
+r, took, e, s = nb(a2, p)
+diag("again.test asked again %s s later: the resolve %.3f s, the connect %.4f s" % (sys.argv[2], res2, took))
+print(a == a2, res2 >= 0.25, r, took < 0.15, e, echo(s))' "$port" "$((LIFETIME + 1))")
+if [ "$out" = "True True EINPROGRESS True 0 nb" ] && [ "$(a_queries again.test)" = 2 ]; then
+        ok "a name asked again after its TTL (${LIFETIME} s) is looked up again by the proxy before the answer (same synthetic address), so the connect after it is answered at once"
+else
+        not_ok "asked again after the TTL" "$out" "A queries: $(a_queries again.test)" "$(cat "$dir/stderr")"
 fi
 # host.cordon.internal: a literal answer, never looked up: at once too
 : >"$dir/dnslog"
