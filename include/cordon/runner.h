@@ -23,6 +23,11 @@ extern "C" {
  * cordon: what it starts of cordon's own (the proxy, --net proxy) comes from
  * cordon_runner_path(), the runner binary the caller's argv named. */
 int cordon_exec_main(int argc, char **argv);
+/* The same, for cordon_run_opts.runner_main only: always called in the child
+ * of a fork, which has one thread whatever its parent had, so the check that
+ * cordon_exec_main makes (a count of /proc/self/task) is not made. Never
+ * call it in a process that may have other threads. */
+int cordon_exec_forked_main(int argc, char **argv);
 /* The same, from the cordon binary's own main: this program is cordon, and
  * the proxy is started from it (/proc/self/exe: the very build that runs). */
 int cordon_exec_binary_main(int argc, char **argv);

@@ -205,8 +205,9 @@ int cli_run(const struct cli_args *a)
 	struct cordon_run_opts o = {
 		.passthrough = !a->json,
 		/* we are single-threaded and link the runner: enter it in the
-		 * child instead of exec'ing ourselves again */
-		.runner_main = cordon_exec_main,
+		 * child instead of exec'ing ourselves again (in the forked
+		 * child: one thread, no count of them) */
+		.runner_main = cordon_exec_forked_main,
 		.passthrough_max_output = !a->json && a->max_output_set ? a->max_output : 0,
 		.stop = &run_stop_signal,
 		/* the command's input is ours, captured or not */

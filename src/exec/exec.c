@@ -192,7 +192,9 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	exec_die("init", "ended without the command's status");
 }
 
-static int exec_main(int argc, char **argv, bool self_is_cordon)
+/* forked: entered in the child of a fork, which has one thread by
+ * construction (fork copies only its caller): no count to make. */
+static int exec_main(int argc, char **argv, bool self_is_cordon, bool forked)
 {
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
@@ -219,7 +221,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon)
 	 * (a forked copy is always single-threaded, so this is a direct
 	 * call) their locks and state would come along half-held, and
 	 * unshare(CLONE_NEWUSER) fails. Refused, never tried. */
-	int threads = process_count_threads();
+	int threads = forked ? 1 : process_count_threads();
 	if (threads != 1) {
 		if (threads < 0)
 			exec_say("threads", "cannot count this process's threads in /proc/self/task (%s): refusing to run in-process",
@@ -269,12 +271,17 @@ static int exec_main(int argc, char **argv, bool self_is_cordon)
 
 int cordon_exec_main(int argc, char **argv)
 {
-	return exec_main(argc, argv, false);
+	return exec_main(argc, argv, false, false);
+}
+
+int cordon_exec_forked_main(int argc, char **argv)
+{
+	return exec_main(argc, argv, false, true);
 }
 
 int cordon_exec_binary_main(int argc, char **argv)
 {
-	return exec_main(argc, argv, true);
+	return exec_main(argc, argv, true, false);
 }
 
 int cordon_explain_plan(const char *const *exec_argv, FILE *out)

@@ -239,13 +239,105 @@ static int check_path(const char *flag, const char *p, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, const char *value,
+/* The flags that take a value, each by an id: one lookup per argument, then
+ * a comparison of ids (the default plan has ~200 flags, and a chain of
+ * strcmp for each cost more than the rest of the parse). The most frequent
+ * in a provider's line first. */
+enum flag_id {
+	F_DENY_READ_ABSENT,
+	F_PROTECT,
+	F_PROTECT_NAME,
+	F_DENY_READ,
+	F_WRITE,
+	F_KEEP_ENV,
+	F_SETENV,
+	F_HOME_HIDE,
+	F_HOME_GRANT,
+	F_HOME_LINK,
+	F_HOME_FILTERED,
+	F_READ,
+	F_EXEC,
+	F_DENY_EXEC,
+	F_READ_HOST,
+	F_UNPROTECT,
+	F_ALLOW_UNIX_SOCKET,
+	F_ALLOW_DOMAIN,
+	F_DENY_DOMAIN,
+	F_ALLOW_ADDRESS,
+	F_SHIM,
+	F_SHIM_PATH,
+	F_ISOLATION,
+	F_NET,
+	F_STATUS_FD,
+	F_EXEC_FD,
+	F_BROKER_FD,
+	F_CREDENTIALS_FD,
+	F_SERVE_FD,
+	F_REQUIRE,
+	F_PLAN_FD,
+};
+
+static const struct flag_def {
+	const char *name;
+	unsigned char len;
+	unsigned char id;
+} flag_defs[] = {
+#define FLAG(name, id) { name, sizeof(name) - 1, id }
+	FLAG("--deny-read-absent", F_DENY_READ_ABSENT),
+	FLAG("--protect", F_PROTECT),
+	FLAG("--protect-name", F_PROTECT_NAME),
+	FLAG("--deny-read", F_DENY_READ),
+	FLAG("--write", F_WRITE),
+	FLAG("--keep-env", F_KEEP_ENV),
+	FLAG("--setenv", F_SETENV),
+	FLAG("--home-hide", F_HOME_HIDE),
+	FLAG("--home-grant", F_HOME_GRANT),
+	FLAG("--home-link", F_HOME_LINK),
+	FLAG("--home-filtered", F_HOME_FILTERED),
+	FLAG("--read", F_READ),
+	FLAG("--exec", F_EXEC),
+	FLAG("--deny-exec", F_DENY_EXEC),
+	FLAG("--read-host", F_READ_HOST),
+	FLAG("--unprotect", F_UNPROTECT),
+	FLAG("--allow-unix-socket", F_ALLOW_UNIX_SOCKET),
+	FLAG("--allow-domain", F_ALLOW_DOMAIN),
+	FLAG("--deny-domain", F_DENY_DOMAIN),
+	FLAG("--allow-address", F_ALLOW_ADDRESS),
+	FLAG("--shim", F_SHIM),
+	FLAG("--shim-path", F_SHIM_PATH),
+	FLAG("--isolation", F_ISOLATION),
+	FLAG("--net", F_NET),
+	FLAG("--status-fd", F_STATUS_FD),
+	FLAG("--exec-fd", F_EXEC_FD),
+	FLAG("--broker-fd", F_BROKER_FD),
+	FLAG("--credentials-fd", F_CREDENTIALS_FD),
+	FLAG("--serve-fd", F_SERVE_FD),
+	FLAG("--require", F_REQUIRE),
+	FLAG("--plan-fd", F_PLAN_FD),
+#undef FLAG
+};
+
+/* a's id, or -1: not a flag that takes a value */
+static int flag_lookup(const char *a)
+{
+	size_t n;
+
+	if (a[0] != '-' || a[1] != '-')
+		return -1;
+	n = strnlen(a, 32);
+	for (size_t i = 0; i < sizeof(flag_defs) / sizeof(flag_defs[0]); i++)
+		if (flag_defs[i].len == n && memcmp(flag_defs[i].name + 2, a + 2, n - 2) == 0)
+			return flag_defs[i].id;
+	return -1;
+}
+
+static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *flag, const char *value,
 		      char *err, size_t errlen)
 {
 	unsigned bit;
 	int r;
 
-	if (strcmp(flag, "--isolation") == 0) {
+	if (id == F_ISOLATION) {
 		if (*seen & SEEN_ISOLATION)
 			return errbuf_set(err, errlen, -EINVAL, "--isolation given twice");
 		*seen |= SEEN_ISOLATION;
@@ -253,7 +345,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EINVAL, "--isolation: '%.*s' is not full or light", SHOW, value);
 		return 0;
 	}
-	if (strcmp(flag, "--net") == 0) {
+	if (id == F_NET) {
 		if (*seen & SEEN_NET)
 			return errbuf_set(err, errlen, -EINVAL, "--net given twice");
 		*seen |= SEEN_NET;
@@ -261,39 +353,34 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			return errbuf_set(err, errlen, -EINVAL, "--net: '%.*s' is not none, host or proxy", SHOW, value);
 		return 0;
 	}
-	if (strcmp(flag, "--write") == 0 || strcmp(flag, "--deny-read") == 0 || strcmp(flag, "--protect") == 0 ||
-	    strcmp(flag, "--deny-read-absent") == 0) {
-		bool protect = flag[2] == 'p';
-		struct exec_list *l = protect ? &f->protect : flag[2] == 'w' ? &f->write :
-				      strcmp(flag, "--deny-read") == 0 ? &f->deny_read : &f->deny_absent;
+	if (id == F_WRITE || id == F_DENY_READ || id == F_PROTECT || id == F_DENY_READ_ABSENT) {
+		struct exec_list *l = id == F_PROTECT ? &f->protect : id == F_WRITE ? &f->write :
+				      id == F_DENY_READ ? &f->deny_read : &f->deny_absent;
 
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
 		return list_add(l, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--read-host") == 0) {
+	if (id == F_READ_HOST) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
 		return list_add(&f->read_host, flag, value, err, errlen);
 	}
-	if (strncmp(flag, "--home-", 7) == 0) {
-		struct exec_list *l = strcmp(flag, "--home-hide") == 0	   ? &f->home_hide
-				      : strcmp(flag, "--home-grant") == 0	   ? &f->home_grant
-				      : strcmp(flag, "--home-link") == 0	   ? &f->home_link
-				      : strcmp(flag, "--home-filtered") == 0 ? &f->home_filtered
-									   : NULL;
+	if (id == F_HOME_HIDE || id == F_HOME_GRANT || id == F_HOME_LINK || id == F_HOME_FILTERED) {
+		struct exec_list *l = id == F_HOME_HIDE	   ? &f->home_hide
+				      : id == F_HOME_GRANT ? &f->home_grant
+				      : id == F_HOME_LINK  ? &f->home_link
+							   : &f->home_filtered;
 
-		if (l) {
-			r = check_path(flag, value, err, errlen);
-			if (r < 0)
-				return r;
-			return list_add(l, flag, value, err, errlen);
-		}
+		r = check_path(flag, value, err, errlen);
+		if (r < 0)
+			return r;
+		return list_add(l, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--read") == 0 || strcmp(flag, "--exec") == 0 || strcmp(flag, "--deny-exec") == 0) {
-		struct exec_list *l = flag[2] == 'r' ? &f->read : flag[2] == 'e' ? &f->exec : &f->deny_exec;
+	if (id == F_READ || id == F_EXEC || id == F_DENY_EXEC) {
+		struct exec_list *l = id == F_READ ? &f->read : id == F_EXEC ? &f->exec : &f->deny_exec;
 
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
@@ -302,7 +389,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 			f->exec_gate = true;
 		return list_add(l, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--exec-fd") == 0) {
+	if (id == F_EXEC_FD) {
 		if (*seen & SEEN_EXEC_FD)
 			return errbuf_set(err, errlen, -EINVAL, "--exec-fd given twice");
 		*seen |= SEEN_EXEC_FD;
@@ -311,13 +398,13 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
-	if (strcmp(flag, "--unprotect") == 0) {
+	if (id == F_UNPROTECT) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
 		return list_add(&f->unprotect, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--protect-name") == 0) {
+	if (id == F_PROTECT_NAME) {
 		size_t n = strnlen(value, NAME_MAX + 1);
 
 		if (n == 0 || n > NAME_MAX || strchr(value, '/') || strcmp(value, ".") == 0 || strcmp(value, "..") == 0 ||
@@ -328,22 +415,22 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value);
 		return list_add(&f->protect_name, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--allow-unix-socket") == 0) {
+	if (id == F_ALLOW_UNIX_SOCKET) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
 		return list_add(&f->allow_unix, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--allow-domain") == 0 || strcmp(flag, "--deny-domain") == 0 ||
-	    strcmp(flag, "--allow-address") == 0) {
-		struct exec_list *l = flag[8] == 'a' ? &f->allow_address : flag[2] == 'a' ? &f->allow_domain : &f->deny_domain;
+	if (id == F_ALLOW_DOMAIN || id == F_DENY_DOMAIN ||
+	    id == F_ALLOW_ADDRESS) {
+		struct exec_list *l = id == F_ALLOW_ADDRESS ? &f->allow_address : id == F_ALLOW_DOMAIN ? &f->allow_domain : &f->deny_domain;
 
 		r = netproxy_check_rule(flag, value, err, errlen);
 		if (r < 0)
 			return r;
 		return list_add(l, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--keep-env") == 0) {
+	if (id == F_KEEP_ENV) {
 		if (!env_name_valid(value, true))
 			return errbuf_set(err, errlen, -EINVAL,
 				    "--keep-env: '%.*s' is not a variable name (letters, digits, '_'; may end in '*')",
@@ -354,7 +441,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    value);
 		return list_add(&f->keep_env, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--setenv") == 0) {
+	if (id == F_SETENV) {
 		/* A value here would be readable by every local user in
 		 * /proc/PID/cmdline: the value comes from our environment. */
 		if (strchr(value, '='))
@@ -372,7 +459,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 					  value, value);
 		return list_add(&f->setenv, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--status-fd") == 0) {
+	if (id == F_STATUS_FD) {
 		if (*seen & SEEN_STATUS_FD)
 			return errbuf_set(err, errlen, -EINVAL, "--status-fd given twice");
 		*seen |= SEEN_STATUS_FD;
@@ -381,7 +468,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
-	if (strcmp(flag, "--broker-fd") == 0) {
+	if (id == F_BROKER_FD) {
 		if (*seen & SEEN_BROKER_FD)
 			return errbuf_set(err, errlen, -EINVAL, "--broker-fd given twice");
 		*seen |= SEEN_BROKER_FD;
@@ -390,7 +477,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
-	if (strcmp(flag, "--credentials-fd") == 0) {
+	if (id == F_CREDENTIALS_FD) {
 		if (*seen & SEEN_CREDENTIALS_FD)
 			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd given twice");
 		*seen |= SEEN_CREDENTIALS_FD;
@@ -399,7 +486,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 					    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
-	if (strcmp(flag, "--serve-fd") == 0) {
+	if (id == F_SERVE_FD) {
 		if (f->serve_fd > 0)
 			return errbuf_set(err, errlen, -EINVAL, "--serve-fd given twice");
 		if (parse_status_fd(value, &f->serve_fd) < 0)
@@ -407,7 +494,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
-	if (strcmp(flag, "--shim-path") == 0) {
+	if (id == F_SHIM_PATH) {
 		if (f->shim_path)
 			return errbuf_set(err, errlen, -EINVAL, "--shim-path given twice");
 		r = check_path(flag, value, err, errlen);
@@ -416,7 +503,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		f->shim_path = value;
 		return 0;
 	}
-	if (strcmp(flag, "--shim") == 0) {
+	if (id == F_SHIM) {
 		if (!broker_name_valid(value))
 			return errbuf_set(err, errlen, -EINVAL,
 				    "--shim: '%.*s' is not a command name (no '/', spaces or control characters; not "
@@ -424,7 +511,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 				    SHOW, value);
 		return list_add(&f->shim, flag, value, err, errlen);
 	}
-	if (strcmp(flag, "--require") == 0) {
+	if (id == F_REQUIRE) {
 		if (require_feature_from_string(value, &bit) < 0)
 			return errbuf_set(err, errlen, -EINVAL,
 				    "--require: unknown feature '%.*s' (known: landlock, landlock-net, landlock-scope, "
@@ -433,26 +520,14 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, const char *flag, co
 		f->required |= bit;
 		return 0;
 	}
-	if (strcmp(flag, "--plan-fd") == 0)
+	if (id == F_PLAN_FD)
 		return errbuf_set(err, errlen, -EINVAL, "--plan-fd given twice");
 	return errbuf_set(err, errlen, -EINVAL, "unknown flag '%.*s' (see cordon exec --help)", SHOW, flag);
 }
 
 static bool takes_value(const char *flag)
 {
-	static const char *const with_value[] = {
-		"--isolation", "--net", "--write", "--deny-read", "--deny-read-absent", "--protect", "--keep-env",
-		"--setenv", "--require",
-		"--status-fd", "--allow-unix-socket", "--protect-name", "--unprotect", "--allow-domain",
-		"--deny-domain", "--allow-address", "--read", "--exec", "--deny-exec", "--exec-fd",
-		"--broker-fd", "--shim-path", "--shim", "--read-host", "--credentials-fd", "--plan-fd",
-		"--home-hide", "--home-grant", "--home-link", "--home-filtered", "--serve-fd",
-	};
-
-	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
-		if (strcmp(flag, with_value[i]) == 0)
-			return true;
-	return false;
+	return flag_lookup(flag) >= 0;
 }
 
 /* The status fd the line names, for reporting a failure to parse it: the
@@ -485,9 +560,11 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 static int plan_fd_position(int argc, char *const *argv)
 {
 	for (int i = 1; i < argc && argv[i] && strcmp(argv[i], "--") != 0; i++) {
-		if (strcmp(argv[i], "--plan-fd") == 0)
+		int id = flag_lookup(argv[i]);
+
+		if (id == F_PLAN_FD)
 			return i;
-		if (takes_value(argv[i]))
+		if (id >= 0)
 			i++;
 	}
 	return -1;
@@ -577,7 +654,19 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int id = flag_lookup(a);
 
+		if (id >= 0) {
+			if (i + 1 >= argc) {
+				r = errbuf_set(err, errlen, -EINVAL, "%s needs a value", a);
+				goto fail;
+			}
+			r = parse_flag(&f, &seen, id, a, argv[i + 1], err, errlen);
+			if (r < 0)
+				goto fail;
+			i++;
+			continue;
+		}
 		if (strcmp(a, "--") == 0) {
 			dashdash = true;
 			i++;
@@ -622,21 +711,11 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 			f.pty = true;
 			continue;
 		}
-		if (!takes_value(a)) {
-			r = errbuf_set(err, errlen, -EINVAL,
-				 a[0] == '-' ? "unknown flag '%.*s' (see cordon exec --help)"
-					     : "'%.*s': expected a flag or '--' before the command",
-				 SHOW, a);
-			goto fail;
-		}
-		if (i + 1 >= argc) {
-			r = errbuf_set(err, errlen, -EINVAL, "%s needs a value", a);
-			goto fail;
-		}
-		r = parse_flag(&f, &seen, a, argv[i + 1], err, errlen);
-		if (r < 0)
-			goto fail;
-		i++;
+		r = errbuf_set(err, errlen, -EINVAL,
+			       a[0] == '-' ? "unknown flag '%.*s' (see cordon exec --help)"
+					   : "'%.*s': expected a flag or '--' before the command",
+			       SHOW, a);
+		goto fail;
 	}
 	if ((f.allow_domain.n || f.deny_domain.n || f.allow_address.n) && f.net != CORDON_NET_PROXY &&
 	    f.net != CORDON_NET_ALLOW) {

@@ -198,6 +198,16 @@ CORDON_API int cordon_kill_descendants(pid_t pid)
 
 	if (pid <= 0)
 		return 0;
+	/* Our own tree with no child in it at all, alive, stopped or a
+	 * zombie (any thread's: waitid sees the whole group's): nothing to
+	 * walk (the common end of a run: one call, not a /proc walk) */
+	if (pid == getpid()) {
+		siginfo_t si;
+
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+		    errno == ECHILD)
+			return 0;
+	}
 	for (int round = 0; round < KILL_TREE_MAX_ROUNDS; round++) {
 		cur.n = 0;
 		r = pid_list_push(&cur, pid);

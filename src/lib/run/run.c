@@ -164,7 +164,7 @@ _Static_assert(CORDON_CHILD_MAX_POLLFDS == SPAWN_MAX_POLLFDS, "one poll set size
 struct cordon_child {
 	struct spawn_child *sc;
 	struct spawn_opts so;
-	char **argv;                          /* what was started: the confined argv, maybe with --no-terminal */
+	char **argv;                          /* the packed argv the runner was exec'd with (runner_plan.c), or NULL */
 	const struct cordon_confined *confined;
 	struct cordon_confined *owned;        /* cordon_spawn's own confined value */
 	struct cordon_run_opts o;             /* o.limits points at limits */
@@ -350,8 +350,8 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	/* stdout and stderr share one pipe: the merge cordon_merge_stderr
 	 * gives callers that spawn argv themselves, without an extra shell. */
 	/* The runner's argv as it will be, its strings borrowed from confined
-	 * (and the flags below, literals): they are copied once, into the
-	 * plan or into c->argv, not first into a copy the plan then frees. */
+	 * (and the flags below, literals): copied only into the plan, never
+	 * first into a copy the plan then frees. */
 	n_argv = strv_length(confined->argv);
 	argv = calloc(n_argv + 3, sizeof(*argv)); /* two flags, the NULL */
 	if (!argv)
@@ -433,8 +433,11 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	/* The plan by fd: the runner's flags (hundreds of paths) leave its
 	 * command line for a sealed memfd. Where memfd_create is refused (a
 	 * sandbox's seccomp filter, for cordon nested in one) the flags stay
-	 * in argv, which the runner reads as ever. */
-	if (ours && c->so.n_pass < SPAWN_PASS_MAX) {
+	 * in argv, which the runner reads as ever. The in-process runner
+	 * crosses no exec: it reads the same flags from the forked copy of
+	 * our memory (no command line shows them, child_blank_cmdline), so
+	 * the memfd's write, seals and read are not paid there. */
+	if (ours && !c->so.child_main && c->so.n_pass < SPAWN_PASS_MAX) {
 		r = runner_plan_pack(argv, &c->argv, &c->plan_fd);
 		if (r == -ENOMEM)
 			return r;
@@ -443,9 +446,9 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 			c->so.pass_fd[c->so.n_pass++] = c->plan_fd;
 		}
 	}
-	if (!c->argv && !(c->argv = strv_copy(argv)))
-		return -ENOMEM;
-	c->so.argv = (const char *const *)c->argv;
+	/* Unpacked, the argv is only read at the start, while confined's
+	 * strings are alive: no copy of its hundreds of words */
+	c->so.argv = c->argv ? (const char *const *)c->argv : argv;
 
 	if (c->o.env) {
 		r = env_overlay(confined->envp, c->o.env, &c->envp);
@@ -471,6 +474,7 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		}
 	}
 	r = spawn_start(&c->so, &c->sc);
+	c->so.argv = NULL; /* argv was for the start only */
 	if (c->plan_fd >= 0) {
 		/* the child has its copy; ours is not needed any more */
 		close(c->plan_fd);
