@@ -382,3 +382,40 @@ Test(run, stop_flag_kills_the_tree_and_returns)
 	cr_assert(WIFEXITED(status), "the middle process died");
 	cr_assert_eq(WEXITSTATUS(status), 0, "stop: failure %d", WEXITSTATUS(status));
 }
+
+/* A run's environment additions that name a variable cordon sets itself
+ * (its own, the proxy's in any case) or a loader's are refused with the
+ * reason, and nothing starts: before, cordon's names were dropped without
+ * a word. Control: an ordinary name reaches the command. */
+Test(run, env_additions_cordon_sets_are_refused)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo \"RAN $FOO\"", NULL };
+	const char *refused[] = { "HTTPS_PROXY=http://127.0.0.1:1", "Http_Proxy=x", "CORDON_SANDBOX=0",
+				  "CORDON_ANYTHING=1", "LD_PRELOAD=/tmp/x.so" };
+	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
+	struct cordon_result *res = NULL;
+	struct cordon_child *child;
+	struct cordon_error e;
+	int r;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *env[] = { refused[i], NULL };
+		struct cordon_run_opts o = { .env = env };
+
+		child = NULL;
+		e = (struct cordon_error){};
+		r = cordon_spawn_confined(c, &o, NULL, &child, &e);
+		cr_expect_eq(r, -EPERM, "%s: %d", refused[i], r);
+		cr_expect_null(child, "%s: a child started", refused[i]);
+		cr_expect_not_null(strstr(e.message, "refusing to set"), "%s: %s", refused[i], e.message);
+	}
+	const char *env[] = { "FOO=bar", NULL };
+	struct cordon_run_opts o = { .env = env };
+
+	cr_assert_eq(cordon_spawn_confined(c, &o, NULL, &child, NULL), 0);
+	cr_assert_eq(cordon_wait(child, &res), 0);
+	cr_assert_str_eq(res->output, "RAN bar\n");
+	cordon_result_free(res);
+	cordon_child_free(child);
+	cordon_confined_free(c);
+}

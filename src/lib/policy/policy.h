@@ -305,7 +305,8 @@ bool env_name_is_proxy(const char *name);
 /* Why, for a refusal: "cordon sets NAME itself: " POLICY_PROXY_ENV_WHY. */
 #define POLICY_PROXY_ENV_WHY \
 	"the proxy variables name cordon's proxy, the sandbox's way out (--net proxy); where it may lead is the network rules' to say"
-/* Letters, digits and '_', not starting with a digit, at most 256 bytes;
+#define ENV_NAME_MAX 256
+/* Letters, digits and '_', not starting with a digit, at most ENV_NAME_MAX bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */
 bool env_name_valid(const char *name, bool allow_glob);
 /* Values in a policy's environment: at most this many bytes. */

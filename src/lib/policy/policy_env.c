@@ -18,7 +18,6 @@
 extern char **environ;
 
 /* Caps on what one policy may hold (attacker-influenced via flags/profiles). */
-#define ENV_NAME_MAX 256
 #define ENV_VALUE_MAX POLICY_ENV_VALUE_MAX
 
 /* Variables that make a loader or interpreter run code the caller chose. */

@@ -255,8 +255,10 @@ static int check_broker_fd(const struct cordon_child *c, const struct cordon_con
 	return 0;
 }
 
-/* envp with each NAME=VALUE of add replacing (or joining) its name. */
-static int env_overlay(char *const *envp, const char *const *add, char ***ret)
+/* envp with each NAME=VALUE of add replacing (or joining) its name. A
+ * name the sandbox never gets from outside is refused, not dropped: the
+ * caller learns its value did not reach the command. */
+static int env_overlay(char *const *envp, const char *const *add, char ***ret, struct cordon_error *reterr)
 {
 	_cleanup_strv_free_ char **v = NULL;
 	int r;
@@ -271,10 +273,23 @@ static int env_overlay(char *const *envp, const char *const *add, char ***ret)
 		size_t nl = strcspn(add[i], "=");
 		bool replaced = false;
 
-		if (nl == 0 || add[i][nl] != '=')
-			return -EINVAL;
-		if (env_name_is_cordon_owned(add[i]))
-			continue; /* cordon's, whatever the caller says */
+		char name[ENV_NAME_MAX + 1];
+
+		if (nl == 0 || add[i][nl] != '=' || nl > ENV_NAME_MAX)
+			return error_set(reterr, -EINVAL, "the environment to add: '%.64s' is not NAME=VALUE", add[i]);
+		memcpy(name, add[i], nl);
+		name[nl] = '\0';
+		if (env_name_is_cordon_owned(name) || strncmp(name, "CORDON_", 7) == 0)
+			return error_set(reterr, -EPERM, "the environment to add: refusing to set %s: cordon sets it in the sandbox",
+					 name);
+		if (env_name_is_proxy(name))
+			return error_set(reterr, -EPERM,
+					 "the environment to add: refusing to set %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
+					 name, name);
+		if (env_name_is_injection(name))
+			return error_set(reterr, -EPERM,
+					 "the environment to add: refusing to set %s: it makes a loader or interpreter run code chosen from outside",
+					 name);
 		for (size_t j = 0; v[j] && !replaced; j++)
 			if (strncmp(v[j], add[i], nl + 1) == 0) {
 				char *s = strdup(add[i]);
@@ -451,9 +466,11 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	c->so.argv = c->argv ? (const char *const *)c->argv : argv;
 
 	if (c->o.env) {
-		r = env_overlay(confined->envp, c->o.env, &c->envp);
-		if (r < 0)
+		r = env_overlay(confined->envp, c->o.env, &c->envp, reterr);
+		if (r == -ENOMEM)
 			return error_set(reterr, r, "the environment to add: %s", strerror(-r));
+		if (r < 0)
+			return r;
 		c->so.envp = c->envp;
 	}
 	if (plan)
