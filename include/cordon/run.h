@@ -71,8 +71,8 @@ struct cordon_run_opts {
 	/* NAME=VALUE entries put on top of the confined value's environment
 	 * for this run only (replacing the same name); NULL-terminated. The
 	 * runner still passes on only what the policy's filter lets through
-	 * (cordon_policy_keep_env). A name cordon sets itself (CORDON_*, the
-	 * proxy variables in any case) or a loader's (LD_PRELOAD...) fails
+	 * (cordon_policy_keep_env). A name cordon sets itself (CORDON_SANDBOX*,
+	 * the proxy variables in any case) or a loader's (LD_PRELOAD...) fails
 	 * the start with -EPERM and the reason. NULL: none. */
 	const char *const *env;
 	/* The file the confined command runs from, when the confined value

@@ -391,7 +391,7 @@ Test(run, env_additions_cordon_sets_are_refused)
 {
 	const char *argv[] = { "/bin/sh", "-c", "echo \"RAN $FOO\"", NULL };
 	const char *refused[] = { "HTTPS_PROXY=http://127.0.0.1:1", "Http_Proxy=x", "CORDON_SANDBOX=0",
-				  "CORDON_ANYTHING=1", "LD_PRELOAD=/tmp/x.so" };
+				  "CORDON_SANDBOX_MODE=danger-full-access", "LD_PRELOAD=/tmp/x.so" };
 	struct cordon_confined *c = confined(CORDON_ENFORCEMENT_NONE, argv);
 	struct cordon_result *res = NULL;
 	struct cordon_child *child;

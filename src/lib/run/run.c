@@ -279,7 +279,7 @@ static int env_overlay(char *const *envp, const char *const *add, char ***ret, s
 			return error_set(reterr, -EINVAL, "the environment to add: '%.64s' is not NAME=VALUE", add[i]);
 		memcpy(name, add[i], nl);
 		name[nl] = '\0';
-		if (env_name_is_cordon_owned(name) || strncmp(name, "CORDON_", 7) == 0)
+		if (env_name_is_cordon_owned(name))
 			return error_set(reterr, -EPERM, "the environment to add: refusing to set %s: cordon sets it in the sandbox",
 					 name);
 		if (env_name_is_proxy(name))

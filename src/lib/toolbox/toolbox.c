@@ -602,10 +602,12 @@ CORDON_API int cordon_toolbox_call_env(const struct cordon_toolbox *b, const cha
 		memcpy(name, envp[i], nl);
 		name[nl] = '\0';
 		/* only what the policy names, one by one; never HOME, TMPDIR,
-		 * XDG_* (the tool's own), CORDON_SANDBOX* (cordon's) nor the
-		 * supervisor's variables */
+		 * XDG_* (the tool's own), CORDON_SANDBOX* or the proxy
+		 * variables (cordon's: its values win) nor the supervisor's
+		 * variables */
 		if (!strv_contains((char **)sb.allow_vars, name) || env_name_is_injection(name) ||
-		    env_name_is_tool_owned(name) || env_name_is_cordon_owned(name) || strv_contains(b->withheld, name))
+		    env_name_is_tool_owned(name) || env_name_is_cordon_owned(name) || env_name_is_proxy(name) ||
+		    strv_contains(b->withheld, name))
 			continue;
 		for (char **e = v; *e; e++)
 			if (strncmp(*e, envp[i], nl + 1) == 0)
