@@ -6,7 +6,7 @@
 # one, a tool's (its own sandbox's or a caller's) or the session's when
 # `session` is granted, is refused when the profile loads, naming the file,
 # the key, the variable, the credential and why, never replaced silently at
-# run time. Controls: the same variables in the set_vars of a tool that
+# run time; so is the caller's --setenv for a granted session. Controls: the same variables in the set_vars of a tool that
 # holds no credential (and has no network, so no interception), and in the
 # session's when only a tool is granted, load and the value is seen; the
 # names are compared exactly, as the programs that read them do.
@@ -80,6 +80,18 @@ for name in SSL_CERT_FILE GIT_SSL_CAINFO DENO_CERT; do
 	refused "$name" "the granted session's" "/environment/set_vars/$name" session
 done
 
+# the caller's --setenv for a granted session: the same refusal, at launch
+profile bad '"session"' "" "" ""
+for name in SSL_CERT_FILE CURL_CA_BUNDLE; do
+	out=$(cd "$WS" && "$CORDON" run --profile "$BASE/bad.json" --setenv "$name=/etc/my-ca.pem" -- sh -c 'echo RAN' 2>&1 </dev/null); rc=$?
+	if [ $rc = 125 ] && hasnt "$out" RAN &&
+	   has "$out" "refusing to set $name for session: cordon points $name at the session's trust bundle for consumers of credential api"; then
+		ok "--setenv $name=... for a granted session: refused (125), saying why"
+	else
+		not_ok "--setenv $name for a granted session" "rc=$rc" "$out"
+	fi
+done
+
 # controls: a tool holding no credential, no network (nothing intercepted),
 # and the session when only a tool is granted, keep their own bundle
 profile good '"cmd.tenv"' '"SSL_CERT_FILE": "/etc/session-ca.pem"' "" \
@@ -94,6 +106,10 @@ if has "$out" "s=/etc/session-ca.pem" && has "$out" "SSL_CERT_FILE=/etc/my-ca.pe
 else
 	not_ok "control run" "$out"
 fi
+out=$(cd "$WS" && "$CORDON" run --profile "$BASE/good.json" --setenv CURL_CA_BUNDLE=/etc/my-curl.pem -- \
+	sh -c 'echo "c=$CURL_CA_BUNDLE"' 2>&1 </dev/null); rc=$?
+[ $rc = 0 ] && has "$out" "c=/etc/my-curl.pem" && ok "... and --setenv CURL_CA_BUNDLE=... for that session stands" ||
+	not_ok "--setenv control" "rc=$rc" "$out"
 # ... while the granted tool gets cordon's bundle (what a set_vars would lose)
 out=$(cd "$WS" && "$CORDON" run --profile "$BASE/good.json" -- sh -c 'tenv' 2>&1 </dev/null)
 if has "$out" "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt" && has "$out" "TV_TOKEN=tv_"; then

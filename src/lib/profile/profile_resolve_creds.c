@@ -264,13 +264,8 @@ static int check_trust_vars_of(struct loader *l, const struct raw_cred *rc, cons
 {
 	for (size_t i = 0; i < run->n_vars; i++)
 		if (env_name_is_trust(run->vars[i].name))
-			return loader_fail(l, -EPERM, &run->vars[i].where,
-					   "refusing to set %s for %s: cordon points %s at the session's trust bundle "
-					   "for consumers of credential %s (the host's roots and the session CA its "
-					   "proxy intercepts with), so a value of your own would never be in force; "
-					   "for an upstream's private CA give the credential tls.ca, or set %s only "
-					   "where no credential is granted",
-					   run->vars[i].name, consumer, run->vars[i].name, rc->name, run->vars[i].name);
+			return loader_fail(l, -EPERM, &run->vars[i].where, CRED_TRUST_VAR_REFUSED, run->vars[i].name,
+					   consumer, run->vars[i].name, rc->name, run->vars[i].name);
 	return 0;
 }
 
