@@ -67,7 +67,7 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 			continue; /* ours win */
 		if (p->protect_git && strcmp(name, "GIT_TEMPLATE_DIR") == 0)
 			continue; /* ours wins, below */
-		if (p->credentials_fd >= 0 && trust_env_owns(name))
+		if (p->credentials_fd >= 0 && env_name_is_trust(name))
 			continue;
 		/* the first occurrence wins, as getenv(3) sees it */
 		for (size_t j = 0; j < k && !dup; j++)

@@ -12,38 +12,12 @@
 
 #include "cleanup.h"
 #include "credtable.h"
+#include "policy.h"
 #include "runner.h"
 #include "trust.h"
 
 /* a bundle or a file larger than this is not a certificate store */
 #define TRUST_FILE_MAX (8 * 1024 * 1024)
-
-const char *const trust_env[] = {
-	"SSL_CERT_FILE=" TRUST_BUNDLE,
-	"SSL_CERT_DIR=/etc/ssl/certs",
-	"REQUESTS_CA_BUNDLE=" TRUST_BUNDLE,
-	"CURL_CA_BUNDLE=" TRUST_BUNDLE,
-	"GIT_SSL_CAINFO=" TRUST_BUNDLE,
-	"PIP_CERT=" TRUST_BUNDLE,
-	"CARGO_HTTP_CAINFO=" TRUST_BUNDLE,
-	"AWS_CA_BUNDLE=" TRUST_BUNDLE,
-	/* these two add to the client's built-in roots: the CA alone */
-	"NODE_EXTRA_CA_CERTS=" TRUST_CA_FILE,
-	"DENO_CERT=" TRUST_CA_FILE,
-	NULL,
-};
-
-_Static_assert(sizeof(trust_env) / sizeof(trust_env[0]) <= TRUST_ENV_MAX, "room for the variables");
-
-bool trust_env_owns(const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = 0; trust_env[i]; i++)
-		if (strncmp(trust_env[i], name, n) == 0 && trust_env[i][n] == '=')
-			return true;
-	return false;
-}
 
 size_t trust_env_add(char **envp, size_t k)
 {
@@ -51,8 +25,8 @@ size_t trust_env_add(char **envp, size_t k)
 	size_t at;
 	char *merged;
 
-	for (size_t i = 0; trust_env[i]; i++)
-		envp[k++] = (char *)trust_env[i];
+	for (size_t i = 0; policy_trust_env[i]; i++)
+		envp[k++] = (char *)policy_trust_env[i];
 	at = k;
 	/* the JVM: its store, added to the options already there (the
 	 * proxy's, netproxy.h; the host's never pass, an injection variable) */

@@ -13,7 +13,7 @@
  * with the session CA appended, the CA as cordon-session-ca.pem and its
  * "HASH.N" link: clients that read only the system paths (Go, static
  * binaries, `openssl s_client`) trust it too. The usual variables are set
- * as well (trust_env). The JVM reads none of them, only a key store: the
+ * as well (policy_trust_env). The JVM reads none of them, only a key store: the
  * supervisor's PKCS#12 of the host's roots and the session CA (public part
  * of the table, lib/cred/trust_store.h) is written beside the bundle, and
  * JAVA_TOOL_OPTIONS names it (added to the proxy's options).
@@ -22,24 +22,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy.h"
 #include "trust_store.h"
 
 struct exec_ctx;
 
-#define TRUST_CA_FILE "/etc/ssl/certs/cordon-session-ca.pem"
-#define TRUST_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
-#define TRUST_ENV_MAX 13 /* trust_env, JAVA_TOOL_OPTIONS, NULL */
+#define TRUST_CA_FILE POLICY_TRUST_CA_FILE
+#define TRUST_BUNDLE POLICY_TRUST_BUNDLE
+#define TRUST_ENV_MAX (POLICY_TRUST_ENV_MAX + 1) /* policy_trust_env, JAVA_TOOL_OPTIONS */
 #define TRUST_JAVA_STORE_NAME "cordon-java-truststore.p12"
 #define TRUST_JAVA_OPTIONS                                                                                   \
 	"-Djavax.net.ssl.trustStore=/etc/ssl/certs/" TRUST_JAVA_STORE_NAME " -Djavax.net.ssl.trustStoreType=PKCS12 " \
 	"-Djavax.net.ssl.trustStorePassword=" TRUST_STORE_PASSWORD
 
-/* The variables that point clients at the bundle (or, where a client adds
- * to its own roots, at the CA alone), NULL-terminated; trust_env_add adds
- * them and the JVM's options (merged into a JAVA_TOOL_OPTIONS already in
+/* trust_env_add adds the variables that point clients at the bundle (or,
+ * where a client adds to its own roots, at the CA alone: policy_trust_env,
+ * the library's one list; env_name_is_trust says which names they are)
+ * and the JVM's options (merged into a JAVA_TOOL_OPTIONS already in
  * envp[0..k); when memory fails the JVM goes without). */
-extern const char *const trust_env[];
-bool trust_env_owns(const char *name);
 size_t trust_env_add(char **envp, size_t k);
 
 /* Runner, before the proxy starts: the public part from the fd (dies on a

@@ -15,6 +15,7 @@
 #include "cordon/cordon.h"
 #include "cleanup.h"
 #include "creds.h"
+#include "policy.h"
 #include "profile.h"
 #include "tools.h"
 
@@ -281,4 +282,55 @@ Test(creds_load, show_round_trip)
 	cr_assert_eq(load(a, &q, &e), 0, "%s: %s", e.message, a);
 	cr_assert_eq(profile_to_json(q, &b), 0);
 	cr_expect_str_eq(a, b);
+}
+
+/* A consumer's set_vars naming a trust variable (cordon points each at the
+ * session's bundle for it): refused where it is written, naming the
+ * credential; the same name for a command that holds no credential, or
+ * another case of it, loads. Every variable the issue names is in the one
+ * list (policy_trust_env), compared exactly. */
+Test(creds_load, trust_vars)
+{
+	static const char *const named[] = { "SSL_CERT_FILE",	   "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+					     "CURL_CA_BUNDLE",	   "GIT_SSL_CAINFO",	 "PIP_CERT",
+					     "CARGO_HTTP_CAINFO", "AWS_CA_BUNDLE",	 "DENO_CERT",
+					     "SSL_CERT_DIR",	   NULL };
+	static const char session[] =
+		"{\n  \"environment\": { \"set_vars\": { \"ssl_cert_file\": \"/a\",\n"
+		"    \"SSL_CERT_FILE\": \"/etc/my-ca.pem\" } },\n  \"credentials\": {\n"
+		"    \"a\": { " SRC ", " HOSTS ", " INJ ", \"phantom\": { \"env\": \"T\", \"shape\": \"a{40}\" }, \"grant_to\": [\"session\"] }\n"
+		"  }\n}\n";
+	static const char tool[] =
+		"{\n  \"command_policies\": { \"commands\": {\n"
+		"    \"gh\": { \"executable\": \"/usr/bin/true\", \"sandbox\": { \"network\": { \"mode\": \"proxy\" },\n"
+		"      \"environment\": { \"set_vars\": { \"GIT_SSL_CAINFO\": \"/etc/my-ca.pem\" } } } },\n"
+		"    \"quiet\": { \"executable\": \"/usr/bin/true\", \"sandbox\": {\n"
+		"      \"environment\": { \"set_vars\": { \"GIT_SSL_CAINFO\": \"/etc/my-ca.pem\" } } } }\n"
+		"  } },\n  \"credentials\": { \"github\": { " SRC ", " HOSTS ", " INJ ", " PH ", %s } }\n}\n";
+	_cleanup_profile_ struct cordon_profile *p = NULL;
+	_cleanup_free_ char *granted = NULL, *other = NULL;
+	struct cordon_error e = {};
+
+	for (size_t i = 0; named[i]; i++) {
+		_cleanup_free_ char *lower = strdup(named[i]);
+
+		cr_assert_not_null(lower);
+		for (char *c = lower; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		cr_expect(env_name_is_trust(named[i]), "%s", named[i]);
+		cr_expect(!env_name_is_trust(lower), "%s", lower);
+	}
+	cr_expect(!env_name_is_trust("SSL_CERT_FILES"));
+	cr_expect(!env_name_is_trust("SSL_CERT"));
+	expect_refused("session", session, -EPERM, 3,
+		       "refusing to set SSL_CERT_FILE for session: cordon points SSL_CERT_FILE at the session's trust "
+		       "bundle for consumers of credential a");
+	cr_assert(asprintf(&granted, tool, GR) > 0);
+	expect_refused("cmd.gh", granted, -EPERM, 4,
+		       "refusing to set GIT_SSL_CAINFO for cmd.gh: cordon points GIT_SSL_CAINFO at the session's "
+		       "trust bundle for consumers of credential github");
+	/* control: the same profile granting the session, whose set_vars
+	 * names none: both tools, consumers of nothing, keep their own */
+	cr_assert(asprintf(&other, tool, "\"grant_to\": [\"session\"]") > 0);
+	cr_expect_eq(load(other, &p, &e), 0, "%s", e.message);
 }

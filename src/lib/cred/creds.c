@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "creds.h"
 #include "error.h"
+#include "policy.h"
 #include "strv.h"
 
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -107,6 +108,18 @@ bool tool_cred_granted(const struct tool_cred *c, const char *consumer)
 			return true;
 	}
 	return false;
+}
+
+int tool_creds_check_trust_var(const struct tool_creds *c, const char *consumer, const char *name,
+			       struct cordon_error *reterr)
+{
+	if (!c || !env_name_is_trust(name))
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (tool_cred_granted(&c->v[i], consumer))
+			return error_set(reterr, -EPERM, CRED_TRUST_VAR_REFUSED, name, consumer, name,
+					 c->v[i].name, name);
+	return 0;
 }
 
 /* ---- names ------------------------------------------------------------------- */

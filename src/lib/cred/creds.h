@@ -124,6 +124,18 @@ const struct tool_cred *tool_creds_find(const struct tool_creds *c, const char *
 const struct tool_capture *tool_creds_capture(const struct tool_creds *c, const char *name);
 /* Is consumer ("session" or a command's name) among c's grant_to? */
 bool tool_cred_granted(const struct tool_cred *c, const char *consumer);
+/* Why a consumer may not set a trust variable (policy_trust_env): the
+ * arguments are the variable, the consumer, the variable, the credential,
+ * the variable. */
+#define CRED_TRUST_VAR_REFUSED                                                                          \
+	"refusing to set %s for %s: cordon points %s at the session's trust bundle for consumers of "   \
+	"credential %s (the host's roots and the session CA its proxy intercepts with), so a value of " \
+	"your own would never be in force; for an upstream's private CA give the credential tls.ca, "    \
+	"or set %s only where no credential is granted"
+/* -EPERM, saying why, if name is a trust variable and some credential of c
+ * is granted to consumer ("session" or a command's name); else 0. */
+int tool_creds_check_trust_var(const struct tool_creds *c, const char *consumer, const char *name,
+			       struct cordon_error *reterr);
 
 /* The alphabet's name and characters. */
 const char *cred_alphabet_name(enum cred_alphabet a);

@@ -305,6 +305,19 @@ bool env_name_is_proxy(const char *name);
 /* Why, for a refusal: "cordon sets NAME itself: " POLICY_PROXY_ENV_WHY. */
 #define POLICY_PROXY_ENV_WHY \
 	"the proxy variables name cordon's proxy, the sandbox's way out (--net proxy); where it may lead is the network rules' to say"
+/* The trust variables ("NAME=value", NULL-terminated, at most
+ * POLICY_TRUST_ENV_MAX with the NULL) the runner sets in the sandbox of a
+ * consumer of a credential (exec/trust.h): each points a client at the
+ * session's bundle (the host's roots and the session CA) or, where the
+ * client adds to its own roots, at the CA alone. The one list; the JVM's
+ * JAVA_TOOL_OPTIONS is merged, not set, and is an injection variable. */
+#define POLICY_TRUST_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#define POLICY_TRUST_CA_FILE "/etc/ssl/certs/cordon-session-ca.pem"
+#define POLICY_TRUST_ENV_MAX 12
+extern const char *const policy_trust_env[];
+/* True if NAME (or the name of NAME=VALUE), exactly (the programs that
+ * read them do so case-sensitively), is one of them. */
+bool env_name_is_trust(const char *name);
 #define ENV_NAME_MAX 256
 /* Letters, digits and '_', not starting with a digit, at most ENV_NAME_MAX bytes;
  * with allow_glob a trailing '*' makes it a prefix ("*" alone: every name). */

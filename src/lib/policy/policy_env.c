@@ -2,7 +2,8 @@
 /*
  * The policy's environment: which names a caller may never set (loader and
  * interpreter injection), which cordon owns (its proxy variables among
- * them), what a valid name is, and the snapshot of the caller's environment
+ * them, and the trust variables of a credential's consumer), what a valid
+ * name is, and the snapshot of the caller's environment
  * a policy keeps, taken in one walk.
  */
 #include <ctype.h>
@@ -114,6 +115,37 @@ bool env_name_is_proxy(const char *name)
 
 	for (size_t i = 0; policy_proxy_env[i]; i++)
 		if (strncasecmp(policy_proxy_env[i], name, n) == 0 && policy_proxy_env[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* The one list of trust variables: the runner sets each (trust_env_add)
+ * for a consumer of a credential, and the profile loader refuses a
+ * set_vars naming one for such a consumer (profile_resolve_creds.c). */
+const char *const policy_trust_env[] = {
+	"SSL_CERT_FILE=" POLICY_TRUST_BUNDLE,
+	"SSL_CERT_DIR=/etc/ssl/certs",
+	"REQUESTS_CA_BUNDLE=" POLICY_TRUST_BUNDLE,
+	"CURL_CA_BUNDLE=" POLICY_TRUST_BUNDLE,
+	"GIT_SSL_CAINFO=" POLICY_TRUST_BUNDLE,
+	"PIP_CERT=" POLICY_TRUST_BUNDLE,
+	"CARGO_HTTP_CAINFO=" POLICY_TRUST_BUNDLE,
+	"AWS_CA_BUNDLE=" POLICY_TRUST_BUNDLE,
+	/* these two add to the client's built-in roots: the CA alone */
+	"NODE_EXTRA_CA_CERTS=" POLICY_TRUST_CA_FILE,
+	"DENO_CERT=" POLICY_TRUST_CA_FILE,
+	NULL,
+};
+
+_Static_assert(sizeof(policy_trust_env) / sizeof(policy_trust_env[0]) <= POLICY_TRUST_ENV_MAX,
+	       "room for the variables");
+
+bool env_name_is_trust(const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	for (size_t i = 0; policy_trust_env[i]; i++)
+		if (strncmp(policy_trust_env[i], name, n) == 0 && policy_trust_env[i][n] == '=')
 			return true;
 	return false;
 }

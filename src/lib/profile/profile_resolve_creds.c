@@ -5,7 +5,8 @@
  * command_policies defines (and whose network is not "none": a credential
  * never silently widens a tool's network), each cmd://NAME a capture,
  * each approve rule's backend an approval backend, no consumer holding two
- * phantoms under one variable; paths expanded. The result lives in the
+ * phantoms under one variable, no consumer's set_vars naming a trust
+ * variable cordon sets for it; paths expanded. The result lives in the
  * profile's struct cordon_tools (made empty when the profile has no
  * command_policies): a profile with credentials is always a session of the
  * tool sandbox's supervisor, which holds the values.
@@ -255,6 +256,46 @@ static int check_phantom_vars(struct loader *l, const struct tool_creds *cs)
 	return 0;
 }
 
+/* A set_vars of a consumer of rc naming a trust variable: cordon would
+ * replace it at run time (exec/trust.h), and the user would think their
+ * bundle in force. */
+static int check_trust_vars_of(struct loader *l, const struct raw_cred *rc, const char *consumer,
+			       const struct raw_run *run)
+{
+	for (size_t i = 0; i < run->n_vars; i++)
+		if (env_name_is_trust(run->vars[i].name))
+			return loader_fail(l, -EPERM, &run->vars[i].where, CRED_TRUST_VAR_REFUSED, run->vars[i].name,
+					   consumer, run->vars[i].name, rc->name, run->vars[i].name);
+	return 0;
+}
+
+/* Each consumer's set_vars (the session's, a command's own sandbox's and
+ * each of its per-caller sandboxes'): no trust variable. */
+static int check_trust_vars(struct loader *l, const struct raw_cred *rc)
+{
+	int r;
+
+	for (size_t i = 0; i < rc->grant_to.n; i++) {
+		const char *g = rc->grant_to.v[i].spelled;
+		const struct raw_command *c;
+
+		if (strcmp(g, CORDON_TOOLS_SESSION) == 0) {
+			if ((r = check_trust_vars_of(l, rc, g, &l->top)) < 0)
+				return r;
+			continue;
+		}
+		c = raw_command(l, g + 4);
+		if (!c)
+			continue; /* check_consumer refused it */
+		if (c->sandbox && (r = check_trust_vars_of(l, rc, g, &c->sandbox->run)) < 0)
+			return r;
+		for (size_t j = 0; j < c->n_from; j++)
+			if (c->from[j].sandbox && (r = check_trust_vars_of(l, rc, g, &c->from[j].sandbox->run)) < 0)
+				return r;
+	}
+	return 0;
+}
+
 static int cmp_creds(const void *a, const void *b)
 {
 	return strcmp(((const struct tool_cred *)a)->name, ((const struct tool_cred *)b)->name);
@@ -310,6 +351,9 @@ int loader_resolve_creds(struct loader *l, struct cordon_profile *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < rc->n; i++) {
 		r = compile_cred(l, p, &rc->v[i], &cs->v[cs->n++]);
+		if (r < 0)
+			return r;
+		r = check_trust_vars(l, &rc->v[i]);
 		if (r < 0)
 			return r;
 	}

@@ -17,6 +17,7 @@
 #include "cordon/cordon.h"
 #include "canon.h"
 #include "cleanup.h"
+#include "creds.h"
 #include "error.h"
 #include "statmemo.h"
 #include "launch.h"
@@ -27,6 +28,7 @@
 #include "profile_api.h"
 #include "provider.h"
 #include "strv.h"
+#include "tools.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_policy *, cordon_policy_free)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cordon_profile_handle *, cordon_profile_free)
@@ -190,6 +192,7 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 			struct cordon_policy **ret, struct cordon_error *reterr)
 {
 	_cleanup_(cordon_policy_freep) struct cordon_policy *p = NULL;
+	const struct cordon_profile *prof = profile_handle_profile(h);
 	struct cordon_error e = {};
 	const char *what = NULL;
 	int r;
@@ -234,7 +237,10 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 		name = strndup(*s, (size_t)(eq - *s));
 		if (!name)
 			return -ENOMEM;
-		if ((r = cordon_policy_set_env(p, name, eq + 1, &e)) < 0) {
+		/* the profile's set_vars were checked at load; the caller's too */
+		if ((prof->tools && (r = tool_creds_check_trust_var(prof->tools->creds, CORDON_TOOLS_SESSION, name,
+								     &e)) < 0) ||
+		    (r = cordon_policy_set_env(p, name, eq + 1, &e)) < 0) {
 			what = "set_env";
 			goto bad;
 		}
