@@ -6,7 +6,11 @@
 # one, a tool's (its own sandbox's or a caller's) or the session's when
 # `session` is granted, is refused when the profile loads, naming the file,
 # the key, the variable, the credential and why, never replaced silently at
-# run time; so is the caller's --setenv for a granted session. Controls: the same variables in the set_vars of a tool that
+# run time; so is the caller's --setenv for a granted session. A sandbox
+# that is no consumer but whose network is the proxy (a tool's, the
+# session's by the profile or by the caller's --net proxy) is refused the
+# same, its proxy intercepting the credentials' hosts. Controls: the same
+# variables in the set_vars of a tool that
 # holds no credential (and has no network, so no interception), and in the
 # session's when only a tool is granted, load and the value is seen; the
 # names are compared exactly, as the programs that read them do.
@@ -89,6 +93,43 @@ for name in SSL_CERT_FILE CURL_CA_BUNDLE; do
 		ok "--setenv $name=... for a granted session: refused (125), saying why"
 	else
 		not_ok "--setenv $name for a granted session" "rc=$rc" "$out"
+	fi
+done
+
+# no consumer, but on the proxy: its proxy intercepts the credential's
+# hosts with the session CA, so the runner points it at the bundle as a
+# consumer's; a tool's own set_vars, and the session's when its network is
+# the proxy, are refused too, saying so
+intercepted() { # intercepted WHERE NAME KEY WHO
+	local out rc
+	out=$("$CORDON" profile validate "$BASE/bad.json" 2>&1); rc=$?
+	if [ $rc != 0 ] && has "$out" "at $3:" &&
+	   has "$out" "refusing to set $2 for $4: its network is cordon's proxy, which intercepts the hosts of this session's credentials (api among them)"; then
+		ok "$1 set_vars naming $2, no consumer but on the proxy: refused by profile validate, saying why"
+	else
+		not_ok "$1 $2 intercepted at validate" "rc=$rc" "$out"
+	fi
+	out=$(cd "$WS" && "$CORDON" run --profile "$BASE/bad.json" -- sh -c 'echo RAN' 2>&1 </dev/null); rc=$?
+	[ $rc = 125 ] && hasnt "$out" RAN && has "$out" "its network is cordon's proxy" &&
+		ok "... and by cordon run (125, nothing runs)" || not_ok "$1 $2 intercepted at run" "rc=$rc" "$out"
+}
+profile bad '"session"' "" "\"SSL_CERT_FILE\": \"/etc/my-ca.pem\"" ""
+intercepted "a tool's (tenv: network proxy, not granted)" SSL_CERT_FILE "$T/sandbox/environment/set_vars/SSL_CERT_FILE" cmd.tenv
+profile bad '"cmd.tenv"' '"GIT_SSL_CAINFO": "/etc/my-ca.pem"' "" ""
+sed -i 's|"workspace": "'"$WS"'",|&\n  "network": { "mode": "proxy", "allow_domains": ["example.invalid"] },|' "$BASE/bad.json"
+intercepted "the session's (network proxy, only a tool granted)" GIT_SSL_CAINFO "/environment/set_vars/GIT_SSL_CAINFO" session
+
+# ... and when the caller puts such a session on the proxy: its --setenv,
+# and the profile's own set_vars the loader saw with no network
+profile bad '"cmd.tenv"' '"SSL_CERT_FILE": "/etc/session-ca.pem"' "" ""
+for args in "--setenv CURL_CA_BUNDLE=/etc/my-ca.pem" ""; do
+	what=${args:-"the profile's session set_vars"}
+	name=CURL_CA_BUNDLE; [ -n "$args" ] || name=SSL_CERT_FILE
+	out=$(cd "$WS" && "$CORDON" run --profile "$BASE/bad.json" --net proxy --allow-domain example.invalid $args -- sh -c 'echo RAN' 2>&1 </dev/null); rc=$?
+	if [ $rc = 125 ] && hasnt "$out" RAN && has "$out" "refusing to set $name for session: its network is cordon's proxy"; then
+		ok "--net proxy from the caller, $what naming $name: refused (125), saying why"
+	else
+		not_ok "--net proxy and $what" "rc=$rc" "$out"
 	fi
 done
 

@@ -307,6 +307,11 @@ Test(creds_load, trust_vars)
 		"    \"quiet\": { \"executable\": \"/usr/bin/true\", \"sandbox\": {\n"
 		"      \"environment\": { \"set_vars\": { \"GIT_SSL_CAINFO\": \"/etc/my-ca.pem\" } } } }\n"
 		"  } },\n  \"credentials\": { \"github\": { " SRC ", " HOSTS ", " INJ ", " PH ", %s } }\n}\n";
+	static const char quiet[] =
+		"{\n  \"command_policies\": { \"commands\": {\n"
+		"    \"quiet\": { \"executable\": \"/usr/bin/true\", \"sandbox\": {\n"
+		"      \"environment\": { \"set_vars\": { \"GIT_SSL_CAINFO\": \"/etc/my-ca.pem\" } } } }\n"
+		"  } },\n  \"credentials\": { \"github\": { " SRC ", " HOSTS ", " INJ ", " PH ", \"grant_to\": [\"session\"] } }\n}\n";
 	_cleanup_profile_ struct cordon_profile *p = NULL;
 	_cleanup_free_ char *granted = NULL, *other = NULL;
 	struct cordon_error e = {};
@@ -329,8 +334,12 @@ Test(creds_load, trust_vars)
 	expect_refused("cmd.gh", granted, -EPERM, 4,
 		       "refusing to set GIT_SSL_CAINFO for cmd.gh: cordon points GIT_SSL_CAINFO at the session's "
 		       "trust bundle for consumers of credential github");
-	/* control: the same profile granting the session, whose set_vars
-	 * names none: both tools, consumers of nothing, keep their own */
+	/* the same profile granting the session: gh, a consumer of nothing
+	 * but on the proxy, is intercepted all the same (refused, saying so) */
 	cr_assert(asprintf(&other, tool, "\"grant_to\": [\"session\"]") > 0);
-	cr_expect_eq(load(other, &p, &e), 0, "%s", e.message);
+	expect_refused("cmd.gh on the proxy", other, -EPERM, 4,
+		       "refusing to set GIT_SSL_CAINFO for cmd.gh: its network is cordon's proxy, which intercepts the "
+		       "hosts of this session's credentials (github among them)");
+	/* control: a tool with no network, consumer of nothing, keeps its own */
+	cr_expect_eq(load(quiet, &p, &e), 0, "%s", e.message);
 }

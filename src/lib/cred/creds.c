@@ -122,6 +122,14 @@ int tool_creds_check_trust_var(const struct tool_creds *c, const char *consumer,
 	return 0;
 }
 
+int tool_creds_check_trust_var_intercepted(const struct tool_creds *c, const char *sandbox, const char *name,
+					   struct cordon_error *reterr)
+{
+	if (!c || !c->n || !env_name_is_trust(name))
+		return 0;
+	return error_set(reterr, -EPERM, CRED_TRUST_VAR_INTERCEPTED, name, sandbox, c->v[0].name, name, name);
+}
+
 /* ---- names ------------------------------------------------------------------- */
 
 static const char *const alphabet_names[_CRED_ALPHAS] = {

@@ -132,10 +132,23 @@ bool tool_cred_granted(const struct tool_cred *c, const char *consumer);
 	"credential %s (the host's roots and the session CA its proxy intercepts with), so a value of " \
 	"your own would never be in force; for an upstream's private CA give the credential tls.ca, "    \
 	"or set %s only where no credential is granted"
+/* The same for a sandbox that is no consumer but whose network is the
+ * proxy: its proxy intercepts every credential's hosts (with a table that
+ * grants nothing), so the runner points it at the bundle too. %s: the
+ * name, the sandbox, the name, a credential, the name. */
+#define CRED_TRUST_VAR_INTERCEPTED                                                                      \
+	"refusing to set %s for %s: its network is cordon's proxy, which intercepts the hosts of this " \
+	"session's credentials (%s among them) with the session CA, so cordon points %s at the "      \
+	"session's trust bundle and a value of your own would never be in force; set %s only in a "    \
+	"sandbox whose network is not the proxy"
 /* -EPERM, saying why, if name is a trust variable and some credential of c
  * is granted to consumer ("session" or a command's name); else 0. */
 int tool_creds_check_trust_var(const struct tool_creds *c, const char *consumer, const char *name,
 			       struct cordon_error *reterr);
+/* -EPERM, saying why (CRED_TRUST_VAR_INTERCEPTED), if name is a trust
+ * variable and c holds any credential: for a sandbox on the proxy. */
+int tool_creds_check_trust_var_intercepted(const struct tool_creds *c, const char *sandbox, const char *name,
+					   struct cordon_error *reterr);
 
 /* The alphabet's name and characters. */
 const char *cred_alphabet_name(enum cred_alphabet a);

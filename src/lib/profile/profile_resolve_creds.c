@@ -296,6 +296,46 @@ static int check_trust_vars(struct loader *l, const struct raw_cred *rc)
 	return 0;
 }
 
+static int check_intercepted_vars_of(struct loader *l, const char *cred, const char *who,
+				     const struct raw_sandbox *sb)
+{
+	if (!sb || !sb->net_set || sb->net != PROFILE_NET_PROXY)
+		return 0; /* not on the proxy (unset reads as none) */
+	for (size_t i = 0; i < sb->run.n_vars; i++)
+		if (env_name_is_trust(sb->run.vars[i].name))
+			return loader_fail(l, -EPERM, &sb->run.vars[i].where, CRED_TRUST_VAR_INTERCEPTED,
+					   sb->run.vars[i].name, who, cred, sb->run.vars[i].name, sb->run.vars[i].name);
+	return 0;
+}
+
+/* A sandbox that is no consumer but is on the proxy, in a profile with
+ * credentials: its proxy intercepts their hosts (toolbox_creds_intercepted),
+ * so the runner replaces its trust variables as a consumer's. The
+ * consumers were checked first (check_trust_vars), with their reason. */
+static int check_trust_vars_intercepted(struct loader *l, const char *cred)
+{
+	char who[256];
+	int r;
+
+	if (l->net_set && l->net == PROFILE_NET_PROXY)
+		for (size_t i = 0; i < l->top.n_vars; i++)
+			if (env_name_is_trust(l->top.vars[i].name))
+				return loader_fail(l, -EPERM, &l->top.vars[i].where, CRED_TRUST_VAR_INTERCEPTED,
+						   l->top.vars[i].name, CORDON_TOOLS_SESSION, cred, l->top.vars[i].name,
+						   l->top.vars[i].name);
+	for (size_t i = 0; i < l->tools.n_commands; i++) {
+		const struct raw_command *c = &l->tools.commands[i];
+
+		snprintf(who, sizeof(who), "cmd.%s", c->name);
+		if ((r = check_intercepted_vars_of(l, cred, who, c->sandbox)) < 0)
+			return r;
+		for (size_t j = 0; j < c->n_from; j++)
+			if ((r = check_intercepted_vars_of(l, cred, who, c->from[j].sandbox)) < 0)
+				return r;
+	}
+	return 0;
+}
+
 static int cmp_creds(const void *a, const void *b)
 {
 	return strcmp(((const struct tool_cred *)a)->name, ((const struct tool_cred *)b)->name);
@@ -357,6 +397,9 @@ int loader_resolve_creds(struct loader *l, struct cordon_profile *p)
 		if (r < 0)
 			return r;
 	}
+	r = check_trust_vars_intercepted(l, rc->v[0].name);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < rc->n_captures; i++) {
 		bool used = false;
 

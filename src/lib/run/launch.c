@@ -195,6 +195,7 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 	const struct cordon_profile *prof = profile_handle_profile(h);
 	struct cordon_error e = {};
 	const char *what = NULL;
+	bool on_proxy;
 	int r;
 
 	r = profile_handle_policy_home(h, o->mode_set ? &o->mode : NULL, o->home_set ? &o->home : NULL, &p,
@@ -228,6 +229,7 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 		return error_set(reterr, -EINVAL,
 				 "allow_domains, deny_domains and allow_addresses need the network proxy (net proxy or "
 				 "a profile's network.mode \"proxy\")");
+	on_proxy = cordon_policy_net(p) == CORDON_NET_PROXY;
 	for (const char *const *s = o->set_env; s && *s; s++) {
 		const char *eq = strchr(*s, '=');
 		_cleanup_free_ char *name = NULL;
@@ -240,8 +242,24 @@ static int build_policy(const struct cordon_profile_handle *h, const struct cord
 		/* the profile's set_vars were checked at load; the caller's too */
 		if ((prof->tools && (r = tool_creds_check_trust_var(prof->tools->creds, CORDON_TOOLS_SESSION, name,
 								     &e)) < 0) ||
+		    (prof->tools && on_proxy &&
+		     (r = tool_creds_check_trust_var_intercepted(prof->tools->creds, CORDON_TOOLS_SESSION, name, &e)) < 0) ||
 		    (r = cordon_policy_set_env(p, name, eq + 1, &e)) < 0) {
 			what = "set_env";
+			goto bad;
+		}
+	}
+	/* the profile's own set_vars, when the caller put a session with
+	 * credentials on the proxy (the loader checked them only against the
+	 * profile's own network): its proxy intercepts, as for a consumer */
+	for (const char *const *s = cordon_profile_list(h, CORDON_PROFILE_ENV_SET);
+	     prof->tools && on_proxy && o->net_set && s && *s; s++) {
+		char name[256];
+		size_t nl = strcspn(*s, "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(nl < sizeof(name) ? nl : sizeof(name) - 1), *s);
+		if ((r = tool_creds_check_trust_var_intercepted(prof->tools->creds, CORDON_TOOLS_SESSION, name, &e)) < 0) {
+			what = "net";
 			goto bad;
 		}
 	}
