@@ -131,12 +131,12 @@ int env_build(const struct plan *p, char *const *environ_in, char ***ret, char *
 
 const char *env_request_refused(const struct plan *p, const char *name)
 {
-	if (env_name_is_injection(name))
-		return "it makes a loader or interpreter run code chosen from outside";
-	if (strncmp(name, "CORDON_", 7) == 0 || env_name_is_cordon_owned(name))
+	const char *why = env_name_never_set(name);
+
+	if (why)
+		return why;
+	if (strncmp(name, "CORDON_", 7) == 0)
 		return "cordon's own variable";
-	if (env_name_is_proxy(name))
-		return "cordon sets it itself: a proxy variable leads to cordon's proxy, and the network route is the policy's";
 	if (is_setenv_name(p, name))
 		return "set by the policy (--setenv)";
 	if (!env_name_matches_any(policy_default_env, name) && !env_name_matches_any(p->keep_env, name))

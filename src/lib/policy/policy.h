@@ -302,6 +302,10 @@ extern const char *const policy_proxy_env[];
 /* True if NAME (or the name of NAME=VALUE), in any case, is one of them:
  * cordon sets it itself, so no profile, caller or request may. */
 bool env_name_is_proxy(const char *name);
+/* Why no caller may set NAME (a bare name) in a sandbox as it
+ * starts: a loader's or interpreter's variable, one cordon sets in every
+ * sandbox, or a proxy variable. NULL when it is none of these. */
+const char *env_name_never_set(const char *name);
 /* Why, for a refusal: "cordon sets NAME itself: " POLICY_PROXY_ENV_WHY. */
 #define POLICY_PROXY_ENV_WHY \
 	"the proxy variables name cordon's proxy, the sandbox's way out (--net proxy); where it may lead is the network rules' to say"

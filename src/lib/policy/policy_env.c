@@ -119,6 +119,17 @@ bool env_name_is_proxy(const char *name)
 	return false;
 }
 
+const char *env_name_never_set(const char *name)
+{
+	if (env_name_is_injection(name))
+		return "it makes a loader or interpreter run code chosen from outside";
+	if (env_name_is_cordon_owned(name))
+		return "cordon sets it in the sandbox";
+	if (env_name_is_proxy(name))
+		return "cordon sets it itself: " POLICY_PROXY_ENV_WHY;
+	return NULL;
+}
+
 /* The one list of trust variables: the runner sets each (trust_env_add)
  * for a consumer of a credential, and the profile loader refuses a
  * set_vars naming one for such a consumer (profile_resolve_creds.c). */

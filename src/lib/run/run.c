@@ -272,24 +272,15 @@ static int env_overlay(char *const *envp, const char *const *add, char ***ret, s
 	for (size_t i = 0; add[i]; i++) {
 		size_t nl = strcspn(add[i], "=");
 		bool replaced = false;
-
 		char name[ENV_NAME_MAX + 1];
+		const char *why;
 
 		if (nl == 0 || add[i][nl] != '=' || nl > ENV_NAME_MAX)
 			return error_set(reterr, -EINVAL, "the environment to add: '%.64s' is not NAME=VALUE", add[i]);
 		memcpy(name, add[i], nl);
 		name[nl] = '\0';
-		if (env_name_is_cordon_owned(name))
-			return error_set(reterr, -EPERM, "the environment to add: refusing to set %s: cordon sets it in the sandbox",
-					 name);
-		if (env_name_is_proxy(name))
-			return error_set(reterr, -EPERM,
-					 "the environment to add: refusing to set %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
-					 name, name);
-		if (env_name_is_injection(name))
-			return error_set(reterr, -EPERM,
-					 "the environment to add: refusing to set %s: it makes a loader or interpreter run code chosen from outside",
-					 name);
+		if ((why = env_name_never_set(name)))
+			return error_set(reterr, -EPERM, "the environment to add: refusing to set %s: %s", name, why);
 		for (size_t j = 0; v[j] && !replaced; j++)
 			if (strncmp(v[j], add[i], nl + 1) == 0) {
 				char *s = strdup(add[i]);
