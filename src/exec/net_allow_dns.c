@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "canon.h"
@@ -28,6 +27,7 @@
 #include "mount_fd.h"
 #include "net_allow_impl.h"
 #include "netrule.h"
+#include "process.h"
 #include "runner.h"
 
 #define DNS_TTL (NET_ALLOW_NAME_FRESH_MS / 1000)
@@ -113,14 +113,6 @@ static size_t name_find(const struct net_allow *na, const char *norm)
 		if (strcmp(na->names[i], norm) == 0)
 			return i + 1;
 	return 0;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* The name's index, made on first use; 0 when the table is full. */
@@ -211,7 +203,7 @@ void net_allow_dns_looked(struct net_allow *na, size_t i)
 			len = answer_name(na, &q, w->req, true, out, sizeof(out));
 			lower(q.name, norm);
 			if ((k = name_find(na, norm)))
-				na->looked[k - 1] = now_ms(); /* the proxy holds this answer now */
+				na->looked[k - 1] = now_usec(); /* the proxy holds this answer now */
 		}
 		else if (n >= 5 && buf[0] == 'E') {
 			int32_t e;
@@ -252,7 +244,7 @@ static int answer(struct net_allow *na, int fd, const struct sockaddr_storage *f
 	/* the host's services (never looked up), or a name the proxy looked up
 	 * moments ago: it dials a connect to it from that answer, at once */
 	k = name_find(na, norm);
-	if (strcmp(norm, CORDON_NET_HOST_SERVICE) == 0 || (k && now_ms() - na->looked[k - 1] < NET_ALLOW_NAME_FRESH_MS))
+	if (strcmp(norm, CORDON_NET_HOST_SERVICE) == 0 || (k && now_usec() - na->looked[k - 1] < NET_ALLOW_NAME_FRESH_MS * 1000ull))
 		return answer_name(na, &q, req, true, out, outlen);
 	/* new, or looked up longer ago: the proxy looks it up (again), so the
 	 * connect that follows the answer finds it fresh. A name that stops

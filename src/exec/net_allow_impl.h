@@ -59,7 +59,7 @@ struct net_allow {
 	int dns[2];             /* the resolver on 127.0.0.1:53, [::1]:53 (-1: none) */
 	struct cordon_netrules *rules;
 	char **names;           /* index i: the name of synthetic address i + 1 */
-	uint64_t *looked;       /* index i: when the proxy last looked names[i] up (ms, monotonic) */
+	uint64_t *looked;       /* index i: when the proxy last looked names[i] up (now_usec) */
 	size_t n_names;
 	struct net_pending pending[NET_ALLOW_MAX_PENDING];
 	size_t n_pending, polled;
