@@ -48,29 +48,16 @@ static void cli_session_freep(struct cli_session **s)
 }
 
 /* What cli_run holds lives until exit (CLI_FREE_BEFORE_EXIT says why). */
-static void run_profile_drop(struct cordon_profile_handle **p)
-{
-	if (CLI_FREE_BEFORE_EXIT)
-		cordon_profile_freep(p);
-}
-
-static void run_launch_drop(struct cordon_launch **l)
-{
-	if (CLI_FREE_BEFORE_EXIT)
-		cordon_launch_freep(l);
-}
-
-static void run_confined_drop(struct cordon_confined **c)
-{
-	if (CLI_FREE_BEFORE_EXIT)
-		cordon_confined_freep(c);
-}
-
-static void run_result_drop(struct cordon_result **r)
-{
-	if (CLI_FREE_BEFORE_EXIT)
-		cordon_result_freep(r);
-}
+#define RUN_DROP(name, type, freep)             \
+	static void name(type **p)              \
+	{                                       \
+		if (CLI_FREE_BEFORE_EXIT)       \
+			freep(p);               \
+	}
+RUN_DROP(run_profile_drop, struct cordon_profile_handle, cordon_profile_freep)
+RUN_DROP(run_launch_drop, struct cordon_launch, cordon_launch_freep)
+RUN_DROP(run_confined_drop, struct cordon_confined, cordon_confined_freep)
+RUN_DROP(run_result_drop, struct cordon_result, cordon_result_freep)
 
 static int exit_status_of(const struct cordon_result *res)
 {
