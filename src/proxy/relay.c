@@ -111,11 +111,15 @@ static ssize_t fill(struct proxy *px, struct relay_dir *d)
 	return n;
 }
 
+/* Up to RELAY_ROUNDS reads, each written out before the next; the last
+ * read's bytes too, before the direction waits for its next read: a
+ * stream that ended with that read (nothing more to make `from` readable)
+ * would otherwise keep them in our buffer for good. */
 static enum pump pump(struct relay_dir *d)
 {
 	struct proxy *px = d->px;
 
-	for (int round = 0; round < RELAY_ROUNDS; round++) {
+	for (int round = 0;; round++) {
 		int f = flush(d);
 		ssize_t n;
 
@@ -134,6 +138,8 @@ static enum pump pump(struct relay_dir *d)
 		}
 		if (d->held)
 			return PUMP_HELD;
+		if (round == RELAY_ROUNDS)
+			return PUMP_WAIT_READ; /* all written; level-triggered: more, we come back */
 		n = fill(px, d);
 		if (n == 0)
 			d->eof = true;
@@ -152,7 +158,6 @@ static enum pump pump(struct relay_dir *d)
 			}
 		}
 	}
-	return PUMP_WAIT_READ; /* more may be there: level-triggered, we come back */
 }
 
 static void step(struct relay_dir *d, struct relay_dir *other)
