@@ -104,10 +104,42 @@ static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
 	return w.err;
 }
 
+/* Set by cordon_launch_new around its build: the policies built then
+ * leave the notes to policy_protect_notes_finish. */
+static _Thread_local bool defer_notes;
+
+bool policy_protect_notes_defer(bool on)
+{
+	bool prev = defer_notes;
+
+	defer_notes = on;
+	return prev;
+}
+
+bool policy_protect_notes_deferring(void)
+{
+	return defer_notes;
+}
+
+int policy_protect_notes_finish(struct cordon_policy *p)
+{
+	int r;
+
+	if (!p->protect_notes_deferred)
+		return 0;
+	p->protect_notes_deferred = false;
+	STRV_FOREACH(prot, p->protect)
+		if ((r = policy_note_protect(p, *prot)) < 0)
+			return r;
+	return 0;
+}
+
 int policy_note_protect(struct cordon_policy *p, const char *path)
 {
 	size_t n = strlen(path);
 
+	if (p->protect_notes_deferred)
+		return 0;
 	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
 }
 

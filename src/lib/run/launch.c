@@ -332,9 +332,12 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
 	if (r < 0)
 		return r;
-	/* each path the build looks at, once (statmemo.h) */
+	/* each path the build looks at, once (statmemo.h); what only bwrap
+	 * needs to know of the protected paths, once the backend is known */
 	bool memo = statmemo_open();
+	bool defer = policy_protect_notes_defer(true);
 	r = launch_build(profile, o, &stage, ret, reterr);
+	policy_protect_notes_defer(defer);
 	statmemo_close(memo);
 	if (r < 0 && o->failed_stage)
 		*o->failed_stage = stage;
@@ -398,6 +401,11 @@ static int launch_build(const struct cordon_profile_handle *profile, const struc
 	r = launch_finish(l, o, stage, reterr);
 	if (r < 0)
 		return r;
+	/* the native runner looks at the protected paths itself, at run
+	 * time; any other backend (or a launch only shown) takes the notes */
+	if ((l->backend.backend != CORDON_BACKEND_NATIVE || l->inspect_only) &&
+	    (r = policy_protect_notes_finish(l->policy)) < 0)
+		return error_set(reterr, r, "cannot look at the protected paths: %s", strerror(-r));
 	*ret = TAKE_PTR(l);
 	return 0;
 }
