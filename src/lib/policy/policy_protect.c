@@ -4,7 +4,8 @@
  * when a path is added to the policy (its confine may not touch the
  * filesystem): which non-directories and symlinks lie on the way, and
  * which entries a prefix pattern matches. The native runner decides all of
- * this itself, at run time.
+ * this itself, at run time: a launch defers the notes until its backend is
+ * known and takes them only for another (policy_protect_notes_finish).
  */
 #include <dirent.h>
 #include <errno.h>
