@@ -280,9 +280,9 @@ bad:
 }
 
 /* The backend (o's, else the selected one) and the one check of the
- * limits: what every launch ends with. */
-int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
-		  struct cordon_error *reterr)
+ * limits. */
+static int backend_and_limits(struct cordon_launch *l, const struct cordon_launch_opts *o,
+			      enum cordon_launch_stage *stage, struct cordon_error *reterr)
 {
 	int r;
 
@@ -314,6 +314,22 @@ int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, e
 	 * this is the one check (cordon_spawn does not repeat it). */
 	*stage = CORDON_LAUNCH_STAGE_LIMITS;
 	return cordon_limits_check(l->limits_set ? &l->limits : NULL, NULL, &l->plan, reterr);
+}
+
+/* What every launch ends with: its backend, the limits' check, and, for a
+ * backend other than the native runner (or a launch only shown), what it
+ * needs to know of the protected paths that a policy built inside
+ * cordon_launch_new left for now (policy_protect_notes_defer): the native
+ * runner looks at those paths itself, at run time. */
+int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
+		  struct cordon_error *reterr)
+{
+	int r = backend_and_limits(l, o, stage, reterr);
+
+	if (r >= 0 && (l->backend.backend != CORDON_BACKEND_NATIVE || l->inspect_only) &&
+	    (r = policy_protect_notes_finish(l->policy)) < 0)
+		return error_set(reterr, r, "cannot look at the protected paths: %s", strerror(-r));
+	return r;
 }
 
 static int launch_build(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *o,
@@ -401,11 +417,6 @@ static int launch_build(const struct cordon_profile_handle *profile, const struc
 	r = launch_finish(l, o, stage, reterr);
 	if (r < 0)
 		return r;
-	/* the native runner looks at the protected paths itself, at run
-	 * time; any other backend (or a launch only shown) takes the notes */
-	if ((l->backend.backend != CORDON_BACKEND_NATIVE || l->inspect_only) &&
-	    (r = policy_protect_notes_finish(l->policy)) < 0)
-		return error_set(reterr, r, "cannot look at the protected paths: %s", strerror(-r));
 	*ret = TAKE_PTR(l);
 	return 0;
 }
