@@ -12,10 +12,11 @@
  * through its hash tree, so listing /etc (some 150 entries) for the one
  * name /etc/cordon cost about 80 us where an lstat costs 1. A directory is
  * therefore listed only once LIST_AFTER different names have been asked of
- * it (HOME and ~/.config, with some 90 and 45); the names asked before
- * that, and every name in a directory asked fewer, are looked at with one
- * lstat each (statmemo.h), which says the same: there, of which type, or
- * not (ENOENT).
+ * it; the names asked before that, and every name in a directory asked
+ * fewer, are looked at with one lstat each (statmemo.h), which says the
+ * same: there, of which type, or not (ENOENT). HOME and ~/.config, which
+ * the catalogue's own paths ask some 90 and 45 names of, are known before
+ * any is asked (mark_busy) and listed on the first.
  *
  * A session start reads the catalogue up to three times (the profile's
  * group checks, a credential lift, the policy's read-deny set); a memo
