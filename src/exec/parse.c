@@ -185,11 +185,11 @@ struct exec_seen {
 	} slot[];
 };
 
-static size_t seen_capacity(int argc)
+static size_t seen_capacity(size_t values)
 {
 	size_t cap = 64;
 
-	while (cap < 2 * ((size_t)argc + 1))
+	while (cap < 2 * (values + 1))
 		cap *= 2;
 	return cap;
 }
@@ -217,8 +217,11 @@ static int list_add(struct exec_list *l, const char *flag, const char *s, char *
 	}
 	if (seen_add(l->seen, l, s))
 		return 0; /* a repeat changes nothing */
+	/* room: parse_line counted the flag's values first (flag_list) */
+	if (l->n + 1 >= l->cap)
+		return errbuf_set(err, errlen, -E2BIG, "%s: more values than the line was counted to hold", flag);
 	l->v[l->n++] = s;
-	l->v[l->n] = NULL; /* room: a list holds at most one entry per argument */
+	l->v[l->n] = NULL;
 	return 0;
 }
 
@@ -331,9 +334,39 @@ static int flag_lookup(const char *a)
 	return -1;
 }
 
+/* The list a repeatable flag's values go to, or NULL (a flag taken once). */
+static struct exec_list *flag_list(struct exec_flags *f, int id)
+{
+	switch (id) {
+	case F_WRITE: return &f->write;
+	case F_DENY_READ: return &f->deny_read;
+	case F_PROTECT: return &f->protect;
+	case F_DENY_READ_ABSENT: return &f->deny_absent;
+	case F_READ_HOST: return &f->read_host;
+	case F_HOME_HIDE: return &f->home_hide;
+	case F_HOME_GRANT: return &f->home_grant;
+	case F_HOME_LINK: return &f->home_link;
+	case F_HOME_FILTERED: return &f->home_filtered;
+	case F_READ: return &f->read;
+	case F_EXEC: return &f->exec;
+	case F_DENY_EXEC: return &f->deny_exec;
+	case F_UNPROTECT: return &f->unprotect;
+	case F_PROTECT_NAME: return &f->protect_name;
+	case F_ALLOW_UNIX_SOCKET: return &f->allow_unix;
+	case F_ALLOW_DOMAIN: return &f->allow_domain;
+	case F_DENY_DOMAIN: return &f->deny_domain;
+	case F_ALLOW_ADDRESS: return &f->allow_address;
+	case F_KEEP_ENV: return &f->keep_env;
+	case F_SETENV: return &f->setenv;
+	case F_SHIM: return &f->shim;
+	default: return NULL;
+	}
+}
+
 static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *flag, const char *value,
 		      char *err, size_t errlen)
 {
+	struct exec_list *list = flag_list(f, id);
 	unsigned bit;
 	int r;
 
@@ -354,40 +387,30 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 		return 0;
 	}
 	if (id == F_WRITE || id == F_DENY_READ || id == F_PROTECT || id == F_DENY_READ_ABSENT) {
-		struct exec_list *l = id == F_PROTECT ? &f->protect : id == F_WRITE ? &f->write :
-				      id == F_DENY_READ ? &f->deny_read : &f->deny_absent;
-
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(l, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_READ_HOST) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(&f->read_host, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_HOME_HIDE || id == F_HOME_GRANT || id == F_HOME_LINK || id == F_HOME_FILTERED) {
-		struct exec_list *l = id == F_HOME_HIDE	   ? &f->home_hide
-				      : id == F_HOME_GRANT ? &f->home_grant
-				      : id == F_HOME_LINK  ? &f->home_link
-							   : &f->home_filtered;
-
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(l, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_READ || id == F_EXEC || id == F_DENY_EXEC) {
-		struct exec_list *l = id == F_READ ? &f->read : id == F_EXEC ? &f->exec : &f->deny_exec;
-
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		if (l == &f->exec)
+		if (id == F_EXEC)
 			f->exec_gate = true;
-		return list_add(l, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_EXEC_FD) {
 		if (*seen & SEEN_EXEC_FD)
@@ -402,7 +425,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(&f->unprotect, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_PROTECT_NAME) {
 		size_t n = strnlen(value, NAME_MAX + 1);
@@ -413,22 +436,20 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 				    "--protect-name: '%.*s' is not one file name (no '/', '.' or '..'; '*' only at the end "
 				    "of a prefix)",
 				    SHOW, value);
-		return list_add(&f->protect_name, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_ALLOW_UNIX_SOCKET) {
 		r = check_path(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(&f->allow_unix, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_ALLOW_DOMAIN || id == F_DENY_DOMAIN ||
 	    id == F_ALLOW_ADDRESS) {
-		struct exec_list *l = id == F_ALLOW_ADDRESS ? &f->allow_address : id == F_ALLOW_DOMAIN ? &f->allow_domain : &f->deny_domain;
-
 		r = netproxy_check_rule(flag, value, err, errlen);
 		if (r < 0)
 			return r;
-		return list_add(l, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_KEEP_ENV) {
 		if (!env_name_valid(value, true))
@@ -439,7 +460,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 			return errbuf_set(err, errlen, -EPERM,
 				    "--keep-env: refusing %s: it makes a loader or interpreter run code chosen from outside",
 				    value);
-		return list_add(&f->keep_env, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_SETENV) {
 		/* A value here would be readable by every local user in
@@ -457,7 +478,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 		if (env_name_is_proxy(value))
 			return errbuf_set(err, errlen, -EPERM, "--setenv: refusing %s: cordon sets %s itself: " POLICY_PROXY_ENV_WHY,
 					  value, value);
-		return list_add(&f->setenv, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_STATUS_FD) {
 		if (*seen & SEEN_STATUS_FD)
@@ -509,7 +530,7 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 				    "--shim: '%.*s' is not a command name (no '/', spaces or control characters; not "
 				    "starting with '.' or '-')",
 				    SHOW, value);
-		return list_add(&f->shim, flag, value, err, errlen);
+		return list_add(list, flag, value, err, errlen);
 	}
 	if (id == F_REQUIRE) {
 		if (require_feature_from_string(value, &bit) < 0)
@@ -615,7 +636,7 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 				      &f.exec,         &f.deny_exec,   &f.shim,          &f.read_host,
 				      &f.deny_absent,  &f.home_hide,   &f.home_grant,    &f.home_link,
 				      &f.home_filtered };
-	size_t per_list, n_slots, cap;
+	size_t counted[sizeof(lists) / sizeof(lists[0])] = { 0 }, values = 0, n_slots = 0, cap;
 	struct exec_seen *table;
 	unsigned seen = 0;
 	bool dashdash = false;
@@ -627,13 +648,29 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 	if (argc < 1 || !argv || !argv[0])
 		return errbuf_set(err, errlen, -EINVAL, "no arguments");
 
-	/* Each list can hold at most every argument; one allocation, no
-	 * reallocations, whatever the line looks like. Not zeroed (21 lists
-	 * of ~400 slots for the default policy's plan): each list is kept
-	 * NULL-terminated as it grows, so only the slots used are touched. */
-	per_list = (size_t)argc < EXEC_MAX_LIST ? (size_t)argc + 1 : EXEC_MAX_LIST + 1;
-	n_slots = per_list * (sizeof(lists) / sizeof(lists[0]));
-	cap = seen_capacity(argc);
+	/* Each list gets the slots its flag's values can fill, counted first
+	 * (the walk below takes the line the same way: a flag and its value,
+	 * up to "--"): one allocation of about what is used, where a slot per
+	 * argument in each of the 21 lists (the default plan's ~430) spread
+	 * their first entries over some 18 fresh pages, a page fault each in
+	 * the runner's start. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		int id = flag_lookup(argv[i]);
+		struct exec_list *l;
+
+		if (id < 0)
+			continue;
+		l = flag_list(&f, id);
+		for (size_t k = 0; l && k < sizeof(lists) / sizeof(lists[0]); k++)
+			if (lists[k] == l && counted[k] < EXEC_MAX_LIST) {
+				counted[k]++;
+				values++;
+			}
+		i++;
+	}
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+		n_slots += counted[k] + 1;
+	cap = seen_capacity(values);
 	/* the table of what the lists hold after the slots, zeroed: the same
 	 * allocation, freed with them */
 	slots = malloc(n_slots * sizeof(char *) + sizeof(struct exec_seen) + cap * sizeof(table->slot[0]));
@@ -645,10 +682,12 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 	table = (struct exec_seen *)(slots + n_slots);
 	memset(table, 0, sizeof(*table) + cap * sizeof(table->slot[0]));
 	table->mask = cap - 1;
-	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
-		lists[l]->v = slots + l * per_list;
+	for (size_t l = 0, at = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		lists[l]->v = slots + at;
 		lists[l]->v[0] = NULL;
+		lists[l]->cap = counted[l] + 1;
 		lists[l]->seen = table;
+		at += counted[l] + 1;
 	}
 	f.storage = slots;
 

@@ -25,6 +25,7 @@ struct exec_seen;
 struct exec_list {
 	const char **v;                 /* NULL-terminated; points into argv */
 	size_t n;
+	size_t cap;                     /* slots in v, the NULL included */
 	struct exec_seen *seen;         /* the parse's table of what every list holds (parse.c) */
 };
 

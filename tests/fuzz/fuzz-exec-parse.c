@@ -45,6 +45,7 @@ static void check_list(const struct exec_list *l, bool paths)
 {
 	CHECK(l->n <= EXEC_MAX_LIST);
 	CHECK(l->v && l->v[l->n] == NULL);
+	CHECK(l->n < l->cap); /* within the slots counted for it */
 	for (size_t i = 0; i < l->n; i++) {
 		CHECK(l->v[i]);
 		if (paths)

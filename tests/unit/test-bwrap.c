@@ -499,3 +499,72 @@ Test(bwrap, tool_sandbox_mechanisms_are_refused)
 		cordon_policy_free(p);
 	}
 }
+
+/* A launch for the native runner skips what only bwrap needs to know of
+ * the protected paths (the runner looks itself, at run time); a launch for
+ * bwrap takes it, so bwrap keeps refusing a symlinked persistence path and
+ * keeps a worktree's .git file read-only. The native launch's policy is
+ * refused by bwrap rather than run with those notes missing. */
+static struct cordon_launch *launch_for(enum cordon_backend backend)
+{
+	struct cordon_launch_opts o = { .backend_set = true, .backend = backend, .workspace = ws };
+	struct cordon_launch *l = NULL;
+	struct cordon_error e = {};
+
+	cr_assert_eq(cordon_launch_new(NULL, &o, &l, &e), 0, "%s", e.message);
+	return l;
+}
+
+Test(bwrap, native_launch_skips_the_notes_bwrap_launch_takes_them)
+{
+	struct cordon_backend_info b = { .backend = CORDON_BACKEND_BWRAP };
+	struct cordon_confined *c = NULL;
+	struct cordon_error e = {};
+	const char *argv[] = { "true", NULL };
+	const struct cordon_policy *p;
+	struct cordon_launch *l;
+	char path[600], canon_ws[512];
+	char *cw = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.git", ws);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("gitdir: /elsewhere/.git/worktrees/x\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/.cordon.json", ws);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/.envrc", ws);
+	cr_assert_eq(symlink("real-envrc", path), 0);
+	cr_assert_eq(cordon_canonicalize(ws, &cw, NULL), 0);
+	snprintf(canon_ws, sizeof(canon_ws), "%s", cw);
+	free(cw);
+
+	/* native: nothing noted, and bwrap will not take the policy */
+	l = launch_for(CORDON_BACKEND_NATIVE);
+	p = cordon_launch_policy(l);
+	cr_assert(p->protect_notes_deferred);
+	cr_assert_null(p->protect_files);
+	cr_assert_null(p->protect_links);
+	cr_assert_null(p->protect_expanded);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EINVAL);
+	cr_assert(strstr(e.message, "built for the native runner"), "%s", e.message);
+	cr_assert_null(c);
+	cordon_launch_free(l);
+
+	/* bwrap: all three noted, and the symlink refused as for any policy */
+	l = launch_for(CORDON_BACKEND_BWRAP);
+	p = cordon_launch_policy(l);
+	cr_assert(!p->protect_notes_deferred);
+	snprintf(path, sizeof(path), "%s/.git", canon_ws);
+	cr_assert(strv_contains(p->protect_files, path), "%s", path);
+	snprintf(path, sizeof(path), "%s/.envrc", canon_ws);
+	cr_assert(strv_contains(p->protect_links, path), "%s", path);
+	snprintf(path, sizeof(path), "%s/.cordon.json", canon_ws);
+	cr_assert(strv_contains(p->protect_expanded, path), "%s", path);
+	cr_assert_eq(cordon_confine_with(&b, argv, p, &c, &e), -EOPNOTSUPP);
+	cr_assert(strstr(e.message, ".envrc read-only: it is a symlink"), "%s", e.message);
+	cordon_launch_free(l);
+}

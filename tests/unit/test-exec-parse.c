@@ -133,6 +133,13 @@ Test(exec_parse, repeats_are_per_list_among_many)
 	cr_assert_eq(f.write.n, 1);
 	cr_assert_str_eq(f.write.v[0], vals[7]);
 	cr_assert_eq(f.protect.n, 1);
+	/* each list has the slots its flag's values were counted to, its
+	 * NULL included, not a slot per argument (the runner's page faults) */
+	cr_assert_eq(f.deny_absent.cap, N + N / 10 + 1);
+	cr_assert_eq(f.write.cap, 2);
+	cr_assert_eq(f.protect.cap, 2);
+	cr_assert_eq(f.read.cap, 1);
+	cr_assert_null(f.read.v[0]);
 	exec_flags_done(&f);
 }
 

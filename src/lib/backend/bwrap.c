@@ -323,6 +323,11 @@ static int bwrap_confine(const struct cordon_backend_info *b, const char *const 
 
 	if (p->isolation == CORDON_ISOLATION_LIGHT)
 		return error_set(reterr, -EINVAL, "isolation 'light' is a mode of the native runner; bwrap always uses namespaces");
+	/* without the notes the protected paths' files, links and patterns
+	 * would go unseen (a launch for the native runner skips them) */
+	if (p->protect_notes_deferred)
+		return error_set(reterr, -EINVAL,
+				 "this policy was built for the native runner (its launch's backend): bwrap cannot run it");
 	/* a runner the caller named and cordon refused: never run without it */
 	{
 		char why[1024];

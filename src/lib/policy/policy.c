@@ -164,6 +164,8 @@ static int policy_build(enum cordon_mode m, const char *workspace_root, unsigned
 	p->net = CORDON_NET_NONE;
 	p->isolation = CORDON_ISOLATION_FULL;
 	p->caller_is_root = geteuid() == 0;
+	/* a launch for the native runner needs no bwrap notes (policy.h) */
+	p->protect_notes_deferred = policy_protect_notes_deferring();
 
 	if (workspace_root || m != CORDON_MODE_DANGER_FULL_ACCESS) {
 		struct cordon_error e = {};

@@ -66,6 +66,10 @@ struct cordon_policy {
 				    * likewise: bwrap would protect the target, not the link */
 	char **protect_expanded;   /* entries matching a protected prefix pattern (".cordon*")
 				    * that existed when the pattern was added (bwrap binds these) */
+	bool protect_notes_deferred; /* the four lists above are not filled (yet): a launch
+				      * notes them only for a backend other than the native
+				      * runner (policy_protect_notes_finish), bwrap refuses
+				      * the policy until then */
 	char **unprotect;          /* lifted persistence paths: no rule by name applies at or below
 				    * them (a profile's groups.persistence.bypass) */
 	char **allow_unix;         /* canonical socket paths the runner's unix gate admits */
@@ -170,6 +174,13 @@ const char *deny_entry_native_path(const struct cordon_policy *p, const struct d
 /* Note what bwrap needs to know about protected path (protect_files,
  * protect_links, protect_expanded); reads the filesystem. policy_protect.c */
 int policy_note_protect(struct cordon_policy *p, const char *path);
+/* While on, in this thread, the policies built defer those notes (the
+ * native runner decides the same at run time, so a launch for it needs
+ * none): the previous setting. policy_protect.c */
+bool policy_protect_notes_defer(bool on);
+bool policy_protect_notes_deferring(void);
+/* The deferred notes of p, taken now (for every protected path). */
+int policy_protect_notes_finish(struct cordon_policy *p);
 /* policy_deny.c: the read-deny set, as cordon_policy_new builds it. */
 int policy_deny_add(struct cordon_policy *p, const char *path, enum deny_origin origin, struct cordon_error *reterr);
 int policy_deny_defaults_outside_home(struct cordon_policy *p, struct cordon_error *reterr);

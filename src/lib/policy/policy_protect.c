@@ -4,7 +4,8 @@
  * when a path is added to the policy (its confine may not touch the
  * filesystem): which non-directories and symlinks lie on the way, and
  * which entries a prefix pattern matches. The native runner decides all of
- * this itself, at run time.
+ * this itself, at run time: a launch defers the notes until its backend is
+ * known and takes them only for another (policy_protect_notes_finish).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -104,10 +105,42 @@ static int note_protect_pattern(struct cordon_policy *p, const char *pattern)
 	return w.err;
 }
 
+/* Set by cordon_launch_new around its build: the policies built then
+ * leave the notes to policy_protect_notes_finish. */
+static _Thread_local bool defer_notes;
+
+bool policy_protect_notes_defer(bool on)
+{
+	bool prev = defer_notes;
+
+	defer_notes = on;
+	return prev;
+}
+
+bool policy_protect_notes_deferring(void)
+{
+	return defer_notes;
+}
+
+int policy_protect_notes_finish(struct cordon_policy *p)
+{
+	int r;
+
+	if (!p->protect_notes_deferred)
+		return 0;
+	p->protect_notes_deferred = false;
+	STRV_FOREACH(prot, p->protect)
+		if ((r = policy_note_protect(p, *prot)) < 0)
+			return r;
+	return 0;
+}
+
 int policy_note_protect(struct cordon_policy *p, const char *path)
 {
 	size_t n = strlen(path);
 
+	if (p->protect_notes_deferred)
+		return 0;
 	return n && path[n - 1] == '*' ? note_protect_pattern(p, path) : note_protect_file(p, path);
 }
 

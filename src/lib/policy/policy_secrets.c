@@ -12,10 +12,11 @@
  * through its hash tree, so listing /etc (some 150 entries) for the one
  * name /etc/cordon cost about 80 us where an lstat costs 1. A directory is
  * therefore listed only once LIST_AFTER different names have been asked of
- * it (HOME and ~/.config, with some 90 and 45); the names asked before
- * that, and every name in a directory asked fewer, are looked at with one
- * lstat each (statmemo.h), which says the same: there, of which type, or
- * not (ENOENT).
+ * it; the names asked before that, and every name in a directory asked
+ * fewer, are looked at with one lstat each (statmemo.h), which says the
+ * same: there, of which type, or not (ENOENT). HOME and ~/.config, which
+ * the catalogue's own paths ask some 90 and 45 names of, are known before
+ * any is asked (mark_busy) and listed on the first.
  *
  * A session start reads the catalogue up to three times (the profile's
  * group checks, a credential lift, the policy's read-deny set); a memo
@@ -55,6 +56,7 @@
 struct listing {
 	char *path;             /* canonical */
 	bool listed;            /* read: err, n, v and names say what is there */
+	bool busy;              /* the catalogue asks it LIST_AFTER names or more: listed at once */
 	unsigned n_asked;       /* until then: the different names asked, */
 	uint64_t asked[LIST_AFTER - 1]; /* by their hashes (a collision only lists later) */
 	int err;                /* 0, or why it could not be listed (-errno) */
@@ -337,7 +339,7 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 
 		if (!d || clen == 0)
 			return resolve_walked(l, home, rel, st);
-		if (!d->listed && worth_listing(d, comp, clen)) {
+		if (!d->listed && (d->busy || worth_listing(d, comp, clen))) {
 			d->err = list_dir(d);
 			d->listed = true;
 		}
@@ -384,12 +386,71 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 	}
 }
 
+/* The directories below home that the catalogue's own paths ask
+ * LIST_AFTER different names or more (HOME itself, ~/.config), marked busy
+ * in l: listed on their first name instead of after LIST_AFTER - 1 lstats
+ * that the listing then repeats. Counted on the paths as written: a link
+ * on the way is still followed by the resolution (a mark there is never
+ * used), and a directory that is not there is never reached, so never
+ * listed. */
+static void mark_busy(struct lister *l, const char *home)
+{
+	struct {
+		const char *dir; /* the path's first len bytes, below home */
+		size_t len;
+		unsigned n;
+		uint64_t names[LIST_AFTER];
+	} b[LISTED_MAX];
+	size_t nb = 0, hl = strlen(home);
+
+	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
+		const char *rel = policy_default_deny_read[i].path;
+
+		for (const char *c = rel; *c;) {
+			size_t clen = strcspn(c, "/"), len = c == rel ? 0 : (size_t)(c - rel) - 1, k;
+			uint64_t h = fnv1a_bytes(c, clen);
+
+			for (k = 0; k < nb && !(b[k].len == len && strncmp(b[k].dir, rel, len) == 0); k++)
+				;
+			if (k == nb && nb < LISTED_MAX)
+				b[nb++] = (typeof(b[0])){ .dir = rel, .len = len };
+			if (k < nb && b[k].n < LIST_AFTER) {
+				unsigned j;
+
+				for (j = 0; j < b[k].n && b[k].names[j] != h; j++)
+					;
+				if (j == b[k].n)
+					b[k].names[b[k].n++] = h;
+			}
+			if (!c[clen])
+				break;
+			c += clen + 1;
+		}
+	}
+	for (size_t k = 0; k < nb; k++) {
+		_cleanup_free_ char *dir = NULL;
+		struct listing *d;
+
+		if (b[k].n < LIST_AFTER)
+			continue;
+		if (b[k].len == 0 ? !(dir = strdup(home))
+				  : asprintf(&dir, "%s%s%.*s", strcmp(home, "/") == 0 ? "" : home, "/", (int)b[k].len,
+					     b[k].dir) < 0)
+			return; /* only slower */
+		d = lister_get(l, dir, b[k].len == 0 ? hl : strlen(dir));
+		if (d)
+			d->busy = true;
+	}
+}
+
 /* The whole catalogue below home, by listing, into set (empty). */
 static int resolve_home(const char *home, struct policy_secret_set *set)
 {
 	struct lister l = { .strs = &set->strs };
 	size_t n = policy_secret_count();
 	int r = set_init(set, n);
+
+	mark_busy(&l, home);
 
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		r = resolve_listed(&l, home, policy_default_deny_read[i].path, &set->v[i]);

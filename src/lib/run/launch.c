@@ -280,9 +280,9 @@ bad:
 }
 
 /* The backend (o's, else the selected one) and the one check of the
- * limits: what every launch ends with. */
-int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
-		  struct cordon_error *reterr)
+ * limits. */
+static int backend_and_limits(struct cordon_launch *l, const struct cordon_launch_opts *o,
+			      enum cordon_launch_stage *stage, struct cordon_error *reterr)
 {
 	int r;
 
@@ -316,6 +316,22 @@ int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, e
 	return cordon_limits_check(l->limits_set ? &l->limits : NULL, NULL, &l->plan, reterr);
 }
 
+/* What every launch ends with: its backend, the limits' check, and, for a
+ * backend other than the native runner (or a launch only shown), what it
+ * needs to know of the protected paths that a policy built inside
+ * cordon_launch_new left for now (policy_protect_notes_defer): the native
+ * runner looks at those paths itself, at run time. */
+int launch_finish(struct cordon_launch *l, const struct cordon_launch_opts *o, enum cordon_launch_stage *stage,
+		  struct cordon_error *reterr)
+{
+	int r = backend_and_limits(l, o, stage, reterr);
+
+	if (r >= 0 && (l->backend.backend != CORDON_BACKEND_NATIVE || l->inspect_only) &&
+	    (r = policy_protect_notes_finish(l->policy)) < 0)
+		return error_set(reterr, r, "cannot look at the protected paths: %s", strerror(-r));
+	return r;
+}
+
 static int launch_build(const struct cordon_profile_handle *profile, const struct cordon_launch_opts *o,
 			enum cordon_launch_stage *stage, struct cordon_launch **ret, struct cordon_error *reterr);
 
@@ -332,9 +348,12 @@ CORDON_API int cordon_launch_new(const struct cordon_profile_handle *profile, co
 	r = opts_take(opts, CORDON_LAUNCH_OPTS_SIZE_1, &taken, sizeof(taken), "cordon_launch_opts", reterr);
 	if (r < 0)
 		return r;
-	/* each path the build looks at, once (statmemo.h) */
+	/* each path the build looks at, once (statmemo.h); what only bwrap
+	 * needs to know of the protected paths, once the backend is known */
 	bool memo = statmemo_open();
+	bool defer = policy_protect_notes_defer(true);
 	r = launch_build(profile, o, &stage, ret, reterr);
+	policy_protect_notes_defer(defer);
 	statmemo_close(memo);
 	if (r < 0 && o->failed_stage)
 		*o->failed_stage = stage;
