@@ -158,6 +158,7 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	signals_setup(x);
 	if (p->pty)
 		terminal_runner_prepare(x);
+	landlock_split_start(x);
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -174,6 +175,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 		init_main(x);
 	netproxy_after_clone(x);
 	terminal_runner_after_clone(x);
+	/* init mounts meanwhile; then it takes this half of its ruleset */
+	landlock_split_runner(x);
 
 	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
 	/* init is gone, and its pid namespace with it */

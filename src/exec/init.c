@@ -77,8 +77,11 @@ static void landlock_build(struct exec_ctx *x)
 
 	rules.held = x->held;
 	rules.n_held = x->n_held;
+	/* the runner's half, when it built one; the rest is init's */
+	(void)landlock_split_take(x, &rules);
 	/* built once: the command enforces the same ruleset fd (harden.c) */
 	r = landlock_prepare(&rules, &x->landlock, &x->landlock_fd, err, sizeof(err));
+	landlock_split_release(x, &rules);
 	held_drop(x);
 	if (r < 0)
 		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
@@ -310,6 +313,7 @@ _Noreturn void init_main(struct exec_ctx *x)
 	if (setpgid(0, 0) < 0)
 		exec_die("init", "setpgid: %m");
 
+	landlock_split_init_start(x);
 	x->command_pid = -1;
 	x->gate_listener = -1;
 	for (size_t i = 0; i < p->n_steps; i++) {

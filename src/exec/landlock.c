@@ -160,6 +160,8 @@ struct builder {
 	const struct denied *denied;
 	size_t n_denied;
 	bool list_walked;
+	enum landlock_part part;   /* which rules this build adds (landlock.h) */
+	const char *const *inside; /* with a part: where the sandbox's inodes differ */
 	struct fd_batch *done; /* granted entries' fds, to close */
 	char *err;
 	size_t errlen;
@@ -318,6 +320,7 @@ struct entries_walk {
 	unsigned honour;
 	const struct below *below;
 	size_t n_below;
+	bool inside_below; /* an inside path lies beneath dir */
 	int r;
 };
 
@@ -333,6 +336,13 @@ static int grant_entry(const char *name, unsigned char d_type, void *data)
 	/* A symlink gets no rule (what it points at is granted or not on its
 	 * own): no need to open it. /usr/bin is a quarter links. */
 	if (kind == ENTRY_HIDDEN || (kind == ENTRY_GRANT && d_type == DT_LNK))
+		return 0;
+	/* The host part leaves an entry init mounts on to init; init adds
+	 * only those, and walks on towards them (the host part granted the
+	 * rest, on the same inodes). */
+	if (b->part == LANDLOCK_HOST && w->inside_below && landlock_inside_entry(b->inside, w->dir, name))
+		return 0;
+	if (b->part == LANDLOCK_INSIDE && kind == ENTRY_GRANT && !landlock_inside_entry(b->inside, w->dir, name))
 		return 0;
 	efd = open_entry(w->dfd, name, d_type, kind == ENTRY_WALK, &efd_listable);
 	if (efd == -EMFILE && b->done->n > 0) {
@@ -373,9 +383,16 @@ static int grant_entry(const char *name, unsigned char d_type, void *data)
 static int grant_entries(struct builder *b, int fd, bool listable, const char *dir, uint64_t split,
 			 unsigned honour, const struct below *below, size_t n_below)
 {
-	struct entries_walk w = { b, fd, dir, split, honour, below, n_below, 0 };
+	struct entries_walk w = { b, fd, dir, split, honour, below, n_below, false, 0 };
 	_cleanup_close_ int owned = -1;
 	int r;
+
+	if (b->part != LANDLOCK_WHOLE)
+		w.inside_below = landlock_inside_below(b->inside, dir);
+	/* init's part lists nothing: the entries it adds are the inside
+	 * paths' own names, looked up one by one */
+	if (b->part == LANDLOCK_INSIDE)
+		return landlock_inside_names(b->inside, dir, grant_entry, &w) < 0 ? w.r : 0;
 
 	if (!listable) {
 		owned = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -398,6 +415,20 @@ static int grant_entries(struct builder *b, int fd, bool listable, const char *d
 static int grant(struct builder *b, int fd, bool listable, mode_t type, const char *path, uint64_t allowed,
 		 unsigned honour)
 {
+	if (b->part == LANDLOCK_INSIDE && landlock_inside_at(b->inside, path)) {
+		int r;
+
+		/* beneath an inside path, every rule is init's */
+		b->part = LANDLOCK_WHOLE;
+		r = grant(b, fd, listable, type, path, allowed, honour);
+		b->part = LANDLOCK_INSIDE;
+		return r;
+	}
+	if (b->part == LANDLOCK_INSIDE && !landlock_inside_below(b->inside, path)) {
+		close(fd); /* the host part's alone */
+		return 0;
+	}
+
 	_cleanup_close_ int owned = fd;
 	_cleanup_free_ struct below *below = NULL;
 	uint64_t at = 0, withheld_below = 0, split, direct;
@@ -435,15 +466,16 @@ static int grant(struct builder *b, int fd, bool listable, mode_t type, const ch
 	if (allowed == 0)
 		return 0;
 	split = allowed & withheld_below;
+	/* on the way to an inside path, the host part gave PATH its rule */
 	if (!split)
-		return add_fd_rule_typed(b, fd, type, allowed, path, NULL);
+		return b->part == LANDLOCK_INSIDE ? 0 : add_fd_rule_typed(b, fd, type, allowed, path, NULL);
 
 	/* READ_DIR on PATH reaches every directory beneath it, denied ones
 	 * included; a denied file is unaffected by it. */
 	direct = allowed & ~split;
 	if ((split & LANDLOCK_ACCESS_FS_READ_DIR) && (b->list_walked || !dir_below))
 		direct |= LANDLOCK_ACCESS_FS_READ_DIR;
-	if (direct) {
+	if (direct && b->part != LANDLOCK_INSIDE) {
 		int r = add_fd_rule_typed(b, fd, S_IFDIR, direct, path, NULL);
 
 		if (r < 0)
@@ -492,11 +524,21 @@ static int take_held(struct builder *b, const char *root, mode_t *ret_type)
 	return -1;
 }
 
+/* Strictly beneath a path deny_read hides. */
+static bool beneath_hidden(const struct builder *b, const char *path)
+{
+	for (size_t i = 0; i < b->n_denied; i++)
+		if (!b->denied[i].exec_only && path_under(path, b->denied[i].path))
+			return true;
+	return false;
+}
+
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
 	unsigned honour = HONOUR_READ | HONOUR_EXEC;
 	mode_t type = 0;
+	bool inits;
 	int fd = take_held(b, root, &type);
 
 	if (fd >= 0 && !(canon = strdup(root))) {
@@ -546,6 +588,14 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 	 * withholds EXECUTE only: creating stays possible. */
 	if (b->list_walked && (allowed & LANDLOCK_ACCESS_FS_MAKE_REG))
 		honour = HONOUR_EXEC;
+	/* a root init mounts on, or beneath one or beneath a hidden path (a
+	 * hide mounts there), is init's alone */
+	inits = b->part != LANDLOCK_WHOLE && (landlock_inside_at(b->inside, canon) || beneath_hidden(b, canon));
+	if (b->part == LANDLOCK_HOST && inits) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 
 	if (fd < 0)
 		fd = open(canon, O_PATH | O_CLOEXEC);
@@ -553,6 +603,14 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		return errbuf_set(b->err, b->errlen, -errno, "landlock: cannot open %s: %s", canon, strerror(errno));
+	}
+	if (b->part == LANDLOCK_INSIDE && inits) {
+		int r;
+
+		b->part = LANDLOCK_WHOLE;
+		r = grant(b, fd, false, type, canon, allowed, honour);
+		b->part = LANDLOCK_INSIDE;
+		return r;
 	}
 	return grant(b, fd, false, type, canon, allowed, honour);
 }
@@ -600,6 +658,10 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 
 	if (!r || !rep)
 		return errbuf_set(err, errlen, -EINVAL, "landlock: no rules or no report");
+	/* init's part goes on in the host part's ruleset (made with the same
+	 * attributes: the same plan, the same kernel), taken over here */
+	if (r->part == LANDLOCK_INSIDE)
+		ruleset_fd = r->ruleset_fd;
 
 	abi = landlock_get_abi();
 	if (r->test_abi_cap < 0)
@@ -682,13 +744,20 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 	attr.handled_access_fs = fs;
 	attr.handled_access_net = net;
 	attr.scoped = scoped;
-	ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (r->part != LANDLOCK_INSIDE)
+		ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset_fd < 0)
-		return errbuf_set(err, errlen, -errno, "landlock: cannot create a ruleset: %s", strerror(errno));
+		return errbuf_set(err, errlen, r->part == LANDLOCK_INSIDE ? -EBADF : -errno,
+				  "landlock: cannot create a ruleset: %s", r->part == LANDLOCK_INSIDE ? "none handed over" : strerror(errno));
 
-	k = landlock_resolve_denied(r, &denied, &n_denied, err, errlen);
-	if (k < 0)
-		return k;
+	if (r->denied) {
+		denied = (struct denied *)r->denied; /* the caller's: never freed here */
+		n_denied = r->n_denied;
+	} else {
+		k = landlock_resolve_denied(r, &denied, &n_denied, err, errlen);
+		if (k < 0)
+			return k;
+	}
 
 	b = (struct builder){
 		.held = r->held,
@@ -698,6 +767,9 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		.denied = denied,
 		.n_denied = n_denied,
 		.list_walked = r->list_walked,
+		.part = r->part,
+		.inside = r->inside,
+		.n_rules = r->part == LANDLOCK_INSIDE ? r->rules_before : 0,
 		.done = &done,
 		.err = err,
 		.errlen = errlen,
@@ -712,15 +784,17 @@ int landlock_prepare(const struct landlock_rules *r, struct landlock_report *rep
 		k = add_root(&b, r->exec[i], FS_READ);
 	if (k >= 0 && r->exec_gate && r->shim_dir)
 		k = add_root(&b, r->shim_dir, FS_READ);
-	if (k >= 0 && r->exec_fd > 2)
+	if (k >= 0 && r->exec_fd > 2 && r->part != LANDLOCK_INSIDE)
 		k = add_exec_fd(&b, r->exec_fd);
-	denied_free(denied, n_denied);
+	if (!r->denied)
+		denied_free(denied, n_denied);
 	if (k < 0)
 		return k;
 
 	report.fs = true;
 	report.net = net != 0;
 	report.scope = scoped != 0;
+	report.rules = b.n_rules;
 	*rep = report;
 	*ret_fd = TAKE_FD(ruleset_fd);
 	return 0;

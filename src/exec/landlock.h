@@ -90,6 +90,18 @@ struct landlock_held {
 	bool dir;
 };
 
+/* Which rules a landlock_prepare call adds (full isolation splits init's
+ * ruleset in two halves built at once: landlock_split.c). Rules attach to
+ * inodes, and the sandbox's tree is the host's except where init mounts
+ * something (the `inside` paths): there the inode differs. */
+enum landlock_part {
+	LANDLOCK_WHOLE,  /* every rule (the default) */
+	LANDLOCK_HOST,   /* every rule but those at or beneath an inside path, from the host's tree */
+	LANDLOCK_INSIDE, /* only those, from the sandbox's tree, added to ruleset_fd */
+};
+
+struct denied;
+
 struct landlock_rules {
 	const char *const *readable;   /* NULL-terminated: read + execute (files and dirs); normally {"/", NULL} */
 	const char *const *writable;   /* NULL-terminated: full read/write/create/remove/truncate under these */
@@ -114,12 +126,22 @@ struct landlock_rules {
 	 * most this; < 0: as if Landlock were unavailable. It can only take
 	 * features away, and a required feature it takes away is refused. */
 	int test_abi_cap;
+	/* The split (LANDLOCK_WHOLE, 0, unless landlock_split.c sets them). */
+	enum landlock_part part;
+	const char *const *inside;     /* with a part: NULL-terminated, the paths init mounts on, canonical
+					* (and as written, where that differs) */
+	int ruleset_fd;                /* LANDLOCK_INSIDE: the host part's ruleset, taken over */
+	unsigned rules_before;         /* LANDLOCK_INSIDE: how many rules the host part added */
+	const struct denied *denied;   /* the denied paths resolved already (the split: the host part's,
+					* for both parts), or NULL: resolved here */
+	size_t n_denied;
 };
 
 struct landlock_report {
 	int abi;              /* 0 when Landlock is unavailable */
 	bool fs, net, scope;  /* what was actually enforced */
 	char missing[256];    /* words for what the kernel lacks ("landlock-net (ABI 4)"), "" if nothing */
+	unsigned rules;       /* rules in the ruleset (both parts, when split) */
 };
 
 /* The kernel's Landlock ABI version; memoised; 0 when unsupported/disabled. */

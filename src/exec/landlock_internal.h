@@ -20,3 +20,14 @@ struct denied {
 int landlock_resolve_denied(const struct landlock_rules *r, struct denied **ret, size_t *ret_n, char *err,
 			    size_t errlen);
 void denied_free(struct denied *d, size_t n);
+
+/* The split of init's ruleset (landlock_split.c): where the sandbox's
+ * inodes differ from the host's (INSIDE, NULL-terminated). At or beneath
+ * one of them; one of them strictly beneath PATH; DIR/NAME at or beneath
+ * one of them; and, for each entry of DIR on the way to one of them, once,
+ * cb(name, DT_UNKNOWN, data) (stops at, and returns, cb's first failure). */
+bool landlock_inside_at(const char *const *inside, const char *path);
+bool landlock_inside_below(const char *const *inside, const char *path);
+bool landlock_inside_entry(const char *const *inside, const char *dir, const char *name);
+int landlock_inside_names(const char *const *inside, const char *dir,
+			  int (*cb)(const char *name, unsigned char d_type, void *data), void *data);

@@ -64,6 +64,8 @@ struct exec_ctx {
 	struct landlock_held *held;     /* init: the HOME grants' fds (mount_home.c), for their Landlock
 					 * rules; taken by the ruleset's build, the rest closed (init.c) */
 	size_t n_held;
+	int split_fd[2];                /* the ruleset's two halves (landlock_split.c): the runner's end, init's */
+	char **ll_inside;               /* the paths init mounts on, for the split, or NULL */
 
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
 	int proxy_fd;                   /* init's end of the proxy's control socket, or -1 */
@@ -143,6 +145,17 @@ _Noreturn void command_main(struct exec_ctx *x);
 
 /* init.c */
 _Noreturn void init_main(struct exec_ctx *x);
+
+/* Init's Landlock ruleset in two halves built at once (landlock_split.c):
+ * before the clone (the runner), after it (the runner: its half, handed
+ * over), init's first step, init taking the runner's half into rules
+ * (false: init builds the whole), and what that took, freed. */
+struct landlock_rules;
+void landlock_split_start(struct exec_ctx *x);
+void landlock_split_runner(struct exec_ctx *x);
+void landlock_split_init_start(struct exec_ctx *x);
+bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules);
+void landlock_split_release(struct exec_ctx *x, struct landlock_rules *rules);
 /* Wait for child, forwarding x->forward to it; returns its wait status. */
 int exec_supervise(struct exec_ctx *x, pid_t child);
 /* One signal of that wait: 1 when child ended (*ret_status), 0 to go on,

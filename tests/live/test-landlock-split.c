@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Init's Landlock ruleset built in two halves (landlock_split.c): the
+ * runner's from the host's tree while init mounts, init's from the
+ * sandbox's tree at and beneath the paths it mounted on. Each case runs in
+ * a forked child with a user and mount namespace of its own, which builds
+ * the halves around its own mounts as the runner and init do, then
+ * confines itself and makes every attempt; the same attempts under the
+ * ruleset built whole after the mounts (as init alone built it) must give
+ * exactly the same answers. The runner's half alone must not: the control
+ * shows the mounted paths depend on init's half.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#ifndef cr_fatal
+#define cr_fatal(...) cr_assert_fail(__VA_ARGS__)
+#endif
+#include "landlock.h"
+#include "runner.h"
+
+static char tmp[PATH_MAX];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void setup_tmp(void)
+{
+	strcpy(tmp, "/tmp/cordon-llsplit-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void teardown_tmp(void)
+{
+	if (tmp[0])
+		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(landlock_split, .init = setup_tmp, .fini = teardown_tmp);
+
+static char *P(const char *rel)
+{
+	char *s;
+
+	cr_assert(asprintf(&s, "%s/%s", tmp, rel) > 0);
+	return s;
+}
+
+static void plant(const char *rel, const char *content)
+{
+	char *path = P(rel), *slash;
+	FILE *f;
+
+	for (slash = strchr(path + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
+		*slash = '/';
+	}
+	if (content) {
+		f = fopen(path, "we");
+		cr_assert_not_null(f, "create %s: %s", path, strerror(errno));
+		fputs(content, f);
+		fclose(f);
+	} else
+		cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+	free(path);
+}
+
+enum mode { WHOLE, SPLIT, HOST_ONLY };
+
+enum {
+	A_READ_PLAIN,       /* a/f: beside nothing denied */
+	A_READ_DENIED,      /* sec/s: beneath a denied directory */
+	A_READ_DENIED_DEEP, /* cfg/gh/t: beneath a denied directory in a walked one */
+	A_READ_SIBLING,     /* cfg/ok/u: beside it */
+	A_READ_MOUNTED,     /* mnt/y: a file of a tmpfs mounted on an inside path */
+	A_READ_MOUNTED_WALKED, /* cfg/mnt2/z: the same, in a walked directory */
+	A_WRITE_ROOT,       /* wr/new: a writable root bound back onto itself */
+	A_LIST_WALKED,      /* cfg: a walked directory, listed */
+	A_WRITE_READONLY,   /* a/new: a readable root only */
+	A_READ_COVERED,     /* mnt/h: the host's file under the tmpfs */
+	A_N,
+};
+
+static bool read_ok(const char *rel)
+{
+	char *path = P(rel), c;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && read(fd, &c, 1) == 1;
+
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return ok;
+}
+
+static uint32_t attempts(void)
+{
+	uint32_t m = 0;
+	char *path;
+	int fd;
+
+	m |= (uint32_t)read_ok("a/f") << A_READ_PLAIN;
+	m |= (uint32_t)read_ok("sec/s") << A_READ_DENIED;
+	m |= (uint32_t)read_ok("cfg/gh/t") << A_READ_DENIED_DEEP;
+	m |= (uint32_t)read_ok("cfg/ok/u") << A_READ_SIBLING;
+	m |= (uint32_t)read_ok("mnt/y") << A_READ_MOUNTED;
+	m |= (uint32_t)read_ok("cfg/mnt2/z") << A_READ_MOUNTED_WALKED;
+	m |= (uint32_t)read_ok("mnt/h") << A_READ_COVERED;
+	path = P("wr/new");
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	m |= (uint32_t)(fd >= 0) << A_WRITE_ROOT;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	path = P("a/new");
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	m |= (uint32_t)(fd >= 0) << A_WRITE_READONLY;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	path = P("cfg");
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m |= (uint32_t)(fd >= 0) << A_LIST_WALKED;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return m;
+}
+
+static int map_self(void)
+{
+	char map[64];
+	int fd, n;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -1;
+	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "deny", 4) != 4)
+		return -1;
+	close(fd);
+	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, map, (size_t)n) != n)
+		return -1;
+	close(fd);
+	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, map, (size_t)n) != n)
+		return -1;
+	close(fd);
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+/* What init mounts, here: a tmpfs with a file of its own on two inside
+ * paths, and the writable root bound onto itself. */
+static int mount_inside(void)
+{
+	char *mnt = P("mnt"), *mnt2 = P("cfg/mnt2"), *wr = P("wr"), *y = P("mnt/y"), *z = P("cfg/mnt2/z");
+	int fd, r = 0;
+
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=64k") < 0 || mount("tmpfs", mnt2, "tmpfs", 0, "size=64k") < 0 ||
+	    mount(wr, wr, NULL, MS_BIND, NULL) < 0)
+		r = -1;
+	if (r == 0 && ((fd = open(y, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0 || write(fd, "y", 1) != 1))
+		r = -1;
+	else if (r == 0)
+		close(fd);
+	if (r == 0 && ((fd = open(z, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0 || write(fd, "z", 1) != 1))
+		r = -1;
+	else if (r == 0)
+		close(fd);
+	free(mnt);
+	free(mnt2);
+	free(wr);
+	free(y);
+	free(z);
+	return r;
+}
+
+static int child(enum mode mode, int out)
+{
+	char *readable[] = { P("."), NULL }, *writable[] = { P("wr"), NULL };
+	char *deny[] = { P("sec"), P("cfg/gh"), NULL };
+	char *inside[] = { P("mnt"), P("cfg/mnt2"), P("wr"), NULL };
+	struct landlock_rules rules = {
+		.readable = (const char *const *)readable,
+		.writable = (const char *const *)writable,
+		.deny_read = (const char *const *)deny,
+		.list_walked = true,
+		.scope = true,
+	};
+	struct landlock_report rep;
+	char err[512] = "";
+	int fd = -1;
+	uint32_t m;
+
+	/* realpath of ".": tmp itself, canonical */
+	readable[0] = realpath(readable[0], NULL);
+	if (!readable[0] || map_self() < 0)
+		return 2;
+	if (mode != WHOLE) {
+		rules.part = LANDLOCK_HOST;
+		rules.inside = (const char *const *)inside;
+		if (landlock_prepare(&rules, &rep, &fd, err, sizeof(err)) < 0) {
+			fprintf(stderr, "host part: %s\n", err);
+			return 3;
+		}
+	}
+	if (mount_inside() < 0)
+		return 4;
+	if (mode == SPLIT) {
+		rules.part = LANDLOCK_INSIDE;
+		rules.ruleset_fd = fd;
+		rules.rules_before = rep.rules;
+		fd = -1;
+	} else if (mode == WHOLE)
+		rules.part = LANDLOCK_WHOLE;
+	if (mode != HOST_ONLY && landlock_prepare(&rules, &rep, &fd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", mode == SPLIT ? "inside part" : "whole", err);
+		return 5;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || landlock_restrict(fd, err, sizeof(err)) < 0)
+		return 6;
+	m = attempts();
+	return write(out, &m, sizeof(m)) == (ssize_t)sizeof(m) ? 0 : 7;
+}
+
+static uint32_t run(enum mode mode)
+{
+	int p[2], status;
+	uint32_t m = 0;
+	pid_t pid;
+
+	cr_assert(pipe2(p, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		alarm(10);
+		_exit(child(mode, p[1]));
+	}
+	close(p[1]);
+	cr_assert(waitpid(pid, &status, 0) == pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "mode %d: child status %#x", mode, status);
+	cr_assert(read(p[0], &m, sizeof(m)) == (ssize_t)sizeof(m));
+	close(p[0]);
+	return m;
+}
+
+static void tree(void)
+{
+	plant("a/f", "f");
+	plant("sec/s", "s");
+	plant("cfg/gh/t", "t");
+	plant("cfg/ok/u", "u");
+	plant("cfg/mnt2", NULL);
+	plant("mnt/h", "h");
+	plant("wr", NULL);
+}
+
+#define BIT(a) (1u << (a))
+
+Test(landlock_split, halves_give_what_the_whole_gives)
+{
+	uint32_t unconfined, whole, split, host;
+
+	live_skip_unless(landlock_get_abi() >= 1, "no Landlock");
+	tree();
+	/* control: the same attempts unconfined read everything */
+	unconfined = attempts();
+	cr_assert(unconfined & BIT(A_READ_DENIED) && unconfined & BIT(A_READ_DENIED_DEEP), "control: %#x", unconfined);
+
+	whole = run(WHOLE);
+	split = run(SPLIT);
+	host = run(HOST_ONLY);
+	cr_assert_eq(split, whole, "split %#x, whole %#x", split, whole);
+	/* what each answer is, so that equal answers are the right ones */
+	cr_assert_eq(whole, BIT(A_READ_PLAIN) | BIT(A_READ_SIBLING) | BIT(A_READ_MOUNTED) | BIT(A_READ_MOUNTED_WALKED) |
+				    BIT(A_WRITE_ROOT) | BIT(A_LIST_WALKED),
+		     "whole %#x", whole);
+	/* the runner's half alone leaves out exactly what init mounted */
+	cr_assert_eq(host, whole & ~(BIT(A_READ_MOUNTED) | BIT(A_READ_MOUNTED_WALKED) | BIT(A_WRITE_ROOT)),
+		     "host only %#x", host);
+}
+
+/* The wire, as landlock_split.c writes it: a header of six u32, then the
+ * lists, then the host's mountinfo. */
+struct wire {
+	uint32_t whole, rules, n_denied, n_inside, bytes, mountinfo;
+};
+
+static bool take(const void *msg, size_t len, bool with_fd, struct landlock_rules *r)
+{
+	struct exec_ctx x = { .split_fd = { -1, -1 } };
+	int sv[2], fd = -1;
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	bool took;
+
+	cr_assert(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
+	if (with_fd) {
+		struct cmsghdr *c;
+
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (len)
+		cr_assert(sendmsg(sv[0], &mh, 0) == (ssize_t)len);
+	close(sv[0]);
+	if (fd >= 0)
+		close(fd);
+	x.split_fd[1] = sv[1];
+	*r = (struct landlock_rules){ .readable = (const char *const[]){ "/", NULL } };
+	took = landlock_split_take(&x, r);
+	cr_assert_eq(x.split_fd[1], -1, "init's end is closed either way");
+	cr_assert_not_null(r->readable, "the caller's rules are kept");
+	if (took) {
+		cr_assert(r->ruleset_fd >= 0);
+		close(r->ruleset_fd);
+		landlock_split_release(&x, r);
+	} else
+		cr_assert(r->part == LANDLOCK_WHOLE && !r->inside && !r->denied);
+	return took;
+}
+
+struct msg {
+	struct wire w;
+	char body[256 * 1024];
+};
+
+/* denied /a (a directory), inside /m, and MOUNTINFO as the host's table */
+static size_t build(struct msg *msg, const char *mountinfo, size_t mi_len)
+{
+	size_t body = 0;
+
+	memset(&msg->w, 0, sizeof(msg->w));
+	msg->body[body++] = 1;
+	memcpy(msg->body + body, "/a", 3);
+	body += 3;
+	memcpy(msg->body + body, "/m", 3);
+	body += 3;
+	memcpy(msg->body + body, mountinfo, mi_len);
+	msg->w = (struct wire){ .whole = 0, .rules = 7, .n_denied = 1, .n_inside = 1, .bytes = (uint32_t)body,
+				.mountinfo = (uint32_t)mi_len };
+	return sizeof(msg->w) + body + mi_len;
+}
+
+static char *own_mountinfo(size_t *len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	cr_assert_not_null(f);
+	cr_assert(getdelim(&buf, &cap, '\0', f) > 0);
+	*len = strlen(buf);
+	fclose(f);
+	return buf;
+}
+
+Test(landlock_split, a_message_init_cannot_read_makes_it_build_the_whole)
+{
+	static struct msg msg;
+	struct landlock_rules r;
+	size_t mi_len, len;
+	char *mi = own_mountinfo(&mi_len);
+
+	/* a good one: this process's own table as the host's */
+	len = build(&msg, mi, mi_len);
+	cr_assert(take(&msg, len, true, &r));
+
+	/* the same without its ruleset */
+	cr_assert_not(take(&msg, len, false, &r));
+	/* the runner's word: build the whole */
+	msg.w.whole = 1;
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.w.whole = 0;
+	/* a length that is not the message's */
+	msg.w.bytes++;
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.w.bytes--;
+	msg.w.mountinfo++;
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.w.mountinfo--;
+	/* more paths counted than sent */
+	msg.w.n_inside = 2;
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.w.n_inside = 1;
+	/* a flag no runner writes */
+	msg.body[0] = 9;
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.body[0] = 1;
+	/* a path that is not absolute */
+	msg.body[1] = 'a';
+	cr_assert_not(take(&msg, len, true, &r));
+	msg.body[1] = '/';
+	/* a header cut short; no message at all (the runner ended) */
+	cr_assert_not(take(&msg, sizeof(msg.w) - 1, true, &r));
+	cr_assert_not(take(&msg, 0, false, &r));
+	cr_assert(take(&msg, len, true, &r), "control: the good message is still good");
+	free(mi);
+}
+
+Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_whole)
+{
+	static struct msg msg;
+	struct landlock_rules r;
+	size_t mi_len, len, kept = 0;
+	char *mi = own_mountinfo(&mi_len), *less = calloc(1, mi_len + 1);
+	bool dropped = false;
+
+	/* this process's table without its /proc: a mount of another device
+	 * the runner did not see, on no inside path */
+	cr_assert_not_null(less);
+	for (char *line = mi, *end; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		cr_assert_not_null(end);
+		if (strstr(line, " /proc ") && strstr(line, " /proc ") < end && !dropped) {
+			dropped = true;
+			continue;
+		}
+		memcpy(less + kept, line, (size_t)(end - line) + 1);
+		kept += (size_t)(end - line) + 1;
+	}
+	cr_assert(dropped, "this process has a /proc");
+	len = build(&msg, less, kept);
+	cr_assert_not(take(&msg, len, true, &r));
+	/* control: the whole table */
+	len = build(&msg, mi, mi_len);
+	cr_assert(take(&msg, len, true, &r));
+	free(less);
+	free(mi);
+}
