@@ -268,6 +268,16 @@ static size_t mnt_parse(char *text, size_t len, struct mnt *v, size_t max)
 	return n;
 }
 
+/* At most this many lines (one more than its newlines). */
+static size_t lines(const char *text, size_t len)
+{
+	size_t n = 1;
+
+	for (const char *c = text; (c = memchr(c, '\n', (size_t)(text + len - c))); c++)
+		n++;
+	return n;
+}
+
 static bool seq(const char *a, size_t al, const char *b, size_t bl)
 {
 	return al == bl && memcmp(a, b, al) == 0;
@@ -334,18 +344,18 @@ static bool mounts_kept(char *host, size_t hlen, const struct landlock_rules *r)
 {
 	_cleanup_free_ char *own = NULL;
 	_cleanup_free_ struct mnt *h = NULL, *o = NULL;
-	size_t olen, nh, no, max = 4096;
+	size_t olen, nh, no, hmax, omax;
 
 	if (read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &own, &olen) < 0)
 		return false;
-	h = calloc(max, sizeof(*h));
-	o = calloc(max, sizeof(*o));
+	hmax = lines(host, hlen);
+	omax = lines(own, olen);
+	h = calloc(hmax, sizeof(*h));
+	o = calloc(omax, sizeof(*o));
 	if (!h || !o)
 		return false;
-	nh = mnt_parse(host, hlen, h, max);
-	no = mnt_parse(own, olen, o, max);
-	if (nh == max || no == max)
-		return false;
+	nh = mnt_parse(host, hlen, h, hmax);
+	no = mnt_parse(own, olen, o, omax);
 	for (size_t i = 0; i < no; i++) {
 		char mp[PATH_MAX];
 		bool copy = false, hidden = false;
@@ -522,9 +532,11 @@ void landlock_split_init_start(struct exec_ctx *x)
 
 bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 {
+	/* one byte more than the most a runner sends: a longer message shows
+	 * (init is one thread; untouched, the pages cost nothing) */
+	static char packed[SPLIT_BYTES_MAX + MOUNTINFO_MAX + 1];
 	struct split_msg m = {};
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	_cleanup_free_ char *packed = NULL;
 	struct iovec iov[2] = { { .iov_base = &m, .iov_len = sizeof(m) } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct denied *denied = NULL;
@@ -534,14 +546,7 @@ bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 
 	if (x->split_fd[1] < 0)
 		return false;
-	/* one byte more than the most a runner sends: a longer message shows */
-	packed = malloc(SPLIT_BYTES_MAX + MOUNTINFO_MAX + 1);
-	if (!packed) {
-		close(x->split_fd[1]);
-		x->split_fd[1] = -1;
-		return false;
-	}
-	iov[1] = (struct iovec){ .iov_base = packed, .iov_len = SPLIT_BYTES_MAX + MOUNTINFO_MAX + 1 };
+	iov[1] = (struct iovec){ .iov_base = packed, .iov_len = sizeof(packed) };
 	while ((n = recvmsg(x->split_fd[1], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	close(x->split_fd[1]);
