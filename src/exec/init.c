@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -29,6 +30,7 @@
 
 #include "broker.h"
 #include "cleanup.h"
+#include "gate_common.h"
 #include "netproxy.h"
 #include "process.h"
 #include "runner.h"
@@ -136,7 +138,11 @@ static int drop_init_caps(void)
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
-/* Fork the command; with a gate, take its notification listener. */
+/* Fork the command; with a gate, take its notification listener. With a
+ * gate the command shares init's fd table until it has made the listener
+ * (unix_gate_offer, before anything else), so init holds it from the
+ * start and neither side waits for the other's word on it; init touches
+ * no fd of that table until the command has taken a copy of its own. */
 static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 {
 	int pair[2] = { -1, -1 }, r;
@@ -152,26 +158,40 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 		if ((r = unix_gate_pair(pair)) < 0)
 			exec_die("gate", "socketpair: %s", strerror(-r));
 	}
-	x->gate_fd = pair[1];
-	cmd = fork();
+	/* no stack: fork semantics (init is single-threaded) */
+	cmd = pair[1] >= 0 ? (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, NULL) : fork();
 	if (cmd < 0)
 		exec_die("init", "fork: %m");
 	if (cmd == 0) {
-		if (pair[0] >= 0)
-			close(pair[0]);
 		x->expect_parent = 1;
+		if (pair[1] >= 0) {
+			char err[256] = "";
+
+			/* pair[0] is init's: not closed while the table is shared */
+			r = unix_gate_offer(pair[1], exec_gates(x), err, sizeof(err));
+			if (r < 0)
+				exec_die("gate", "%s", err[0] ? err : strerror(-r));
+			close(pair[0]);
+		}
 		command_main(x);
 	}
-	if (x->init_ruleset && x->landlock_fd >= 0)
-		close(x->landlock_fd); /* the command has its copy */
 	if (pair[1] >= 0) {
-		close(pair[1]);
-		r = unix_gate_receive(pair[0], cmd, ret_listener);
+		int pidfd = gate_pidfd_open(cmd);
+
+		r = pidfd < 0 ? pidfd : unix_gate_receive(pair[0], pidfd, ret_listener);
+		if (pidfd >= 0)
+			close(pidfd);
 		if (r < 0) {
 			/* fail closed: nothing runs ungated */
 			(void)kill(cmd, SIGKILL);
 			exec_die("gate", "cannot take the command's listener: %s", strerror(-r));
 		}
+		/* the command has its own table by now (or is gone) */
+		close(pair[1]);
+	}
+	if (x->init_ruleset && x->landlock_fd >= 0)
+		close(x->landlock_fd); /* the command has its copy */
+	if (pair[1] >= 0) {
 		r = drop_init_caps();
 		if (r < 0) {
 			(void)kill(cmd, SIGKILL);

@@ -429,6 +429,41 @@ else
         not_ok "TCP connect on the sandbox's own loopback" "verdict=$v" "$o"
 fi
 
+# ---- the hand-over: init holds the listener from its birth -----------------
+# The command makes its listener in the fd table it still shares with init
+# and takes a table of its own before anything else (unix_gate_offer): a
+# connect as the command's first act is refused each time (never let
+# through, never ENOSYS for want of a listener), and the command's table
+# holds nothing of init's: no listener, no pinned socket, no pidfd.
+rm -f "$BASE/outside.log"
+bad=""
+for i in $(seq 10); do
+        json=$(crun -- "$PY" -c 'import socket,sys
+socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print("HOST REACHED")' "${SOCK[outside]}")
+        v=$(field verdict <<<"$json") o=$(field output <<<"$json")
+        if [ "$v" != denied ] || ! grep -q "Errno 13" <<<"$o" || grep -q "HOST REACHED" <<<"$o"; then
+                bad="run $i: verdict=$v $o"
+                break
+        fi
+done
+if [ -z "$bad" ] && [ ! -e "$BASE/outside.log" ]; then
+        ok "hand-over: a connect as the command's first act is refused, 10 runs of 10 (EACCES, nothing logged)"
+else
+        not_ok "hand-over: the first connect refused" "$bad" "host log: $(cat "$BASE/outside.log" 2>/dev/null | wc -l)"
+fi
+json=$(crun --allow-unix-socket "${SOCK[workspace]}" -- "$PY" -c 'import os
+for n in sorted(int(f) for f in os.listdir("/proc/self/fd")):
+    try:
+        print(n, os.readlink("/proc/self/fd/%d" % n))
+    except FileNotFoundError:
+        pass # the fd of the listing itself')
+o=$(field output <<<"$json")
+if [ "$(awk '{print $1}' <<<"$o" | tr '\n' ' ')" = "0 1 2 " ] && ! grep -qE "seccomp|socket|pidfd|anon_inode" <<<"$o"; then
+        ok "hand-over: the command's fd table is its own (0 1 2 only; no listener, pin or pidfd of init's)"
+else
+        not_ok "hand-over: the command's fd table" "$o"
+fi
+
 # ---- what is not gated says so ---------------------------------------------
 e=$(cd "$WS" && "$CORDON" explain --backend native -- true 2>&1)
 if grep -q "unix gate:" <<<"$e"; then ok "explain: the gate is in the plan under --net none"; else not_ok "explain shows the gate" "$e"; fi
