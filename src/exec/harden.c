@@ -3,7 +3,8 @@
  * The command's own steps, in the process that becomes the command: session,
  * parent-death signal, core dumps, fds, environment, capabilities,
  * no_new_privs, Landlock, seccomp (last: it refuses the prctl and mount
- * calls before it), execve.
+ * calls before it), execve. With gates their notification filter comes
+ * before all of these (init.c's start_command, unix_gate_offer).
  */
 #include <errno.h>
 #include <fcntl.h>
