@@ -4,7 +4,9 @@
  * parent-death signal, core dumps, fds, environment, capabilities,
  * no_new_privs, Landlock, seccomp (last: it refuses the prctl and mount
  * calls before it), execve. With gates their notification filter comes
- * before all of these (init.c's start_command, unix_gate_offer).
+ * before all of these (init.c's start_command, unix_gate_offer). These
+ * steps run in init's memory while init waits for the execve (init.c's
+ * start_command): none may make a call the gates send to init.
  */
 #include <errno.h>
 #include <fcntl.h>

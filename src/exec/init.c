@@ -20,6 +20,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -37,6 +38,8 @@
 #include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
+
+extern char **environ;
 
 void init_reap(struct exec_ctx *x, pid_t cmd)
 {
@@ -138,14 +141,51 @@ static int drop_init_caps(void)
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
-/* Fork the command; with a gate, take its notification listener. With a
- * gate the command shares init's fd table until it has made the listener
- * (unix_gate_offer, before anything else), so init holds it from the
- * start and neither side waits for the other's word on it; init touches
- * no fd of that table until the command has taken a copy of its own. */
+struct command_start {
+	struct exec_ctx *x;
+	int word; /* the gates' socket to init, or -1 */
+};
+
+/* The command, from its clone on. With a gate it first makes its listener
+ * in the fd table it shares with init (unix_gate_offer), so init holds it
+ * from the start and neither side waits for the other's word on it; init
+ * touches no fd of that table until the command has taken a copy of its
+ * own. */
+static int command_start(void *arg)
+{
+	const struct command_start *s = arg;
+	struct exec_ctx *x = s->x;
+
+	x->expect_parent = 1;
+	if (s->word >= 0) {
+		char err[256] = "";
+		int r = unix_gate_offer(s->word, exec_gates(x), err, sizeof(err));
+
+		if (r < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
+	}
+	command_main(x);
+}
+
+/* the command's stack while it runs in init's memory: only what it
+ * touches is ever backed */
+#define COMMAND_STACK (8u << 20)
+
+/* Start the command; with a gate, take its notification listener.
+ * Except for cordon serve's server (which never execs), the command runs
+ * in init's memory (CLONE_VM) while init waits (CLONE_VFORK) until its
+ * execve or its end: no copy of init's address space to make, no page of
+ * it to copy on write. It writes only its own stack, x (put back after)
+ * and environ (too); it makes no call a gate would send to the waiting
+ * init (harden.c's steps: none does). */
 static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 {
 	int pair[2] = { -1, -1 }, r;
+	struct command_start start = { .x = x, .word = -1 };
+	bool vm = x->plan->serve_fd <= 0;
+	struct exec_ctx saved;
+	char **env = environ;
+	void *stack = NULL;
 	pid_t cmd;
 
 	*ret_listener = -1;
@@ -157,23 +197,28 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 			exec_die("gate", "%s", err[0] ? err : strerror(-r));
 		if ((r = unix_gate_pair(pair)) < 0)
 			exec_die("gate", "socketpair: %s", strerror(-r));
+		start.word = pair[1];
 	}
-	/* no stack: fork semantics (init is single-threaded) */
-	cmd = pair[1] >= 0 ? (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+	if (vm) {
+		stack = mmap(NULL, COMMAND_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			exec_die("init", "the command's stack: %m");
+		saved = *x;
+		cmd = clone(command_start, (char *)stack + COMMAND_STACK,
+			    CLONE_VM | CLONE_VFORK | (pair[1] >= 0 ? CLONE_FILES : 0) | SIGCHLD, &start);
+	} else {
+		/* no stack: fork semantics (init is single-threaded) */
+		cmd = pair[1] >= 0 ? (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+		if (cmd == 0)
+			command_start(&start);
+	}
 	if (cmd < 0)
 		exec_die("init", "fork: %m");
-	if (cmd == 0) {
-		x->expect_parent = 1;
-		if (pair[1] >= 0) {
-			char err[256] = "";
-
-			/* pair[0] is init's: not closed while the table is shared */
-			r = unix_gate_offer(pair[1], exec_gates(x), err, sizeof(err));
-			if (r < 0)
-				exec_die("gate", "%s", err[0] ? err : strerror(-r));
-			close(pair[0]);
-		}
-		command_main(x);
+	if (vm) {
+		/* the command has exec'd or ended: what it wrote of init's, back */
+		*x = saved;
+		environ = env;
+		(void)munmap(stack, COMMAND_STACK);
 	}
 	if (pair[1] >= 0) {
 		int pidfd = gate_pidfd_open(cmd);
