@@ -464,6 +464,22 @@ else
         not_ok "hand-over: the command's fd table" "$o"
 fi
 
+# ---- started in init's memory: confined in full from its first instruction --
+# init starts the command with CLONE_VM|CLONE_VFORK: what the command reads
+# of itself first is the whole confinement (both filters, no_new_privs, no
+# capability in any set); control: the same read unconfined shows a
+# bounding set.
+STATUS_PY='print(" ".join(l.split(":")[0] + "=" + l.split()[1] for l in open("/proc/self/status") if l.split(":")[0] in ("Seccomp_filters", "NoNewPrivs", "CapEff", "CapPrm", "CapBnd", "CapAmb")))'
+o=$("$PY" -c "$STATUS_PY" 2>&1)
+if grep -q "CapBnd=0*[1-9a-f]" <<<"$o"; then ok "control: unconfined, the bounding set is not empty ($o)"; else not_ok "control: unconfined status" "$o"; fi
+json=$(crun -- "$PY" -c "$STATUS_PY")
+o=$(field output <<<"$json")
+if [ "$o" = "CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1 Seccomp_filters=2" ]; then
+        ok "started in init's memory: both filters, no_new_privs, every capability set empty at the first instruction"
+else
+        not_ok "the command's confinement at its first instruction" "$o"
+fi
+
 # ---- what is not gated says so ---------------------------------------------
 e=$(cd "$WS" && "$CORDON" explain --backend native -- true 2>&1)
 if grep -q "unix gate:" <<<"$e"; then ok "explain: the gate is in the plan under --net none"; else not_ok "explain shows the gate" "$e"; fi
