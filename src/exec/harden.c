@@ -3,7 +3,10 @@
  * The command's own steps, in the process that becomes the command: session,
  * parent-death signal, core dumps, fds, environment, capabilities,
  * no_new_privs, Landlock, seccomp (last: it refuses the prctl and mount
- * calls before it), execve.
+ * calls before it), execve. With gates their notification filter comes
+ * before all of these (init.c's start_command, unix_gate_offer). These
+ * steps run in init's memory while init waits for the execve (init.c's
+ * start_command): none may make a call the gates send to init.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,7 +202,7 @@ void harden_rlimit_core(struct exec_ctx *x, size_t i)
 
 void harden_close_fds(struct exec_ctx *x, size_t i)
 {
-	int keep[] = { exec_gates(x) ? x->gate_fd : -1, x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd,
+	int keep[] = { x->init_ruleset ? x->landlock_fd : -1, x->plan->exec_fd,
 		       x->plan->serve_fd > 0 ? x->plan->serve_fd : -1 };
 	int r = close_fds_keep(keep, ELEMENTSOF(keep));
 
@@ -235,31 +238,17 @@ void harden_landlock(struct exec_ctx *x, size_t i)
 		exec_die("landlock", "%s", err[0] ? err : strerror(-r));
 }
 
-/* With gates, their notification filter is loaded first and its listener
- * offered to init, which takes it (pidfd_getfd) while this process loads
- * the main filter; the wait for init's word comes after, mostly over by
- * then. The order changes no verdict: the kernel runs every filter and
- * keeps the strictest action, the main filter's EPERM or kill over the
- * gates' notification whichever was loaded last; between the two loads
- * this process makes no call the gates' filter sends to init. */
+/* The main filter. With gates, their notification filter is in force
+ * already (init.c's start_command, unix_gate_offer): the kernel runs
+ * every filter and keeps the strictest action, the main filter's EPERM
+ * or kill over the gates' notification. */
 void harden_seccomp(struct exec_ctx *x, size_t i)
 {
 	char err[512] = "";
-	int listener = -1, r = 0;
+	int r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
 
-	if (exec_gates(x)) {
-		r = unix_gate_offer(x->gate_fd, exec_gates(x), &listener, err, sizeof(err));
-		if (r < 0)
-			exec_die("gate", "%s", err[0] ? err : strerror(-r));
-	}
-	r = seccomp_apply(&x->plan->seccomp, err, sizeof(err));
 	if (r < 0)
 		exec_die("seccomp", "%s", err[0] ? err : strerror(-r));
-	if (exec_gates(x)) {
-		r = unix_gate_handed(x->gate_fd, listener, err, sizeof(err));
-		if (r < 0)
-			exec_die("gate", "%s", err[0] ? err : strerror(-r));
-	}
 }
 
 _Noreturn void harden_exec(struct exec_ctx *x, size_t i)

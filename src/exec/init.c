@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -29,12 +31,15 @@
 
 #include "broker.h"
 #include "cleanup.h"
+#include "gate_common.h"
 #include "netproxy.h"
 #include "process.h"
 #include "runner.h"
 #include "steps.h"
 #include "syscall_filter.h"
 #include "unix_gate.h"
+
+extern char **environ;
 
 void init_reap(struct exec_ctx *x, pid_t cmd)
 {
@@ -139,10 +144,64 @@ static int drop_init_caps(void)
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
-/* Fork the command; with a gate, take its notification listener. */
+struct command_start {
+	struct exec_ctx *x;
+	int word; /* the gates' socket to init, or -1 */
+};
+
+/* The command, from its clone on. With a gate it first makes its listener
+ * in the fd table it shares with init (unix_gate_offer), so init holds it
+ * from the start and neither side waits for the other's word on it; init
+ * touches no fd of that table until the command has taken a copy of its
+ * own. */
+static int command_start(void *arg)
+{
+	const struct command_start *s = arg;
+	struct exec_ctx *x = s->x;
+
+	x->expect_parent = 1;
+	if (s->word >= 0) {
+		char err[256] = "";
+		int r = unix_gate_offer(s->word, exec_gates(x), err, sizeof(err));
+
+		if (r < 0)
+			exec_die("gate", "%s", err[0] ? err : strerror(-r));
+	}
+	command_main(x);
+}
+
+/* the command's stack while it runs in init's memory: only what it
+ * touches is ever backed */
+#define COMMAND_STACK (8u << 20)
+
+/* AddressSanitizer cannot follow a process onto a stack it did not make
+ * (it warns, and may report falsely): under it, the command is forked */
+#if defined(__SANITIZE_ADDRESS__)
+#define COMMAND_IN_INIT_MEMORY false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COMMAND_IN_INIT_MEMORY false
+#endif
+#endif
+#ifndef COMMAND_IN_INIT_MEMORY
+#define COMMAND_IN_INIT_MEMORY true
+#endif
+
+/* Start the command; with a gate, take its notification listener.
+ * Except for cordon serve's server (which never execs), the command runs
+ * in init's memory (CLONE_VM) while init waits (CLONE_VFORK) until its
+ * execve or its end: no copy of init's address space to make, no page of
+ * it to copy on write. It writes only its own stack, x (put back after)
+ * and environ (too); it makes no call a gate would send to the waiting
+ * init (harden.c's steps: none does). */
 static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 {
 	int pair[2] = { -1, -1 }, r;
+	struct command_start start = { .x = x, .word = -1 };
+	bool vm = COMMAND_IN_INIT_MEMORY && x->plan->serve_fd <= 0;
+	struct exec_ctx saved;
+	char **env = environ;
+	void *stack = NULL;
 	pid_t cmd;
 
 	*ret_listener = -1;
@@ -154,27 +213,46 @@ static pid_t start_command(struct exec_ctx *x, int *ret_listener)
 			exec_die("gate", "%s", err[0] ? err : strerror(-r));
 		if ((r = unix_gate_pair(pair)) < 0)
 			exec_die("gate", "socketpair: %s", strerror(-r));
+		start.word = pair[1];
 	}
-	x->gate_fd = pair[1];
-	cmd = fork();
+	if (vm) {
+		stack = mmap(NULL, COMMAND_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			exec_die("init", "the command's stack: %m");
+		saved = *x;
+		cmd = clone(command_start, (char *)stack + COMMAND_STACK,
+			    CLONE_VM | CLONE_VFORK | (pair[1] >= 0 ? CLONE_FILES : 0) | SIGCHLD, &start);
+	} else {
+		/* no stack: fork semantics (init is single-threaded) */
+		cmd = pair[1] >= 0 ? (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+		if (cmd == 0)
+			command_start(&start);
+	}
 	if (cmd < 0)
 		exec_die("init", "fork: %m");
-	if (cmd == 0) {
-		if (pair[0] >= 0)
-			close(pair[0]);
-		x->expect_parent = 1;
-		command_main(x);
+	if (vm) {
+		/* the command has exec'd or ended: what it wrote of init's, back */
+		*x = saved;
+		environ = env;
+		(void)munmap(stack, COMMAND_STACK);
 	}
-	if (x->init_ruleset && x->landlock_fd >= 0)
-		close(x->landlock_fd); /* the command has its copy */
 	if (pair[1] >= 0) {
-		close(pair[1]);
-		r = unix_gate_receive(pair[0], cmd, ret_listener);
+		int pidfd = gate_pidfd_open(cmd);
+
+		r = pidfd < 0 ? pidfd : unix_gate_receive(pair[0], pidfd, ret_listener);
+		if (pidfd >= 0)
+			close(pidfd);
 		if (r < 0) {
 			/* fail closed: nothing runs ungated */
 			(void)kill(cmd, SIGKILL);
 			exec_die("gate", "cannot take the command's listener: %s", strerror(-r));
 		}
+		/* the command has its own table by now (or is gone) */
+		close(pair[1]);
+	}
+	if (x->init_ruleset && x->landlock_fd >= 0)
+		close(x->landlock_fd); /* the command has its copy */
+	if (pair[1] >= 0) {
 		r = drop_init_caps();
 		if (r < 0) {
 			(void)kill(cmd, SIGKILL);

@@ -53,7 +53,6 @@ struct exec_ctx {
 
 	pid_t command_pid;              /* init: the command it forked (STEP_INIT), or -1 */
 	int gate_listener;              /* init: the command's gate listener, or -1 */
-	int gate_fd;                    /* command: its end of the gates' handoff socketpair, or -1 */
 	struct unix_pin *unix_pins;     /* init: each --allow-unix-socket held open (unix_gate_pin) */
 	size_t n_unix_pins;
 	bool init_ruleset;              /* init enforces the plan's Landlock ruleset, landlock_fd (-1: none) */

@@ -15,12 +15,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -79,62 +81,59 @@ int unix_gate_pair(int ret[2])
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ret) < 0 ? -errno : 0;
 }
 
-int unix_gate_offer(int fd, unsigned which, int *ret_listener, char *err, size_t errlen)
+/* The command, first thing after the clone, while its fd table is still
+ * init's: the notification filter's listener is born in that table, so
+ * init holds it from the first instant, before the command makes any call
+ * the filter sends to it (no window where a gated call meets no one).
+ * Then the command takes a copy of the table of its own (unshare), so
+ * nothing it closes or opens from here on reaches init's, and only then
+ * tells init the listener's number: init closes its fds after that word.
+ * The command does not wait for init: it has nothing to wait for. */
+int unix_gate_offer(int fd, unsigned which, char *err, size_t errlen)
 {
-	_cleanup_close_ int listener = -EBADF;
+	_cleanup_close_ int sock = fd, listener = -EBADF;
 	int r;
 
+	/* the no_new_privs step comes again later: a no-op by then */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errbuf_set(err, errlen, -errno, "gate: no_new_privs: %s", strerror(errno));
 	r = seccomp_apply_notify(which, &listener, err, errlen);
 	if (r < 0)
 		return r;
-	/* write/read are not gated: no sendmsg here, it would wait on init */
-	if (write(fd, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
+	if (unshare(CLONE_FILES) < 0)
+		return errbuf_set(err, errlen, -errno, "gate: cannot take a copy of the fd table: %s", strerror(errno));
+	/* write is not gated (sendmsg would be) */
+	if (write(sock, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
 		return errbuf_set(err, errlen, -EIO, "gate: cannot tell init the listener: %s", strerror(errno));
-	*ret_listener = TAKE_FD(listener);
-	return 0;
+	return 0; /* this copy of the listener and of sock closed: init has its own */
 }
 
-int unix_gate_handed(int fd, int listener, char *err, size_t errlen)
+int unix_gate_receive(int fd, int pidfd, int *ret_listener)
 {
-	_cleanup_close_ int sock = fd, ours = listener;
-	char ack = 0;
-	ssize_t n;
-
-	/* held open until init has its copy: pidfd_getfd reads this
-	 * process's table, and the listener is close-on-exec */
-	do
-		n = read(sock, &ack, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1 || ack != 1)
-		return errbuf_set(err, errlen, -EIO, "gate: init did not take the listener");
-	return 0;
-}
-
-int unix_gate_receive(int fd, pid_t cmd, int *ret_listener)
-{
-	_cleanup_close_ int sock = fd, pidfd = -EBADF;
+	_cleanup_close_ int sock = fd;
+	struct pollfd p[2] = { { .fd = sock, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
 	int number, listener;
 	ssize_t n;
 
-	do
-		n = read(sock, &number, sizeof(number));
-	while (n < 0 && errno == EINTR);
-	if (n == 0) {
+	/* the command's word, or its end (the write end stays open in this
+	 * table, so its end is no EOF here: its pidfd says it) */
+	while (poll(p, 2, -1) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!(p[0].revents & POLLIN)) {
 		*ret_listener = -1; /* the command ended first */
 		return 0;
 	}
+	do
+		n = read(sock, &number, sizeof(number));
+	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(number))
 		return n < 0 ? -errno : -EIO;
-	pidfd = gate_pidfd_open(cmd);
-	if (pidfd < 0)
-		return pidfd;
-	listener = gate_pidfd_getfd(pidfd, number);
-	if (listener < 0)
-		return listener;
-	if (write(sock, "\1", 1) != 1) {
-		close(listener);
-		return -EIO;
-	}
+	/* in this table since the command made it: a seccomp listener (it
+	 * knows no notification 0: ENOENT; any other fd: ENOTTY, EBADF) */
+	listener = number;
+	if (listener < 0 || ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &(uint64_t){ 0 }) == 0 || errno != ENOENT)
+		return -EBADF;
 	gate_sync_wakeup(listener);
 	*ret_listener = listener;
 	return 0;

@@ -48,22 +48,22 @@ int unix_gate_pin(struct exec_ctx *x, char *err, size_t errlen);
  * over; ret[0] stays in init, ret[1] goes to the command. */
 int unix_gate_pair(int ret[2]);
 
-/* The command, in two halves around its main seccomp filter, so that init
- * takes the listener (pidfd_getfd) while the main filter loads instead of
- * the command waiting for it: unix_gate_offer loads the notification
- * filter of the gates in `which` (NOTIFY_*) and tells init the listener's
- * number on fd (0 and the listener in *ret_listener); unix_gate_handed
- * waits until init holds it and closes both (the listener is taken, so it
- * closes fd and listener on failure too). 0 or -errno with a reason in
- * err. The same handoff and loop serve the creation gate (create_gate.h):
- * one filter, one listener. */
-int unix_gate_offer(int fd, unsigned which, int *ret_listener, char *err, size_t errlen);
-int unix_gate_handed(int fd, int listener, char *err, size_t errlen);
+/* The listener handed over without a round trip: init clones the command
+ * with CLONE_FILES (init.c), and the command, first thing, calls
+ * unix_gate_offer: no_new_privs, the notification filter of the gates in
+ * `which` (NOTIFY_*), whose listener is born in the table it still shares
+ * with init; then a copy of the table of its own (unshare), and the
+ * listener's number written on fd; it closes fd and its copy of the
+ * listener, and goes on without waiting. 0 or -errno with a reason in err.
+ * The same handoff and loop serve the creation gate (create_gate.h): one
+ * filter, one listener. */
+int unix_gate_offer(int fd, unsigned which, char *err, size_t errlen);
 
-/* Init, after the fork: take the listener from the command (cmd). 0 and
- * *ret_listener >= 0; 0 and -1 when the command ended before handing it
- * over (its status tells why); -errno on failure. Closes fd. */
-int unix_gate_receive(int fd, pid_t cmd, int *ret_listener);
+/* Init, after the clone: the listener's number from fd, or the command's
+ * end (pidfd readable). 0 and *ret_listener >= 0 (already in init's table);
+ * 0 and -1 when the command ended before handing it over (its status tells
+ * why); -errno on failure. Closes fd. */
+int unix_gate_receive(int fd, int pidfd, int *ret_listener);
 
 /* Init's side of the gates, driven by init's own loop (init.c): which
  * pollfds to wait on (at most UNIX_GATE_MAX_POLLFDS; *timeout_ms lowered

@@ -429,6 +429,57 @@ else
         not_ok "TCP connect on the sandbox's own loopback" "verdict=$v" "$o"
 fi
 
+# ---- the hand-over: init holds the listener from its birth -----------------
+# The command makes its listener in the fd table it still shares with init
+# and takes a table of its own before anything else (unix_gate_offer): a
+# connect as the command's first act is refused each time (never let
+# through, never ENOSYS for want of a listener), and the command's table
+# holds nothing of init's: no listener, no pinned socket, no pidfd.
+rm -f "$BASE/outside.log"
+bad=""
+for i in $(seq 10); do
+        json=$(crun -- "$PY" -c 'import socket,sys
+socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print("HOST REACHED")' "${SOCK[outside]}")
+        v=$(field verdict <<<"$json") o=$(field output <<<"$json")
+        if [ "$v" != denied ] || ! grep -q "Errno 13" <<<"$o" || grep -q "HOST REACHED" <<<"$o"; then
+                bad="run $i: verdict=$v $o"
+                break
+        fi
+done
+if [ -z "$bad" ] && [ ! -e "$BASE/outside.log" ]; then
+        ok "hand-over: a connect as the command's first act is refused, 10 runs of 10 (EACCES, nothing logged)"
+else
+        not_ok "hand-over: the first connect refused" "$bad" "host log: $(cat "$BASE/outside.log" 2>/dev/null | wc -l)"
+fi
+json=$(crun --allow-unix-socket "${SOCK[workspace]}" -- "$PY" -c 'import os
+for n in sorted(int(f) for f in os.listdir("/proc/self/fd")):
+    try:
+        print(n, os.readlink("/proc/self/fd/%d" % n))
+    except FileNotFoundError:
+        pass # the fd of the listing itself')
+o=$(field output <<<"$json")
+if [ "$(awk '{print $1}' <<<"$o" | tr '\n' ' ')" = "0 1 2 " ] && ! grep -qE "seccomp|socket|pidfd|anon_inode" <<<"$o"; then
+        ok "hand-over: the command's fd table is its own (0 1 2 only; no listener, pin or pidfd of init's)"
+else
+        not_ok "hand-over: the command's fd table" "$o"
+fi
+
+# ---- started in init's memory: confined in full from its first instruction --
+# init starts the command with CLONE_VM|CLONE_VFORK: what the command reads
+# of itself first is the whole confinement (both filters, no_new_privs, no
+# capability in any set); control: the same read unconfined shows a
+# bounding set.
+STATUS_PY='print(" ".join(l.split(":")[0] + "=" + l.split()[1] for l in open("/proc/self/status") if l.split(":")[0] in ("Seccomp_filters", "NoNewPrivs", "CapEff", "CapPrm", "CapBnd", "CapAmb")))'
+o=$("$PY" -c "$STATUS_PY" 2>&1)
+if grep -q "CapBnd=0*[1-9a-f]" <<<"$o"; then ok "control: unconfined, the bounding set is not empty ($o)"; else not_ok "control: unconfined status" "$o"; fi
+json=$(crun -- "$PY" -c "$STATUS_PY")
+o=$(field output <<<"$json")
+if [ "$o" = "CapPrm=0000000000000000 CapEff=0000000000000000 CapBnd=0000000000000000 CapAmb=0000000000000000 NoNewPrivs=1 Seccomp_filters=2" ]; then
+        ok "started in init's memory: both filters, no_new_privs, every capability set empty at the first instruction"
+else
+        not_ok "the command's confinement at its first instruction" "$o"
+fi
+
 # ---- what is not gated says so ---------------------------------------------
 e=$(cd "$WS" && "$CORDON" explain --backend native -- true 2>&1)
 if grep -q "unix gate:" <<<"$e"; then ok "explain: the gate is in the plan under --net none"; else not_ok "explain shows the gate" "$e"; fi
