@@ -340,14 +340,11 @@ static bool mnt_transparent(const struct mnt *o, const struct mnt *h, size_t nh)
  * hidden path (no rule either way). A mount made by a step the inside
  * list does not know of fails this, and init builds the whole ruleset:
  * the list saves time, this check keeps the rules right. */
-static bool mounts_kept(char *host, size_t hlen, const struct landlock_rules *r)
+static bool mounts_kept(char *host, size_t hlen, char *own, size_t olen, const struct landlock_rules *r)
 {
-	_cleanup_free_ char *own = NULL;
 	_cleanup_free_ struct mnt *h = NULL, *o = NULL;
-	size_t olen, nh, no, hmax, omax;
+	size_t nh, no, hmax, omax;
 
-	if (read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &own, &olen) < 0)
-		return false;
 	hmax = lines(host, hlen);
 	omax = lines(own, olen);
 	h = calloc(hmax, sizeof(*h));
@@ -540,12 +537,18 @@ bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 	struct iovec iov[2] = { { .iov_base = &m, .iov_len = sizeof(m) } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct denied *denied = NULL;
+	_cleanup_free_ char *own = NULL;
+	size_t own_len = 0;
 	struct cmsghdr *c;
 	ssize_t n;
 	int fd = -1;
 
 	if (x->split_fd[1] < 0)
 		return false;
+	/* init's own table, read while the runner may still be at its half
+	 * (every mount of init's is made by now: this is the command's
+	 * ruleset, built last) */
+	(void)read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &own, &own_len); /* else NULL */
 	iov[1] = (struct iovec){ .iov_base = packed, .iov_len = sizeof(packed) };
 	while ((n = recvmsg(x->split_fd[1], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
@@ -569,7 +572,7 @@ bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 	rules->rules_before = m.rules;
 	rules->denied = denied;
 	rules->n_denied = m.n_denied;
-	if (!mounts_kept(packed + m.bytes, m.mountinfo, rules)) {
+	if (!own || !mounts_kept(packed + m.bytes, m.mountinfo, own, own_len, rules)) {
 		landlock_split_release(x, rules);
 		close(fd);
 		rules->part = LANDLOCK_WHOLE;
