@@ -32,29 +32,27 @@
 #include "fileio.h"
 #include "landlock.h"
 #include "landlock_internal.h"
+#include "msgbuf.h"
+#include "msgframe.h"
 #include "path.h"
 #include "pathfd.h"
 #include "runner.h"
 #include "strv.h"
 #include "unix_gate.h"
 
-/* What the runner says: its half is in the ruleset passed beside (whole
- * 0, with the rules it added), or init is to build the whole (1). After
- * the header, what both halves decide by, as the runner found it, so that
- * they decide alike: the denied paths resolved (a flag byte and the path,
- * NUL-terminated, each) and the inside paths (NUL-terminated); then the
- * host's mount table as the runner saw it (mountinfo bytes of it), which
- * init checks its own mounts against (mounts_kept). */
-struct split_msg {
-	uint32_t whole;
-	uint32_t rules;
-	uint32_t n_denied;
-	uint32_t n_inside;
-	uint32_t bytes;
-	uint32_t mountinfo;
-};
-
-#define SPLIT_BYTES_MAX (128 * 1024) /* beyond it, init builds the whole */
+/* The one frame the runner sends init (msgframe.h, on a stream
+ * socketpair): LANDLOCK_SPLIT_HALF with the ruleset's fd, or
+ * LANDLOCK_SPLIT_WHOLE (no body, no fd): init is to build the whole.
+ * The half's body is what both halves decide by, as the runner found it,
+ * so that they decide alike:
+ *   u32 the rules the runner added;
+ *   strv the inside paths;
+ *   u32 n, then n times: u8 flags (DENIED_*), string path: the denied
+ *     paths resolved;
+ *   string the host's mountinfo, which init checks its own mounts
+ *     against (mounts_kept). */
+#define SPLIT_PATHS_MAX 65536
+#define SPLIT_BODY_MAX MSG_FRAME_MAX /* a frame's most: more is a failure, and init builds the whole */
 #define MOUNTINFO_MAX (256 * 1024)
 #define DENIED_DIR 1u
 #define DENIED_EXEC_ONLY 2u
@@ -243,20 +241,20 @@ struct mnt {
 	size_t dev_len, root_len, mp_len;
 };
 
-static size_t mnt_parse(char *text, size_t len, struct mnt *v, size_t max)
+static size_t mnt_parse(const char *text, size_t len, struct mnt *v, size_t max)
 {
 	size_t n = 0;
 
-	for (char *line = text, *end; line < text + len && n < max; line = end + 1) {
+	for (const char *line = text, *end; line < text + len && n < max; line = end + 1) {
 		const char *f[5];
 		size_t fl[5], k = 0;
-		char *c = line;
+		const char *c = line;
 
 		end = memchr(line, '\n', (size_t)(text + len - line));
 		if (!end)
 			end = text + len;
 		while (k < 5 && c < end) {
-			char *sp = memchr(c, ' ', (size_t)(end - c));
+			const char *sp = memchr(c, ' ', (size_t)(end - c));
 
 			f[k] = c;
 			fl[k++] = (size_t)((sp ? sp : end) - c);
@@ -340,7 +338,7 @@ static bool mnt_transparent(const struct mnt *o, const struct mnt *h, size_t nh)
  * hidden path (no rule either way). A mount made by a step the inside
  * list does not know of fails this, and init builds the whole ruleset:
  * the list saves time, this check keeps the rules right. */
-static bool mounts_kept(char *host, size_t hlen, char *own, size_t olen, const struct landlock_rules *r)
+static bool mounts_kept(const char *host, size_t hlen, const char *own, size_t olen, const struct landlock_rules *r)
 {
 	_cleanup_free_ struct mnt *h = NULL, *o = NULL;
 	size_t nh, no, hmax, omax;
@@ -384,83 +382,89 @@ void landlock_split_start(struct exec_ctx *x)
 	/* only where init builds the command's ruleset (the gates) */
 	if (x->plan->isolation != CORDON_ISOLATION_FULL || !exec_gates(x) || landlock_get_abi() < 1)
 		return;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return; /* init builds the whole */
 	x->split_fd[0] = sv[0];
 	x->split_fd[1] = sv[1];
 }
 
-/* The lists after the header, into a buffer of their own; NULL when they
- * do not fit SPLIT_BYTES_MAX or memory runs out. */
-static char *pack(const struct denied *d, size_t n, char *const *inside, size_t *ret_bytes)
+/* The half's body (see LANDLOCK_SPLIT_HALF above). */
+static int body_put(struct msgbuf *b, unsigned rules, char *const *inside, const struct denied *d, size_t n,
+		    const char *mountinfo, size_t mi_len)
 {
-	size_t bytes = 0, at = 0;
-	char *buf;
+	int r = msgbuf_put_u32(b, rules);
 
-	for (size_t i = 0; i < n; i++)
-		bytes += 2 + strlen(d[i].path);
-	for (size_t i = 0; inside[i]; i++)
-		bytes += 1 + strlen(inside[i]);
-	if (bytes > SPLIT_BYTES_MAX || !(buf = malloc(bytes ? bytes : 1)))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(d[i].path) + 1;
-
-		buf[at++] = (char)((d[i].is_dir ? DENIED_DIR : 0) | (d[i].exec_only ? DENIED_EXEC_ONLY : 0));
-		memcpy(buf + at, d[i].path, len);
-		at += len;
+	if (r >= 0)
+		r = msgbuf_put_strv(b, inside, SPLIT_PATHS_MAX, PATH_MAX);
+	if (r >= 0)
+		r = n > SPLIT_PATHS_MAX ? -E2BIG : msgbuf_put_u32(b, (uint32_t)n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		r = msgbuf_put_u8(b, (uint8_t)((d[i].is_dir ? DENIED_DIR : 0) | (d[i].exec_only ? DENIED_EXEC_ONLY : 0)));
+		if (r >= 0)
+			r = msgbuf_put_cstring(b, d[i].path);
 	}
-	for (size_t i = 0; inside[i]; i++) {
-		size_t len = strlen(inside[i]) + 1;
-
-		memcpy(buf + at, inside[i], len);
-		at += len;
-	}
-	*ret_bytes = bytes;
-	return buf;
+	if (r >= 0)
+		r = msgbuf_put_string(b, mountinfo, mi_len, 0);
+	return r;
 }
 
-/* The next absolute path of BUF[*at..bytes), NUL-terminated, copied. */
-static char *next_path(const char *buf, size_t bytes, size_t *at)
+/* The half's body read back: -EBADMSG (or msgbuf's word) for anything
+ * else, and nothing kept. *ret_mountinfo points into B. */
+static int body_get(struct msgbuf *b, uint32_t *ret_rules, char ***ret_inside, struct denied **ret_denied,
+		    size_t *ret_n, const uint8_t **ret_mountinfo, size_t *ret_mi_len)
 {
-	const char *end = *at < bytes ? memchr(buf + *at, '\0', bytes - *at) : NULL;
-	char *s;
+	char **inside = NULL;
+	struct denied *d = NULL;
+	uint32_t rules, n = 0, i = 0;
+	const uint8_t *mi;
+	size_t mi_len;
+	int r = msgbuf_get_u32(b, &rules);
 
-	if (!end || buf[*at] != '/' || !(s = strdup(buf + *at)))
-		return NULL;
-	*at = (size_t)(end - buf) + 1;
-	return s;
-}
+	if (r >= 0)
+		r = msgbuf_get_strv(b, SPLIT_PATHS_MAX, PATH_MAX, &inside);
+	if (r >= 0)
+		r = msgbuf_get_u32(b, &n);
+	if (r >= 0 && (n > SPLIT_PATHS_MAX || n > msgbuf_len(b) / 6)) /* a flag, a length, a '/' each */
+		r = -E2BIG;
+	if (r >= 0 && !(d = calloc(n ? n : 1, sizeof(*d))))
+		r = -ENOMEM;
+	for (i = 0; r >= 0 && i < n; i++) {
+		uint8_t flags;
 
-/* What pack made, read back: -EBADMSG for anything else. */
-static int unpack(const char *buf, size_t bytes, size_t n, size_t n_inside, struct denied **ret,
-		  char ***ret_inside)
-{
-	struct denied *d = calloc(n ? n : 1, sizeof(*d));
-	_cleanup_strv_free_ char **inside = calloc(n_inside + 1, sizeof(*inside));
-	size_t at = 0, i, k = 0;
-
-	if (!d || !inside) {
-		free(d);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n && at < bytes; i++) {
-		unsigned flags = (unsigned char)buf[at++];
-
-		if ((flags & ~(DENIED_DIR | DENIED_EXEC_ONLY)) || !(d[i].path = next_path(buf, bytes, &at)))
+		r = msgbuf_get_u8(b, &flags);
+		if (r >= 0 && (flags & ~(DENIED_DIR | DENIED_EXEC_ONLY)))
+			r = -EBADMSG;
+		if (r >= 0)
+			r = msgbuf_get_string(b, PATH_MAX, MSGBUF_NO_NUL, &d[i].path, NULL);
+		if (r < 0)
 			break;
+		if (d[i].path[0] != '/') {
+			i++; /* freed with the rest */
+			r = -EBADMSG;
+			break;
+		}
 		d[i].is_dir = flags & DENIED_DIR;
 		d[i].exec_only = flags & DENIED_EXEC_ONLY;
 	}
-	for (k = 0; i == n && k < n_inside; k++)
-		if (!(inside[k] = next_path(buf, bytes, &at)))
-			break;
-	if (i < n || k < n_inside || at != bytes) {
-		denied_free(d, i);
-		return -EBADMSG;
+	for (size_t k = 0; r >= 0 && inside[k]; k++)
+		if (inside[k][0] != '/')
+			r = -EBADMSG;
+	if (r >= 0)
+		r = msgbuf_get_string_direct(b, MOUNTINFO_MAX, 0, &mi, &mi_len);
+	if (r >= 0 && msgbuf_len(b) != 0)
+		r = -EBADMSG; /* nothing after it */
+	if (r < 0) {
+		msgbuf_strv_free(inside);
+		if (d)
+			denied_free(d, i);
+		return r;
 	}
-	*ret = d;
-	*ret_inside = TAKE_PTR(inside);
+	*ret_rules = rules;
+	*ret_inside = inside;
+	*ret_denied = d;
+	*ret_n = n;
+	*ret_mountinfo = mi;
+	*ret_mi_len = mi_len;
 	return 0;
 }
 
@@ -468,14 +472,13 @@ void landlock_split_runner(struct exec_ctx *x)
 {
 	struct landlock_rules rules = x->plan->landlock;
 	struct landlock_report rep;
-	struct split_msg m = { .whole = 1 };
-	char err[512], cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov[3] = { { .iov_base = &m, .iov_len = sizeof(m) } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 1 };
+	char err[512];
 	_cleanup_strv_free_ char **inside = NULL;
+	_cleanup_(msgbuf_freep) struct msgbuf *body = NULL;
+	_cleanup_free_ char *mountinfo = NULL;
 	struct denied *denied = NULL;
-	size_t n_denied = 0, bytes = 0, mi_len = 0;
-	_cleanup_free_ char *packed = NULL, *mountinfo = NULL;
+	size_t n_denied = 0, mi_len = 0;
+	bool half = false;
 	int fd = -1;
 
 	if (x->split_fd[0] < 0)
@@ -487,32 +490,17 @@ void landlock_split_runner(struct exec_ctx *x)
 	rules.n_held = 0;
 	if (inside_paths(x->plan, &inside) == 0 &&
 	    read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &mountinfo, &mi_len) == 0 &&
-	    landlock_resolve_denied(&rules, &denied, &n_denied, err, sizeof(err)) == 0 &&
-	    (packed = pack(denied, n_denied, inside, &bytes))) {
+	    landlock_resolve_denied(&rules, &denied, &n_denied, err, sizeof(err)) == 0) {
 		rules.inside = (const char *const *)inside;
 		rules.denied = denied;
 		rules.n_denied = n_denied;
+		half = landlock_prepare(&rules, &rep, &fd, err, sizeof(err)) == 0 && fd >= 0 &&
+		       (body = msgbuf_new(SPLIT_BODY_MAX)) &&
+		       body_put(body, rep.rules, inside, denied, n_denied, mountinfo, mi_len) >= 0;
 	}
-	if (rules.denied && landlock_prepare(&rules, &rep, &fd, err, sizeof(err)) == 0 && fd >= 0) {
-		struct cmsghdr *c;
-
-		m = (struct split_msg){ .whole = 0, .rules = rep.rules, .n_denied = (uint32_t)n_denied,
-					.n_inside = (uint32_t)strv_length(inside), .bytes = (uint32_t)bytes,
-					.mountinfo = (uint32_t)mi_len };
-		iov[1] = (struct iovec){ .iov_base = packed, .iov_len = bytes };
-		iov[2] = (struct iovec){ .iov_base = mountinfo, .iov_len = mi_len };
-		mh.msg_iovlen = 3;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	/* init gone: its end is closed, and the wait that follows says why */
-	while (sendmsg(x->split_fd[0], &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
+	/* init gone: the write fails, and the wait that follows says why */
+	(void)msg_frame_write(x->split_fd[0], half ? LANDLOCK_SPLIT_HALF : LANDLOCK_SPLIT_WHOLE, half ? body : NULL,
+			      half ? &fd : NULL, half ? 1 : 0);
 	if (fd >= 0)
 		close(fd);
 	denied_free(denied, n_denied);
@@ -529,19 +517,13 @@ void landlock_split_init_start(struct exec_ctx *x)
 
 bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 {
-	/* one byte more than the most a runner sends: a longer message shows
-	 * (init is one thread; untouched, the pages cost nothing) */
-	static char packed[SPLIT_BYTES_MAX + MOUNTINFO_MAX + 1];
-	struct split_msg m = {};
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov[2] = { { .iov_base = &m, .iov_len = sizeof(m) } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct denied *denied = NULL;
 	_cleanup_free_ char *own = NULL;
-	size_t own_len = 0;
-	struct cmsghdr *c;
-	ssize_t n;
-	int fd = -1;
+	struct msg_frame f = {};
+	struct denied *denied = NULL;
+	const uint8_t *mi = NULL;
+	size_t own_len = 0, mi_len = 0, n_denied = 0;
+	uint32_t before = 0;
+	int r;
 
 	if (x->split_fd[1] < 0)
 		return false;
@@ -549,38 +531,31 @@ bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 	 * (every mount of init's is made by now: this is the command's
 	 * ruleset, built last) */
 	(void)read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &own, &own_len); /* else NULL */
-	iov[1] = (struct iovec){ .iov_base = packed, .iov_len = sizeof(packed) };
-	while ((n = recvmsg(x->split_fd[1], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
+	r = msg_frame_read(x->split_fd[1], SPLIT_BODY_MAX, &f);
 	close(x->split_fd[1]);
 	x->split_fd[1] = -1;
-	for (c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (n < (ssize_t)sizeof(m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || m.whole || fd < 0 ||
-	    m.bytes > SPLIT_BYTES_MAX || m.mountinfo > MOUNTINFO_MAX ||
-	    (size_t)n != sizeof(m) + m.bytes + m.mountinfo ||
-	    (uint64_t)m.n_denied * 3 + (uint64_t)m.n_inside * 2 > m.bytes ||
-	    unpack(packed, m.bytes, m.n_denied, m.n_inside, &denied, &x->ll_inside) < 0) {
-		if (fd >= 0)
-			close(fd);
+	if (r != 1 || f.type != LANDLOCK_SPLIT_HALF || f.nfds != 1 || !f.body ||
+	    body_get(f.body, &before, &x->ll_inside, &denied, &n_denied, &mi, &mi_len) < 0) {
+		msg_frame_done(&f);
 		return false; /* init builds the whole */
 	}
 	rules->part = LANDLOCK_INSIDE;
 	rules->inside = (const char *const *)x->ll_inside;
-	rules->ruleset_fd = fd;
-	rules->rules_before = m.rules;
+	rules->ruleset_fd = f.fds[0];
+	rules->rules_before = before;
 	rules->denied = denied;
-	rules->n_denied = m.n_denied;
-	if (!own || !mounts_kept(packed + m.bytes, m.mountinfo, own, own_len, rules)) {
+	rules->n_denied = n_denied;
+	if (!own || !mounts_kept((const char *)mi, mi_len, own, own_len, rules)) {
 		landlock_split_release(x, rules);
-		close(fd);
 		rules->part = LANDLOCK_WHOLE;
 		rules->inside = NULL;
 		rules->ruleset_fd = -1;
 		rules->rules_before = 0;
+		msg_frame_done(&f); /* closes the ruleset */
 		return false; /* init builds the whole */
 	}
+	f.fds[0] = -1; /* the caller's now */
+	msg_frame_done(&f);
 	return true;
 }
 
@@ -590,6 +565,6 @@ void landlock_split_release(struct exec_ctx *x, struct landlock_rules *rules)
 		denied_free((struct denied *)rules->denied, rules->n_denied);
 	rules->denied = NULL;
 	rules->n_denied = 0;
-	strv_free(x->ll_inside);
+	msgbuf_strv_free(x->ll_inside);
 	x->ll_inside = NULL;
 }

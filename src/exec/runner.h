@@ -150,6 +150,8 @@ _Noreturn void init_main(struct exec_ctx *x);
  * over), init's first step, init taking the runner's half into rules
  * (false: init builds the whole), and what that took, freed. */
 struct landlock_rules;
+#define LANDLOCK_SPLIT_HALF 1  /* the frame of the runner's half (landlock_split.c) */
+#define LANDLOCK_SPLIT_WHOLE 2 /* the frame saying init is to build the whole */
 void landlock_split_start(struct exec_ctx *x);
 void landlock_split_runner(struct exec_ctx *x);
 void landlock_split_init_start(struct exec_ctx *x);

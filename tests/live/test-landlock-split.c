@@ -32,6 +32,8 @@
 #define cr_fatal(...) cr_assert_fail(__VA_ARGS__)
 #endif
 #include "landlock.h"
+#include "msgbuf.h"
+#include "msgframe.h"
 #include "runner.h"
 
 static char tmp[PATH_MAX];
@@ -304,39 +306,24 @@ Test(landlock_split, halves_give_what_the_whole_gives)
 		     "host only %#x", host);
 }
 
-/* The wire, as landlock_split.c writes it: a header of six u32, then the
- * lists, then the host's mountinfo. */
-struct wire {
-	uint32_t whole, rules, n_denied, n_inside, bytes, mountinfo;
-};
-
-static bool take(const void *msg, size_t len, bool with_fd, struct landlock_rules *r)
+/* A frame as the runner writes it (landlock_split.c): TYPE, BODY, with
+ * a ruleset fd (here any fd) or none; or RAW bytes (len) written as they
+ * are; then init's take. */
+static bool take_frame(uint16_t type, const struct msgbuf *body, bool with_fd, const void *raw, size_t len,
+		       struct landlock_rules *r)
 {
 	struct exec_ctx x = { .split_fd = { -1, -1 } };
-	int sv[2], fd = -1;
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sv[2], fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	bool took;
 
-	cr_assert(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0);
-	if (with_fd) {
-		struct cmsghdr *c;
-
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	if (len)
-		cr_assert(sendmsg(sv[0], &mh, 0) == (ssize_t)len);
+	cr_assert(fd >= 0);
+	cr_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	if (raw)
+		cr_assert(write(sv[0], raw, len) == (ssize_t)len);
+	else if (type)
+		cr_assert(msg_frame_write(sv[0], type, body, with_fd ? &fd : NULL, with_fd ? 1 : 0) >= 0);
 	close(sv[0]);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	x.split_fd[1] = sv[1];
 	*r = (struct landlock_rules){ .readable = (const char *const[]){ "/", NULL } };
 	took = landlock_split_take(&x, r);
@@ -349,28 +336,6 @@ static bool take(const void *msg, size_t len, bool with_fd, struct landlock_rule
 	} else
 		cr_assert(r->part == LANDLOCK_WHOLE && !r->inside && !r->denied);
 	return took;
-}
-
-struct msg {
-	struct wire w;
-	char body[256 * 1024];
-};
-
-/* denied /a (a directory), inside /m, and MOUNTINFO as the host's table */
-static size_t build(struct msg *msg, const char *mountinfo, size_t mi_len)
-{
-	size_t body = 0;
-
-	memset(&msg->w, 0, sizeof(msg->w));
-	msg->body[body++] = 1;
-	memcpy(msg->body + body, "/a", 3);
-	body += 3;
-	memcpy(msg->body + body, "/m", 3);
-	body += 3;
-	memcpy(msg->body + body, mountinfo, mi_len);
-	msg->w = (struct wire){ .whole = 0, .rules = 7, .n_denied = 1, .n_inside = 1, .bytes = (uint32_t)body,
-				.mountinfo = (uint32_t)mi_len };
-	return sizeof(msg->w) + body + mi_len;
 }
 
 static char *own_mountinfo(size_t *len)
@@ -386,55 +351,67 @@ static char *own_mountinfo(size_t *len)
 	return buf;
 }
 
+/* The half's body: 7 rules, inside /m, denied FLAGS PATH, mountinfo MI
+ * (and TRAIL bytes more when trail). */
+static struct msgbuf *body(uint8_t flags, const char *path, const char *mi, size_t mi_len, bool trail)
+{
+	struct msgbuf *b = msgbuf_new(1u << 20);
+	char *inside[] = { "/m", NULL };
+
+	cr_assert_not_null(b);
+	cr_assert(msgbuf_put_u32(b, 7) >= 0 && msgbuf_put_strv(b, inside, 8, 64) >= 0 && msgbuf_put_u32(b, 1) >= 0 &&
+		  msgbuf_put_u8(b, flags) >= 0 && msgbuf_put_cstring(b, path) >= 0 &&
+		  msgbuf_put_string(b, mi, mi_len, 0) >= 0);
+	if (trail)
+		cr_assert(msgbuf_put_u8(b, 0) >= 0);
+	return b;
+}
+
 Test(landlock_split, a_message_init_cannot_read_makes_it_build_the_whole)
 {
-	static struct msg msg;
 	struct landlock_rules r;
-	size_t mi_len, len;
+	size_t mi_len;
 	char *mi = own_mountinfo(&mi_len);
+	struct msgbuf *good = body(1, "/a", mi, mi_len, false), *bad;
+	static const uint8_t cut[5] = { 0xc7, 1, 0, 1, 1 };
 
 	/* a good one: this process's own table as the host's */
-	len = build(&msg, mi, mi_len);
-	cr_assert(take(&msg, len, true, &r));
-
+	cr_assert(take_frame(LANDLOCK_SPLIT_HALF, good, true, NULL, 0, &r));
 	/* the same without its ruleset */
-	cr_assert_not(take(&msg, len, false, &r));
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, good, false, NULL, 0, &r));
 	/* the runner's word: build the whole */
-	msg.w.whole = 1;
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.w.whole = 0;
-	/* a length that is not the message's */
-	msg.w.bytes++;
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.w.bytes--;
-	msg.w.mountinfo++;
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.w.mountinfo--;
-	/* more paths counted than sent */
-	msg.w.n_inside = 2;
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.w.n_inside = 1;
-	/* a flag no runner writes */
-	msg.body[0] = 9;
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.body[0] = 1;
-	/* a path that is not absolute */
-	msg.body[1] = 'a';
-	cr_assert_not(take(&msg, len, true, &r));
-	msg.body[1] = '/';
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_WHOLE, NULL, false, NULL, 0, &r));
+	/* a type no runner sends */
+	cr_assert_not(take_frame(9, good, true, NULL, 0, &r));
+	/* a flag no runner writes; a relative path; bytes after the table */
+	bad = body(9, "/a", mi, mi_len, false);
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
+	msgbuf_free(bad);
+	bad = body(1, "a", mi, mi_len, false);
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
+	msgbuf_free(bad);
+	bad = body(1, "/a", mi, mi_len, true);
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
+	msgbuf_free(bad);
+	/* a body cut short: no table */
+	bad = msgbuf_new(64);
+	cr_assert(msgbuf_put_u32(bad, 7) >= 0);
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
+	msgbuf_free(bad);
 	/* a header cut short; no message at all (the runner ended) */
-	cr_assert_not(take(&msg, sizeof(msg.w) - 1, true, &r));
-	cr_assert_not(take(&msg, 0, false, &r));
-	cr_assert(take(&msg, len, true, &r), "control: the good message is still good");
+	cr_assert_not(take_frame(0, NULL, false, cut, sizeof(cut), &r));
+	cr_assert_not(take_frame(0, NULL, false, NULL, 0, &r));
+	cr_assert(take_frame(LANDLOCK_SPLIT_HALF, good, true, NULL, 0, &r), "control: the good frame is still good");
+	msgbuf_free(good);
 	free(mi);
 }
 
 Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_whole)
 {
-	static struct msg msg;
 	struct landlock_rules r;
-	size_t mi_len, len, kept = 0;
+	size_t mi_len, kept = 0;
 	char *mi = own_mountinfo(&mi_len), *less = calloc(1, mi_len + 1);
+	struct msgbuf *b;
 	bool dropped = false;
 
 	/* this process's table without its /proc: a mount of another device
@@ -443,7 +420,7 @@ Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_w
 	for (char *line = mi, *end; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		cr_assert_not_null(end);
-		if (strstr(line, " /proc ") && strstr(line, " /proc ") < end && !dropped) {
+		if (!dropped && strstr(line, " /proc ") && strstr(line, " /proc ") < end) {
 			dropped = true;
 			continue;
 		}
@@ -451,11 +428,13 @@ Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_w
 		kept += (size_t)(end - line) + 1;
 	}
 	cr_assert(dropped, "this process has a /proc");
-	len = build(&msg, less, kept);
-	cr_assert_not(take(&msg, len, true, &r));
+	b = body(1, "/a", less, kept, false);
+	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, b, true, NULL, 0, &r));
+	msgbuf_free(b);
 	/* control: the whole table */
-	len = build(&msg, mi, mi_len);
-	cr_assert(take(&msg, len, true, &r));
+	b = body(1, "/a", mi, mi_len, false);
+	cr_assert(take_frame(LANDLOCK_SPLIT_HALF, b, true, NULL, 0, &r));
+	msgbuf_free(b);
 	free(less);
 	free(mi);
 }
