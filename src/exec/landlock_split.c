@@ -4,13 +4,16 @@
  * init builds the command's ruleset after its mounts, and the walk towards
  * the hidden paths (an open and a rule for each entry beside them in /,
  * /etc, HOME...) was the longest step of a launch. Rules attach to inodes,
- * and the sandbox's tree is the host's except where init mounts something
- * (its /dev, /proc, private /tmp and /run, HOME, the roots bound back, the
- * protections, hides and shims): the "inside" paths. So the runner, still
- * in the host's mount namespace, adds every rule but those at or beneath an
- * inside path while init makes its mounts, and hands init the ruleset over
- * a socket; init adds the rest from its own tree (landlock.c, enum
- * landlock_part). The rules are the ones init alone would have added.
+ * and the sandbox's tree is the host's except where init mounts a
+ * different inode (its /dev, /proc, private /tmp and /run, HOME's tmpfs,
+ * the trust overlay, the broker's shims): the "inside" paths. So the
+ * runner, still in the host's mount namespace, adds every rule but those at
+ * or beneath an inside path while init makes its mounts, and hands init the
+ * ruleset over a socket; init adds the rest from its own tree (landlock.c,
+ * enum landlock_part). The rules are the ones init alone would have added.
+ * The list of inside paths only saves time: before it takes the runner's
+ * half, init checks every mount of its own against the host's table
+ * (mounts_kept), and one the list does not cover makes it build the whole.
  *
  * The runner's half is an optimisation, never a decision: when it cannot
  * build it (any failure, e.g. a directory the runner may not list and init,
