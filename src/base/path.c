@@ -77,3 +77,14 @@ bool path_is_plain_absolute(const char *p)
 			return false;
 	return true;
 }
+
+const char *path_first_below(const char *path, size_t dir_len, size_t *ret_len)
+{
+	const char *c = path + dir_len, *slash;
+
+	if (*c == '/')
+		c++;
+	slash = strchr(c, '/');
+	*ret_len = slash ? (size_t)(slash - c) : strlen(c);
+	return c;
+}

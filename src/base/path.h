@@ -25,3 +25,6 @@ bool path_under_any_n(const char *path, size_t len, const char *const *dirs);
  * resolved with no symlink on the way, it is its own canonical form. "/"
  * is not (it has no component). */
 bool path_is_plain_absolute(const char *path);
+/* The first component of path below the directory that is its first
+ * dir_len bytes (path strictly below it), and its length. */
+const char *path_first_below(const char *path, size_t dir_len, size_t *ret_len);

@@ -437,7 +437,8 @@ static int grant(struct builder *b, int fd, bool listable, mode_t type, const ch
 
 	for (size_t i = 0; i < b->n_denied; i++) {
 		const struct denied *d = &b->denied[i];
-		const char *c, *slash;
+		const char *c;
+		size_t len;
 
 		if (!honoured(d, honour))
 			continue;
@@ -451,15 +452,12 @@ static int grant(struct builder *b, int fd, bool listable, mode_t type, const ch
 		dir_below |= d->is_dir && !d->exec_only;
 		if (!below && !(below = calloc(b->n_denied, sizeof(*below))))
 			return errbuf_set(b->err, b->errlen, -ENOMEM, "landlock: out of memory");
-		c = d->path + plen;
-		if (*c == '/')
-			c++;
-		slash = strchr(c, '/');
+		c = path_first_below(d->path, plen, &len);
 		below[n_below++] = (struct below){
 			.d = d,
 			.name = c,
-			.len = slash ? (size_t)(slash - c) : strlen(c),
-			.last = !slash,
+			.len = len,
+			.last = c[len] == '\0',
 		};
 	}
 	allowed &= ~at & b->handled_fs;
@@ -524,15 +522,6 @@ static int take_held(struct builder *b, const char *root, mode_t *ret_type)
 	return -1;
 }
 
-/* Strictly beneath a path deny_read hides. */
-static bool beneath_hidden(const struct builder *b, const char *path)
-{
-	for (size_t i = 0; i < b->n_denied; i++)
-		if (!b->denied[i].exec_only && path_under(path, b->denied[i].path))
-			return true;
-	return false;
-}
-
 static int add_root(struct builder *b, const char *root, uint64_t allowed)
 {
 	_cleanup_free_ char *canon = NULL;
@@ -589,8 +578,9 @@ static int add_root(struct builder *b, const char *root, uint64_t allowed)
 	if (b->list_walked && (allowed & LANDLOCK_ACCESS_FS_MAKE_REG))
 		honour = HONOUR_EXEC;
 	/* a root init mounts on, or beneath one or beneath a hidden path (a
-	 * hide mounts there), is init's alone */
-	inits = b->part != LANDLOCK_WHOLE && (landlock_inside_at(b->inside, canon) || beneath_hidden(b, canon));
+	 * hide mounts there; one at it was refused above), is init's alone */
+	inits = b->part != LANDLOCK_WHOLE &&
+		(landlock_inside_at(b->inside, canon) || denied_hides(b->denied, b->n_denied, canon));
 	if (b->part == LANDLOCK_HOST && inits) {
 		if (fd >= 0)
 			close(fd);

@@ -20,6 +20,8 @@ struct denied {
 int landlock_resolve_denied(const struct landlock_rules *r, struct denied **ret, size_t *ret_n, char *err,
 			    size_t errlen);
 void denied_free(struct denied *d, size_t n);
+/* PATH at or beneath a path deny_read hides (not deny_exec's). */
+bool denied_hides(const struct denied *d, size_t n, const char *path);
 
 /* The split of init's ruleset (landlock_split.c): where the sandbox's
  * inodes differ from the host's (INSIDE, NULL-terminated). At or beneath

@@ -239,6 +239,14 @@ static inline void roots_freep(char ***v)
 	roots_free(*v);
 }
 
+bool denied_hides(const struct denied *d, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!d[i].exec_only && path_is_under(path, d[i].path))
+			return true;
+	return false;
+}
+
 void denied_free(struct denied *d, size_t n)
 {
 	for (size_t i = 0; d && i < n; i++)

@@ -73,18 +73,6 @@ bool landlock_inside_below(const char *const *inside, const char *path)
 	return false;
 }
 
-/* The first component of PATH beneath DIR (PATH strictly beneath it). */
-static const char *name_below(const char *path, const char *dir, size_t *ret_len)
-{
-	const char *c = path + strlen(dir), *slash;
-
-	if (*c == '/')
-		c++;
-	slash = strchr(c, '/');
-	*ret_len = slash ? (size_t)(slash - c) : strlen(c);
-	return c;
-}
-
 bool landlock_inside_entry(const char *const *inside, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -105,7 +93,7 @@ int landlock_inside_names(const char *const *inside, const char *dir,
 
 		if (strcmp(inside[i], dir) == 0 || path_is_under(inside[i], dir) <= 0)
 			continue;
-		c = name_below(inside[i], dir, &len);
+		c = path_first_below(inside[i], strlen(dir), &len);
 		if (len == 0 || len > NAME_MAX)
 			continue; /* no such entry can exist */
 		for (size_t k = 0; k < i && !seen; k++) {
@@ -114,7 +102,7 @@ int landlock_inside_names(const char *const *inside, const char *dir,
 
 			if (strcmp(inside[k], dir) == 0 || path_is_under(inside[k], dir) <= 0)
 				continue;
-			o = name_below(inside[k], dir, &olen);
+			o = path_first_below(inside[k], strlen(dir), &olen);
 			seen = olen == len && memcmp(o, c, len) == 0;
 		}
 		if (seen)
@@ -126,23 +114,6 @@ int landlock_inside_names(const char *const *inside, const char *dir,
 		if (r < 0)
 			return r;
 	}
-	return 0;
-}
-
-static int inside_push(char ***v, size_t *n, const char *path, size_t len)
-{
-	char **nv, *s = strndup(path, len);
-
-	if (!s)
-		return -ENOMEM;
-	nv = reallocarray(*v, *n + 2, sizeof(**v));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
 	return 0;
 }
 
@@ -198,14 +169,14 @@ static bool step_changes_inode(enum step_kind k)
 static int inside_paths(const struct plan *p, char ***ret)
 {
 	_cleanup_strv_free_ char **v = NULL;
-	size_t n = 0, raw;
+	size_t raw;
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < p->n_steps; i++)
 		if (p->steps[i].path && step_changes_inode(p->steps[i].kind))
-			r = inside_push(&v, &n, p->steps[i].path,
-					p->steps[i].len ? p->steps[i].len : strlen(p->steps[i].path));
-	raw = n;
+			r = strv_consume(&v, strndup(p->steps[i].path, p->steps[i].len ? p->steps[i].len
+										 : strlen(p->steps[i].path)));
+	raw = strv_length(v);
 	for (size_t i = 0; r >= 0 && i < raw; i++) {
 		_cleanup_free_ char *canon = NULL;
 		bool under = false;
@@ -227,7 +198,7 @@ static int inside_paths(const struct plan *p, char ***ret)
 		}
 		if (!(canon = realpath(v[i], NULL)) || strcmp(canon, v[i]) == 0)
 			continue;
-		r = inside_push(&v, &n, canon, strlen(canon));
+		r = strv_consume(&v, TAKE_PTR(canon));
 	}
 	if (r < 0)
 		return r;
@@ -356,7 +327,7 @@ static bool mounts_kept(const char *host, size_t hlen, const char *own, size_t o
 	no = mnt_parse(own, olen, o, omax);
 	for (size_t i = 0; i < no; i++) {
 		char mp[PATH_MAX];
-		bool copy = false, hidden = false;
+		bool copy = false;
 
 		for (size_t k = 0; k < nh && !copy; k++)
 			copy = seq(o[i].mp, o[i].mp_len, h[k].mp, h[k].mp_len) &&
@@ -366,11 +337,7 @@ static bool mounts_kept(const char *host, size_t hlen, const char *own, size_t o
 			continue;
 		if (!mnt_unescape(&o[i], mp))
 			return false;
-		if (landlock_inside_at(r->inside, mp))
-			continue;
-		for (size_t k = 0; k < r->n_denied && !hidden; k++)
-			hidden = !r->denied[k].exec_only && path_is_under(mp, r->denied[k].path);
-		if (!hidden)
+		if (!landlock_inside_at(r->inside, mp) && !denied_hides(r->denied, r->n_denied, mp))
 			return false;
 	}
 	return true;
