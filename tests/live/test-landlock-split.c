@@ -147,29 +147,15 @@ static uint32_t attempts(void)
 	return m;
 }
 
+/* A user and mount namespace of its own, its ids mapped as init maps
+ * them (ns_map_ids), its mounts private. */
 static int map_self(void)
 {
-	char map[64];
-	int fd, n;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || ns_map_ids(uid, gid) < 0)
 		return -1;
-	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "deny", 4) != 4)
-		return -1;
-	close(fd);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)n) != n)
-		return -1;
-	close(fd);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)n) != n)
-		return -1;
-	close(fd);
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 

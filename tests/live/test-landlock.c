@@ -43,6 +43,7 @@
 #endif
 #include "landlock.h"
 #include "policy.h"
+#include "runner.h"
 
 #define CHILD_SETUP_FAILED 200
 #define CHILD_WRONG 201 /* an attempt that checks several things found one wrong */
@@ -116,27 +117,11 @@ typedef int (*attempt_fn)(const void *arg);
  * (before any confinement: Landlock forbids mounting). */
 static int bind_dev_zero(const char *target)
 {
-	char map[64];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int fd, n;
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || ns_map_ids(uid, gid) < 0)
 		return -1;
-	fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "deny", 4) != 4)
-		return -1;
-	close(fd);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	fd = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)n) != n)
-		return -1;
-	close(fd);
-	n = snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	fd = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, map, (size_t)n) != n)
-		return -1;
-	close(fd);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("/dev/zero", target, NULL, MS_BIND, NULL) < 0)
 		return -1;

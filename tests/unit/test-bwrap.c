@@ -36,6 +36,20 @@ static void setup(void)
 	setenv("PATH", "/usr/bin:/bin", 1);
 }
 
+/* ws/NAME holding CONTENT (NULL: empty) */
+static void ws_file(const char *name, const char *content)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", ws, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	if (content)
+		fputs(content, f);
+	fclose(f);
+}
+
 static void teardown(void)
 {
 	char cmd[256];
@@ -224,16 +238,10 @@ Test(bwrap, pins_ancestors_and_skips_what_needs_no_bind)
  * (bwrap would stop on ENOTDIR). */
 Test(bwrap, git_file_is_protected_and_nothing_bound_below_it)
 {
-	char gitfile[512];
 	struct cordon_policy *p;
 	_cleanup_free_ char *s = NULL;
-	FILE *f;
 
-	snprintf(gitfile, sizeof(gitfile), "%s/.git", ws);
-	f = fopen(gitfile, "w");
-	cr_assert_not_null(f);
-	fputs("gitdir: /elsewhere/.git/worktrees/x\n", f);
-	fclose(f);
+	ws_file(".git", "gitdir: /elsewhere/.git/worktrees/x\n");
 	p = policy("workspace-write", CORDON_NET_NONE, false);
 	s = confine_policy(p, 0);
 	expect(s, BASE TMP " --unshare-net --bind %1$s %1$s" PROTECT_GITFILE DENY ENV NESTED_WS " touch x");
@@ -272,12 +280,8 @@ Test(bwrap, prefix_pattern_covers_existing_entries)
 	char path[512];
 	struct cordon_policy *p;
 	_cleanup_free_ char *s = NULL;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/.cordon.json", ws);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fclose(f);
+	ws_file(".cordon.json", NULL);
 	snprintf(path, sizeof(path), "%s/.cordon", ws);
 	cr_assert_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/not-cordon", ws);
@@ -525,17 +529,9 @@ Test(bwrap, native_launch_skips_the_notes_bwrap_launch_takes_them)
 	struct cordon_launch *l;
 	char path[600], canon_ws[512];
 	char *cw = NULL;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/.git", ws);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs("gitdir: /elsewhere/.git/worktrees/x\n", f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/.cordon.json", ws);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fclose(f);
+	ws_file(".git", "gitdir: /elsewhere/.git/worktrees/x\n");
+	ws_file(".cordon.json", NULL);
 	snprintf(path, sizeof(path), "%s/.envrc", ws);
 	cr_assert_eq(symlink("real-envrc", path), 0);
 	cr_assert_eq(cordon_canonicalize(ws, &cw, NULL), 0);
