@@ -63,6 +63,7 @@ struct exec_ctx {
 	struct landlock_held *held;     /* init: the HOME grants' fds (mount_home.c), for their Landlock
 					 * rules; taken by the ruleset's build, the rest closed (init.c) */
 	size_t n_held;
+	int done_fd[2];                 /* init's word that the sandbox is empty (init_end): the runner's end, init's */
 	int split_fd[2];                /* the ruleset's two halves (landlock_split.c): the runner's end, init's */
 	char **ll_inside;               /* the paths init mounts on, for the split, or NULL */
 
