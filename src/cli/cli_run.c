@@ -172,8 +172,16 @@ int cli_run(const struct cli_args *a)
 	if (cordon_launch_limits_plan(launch)->warning[0])
 		say("warning: %s", cordon_launch_limits_plan(launch)->warning);
 
-	/* Orphans the command leaves behind come back to us, and we end them. */
-	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* Orphans the command leaves behind come back to us, and we end them.
+	 * Not under the native runner's full isolation: there the command's
+	 * orphans stay in its pid namespace, whose init ends every one of them
+	 * before the runner reports the end, and the runner then leaves init
+	 * to finish its own exit (the namespaces' teardown) unawaited; taken
+	 * in here it would only cost a walk of /proc after the run. (A tool
+	 * session keeps it: its supervisor has children of its own.) */
+	if (session || info.backend != CORDON_BACKEND_NATIVE ||
+	    cordon_policy_isolation(cordon_launch_policy(launch)) != CORDON_ISOLATION_FULL)
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	/* Like system(3): ^C belongs to the command; we report how it ended.
 	 * In --json mode ^C, like SIGTERM and SIGHUP in both modes, stops
 	 * the run: the whole tree is killed, then we exit 128+sig. (SIGKILL

@@ -159,6 +159,10 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (p->pty)
 		terminal_runner_prepare(x);
 	landlock_split_start(x);
+	/* init's word that the sandbox is empty (init_end); a pipe, so that
+	 * an init gone without it reads as end of file */
+	if (pipe2(x->done_fd, O_CLOEXEC) < 0)
+		exec_die("namespaces", "pipe: %m");
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -173,13 +177,15 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	}
 	if (pid == 0)
 		init_main(x);
+	close(x->done_fd[1]);
+	x->done_fd[1] = -1;
 	netproxy_after_clone(x);
 	terminal_runner_after_clone(x);
-	/* init mounts meanwhile; then it takes this half of its ruleset */
-	landlock_split_runner(x);
+	/* the walker builds its half while init mounts */
+	landlock_split_after_clone(x);
 
 	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
-	/* init is gone, and its pid namespace with it */
+	/* init is gone, or said the sandbox is empty and is going */
 	terminal_finish(x);
 	if (__atomic_load_n(&x->shared->have_status, __ATOMIC_ACQUIRE))
 		exec_exit_like(x->shared->status);
@@ -202,7 +208,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon, bool forked)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
+	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .done_fd = { -1, -1 }, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
 	char err[512];
 	int r;
 

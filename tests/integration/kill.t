@@ -125,6 +125,56 @@ EOF
         fi
 done
 
+# A run that ends by itself (native, full isolation): init ends every other
+# process of the sandbox and reaps it before the runner reports the end, so
+# when `cordon run` returns nothing of the sandbox is left, checked at once
+# (no grace period): sleeps in the background, in a session of their own,
+# orphaned, a stopped one, and a writer that ignores SIGTERM, SIGHUP and
+# SIGINT and appends to a file of the workspace until it is killed.
+left_cmd() {
+        echo "sleep 300.$1 & setsid sleep 300.$1 & (sleep 300.$1 &) ; (sh -c 'kill -STOP \$\$; exec sleep 300.$1' &) ;" \
+             "(trap '' TERM HUP INT; while :; do echo x >> '$BASE/writer.$1'; done) &" \
+             "while [ ! -s '$BASE/writer.$1' ]; do :; done; echo started > '$BASE/marker.$1'; exit 7"
+}
+for out in interactive json; do
+        seq_n=$((seq_n + 1))
+        tag=$$$seq_n
+        args=(--isolation full --workspace "$BASE")
+        [ $out = json ] && args+=(--json)
+        "$CORDON" run "${args[@]}" -- sh -c "$(left_cmd $tag)" > "$BASE/out" 2>&1
+        rc=$?
+        # at once: every process whose command line names this tag (the
+        # sleeps, the stopped shell, the writer's shell)
+        left=
+        for p in $(pgrep -f -- "300\\.$tag"); do alive "$p" && left="$left $p"; done
+        size1=$(stat -c %s "$BASE/writer.$tag" 2>/dev/null || echo 0)
+        sleep 0.3
+        size2=$(stat -c %s "$BASE/writer.$tag" 2>/dev/null || echo 0)
+        desc="full, $out: when cordon run returns, nothing of the sandbox is left"
+        if { [ $rc = 7 ] || { [ $out = json ] && grep -q '"exit_code":7' "$BASE/out"; }; } &&
+           [ -e "$BASE/marker.$tag" ] && [ -z "$left" ] && [ "$size1" -gt 0 ] && [ "$size1" = "$size2" ]; then
+                ok "$desc (exit 7; the writer stopped at $size1 bytes)"
+        else
+                not_ok "$desc" "exit $rc; still alive:$left; writer $size1 then $size2 bytes" "$(head -c 400 "$BASE/out")"
+                pkill -KILL -f -- "300\\.$tag" 2>/dev/null
+        fi
+done
+# Control: the same command under a plain parent leaves its writer and sleeps running.
+seq_n=$((seq_n + 1))
+tag=$$$seq_n
+sh -c "$(left_cmd $tag)" > /dev/null 2>&1
+n=0
+for p in $(pgrep -f -- "300\\.$tag"); do alive "$p" && n=$((n + 1)); done
+size1=$(stat -c %s "$BASE/writer.$tag" 2>/dev/null || echo 0)
+sleep 0.3
+size2=$(stat -c %s "$BASE/writer.$tag" 2>/dev/null || echo 0)
+pkill -KILL -f -- "300\\.$tag" 2>/dev/null
+if [ $n -ge 5 ] && [ "$size2" -gt "$size1" ]; then
+        ok "control: without cordon, $n processes (sleeps, the stopped one, the writer) outlive the command"
+else
+        not_ok "control: the command's tree outlives it under a plain parent" "$n alive; writer $size1 then $size2 bytes"
+fi
+
 # Control: the same tree under a plain parent outlives its SIGKILL.
 seq_n=$((seq_n + 1))
 tag=$$$seq_n

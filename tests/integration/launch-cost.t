@@ -236,6 +236,17 @@ else
         not_ok "control: the write detector missed a write" "$(grep written "$BASE/trace2")"
 fi
 
+# Under full isolation init ends the sandbox and the runner reports the end
+# without waiting for init's own exit; cordon run takes no orphan in (it is
+# no subreaper there), so it walks no /proc for children after the run.
+cli=$(awk 'NR == 1 { print $1 }' "$BASE/trace")
+walk=$(grep -E "^$cli +open(at)?\\(.*\"/proc/[0-9]+/task" "$BASE/trace" | head -3)
+if [ -n "$cli" ] && [ -z "$walk" ] && grep -qE "^$cli " "$BASE/trace"; then
+        ok "after a full-isolation run cordon run walks no /proc for leftover children"
+else
+        not_ok "cordon run walked /proc after the run" "${walk:-no trace of pid $cli}"
+fi
+
 # A low RLIMIT_NOFILE: the Landlock walk closes the granted entries' fds in
 # batches, and empties its batch when an open finds no free fd, so a run
 # under 32 fds works (it failed under 64 when each directory level kept a
