@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -31,8 +30,9 @@
 #define NSSWITCH_MAX 16384 /* a larger nsswitch.conf: getpwuid_r reads it */
 #define PWENT_MAX 16384    /* one entry's strings, as getpwuid_r was given */
 
-/* nsswitch.conf's passwd line starts with "files", and no action follows
- * it: a uid the files source finds is the answer. */
+/* nsswitch.conf's one passwd line (glibc reads the name as written, and a
+ * later line would replace an earlier one) starts with "files", and no
+ * action follows it: a uid the files source finds is the answer. */
 static bool nss_files_first(const char *conf)
 {
 	unsigned n_passwd = 0;
@@ -52,7 +52,7 @@ static bool nss_files_first(const char *conf)
 		len = i - name;
 		while (i < end && isspace((unsigned char)line[i]))
 			i++;
-		if (len != 6 || i >= end || line[i] != ':' || strncasecmp(line + name, "passwd", 6) != 0)
+		if (len != 6 || i >= end || line[i] != ':' || strncmp(line + name, "passwd", 6) != 0)
 			continue;
 		n_passwd++;
 		i++;
