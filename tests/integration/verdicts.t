@@ -271,6 +271,32 @@ secret_scan() { # BACKEND
 }
 
 secret_scan native
+
+# The native runner is cordon run's own forked child: its copy of cordon
+# run's command line is blanked but for argv[0] (a --keep-env NAME, which
+# cordon run does not scrub, stands for what the line may carry); control:
+# cordon run's own line still shows it, so the check reads the right place.
+mark=KEEP_MARK_$$_$RANDOM
+rm -f "$ws/up"
+"$CORDON" run --backend native --workspace "$ws" --keep-env "$mark" -- sh -c ': > up; sleep 3' > "$tmp/bl.out" 2>&1 &
+pid=$!
+for i in $(seq 100); do [ -e "$ws/up" ] && break; sleep 0.05; done
+runner=$(ps -o pid= --ppid "$pid" 2>/dev/null | head -n 1 | tr -d ' ')
+self_line=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)
+runner_line=$(tr '\0' ' ' < "/proc/$runner/cmdline" 2>/dev/null | sed 's/ *$//')
+runner_exe=$(readlink "/proc/$runner/exe" 2>/dev/null)
+if [ -n "$runner" ] && [ "$runner_exe" = "$(readlink -f "$CORDON")" ] && [ -n "$runner_line" ] &&
+   [ "$runner_line" = "${self_line%% *}" ]; then
+        ok "native: the forked runner's command line is argv[0] alone ($runner_line)"
+else
+        not_ok "native: the forked runner's command line" "runner $runner ($runner_exe): $runner_line" "cordon run: $self_line" "$(cat "$tmp/bl.out")"
+fi
+case "$self_line" in
+*"$mark"*) ok "native: control: cordon run's own command line shows the name" ;;
+*) not_ok "native: control: cordon run's command line" "$self_line" ;;
+esac
+wait "$pid"
+
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-net true 2>/dev/null; then
         secret_scan bwrap
 else

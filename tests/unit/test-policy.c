@@ -678,3 +678,68 @@ Test(policy, catalogue_by_listing_and_by_lstat_agree)
 	cr_assert(saw_m2 && saw_cargo && saw_gh, "m2 %d cargo %d gh %d", saw_m2, saw_cargo, saw_gh);
 	cordon_policy_free(p);
 }
+
+/* A directory the list asks many names of (as the sockets' list asks of
+ * /run) is listed once, on its first name: what each entry resolves to is
+ * what it resolves to alone, with a name there, one not there, a
+ * directory, a symlink in it, and a path below an entry. */
+Test(policy, paths_resolve_listed_dir_same_as_one_by_one)
+{
+	char tmpl[] = "/tmp/cordon-busy-XXXXXX", *d = mkdtemp(tmpl), buf[64][512];
+	const char *paths[64], *names[] = { "a.sock", "b", "c.sock", "d", "e.sock", "f", "g.sock", "h",
+					     "i.sock", "j", "sub/private", "ln/x", "missing/y" };
+	struct policy_secret_set all, one;
+	size_t n = 0;
+	int fd;
+
+	cr_assert_not_null(d);
+	snprintf(buf[0], sizeof(buf[0]), "%s/sub", d);
+	cr_assert_eq(mkdir(buf[0], 0755), 0);
+	snprintf(buf[0], sizeof(buf[0]), "%s/d", d);
+	cr_assert_eq(mkdir(buf[0], 0755), 0);
+	snprintf(buf[0], sizeof(buf[0]), "%s/ln", d);
+	cr_assert_eq(symlink("sub", buf[0]), 0);
+	for (const char *const *c = (const char *const[]){ "a.sock", "e.sock", "sub/private", "sub/x", NULL }; *c; c++) {
+		snprintf(buf[0], sizeof(buf[0]), "%s/%s", d, *c);
+		fd = open(buf[0], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		cr_assert_geq(fd, 0);
+		close(fd);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(buf[n], sizeof(buf[n]), "%s/%s", d, names[i]);
+		paths[n] = buf[n];
+		n++;
+	}
+	paths[n] = NULL;
+	cr_assert_eq(policy_paths_resolve(paths, &all), 0);
+	cr_assert_eq(all.n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_secret_state *a = &all.v[i], *o;
+
+		cr_assert_eq(policy_paths_resolve((const char *const[]){ paths[i], NULL }, &one), 0);
+		o = &one.v[0];
+		cr_assert_eq(a->err, o->err, "%s", paths[i]);
+		cr_assert_eq(!a->canon, !o->canon, "%s", paths[i]);
+		if (a->canon)
+			cr_assert_str_eq(a->canon, o->canon, "%s", paths[i]);
+		if (a->known && o->known)
+			cr_assert(a->exists == o->exists && a->is_dir == o->is_dir, "%s", paths[i]);
+		policy_secret_set_done(&one);
+	}
+	/* and what is there says so */
+	cr_assert(all.v[0].known && all.v[0].exists && !all.v[0].is_dir, "a.sock");
+	cr_assert(all.v[1].known && !all.v[1].exists, "b");
+	cr_assert(all.v[3].known && all.v[3].exists && all.v[3].is_dir, "d");
+	snprintf(buf[0], sizeof(buf[0]), "%s/sub/x", d);
+	cr_assert_str_eq(all.v[11].canon, buf[0], "ln/x resolves through the link");
+	policy_secret_set_done(&all);
+	for (const char *const *c = (const char *const[]){ "a.sock", "e.sock", "sub/private", "sub/x", "ln", NULL }; *c; c++) {
+		snprintf(buf[0], sizeof(buf[0]), "%s/%s", d, *c);
+		unlink(buf[0]);
+	}
+	snprintf(buf[0], sizeof(buf[0]), "%s/sub", d);
+	rmdir(buf[0]);
+	snprintf(buf[0], sizeof(buf[0]), "%s/d", d);
+	rmdir(buf[0]);
+	rmdir(d);
+}

@@ -8,7 +8,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +18,7 @@
 #include "cleanup.h"
 #include "dirlist.h"
 #include "error.h"
+#include "passwd_home.h"
 #include "statmemo.h"
 #include "policy.h"
 #include "strv.h"
@@ -380,24 +380,16 @@ int policy_deny_root_secrets(struct cordon_policy *p, struct cordon_error *reter
 	return k.err;
 }
 
-/* The caller's passwd home, malloc'd, or NULL. getpwuid_r: getpwuid's
- * static buffer would be shared with every other thread. */
-static char *passwd_home(void)
-{
-	struct passwd pwd, *pw = NULL;
-	char buf[16384];
-
-	if (getpwuid_r(getuid(), &pwd, buf, sizeof(buf), &pw) != 0 || !pw || !pw->pw_dir || pw->pw_dir[0] != '/')
-		return NULL;
-	return strdup(pw->pw_dir);
-}
-
 int policy_other_home(const char *home, char **ret)
 {
-	_cleanup_free_ char *pw_dir = passwd_home();
+	_cleanup_free_ char *pw_dir = NULL;
 	char *canon = NULL;
+	int r;
 
 	*ret = NULL;
+	r = passwd_home(&pw_dir, NULL);
+	if (r < 0)
+		return r;
 	if (!pw_dir || cordon_canonicalize(pw_dir, &canon, NULL) < 0)
 		return 0;
 	if (home && strcmp(canon, home) == 0)
@@ -413,9 +405,14 @@ int policy_resolve_home(char **ret)
 {
 	const char *home = secure_getenv("HOME");
 	_cleanup_free_ char *pw_dir = NULL;
+	int r;
 
-	if (!home || home[0] != '/')
-		home = pw_dir = passwd_home();
+	if (!home || home[0] != '/') {
+		r = passwd_home(&pw_dir, NULL);
+		if (r < 0)
+			return r;
+		home = pw_dir;
+	}
 	if (!home || home[0] != '/') {
 		*ret = NULL;
 		return 0;

@@ -386,61 +386,76 @@ static int resolve_listed_hops(struct lister *l, const char *home, const char *r
 	}
 }
 
-/* The directories below home that the catalogue's own paths ask
- * LIST_AFTER different names or more (HOME itself, ~/.config), marked busy
- * in l: listed on their first name instead of after LIST_AFTER - 1 lstats
- * that the listing then repeats. Counted on the paths as written: a link
- * on the way is still followed by the resolution (a mark there is never
+/* The directories below a base that a list of paths (relative to it)
+ * asks LIST_AFTER different names or more (HOME itself and ~/.config for
+ * the catalogue, /run for the sockets' list), marked busy in a lister:
+ * listed on their first name instead of after LIST_AFTER - 1 lstats that
+ * the listing then repeats. Counted on the paths as written: a link on
+ * the way is still followed by the resolution (a mark there is never
  * used), and a directory that is not there is never reached, so never
  * listed. */
-static void mark_busy(struct lister *l, const char *home)
-{
+struct busy {
+	size_t n;
 	struct {
-		const char *dir; /* the path's first len bytes, below home */
+		const char *dir; /* the path's first len bytes, below the base */
 		size_t len;
 		unsigned n;
 		uint64_t names[LIST_AFTER];
 	} b[LISTED_MAX];
-	size_t nb = 0, hl = strlen(home);
+};
 
-	for (size_t i = 0; policy_default_deny_read[i].path; i++) {
-		const char *rel = policy_default_deny_read[i].path;
+static void busy_count(struct busy *b, const char *rel)
+{
+	for (const char *c = rel; *c;) {
+		size_t clen = strcspn(c, "/"), len = c == rel ? 0 : (size_t)(c - rel) - 1, k;
+		uint64_t h = fnv1a_bytes(c, clen);
 
-		for (const char *c = rel; *c;) {
-			size_t clen = strcspn(c, "/"), len = c == rel ? 0 : (size_t)(c - rel) - 1, k;
-			uint64_t h = fnv1a_bytes(c, clen);
+		for (k = 0; k < b->n && !(b->b[k].len == len && strncmp(b->b[k].dir, rel, len) == 0); k++)
+			;
+		if (k == b->n && b->n < LISTED_MAX)
+			b->b[b->n++] = (typeof(b->b[0])){ .dir = rel, .len = len };
+		if (k < b->n && b->b[k].n < LIST_AFTER) {
+			unsigned j;
 
-			for (k = 0; k < nb && !(b[k].len == len && strncmp(b[k].dir, rel, len) == 0); k++)
+			for (j = 0; j < b->b[k].n && b->b[k].names[j] != h; j++)
 				;
-			if (k == nb && nb < LISTED_MAX)
-				b[nb++] = (typeof(b[0])){ .dir = rel, .len = len };
-			if (k < nb && b[k].n < LIST_AFTER) {
-				unsigned j;
-
-				for (j = 0; j < b[k].n && b[k].names[j] != h; j++)
-					;
-				if (j == b[k].n)
-					b[k].names[b[k].n++] = h;
-			}
-			if (!c[clen])
-				break;
-			c += clen + 1;
+			if (j == b->b[k].n)
+				b->b[k].names[b->b[k].n++] = h;
 		}
+		if (!c[clen])
+			break;
+		c += clen + 1;
 	}
-	for (size_t k = 0; k < nb; k++) {
+}
+
+static void busy_mark(const struct busy *b, struct lister *l, const char *base)
+{
+	size_t bl = strlen(base);
+
+	for (size_t k = 0; k < b->n; k++) {
 		_cleanup_free_ char *dir = NULL;
 		struct listing *d;
 
-		if (b[k].n < LIST_AFTER)
+		if (b->b[k].n < LIST_AFTER)
 			continue;
-		if (b[k].len == 0 ? !(dir = strdup(home))
-				  : asprintf(&dir, "%s%s%.*s", strcmp(home, "/") == 0 ? "" : home, "/", (int)b[k].len,
-					     b[k].dir) < 0)
+		if (b->b[k].len == 0 ? !(dir = strdup(base))
+				     : asprintf(&dir, "%s%s%.*s", strcmp(base, "/") == 0 ? "" : base, "/",
+						(int)b->b[k].len, b->b[k].dir) < 0)
 			return; /* only slower */
-		d = lister_get(l, dir, b[k].len == 0 ? hl : strlen(dir));
+		d = lister_get(l, dir, b->b[k].len == 0 ? bl : strlen(dir));
 		if (d)
 			d->busy = true;
 	}
+}
+
+static void mark_busy(struct lister *l, const char *home)
+{
+	struct busy b;
+
+	b.n = 0;
+	for (size_t i = 0; policy_default_deny_read[i].path; i++)
+		busy_count(&b, policy_default_deny_read[i].path);
+	busy_mark(&b, l, home);
 }
 
 /* The whole catalogue below home, by listing, into set (empty). */
@@ -502,12 +517,18 @@ int policy_paths_resolve(const char *const *paths, struct policy_secret_set *ret
 {
 	struct policy_secret_set set;
 	struct lister l = { .strs = &set.strs };
+	struct busy b;
 	size_t n = 0;
 	int r;
 
-	while (paths[n])
+	b.n = 0;
+	while (paths[n]) {
+		if (paths[n][0] == '/')
+			busy_count(&b, paths[n] + 1);
 		n++;
+	}
 	r = set_init(&set, n);
+	busy_mark(&b, &l, "/");
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		r = paths[i][0] == '/' && paths[i][1] ? resolve_listed(&l, "/", paths[i] + 1, &set.v[i]) : -EINVAL;
 	lister_done(&l);
