@@ -173,6 +173,39 @@ else
         not_ok "full: a pty inside" "$j"
 fi
 
+# A hidden path (--deny-read) gets a stand-in: an empty directory or file of
+# mode 000, made below /dev/pts before the devpts covers it, on a mount that
+# is read-only, nosuid, nodev and noexec (the /dev tmpfs holds no device
+# node of its own: each node is a bind of the host's). The stand-ins
+# themselves are out of sight.
+mkdir -p "$WS/hid"
+echo data > "$WS/hid/in"
+echo data > "$WS/hidf"
+flags_of='for p in "$@"; do echo "$(stat -c %a "$p") $(awk -v p="$p" "\$5 == p { print \$6 }" /proc/self/mountinfo)"; done'
+j=$(crun -- sh -c "$flags_of; cat \"\$2\"" sh "$WS/hid" "$WS/hidf")
+if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field output <<<"$j" | grep . | tail -n 1)" = data ]; then
+        ok "control: without --deny-read the directory and the file are the workspace's, readable"
+        j=$(crun --deny-read "$WS/hid" --deny-read "$WS/hidf" -- sh -c "$flags_of" sh "$WS/hid" "$WS/hidf")
+        bad=$(field output <<<"$j" | awk '{ n = split($2, o, ","); f = 0
+                for (i = 1; i <= n; i++) f += (o[i] == "ro") + 2 * (o[i] == "nosuid") + 4 * (o[i] == "nodev") + 8 * (o[i] == "noexec")
+                if ($1 != "0" || f != 15) print }')
+        if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field output <<<"$j" | grep -c .)" = 2 ] && [ -z "$bad" ]; then
+                ok "full: a hidden directory's and a hidden file's stand-ins are mode 000, ro,nosuid,nodev,noexec"
+        else
+                not_ok "full: the stand-ins of hidden paths" "$j"
+        fi
+        j=$(crun --deny-read "$WS/hid" -- sh -c "echo x > '$WS/hid/new'")
+        expect_refused "full: nothing can be made in a hidden directory" "$j" test ! -e "$WS/hid/new"
+else
+        not_ok "control: the workspace's directory and file" "$j"
+fi
+j=$(crun --deny-read "$WS/hid" -- sh -c 'ls -A /dev/pts | tr "\n" " "; awk "\$5 == \"/dev\" { o = \$6 } END { print o }" /proc/self/mountinfo')
+if [ "$(field output <<<"$j")" = "ptmx ro,nosuid,nodev,noexec,relatime" ]; then
+        ok "full: the stand-ins are not in /dev/pts (it lists its ptmx alone), and /dev (the top mount there) is ro,nosuid,nodev,noexec"
+else
+        not_ok "full: /dev/pts and /dev's flags" "$(field output <<<"$j")"
+fi
+
 # --- /tmp and /run are private in every mode ---------------------------------
 HOSTTMP=$(mktemp -d /tmp/cordon-hosttmp.XXXXXX)
 chmod 755 "$HOSTTMP"
