@@ -312,4 +312,26 @@ else
         not_ok "host git after the attempts" "$(git -C "$AW" status 2>&1 | head -2)"
 fi
 
+# The mounts themselves, not only the write gate's names: each existing
+# protected entry is a read-only mount of its own, whether the runner knew
+# it from one listing of the workspace or looked it up by name (a
+# workspace of more than 512 entries is not listed), a symlinked one where
+# it leads; a plain entry beside them (the control) is no mount of its own.
+ro_mounts='for p in "$@"; do awk -v p="$p" "\$5 == p { o = \$6 } END { n = split(o, f, \",\"); r = \"none\"; for (i = 1; i <= n; i++) if (f[i] == \"ro\" || f[i] == \"rw\") r = f[i]; print r }" /proc/self/mountinfo; done | tr "\n" " "'
+for layout in listed crowded; do
+        PW=$BASE/protected-$layout
+        mkdir -p "$PW/.vscode" "$PW/plain" "$PW/target"
+        echo x > "$PW/.envrc"
+        echo x > "$PW/.cordon-local"
+        ln -s target "$PW/.idea"
+        [ $layout = crowded ] && for i in $(seq 1 600); do : > "$PW/f$i"; done
+        j=$( (cd "$PW" && "$CORDON" run --backend native --json -- sh -c "$ro_mounts" sh \
+                "$PW/.vscode" "$PW/.envrc" "$PW/.cordon-local" "$PW/target" "$PW/plain") 2>/dev/null)
+        if [ "$(field output <<<"$j")" = "ro ro ro ro none " ]; then
+                ok "$layout workspace: existing .vscode, .envrc, .cordon-local and .idea's target are read-only mounts, a plain directory is none"
+        else
+                not_ok "$layout workspace: read-only mounts on the existing protected entries" "want: ro ro ro ro none" "$j"
+        fi
+done
+
 finish
