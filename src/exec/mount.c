@@ -11,7 +11,9 @@
  *     either, because the mounts refuse, not the permission bits;
  *   - /dev is a tmpfs of our own with a few nodes bound in, a fresh devpts
  *     instance and /dev/shm, then read-only: no other terminal, console or
- *     disk of the host is reachable by name;
+ *     disk of the host is reachable by name (the tmpfs itself is nodev:
+ *     each node is a bind with its own flags); the stand-ins of hidden
+ *     paths lie in it, below the devpts;
  *   - /tmp, /dev/shm, /run (and /var/run where it is a directory) are private,
  *     size-capped tmpfs; writable roots below them are bound back in;
  *   - pins, read-only protections and read-deny overlays inside that tree;
