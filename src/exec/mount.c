@@ -11,7 +11,9 @@
  *     either, because the mounts refuse, not the permission bits;
  *   - /dev is a tmpfs of our own with a few nodes bound in, a fresh devpts
  *     instance and /dev/shm, then read-only: no other terminal, console or
- *     disk of the host is reachable by name;
+ *     disk of the host is reachable by name (the tmpfs itself is nodev:
+ *     each node is a bind with its own flags); the stand-ins of hidden
+ *     paths lie in it, below the devpts;
  *   - /tmp, /dev/shm, /run (and /var/run where it is a directory) are private,
  *     size-capped tmpfs; writable roots below them are bound back in;
  *   - pins, read-only protections and read-deny overlays inside that tree;
@@ -377,13 +379,20 @@ static void apply_ro_root(const struct plan *p, struct held_trees *h)
 	}
 }
 
-static void apply_dev(struct held_trees *h)
+/* The /dev tmpfs holds no device node of its own (each node is a bind of
+ * the host's, a mount with its own flags): nodev too. With hides to make
+ * (standins), an empty directory "d" and an empty file "f", both mode 000,
+ * are made in /dev/pts before the devpts goes on, out of sight below it;
+ * returned is the O_PATH fd of that directory, else -1. Then /dev turns
+ * read-only (its shm and pts are mounts of their own and stay writable),
+ * so every clone of a stand-in is read-only, nosuid, nodev and noexec. */
+static int apply_dev(struct held_trees *h, bool standins)
 {
-	_cleanup_close_ int dev = -1;
+	_cleanup_close_ int dev = -1, pts = -1;
 	char path[64];
 	int r;
 
-	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) < 0)
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, DEV_OPTIONS) < 0)
 		exec_die("dev", "cannot mount a tmpfs on /dev: %m");
 	/* The fresh tmpfs is init's alone: each node's mount point is made
 	 * and the node moved onto it by name below one fd of it (3 calls a
@@ -404,8 +413,13 @@ static void apply_dev(struct held_trees *h)
 			exec_die("dev", "/dev/%s: %m", dev_nodes[i]);
 		}
 	}
-	if (mkdir("/dev/pts", 0755) < 0 || mkdir("/dev/shm", 01777) < 0)
+	if (mkdirat(dev, "pts", 0755) < 0 || mkdirat(dev, "shm", 01777) < 0)
 		exec_die("dev", "cannot make /dev/pts and /dev/shm: %m");
+	if (standins) {
+		pts = path_open_nofollow(dev, "pts", O_DIRECTORY);
+		if (pts < 0 || mkdirat(pts, "d", 0) < 0 || mknodat(pts, "f", S_IFREG, 0) < 0)
+			exec_die("hide", "cannot make the stand-ins: %s", strerror(pts < 0 ? -pts : errno));
+	}
 	/* A devpts of our own: only the sandbox's terminals are in it. */
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
 		exec_die("dev", "cannot mount a fresh devpts on /dev/pts: %m");
@@ -414,6 +428,11 @@ static void apply_dev(struct held_trees *h)
 		if (symlink(dev_links[i].target, path) < 0)
 			exec_die("dev", "%s: %m", path);
 	}
+	/* Nothing new appears in /dev once it is set up. */
+	r = mount_set_attr(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
+	if (r < 0)
+		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
+	return TAKE_FD(pts);
 }
 
 static void apply_tmpfs(const struct plan *p, const char *path, struct held_trees *h)
@@ -444,48 +463,6 @@ static void apply_tmpfs(const struct plan *p, const char *path, struct held_tree
 			exec_die("tmpfs", "%s: cannot bind it back: %m", h->resolv_path);
 		}
 	}
-}
-
-#ifndef __NR_fsopen
-#define __NR_fsopen 430
-#define __NR_fsconfig 431
-#define __NR_fsmount 432
-#endif
-#ifndef FSCONFIG_SET_STRING
-#define FSCONFIG_SET_STRING 1
-#define FSCONFIG_CMD_CREATE 6
-#endif
-
-/* A detached, read-only tmpfs holding "d" (a directory) and "f" (a file),
- * both mode 000: the stand-ins for hidden paths. Detached, so it is nowhere
- * in the sandbox's tree but where it is bound (and, once a directory is
- * hidden, under that directory's stand-in: see mount_hide). Its root is
- * mode 000 too. */
-static int make_hide_store(void)
-{
-	_cleanup_close_ int fs = -1, mnt = -1, f = -1;
-	int r;
-
-	fs = (int)syscall(__NR_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
-	if (fs < 0)
-		exec_die("hide", "fsopen tmpfs: %m");
-	if (syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0", 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", "4", 0) < 0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		exec_die("hide", "cannot configure a tmpfs: %m");
-	mnt = (int)syscall(__NR_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */,
-			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | 0x00000008 /* MOUNT_ATTR_NOEXEC */);
-	if (mnt < 0)
-		exec_die("hide", "fsmount: %m");
-	if (mkdirat(mnt, "d", 0) < 0 || (f = openat(mnt, "f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0 ||
-	    fchmod(f, 0) < 0 || fchmodat(mnt, "d", 0, 0) < 0)
-		exec_die("hide", "cannot make the stand-ins: %m");
-	close(TAKE_FD(f)); /* a file open for writing would keep the mount writable */
-	r = mount_set_attr(mnt, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0);
-	if (r < 0)
-		exec_die("hide", "cannot make the stand-ins read-only: %s", strerror(-r));
-	return TAKE_FD(mnt);
 }
 
 /* The private tmpfs dirs that are no writable root turn read-only (only
@@ -594,9 +571,7 @@ static void noexec_denied(const struct plan *p)
 /* What the mount steps share while mount_apply walks them. */
 struct mount_state {
 	struct held_trees h;
-	int hide_store;         /* the stand-ins for hidden paths, made at the first STEP_HIDE */
-	bool store_attached;    /* hide_store is in the tree (under a directory's stand-in) */
-	bool have_dev;
+	int standins;           /* the directory of the stand-ins for hidden paths (apply_dev), or -1 */
 	size_t target;          /* the next of x->targets (protect.c) to bind */
 };
 
@@ -607,8 +582,11 @@ void mount_ro_root(struct exec_ctx *x, size_t i)
 
 void mount_dev(struct exec_ctx *x, size_t i)
 {
-	apply_dev(&x->mounts->h);
-	x->mounts->have_dev = true;
+	bool hides = false;
+
+	for (size_t k = i + 1; k < x->plan->n_steps; k++)
+		hides |= x->plan->steps[k].kind == STEP_HIDE;
+	x->mounts->standins = apply_dev(&x->mounts->h, hides);
 }
 
 void mount_tmpfs(struct exec_ctx *x, size_t i)
@@ -722,21 +700,11 @@ void mount_hide(struct exec_ctx *x, size_t i)
 		errno = -r;
 		exec_die("hide", "%s: %m", path);
 	}
-	/* An empty, read-only, mode-000 stand-in: opening it fails with
-	 * EACCES, a denial a person (and classify) can read. */
-	if (x->mounts->hide_store < 0)
-		x->mounts->hide_store = make_hide_store();
-	/* The store itself goes under the first directory's stand-in, out of
-	 * sight: closing a detached mount dissolves it, and that waits for an
-	 * expedited RCU grace period (a millisecond or more on a busy host) on
-	 * the way to the command's exec; attached, it goes with the namespace. */
-	r = 0;
-	if (S_ISDIR(st.st_mode) && !x->mounts->store_attached) {
-		r = mount_attach_at(x->mounts->hide_store, at);
-		x->mounts->store_attached = r == 0;
-	}
-	if (r == 0)
-		r = attach_tree_clone(x->mounts->hide_store, S_ISDIR(st.st_mode) ? "d" : "f", at);
+	/* An empty, read-only, mode-000 stand-in (apply_dev): opening it
+	 * fails with EACCES, a denial a person (and classify) can read. */
+	if (x->mounts->standins < 0)
+		exec_die("hide", "%s: no stand-in to hide it with", path);
+	r = attach_tree_clone(x->mounts->standins, S_ISDIR(st.st_mode) ? "d" : "f", at);
 	if (r < 0) {
 		errno = -r;
 		exec_die("hide", "%s: %m", path);
@@ -753,8 +721,7 @@ void mount_proc(struct exec_ctx *x, size_t i)
 void mount_apply(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
-	struct mount_state m = { .hide_store = -1 };
-	int r;
+	struct mount_state m = { .standins = -1 };
 
 	/* what exists is bound below, what is missing is gated (protect.c) */
 	if (protect_prepare(x) < 0)
@@ -769,15 +736,11 @@ void mount_apply(struct exec_ctx *x)
 			o->apply(x, i);
 	}
 	x->mounts = NULL;
-	if (m.hide_store >= 0)
-		close(m.hide_store);
+	if (m.standins >= 0)
+		close(m.standins);
 	for (size_t k = 0; k < m.h.n_host; k++)
 		if (m.h.host[k].fd >= 0)
 			exec_die("read host", "%s: no private tmpfs to bring it back into", m.h.host[k].path);
-	/* Nothing new appears in /dev once it is set up (its shm and pts are
-	 * mounts of their own and stay writable). */
-	if (m.have_dev && (r = mount_set_attr(AT_FDCWD, "/dev", 0, MOUNT_ATTR_RDONLY, 0)) < 0)
-		exec_die("dev", "cannot make /dev read-only: %s", strerror(-r));
 	noexec_denied(p);
 	seal_private_dirs(p);
 	free(m.h.root);

@@ -119,7 +119,7 @@ void describe_protect(const struct plan *p, const struct step *s, unsigned uid, 
 
 void describe_hide(const struct plan *p, const struct step *s, unsigned uid, unsigned gid, FILE *out)
 {
-	fprintf(out, "hide %.*s (an empty, inaccessible directory, or /dev/null for a file)\n", P);
+	fprintf(out, "hide %.*s (an empty, inaccessible, read-only directory or file stands in for it)\n", P);
 }
 
 /* The entries of v strictly below the step's home (each home's step brings

@@ -26,6 +26,7 @@
 
 #include "canon.h"
 #include "cleanup.h"
+#include "dirlist.h"
 #include "protect_names.h"
 #include "runner.h"
 
@@ -107,8 +108,102 @@ static int refuse_creation(struct exec_ctx *x, const char *path, size_t k)
 	return r == -ENOENT || r == -ENOTDIR || r == -EACCES ? 0 : r; /* gone meanwhile: nothing can be made there */
 }
 
+/* Most protected paths are names right below a writable root (.claude,
+ * .vscode, .npmrc, .git/hooks, .cordon*...), and most are missing. The
+ * root is listed once instead of looked up name by name: a path whose
+ * first component below the root is not among its entries is missing
+ * without an lstat of its own, and a PREFIX* in the root that no entry
+ * starts with needs no listing of its own. A root holding more than
+ * LISTED_MAX entries is not listed (the lookups cost less). */
+#define LISTED_MAX 512
+
+struct listed_name {
+	size_t step;
+	const char *name;       /* the first component below the root, unterminated */
+	size_t len;
+	bool prefix;            /* PREFIX* right in the root: name[0..len-1) */
+};
+
+struct protect_listing {
+	const struct listed_name *v;
+	size_t n;
+	bool *absent;           /* per plan step: nothing of it below the root (yet) */
+	size_t n_entries;
+};
+
+/* step i's first component below root, when it is a protected path
+ * strictly below that root (its longest writable root) */
+static bool first_below(const struct plan *p, size_t i, const char *root, size_t rl, struct listed_name *ret)
+{
+	const struct step *s = &p->steps[i];
+	const char *c;
+	size_t len;
+
+	if (s->kind != STEP_PROTECT || s->len <= rl + (rl > 1) || strncmp(s->path, root, rl) != 0 ||
+	    (rl > 1 && s->path[rl] != '/') || root_of(p, s->path) != root)
+		return false;
+	c = s->path + rl + (rl > 1);
+	len = s->len - (size_t)(c - s->path);
+	for (size_t k = 0; k < len; k++)
+		if (c[k] == '/') {
+			len = k;
+			break;
+		}
+	*ret = (struct listed_name){ .step = i, .name = c, .len = len,
+				     .prefix = c[len - 1] == '*' && c + len == s->path + s->len };
+	return true;
+}
+
+static int listed_entry(const char *name, unsigned char type, void *data)
+{
+	struct protect_listing *l = data;
+	size_t n = strlen(name);
+
+	if (++l->n_entries > LISTED_MAX)
+		return -E2BIG;
+	for (size_t k = 0; k < l->n; k++) {
+		const struct listed_name *c = &l->v[k];
+
+		if (!l->absent[c->step])
+			continue;
+		if (c->prefix)
+			l->absent[c->step] = strncmp(name, c->name, c->len - 1) != 0;
+		else
+			l->absent[c->step] = n != c->len || memcmp(name, c->name, n) != 0;
+	}
+	return 0;
+}
+
+/* absent[i]: step i is a protected path the listing of its writable root
+ * shows missing (its first component below the root is not there), or a
+ * PREFIX* in that root no entry starts with. */
+static int list_roots(const struct plan *p, bool *absent)
+{
+	_cleanup_free_ struct listed_name *v = calloc(p->n_steps ? p->n_steps : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t w = 0; p->write[w]; w++) {
+		struct protect_listing l = { .v = v, .absent = absent };
+		size_t rl = strlen(p->write[w]);
+
+		if (ephemeral(p, p->write[w]))
+			continue;
+		for (size_t i = 0; i < p->n_steps; i++)
+			if (first_below(p, i, p->write[w], rl, &v[l.n]))
+				absent[v[l.n++].step] = true;
+		/* worth a listing for a few names; a root not listed (missing,
+		 * too big, unreadable) tells nothing */
+		if (l.n >= 4 && dirlist_path(p->write[w], O_NOFOLLOW, listed_entry, &l) == 0)
+			continue;
+		for (size_t k = 0; k < l.n; k++)
+			absent[v[k].step] = false;
+	}
+	return 0;
+}
+
 /* Resolve one protected path (no '*'). */
-static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsigned hops)
+static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsigned hops, bool absent)
 {
 	const struct plan *p = x->plan;
 	const char *root = root_of(p, path);
@@ -123,6 +218,16 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		return -ENAMETOOLONG;
 
 	rl = strlen(root);
+	if (absent) {
+		/* its root's listing has no first component for it: missing */
+		size_t k = rl + (rl > 1);
+
+		while (k < n && path[k] != '/')
+			k++;
+		if (k < n && p->protect_git && protect_match_git(path + rl + (rl > 1)))
+			return 0;
+		return refuse_creation(x, path, k);
+	}
 	if (lstat(path, &st) == 0) {
 		/* a repository's config is replaced only by the gate's own
 		 * validated copy (gate_git.h): a read-only mount on it would
@@ -161,7 +266,7 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 				free(real);
 				if (r < 0 || (size_t)r >= sizeof(joined))
 					return -ENAMETOOLONG;
-				return resolve_one(x, step, joined, hops + 1);
+				return resolve_one(x, step, joined, hops + 1, false);
 			}
 			if (!S_ISDIR(st.st_mode))
 				return 0;
@@ -180,8 +285,9 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 	return 0;
 }
 
-/* PREFIX*: the existing entries of the parent that start with PREFIX. */
-static int resolve_prefix(struct exec_ctx *x, size_t step, const char *pattern)
+/* PREFIX*: the existing entries of the parent that start with PREFIX
+ * (absent: its root's listing had none). */
+static int resolve_prefix(struct exec_ctx *x, size_t step, const char *pattern, bool absent)
 {
 	const char *slash = strrchr(pattern, '/');
 	size_t dl = (size_t)(slash - pattern), pl = strlen(slash + 1) - 1;
@@ -206,6 +312,8 @@ static int resolve_prefix(struct exec_ctx *x, size_t step, const char *pattern)
 			return r;
 		r = 0;
 	}
+	if (absent)
+		return 0;
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -errno;
@@ -217,7 +325,7 @@ static int resolve_prefix(struct exec_ctx *x, size_t step, const char *pattern)
 			r = -ENAMETOOLONG;
 			break;
 		}
-		r = resolve_one(x, step, entry, 0);
+		r = resolve_one(x, step, entry, 0, false);
 		if (r < 0)
 			break;
 	}
@@ -228,6 +336,7 @@ static int resolve_prefix(struct exec_ctx *x, size_t step, const char *pattern)
 int protect_prepare(struct exec_ctx *x)
 {
 	const struct plan *p = x->plan;
+	_cleanup_free_ bool *absent = NULL;
 	size_t n = 0;
 	int r;
 
@@ -243,7 +352,8 @@ int protect_prepare(struct exec_ctx *x)
 	if (n == 0)
 		return 0;
 	x->targets = calloc(8, sizeof(*x->targets));
-	if (!x->targets)
+	absent = calloc(p->n_steps, sizeof(*absent));
+	if (!x->targets || !absent || list_roots(p, absent) < 0)
 		return -ENOMEM;
 
 	for (size_t i = 0; i < p->n_steps; i++) {
@@ -256,7 +366,7 @@ int protect_prepare(struct exec_ctx *x)
 			return -ENAMETOOLONG;
 		memcpy(path, s->path, s->len);
 		path[s->len] = '\0';
-		r = path[s->len - 1] == '*' ? resolve_prefix(x, i, path) : resolve_one(x, i, path, 0);
+		r = path[s->len - 1] == '*' ? resolve_prefix(x, i, path, absent[i]) : resolve_one(x, i, path, 0, absent[i]);
 		if (r < 0) {
 			exec_say("protect", "%s: %s", path,
 			    r == -ELOOP ? "a dangling symlink cannot be kept read-only" : strerror(-r));

@@ -173,6 +173,39 @@ else
         not_ok "full: a pty inside" "$j"
 fi
 
+# A hidden path (--deny-read) gets a stand-in: an empty directory or file of
+# mode 000, made below /dev/pts before the devpts covers it, on a mount that
+# is read-only, nosuid, nodev and noexec (the /dev tmpfs holds no device
+# node of its own: each node is a bind of the host's). The stand-ins
+# themselves are out of sight.
+mkdir -p "$WS/hid"
+echo data > "$WS/hid/in"
+echo data > "$WS/hidf"
+flags_of='for p in "$@"; do echo "$(stat -c %a "$p") $(awk -v p="$p" "\$5 == p { print \$6 }" /proc/self/mountinfo)"; done'
+j=$(crun -- sh -c "$flags_of; cat \"\$2\"" sh "$WS/hid" "$WS/hidf")
+if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field output <<<"$j" | grep . | tail -n 1)" = data ]; then
+        ok "control: without --deny-read the directory and the file are the workspace's, readable"
+        j=$(crun --deny-read "$WS/hid" --deny-read "$WS/hidf" -- sh -c "$flags_of" sh "$WS/hid" "$WS/hidf")
+        bad=$(field output <<<"$j" | awk '{ n = split($2, o, ","); f = 0
+                for (i = 1; i <= n; i++) f += (o[i] == "ro") + 2 * (o[i] == "nosuid") + 4 * (o[i] == "nodev") + 8 * (o[i] == "noexec")
+                if ($1 != "0" || f != 15) print }')
+        if [ "$(field exit_code <<<"$j")" = 0 ] && [ "$(field output <<<"$j" | grep -c .)" = 2 ] && [ -z "$bad" ]; then
+                ok "full: a hidden directory's and a hidden file's stand-ins are mode 000, ro,nosuid,nodev,noexec"
+        else
+                not_ok "full: the stand-ins of hidden paths" "$j"
+        fi
+        j=$(crun --deny-read "$WS/hid" -- sh -c "echo x > '$WS/hid/new'")
+        expect_refused "full: nothing can be made in a hidden directory" "$j" test ! -e "$WS/hid/new"
+else
+        not_ok "control: the workspace's directory and file" "$j"
+fi
+j=$(crun --deny-read "$WS/hid" -- sh -c 'ls -A /dev/pts | tr "\n" " "; awk "\$5 == \"/dev\" { o = \$6 } END { print o }" /proc/self/mountinfo')
+if [ "$(field output <<<"$j")" = "ptmx ro,nosuid,nodev,noexec,relatime" ]; then
+        ok "full: the stand-ins are not in /dev/pts (it lists its ptmx alone), and /dev (the top mount there) is ro,nosuid,nodev,noexec"
+else
+        not_ok "full: /dev/pts and /dev's flags" "$(field output <<<"$j")"
+fi
+
 # --- /tmp and /run are private in every mode ---------------------------------
 HOSTTMP=$(mktemp -d /tmp/cordon-hosttmp.XXXXXX)
 chmod 755 "$HOSTTMP"
@@ -278,5 +311,27 @@ if git -C "$AW" status >/dev/null 2>&1; then
 else
         not_ok "host git after the attempts" "$(git -C "$AW" status 2>&1 | head -2)"
 fi
+
+# The mounts themselves, not only the write gate's names: each existing
+# protected entry is a read-only mount of its own, whether the runner knew
+# it from one listing of the workspace or looked it up by name (a
+# workspace of more than 512 entries is not listed), a symlinked one where
+# it leads; a plain entry beside them (the control) is no mount of its own.
+ro_mounts='for p in "$@"; do awk -v p="$p" "\$5 == p { o = \$6 } END { n = split(o, f, \",\"); r = \"none\"; for (i = 1; i <= n; i++) if (f[i] == \"ro\" || f[i] == \"rw\") r = f[i]; print r }" /proc/self/mountinfo; done | tr "\n" " "'
+for layout in listed crowded; do
+        PW=$BASE/protected-$layout
+        mkdir -p "$PW/.vscode" "$PW/plain" "$PW/target"
+        echo x > "$PW/.envrc"
+        echo x > "$PW/.cordon-local"
+        ln -s target "$PW/.idea"
+        [ $layout = crowded ] && for i in $(seq 1 600); do : > "$PW/f$i"; done
+        j=$( (cd "$PW" && "$CORDON" run --backend native --json -- sh -c "$ro_mounts" sh \
+                "$PW/.vscode" "$PW/.envrc" "$PW/.cordon-local" "$PW/target" "$PW/plain") 2>/dev/null)
+        if [ "$(field output <<<"$j")" = "ro ro ro ro none " ]; then
+                ok "$layout workspace: existing .vscode, .envrc, .cordon-local and .idea's target are read-only mounts, a plain directory is none"
+        else
+                not_ok "$layout workspace: read-only mounts on the existing protected entries" "want: ro ro ro ro none" "$j"
+        fi
+done
 
 finish
