@@ -181,8 +181,8 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	x->done_fd[1] = -1;
 	netproxy_after_clone(x);
 	terminal_runner_after_clone(x);
-	/* the walker builds its half while init mounts */
-	landlock_split_after_clone(x);
+	/* init mounts meanwhile; then it takes this half of its ruleset */
+	landlock_split_runner(x);
 
 	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
 	/* init is gone, or said the sandbox is empty and is going */

@@ -7,17 +7,16 @@
  * and the sandbox's tree is the host's except where init mounts a
  * different inode (its /dev, /proc, private /tmp and /run, HOME's tmpfs,
  * the trust overlay, the broker's shims): the "inside" paths. So the
- * walker, a fork of the runner in the host's mount namespace, adds every
- * rule but those at or beneath an inside path while the runner makes
- * init's namespaces and init makes its mounts, and hands init the ruleset
- * over a socket; init adds the rest from its own tree (landlock.c, enum
- * landlock_part). The rules are the ones init alone would have added.
- * The list of inside paths only saves time: before it takes the walker's
+ * runner, still in the host's mount namespace, adds every rule but those at
+ * or beneath an inside path while init makes its mounts, and hands init the
+ * ruleset over a socket; init adds the rest from its own tree (landlock.c,
+ * enum landlock_part). The rules are the ones init alone would have added.
+ * The list of inside paths only saves time: before it takes the runner's
  * half, init checks every mount of its own against the host's table
  * (mounts_kept), and one the list does not cover makes it build the whole.
  *
- * The walker's half is an optimisation, never a decision: when it cannot
- * build it (any failure, e.g. a directory the walker may not list and init,
+ * The runner's half is an optimisation, never a decision: when it cannot
+ * build it (any failure, e.g. a directory the runner may not list and init,
  * with its user namespace, may), it says so and init builds the whole
  * ruleset as before, failing with its own words where that fails.
  */
@@ -29,10 +28,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -47,12 +43,12 @@
 #include "strv.h"
 #include "unix_gate.h"
 
-/* The one frame the walker sends init (msgframe.h, on a stream
+/* The one frame the runner sends init (msgframe.h, on a stream
  * socketpair): LANDLOCK_SPLIT_HALF with the ruleset's fd, or
  * LANDLOCK_SPLIT_WHOLE (no body, no fd): init is to build the whole.
- * The half's body is what both halves decide by, as the walker found it,
+ * The half's body is what both halves decide by, as the runner found it,
  * so that they decide alike:
- *   u32 the rules the walker added;
+ *   u32 the rules the runner added;
  *   strv the inside paths;
  *   u32 n, then n times: u8 flags (DENIED_*), string path: the denied
  *     paths resolved;
@@ -310,7 +306,7 @@ static bool mnt_transparent(const struct mnt *o, const struct mnt *h, size_t nh)
 	       memcmp(o->root + base_len, rest, rest_len) == 0;
 }
 
-/* Init's mounts left every inode the walker's half granted in place: each
+/* Init's mounts left every inode the runner's half granted in place: each
  * mount of init's table is the host's (a copy), shows what the host shows
  * at its path, or lies at or beneath an inside path (init's half) or a
  * hidden path (no rule either way). A mount made by a step the inside
@@ -345,6 +341,21 @@ static bool mounts_kept(const char *host, size_t hlen, const char *own, size_t o
 			return false;
 	}
 	return true;
+}
+
+void landlock_split_start(struct exec_ctx *x)
+{
+	int sv[2];
+
+	x->split_fd[0] = x->split_fd[1] = -1;
+	x->ll_inside = NULL;
+	/* only where init builds the command's ruleset (the gates) */
+	if (x->plan->isolation != CORDON_ISOLATION_FULL || !exec_gates(x) || landlock_get_abi() < 1)
+		return;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return; /* init builds the whole */
+	x->split_fd[0] = sv[0];
+	x->split_fd[1] = sv[1];
 }
 
 /* The half's body (see LANDLOCK_SPLIT_HALF above). */
@@ -427,8 +438,7 @@ static int body_get(struct msgbuf *b, uint32_t *ret_rules, char ***ret_inside, s
 	return 0;
 }
 
-/* The walker's work: the half, or the word that there is none. */
-static void split_walk(struct exec_ctx *x)
+void landlock_split_runner(struct exec_ctx *x)
 {
 	struct landlock_rules rules = x->plan->landlock;
 	struct landlock_report rep;
@@ -441,6 +451,10 @@ static void split_walk(struct exec_ctx *x)
 	bool half = false;
 	int fd = -1;
 
+	if (x->split_fd[0] < 0)
+		return;
+	close(x->split_fd[1]);
+	x->split_fd[1] = -1;
 	rules.part = LANDLOCK_HOST;
 	rules.held = NULL;
 	rules.n_held = 0;
@@ -460,57 +474,8 @@ static void split_walk(struct exec_ctx *x)
 	if (fd >= 0)
 		close(fd);
 	denied_free(denied, n_denied);
-}
-
-/* The walk starts before init's namespaces are made, in a process of its
- * own (the walker, a fork of the runner, in the host's mount namespace):
- * the clone that makes them is the runner's longest step, and init's
- * mounts follow it, so the half is most often ready before init asks.
- * The walker keeps only its end of the socket and dies with the runner. */
-void landlock_split_start(struct exec_ctx *x)
-{
-	pid_t parent = getpid(), pid;
-	int sv[2];
-
-	x->split_fd[0] = x->split_fd[1] = -1;
-	x->split_walker = 0;
-	x->ll_inside = NULL;
-	/* only where init builds the command's ruleset (the gates) */
-	if (x->plan->isolation != CORDON_ISOLATION_FULL || !exec_gates(x) || landlock_get_abi() < 1)
-		return;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return; /* init builds the whole */
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return; /* init builds the whole */
-	}
-	if (pid == 0) {
-		x->split_fd[0] = sv[0];
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
-			_exit(EXEC_EXIT_FAILED);
-		(void)close_range(3, (unsigned)sv[0] - 1, 0);
-		(void)close_range((unsigned)sv[0] + 1, ~0u, 0);
-		split_walk(x);
-		_exit(0);
-	}
-	close(sv[0]);
-	x->split_fd[1] = sv[1];
-	x->split_walker = pid;
-}
-
-void landlock_split_after_clone(struct exec_ctx *x)
-{
-	if (x->split_fd[1] >= 0)
-		close(x->split_fd[1]);
-	x->split_fd[1] = -1;
-}
-
-void landlock_split_reap(struct exec_ctx *x)
-{
-	if (x->split_walker > 0 && waitpid(x->split_walker, NULL, WNOHANG) == x->split_walker)
-		x->split_walker = 0;
+	close(x->split_fd[0]);
+	x->split_fd[0] = -1;
 }
 
 void landlock_split_init_start(struct exec_ctx *x)
@@ -532,7 +497,7 @@ bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules)
 
 	if (x->split_fd[1] < 0)
 		return false;
-	/* init's own table, read while the walker may still be at its half
+	/* init's own table, read while the runner may still be at its half
 	 * (every mount of init's is made by now: this is the command's
 	 * ruleset, built last) */
 	(void)read_file_capped("/proc/self/mountinfo", MOUNTINFO_MAX, false, &own, &own_len); /* else NULL */

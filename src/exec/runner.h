@@ -64,8 +64,7 @@ struct exec_ctx {
 					 * rules; taken by the ruleset's build, the rest closed (init.c) */
 	size_t n_held;
 	int done_fd[2];                 /* init's word that the sandbox is empty (init_end): the runner's end, init's */
-	int split_fd[2];                /* the ruleset's two halves (landlock_split.c): the walker's end, init's */
-	pid_t split_walker;             /* the runner's child that builds the host's half, or 0 */
+	int split_fd[2];                /* the ruleset's two halves (landlock_split.c): the runner's end, init's */
 	char **ll_inside;               /* the paths init mounts on, for the split, or NULL */
 
 	pid_t proxy_pid;                /* --net proxy: the runner's child (netproxy.h), 0: none */
@@ -148,17 +147,14 @@ _Noreturn void command_main(struct exec_ctx *x);
 _Noreturn void init_main(struct exec_ctx *x);
 
 /* Init's Landlock ruleset in two halves built at once (landlock_split.c):
- * before the clone (the runner forks the walker, which builds the host's
- * half and hands it over), after it (the runner lets go of init's end),
- * the walker reaped once gone (from the runner's wait), init's first step,
- * init taking the walker's half into rules (false: init builds the whole),
- * and what that took, freed. */
+ * before the clone (the runner), after it (the runner: its half, handed
+ * over), init's first step, init taking the runner's half into rules
+ * (false: init builds the whole), and what that took, freed. */
 struct landlock_rules;
-#define LANDLOCK_SPLIT_HALF 1  /* the frame of the walker's half (landlock_split.c) */
+#define LANDLOCK_SPLIT_HALF 1  /* the frame of the runner's half (landlock_split.c) */
 #define LANDLOCK_SPLIT_WHOLE 2 /* the frame saying init is to build the whole */
 void landlock_split_start(struct exec_ctx *x);
-void landlock_split_after_clone(struct exec_ctx *x);
-void landlock_split_reap(struct exec_ctx *x);
+void landlock_split_runner(struct exec_ctx *x);
 void landlock_split_init_start(struct exec_ctx *x);
 bool landlock_split_take(struct exec_ctx *x, struct landlock_rules *rules);
 void landlock_split_release(struct exec_ctx *x, struct landlock_rules *rules);

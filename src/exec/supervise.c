@@ -57,7 +57,6 @@ int exec_supervise_signal(struct exec_ctx *x, pid_t child, int sig, int *ret_sta
 		exec_forward_signal(child, sig);
 		return 0;
 	}
-	landlock_split_reap(x);
 	/* --net proxy: the run ends with the proxy */
 	if (x->proxy_pid > 0 && waitpid(x->proxy_pid, &status, WNOHANG) == x->proxy_pid)
 		netproxy_died(x, child, status);
