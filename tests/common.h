@@ -28,6 +28,16 @@ static inline bool test_must_work(void)
 #include <stdio.h>
 #include <unistd.h>
 
+/* TEXT written to PATH (made or truncated), or the test fails. */
+static inline void test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
 /* A fresh directory below base ("/var/tmp", never TMPDIR: the sandbox's
  * /tmp is its own), named prefix-XXXXXX, removed with all it holds when the
  * test's process exits (criterion runs each test in a process of its own),

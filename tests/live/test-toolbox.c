@@ -22,15 +22,6 @@ static char base[] = "/var/tmp/cordon-toolbox-XXXXXX";
 static char ws[256], tool[256], other[256], hidden[256], prof[256], homes[256];
 static char *canon_tool, *canon_hidden;
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-}
-
 static void copy_true(const char *to)
 {
 	char cmd[600];
@@ -69,7 +60,7 @@ static void setup(void)
 		 "  \"cother\": { \"executable\": \"%s\", \"sandbox\": { \"fs_read\": [\"%s\"] },\n"
 		 "              \"from\": { \"session\": \"deny\" } } } } }\n",
 		 ws, tool, base, other, base);
-	write_file(prof, text);
+	test_write_file(prof, text);
 	cr_assert_eq(cordon_canonicalize(tool, &canon_tool, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_canonicalize(hidden, &canon_hidden, &e), 0, "%s", e.message);
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "crypto.h"
 #include "identity.h"
 #include "identity_hasher.h"
@@ -60,15 +61,6 @@ Test(crypto, random_hex_differs)
 	cr_assert_eq(random_hex(65, a), -EINVAL);
 }
 
-static void write_file(const char *path, const char *content)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f);
-	fputs(content, f);
-	cr_assert_eq(fclose(f), 0);
-}
-
 Test(identity, unchanged_touched_rewritten_replaced)
 {
 	char dir[] = "/tmp/cordon-identity-XXXXXX", path[256], other[256], why[256] = "";
@@ -79,7 +71,7 @@ Test(identity, unchanged_touched_rewritten_replaced)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/tool", dir);
 	snprintf(other, sizeof(other), "%s/tool.new", dir);
-	write_file(path, "#!/bin/sh\necho one\n");
+	test_write_file(path, "#!/bin/sh\necho one\n");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(identity_record(fd, &id), 0);
@@ -90,14 +82,14 @@ Test(identity, unchanged_touched_rewritten_replaced)
 	cr_assert_eq(identity_check(fd, &id, why, sizeof(why)), 0);
 
 	/* the same size, other bytes: refused */
-	write_file(path, "#!/bin/sh\necho two\n");
+	test_write_file(path, "#!/bin/sh\necho two\n");
 	cr_assert_eq(identity_check(fd, &id, why, sizeof(why)), -ESTALE);
 	cr_assert(strstr(why, "content changed"), "%s", why);
 
 	/* replaced by rename, as a package upgrade does: another inode */
-	write_file(path, "#!/bin/sh\necho one\n");
+	test_write_file(path, "#!/bin/sh\necho one\n");
 	cr_assert_eq(identity_record(fd, &id), 0);
-	write_file(other, "#!/bin/sh\necho one\n");
+	test_write_file(other, "#!/bin/sh\necho one\n");
 	cr_assert_eq(rename(other, path), 0);
 	fd2 = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd2, 0);
@@ -126,7 +118,7 @@ Test(identity, stat_then_check_in_two_steps)
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/tool", dir);
-	write_file(path, "#!/bin/sh\necho one\n");
+	test_write_file(path, "#!/bin/sh\necho one\n");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(identity_stat(fd, &id), 0);
@@ -140,11 +132,11 @@ Test(identity, stat_then_check_in_two_steps)
 	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), 1);
 	cr_assert_eq(identity_check_content(fd, &full, why, sizeof(why)), 0);
 	cr_assert_eq(identity_check_content(fd, &id, why, sizeof(why)), -ESTALE, "a zero hash matched");
-	write_file(path, "#!/bin/sh\necho two\n");
+	test_write_file(path, "#!/bin/sh\necho two\n");
 	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), 1);
 	cr_assert_eq(identity_check_content(fd, &full, why, sizeof(why)), -ESTALE);
 	cr_assert(strstr(why, "content changed"), "%s", why);
-	write_file(path, "#!/bin/sh\necho three, longer\n");
+	test_write_file(path, "#!/bin/sh\necho three, longer\n");
 	cr_assert_eq(identity_check_file(fd, &id, why, sizeof(why)), -ESTALE);
 	cr_assert(strstr(why, "size changed"), "%s", why);
 	close(fd);
@@ -177,16 +169,16 @@ Test(identity_hasher, hashes_each_file_as_it_was_at_start)
 	snprintf(a, sizeof(a), "%s/a", dir);
 	snprintf(b, sizeof(b), "%s/b", dir);
 	snprintf(c, sizeof(c), "%s/c", dir);
-	write_file(a, "alpha\n");
-	write_file(b, "bravo\n");
-	write_file(c, "charlie\n");
+	test_write_file(a, "alpha\n");
+	test_write_file(b, "bravo\n");
+	test_write_file(c, "charlie\n");
 	cr_assert_eq(identity_hasher_new(3, &h), 0);
 	ja = add_job(h, a, &ida);
 	jb = add_job(h, b, &idb);
 	/* c changes after its identity was taken and before it is hashed:
 	 * its hash is not the file as it was at start */
 	jc = add_job(h, c, &idc);
-	write_file(c, "CHARLIE\n");
+	test_write_file(c, "CHARLIE\n");
 	fd = open(a, O_RDONLY | O_CLOEXEC);
 	cr_assert_eq(identity_hasher_add(h, fd, &ida, &(size_t){0}), -ENOSPC);
 	cr_assert_eq(identity_hasher_start(h), 0);

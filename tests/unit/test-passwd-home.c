@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "passwd_home.h"
 
 static char dir[] = "/tmp/cordon-test-pwhome-XXXXXX";
@@ -27,15 +28,6 @@ static void teardown(void)
 	rmdir(dir);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	cr_assert_not_null(f);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-}
-
 static const char passwd_text[] = "# a comment\n"
 				  "root:x:0:0:root:/root:/bin/bash\n"
 				  "+:x:1000:1000::/plus:/bin/sh\n"
@@ -48,8 +40,8 @@ static int lookup(const char *nsswitch, uid_t uid, char **ret)
 {
 	struct cordon_error e = {};
 
-	write_file(conf, nsswitch);
-	write_file(passwd, passwd_text);
+	test_write_file(conf, nsswitch);
+	test_write_file(passwd, passwd_text);
 	*ret = (char *)"untouched";
 	return passwd_home_files(conf, passwd, uid, ret, &e);
 }
@@ -106,7 +98,7 @@ Test(passwd_home, anything_else_asks_nss, .init = setup, .fini = teardown)
 	/* no nsswitch.conf, or no passwd file */
 	unlink(conf);
 	cr_assert_eq(passwd_home_files(conf, passwd, 1000, &home, NULL), 0);
-	write_file(conf, "passwd: files\n");
+	test_write_file(conf, "passwd: files\n");
 	unlink(passwd);
 	cr_assert_eq(passwd_home_files(conf, passwd, 1000, &home, NULL), 0);
 	cr_assert_str_eq(home, "untouched");

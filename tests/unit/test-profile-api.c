@@ -14,15 +14,6 @@
 
 static char ws[PATH_MAX], canon_ws[PATH_MAX], file[PATH_MAX + 32];
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	cr_assert_not_null(f);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-}
-
 static void setup(void)
 {
 	char *c = NULL;
@@ -96,7 +87,7 @@ Test(profile_api, a_file_gives_its_lists_and_limits)
 	cr_assert_eq(mkdir(build, 0755), 0);
 	snprintf(secret, sizeof(secret), "%s/secret", ws);
 	cr_assert_eq(mkdir(secret, 0700), 0);
-	write_file(file, "{ \"mode\": \"workspace-write\",\n"
+	test_write_file(file, "{ \"mode\": \"workspace-write\",\n"
 			 "  \"filesystem\": { \"write\": [\"$WORKSPACE/build\"], \"deny_read\": [\"$WORKSPACE/secret\"] },\n"
 			 "  \"network\": { \"mode\": \"host\" },\n"
 			 "  \"environment\": { \"allow_vars\": [\"CARGO_*\"], \"set_vars\": { \"CI\": \"1\" } },\n"
@@ -140,14 +131,14 @@ Test(profile_api, refusals)
 	cr_assert_eq(cordon_profile_load("no-such-profile-anywhere", NULL, &p, &e), -ENOENT);
 	cr_assert_null(p);
 	/* builtin_only never reads a file, even one that is there */
-	write_file(file, "{ \"mode\": \"read-only\" }\n");
+	test_write_file(file, "{ \"mode\": \"read-only\" }\n");
 	cr_assert_eq(cordon_profile_load(file, &o, &p, &e), -EINVAL);
 	cr_assert_null(p);
 	cr_assert_eq(cordon_profile_load("default", &o, &p, &e), 0, "%s", e.message);
 	p = cordon_profile_free(p);
 	/* command_policies loads, and only the supervisor runs it: a launch
 	 * of it (which would run every controlled tool directly) is refused */
-	write_file(file, "{ \"command_policies\": { \"commands\": { \"git\": {} } } }\n");
+	test_write_file(file, "{ \"command_policies\": { \"commands\": { \"git\": {} } } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
 	cr_assert_not_null(cordon_profile_tools(p));
 	{
@@ -159,7 +150,7 @@ Test(profile_api, refusals)
 	}
 	p = cordon_profile_free(p);
 	/* host rules hold only through the proxy: refused beside mode none */
-	write_file(file, "{ \"network\": { \"allow_domains\": [\"example.com\"] } }\n");
+	test_write_file(file, "{ \"network\": { \"allow_domains\": [\"example.com\"] } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), -EINVAL);
 	cr_assert_null(p);
 	cr_assert_not_null(strstr(e.message, "proxy"), "%s", e.message);
@@ -171,7 +162,7 @@ Test(profile_api, network_proxy_and_its_rules)
 	struct cordon_profile_handle *p = NULL;
 	struct cordon_error e = {};
 
-	write_file(file, "{ \"network\": { \"mode\": \"proxy\", \"allow_domains\": [\"example.com\", \"*.pkg.dev:443\"],\n"
+	test_write_file(file, "{ \"network\": { \"mode\": \"proxy\", \"allow_domains\": [\"example.com\", \"*.pkg.dev:443\"],\n"
 			 "  \"deny_domains\": [\"bad.example.com\"], \"allow_addresses\": [\"10.0.0.0/8\"] } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
@@ -182,7 +173,7 @@ Test(profile_api, network_proxy_and_its_rules)
 	cordon_profile_free(p);
 
 	/* no rules: the lists are empty, not NULL */
-	write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
+	test_write_file(file, "{ \"network\": { \"mode\": \"proxy\" } }\n");
 	cr_assert_eq(cordon_profile_load(file, NULL, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(cordon_profile_net(p), CORDON_NET_PROXY);
 	cr_assert_not_null(cordon_profile_list(p, CORDON_PROFILE_ALLOW_DOMAINS));

@@ -62,15 +62,6 @@ static char *read_all(const char *path)
 	return buf;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Below /var/tmp: a HOME or workspace below /tmp is hidden by the
  * sandbox's private /tmp, and why says so before any rule these tests ask
  * about. */
@@ -377,12 +368,12 @@ Test(profile, merge_lists_append_scalars_override)
 
 	cr_assert_eq(mkdir(ws, 0755), 0);
 	env.workspace = ws;
-	write_file(parent, "{\"mode\": \"read-only\", \"network\": {\"mode\": \"host\"},\n"
+	test_write_file(parent, "{\"mode\": \"read-only\", \"network\": {\"mode\": \"host\"},\n"
 			   " \"meta\": {\"name\": \"parent\", \"version\": \"1\"},\n"
 			   " \"filesystem\": {\"protect\": [\"$WORKSPACE/a\"]},\n"
 			   " \"environment\": {\"allow_vars\": [\"A\"], \"set_vars\": {\"X\": \"parent\", \"Y\": \"p\"}},\n"
 			   " \"limits\": {\"timeout\": 10, \"cpu\": 5}}\n");
-	write_file(child, "{\"extends\": \"parent.json\", \"mode\": \"workspace-write\",\n"
+	test_write_file(child, "{\"extends\": \"parent.json\", \"mode\": \"workspace-write\",\n"
 			  " \"meta\": {\"name\": \"child\"},\n"
 			  " \"filesystem\": {\"protect\": [\"$WORKSPACE/b\"]},\n"
 			  " \"environment\": {\"allow_vars\": [\"B\"], \"set_vars\": {\"X\": \"child\"}},\n"
@@ -427,10 +418,10 @@ Test(profile, merge_deny_always_wins)
 
 	cr_assert_eq(mkdir(ws, 0755), 0);
 	env.workspace = ws;
-	write_file(parent, "{\"filesystem\": {\"deny_read\": [\"$WORKSPACE/secret\"]}}\n");
+	test_write_file(parent, "{\"filesystem\": {\"deny_read\": [\"$WORKSPACE/secret\"]}}\n");
 	/* a child cannot grant under its parent's deny, for writing or reading */
-	write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"write\": [\"$WORKSPACE/secret/out\"]}}\n");
-	write_file(child2, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"read\": [\"$WORKSPACE/secret\"]}}\n");
+	test_write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"write\": [\"$WORKSPACE/secret/out\"]}}\n");
+	test_write_file(child2, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"read\": [\"$WORKSPACE/secret\"]}}\n");
 	cr_expect_eq(profile_load(child, &env, &p, &e), -EPERM);
 	cr_expect(strstr(e.message, "and deny always wins") != NULL, "%s", e.message);
 	cr_expect_str_eq(e.file, child);
@@ -439,8 +430,8 @@ Test(profile, merge_deny_always_wins)
 	cr_expect_eq(profile_load(child2, &env, &p, &e), -EPERM);
 	cr_expect_str_eq(e.path, "/filesystem/read/0");
 	/* nor the other way around: a child's deny beats the parent's grant */
-	write_file(parent, "{\"filesystem\": {\"write\": [\"$WORKSPACE/secret/out\"]}}\n");
-	write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"deny_read\": [\"$WORKSPACE/secret\"]}}\n");
+	test_write_file(parent, "{\"filesystem\": {\"write\": [\"$WORKSPACE/secret/out\"]}}\n");
+	test_write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"deny_read\": [\"$WORKSPACE/secret\"]}}\n");
 	cr_expect_eq(profile_load(child, &env, &p, &e), -EPERM);
 	cr_expect_str_eq(e.file, parent);
 }
@@ -453,9 +444,9 @@ Test(profile, extends_cycle_names_the_chain)
 	struct cordon_error e = {};
 	char expected[PATH_MAX * 4];
 
-	write_file(a, "{\"extends\": \"b.json\"}\n");
-	write_file(b, "{\"extends\": \"c.json\"}\n");
-	write_file(c, "{\"mode\": \"read-only\",\n \"extends\": \"a.json\"}\n");
+	test_write_file(a, "{\"extends\": \"b.json\"}\n");
+	test_write_file(b, "{\"extends\": \"c.json\"}\n");
+	test_write_file(c, "{\"mode\": \"read-only\",\n \"extends\": \"a.json\"}\n");
 	cr_assert_eq(profile_load(a, &corpus_env, &p, &e), -ELOOP);
 	snprintf(expected, sizeof(expected), "%s:2:13: at /extends: extends cycle: %s -> %s -> %s -> %s", c, a, b, c, a);
 	cr_expect_str_eq(e.message, expected);
@@ -471,7 +462,7 @@ static void write_chain(const char *dir, int n)
 			snprintf(text, sizeof(text), "{\"extends\": \"read-only\", \"limits\": {\"cpu\": %d}}\n", i + 1);
 		else
 			snprintf(text, sizeof(text), "{\"extends\": \"p%d.json\", \"limits\": {\"cpu\": %d}}\n", i + 1, i + 1);
-		write_file(name, text);
+		test_write_file(name, text);
 	}
 }
 
@@ -503,7 +494,7 @@ Test(profile, builtin_cannot_be_extended_by_path_from_builtin)
 	struct profile_env env = corpus_env;
 	struct cordon_error e = {};
 
-	write_file(mine, "{\"meta\": {\"name\": \"mine\"}, \"extends\": \"read-only\"}\n");
+	test_write_file(mine, "{\"meta\": {\"name\": \"mine\"}, \"extends\": \"read-only\"}\n");
 	env.user_profile_dir = dir;
 	cr_assert_eq(profile_load("default", &env, &p, &e), 0, "%s", e.message);
 	cr_expect_str_eq(p->meta_name, "mine");
@@ -521,9 +512,9 @@ Test(profile, lookup_order)
 
 	env.user_profile_dir = user;
 	env.data_profile_dir = data;
-	write_file(u, "{\"meta\": {\"name\": \"user\"}}");
-	write_file(d, "{\"meta\": {\"name\": \"data\"}}");
-	write_file(d2, "{\"meta\": {\"name\": \"data-y\"}}");
+	test_write_file(u, "{\"meta\": {\"name\": \"user\"}}");
+	test_write_file(d, "{\"meta\": {\"name\": \"data\"}}");
+	test_write_file(d2, "{\"meta\": {\"name\": \"data-y\"}}");
 	cr_assert_eq(profile_load("x", &env, &p, &e), 0, "%s", e.message);
 	cr_expect_str_eq(p->meta_name, "user");
 	p = profile_free(p);
@@ -587,16 +578,16 @@ Test(profile, tokens_expand_and_git_config_is_global_only)
 	xgc = join(xdg, "git/config");
 	sysc = join(etc, "gitconfig");
 	repo = join(ws, ".git/config");
-	write_file(gc, "[user]\n\tname = Someone\n[include]\n\tpath = extra.gitconfig\n");
-	write_file(inc, "# included\n[Core]\n\thooksPath = ~/hooks ; comment\n[include]\n\tpath = \"~/deeper.inc\"\n");
-	write_file(inc2, "[core]\n\thookspath = /srv/global-hooks\n");
-	write_file(xgc, "[core]\n\teditor = vi\n");
-	write_file(sysc, "[core]\n\thooksPath = /etc/system-hooks\n");
+	test_write_file(gc, "[user]\n\tname = Someone\n[include]\n\tpath = extra.gitconfig\n");
+	test_write_file(inc, "# included\n[Core]\n\thooksPath = ~/hooks ; comment\n[include]\n\tpath = \"~/deeper.inc\"\n");
+	test_write_file(inc2, "[core]\n\thookspath = /srv/global-hooks\n");
+	test_write_file(xgc, "[core]\n\teditor = vi\n");
+	test_write_file(sysc, "[core]\n\thooksPath = /etc/system-hooks\n");
 	/* the repository's own config must never be read */
 	snprintf(buf, sizeof(buf), "[core]\n\thooksPath = /evil/hooks\n[include]\n\tpath = %s/evil.inc\n", ws);
-	write_file(repo, buf);
+	test_write_file(repo, buf);
 	snprintf(buf, sizeof(buf), "%s/evil.inc", ws);
-	write_file(buf, "[core]\n\thooksPath = /evil/included\n");
+	test_write_file(buf, "[core]\n\thooksPath = /evil/included\n");
 
 	env.workspace = ws;
 	env.home = home;
@@ -655,7 +646,7 @@ Test(profile, git_include_depth_is_capped)
 	cr_assert_eq(cordon_canonicalize(home, &x, NULL), 0);
 	/* .gitconfig includes itself: must end */
 	snprintf(buf, sizeof(buf), "%s/.gitconfig", x);
-	write_file(buf, "[include]\npath = ~/.gitconfig\n[core]\nhooksPath = /h\n");
+	test_write_file(buf, "[include]\npath = ~/.gitconfig\n[core]\nhooksPath = /h\n");
 	cr_assert_eq(git_paths_read(x, NULL, "", &g), 0);
 	cr_expect_eq(strv_length(g.hooks_paths), 1);
 	git_paths_clear(&g);
@@ -1046,7 +1037,7 @@ Test(profile, extends_a_fifo_does_not_hang, .timeout = 10)
 	struct cordon_error e = {};
 
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	write_file(top, "{\"extends\": \"fifo.json\"}");
+	test_write_file(top, "{\"extends\": \"fifo.json\"}");
 	cr_expect_eq(profile_load(top, &corpus_env, &p, &e), -EINVAL);
 	cr_expect(strstr(e.message, "cannot read") != NULL, "%s", e.message);
 	cr_expect_eq(profile_load(fifo, &corpus_env, &p, &e), -EINVAL);
@@ -1193,8 +1184,8 @@ Test(profile, lift_merges_through_extends)
 	struct profile_env env = { .user_profile_dir = "", .data_profile_dir = "", .workspace = ws, .home = home };
 	struct cordon_error e = {};
 
-	write_file(parent, "{\"extends\": \"workspace-write\",\n \"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}\n");
-	write_file(child, "{\"extends\": \"parent.json\",\n"
+	test_write_file(parent, "{\"extends\": \"workspace-write\",\n \"groups\": {\"credentials\": {\"lift\": [\"cloud\"]}}}\n");
+	test_write_file(child, "{\"extends\": \"parent.json\",\n"
 			  " \"groups\": {\"credentials\": {\"lift\": [\"registries\", \"cloud\"]}}}\n");
 	cr_assert_eq(profile_load(child, &env, &p, &e), 0, "%s", e.message);
 	cr_assert_eq(p->lift_credentials.n, 2);
@@ -1208,7 +1199,7 @@ Test(profile, lift_merges_through_extends)
 	cr_expect(!policy_denies(pol, npmrc));
 	cr_expect(policy_denies(pol, ssh));
 	/* a child's deny_read still wins over its parent's lift */
-	write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"deny_read\": [\"~/.aws\"]}}\n");
+	test_write_file(child, "{\"extends\": \"parent.json\",\n \"filesystem\": {\"deny_read\": [\"~/.aws\"]}}\n");
 	profile_free(TAKE_PTR(p));
 	cordon_policy_free(TAKE_PTR(pol));
 	cr_assert_eq(mkdir(aws, 0700), 0);
