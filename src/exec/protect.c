@@ -27,6 +27,7 @@
 #include "canon.h"
 #include "cleanup.h"
 #include "dirlist.h"
+#include "path.h"
 #include "protect_names.h"
 #include "runner.h"
 
@@ -142,13 +143,7 @@ static bool first_below(const struct plan *p, size_t i, const char *root, size_t
 	if (s->kind != STEP_PROTECT || s->len <= rl + (rl > 1) || strncmp(s->path, root, rl) != 0 ||
 	    (rl > 1 && s->path[rl] != '/') || root_of(p, s->path) != root)
 		return false;
-	c = s->path + rl + (rl > 1);
-	len = s->len - (size_t)(c - s->path);
-	for (size_t k = 0; k < len; k++)
-		if (c[k] == '/') {
-			len = k;
-			break;
-		}
+	c = path_first_below(s->path, rl, &len);
 	*ret = (struct listed_name){ .step = i, .name = c, .len = len,
 				     .prefix = c[len - 1] == '*' && c + len == s->path + s->len };
 	return true;
@@ -209,7 +204,8 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 	const char *root = root_of(p, path);
 	char prefix[PATH_MAX];
 	struct stat st;
-	size_t n = strlen(path), rl;
+	size_t n = strlen(path), first;
+	const char *below;
 	int r;
 
 	if (!root || ephemeral(p, path))
@@ -217,14 +213,12 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 	if (n >= sizeof(prefix))
 		return -ENAMETOOLONG;
 
-	rl = strlen(root);
+	below = path_first_below(path, strlen(root), &first);
 	if (absent) {
 		/* its root's listing has no first component for it: missing */
-		size_t k = rl + (rl > 1);
+		size_t k = (size_t)(below - path) + first;
 
-		while (k < n && path[k] != '/')
-			k++;
-		if (k < n && p->protect_git && protect_match_git(path + rl + (rl > 1)))
+		if (k < n && p->protect_git && protect_match_git(below))
 			return 0;
 		return refuse_creation(x, path, k);
 	}
@@ -233,7 +227,7 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		 * validated copy (gate_git.h): a read-only mount on it would
 		 * make that rename fail (EBUSY); every write is decided by
 		 * name at each call */
-		if (p->protect_git && protect_git_config_name(path + rl + (rl > 1)))
+		if (p->protect_git && protect_git_config_name(below))
 			return 0;
 		if (S_ISLNK(st.st_mode) && stat(path, &st) < 0)
 			return errno == ENOENT ? -ELOOP : -errno; /* dangling: cannot bind it */
@@ -246,7 +240,7 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 
 	/* Walk down from the root to the first missing component. */
 	memcpy(prefix, path, n + 1);
-	for (size_t k = rl == 1 ? 1 : rl + 1; k <= n; k++) {
+	for (size_t k = (size_t)(below - path); k <= n; k++) {
 		if (k != n && path[k] != '/')
 			continue;
 		prefix[k] = '\0';
@@ -278,7 +272,7 @@ static int resolve_one(struct exec_ctx *x, size_t step, const char *path, unsign
 		/* git's code entries are decided by name at each call, which
 		 * lets a .git be made and a validated config be installed
 		 * (gate_git.h); everything in them stays refused there */
-		if (p->protect_git && protect_match_git(path + rl + (rl > 1)))
+		if (p->protect_git && protect_match_git(below))
 			return 0;
 		return refuse_creation(x, path, k);
 	}
