@@ -353,6 +353,15 @@ static struct msgbuf *body(uint8_t flags, const char *path, const char *mi, size
 	return b;
 }
 
+/* A half with body b (freed), as take_frame takes it. */
+static bool take_half(struct msgbuf *b, struct landlock_rules *r)
+{
+	bool took = take_frame(LANDLOCK_SPLIT_HALF, b, true, NULL, 0, r);
+
+	msgbuf_free(b);
+	return took;
+}
+
 Test(landlock_split, a_message_init_cannot_read_makes_it_build_the_whole)
 {
 	struct landlock_rules r;
@@ -370,20 +379,13 @@ Test(landlock_split, a_message_init_cannot_read_makes_it_build_the_whole)
 	/* a type no runner sends */
 	cr_assert_not(take_frame(9, good, true, NULL, 0, &r));
 	/* a flag no runner writes; a relative path; bytes after the table */
-	bad = body(9, "/a", mi, mi_len, false);
-	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
-	msgbuf_free(bad);
-	bad = body(1, "a", mi, mi_len, false);
-	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
-	msgbuf_free(bad);
-	bad = body(1, "/a", mi, mi_len, true);
-	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
-	msgbuf_free(bad);
+	cr_assert_not(take_half(body(9, "/a", mi, mi_len, false), &r));
+	cr_assert_not(take_half(body(1, "a", mi, mi_len, false), &r));
+	cr_assert_not(take_half(body(1, "/a", mi, mi_len, true), &r));
 	/* a body cut short: no table */
 	bad = msgbuf_new(64);
 	cr_assert(msgbuf_put_u32(bad, 7) >= 0);
-	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, bad, true, NULL, 0, &r));
-	msgbuf_free(bad);
+	cr_assert_not(take_half(bad, &r));
 	/* a header cut short; no message at all (the runner ended) */
 	cr_assert_not(take_frame(0, NULL, false, cut, sizeof(cut), &r));
 	cr_assert_not(take_frame(0, NULL, false, NULL, 0, &r));
@@ -397,7 +399,6 @@ Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_w
 	struct landlock_rules r;
 	size_t mi_len, kept = 0;
 	char *mi = own_mountinfo(&mi_len), *less = calloc(1, mi_len + 1);
-	struct msgbuf *b;
 	bool dropped = false;
 
 	/* this process's table without its /proc: a mount of another device
@@ -414,13 +415,9 @@ Test(landlock_split, a_mount_the_host_table_does_not_show_makes_init_build_the_w
 		kept += (size_t)(end - line) + 1;
 	}
 	cr_assert(dropped, "this process has a /proc");
-	b = body(1, "/a", less, kept, false);
-	cr_assert_not(take_frame(LANDLOCK_SPLIT_HALF, b, true, NULL, 0, &r));
-	msgbuf_free(b);
+	cr_assert_not(take_half(body(1, "/a", less, kept, false), &r));
 	/* control: the whole table */
-	b = body(1, "/a", mi, mi_len, false);
-	cr_assert(take_frame(LANDLOCK_SPLIT_HALF, b, true, NULL, 0, &r));
-	msgbuf_free(b);
+	cr_assert(take_half(body(1, "/a", mi, mi_len, false), &r));
 	free(less);
 	free(mi);
 }
