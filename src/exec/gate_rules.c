@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "canon.h"
+#include "cleanup.h"
 #include "gate_rules.h"
 #include "plan.h"
 #include "protect_names.h"
@@ -307,36 +308,55 @@ static bool resolve_real(const char *path, char *buf, size_t size)
 	}
 }
 
-/* The protected paths share a parent or two (the workspace): its
- * resolution is kept, and each path costs one lstat of its own name. */
+/* The protected paths share a few parents (the workspace, its .git): each
+ * one's resolution is kept, and each path costs one lstat of its own name,
+ * or none where the listing of its root showed it missing. */
+#define PARENT_SLOTS 4
+
 struct parent_real {
-	char dir[PATH_MAX];
-	char real[PATH_MAX];
-	bool set, ok;
+	struct {
+		char dir[PATH_MAX];
+		char real[PATH_MAX];
+		bool set, ok;
+	} slot[PARENT_SLOTS];
+	unsigned next; /* the slot a new parent takes */
 };
 
-/* resolve_real(path), when that is elsewhere than path. */
-static bool resolved_elsewhere(struct parent_real *m, const char *path, char *buf, size_t size)
+/* The parent dir (dl bytes of path) resolved, or NULL when it cannot be. */
+static const char *parent_resolved(struct parent_real *m, const char *path, size_t dl)
+{
+	unsigned k;
+
+	for (k = 0; k < PARENT_SLOTS; k++)
+		if (m->slot[k].set && strncmp(m->slot[k].dir, path, dl) == 0 && m->slot[k].dir[dl] == '\0')
+			return m->slot[k].ok ? m->slot[k].real : NULL;
+	k = m->next++ % PARENT_SLOTS;
+	memcpy(m->slot[k].dir, path, dl);
+	m->slot[k].dir[dl] = '\0';
+	m->slot[k].set = true;
+	m->slot[k].ok = resolve_real(m->slot[k].dir, m->slot[k].real, sizeof(m->slot[k].real));
+	return m->slot[k].ok ? m->slot[k].real : NULL;
+}
+
+/* resolve_real(path), when that is elsewhere than path. missing: the
+ * caller knows nothing is at path's name (no link to follow there). */
+static bool resolved_elsewhere(struct parent_real *m, const char *path, bool missing, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dl = slash ? (size_t)(slash - path) : 0;
+	const char *real;
 	struct stat st;
 	int n;
 
-	if (!slash || dl == 0 || dl >= sizeof(m->dir) || !slash[1])
+	if (!slash || dl == 0 || dl >= sizeof(m->slot[0].dir) || !slash[1])
 		return resolve_real(path, buf, size) && strcmp(buf, path) != 0;
-	if (!m->set || strncmp(m->dir, path, dl) != 0 || m->dir[dl] != '\0') {
-		memcpy(m->dir, path, dl);
-		m->dir[dl] = '\0';
-		m->set = true;
-		m->ok = resolve_real(m->dir, m->real, sizeof(m->real));
-	}
-	if (!m->ok)
+	real = parent_resolved(m, path, dl);
+	if (!real)
 		return false;
-	n = snprintf(buf, size, "%s/%s", m->real, slash + 1);
+	n = snprintf(buf, size, "%s/%s", real, slash + 1);
 	if (n <= 0 || (size_t)n >= size)
 		return false;
-	if (lstat(buf, &st) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode)) {
+	if (!missing && (lstat(buf, &st) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode))) {
 		/* a link at the name itself (or a lookup error): walk it all */
 		if (!resolve_real(path, buf, size))
 			return false;
@@ -363,7 +383,8 @@ static int add_hide(struct gate_rules *g, const char *path, bool said_absent)
 	return 0;
 }
 
-int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *))
+int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *),
+		    const bool *absent)
 {
 	size_t n = 0;
 	int r;
@@ -383,7 +404,10 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			.path = (char *)p->write[i], .len = strlen(p->write[i]), .dev = st.st_dev, .ino = st.st_ino,
 		};
 	}
-	struct parent_real parent = {};
+	_cleanup_free_ struct parent_real *parent = calloc(1, sizeof(*parent));
+
+	if (!parent)
+		return -ENOMEM;
 
 	for (size_t i = 0; i < p->n_steps; i++) {
 		char path[PATH_MAX], real[PATH_MAX];
@@ -396,7 +420,7 @@ int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral
 			return r;
 		/* through a symlink (at it or on the way): where it leads is
 		 * protected too, and the link itself stays protected by name */
-		if (!strchr(path, '*') && resolved_elsewhere(&parent, path, real, sizeof(real)) &&
+		if (!strchr(path, '*') && resolved_elsewhere(parent, path, absent && absent[i], real, sizeof(real)) &&
 		    (r = add_path(g, &g->lits, &g->n_lits, real)) < 0)
 			return r;
 	}

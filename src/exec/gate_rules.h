@@ -68,8 +68,12 @@ struct gate_rules {
 };
 
 /* From the plan's writable roots, --protect, --protect-name, --protect-git
- * and --unprotect (roots that do not exist are skipped). */
-int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *));
+ * and --unprotect (roots that do not exist are skipped). absent (NULL: not
+ * known) says, per plan step, that a protected path's first component below
+ * its root was missing from the root's listing (protect.c's list_roots):
+ * nothing there is a symlink to follow, so it is not looked at again. */
+int gate_rules_init(struct gate_rules *g, const struct plan *p, bool (*ephemeral)(const struct plan *, const char *),
+		    const bool *absent);
 void gate_rules_done(struct gate_rules *g);
 bool gate_rules_active(const struct gate_rules *g);
 

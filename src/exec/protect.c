@@ -334,20 +334,25 @@ int protect_prepare(struct exec_ctx *x)
 	size_t n = 0;
 	int r;
 
+	for (size_t i = 0; i < p->n_steps; i++)
+		n += p->steps[i].kind == STEP_PROTECT;
+	/* which protected paths are missing, from one listing of their root */
+	if (n > 0) {
+		absent = calloc(p->n_steps, sizeof(*absent));
+		if (!absent || list_roots(p, absent) < 0)
+			return -ENOMEM;
+	}
 	/* the write gate's rules by name: from the plan alone, before the
 	 * mounts (the roots' inodes are the host's) */
-	r = gate_rules_init(&x->create.names, p, ephemeral);
+	r = gate_rules_init(&x->create.names, p, ephemeral, absent);
 	if (r < 0) {
 		exec_say("protect", "cannot build the write gate's rules: %s", strerror(-r));
 		return r;
 	}
-	for (size_t i = 0; i < p->n_steps; i++)
-		n += p->steps[i].kind == STEP_PROTECT;
 	if (n == 0)
 		return 0;
 	x->targets = calloc(8, sizeof(*x->targets));
-	absent = calloc(p->n_steps, sizeof(*absent));
-	if (!x->targets || !absent || list_roots(p, absent) < 0)
+	if (!x->targets)
 		return -ENOMEM;
 
 	for (size_t i = 0; i < p->n_steps; i++) {
