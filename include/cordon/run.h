@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cordon/confine.h"
 #include "cordon/limits.h"
@@ -99,6 +100,16 @@ struct cordon_run_opts {
 	 * the caller keeps its own). Must be given exactly when the confined
 	 * value wants one; 0 or -1: none. */
 	int credentials_fd;
+	/* With runner_main (the runner forked in-process): the run ends when
+	 * the sandbox's init says that the command and everything it started
+	 * have ended, without waiting for the runner's own exit, which
+	 * follows at once. The runner is then still the caller's child when
+	 * cordon_run returns (cordon_result.runner_left): for a caller that
+	 * exits right after (the cordon CLI) or reaps it. Where it does not
+	 * apply (light isolation, a terminal of the command's own, a proxy,
+	 * limits in a cgroup) the run ends with the runner's exit, as
+	 * without it. */
+	bool return_at_end;
 	/* New fields go here, at the end: they are read only from callers
 	 * whose size covers them. */
 };
@@ -109,6 +120,9 @@ struct cordon_run_opts {
 /* The second (issue 23): credentials_fd. */
 #define CORDON_RUN_OPTS_SIZE_2 \
 	(offsetof(struct cordon_run_opts, credentials_fd) + sizeof(((struct cordon_run_opts *)0)->credentials_fd))
+/* The third (issue 22): return_at_end. */
+#define CORDON_RUN_OPTS_SIZE_3 \
+	(offsetof(struct cordon_run_opts, return_at_end) + sizeof(((struct cordon_run_opts *)0)->return_at_end))
 #define CORDON_RUN_OPTS_INIT { .size = sizeof(struct cordon_run_opts) }
 
 struct cordon_result {
@@ -147,6 +161,10 @@ struct cordon_result {
 	 * the trusted account beside the output's. */
 	char *status;
 	size_t status_len;
+	/* With cordon_run_opts.return_at_end, when it applied: the runner,
+	 * still finishing its own exit, the caller's child and not reaped;
+	 * else 0. */
+	pid_t runner_left;
 };
 
 /* Spawn confined->argv with its stdout and stderr on one pipe (the merge

@@ -198,6 +198,7 @@ int cli_run(const struct cli_args *a)
 	fflush(stderr);
 
 	struct cordon_run_opts o = {
+		.size = sizeof(o),
 		.passthrough = !a->json,
 		/* we are single-threaded and link the runner: enter it in the
 		 * child instead of exec'ing ourselves again (in the forked
@@ -211,11 +212,17 @@ int cli_run(const struct cli_args *a)
 		/* on a terminal, the command gets one of its own (a pty the
 		 * runner relays; our terminal is put back after the run) */
 		.terminal = !a->json,
+		/* we exit right after: the runner's own exit is not awaited */
+		.return_at_end = true,
 	};
 	/* the launch's timeout, output cap and limits */
 	cordon_launch_run_opts(launch, &o);
 	r = session ? cli_supervisor()->session->session_run(session, c, &o, &res) : cordon_run(c, &o, &res);
-	cordon_kill_descendants(getpid());
+	/* Whatever is left below us goes. When init said the sandbox was
+	 * empty, only the runner is (and its init), both finishing their exit
+	 * (no subreaper there: orphans stayed in init's pid namespace). */
+	if (r < 0 || !res || !res->runner_left)
+		cordon_kill_descendants(getpid());
 	sigaction(SIGINT, &old_int, NULL);
 	if (!a->json)
 		sigaction(SIGQUIT, &old_quit, NULL);

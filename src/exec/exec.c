@@ -51,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -96,6 +97,9 @@ _Noreturn static void run_light(struct exec_ctx *x)
 	pid_t parent = getppid(), child;
 	int status;
 
+	/* no init to say the end: the runner's own exit does */
+	if (x->plan->end_fd > 0)
+		close(x->plan->end_fd);
 	signals_setup(x);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		exec_die("subreaper", "%m");
@@ -158,11 +162,27 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	signals_setup(x);
 	if (p->pty)
 		terminal_runner_prepare(x);
+	/* init says the end on --end-fd, but not with --pty (the relay may
+	 * still hold the command's last output then), nor with a proxy (it
+	 * may still be writing a denial record on the status channel), nor
+	 * for cordon serve */
+	if (p->end_fd > 0 && !p->pty && p->serve_fd <= 0 && (p->net == CORDON_NET_NONE || p->net == CORDON_NET_HOST))
+		x->end_fd = p->end_fd;
+	else if (p->end_fd > 0)
+		close(p->end_fd);
 	landlock_split_start(x);
 	/* init's word that the sandbox is empty (init_end); a pipe, so that
 	 * an init gone without it reads as end of file */
 	if (pipe2(x->done_fd, O_CLOEXEC) < 0)
 		exec_die("namespaces", "pipe: %m");
+	/* under --net none the runner brings init's lo up (ns.c); elsewhere
+	 * init's later steps need it up at once, and init does it itself */
+	for (size_t i = 0; (p->clone_flags & CLONE_NEWNET) && p->net == CORDON_NET_NONE && i < p->n_steps; i++)
+		if (p->steps[i].kind == STEP_LOOPBACK) {
+			if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->lo_fd) < 0)
+				x->lo_fd[0] = x->lo_fd[1] = -1;
+			break;
+		}
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -179,10 +199,22 @@ _Noreturn static void run_full(struct exec_ctx *x)
 		init_main(x);
 	close(x->done_fd[1]);
 	x->done_fd[1] = -1;
+	if (x->end_fd >= 0)
+		close(x->end_fd); /* init's alone: its end of file says it is gone */
+	x->end_fd = -1;
+	if (x->lo_fd[1] >= 0)
+		close(x->lo_fd[1]);
+	x->lo_fd[1] = -1;
 	netproxy_after_clone(x);
 	terminal_runner_after_clone(x);
 	/* init mounts meanwhile; then it takes this half of its ruleset */
 	landlock_split_runner(x);
+	/* and, while init builds the rest, its loopback interface */
+	if (x->lo_fd[0] >= 0) {
+		ns_loopback_raise(x->lo_fd[0]);
+		close(x->lo_fd[0]);
+		x->lo_fd[0] = -1;
+	}
 
 	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
 	/* init is gone, or said the sandbox is empty and is going */
@@ -208,7 +240,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon, bool forked)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .done_fd = { -1, -1 }, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
+	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .done_fd = { -1, -1 }, .lo_fd = { -1, -1 }, .end_fd = -1, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
 	char err[512];
 	int r;
 
@@ -257,6 +289,10 @@ static int exec_main(int argc, char **argv, bool self_is_cordon, bool forked)
 			exec_die_code(EXEC_EXIT_CANNOT_EXEC, "execve", "%s: the file at fd %d is not a regular file",
 				      f.command[0], f.exec_fd);
 	}
+	/* init's word at the end (init_end): only init may hold it, and
+	 * nothing it starts */
+	if (f.end_fd > 0 && fcntl(f.end_fd, F_SETFD, FD_CLOEXEC) < 0)
+		exec_die("end-fd", "fd %d is not open: %m", f.end_fd);
 	if (f.help) {
 		fputs(cordon_exec_usage, stdout);
 		exec_flags_done(&f);

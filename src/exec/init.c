@@ -58,7 +58,19 @@ _Noreturn static void init_end(struct exec_ctx *x, int status)
 	(void)kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
 		;
-	if (errno == ECHILD && x->done_fd[1] >= 0) {
+	bool empty = errno == ECHILD;
+
+	if (empty && x->end_fd >= 0) {
+		/* cordon run's word, as the runner's exit would have said it
+		 * (exec_exit_like: the code, or the signal without a core) */
+		int32_t st = WIFSIGNALED(status) ? W_EXITCODE(0, WTERMSIG(status))
+			   : W_EXITCODE(WIFEXITED(status) ? WEXITSTATUS(status) : EXEC_EXIT_FAILED, 0);
+
+		/* cordon run may be gone: no SIGPIPE for that */
+		(void)signal(SIGPIPE, SIG_IGN);
+		(void)!write(x->end_fd, &st, sizeof(st));
+	}
+	if (empty && x->done_fd[1] >= 0) {
 		(void)close_range(0, (unsigned)x->done_fd[1] - 1, 0);
 		(void)close_range((unsigned)x->done_fd[1] + 1, ~0u, 0);
 		(void)!write(x->done_fd[1], "", 1);
@@ -340,7 +352,17 @@ void init_map_ids(struct exec_ctx *x, size_t i)
 
 void init_loopback(struct exec_ctx *x, size_t i)
 {
-	int r = ns_loopback_up();
+	int r;
+
+	/* the runner brings it up (ns.c) and says so before the command
+	 * starts; where the hand-over fails, init does it here */
+	if (x->lo_fd[1] >= 0) {
+		if (ns_loopback_hand(x->lo_fd[1]) == 0)
+			return;
+		close(x->lo_fd[1]);
+		x->lo_fd[1] = -1;
+	}
+	r = ns_loopback_up();
 
 	if (r < 0)
 		exec_die("loopback", "%s", strerror(-r));
@@ -387,12 +409,21 @@ void init_fork_command(struct exec_ctx *x, size_t i)
 		landlock_build(x);
 	else
 		held_drop(x);
+	/* lo is up, as the runner says, or nothing runs */
+	if (x->lo_fd[1] >= 0) {
+		int r = ns_loopback_answer(x->lo_fd[1]);
+
+		if (r < 0)
+			exec_die("loopback", "%s", r == -ECONNRESET ? "the runner is gone" : strerror(-r));
+		close(x->lo_fd[1]);
+		x->lo_fd[1] = -1;
+	}
 	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1,
 		       exec_gates(x) ? x->landlock_fd : -1,
 		       /* and --net allow's: init's way to the proxy, its resolver */
 		       x->proxy_fd, x->net_dns[0], x->net_dns[1],
-		       /* and its word to the runner at the end */
-		       x->done_fd[1] };
+		       /* and its words at the end, to the runner and to cordon run */
+		       x->done_fd[1], x->end_fd };
 
 	(void)close_fds_keep(keep, ELEMENTSOF(keep));
 	x->command_pid = start_command(x, &x->gate_listener);
@@ -416,6 +447,9 @@ _Noreturn void init_main(struct exec_ctx *x)
 		exec_die("init", "setpgid: %m");
 
 	landlock_split_init_start(x);
+	if (x->lo_fd[0] >= 0)
+		close(x->lo_fd[0]);
+	x->lo_fd[0] = -1;
 	x->command_pid = -1;
 	x->gate_listener = -1;
 	for (size_t i = 0; i < p->n_steps; i++) {

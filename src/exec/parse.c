@@ -93,6 +93,10 @@ const char cordon_exec_usage[] =
 	"  --status-fd N           report a setup failure as one line 'STEP<TAB>ERRNO<TAB>MESSAGE'\n"
 	"                          on fd N (nothing written: the runner did not fail); the\n"
 	"                          command never inherits N\n"
+	"  --end-fd N              under full isolation, once the command and everything it\n"
+	"                          started have ended, write their wait status (4 bytes) on\n"
+	"                          fd N, before the namespaces' teardown (not with --pty or\n"
+	"                          a proxy); the command never inherits N\n"
 	"  --require FEATURE       refuse to run without FEATURE: landlock, landlock-net,\n"
 	"                          landlock-scope, seccomp, userns, pidns, netns\n"
 	"  --allow-unix-socket PATH  under full isolation and --net none, connecting to a unix\n"
@@ -170,6 +174,7 @@ enum {
 	SEEN_BROKER_FD = 1u << 9,
 	SEEN_CREDENTIALS_FD = 1u << 30,
 	SEEN_PTY = 1u << 10,
+	SEEN_END_FD = 1u << 11,
 };
 
 /* What the lists hold, by (list, value): a repeat is found in one probe or
@@ -278,6 +283,7 @@ enum flag_id {
 	F_SERVE_FD,
 	F_REQUIRE,
 	F_PLAN_FD,
+	F_END_FD,
 };
 
 static const struct flag_def {
@@ -317,6 +323,7 @@ static const struct flag_def {
 	FLAG("--serve-fd", F_SERVE_FD),
 	FLAG("--require", F_REQUIRE),
 	FLAG("--plan-fd", F_PLAN_FD),
+	FLAG("--end-fd", F_END_FD),
 #undef FLAG
 };
 
@@ -495,6 +502,15 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 		*seen |= SEEN_BROKER_FD;
 		if (parse_status_fd(value, &f->broker_fd) < 0)
 			return errbuf_set(err, errlen, -EINVAL, "--broker-fd: '%.*s' is not an fd number from 3 to %d",
+				    SHOW, value, EXEC_MAX_STATUS_FD);
+		return 0;
+	}
+	if (id == F_END_FD) {
+		if (*seen & SEEN_END_FD)
+			return errbuf_set(err, errlen, -EINVAL, "--end-fd given twice");
+		*seen |= SEEN_END_FD;
+		if (parse_status_fd(value, &f->end_fd) < 0)
+			return errbuf_set(err, errlen, -EINVAL, "--end-fd: '%.*s' is not an fd number from 3 to %d",
 				    SHOW, value, EXEC_MAX_STATUS_FD);
 		return 0;
 	}
@@ -780,6 +796,11 @@ static int parse_line(int argc, char *const *argv, struct exec_flags *ret, char 
 	if (f.credentials_fd >= 0 && (f.credentials_fd == f.status_fd || f.credentials_fd == f.exec_fd ||
 				      f.credentials_fd == f.broker_fd)) {
 		r = errbuf_set(err, errlen, -EINVAL, "--credentials-fd must differ from --status-fd, --exec-fd and --broker-fd");
+		goto fail;
+	}
+	if (f.end_fd > 0 && (f.end_fd == f.status_fd || f.end_fd == f.exec_fd || f.end_fd == f.broker_fd ||
+			     f.end_fd == f.credentials_fd || f.end_fd == f.serve_fd)) {
+		r = errbuf_set(err, errlen, -EINVAL, "--end-fd must be an fd of its own");
 		goto fail;
 	}
 	if (f.serve_fd > 0 && (f.serve_fd == f.status_fd || f.serve_fd == f.exec_fd || f.serve_fd == f.broker_fd ||

@@ -70,6 +70,7 @@ struct exec_flags {
 	int status_fd;                    /* --status-fd N: failure records go there; -1: none */
 	int broker_fd;                    /* --broker-fd N: the supervisor's socket (broker.h); -1: none */
 	int credentials_fd;               /* --credentials-fd N: the proxy's credential table (trust.h); -1: none */
+	int end_fd;                       /* --end-fd N: init's word that the sandbox has ended (init_end); 0: none */
 	int serve_fd;                     /* --serve-fd N: cordon serve's socket (serve.h); 0: none */
 	const char *shim_path;            /* --shim-path PATH: the program every --shim name runs */
 	struct exec_list shim;            /* --shim NAME: a controlled command, in /run/cordon/bin */

@@ -267,6 +267,7 @@ static int compile(const struct exec_flags *f, bool light, struct plan *ret, cha
 		.allow_addresses = f->allow_address.v,
 		.broker_fd = f->broker_fd,
 		.credentials_fd = f->credentials_fd,
+		.end_fd = f->end_fd,
 		.shim_path = f->shim_path,
 		.shims = f->shim.v,
 	};

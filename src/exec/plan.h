@@ -72,6 +72,7 @@ struct plan {
 	/* --broker-fd: the supervisor's socket, the shim program and its names */
 	int broker_fd;
 	int credentials_fd;             /* --credentials-fd, or -1 */
+	int end_fd;                     /* --end-fd, or 0 */
 	const char *shim_path;
 	const char *const *shims;
 

@@ -397,6 +397,25 @@ Test(exec_parse, serve_fd)
 	PARSE_FAILS(-EINVAL, "without --exec-fd", "--serve-fd", "5", "--broker-fd", "6", "--", "true");
 }
 
+/* cordon run's pipe for init's word at the end (init_end) */
+Test(exec_parse, end_fd)
+{
+	struct exec_flags f;
+
+	PARSE_OK(&f, "--status-fd", "3", "--end-fd", "8", "--", "true");
+	cr_assert_eq(f.end_fd, 8);
+	exec_flags_done(&f);
+	PARSE_OK(&f, "--", "true");
+	cr_assert_eq(f.end_fd, 0);
+	exec_flags_done(&f);
+
+	PARSE_FAILS(-EINVAL, "--end-fd", "--end-fd", "2", "--", "true");
+	PARSE_FAILS(-EINVAL, "--end-fd", "--end-fd", "x", "--", "true");
+	PARSE_FAILS(-EINVAL, "given twice", "--end-fd", "8", "--end-fd", "9", "--", "true");
+	PARSE_FAILS(-EINVAL, "an fd of its own", "--status-fd", "8", "--end-fd", "8", "--", "true");
+	PARSE_FAILS(-EINVAL, "an fd of its own", "--broker-fd", "5", "--end-fd", "5", "--", "true");
+}
+
 /* The tool sandbox's flags: restricted reads, the execute-only gate,
  * deny-exec and the file to run from an fd. */
 Test(exec_parse, read_exec_and_exec_fd)

@@ -586,6 +586,14 @@ int limits_child_apply(const struct limits_spawn *s)
 	return 0;
 }
 
+bool limits_cgroup_used(const struct limits_cgroup *cg)
+{
+	for (size_t i = 0; i < ELEMENTSOF(cg->dir); i++)
+		if (cg->dir[i])
+			return true;
+	return false;
+}
+
 void limits_cgroup_started(struct limits_cgroup *cg)
 {
 	for (int k = 0; k < CG_N; k++)

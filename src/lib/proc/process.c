@@ -604,6 +604,9 @@ int spawn_start_forked(const struct spawn_opts *o, const struct spawn_fds *f, pi
 				_exit(127);
 			status_w = o->status_fd;
 		}
+		/* the end pipe stays close-on-exec: it is for child_main's tree */
+		if (f->end_w >= 0 && dup3(f->end_w, o->end_fd, O_CLOEXEC) < 0)
+			_exit(127);
 		for (size_t i = 0; i < o->n_pass; i++)
 			if (dup2(pass_w[i], o->pass_at[i]) < 0)
 				_exit(127);

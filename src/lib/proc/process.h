@@ -78,6 +78,13 @@ struct spawn_opts {
 	 * puts it in raw mode): its settings are saved at start and put back
 	 * once the child has ended, however it ended. */
 	bool restore_terminal;
+	/* > 2 (with child_main only): the child gets the write end of a pipe
+	 * at this fd number, on which its tree may say, once, that it has
+	 * ended: 4 bytes, a wait status (the native runner's init, once its
+	 * sandbox is empty). The run then ends with that status, without
+	 * waiting for the child's own exit: the child is left to finish it
+	 * (spawn_child_left), neither killed nor reaped. 0: none. */
+	int end_fd;
 };
 
 struct spawn_result {
@@ -120,6 +127,9 @@ int spawn_finish(struct spawn_child *c, struct spawn_result *ret);
 /* Kill the tree now; the next spawn_step returns 1. */
 void spawn_kill(struct spawn_child *c);
 pid_t spawn_child_pid(const struct spawn_child *c);
+/* The run ended by the end pipe's word (end_fd): the child finishes its own
+ * exit, and is the caller's to reap (or to leave, when it exits itself). */
+bool spawn_child_left(const struct spawn_child *c);
 int spawn_child_pidfd(const struct spawn_child *c);
 int spawn_child_output_fd(const struct spawn_child *c);
 struct spawn_child *spawn_child_free(struct spawn_child *c);
@@ -131,6 +141,7 @@ struct spawn_fds {
 	int err_w;    /* stderr, when not captured */
 	int in_r;     /* stdin */
 	int status_w; /* the status channel */
+	int end_w;    /* the end pipe (end_fd), or -1 */
 	int pass_w[SPAWN_PASS_MAX]; /* copies of pass_fd, above every fixed number */
 };
 /* A vfork-like clone then exec: safe in threaded callers. */

@@ -45,6 +45,8 @@ int limits_child_apply(const struct limits_spawn *s);
 
 /* After the child started: close the cgroup.procs fds. */
 void limits_cgroup_started(struct limits_cgroup *cg);
+/* cg holds a cgroup of the run's (a run's processes join it). */
+bool limits_cgroup_used(const struct limits_cgroup *cg);
 
 /* Did the kernel act on a limit? (oom kills, fork refusals, memory
  * allocation failures charged to the cgroup) */

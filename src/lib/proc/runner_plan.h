@@ -13,6 +13,10 @@
  * credentials fds (provider.h) */
 #define RUNNER_PLAN_FD 7
 #define RUNNER_PLAN_FD_STR "7"
+/* where the in-process runner's init says the sandbox has ended
+ * (--end-fd; spawn_opts.end_fd): above the plan's */
+#define RUNNER_END_FD 8
+#define RUNNER_END_FD_STR "8"
 /* the largest plan the runner reads */
 #define RUNNER_PLAN_MAX (4u << 20)
 

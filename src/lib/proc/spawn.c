@@ -192,6 +192,7 @@ struct spawn_child {
 	struct spawn_opts o;      /* a copy; argv and envp are used only at start */
 	pid_t pid;
 	int pidfd, pipe_r, out_r, err_r, status_r;
+	int end_r;                /* the end pipe (end_fd), until its word or end of file */
 	int caller_fd[3];         /* our dups of the caller's stdio, closed once started */
 	struct capture cap, out, err; /* err: split_stderr's own pipe, kept, never relayed */
 	struct stdin_relay in;
@@ -199,7 +200,8 @@ struct spawn_child {
 	int status;
 	uint64_t start, deadline, next_cpu_check, tree_cpu, limit_at;
 	bool over, output_killed, stopped, cpu_killed, timed_out, exited, finished;
-	int cap_i, out_i, err_i, in_i, inw_i; /* where spawn_pollfds put each fd, -1: not there */
+	bool left;                /* ended by the end pipe's word: the child finishes its exit unawaited */
+	int cap_i, out_i, err_i, in_i, inw_i, end_i; /* where spawn_pollfds put each fd, -1: not there */
 	bool tty_saved;           /* restore_terminal: tty_mode is to be put back */
 	struct termios tty_mode;
 };
@@ -236,6 +238,7 @@ struct spawn_child *spawn_child_free(struct spawn_child *c)
 		end_tree(&c->o, c->pid, &c->status, &c->ru);
 	terminal_put_back(c);
 	close_fd(&c->pidfd);
+	close_fd(&c->end_r);
 	close_fd(&c->pipe_r);
 	close_fd(&c->out_r);
 	close_fd(&c->err_r);
@@ -286,7 +289,7 @@ static void close_passed(int (*fds)[SPAWN_PASS_MAX])
 int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 {
 	_cleanup_(spawn_child_freep) struct spawn_child *c = NULL;
-	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1;
+	_cleanup_close_ int pipe_w = -1, out_w = -1, err_w = -1, in_r = -1, status_w = -1, end_w = -1;
 	_cleanup_(close_passed) int pass_w[SPAWN_PASS_MAX] = { -1, -1, -1, -1 };
 	struct spawn_fds f;
 	int top, r;
@@ -295,13 +298,13 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 	if (!c)
 		return -ENOMEM;
 	*c = (struct spawn_child){
-		.o = *o, .pid = -1, .pidfd = -1, .pipe_r = -1, .out_r = -1, .err_r = -1, .status_r = -1,
+		.o = *o, .pid = -1, .pidfd = -1, .pipe_r = -1, .out_r = -1, .err_r = -1, .status_r = -1, .end_r = -1,
 		.caller_fd = { -1, -1, -1 },
 		.cap = { .cap = o->cap, .relay_cap = o->relay ? o->relay_cap : 0 },
 		.out = { .relay_cap = o->relay_cap },
 		.in = { .in_w = -1 },
 		.limit_at = o->relay ? o->relay_cap : o->cap,
-		.cap_i = -1, .out_i = -1, .err_i = -1, .in_i = -1, .inw_i = -1,
+		.cap_i = -1, .out_i = -1, .err_i = -1, .in_i = -1, .inw_i = -1, .end_i = -1,
 	};
 	o = &c->o;
 	if (o->caller_stdio) {
@@ -353,12 +356,22 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 	/* Every fd the child places at a fixed number comes from above all
 	 * of those numbers, so no dup2 lands on one still to be copied. */
 	top = o->status_fd2 > o->status_fd ? o->status_fd2 : o->status_fd;
+	top = o->end_fd > top ? o->end_fd : top;
 	if (o->n_pass > SPAWN_PASS_MAX)
 		return -E2BIG;
+	/* the end pipe: for a child of our own code (child_main), which
+	 * places it itself */
+	if (o->end_fd != 0 && (o->end_fd <= 2 || !o->child_main))
+		return -EINVAL;
 	for (size_t i = 0; i < o->n_pass; i++)
 		top = o->pass_at[i] > top ? o->pass_at[i] : top;
 	if (o->status_fd > 2) {
 		r = status_pipe(top, &c->status_r, &status_w);
+		if (r < 0)
+			return r;
+	}
+	if (o->end_fd > 2) {
+		r = status_pipe(top, &c->end_r, &end_w);
 		if (r < 0)
 			return r;
 	}
@@ -377,6 +390,7 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		.err_w = c->caller_fd[2] >= 0 ? c->caller_fd[2] : err_w,
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
+		.end_w = end_w,
 		.pass_w = { pass_w[0], pass_w[1], pass_w[2] },
 	};
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
@@ -398,6 +412,8 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		return r;
 	if (c->err_r >= 0 && (r = fd_set_nonblock(c->err_r)) < 0)
 		return r;
+	if (c->end_r >= 0 && (r = fd_set_nonblock(c->end_r)) < 0)
+		return r;
 
 	c->pidfd = pidfd_open_compat(c->pid);
 	if (o->timeout_ms > 0)
@@ -409,6 +425,11 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 pid_t spawn_child_pid(const struct spawn_child *c)
 {
 	return c->pid;
+}
+
+bool spawn_child_left(const struct spawn_child *c)
+{
+	return c->left;
 }
 
 int spawn_child_pidfd(const struct spawn_child *c)
@@ -460,6 +481,10 @@ size_t spawn_pollfds(struct spawn_child *c, struct pollfd *pfd, int *timeout_ms)
 		c->inw_i = (int)nfd;
 		pfd[nfd++] = (struct pollfd){ .fd = c->in.in_w, .events = POLLOUT };
 	}
+	if (c->end_r >= 0) {
+		c->end_i = (int)nfd;
+		pfd[nfd++] = (struct pollfd){ .fd = c->end_r, .events = POLLIN };
+	}
 	if (c->pidfd >= 0)
 		pfd[nfd++] = (struct pollfd){ .fd = c->pidfd, .events = POLLIN };
 	else
@@ -495,6 +520,29 @@ void spawn_kill(struct spawn_child *c)
 	c->exited = true;
 }
 
+/* The end pipe is readable: its word (the tree has ended, with this wait
+ * status) ends the run, and the child is left to finish its own exit.
+ * Anything else (end of file: the writer is gone without a word; a short
+ * or unknown word) stops the listening, and the child's exit decides. */
+static bool end_word(struct spawn_child *c)
+{
+	int32_t st;
+	ssize_t l;
+
+	do
+		l = read(c->end_r, &st, sizeof(st));
+	while (l < 0 && errno == EINTR);
+	if (l < 0 && errno == EAGAIN)
+		return false;
+	close_fd(&c->end_r);
+	if (l != (ssize_t)sizeof(st) || !(WIFEXITED(st) || WIFSIGNALED(st)))
+		return false;
+	c->status = st;
+	c->exited = true;
+	c->left = true;
+	return true;
+}
+
 int spawn_step(struct spawn_child *c, const struct pollfd *pfd, size_t n)
 {
 	const struct spawn_opts *o = &c->o;
@@ -515,7 +563,11 @@ int spawn_step(struct spawn_child *c, const struct pollfd *pfd, size_t n)
 		stdin_relay_read(&c->in);
 	if (ready(pfd, n, c->inw_i, POLLOUT))
 		stdin_relay_write(&c->in);
-	c->cap_i = c->out_i = c->err_i = c->in_i = c->inw_i = -1;
+	bool end_ready = ready(pfd, n, c->end_i, POLLIN);
+
+	c->cap_i = c->out_i = c->err_i = c->in_i = c->inw_i = c->end_i = -1;
+	if (end_ready && end_word(c))
+		return 1;
 	if (c->in.in_w >= 0 && c->in.eof)
 		close_fd(&c->in.in_w); /* the command sees the end of its input */
 

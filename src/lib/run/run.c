@@ -359,7 +359,7 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 	 * (and the flags below, literals): copied only into the plan, never
 	 * first into a copy the plan then frees. */
 	n_argv = strv_length(confined->argv);
-	argv = calloc(n_argv + 3, sizeof(*argv)); /* two flags, the NULL */
+	argv = calloc(n_argv + 5, sizeof(*argv)); /* four flag words, the NULL */
 	if (!argv)
 		return -ENOMEM;
 	memcpy(argv, confined->argv, n_argv * sizeof(*argv));
@@ -436,6 +436,7 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		runner_flag(argv, &n_argv, "--no-terminal");
 	if (c->pty)
 		runner_flag(argv, &n_argv, "--pty");
+
 	/* The plan by fd: the runner's flags (hundreds of paths) leave its
 	 * command line for a sealed memfd. Where memfd_create is refused (a
 	 * sandbox's seccomp filter, for cordon nested in one) the flags stay
@@ -480,6 +481,17 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 			c->so.cpu_cg = &c->cg;
 			c->so.cpu_limit_usec = c->o.limits->cpu_seconds * 1000000u;
 		}
+	}
+	/* Return when init says the sandbox is empty, not when the runner
+	 * has exited too (its exit is some 0.2 ms of wake-ups later): for a
+	 * caller that asks (it exits right after, or reaps the runner), with
+	 * the runner in-process, no terminal of its own to relay (the relay
+	 * may hold the last output) and no cgroup (the runner would still be
+	 * in it when the run's cgroups are removed). */
+	if (c->o.return_at_end && c->so.child_main && !c->pty && !limits_cgroup_used(&c->cg)) {
+		c->so.end_fd = RUNNER_END_FD;
+		runner_flag(argv, &n_argv, RUNNER_END_FD_STR);
+		runner_flag(argv, &n_argv, "--end-fd");
 	}
 	r = spawn_start(&c->so, &c->sc);
 	c->so.argv = NULL; /* argv was for the start only */
@@ -677,6 +689,7 @@ CORDON_API int cordon_collect(struct cordon_child *c, struct cordon_result **ret
 	}
 	res->status_len = sr.status_len;
 	res->status = TAKE_PTR(status_record);
+	res->runner_left = spawn_child_left(c->sc) ? spawn_child_pid(c->sc) : 0;
 	res->limit = limit_fired(&c->o, &view, &ev);
 	res->limit_mechanism = c->plan.mechanism[res->limit];
 	/* A limit that fired is always reported (limit); it is the verdict
