@@ -51,7 +51,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -175,14 +174,6 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	 * an init gone without it reads as end of file */
 	if (pipe2(x->done_fd, O_CLOEXEC) < 0)
 		exec_die("namespaces", "pipe: %m");
-	/* under --net none the runner brings init's lo up (ns.c); elsewhere
-	 * init's later steps need it up at once, and init does it itself */
-	for (size_t i = 0; (p->clone_flags & CLONE_NEWNET) && p->net == CORDON_NET_NONE && i < p->n_steps; i++)
-		if (p->steps[i].kind == STEP_LOOPBACK) {
-			if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->lo_fd) < 0)
-				x->lo_fd[0] = x->lo_fd[1] = -1;
-			break;
-		}
 	/* One clone makes every namespace (the user namespace first, so it
 	 * owns the others); no stack: fork semantics. */
 	pid = (pid_t)syscall(SYS_clone, p->clone_flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -202,19 +193,10 @@ _Noreturn static void run_full(struct exec_ctx *x)
 	if (x->end_fd >= 0)
 		close(x->end_fd); /* init's alone: its end of file says it is gone */
 	x->end_fd = -1;
-	if (x->lo_fd[1] >= 0)
-		close(x->lo_fd[1]);
-	x->lo_fd[1] = -1;
 	netproxy_after_clone(x);
 	terminal_runner_after_clone(x);
 	/* init mounts meanwhile; then it takes this half of its ruleset */
 	landlock_split_runner(x);
-	/* and, while init builds the rest, its loopback interface */
-	if (x->lo_fd[0] >= 0) {
-		ns_loopback_raise(x->lo_fd[0]);
-		close(x->lo_fd[0]);
-		x->lo_fd[0] = -1;
-	}
 
 	status = p->pty ? terminal_supervise(x, pid) : exec_supervise(x, pid);
 	/* init is gone, or said the sandbox is empty and is going */
@@ -240,7 +222,7 @@ static int exec_main(int argc, char **argv, bool self_is_cordon, bool forked)
 	/* exec_parse leaves it as it is when there are no arguments at all */
 	struct exec_flags f = { .status_fd = -1 };
 	struct plan plan;
-	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .done_fd = { -1, -1 }, .lo_fd = { -1, -1 }, .end_fd = -1, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
+	struct exec_ctx x = { .proxy_fd = -1, .net_dns = { -1, -1 }, .done_fd = { -1, -1 }, .end_fd = -1, .shim_fd = -1, .tty = EXEC_TERMINAL_INIT, .self_is_cordon = self_is_cordon };
 	char err[512];
 	int r;
 

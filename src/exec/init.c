@@ -352,17 +352,7 @@ void init_map_ids(struct exec_ctx *x, size_t i)
 
 void init_loopback(struct exec_ctx *x, size_t i)
 {
-	int r;
-
-	/* the runner brings it up (ns.c) and says so before the command
-	 * starts; where the hand-over fails, init does it here */
-	if (x->lo_fd[1] >= 0) {
-		if (ns_loopback_hand(x->lo_fd[1]) == 0)
-			return;
-		close(x->lo_fd[1]);
-		x->lo_fd[1] = -1;
-	}
-	r = ns_loopback_up();
+	int r = ns_loopback_up();
 
 	if (r < 0)
 		exec_die("loopback", "%s", strerror(-r));
@@ -409,15 +399,6 @@ void init_fork_command(struct exec_ctx *x, size_t i)
 		landlock_build(x);
 	else
 		held_drop(x);
-	/* lo is up, as the runner says, or nothing runs */
-	if (x->lo_fd[1] >= 0) {
-		int r = ns_loopback_answer(x->lo_fd[1]);
-
-		if (r < 0)
-			exec_die("loopback", "%s", r == -ECONNRESET ? "the runner is gone" : strerror(-r));
-		close(x->lo_fd[1]);
-		x->lo_fd[1] = -1;
-	}
 	int keep[] = { x->plan->exec_fd, x->plan->serve_fd > 0 ? x->plan->serve_fd : -1,
 		       exec_gates(x) ? x->landlock_fd : -1,
 		       /* and --net allow's: init's way to the proxy, its resolver */
@@ -447,9 +428,6 @@ _Noreturn void init_main(struct exec_ctx *x)
 		exec_die("init", "setpgid: %m");
 
 	landlock_split_init_start(x);
-	if (x->lo_fd[0] >= 0)
-		close(x->lo_fd[0]);
-	x->lo_fd[0] = -1;
 	x->command_pid = -1;
 	x->gate_listener = -1;
 	for (size_t i = 0; i < p->n_steps; i++) {

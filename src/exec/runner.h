@@ -65,7 +65,6 @@ struct exec_ctx {
 	size_t n_held;
 	int done_fd[2];                 /* init's word that the sandbox is empty (init_end): the runner's end, init's */
 	int split_fd[2];                /* the ruleset's two halves (landlock_split.c): the runner's end, init's */
-	int lo_fd[2];                   /* --net none: init's loopback, raised by the runner (ns.c): its end, init's */
 	int end_fd;                     /* --end-fd: init's word to cordon run that the sandbox has ended, or -1 */
 	char **ll_inside;               /* the paths init mounts on, for the split, or NULL */
 
@@ -129,13 +128,6 @@ const char *env_request_refused(const struct plan *p, const char *name);
 /* ns.c */
 int ns_map_ids(uid_t uid, gid_t gid);
 int ns_loopback_up(void);
-/* lo brought up by the runner, through a socket init hands over on the
- * seqpacket pair x->lo_fd (--net none): init's hand-over, the runner's
- * raise and answer (0 or an errno), and init's read of it (0 or -errno). */
-#define NS_LOOPBACK_SOCKET 3 /* the frame of init's socket */
-int ns_loopback_hand(int chan);
-void ns_loopback_raise(int chan);
-int ns_loopback_answer(int chan);
 
 /* mount.c: the mount steps of the plan, in init. */
 void mount_apply(struct exec_ctx *x);

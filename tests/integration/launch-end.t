@@ -11,9 +11,8 @@
 # command's; and the run did end that way (cordon run never reaped its
 # runner), against a control that waits (light isolation: no init there).
 #
-# And the sandbox's loopback: the runner brings it up through a socket init
-# hands over, while init builds the rest; it is up before the command's
-# first instruction (control: a fresh network namespace's is down).
+# And the sandbox's loopback is up before the command's first instruction
+# (control: a fresh network namespace's is down).
 #
 # Needs: strace (scripts/install-deps installs it) for the way it ended.
 . "$(dirname "$0")/tap.sh"
@@ -109,7 +108,7 @@ else
 fi
 out=$(crun -- "$PY" -c "$LO" 2>&1)
 if [ "$out" = up ]; then
-        ok "the sandbox's loopback is up at the command's start (raised by the runner)"
+        ok "the sandbox's loopback is up at the command's start"
 else
         not_ok "the sandbox's loopback at the command's start" "$out"
 fi
