@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cordon_kill_descendants: a subreaper's clean-up after a run. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cordon/cordon.h"
+#include "process.h"
 
 /* A child that starts a grandchild and reports how the grandchild ended:
  * exit 0 only when it was SIGKILLed. */
@@ -66,4 +69,47 @@ Test(process, kill_descendants_of_a_childless_process_is_nothing)
 	kill(child, SIGKILL);
 	cr_assert_eq(waitpid(child, &st, 0), child);
 	cr_expect_eq(cordon_kill_descendants(0), 0, "no pid, nothing walked");
+}
+
+/* The threads of this process by listing /proc/self/task, as the count
+ * was made before it read the directory's link count. */
+static int listed_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void *wait_on(void *arg)
+{
+	int fd = *(int *)arg;
+	char c;
+
+	return read(fd, &c, 1) < 0 ? NULL : arg;
+}
+
+/* One stat of /proc/self/task counts the threads (its links: 2 + one per
+ * thread): the same number the listing gives, one thread or five. */
+Test(process, threads_counted_as_listed)
+{
+	pthread_t t[4];
+	int p[2];
+
+	cr_assert_eq(process_count_threads(), listed_threads());
+	cr_assert_eq(pipe(p), 0);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, wait_on, &p[0]), 0);
+	cr_assert_eq(process_count_threads(), listed_threads());
+	cr_assert_geq(process_count_threads(), 5);
+	close(p[1]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(p[0]);
+	cr_assert_eq(process_count_threads(), listed_threads());
 }
