@@ -212,8 +212,10 @@ int cli_run(const struct cli_args *a)
 		/* on a terminal, the command gets one of its own (a pty the
 		 * runner relays; our terminal is put back after the run) */
 		.terminal = !a->json,
-		/* we exit right after: the runner's own exit is not awaited */
-		.return_at_end = true,
+		/* we exit right after: the runner's own exit is not awaited
+		 * (not in a tool session: its supervisor has children of its
+		 * own, and more to do) */
+		.return_at_end = !session,
 	};
 	/* the launch's timeout, output cap and limits */
 	cordon_launch_run_opts(launch, &o);

@@ -247,6 +247,8 @@ int supervisor_run(struct supervisor *s, const struct cordon_confined *c, const 
 	 * fresh image */
 	if (s->creds)
 		so.runner_main = NULL;
+	/* the session goes on after a run: every runner is reaped here */
+	so.return_at_end = false;
 	/* the session's proxy: what the session may spend, if anything (a
 	 * field past the first release's: the whole struct is read) */
 	so.size = sizeof(so);
