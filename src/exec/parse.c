@@ -370,6 +370,19 @@ static struct exec_list *flag_list(struct exec_flags *f, int id)
 	}
 }
 
+/* An fd-number flag (--status-fd and its kind): once, 3 to EXEC_MAX_STATUS_FD. */
+static int fd_flag(const char *flag, const char *value, unsigned *seen, unsigned bit, int *ret, char *err,
+		   size_t errlen)
+{
+	if (*seen & bit)
+		return errbuf_set(err, errlen, -EINVAL, "%s given twice", flag);
+	*seen |= bit;
+	if (parse_status_fd(value, ret) < 0)
+		return errbuf_set(err, errlen, -EINVAL, "%s: '%.*s' is not an fd number from 3 to %d", flag, SHOW, value,
+				  EXEC_MAX_STATUS_FD);
+	return 0;
+}
+
 static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *flag, const char *value,
 		      char *err, size_t errlen)
 {
@@ -487,42 +500,14 @@ static int parse_flag(struct exec_flags *f, unsigned *seen, int id, const char *
 					  value, value);
 		return list_add(list, flag, value, err, errlen);
 	}
-	if (id == F_STATUS_FD) {
-		if (*seen & SEEN_STATUS_FD)
-			return errbuf_set(err, errlen, -EINVAL, "--status-fd given twice");
-		*seen |= SEEN_STATUS_FD;
-		if (parse_status_fd(value, &f->status_fd) < 0)
-			return errbuf_set(err, errlen, -EINVAL, "--status-fd: '%.*s' is not an fd number from 3 to %d",
-				    SHOW, value, EXEC_MAX_STATUS_FD);
-		return 0;
-	}
-	if (id == F_BROKER_FD) {
-		if (*seen & SEEN_BROKER_FD)
-			return errbuf_set(err, errlen, -EINVAL, "--broker-fd given twice");
-		*seen |= SEEN_BROKER_FD;
-		if (parse_status_fd(value, &f->broker_fd) < 0)
-			return errbuf_set(err, errlen, -EINVAL, "--broker-fd: '%.*s' is not an fd number from 3 to %d",
-				    SHOW, value, EXEC_MAX_STATUS_FD);
-		return 0;
-	}
-	if (id == F_END_FD) {
-		if (*seen & SEEN_END_FD)
-			return errbuf_set(err, errlen, -EINVAL, "--end-fd given twice");
-		*seen |= SEEN_END_FD;
-		if (parse_status_fd(value, &f->end_fd) < 0)
-			return errbuf_set(err, errlen, -EINVAL, "--end-fd: '%.*s' is not an fd number from 3 to %d",
-				    SHOW, value, EXEC_MAX_STATUS_FD);
-		return 0;
-	}
-	if (id == F_CREDENTIALS_FD) {
-		if (*seen & SEEN_CREDENTIALS_FD)
-			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd given twice");
-		*seen |= SEEN_CREDENTIALS_FD;
-		if (parse_status_fd(value, &f->credentials_fd) < 0)
-			return errbuf_set(err, errlen, -EINVAL, "--credentials-fd: '%.*s' is not an fd number from 3 to %d",
-					    SHOW, value, EXEC_MAX_STATUS_FD);
-		return 0;
-	}
+	if (id == F_STATUS_FD)
+		return fd_flag(flag, value, seen, SEEN_STATUS_FD, &f->status_fd, err, errlen);
+	if (id == F_BROKER_FD)
+		return fd_flag(flag, value, seen, SEEN_BROKER_FD, &f->broker_fd, err, errlen);
+	if (id == F_END_FD)
+		return fd_flag(flag, value, seen, SEEN_END_FD, &f->end_fd, err, errlen);
+	if (id == F_CREDENTIALS_FD)
+		return fd_flag(flag, value, seen, SEEN_CREDENTIALS_FD, &f->credentials_fd, err, errlen);
 	if (id == F_SERVE_FD) {
 		if (f->serve_fd > 0)
 			return errbuf_set(err, errlen, -EINVAL, "--serve-fd given twice");
