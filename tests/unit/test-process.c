@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -11,6 +13,7 @@
 
 #include "cordon/cordon.h"
 #include "process.h"
+#include "runlimits.h"
 
 /* A child that starts a grandchild and reports how the grandchild ended:
  * exit 0 only when it was SIGKILLed. */
@@ -112,4 +115,57 @@ Test(process, threads_counted_as_listed)
 		pthread_join(t[i], NULL);
 	close(p[0]);
 	cr_assert_eq(process_count_threads(), listed_threads());
+}
+
+/* Every fd passed at a fixed number reaches the child there, all four the
+ * runner can be given at once (an exec file, a broker socket, a credential
+ * table, the plan), exec'd or forked. */
+static void passes_four(bool forked)
+{
+	struct spawn_opts o = {
+		.argv = (const char *const[]){ "/bin/sh", "-c", "cat <&4; cat <&5; cat <&6; cat <&7", NULL },
+		.cap = 4096,
+		.capture_stdout = true,
+		.capture_stderr = true,
+		.n_pass = SPAWN_PASS_MAX,
+	};
+	struct spawn_result res = {};
+	char name[] = "/tmp/cordon-pass-XXXXXX";
+
+	cr_assert_eq(SPAWN_PASS_MAX, 4);
+	for (int i = 0; i < 4; i++) {
+		int fd = mkstemp(name);
+		char word[8];
+
+		cr_assert(fd >= 0);
+		unlink(name);
+		memcpy(name + strlen(name) - 6, "XXXXXX", 6);
+		snprintf(word, sizeof(word), "pass%d", i);
+		cr_assert_eq(pwrite(fd, word, 5, 0), 5);
+		o.pass_fd[i] = fd;
+		o.pass_at[i] = 4 + i;
+	}
+	/* forked: the way limits take (the child joins them, then execs) */
+	struct limits_spawn none = { .procs_fd = { -1, -1, -1, -1 } };
+
+	if (forked)
+		o.limits = &none;
+	cr_assert_eq(spawn_run(&o, &res), 0);
+	cr_assert_eq(res.exit_code, 0, "%s", res.output);
+	cr_assert_str_eq(res.output, "pass0pass1pass2pass3");
+	free(res.output);
+	free(res.status);
+	free(res.err_output);
+	for (int i = 0; i < 4; i++)
+		close(o.pass_fd[i]);
+}
+
+Test(process, four_passed_fds_reach_the_child_exec)
+{
+	passes_four(false);
+}
+
+Test(process, four_passed_fds_reach_the_child_forked)
+{
+	passes_four(true);
 }

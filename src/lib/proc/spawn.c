@@ -391,8 +391,11 @@ int spawn_start(const struct spawn_opts *o, struct spawn_child **ret)
 		.in_r = c->caller_fd[0] >= 0 ? c->caller_fd[0] : in_r,
 		.status_w = status_w,
 		.end_w = end_w,
-		.pass_w = { pass_w[0], pass_w[1], pass_w[2] },
 	};
+	/* every one: a copy by hand once missed the fourth (the plan, after
+	 * an exec file, a broker socket and a credential table), and the
+	 * child got fd 0 in its place */
+	memcpy(f.pass_w, pass_w, sizeof(f.pass_w));
 	r = o->child_main || o->limits ? spawn_start_forked(o, &f, &c->pid) : spawn_start_exec(o, &f, &c->pid);
 	if (r < 0) {
 		c->pid = -1;
