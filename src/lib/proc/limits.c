@@ -588,8 +588,8 @@ int limits_child_apply(const struct limits_spawn *s)
 
 bool limits_cgroup_used(const struct limits_cgroup *cg)
 {
-	for (size_t i = 0; i < ELEMENTSOF(cg->dir); i++)
-		if (cg->dir[i])
+	for (int k = 0; k < CG_N; k++)
+		if (cg->dir[k])
 			return true;
 	return false;
 }

@@ -436,7 +436,6 @@ static int spawn_child(const struct cordon_confined *confined, struct cordon_con
 		runner_flag(argv, &n_argv, "--no-terminal");
 	if (c->pty)
 		runner_flag(argv, &n_argv, "--pty");
-
 	/* The plan by fd: the runner's flags (hundreds of paths) leave its
 	 * command line for a sealed memfd. Where memfd_create is refused (a
 	 * sandbox's seccomp filter, for cordon nested in one) the flags stay
